@@ -1,0 +1,137 @@
+# nbprof - bare-metal profiling kernel for Intel NetBurst.
+#
+#   make            build build/BOOTX64.EFI
+#   make image      build/nbprof.img: GPT disk with a FAT ESP, ready for dd
+#   make run        boot it in QEMU with the serial shell on this terminal
+#   make check      host unit tests + QEMU tests, ends with a summary line
+#   make bench      benchmarks (QEMU, -icount)
+#   V=1             show full commands
+#
+# One make process, no recursion. Packages that are missing are installed by
+# tools/ensure-deps (apt-get, or sudo apt-get when not root).
+
+ARCH      ?= x86_64
+CC        ?= gcc
+HOST_CC   ?= cc
+PYTHON    ?= /usr/bin/python3
+Q          = $(if $(V),,@)
+B          = build
+
+EFI_INC   := /usr/include/efi
+EFI_LIBDIR:= /usr/lib
+EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
+
+# --- sources -----------------------------------------------------------------
+BOOT_SRCS   := $(wildcard boot/*.c)
+ARCH_SRCS   := $(wildcard arch/x86/*.c)
+ARCH_ASM    := $(wildcard arch/x86/*.S)
+KERNEL_SRCS := $(wildcard kernel/*.c)
+SHELL_SRCS  := $(wildcard shell/*.c)
+PMU_SRCS    := $(wildcard pmu/*.c pmu/model/*.c)
+
+# Kernel sources that are also compiled on the host (pure logic, no hardware).
+HOST_KERNEL_SRCS := $(wildcard kernel/printf.c kernel/cpuid.c)
+PORTABLE_SRCS    := $(SHELL_SRCS) $(PMU_SRCS) $(HOST_KERNEL_SRCS)
+
+HOST_TEST_SRCS := $(wildcard tests/host/test_*.c)
+HOST_TEST_SUPPORT := $(filter-out $(HOST_TEST_SRCS),$(wildcard tests/host/*.c))
+HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
+
+# --- flags -------------------------------------------------------------------
+WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+            -Wno-unused-parameter
+K_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-stack-protector -fno-stack-check \
+            -fpic -fshort-wchar -mno-red-zone -mgeneral-regs-only \
+            -maccumulate-outgoing-args -fno-omit-frame-pointer -fno-strict-aliasing \
+            -DGNU_EFI_USE_MS_ABI -I. $(WARN) -MMD -MP
+EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/$(ARCH)
+K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined -T linker.ld
+H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
+H_LDLIBS := -lcmocka
+
+K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(SHELL_SRCS) $(PMU_SRCS)) \
+          $(patsubst %.S,$(B)/k/%.o,$(ARCH_ASM))
+H_OBJS := $(patsubst %.c,$(B)/h/%.o,$(PORTABLE_SRCS))
+H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
+
+.PHONY: all image run check host-test qemu-test check-deps bench clean deps-build deps-run deps-check
+all: $(B)/BOOTX64.EFI
+
+# --- kernel ------------------------------------------------------------------
+$(B)/k/boot/%.o: boot/%.c | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC      $<")
+	$(Q)$(CC) $(K_CFLAGS) $(EFI_CFLAGS) -c $< -o $@
+
+$(B)/k/%.o: %.c | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC      $<")
+	$(Q)$(CC) $(K_CFLAGS) -c $< -o $@
+
+$(B)/k/%.o: %.S | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  AS      $<")
+	$(Q)$(CC) $(K_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+
+# Two links: the first finds every function's address, tools/gensyms turns
+# them into the kernel's embedded symbol table, the second link includes it.
+# The table lives in .data after .text, so text addresses do not move; the
+# third nm pass checks that.
+$(B)/nbprof-pass1.so: $(K_OBJS) $(B)/k/syms-empty.o linker.ld
+	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms-empty.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
+
+$(B)/k/syms-empty.c: tools/gensyms
+	@mkdir -p $(@D)
+	$(Q)$(PYTHON) tools/gensyms --empty > $@
+
+$(B)/k/syms.c: $(B)/nbprof-pass1.so tools/gensyms
+	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+
+$(B)/k/%.o: $(B)/k/%.c
+	$(Q)$(CC) $(K_CFLAGS) -c $< -o $@
+
+$(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
+	$(if $(V),,@echo "  LD      $@")
+	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
+	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k/syms.c
+
+$(B)/BOOTX64.EFI: $(B)/nbprof.so
+	$(if $(V),,@echo "  OBJCOPY $@")
+	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j .rel.* -j .rela.* -j .reloc --target efi-app-$(ARCH) --subsystem=10 $< $@
+
+# --- host tests --------------------------------------------------------------
+$(B)/h/%.o: %.c | deps-check
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTCC  $<")
+	$(Q)$(HOST_CC) $(H_CFLAGS) -c $< -o $@
+
+$(B)/h/libportable.a: $(H_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(B)/h/libportable.a $(H_LDLIBS) -o $@
+
+host-test: $(HOST_TESTS)
+	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
+
+# pmu/ and shell/ build on the host too: they may include only the C
+# standard headers, their own headers and kernel/printf.h.
+check-deps:
+	$(Q)! grep -nE '#include *[<"](arch/|boot/|efi)' pmu/*.[ch] pmu/model/*.[ch] shell/*.[ch] \
+		|| (echo "check-deps: pmu/ and shell/ must not include arch/, boot/ or EFI headers"; exit 1)
+
+deps-build:
+	$(Q)tools/ensure-deps build
+deps-run:
+	$(Q)tools/ensure-deps run
+deps-check:
+	$(Q)tools/ensure-deps check
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
