@@ -30,7 +30,7 @@ SHELL_SRCS  := $(wildcard shell/*.c)
 PMU_SRCS    := $(wildcard pmu/*.c pmu/model/*.c)
 
 # Kernel sources that are also compiled on the host (pure logic, no hardware).
-HOST_KERNEL_SRCS := $(wildcard kernel/printf.c kernel/cpuid.c)
+HOST_KERNEL_SRCS := $(wildcard kernel/printf.c kernel/cpuid.c kernel/config.c)
 PORTABLE_SRCS    := $(SHELL_SRCS) $(PMU_SRCS) $(HOST_KERNEL_SRCS)
 
 HOST_TEST_SRCS := $(wildcard tests/host/test_*.c)
@@ -54,8 +54,11 @@ K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(S
           $(patsubst %.S,$(B)/k/%.o,$(ARCH_ASM))
 H_OBJS := $(patsubst %.c,$(B)/h/%.o,$(PORTABLE_SRCS))
 H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
+# Test support objects are built through a pattern rule; keep make from deleting
+# them as intermediates (a concurrent build would then fail to link).
+.SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test qemu-test check-deps bench clean deps-build deps-run deps-check
+.PHONY: all image run check host-test qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI
 
 # --- kernel ------------------------------------------------------------------
@@ -81,7 +84,7 @@ $(B)/k/%.o: %.S | deps-build
 $(B)/nbprof-pass1.so: $(K_OBJS) $(B)/k/syms-empty.o linker.ld
 	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms-empty.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
 
-$(B)/k/syms-empty.c: tools/gensyms
+$(B)/k/syms-empty.c: tools/gensyms | deps-build
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) tools/gensyms --empty > $@
 
@@ -124,8 +127,47 @@ check-deps:
 	$(Q)! grep -nE '#include *[<"](arch/|boot/|efi)' pmu/*.[ch] pmu/model/*.[ch] shell/*.[ch] \
 		|| (echo "check-deps: pmu/ and shell/ must not include arch/, boot/ or EFI headers"; exit 1)
 
+# --- image, QEMU, tests ------------------------------------------------------
+# CFG=path puts that file on the ESP as nbprof.cfg. Its content is kept in
+# $(B)/image.cfg, rewritten only when it changes, so the image is rebuilt
+# exactly when the kernel, the tool or the configuration changed.
+IMAGE       := $(B)/nbprof.img
+QEMU_FLAGS  ?=
+PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/qemu $(PYTEST_FLAGS)
+
+$(B)/image.cfg: FORCE
+	@mkdir -p $(@D)
+	$(Q)$(if $(CFG),cat "$(CFG)",true) > $@.new && \
+		{ cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
+
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/image.cfg tools/mkimage | deps-image
+	$(if $(V),,@echo "  IMAGE   $@")
+	$(Q)tools/mkimage $@ $(B)/BOOTX64.EFI $(if $(CFG),$(B)/image.cfg)
+
+image: $(IMAGE)
+
+# QEMU_FLAGS: tools/qemu.py options, e.g. QEMU_FLAGS="--smp-ht --sig 15,2,9".
+run: $(IMAGE) | deps-run
+	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
+
+# The QEMU tests make their own images from build/BOOTX64.EFI.
+qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
+	$(Q)$(PYTEST)
+
+# Every stage runs even when an earlier one failed; the last line adds up
+# host and QEMU test counts.
+check: $(HOST_TESTS) $(B)/BOOTX64.EFI check-deps | deps-check
+	$(Q)rm -f $(B)/host.counts $(B)/qemu.counts; h=0; q=0; \
+	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
+	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
+	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts qemu:$$q:$(B)/qemu.counts
+
+FORCE:
+
 deps-build:
 	$(Q)tools/ensure-deps build
+deps-image:
+	$(Q)tools/ensure-deps image
 deps-run:
 	$(Q)tools/ensure-deps run
 deps-check:

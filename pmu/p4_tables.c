@@ -27,6 +27,10 @@ const char *const p4_group_names[P4_NGROUPS] = {
 	[P4_GROUP_IQ] = "IQ",
 };
 
+const struct p4_escr_exception p4_escr_exceptions[P4_NESCR_EXCEPTIONS] = {
+	{ P4_SSU_ESCR0, "no ESCR1 partner: 3BFH is not an ESCR (fact sheet 1.2 note 1)" },
+};
+
 const struct p4_counter_desc p4_counters[P4_NCOUNTER] = {
 	[P4_BPU_COUNTER0] = { "MSR_BPU_COUNTER0", "MSR_BPU_CCCR0", 0x300, 0x360, P4_GROUP_BPU },
 	[P4_BPU_COUNTER1] = { "MSR_BPU_COUNTER1", "MSR_BPU_CCCR1", 0x301, 0x361, P4_GROUP_BPU },
@@ -95,6 +99,35 @@ const struct p4_escr_desc p4_escrs[P4_NESCR] = {
 	[P4_CRU_ESCR4] = { "CRU_ESCR4", 0x3e0, P4_GROUP_IQ, 6, IQ_LO, P4_MODELS_ALL },
 	[P4_CRU_ESCR5] = { "CRU_ESCR5", 0x3e1, P4_GROUP_IQ, 6, IQ_HI, P4_MODELS_ALL },
 };
+
+/*
+ * Bit 30 (SDM 18.15.5.6, sdm-excerpts): 0<->2 and 1<->3 in every block, so
+ * 4<->6, 5<->7, 8<->10, 9<->11, 12<->14, 13<->15; in IQ counter 16 only from
+ * 14 and 17 only from 15, and 16/17 start nothing through bit 30.
+ * Bit 11 (Table 18-65): CASCNT4INTO0, CASCNT5INTO3, CASCNT5INTO4, CASCNT4INTO5
+ * ("counter 4" = IQ counter 4 = counter 16).
+ */
+const struct p4_cascade_link p4_cascade_links[P4_NCASCADE_LINKS] = {
+	{ 2, 0, false, "cascade" }, { 0, 2, false, "cascade" },
+	{ 3, 1, false, "cascade" }, { 1, 3, false, "cascade" },
+	{ 6, 4, false, "cascade" }, { 4, 6, false, "cascade" },
+	{ 7, 5, false, "cascade" }, { 5, 7, false, "cascade" },
+	{ 10, 8, false, "cascade" }, { 8, 10, false, "cascade" },
+	{ 11, 9, false, "cascade" }, { 9, 11, false, "cascade" },
+	{ 14, 12, false, "cascade" }, { 12, 14, false, "cascade" },
+	{ 15, 13, false, "cascade" }, { 13, 15, false, "cascade" },
+	{ 14, 16, false, "cascade" }, { 15, 17, false, "cascade" },
+	{ 16, 12, true, "CASCNT4INTO0" }, { 17, 15, true, "CASCNT5INTO3" },
+	{ 17, 16, true, "CASCNT5INTO4" }, { 16, 17, true, "CASCNT4INTO5" },
+};
+
+const struct p4_cascade_link *p4_cascade_find(enum p4_counter from, enum p4_counter to)
+{
+	for (int i = 0; i < P4_NCASCADE_LINKS; i++)
+		if (p4_cascade_links[i].from == from && p4_cascade_links[i].to == to)
+			return &p4_cascade_links[i];
+	return NULL;
+}
 
 enum p4_escr p4_escr_for_select(enum p4_counter counter, unsigned sel)
 {

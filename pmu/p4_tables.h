@@ -13,6 +13,7 @@
 #define NBPROF_PMU_P4_TABLES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum p4_group {
@@ -75,7 +76,38 @@ struct p4_escr_desc {
 	uint32_t models;	/* P4_MODEL() mask of models that have it */
 };
 
+/*
+ * ESCRs that break the pairing rule "ESCR0 at an even address with its
+ * ESCR1 partner at address + 1, same select value, driving the first /
+ * second counter pair of the group": each row says why.
+ */
+struct p4_escr_exception {
+	enum p4_escr escr;
+	const char *why;
+};
+
+#define P4_NESCR_EXCEPTIONS 1
+
+extern const struct p4_escr_exception p4_escr_exceptions[P4_NESCR_EXCEPTIONS];
 extern const struct p4_counter_desc p4_counters[P4_NCOUNTER];
+
+/*
+ * Cascade links: the overflow of `from` starts `to` when `to`'s CCCR has
+ * the cascade bit 30 (extended = false) or bit 11 (extended = true, named
+ * `name`, Table 18-65; only on parts with p4_caps.ext_cascade).
+ */
+struct p4_cascade_link {
+	enum p4_counter from, to;
+	bool extended;
+	const char *name;
+};
+
+#define P4_NCASCADE_LINKS 22
+
+extern const struct p4_cascade_link p4_cascade_links[P4_NCASCADE_LINKS];
+
+/* The link that lets `from` start `to`, or NULL. */
+const struct p4_cascade_link *p4_cascade_find(enum p4_counter from, enum p4_counter to);
 extern const struct p4_escr_desc p4_escrs[P4_NESCR];
 extern const char *const p4_group_names[P4_NGROUPS];
 

@@ -1,0 +1,75 @@
+/*
+ * cpu.c - CPU identification, IA32_MISC_ENABLE, deliberate faults, halt.
+ *
+ * cpu_read_cpuid() only executes CPUID; decoding (DisplayFamily/Model,
+ * HTT, brand) is kernel/cpuid.c's job so it can be tested on the host.
+ * The arch_raise_* functions each execute one faulting instruction for the
+ * shell's `fault` command; the exception handler either unwinds the
+ * guarded command or, for int3, resumes after it.
+ */
+#include <stddef.h>
+
+#include "arch/x86/arch.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "kernel/cpuid.h"
+
+void cpu_read_cpuid(struct cpuid_raw *raw)
+{
+	*raw = (struct cpuid_raw){ 0 };
+	raw->leaf0 = cpuid_count(0, 0);
+	if (raw->leaf0.eax >= 1)
+		raw->leaf1 = cpuid_count(1, 0);
+	if (raw->leaf0.eax >= 4)
+		raw->leaf4 = cpuid_count(4, 0);
+	raw->ext[0] = cpuid_count(CPUID_EXT_BASE, 0);
+	if (raw->ext[0].eax < CPUID_EXT_BASE || raw->ext[0].eax > CPUID_EXT_BASE + 0xff) {
+		raw->ext[0] = (struct cpuid_regs){ 0 };	/* no extended leaves */
+		return;
+	}
+	for (uint32_t i = 1; i < CPUID_NEXT && CPUID_EXT_BASE + i <= raw->ext[0].eax; i++)
+		raw->ext[i] = cpuid_count(CPUID_EXT_BASE + i, 0);
+}
+
+int cpu_read_misc_enable(uint64_t *value)
+{
+	return msr_read_safe(MSR_IA32_MISC_ENABLE, value);
+}
+
+void arch_halt(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+void arch_raise_de(void)
+{
+	__asm__ volatile("xorl %%ecx, %%ecx\n\t"
+			 "movl $1, %%eax\n\t"
+			 "xorl %%edx, %%edx\n\t"
+			 "divl %%ecx"
+			 : : : "rax", "rcx", "rdx", "memory");
+}
+
+void arch_raise_ud(void)
+{
+	__asm__ volatile("ud2" : : : "memory");
+}
+
+void arch_raise_gp(void)
+{
+	/* A non-canonical address: #GP(0), not #PF (SDM Vol. 3A 3.3.7.1). */
+	__asm__ volatile("movabsq $0x8000000000000000, %%rcx\n\t"
+			 "movq (%%rcx), %%rax"
+			 : : : "rax", "rcx", "memory");
+}
+
+void arch_raise_pf(void)
+{
+	__asm__ volatile("movq (%0), %%rax" : : "r"(ARCH_UNMAPPED_ADDR) : "rax", "memory");
+}
+
+void arch_raise_bp(void)
+{
+	__asm__ volatile("int3" : : : "memory");
+}

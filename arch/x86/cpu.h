@@ -1,0 +1,99 @@
+/*
+ * cpu.h - thin wrappers for x86 control registers, CPUID, TSC and
+ * interrupt-flag instructions, and CPU identification (cpu.c).
+ */
+#ifndef NBPROF_ARCH_X86_CPU_H
+#define NBPROF_ARCH_X86_CPU_H
+
+#include <stdint.h>
+
+#include "kernel/cpuid.h"
+
+#define RFLAGS_IF	(UINT64_C(1) << 9)
+
+
+static inline struct cpuid_regs cpuid_count(uint32_t leaf, uint32_t subleaf)
+{
+	struct cpuid_regs r;
+
+	__asm__ volatile("cpuid"
+			 : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+			 : "a"(leaf), "c"(subleaf));
+	return r;
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t read_cr0(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr2(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr3(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr3(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_rflags(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("pushfq; popq %0" : "=r"(v));
+	return v;
+}
+
+static inline void cpu_cli(void)
+{
+	__asm__ volatile("cli" : : : "memory");
+}
+
+static inline void cpu_sti(void)
+{
+	__asm__ volatile("sti" : : : "memory");
+}
+
+static inline void cpu_pause(void)
+{
+	__asm__ volatile("pause");
+}
+
+/* Execute CPUID for every leaf struct cpuid_raw records (kernel/cpuid.h). */
+void cpu_read_cpuid(struct cpuid_raw *raw);
+
+/* IA32_MISC_ENABLE through the #GP-safe path: 0 or MSR_BUS_EFAULT. */
+int cpu_read_misc_enable(uint64_t *value);
+
+#endif

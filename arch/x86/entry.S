@@ -1,0 +1,138 @@
+/*
+ * entry.S - interrupt entry stubs, the guarded-call primitives and the
+ * stack switch after ExitBootServices.
+ *
+ * Each of the 256 vectors has a 16-byte stub at isr_stubs + 16 * vector.
+ * A stub pushes a dummy error code when the CPU pushes none (every vector
+ * except 8, 10-14, 17, 21, 29, 30; SDM Vol. 3A 6.13), then the vector
+ * number, and jumps to isr_common, which saves the general registers in
+ * the order of struct trap_frame (idt.h) and calls isr_dispatch(frame).
+ * The CPU aligns RSP to 16 before pushing its frame; 5 + 2 + 15 quadwords
+ * keep it aligned for the call.
+ *
+ * guard_call/guard_resume are setjmp/longjmp in one piece: guard_call
+ * saves the callee-saved registers, RSP and RFLAGS in a struct guard_ctx
+ * and calls fn(arg); guard_resume, entered from the exception handler,
+ * restores them and makes that guard_call return a given value, abandoning
+ * the faulting frames (which lie below the saved RSP).
+ */
+
+	.text
+
+/* Error code pushed by the CPU for these vectors. */
+.macro ISR_STUB vec
+	.balign 16
+	.if (\vec == 8) || (\vec >= 10 && \vec <= 14) || (\vec == 17) || (\vec == 21) || (\vec == 29) || (\vec == 30)
+	.else
+	pushq $0
+	.endif
+	pushq $\vec
+	jmp isr_common
+.endm
+
+	.altmacro
+	.balign 16
+	.globl isr_stubs
+isr_stubs:
+	.set vec, 0
+	.rept 256
+	ISR_STUB %vec
+	.set vec, vec + 1
+	.endr
+	/* Each stub is at most 12 bytes (pushq $0, pushq $imm32, jmp rel32). */
+	.noaltmacro
+
+isr_common:
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	cld
+	movq %rsp, %rdi
+	call isr_dispatch
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp		/* vector and error code */
+	iretq
+
+/* struct guard_ctx offsets (idt.c) */
+#define G_RBX		0
+#define G_RBP		8
+#define G_R12		16
+#define G_R13		24
+#define G_R14		32
+#define G_R15		40
+#define G_RSP		48
+#define G_RFLAGS	56
+
+/* int guard_call(struct guard_ctx *ctx, int (*fn)(void *), void *arg) */
+	.globl guard_call
+guard_call:
+	movq %rbx, G_RBX(%rdi)
+	movq %rbp, G_RBP(%rdi)
+	movq %r12, G_R12(%rdi)
+	movq %r13, G_R13(%rdi)
+	movq %r14, G_R14(%rdi)
+	movq %r15, G_R15(%rdi)
+	movq %rsp, G_RSP(%rdi)
+	pushfq
+	popq G_RFLAGS(%rdi)
+	subq $8, %rsp		/* entry RSP is 8 mod 16; make the call site 16-aligned */
+	movq %rsi, %rax
+	movq %rdx, %rdi
+	call *%rax
+	addq $8, %rsp
+	ret
+
+/* void guard_resume(struct guard_ctx *ctx, int ret) -- does not return */
+	.globl guard_resume
+guard_resume:
+	movq G_RBX(%rdi), %rbx
+	movq G_RBP(%rdi), %rbp
+	movq G_R12(%rdi), %r12
+	movq G_R13(%rdi), %r13
+	movq G_R14(%rdi), %r14
+	movq G_R15(%rdi), %r15
+	movq G_RSP(%rdi), %rsp
+	pushq G_RFLAGS(%rdi)
+	popfq
+	movl %esi, %eax
+	ret			/* to guard_call's caller */
+
+/* void arch_call_on_stack(uint64_t top, void (*fn)(void *), void *arg) */
+	.globl arch_call_on_stack
+arch_call_on_stack:
+	cli
+	movq %rdi, %rsp
+	xorl %ebp, %ebp
+	movq %rdx, %rdi
+	call *%rsi
+1:	cli
+	hlt
+	jmp 1b
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,92 @@
+/*
+ * gdt.c - the GDT, the TSS and their loading.
+ *
+ * In long mode the code and data descriptors matter only for their
+ * L/D, DPL, type and present bits; base and limit are ignored. The TSS holds
+ * RSP0 (for a later ring-3 workload) and three IST stacks, so NMI, #DF and
+ * #MC always run on a known-good stack even when the kernel stack is broken
+ * (SDM Vol. 3A 6.14.5). See gdt.h for the selector map.
+ */
+#include <stddef.h>
+
+#include "arch/x86/gdt.h"
+
+struct tss64 {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct tss64) == 104, "TSS layout");
+
+/* Flat descriptors: G=1, limit 0xfffff; access byte and L/DB flags vary. */
+#define DESC_KERNEL_CODE64	UINT64_C(0x00af9a000000ffff)	/* P, DPL0, code exec/read, L */
+#define DESC_KERNEL_DATA	UINT64_C(0x00cf92000000ffff)	/* P, DPL0, data read/write */
+#define DESC_USER_DATA		UINT64_C(0x00cff2000000ffff)	/* P, DPL3, data read/write */
+#define DESC_USER_CODE64	UINT64_C(0x00affa000000ffff)	/* P, DPL3, code exec/read, L */
+#define TSS_TYPE_AVAILABLE	UINT64_C(0x89)			/* P, type 9: 64-bit TSS */
+
+static struct tss64 tss __attribute__((aligned(16)));
+static uint64_t gdt[7] __attribute__((aligned(16)));
+
+struct desc_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+static void gdt_set_tss(uint64_t base, uint32_t limit)
+{
+	gdt[GDT_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+			   (TSS_TYPE_AVAILABLE << 40) | ((uint64_t)(limit >> 16) << 48) |
+			   (((base >> 24) & 0xff) << 56);
+	gdt[GDT_TSS / 8 + 1] = base >> 32;
+}
+
+static void gdt_load(void)
+{
+	struct desc_ptr p = { sizeof(gdt) - 1, (uint64_t)(uintptr_t)gdt };
+
+	/* Reload CS with a far return, then the data segments and the task register. */
+	__asm__ volatile("lgdt %0\n\t"
+			 "pushq %1\n\t"
+			 "leaq 1f(%%rip), %%rax\n\t"
+			 "pushq %%rax\n\t"
+			 "lretq\n"
+			 "1:\n\t"
+			 "movw %w2, %%ax\n\t"
+			 "movw %%ax, %%ds\n\t"
+			 "movw %%ax, %%es\n\t"
+			 "movw %%ax, %%ss\n\t"
+			 "xorl %%eax, %%eax\n\t"
+			 "movw %%ax, %%fs\n\t"
+			 "movw %%ax, %%gs\n\t"
+			 "movw %w3, %%ax\n\t"
+			 "ltr %%ax"
+			 :
+			 : "m"(p), "i"(GDT_KERNEL_CS), "i"(GDT_KERNEL_DS), "i"(GDT_TSS)
+			 : "rax", "memory");
+}
+
+void gdt_init(const uint64_t ist_top[3])
+{
+	gdt[0] = 0;
+	gdt[GDT_KERNEL_CS / 8] = DESC_KERNEL_CODE64;
+	gdt[GDT_KERNEL_DS / 8] = DESC_KERNEL_DATA;
+	gdt[GDT_USER_DS / 8] = DESC_USER_DATA;
+	gdt[GDT_USER_CS / 8] = DESC_USER_CODE64;
+	tss.ist[IST_NMI - 1] = ist_top[0];
+	tss.ist[IST_DF - 1] = ist_top[1];
+	tss.ist[IST_MC - 1] = ist_top[2];
+	tss.iomap_base = sizeof(tss);	/* no I/O bitmap: ring 3 gets no port access */
+	gdt_set_tss((uint64_t)(uintptr_t)&tss, sizeof(tss) - 1);
+	gdt_load();
+}
+
+void tss_set_rsp0(uint64_t rsp0)
+{
+	tss.rsp[0] = rsp0;
+}

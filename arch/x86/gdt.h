@@ -1,0 +1,37 @@
+/*
+ * gdt.h - the kernel's GDT and TSS.
+ *
+ * Selector map (SDM Vol. 3A 3.4.5; the user code/data order suits SYSRET,
+ * which takes SS = STAR[63:48] + 8 and CS = STAR[63:48] + 16):
+ *
+ *	0x00  null
+ *	0x08  ring-0 code, 64-bit
+ *	0x10  ring-0 data
+ *	0x18  ring-3 data            (selector 0x1b with RPL 3)
+ *	0x20  ring-3 code, 64-bit    (selector 0x23 with RPL 3)
+ *	0x28  TSS (16-byte descriptor)
+ */
+#ifndef NBPROF_ARCH_X86_GDT_H
+#define NBPROF_ARCH_X86_GDT_H
+
+#include <stdint.h>
+
+#define GDT_KERNEL_CS	0x08
+#define GDT_KERNEL_DS	0x10
+#define GDT_USER_DS	0x18
+#define GDT_USER_CS	0x20
+#define GDT_TSS		0x28
+#define GDT_RPL3	3
+
+/* IST slots (1-based, as the IDT gate's IST field counts them). */
+#define IST_NMI		1
+#define IST_DF		2
+#define IST_MC		3
+
+/* Load the GDT and TSS; ist_top[i] is the top of the stack for IST slot i + 1. */
+void gdt_init(const uint64_t ist_top[3]);
+
+/* Stack the CPU switches to on an interrupt from ring 3. */
+void tss_set_rsp0(uint64_t rsp0);
+
+#endif

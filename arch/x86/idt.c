@@ -1,0 +1,284 @@
+/*
+ * idt.c - the IDT, the C side of interrupt entry, exception reports and
+ * guarded runs.
+ *
+ * Vector map (exceptions: SDM Vol. 3A Table 6-1; "err" = CPU pushes an error
+ * code; all gates are 64-bit interrupt gates, so IF is clear in handlers):
+ *
+ *   vec      name  err  IST  handling
+ *   0        #DE    -    -   report; unwind the guarded run, else halt
+ *   1        #DB    -    -   installed handler (single step), else as #DE
+ *   2        NMI    -    1   installed handler (PMI by NMI), else report, resume
+ *   3        #BP    -    -   report, resume after the int3 (gate DPL 3)
+ *   4-7      #OF #BR #UD #NM          as #DE
+ *   8        #DF   0     2   as #DE (abort class: the guarded run is unwound,
+ *                            its stack was saved before the fault)
+ *   9        (coprocessor segment overrun, reserved)
+ *   10-14    #TS #NP #SS #GP #PF  yes   as #DE; #PF also prints CR2
+ *   16-17    #MF #AC(err)     as #DE
+ *   18       #MC    -    3   report and halt, never unwound
+ *   19-21    #XM #VE #CP(err) as #DE
+ *   22-31    reserved (29 #VC, 30 #SX push an error code) as #DE
+ *   32-47    8259 PICs, remapped and fully masked (pic.c); only spurious
+ *            IRQ 7/15 can arrive: counted, no EOI
+ *   48-239   free
+ *   240-254  local APIC sources, see lapic.h (timer, IPIs, PMI, error):
+ *            installed handler, then LAPIC EOI
+ *   255      LAPIC spurious vector: ignored, no EOI (SDM Vol. 3A 10.9)
+ *
+ * Before any report, a fault at an instruction listed in the exception
+ * table (extable.h) resumes at its fixup address: that is how msr_read_safe
+ * and rdpmc_safe survive #GP/#UD.
+ */
+#include <stddef.h>
+
+#include "arch/x86/arch.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/extable.h"
+#include "arch/x86/gdt.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/pic.h"
+#include "kernel/console.h"
+#include "kernel/ksyms.h"
+
+#define IDT_NVECTORS		256
+#define ISR_STUB_SIZE		16
+#define GATE_INTERRUPT		0x8e	/* P, DPL 0, type 0xE: 64-bit interrupt gate */
+#define GATE_INTERRUPT_USER	0xee	/* the same with DPL 3 (int3 from ring 3) */
+
+struct idt_gate {
+	uint16_t offset_lo;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_hi;
+	uint32_t reserved;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct idt_gate) == 16, "IDT gate layout");
+
+/* struct guard_ctx: the layout entry.S (guard_call/guard_resume) uses. */
+struct guard_ctx {
+	uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rflags;
+	struct guard_ctx *prev;
+};
+
+extern char isr_stubs[] __attribute__((visibility("hidden")));
+extern const int32_t __ex_table_start[] __attribute__((visibility("hidden")));
+extern const int32_t __ex_table_end[] __attribute__((visibility("hidden")));
+
+int guard_call(struct guard_ctx *ctx, int (*fn)(void *), void *arg);
+void guard_resume(struct guard_ctx *ctx, int ret) __attribute__((noreturn));
+void isr_dispatch(struct trap_frame *f);
+
+static struct idt_gate idt[IDT_NVECTORS] __attribute__((aligned(16)));
+static trap_handler_fn handlers[IDT_NVECTORS];
+static struct guard_ctx *guard_top;
+static int guard_vector = -1;
+static int exception_depth;
+static uint64_t unhandled;
+
+static const char *const exc_names[32] = {
+	[0] = "divide error",		[1] = "debug",
+	[2] = "NMI",			[3] = "breakpoint",
+	[4] = "overflow",		[5] = "BOUND range exceeded",
+	[6] = "invalid opcode",		[7] = "device not available",
+	[8] = "double fault",		[9] = "coprocessor segment overrun",
+	[10] = "invalid TSS",		[11] = "segment not present",
+	[12] = "stack-segment fault",	[13] = "general protection",
+	[14] = "page fault",		[15] = "reserved",
+	[16] = "x87 floating-point error", [17] = "alignment check",
+	[18] = "machine check",		[19] = "SIMD floating-point",
+	[20] = "virtualization",	[21] = "control protection",
+	[29] = "VMM communication",	[30] = "security",
+};
+
+static const char *const exc_mnemonics[32] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
+	"#DF", "#CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "#15",
+	"#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "#22", "#23",
+	"#24", "#25", "#26", "#27", "#28", "#VC", "#SX", "#31",
+};
+
+const char *idt_vector_mnemonic(unsigned vector)
+{
+	return vector < 32 ? exc_mnemonics[vector] : "INT";
+}
+
+uint64_t idt_unhandled_count(void)
+{
+	return unhandled;
+}
+
+static void idt_set_gate(unsigned vec, uint64_t addr, uint8_t ist, uint8_t type_attr)
+{
+	struct idt_gate *g = &idt[vec];
+
+	g->offset_lo = addr & 0xffff;
+	g->selector = GDT_KERNEL_CS;
+	g->ist = ist;
+	g->type_attr = type_attr;
+	g->offset_mid = (addr >> 16) & 0xffff;
+	g->offset_hi = (uint32_t)(addr >> 32);
+	g->reserved = 0;
+}
+
+void idt_init(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) p = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
+
+	for (unsigned v = 0; v < IDT_NVECTORS; v++)
+		idt_set_gate(v, (uint64_t)(uintptr_t)(isr_stubs + v * ISR_STUB_SIZE), 0,
+			     v == VEC_BP ? GATE_INTERRUPT_USER : GATE_INTERRUPT);
+	idt[VEC_NMI].ist = IST_NMI;
+	idt[VEC_DF].ist = IST_DF;
+	idt[VEC_MC].ist = IST_MC;
+	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
+void idt_set_handler(uint8_t vector, trap_handler_fn fn)
+{
+	handlers[vector] = fn;
+}
+
+uint64_t extable_fixup(uint64_t rip)
+{
+	for (const int32_t *e = __ex_table_start; e < __ex_table_end; e += 2) {
+		uint64_t insn = (uint64_t)(uintptr_t)&e[0] + (int64_t)e[0];
+
+		if (insn == rip)
+			return (uint64_t)(uintptr_t)&e[1] + (int64_t)e[1];
+	}
+	return 0;
+}
+
+static void print_addr(const char *label, uint64_t addr)
+{
+	uint64_t off;
+	const char *sym = ksym_lookup(addr, &off);
+
+	if (sym)
+		kprintf("  %s 0x%016llx <%s+0x%llx>\n", label, (unsigned long long)addr, sym,
+			(unsigned long long)off);
+	else
+		kprintf("  %s 0x%016llx\n", label, (unsigned long long)addr);
+}
+
+static void print_pf_error(uint64_t err)
+{
+	kprintf("  (page fault: %s, %s access, %s mode%s)\n",
+		err & 1 ? "protection violation" : "page not present",
+		err & 2 ? "write" : (err & 16 ? "instruction fetch" : "read"),
+		err & 4 ? "user" : "supervisor", err & 8 ? ", reserved bit set" : "");
+}
+
+static void exception_report(const struct trap_frame *f)
+{
+	unsigned v = (unsigned)f->vector;
+	const char *name = v < 32 && exc_names[v] ? exc_names[v] : "reserved";
+
+	kprintf("\n*** exception %s (vector %u) %s, error code 0x%llx\n", exc_mnemonics[v], v,
+		name, (unsigned long long)f->error);
+	print_addr("RIP", f->rip);
+	if (v == VEC_PF)
+		print_pf_error(f->error);
+	kprintf("  CS  0x%04llx  RFLAGS 0x%016llx  RSP 0x%016llx  SS 0x%04llx\n",
+		(unsigned long long)f->cs, (unsigned long long)f->rflags,
+		(unsigned long long)f->rsp, (unsigned long long)f->ss);
+	kprintf("  CR2 0x%016llx  CR3 0x%016llx\n", (unsigned long long)read_cr2(),
+		(unsigned long long)read_cr3());
+	kprintf("  RAX 0x%016llx  RBX 0x%016llx  RCX 0x%016llx\n", (unsigned long long)f->rax,
+		(unsigned long long)f->rbx, (unsigned long long)f->rcx);
+	kprintf("  RDX 0x%016llx  RSI 0x%016llx  RDI 0x%016llx\n", (unsigned long long)f->rdx,
+		(unsigned long long)f->rsi, (unsigned long long)f->rdi);
+	kprintf("  RBP 0x%016llx  R8  0x%016llx  R9  0x%016llx\n", (unsigned long long)f->rbp,
+		(unsigned long long)f->r8, (unsigned long long)f->r9);
+	kprintf("  R10 0x%016llx  R11 0x%016llx  R12 0x%016llx\n", (unsigned long long)f->r10,
+		(unsigned long long)f->r11, (unsigned long long)f->r12);
+	kprintf("  R13 0x%016llx  R14 0x%016llx  R15 0x%016llx\n", (unsigned long long)f->r13,
+		(unsigned long long)f->r14, (unsigned long long)f->r15);
+}
+
+static void exception_unwind_or_halt(const struct trap_frame *f)
+{
+	unsigned v = (unsigned)f->vector;
+	struct guard_ctx *g = guard_top;
+
+	if (g && v != VEC_NMI && v != VEC_MC) {
+		kprintf("*** command aborted by %s\n", exc_mnemonics[v]);
+		guard_top = g->prev;
+		guard_vector = (int)v;
+		exception_depth = 0;
+		guard_resume(g, ARCH_GUARD_FAULTED);
+	}
+	kprintf("*** kernel halted\n");
+	arch_halt();
+}
+
+static void exception_dispatch(struct trap_frame *f)
+{
+	unsigned v = (unsigned)f->vector;
+	uint64_t fixup = extable_fixup(f->rip);
+
+	if (fixup) {
+		f->rip = fixup;
+		return;
+	}
+	if (handlers[v]) {
+		handlers[v](f);
+		return;
+	}
+	if (++exception_depth > 1) {
+		kprintf("\n*** nested exception %s at 0x%llx while reporting; halted\n",
+			exc_mnemonics[v], (unsigned long long)f->rip);
+		arch_halt();
+	}
+	exception_report(f);
+	if (v == VEC_BP || v == VEC_NMI) {
+		/* A trap (RIP is past the int3) or an unclaimed NMI: carry on. */
+		kprintf("*** %s: resuming after it\n", exc_mnemonics[v]);
+		exception_depth--;
+		return;
+	}
+	exception_unwind_or_halt(f);
+}
+
+void isr_dispatch(struct trap_frame *f)
+{
+	unsigned v = (unsigned)f->vector;
+
+	if (v < VEC_FIRST_EXTERNAL) {
+		exception_dispatch(f);
+		return;
+	}
+	if (v == LAPIC_SPURIOUS_VECTOR || pic_is_vector(v)) {
+		unhandled++;
+		return;
+	}
+	if (handlers[v])
+		handlers[v](f);
+	else
+		unhandled++;
+	lapic_eoi();
+}
+
+int arch_run_guarded(int (*fn)(void *), void *arg)
+{
+	struct guard_ctx ctx = { .prev = guard_top };
+	int ret;
+
+	guard_top = &ctx;
+	ret = guard_call(&ctx, fn, arg);
+	guard_top = ctx.prev;	/* also when guard_resume() brought us back */
+	return ret;
+}
+
+int arch_last_guard_vector(void)
+{
+	return guard_vector;
+}

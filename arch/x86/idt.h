@@ -1,0 +1,64 @@
+/*
+ * idt.h - interrupt descriptor table, trap frames, guarded runs.
+ */
+#ifndef NBPROF_ARCH_X86_IDT_H
+#define NBPROF_ARCH_X86_IDT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Saved by entry.S (isr_common) in this order; the CPU pushed rip..ss. */
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+/* Exception vectors (SDM Vol. 3A Table 6-1) the kernel names in code. */
+enum x86_vector {
+	VEC_DE = 0,
+	VEC_DB = 1,
+	VEC_NMI = 2,
+	VEC_BP = 3,
+	VEC_UD = 6,
+	VEC_DF = 8,
+	VEC_GP = 13,
+	VEC_PF = 14,
+	VEC_MC = 18,
+	VEC_FIRST_EXTERNAL = 32,
+};
+
+typedef void (*trap_handler_fn)(struct trap_frame *f);
+
+/* Build and load the IDT (all 256 vectors). Needs gdt_init() first. */
+void idt_init(void);
+
+/*
+ * Route a vector to fn. For an exception vector (< 32, e.g. #DB for single
+ * stepping, NMI for PMIs) fn replaces the report and the frame resumes when
+ * fn returns; for vectors >= 32 the dispatcher sends the LAPIC EOI after fn.
+ */
+void idt_set_handler(uint8_t vector, trap_handler_fn fn);
+
+/* "#GP", "#PF", ... or "INT" for vectors >= 32. */
+const char *idt_vector_mnemonic(unsigned vector);
+
+/* Interrupts seen on vectors nobody handles (counted, then ignored). */
+uint64_t idt_unhandled_count(void);
+
+#define ARCH_GUARD_FAULTED	(-4096)
+
+/*
+ * Run fn(arg). If an exception hits inside it, the report is printed and
+ * arch_run_guarded returns ARCH_GUARD_FAULTED (callee-saved registers, stack
+ * and RFLAGS restored); otherwise fn's return value. Nestable. An exception
+ * outside any guarded run halts the machine with the report. NMI and #MC are
+ * never unwound.
+ */
+int arch_run_guarded(int (*fn)(void *), void *arg);
+
+/* Vector of the last exception that ended a guarded run (or -1). */
+int arch_last_guard_vector(void);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * msr.c - RDMSR/WRMSR/RDPMC with fault recovery, and the hardware msr_bus.
+ *
+ * RDMSR or WRMSR of an MSR the processor does not implement, or a WRMSR
+ * setting reserved bits, raises #GP(0) (SDM Vol. 2B, RDMSR/WRMSR). RDPMC
+ * with an invalid index raises #GP, and #UD where the CPU lacks it
+ * (QEMU TCG: uefi-qemu-notes P5). Each faulting instruction has an
+ * exception-table entry whose fixup sets the error and jumps back past it.
+ * Note that QEMU TCG does not fault on unknown MSRs (P5): the safe path is
+ * exercised there by the x2APIC MSR range, which faults while the local
+ * APIC is in xAPIC mode.
+ */
+#include "arch/x86/extable.h"
+#include "arch/x86/msr.h"
+
+int msr_read_safe(uint32_t msr, uint64_t *value)
+{
+	uint32_t lo = 0, hi = 0;
+	int err = 0;
+
+	__asm__ volatile("1: rdmsr\n"
+			 "2:\n\t"
+			 EXTABLE_ENTRY(1b, 3f)
+			 ".pushsection .text.fixup, \"ax\"\n"
+			 "3: movl %[efault], %[err]\n\t"
+			 "jmp 2b\n\t"
+			 ".popsection"
+			 : [err] "+r"(err), "+a"(lo), "+d"(hi)
+			 : "c"(msr), [efault] "i"(MSR_BUS_EFAULT)
+			 : "memory");
+	if (!err)
+		*value = ((uint64_t)hi << 32) | lo;
+	return err;
+}
+
+int msr_write_safe(uint32_t msr, uint64_t value)
+{
+	int err = 0;
+
+	__asm__ volatile("1: wrmsr\n"
+			 "2:\n\t"
+			 EXTABLE_ENTRY(1b, 3f)
+			 ".pushsection .text.fixup, \"ax\"\n"
+			 "3: movl %[efault], %[err]\n\t"
+			 "jmp 2b\n\t"
+			 ".popsection"
+			 : [err] "+r"(err)
+			 : "c"(msr), "a"((uint32_t)value), "d"((uint32_t)(value >> 32)),
+			   [efault] "i"(MSR_BUS_EFAULT)
+			 : "memory");
+	return err;
+}
+
+int rdpmc_safe(uint32_t index, uint64_t *value)
+{
+	uint32_t lo = 0, hi = 0;
+	int err = 0;
+
+	__asm__ volatile("1: rdpmc\n"
+			 "2:\n\t"
+			 EXTABLE_ENTRY(1b, 3f)
+			 ".pushsection .text.fixup, \"ax\"\n"
+			 "3: movl %[efault], %[err]\n\t"
+			 "jmp 2b\n\t"
+			 ".popsection"
+			 : [err] "+r"(err), "+a"(lo), "+d"(hi)
+			 : "c"(index), [efault] "i"(MSR_BUS_EFAULT)
+			 : "memory");
+	if (!err)
+		*value = ((uint64_t)hi << 32) | lo;
+	return err;
+}
+
+uint64_t msr_read(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+void msr_write(uint32_t msr, uint64_t value)
+{
+	__asm__ volatile("wrmsr"
+			 :
+			 : "c"(msr), "a"((uint32_t)value), "d"((uint32_t)(value >> 32))
+			 : "memory");
+}
+
+static int msr_hw_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
+{
+	(void)bus;
+	return msr_read_safe(msr, value);
+}
+
+static int msr_hw_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
+{
+	(void)bus;
+	return msr_write_safe(msr, value);
+}
+
+struct msr_bus msr_hw_bus = {
+	.read = msr_hw_read,
+	.write = msr_hw_write,
+};

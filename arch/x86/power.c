@@ -1,0 +1,179 @@
+/*
+ * power.c - reset and power-off without firmware services.
+ *
+ * Reset: pulse the CPU reset line through the 8042 keyboard controller
+ * (command FEH to port 64H), then the chipset's Reset Control Register at
+ * CF9H (bit 1 "system reset", bit 2 "reset CPU", bit 3 "full reset"; Intel
+ * ICH data sheets), which QEMU's q35 also implements.
+ *
+ * Power-off under QEMU: the fw_cfg selector/data ports 510H/511H return
+ * "QEMU" for key 0 (QEMU docs, fw_cfg.rst), and a write to the
+ * isa-debug-exit port ends QEMU. On hardware: ACPI S5 (ACPI 6.x, 7.4.2 and
+ * 16.1): find the FADT through the RSDP's XSDT (or RSDT), find the \_S5_
+ * package in the DSDT's AML to get SLP_TYPa/SLP_TYPb, enable ACPI mode
+ * through SMI_CMD if SCI_EN is clear, and write SLP_TYP | SLP_EN to PM1a_CNT
+ * (and PM1b_CNT when present).
+ */
+#include <stddef.h>
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/io.h"
+#include "arch/x86/power.h"
+#include "arch/x86/timer.h"
+#include "kernel/string.h"
+
+#define KBC_STATUS		0x64
+#define KBC_STATUS_INBUF_FULL	0x02
+#define KBC_CMD_RESET		0xfe
+#define RST_CNT			0xcf9
+#define RST_CNT_SYS_RST		0x02
+#define RST_CNT_RST_CPU		0x04
+#define RST_CNT_FULL_RST	0x08
+#define FW_CFG_SELECTOR		0x510
+#define FW_CFG_DATA		0x511
+#define FW_CFG_SIGNATURE	0x0000
+
+#define PM1_SCI_EN		(1u << 0)
+#define PM1_SLP_TYP_SHIFT	10
+#define PM1_SLP_TYP_MASK	(7u << 10)
+#define PM1_SLP_EN		(1u << 13)
+
+/* FADT field offsets (ACPI 6.x Table 5.9). */
+#define FADT_DSDT		40
+#define FADT_SMI_CMD		48
+#define FADT_ACPI_ENABLE	52
+#define FADT_PM1A_CNT		64
+#define FADT_PM1B_CNT		68
+#define FADT_X_DSDT		140
+#define SDT_HEADER_LEN		36
+
+bool power_is_qemu(void)
+{
+	char sig[4];
+
+	outw(FW_CFG_SELECTOR, FW_CFG_SIGNATURE);
+	for (int i = 0; i < 4; i++)
+		sig[i] = (char)inb(FW_CFG_DATA);
+	return memcmp(sig, "QEMU", 4) == 0;
+}
+
+void power_reboot(void)
+{
+	for (int i = 0; i < 100000 && (inb(KBC_STATUS) & KBC_STATUS_INBUF_FULL); i++)
+		io_delay();
+	outb(KBC_STATUS, KBC_CMD_RESET);
+	timer_udelay(100000);
+	outb(RST_CNT, RST_CNT_SYS_RST);
+	outb(RST_CNT, RST_CNT_SYS_RST | RST_CNT_RST_CPU | RST_CNT_FULL_RST);
+	timer_udelay(100000);
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+/* The table with this signature among the RSDP's XSDT (8-byte) or RSDT (4-byte) entries. */
+static const uint8_t *acpi_find(uint64_t rsdp, const char *sig)
+{
+	const uint8_t *r = (const uint8_t *)(uintptr_t)rsdp;
+	bool xsdt = r[15] >= 2 && rd64(r + 24) != 0;
+	const uint8_t *sdt = (const uint8_t *)(uintptr_t)(xsdt ? rd64(r + 24) : rd32(r + 16));
+	unsigned width = xsdt ? 8 : 4;
+	uint32_t len;
+
+	if (memcmp(r, "RSD PTR ", 8) != 0 || !sdt)
+		return NULL;
+	len = rd32(sdt + 4);
+	for (uint32_t off = SDT_HEADER_LEN; off + width <= len; off += width) {
+		uint64_t a = width == 8 ? rd64(sdt + off) : rd32(sdt + off);
+		const uint8_t *t = (const uint8_t *)(uintptr_t)a;
+
+		if (t && memcmp(t, sig, 4) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* One AML integer of a package element: ZeroOp, OneOp, BytePrefix n; -1 otherwise. */
+static int aml_small_int(const uint8_t **p)
+{
+	uint8_t op = *(*p)++;
+
+	if (op == 0x00 || op == 0x01)
+		return op;
+	if (op == 0x0a)
+		return *(*p)++;
+	return -1;
+}
+
+/* SLP_TYPa/b from Name(_S5_, Package() {a, b, ...}) in the DSDT. */
+static bool acpi_s5(const uint8_t *dsdt, int *typa, int *typb)
+{
+	uint32_t len = rd32(dsdt + 4);
+
+	for (uint32_t i = SDT_HEADER_LEN; i + 8 < len; i++) {
+		const uint8_t *p = dsdt + i + 1;
+
+		if (dsdt[i] != 0x08)
+			continue;	/* NameOp */
+		if (*p == '\\')
+			p++;		/* root prefix */
+		if (memcmp(p, "_S5_", 4) != 0 || p[4] != 0x12)
+			continue;	/* "_S5_" PackageOp */
+		p += 5;
+		p += 1 + (*p >> 6);	/* PkgLength: bits 7:6 count the extra bytes */
+		p++;			/* NumElements */
+		*typa = aml_small_int(&p);
+		*typb = aml_small_int(&p);
+		return *typa >= 0 && *typb >= 0;
+	}
+	return false;
+}
+
+static const char *power_off_acpi(uint64_t rsdp)
+{
+	const uint8_t *fadt, *dsdt;
+	uint32_t pm1a, pm1b, smi_cmd;
+	int typa, typb;
+
+	if (!rsdp)
+		return "no ACPI RSDP from the firmware";
+	fadt = acpi_find(rsdp, "FACP");
+	if (!fadt)
+		return "no ACPI FADT";
+	dsdt = (const uint8_t *)(uintptr_t)(rd32(fadt + 4) >= FADT_X_DSDT + 8 && rd64(fadt + FADT_X_DSDT)
+					    ? rd64(fadt + FADT_X_DSDT) : rd32(fadt + FADT_DSDT));
+	if (!dsdt || memcmp(dsdt, "DSDT", 4) != 0 || !acpi_s5(dsdt, &typa, &typb))
+		return "no \\_S5_ sleep state in the DSDT";
+	pm1a = rd32(fadt + FADT_PM1A_CNT);
+	pm1b = rd32(fadt + FADT_PM1B_CNT);
+	smi_cmd = rd32(fadt + FADT_SMI_CMD);
+	if (!pm1a)
+		return "FADT has no PM1a control block";
+	if (!(inw(pm1a) & PM1_SCI_EN) && smi_cmd && fadt[FADT_ACPI_ENABLE]) {
+		outb(smi_cmd, fadt[FADT_ACPI_ENABLE]);
+		for (int i = 0; i < 300 && !(inw(pm1a) & PM1_SCI_EN); i++)
+			timer_udelay(10000);
+	}
+	outw(pm1a, (uint16_t)((inw(pm1a) & ~PM1_SLP_TYP_MASK) | typa << PM1_SLP_TYP_SHIFT | PM1_SLP_EN));
+	if (pm1b)
+		outw(pm1b, (uint16_t)((inw(pm1b) & ~PM1_SLP_TYP_MASK) | typb << PM1_SLP_TYP_SHIFT |
+				      PM1_SLP_EN));
+	timer_udelay(1000000);
+	return "the machine did not power off after the ACPI S5 request";
+}
+
+const char *power_off(uint64_t rsdp, uint8_t qemu_status)
+{
+	if (power_is_qemu()) {
+		outb(QEMU_DEBUG_EXIT_PORT, qemu_status);
+		/* Without the isa-debug-exit device QEMU ignores the write: try ACPI. */
+	}
+	return power_off_acpi(rsdp);
+}

@@ -1,0 +1,170 @@
+/*
+ * kmain.c - bring the machine up and run the shell.
+ *
+ * Order matters:
+ *  1. parse nbprof.cfg (pure) so the console starts on the configured port;
+ *  2. console, then GDT/TSS and IDT, so every later fault is reported;
+ *  3. PICs remapped and masked;
+ *  4. memory map, own page tables (CR3), then reclaim boot-services memory:
+ *     we already run on our own stack (boot/ switched), GDT and IDT, so
+ *     nothing of ours lives in firmware memory any more (uefi-qemu-notes P4);
+ *  5. local APIC, TSC/APIC-timer calibration against the PIT;
+ *  6. banner, "nbprof: ready", the batch commands from nbprof.cfg, then the
+ *     interactive shell. Each command runs guarded: an exception inside it
+ *     is reported and the shell prompt comes back.
+ * Interrupts stay disabled: the console is polled.
+ */
+#include "arch/x86/arch.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/gdt.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/pic.h"
+#include "arch/x86/serial.h"
+#include "arch/x86/timer.h"
+#include "kernel/config.h"
+#include "kernel/console.h"
+#include "kernel/cpuid.h"
+#include "kernel/kmain.h"
+#include "kernel/mem.h"
+#include "shell/platform.h"
+#include "shell/shell.h"
+
+#define MIB	(UINT64_C(1) << 20)
+
+static struct bootinfo *bootinfo;
+static struct nb_config config;
+static struct shell shell;
+
+const struct bootinfo *kmain_bootinfo(void)
+{
+	return bootinfo;
+}
+
+static int kmain_getc(void *ctx)
+{
+	(void)ctx;
+	return console_getc();
+}
+
+static void kmain_write(void *ctx, const char *s, size_t n)
+{
+	(void)ctx;
+	console_write(s, n);
+}
+
+static int kmain_run_line(void *line)
+{
+	return shell_execute(&shell, line);
+}
+
+/* Parse nbprof.cfg; on any problem keep the defaults and return the message. */
+static const char *kmain_config(const struct bootinfo *bi, char *err, size_t errlen)
+{
+	config_defaults(&config);
+	switch (bi->cfg_status) {
+	case BOOT_CFG_OK:
+		return config_parse(bi->cfg, bi->cfg_len, &config, err, errlen) ? err : NULL;
+	case BOOT_CFG_TOO_BIG:
+		return "nbprof.cfg is larger than 8 KiB; ignored";
+	case BOOT_CFG_READ_ERROR:
+		return "nbprof.cfg could not be read; ignored";
+	default:
+		return NULL;
+	}
+}
+
+static void kmain_cpu_tables(const struct bootinfo *bi)
+{
+	uint64_t ist_top[BOOT_NIST];
+
+	for (int i = 0; i < BOOT_NIST; i++)
+		ist_top[i] = bi->ist_base[i] + BOOT_IST_SIZE;
+	gdt_init(ist_top);
+	idt_init();
+	tss_set_rsp0(bi->stack_base + BOOT_STACK_SIZE);
+	pic_disable();
+}
+
+static void kmain_memory(const struct bootinfo *bi)
+{
+	struct mem_summary s;
+
+	mem_init(bi);
+	mem_get_summary(&s);
+	if (paging_init(s.top, mem_alloc_page) != 0) {
+		kprintf("mem: cannot build page tables; boot-services memory stays unused\n");
+		return;
+	}
+	mem_reclaim_boot();
+}
+
+static void kmain_banner(void)
+{
+	struct cpu_info ci;
+	struct mem_summary s;
+	uint64_t tsc = timer_tsc_hz(), apic = timer_lapic_hz();
+
+	plat_cpu_info(&ci);
+	mem_get_summary(&s);
+	kprintf("\nnbprof %s - profiling kernel for Intel NetBurst\n", NBPROF_VERSION);
+	kprintf("cpu: %s %s stepping %u, %s%s\n", ci.vendor, ci.display, ci.stepping,
+		ci.brand[0] ? ci.brand : "(no brand string)",
+		ci.is_netburst ? "" : " - not a NetBurst CPU (family 0FH)");
+	if (tsc)
+		kprintf("tsc: %llu.%03llu MHz, lapic timer %llu.%03llu MHz (PIT calibrated)\n",
+			(unsigned long long)(tsc / 1000000), (unsigned long long)(tsc / 1000 % 1000),
+			(unsigned long long)(apic / 1000000), (unsigned long long)(apic / 1000 % 1000));
+	else
+		kprintf("tsc: calibration failed (PIT channel 2 did not count)\n");
+	kprintf("mem: %llu MiB RAM, %llu MiB free (%llu MiB boot services reclaimed), "
+		"largest free run %llu MiB\n",
+		(unsigned long long)(s.total / MIB), (unsigned long long)(s.free / MIB),
+		(unsigned long long)(s.boot_reclaimed / MIB), (unsigned long long)(s.largest_free / MIB));
+	kprintf("console: serial %#x, %u baud\n", serial_port(), (unsigned)serial_baud());
+}
+
+static void kmain_run_batch(void)
+{
+	for (unsigned i = 0; i < config.nrun; i++) {
+		kprintf("%s%s\n", SHELL_PROMPT, config.run[i]);
+		arch_run_guarded(kmain_run_line, config.run[i]);
+	}
+}
+
+void kmain(struct bootinfo *bi)
+{
+	static const struct shell_io io = { NULL, kmain_getc, kmain_write };
+	char err[128];
+	const char *cfg_err;
+	bool uart_fallback = false;
+
+	bootinfo = bi;
+	cfg_err = kmain_config(bi, err, sizeof(err));
+	if (!console_init(config.serial_port, config.serial_baud)) {
+		uart_fallback = true;
+		console_init(SERIAL_COM1, SERIAL_CLOCK_BAUD);
+	}
+	kmain_cpu_tables(bi);
+	kmain_memory(bi);
+	if (!lapic_init())
+		kprintf("lapic: no local APIC (CPUID.1:EDX.APIC = 0)\n");
+	timer_calibrate();
+	kmain_banner();
+	if (uart_fallback)
+		kprintf("console: no UART at %#x (nbprof.cfg serial.port); using COM1\n",
+			config.serial_port);
+	if (cfg_err)
+		kprintf("config: %s\n", cfg_err);
+	else if (bi->cfg_status == BOOT_CFG_OK)
+		kprintf("config: nbprof.cfg, %u command(s) to run\n", config.nrun);
+	kprintf("nbprof: ready\n");
+
+	shell_init(&shell, &io);
+	kmain_run_batch();
+	while (shell_readline(&shell) >= 0)
+		shell.last_status = arch_run_guarded(kmain_run_line, shell.line);
+	kprintf("console input ended\n");
+	arch_halt();
+}

@@ -1,0 +1,117 @@
+/*
+ * platform.c - shell/platform.h on the real machine.
+ *
+ * Each call is a thin translation to arch/ and the kernel's memory map; the
+ * shell never sees hardware details. Firmware memory types are folded into
+ * the shell's kinds: boot-services memory counts as usable because the
+ * kernel reclaims it (mem_reclaim_boot) once it runs on its own tables.
+ */
+#include "arch/x86/arch.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/power.h"
+#include "arch/x86/timer.h"
+#include "kernel/console.h"
+#include "kernel/kmain.h"
+#include "kernel/mem.h"
+#include "shell/platform.h"
+
+#define POWEROFF_QEMU_STATUS	0	/* QEMU exits with status (0 << 1) | 1 = 1 */
+
+int plat_msr_read(uint32_t msr, uint64_t *v)
+{
+	return msr_read_safe(msr, v);
+}
+
+int plat_msr_write(uint32_t msr, uint64_t v)
+{
+	return msr_write_safe(msr, v);
+}
+
+void plat_cpu_info(struct cpu_info *out)
+{
+	struct cpuid_raw raw;
+
+	cpu_read_cpuid(&raw);
+	cpuid_decode(&raw, out);
+	out->misc_enable_ok = cpu_read_misc_enable(&out->misc_enable) == 0;
+	if (!out->misc_enable_ok)
+		out->misc_enable = 0;
+	out->tsc_hz = timer_tsc_hz();
+	out->lapic_ok = lapic_present();
+	out->lapic_id = out->lapic_ok ? lapic_id() : 0;
+}
+
+static enum mem_kind plat_kind(uint32_t type)
+{
+	switch (type) {
+	case BMEM_FREE:
+	case BMEM_BOOT:		return MEM_USABLE;
+	case BMEM_LOADER:	return MEM_KERNEL;
+	case BMEM_ACPI:
+	case BMEM_ACPI_NVS:	return MEM_ACPI;
+	case BMEM_MMIO:		return MEM_MMIO;
+	default:		return MEM_RESERVED;
+	}
+}
+
+void plat_mem_info(struct mem_info *out)
+{
+	struct mem_summary s;
+
+	*out = (struct mem_info){ 0 };
+	for (uint32_t i = 0; i < mem_nregions(); i++) {
+		const struct boot_region *r = mem_region(i);
+		enum mem_kind k = plat_kind(r->type);
+
+		out->bytes[k] += r->size;
+		out->regions[k]++;
+		if (k == MEM_USABLE && r->base + r->size > out->highest_addr)
+			out->highest_addr = r->base + r->size;
+	}
+	out->nregions = mem_nregions();
+	mem_get_summary(&s);
+	out->free_bytes = s.free;
+}
+
+bool plat_mem_region(unsigned i, struct mem_region *out)
+{
+	const struct boot_region *r = mem_region(i);
+
+	if (!r)
+		return false;
+	*out = (struct mem_region){ .base = r->base, .length = r->size, .kind = plat_kind(r->type) };
+	return true;
+}
+
+int plat_fault(enum plat_fault_kind kind)
+{
+	switch (kind) {
+	case PLAT_FAULT_DE:	arch_raise_de(); break;
+	case PLAT_FAULT_UD:	arch_raise_ud(); break;
+	case PLAT_FAULT_GP:	arch_raise_gp(); break;
+	case PLAT_FAULT_PF:	arch_raise_pf(); break;
+	case PLAT_FAULT_INT3:	arch_raise_bp(); return 0;	/* a trap: resumes here */
+	default:		return -1;
+	}
+	return -1;	/* the exception did not happen */
+}
+
+void plat_reboot(void)
+{
+	power_reboot();
+}
+
+void plat_poweroff(void)
+{
+	const char *why = power_off(kmain_bootinfo()->rsdp, POWEROFF_QEMU_STATUS);
+
+	kprintf("poweroff: %s; halting instead\n", why);
+	arch_halt();
+}
+
+bool plat_interrupted(void)
+{
+	return console_poll_interrupt();
+}

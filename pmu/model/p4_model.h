@@ -1,0 +1,118 @@
+/*
+ * p4_model.h - a software NetBurst PMU behind struct msr_bus.
+ *
+ * The model holds the PMU registers of one core (18 counters, 18 CCCRs, the
+ * ESCRs of the configured model, PEBS_ENABLE, PEBS_MATRIX_VERT,
+ * TC_PRECISE_EVENT, IA32_DS_AREA per logical processor, the PMU bits of
+ * IA32_MISC_ENABLE and, optionally, the uncore set) and counts events that
+ * the caller injects, following the SDM's filter order (fact sheet 2.2):
+ * ESCR event select + mask -> ESCR T0/T1 OS/USR -> CCCR ESCR select ->
+ * compare/complement/threshold -> edge, gated by the active-thread field,
+ * then counting, 40-bit wrap, OVF, cascades and PMI requests.
+ *
+ * Inputs besides the bus: which logical processors (LPs) are active, each
+ * LP's current CPL, events (p4_model_event) and the clock (p4_model_tick).
+ * Events between two ticks belong to one clock cycle. See p4_model.c for
+ * every decision the manual leaves open.
+ */
+#ifndef NBPROF_PMU_MODEL_P4_MODEL_H
+#define NBPROF_PMU_MODEL_P4_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/msr_bus.h"
+#include "pmu/p4_caps.h"
+#include "pmu/p4_events.h"
+#include "pmu/p4_regs.h"
+#include "pmu/p4_tables.h"
+
+#define P4_MODEL_NLP		2	/* logical processors of a Hyper-Threaded core */
+#define P4_MODEL_NUNCORE	8	/* 107CCH-107D3H */
+#define P4_MODEL_CPL_CURRENT	0xffu	/* p4_model_event: use the LP's current CPL */
+
+/* Set of ESCRs that observe an event (p4_model_event_raw). */
+#define P4_MODEL_ESCR(e)	(UINT64_C(1) << (e))
+
+struct p4_model;
+
+/* Called once per PMI request, with the LP that OVF_PMI_T0/T1 names. */
+typedef void p4_model_pmi_fn(struct p4_model *m, unsigned lp, void *ctx);
+
+struct p4_model_config {
+	struct p4_sig sig;		/* family must be 0FH */
+	bool ht;			/* two LPs share this PMU (else LP0 only) */
+	bool bts_unavailable;		/* IA32_MISC_ENABLE[11] */
+	bool pebs_unavailable;		/* IA32_MISC_ENABLE[12] */
+	bool uncore;			/* the part has the L3/FSB set of caps.uncore */
+	p4_model_pmi_fn *raise_pmi;	/* may be NULL */
+	void *ctx;
+};
+
+struct p4_model {
+	struct msr_bus bus;		/* first member: hand &m->bus to pmu code */
+	struct p4_model_config cfg;
+	struct p4_caps caps;
+
+	/* Registers, as software sees them. */
+	uint64_t counter[P4_NCOUNTER];	/* 40 bits */
+	uint64_t cccr[P4_NCOUNTER];
+	uint64_t escr[P4_NESCR];
+	uint64_t pebs_enable, pebs_matrix_vert, tc_precise_event;
+	uint64_t misc_enable;		/* bits other than 7, 11, 12 as last written */
+	uint64_t ds_area[P4_MODEL_NLP];
+	uint64_t uncore[P4_MODEL_NUNCORE];
+
+	/* Inputs. */
+	bool active[P4_MODEL_NLP];	/* not halted, not waiting for SIPI */
+	uint8_t cpl[P4_MODEL_NLP];
+	unsigned bus_lp;		/* LP on whose behalf bus accesses run */
+
+	/* Hidden state. */
+	uint32_t started;		/* counters started by a cascade (bit n) */
+	uint32_t edge_prev;		/* comparator output of the last cycle */
+	uint8_t pmi_due[P4_NCOUNTER];	/* LPs (bit 0/1) owed a PMI on the next count */
+	uint8_t cycle_input[P4_NCOUNTER]; /* compare mode: this cycle's input, 0..15 */
+	uint64_t cycles;		/* cycles closed by p4_model_tick */
+
+	/* Statistics for tests and the shell. */
+	uint64_t pmi_count[P4_MODEL_NLP];
+	uint64_t pmi_suppressed;	/* PMIs lost to the cascade-mode erratum */
+	uint64_t overflows[P4_NCOUNTER];
+};
+
+/* Power-on state; 0, or -1 when cfg->sig is not family 0FH. */
+int p4_model_init(struct p4_model *m, const struct p4_model_config *cfg);
+void p4_model_reset(struct p4_model *m);
+
+/* LP state inputs; -1 (and nothing changed) on a bad LP or CPL. */
+int p4_model_set_active(struct p4_model *m, unsigned lp, bool active);
+int p4_model_set_cpl(struct p4_model *m, unsigned lp, unsigned cpl);
+int p4_model_set_bus_lp(struct p4_model *m, unsigned lp);
+
+/*
+ * n occurrences of event `ev` with event-mask bits `mask` (bit k = ESCR bit
+ * 9 + k) on LP `lp` at CPL `cpl` (or P4_MODEL_CPL_CURRENT), in the current
+ * cycle. Observed by the event's ESCRs (p4_events[ev].escrs). -1 on bad
+ * input (LP, CPL, event, or an event this model does not have).
+ */
+int p4_model_event(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
+		   uint16_t mask, uint64_t n);
+
+/* The same with the observing ESCRs (P4_MODEL_ESCR set) and event select given. */
+int p4_model_event_raw(struct p4_model *m, unsigned lp, unsigned cpl, uint64_t escrs,
+		       unsigned event_select, uint16_t mask, uint64_t n);
+
+/* Close the current cycle and run `cycles` - 1 more cycles without events. */
+void p4_model_tick(struct p4_model *m, uint64_t cycles);
+
+/* RDPMC with ECX = ecx: 0 and EDX:EAX in *value, or MSR_BUS_EFAULT (#GP). */
+int p4_model_rdpmc(const struct p4_model *m, uint32_t ecx, uint64_t *value);
+
+/* Does counter n count now (enabled, or started by a cascade)? */
+bool p4_model_running(const struct p4_model *m, enum p4_counter n);
+
+/* Level of the PMI request to `lp`: some CCCR with OVF and OVF_PMI for it. */
+bool p4_model_pmi_asserted(const struct p4_model *m, unsigned lp);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * p4_model_internal.h - what the two halves of the software PMU share.
+ * Not for use outside pmu/model/.
+ */
+#ifndef NBPROF_PMU_MODEL_P4_MODEL_INTERNAL_H
+#define NBPROF_PMU_MODEL_P4_MODEL_INTERNAL_H
+
+#include "pmu/model/p4_model.h"
+
+/* Logical processors of the configured core: 2 with HT, else 1. */
+unsigned p4_model_nlp(const struct p4_model *m);
+
+/* Does ESCR e exist on the configured model (p4_escrs[].models)? */
+bool p4_model_escr_exists(const struct p4_model *m, enum p4_escr e);
+
+/* Does CCCR n have a CASCNTxINTOy meaning for bit 11 (Table 18-65)? */
+bool p4_model_has_ext_source(enum p4_counter n);
+
+/* Hidden state to reset after software wrote CCCR n (already stored). */
+void p4_model_cccr_written(struct p4_model *m, enum p4_counter n);
+
+#endif

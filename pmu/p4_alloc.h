@@ -1,0 +1,96 @@
+/*
+ * p4_alloc.h - choose an ESCR and a counter for each event request.
+ *
+ * Pure: p4_alloc_plan() reads the tables and the requests and fills a plan;
+ * p4_apply() (p4_apply.h) is what writes registers.
+ *
+ * Rules honoured (fact sheet 3, 2.3, 5.1, 9; issue 3):
+ *   - an event uses one of its ESCRs, and an ESCR drives only its counters;
+ *   - ESCRs missing on the model (IQ_ESCR0/1 on models >= 3) and events the
+ *     model lacks (instr_completed) are never offered;
+ *   - one ESCR holds one setting: two requests share it only when their
+ *     ESCR values are identical; a counter serves one request;
+ *   - Hyper-Threading split (fact sheet 3.2): P4_SPLIT_GLOBAL (default) is
+ *     FreeBSD's global arbitration - one plan covers both LPs, so any ESCR
+ *     may count either LP through its T0/T1 bits; P4_SPLIT_LINUX is Linux
+ *     perf's static halves (LP0: ESCR0 side and counters 0,1/4,5/8,9/
+ *     12,13,16; LP1: ESCR1 side and 2,3/6,7/10,11/14,15,17; events with a
+ *     single ESCR are shared), for when each LP programs its own half;
+ *   - cascades follow p4_cascade_links[] (bit 30 pairs; bit 11 only with
+ *     ext_cascade), and a cascaded counter with a PMI is refused on parts
+ *     with the cascade PMI erratum (SDM 18.15.5.7);
+ *   - PEBS uses counter 16 (IQ_CCCR4) for LP0 and 17 (IQ_CCCR5) for LP1
+ *     (SDM 18.16.3), only for front_end/execution/replay_event;
+ *   - quirk rows (p4_quirks[] in p4_alloc.c): counter 1 is not offered
+ *     (Linux, UNVERIFIED) and FSB_ESCR1 not below signature F27H.
+ * The search tries every choice with pruning and stops at the first
+ * complete assignment; requests that sample or take part in a cascade try
+ * counters 16/17 first (SDM: "frequently used in event-based sampling";
+ * extended cascading exists to let them start others), the rest 12-15 first.
+ */
+#ifndef NBPROF_PMU_P4_ALLOC_H
+#define NBPROF_PMU_P4_ALLOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/p4_caps.h"
+#include "pmu/p4_encode.h"
+#include "pmu/p4_spec.h"
+#include "pmu/p4_tables.h"
+
+#define P4_MAX_REQUESTS		18
+
+enum p4_role {
+	P4_ROLE_COUNT,		/* plain counting or sampling */
+	P4_ROLE_CASCADE,	/* starts when request `started_by` overflows */
+	P4_ROLE_PEBS,		/* PEBS sampling: counter 16 (LP0) / 17 (LP1) */
+};
+
+enum p4_split {
+	P4_SPLIT_GLOBAL,
+	P4_SPLIT_LINUX,
+};
+
+struct p4_request {
+	struct p4_spec spec;	/* event, mask, filters; spec.period = overflow after n events */
+	enum p4_lp lp;		/* whose events are counted */
+	enum p4_pmi pmi;
+	enum p4_role role;
+	uint8_t started_by;	/* P4_ROLE_CASCADE: index of the starting request */
+};
+
+struct p4_alloc_ctx {
+	const struct p4_caps *caps;
+	bool ht;		/* Hyper-Threading enabled: two LPs share this PMU */
+	enum p4_split split;
+};
+
+struct p4_slot {
+	enum p4_escr escr;
+	enum p4_counter counter;
+	uint64_t escr_value;
+	uint64_t cccr_value;	/* as written last (with Enable unless cascaded) */
+	uint64_t preset;	/* counter value written before enabling */
+	const struct p4_cascade_link *link;	/* how it is started, or NULL */
+};
+
+struct p4_plan {
+	unsigned n;
+	bool ht;
+	bool pebs;		/* PEBS_ENABLE must get MY_THR (bit 25) */
+	struct p4_request req[P4_MAX_REQUESTS];
+	struct p4_slot slot[P4_MAX_REQUESTS];
+};
+
+struct p4_alloc_error {
+	unsigned nconflict;			/* requests named in msg */
+	uint8_t conflict[P4_MAX_REQUESTS];	/* their indices */
+	char msg[512];
+};
+
+/* 0 with *plan filled, or -1 with *err naming the conflicting requests. */
+int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs, unsigned n,
+		  struct p4_plan *plan, struct p4_alloc_error *err);
+
+#endif

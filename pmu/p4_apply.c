@@ -1,0 +1,92 @@
+/*
+ * p4_apply.c - the only PMU code that writes registers (see p4_apply.h).
+ * Every step is a loop of writes; the decisions were made in p4_alloc.c.
+ */
+#include "pmu/p4_apply.h"
+#include "pmu/p4_regs.h"
+
+static void p4_wr(struct msr_bus *bus, uint32_t msr, uint64_t v, struct p4_apply_result *res)
+{
+	res->writes++;
+	if (msr_bus_write(bus, msr, v) != 0)
+		res->faults++;
+}
+
+static void p4_verify(struct msr_bus *bus, uint32_t msr, uint64_t want, struct p4_apply_result *res)
+{
+	uint64_t got = ~want;
+
+	if (msr_bus_read(bus, msr, &got) != 0)
+		res->faults++;
+	else if (got != want)
+		res->mismatches++;
+}
+
+void p4_pmu_reset(struct msr_bus *bus, const struct p4_caps *caps, struct p4_apply_result *res)
+{
+	*res = (struct p4_apply_result){ 0 };
+	for (int c = 0; c < P4_NCOUNTER; c++)
+		p4_wr(bus, p4_counters[c].cccr_msr, 0, res);
+	for (int e = 0; e < P4_NESCR; e++)
+		if (p4_escrs[e].models & caps->escr_models)
+			p4_wr(bus, p4_escrs[e].msr, 0, res);
+	p4_wr(bus, MSR_PEBS_ENABLE, 0, res);
+	p4_wr(bus, MSR_PEBS_MATRIX_VERT, 0, res);
+}
+
+/* True when an earlier slot already programs the same ESCR. */
+static bool p4_escr_seen(const struct p4_plan *plan, unsigned i)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (plan->slot[k].escr == plan->slot[i].escr)
+			return true;
+	return false;
+}
+
+void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
+{
+	*res = (struct p4_apply_result){ 0 };
+	for (unsigned i = 0; i < plan->n; i++)
+		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
+	for (unsigned i = 0; i < plan->n; i++)
+		if (!p4_escr_seen(plan, i))
+			p4_wr(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, res);
+	for (unsigned i = 0; i < plan->n; i++) {
+		uint32_t msr = p4_counters[plan->slot[i].counter].msr;
+		uint64_t v = plan->slot[i].preset & P4_COUNTER_MASK;
+
+		/* Intel 249199 erratum N15: a counter write may not stick; write twice. */
+		p4_wr(bus, msr, v, res);
+		p4_wr(bus, msr, v, res);
+	}
+	if (plan->pebs)
+		p4_wr(bus, MSR_PEBS_ENABLE, PEBS_ENABLE_MY_THR, res);
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < plan->n; i++)
+			if ((plan->slot[i].link != NULL) == (pass == 0))
+				p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr,
+				      plan->slot[i].cccr_value, res);
+	for (unsigned i = 0; i < plan->n; i++) {
+		if (!p4_escr_seen(plan, i))
+			p4_verify(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, res);
+		p4_verify(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_value,
+			  res);
+	}
+}
+
+void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
+{
+	*res = (struct p4_apply_result){ 0 };
+	for (unsigned i = 0; i < plan->n; i++)
+		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
+}
+
+int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64_t *value)
+{
+	uint64_t v;
+	int r = msr_bus_read(bus, p4_counters[c].msr, &v);
+
+	if (r == 0)
+		*value = v & P4_COUNTER_MASK;
+	return r;
+}

@@ -1,0 +1,61 @@
+/*
+ * p4_encode.h - ESCR and CCCR values from an event spec (fact sheet 2.1,
+ * 2.2, 2.3; SDM Table 18-66 for the T0/T1 OS/USR bits).
+ *
+ * Pure functions: no table is changed, no register is touched. The bit
+ * positions come from p4_regs.h and are checked against the manual's own
+ * values (Example 18-2: 04000603H, 04038800H) in tests/host/test_encode.c.
+ */
+#ifndef NBPROF_PMU_P4_ENCODE_H
+#define NBPROF_PMU_P4_ENCODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/p4_spec.h"
+#include "pmu/p4_tables.h"
+
+/* Which logical processors' events an ESCR counts. */
+enum p4_lp {
+	P4_LP0,
+	P4_LP1,
+	P4_LP_BOTH,
+};
+
+/* Who receives the overflow PMI. */
+enum p4_pmi {
+	P4_PMI_AUTO,	/* the counted LP when the request samples (LP0 for BOTH), else none */
+	P4_PMI_NONE,
+	P4_PMI_LP0,
+	P4_PMI_LP1,
+	P4_PMI_BOTH,
+};
+
+/* Everything a CCCR holds, in words. */
+struct p4_cccr_cfg {
+	unsigned escr_select;
+	bool enable;
+	unsigned active_thread;		/* CCCR_AT_*; forced to 11b on non-HT parts */
+	bool compare, complement, edge, force_ovf;
+	unsigned threshold;
+	bool pmi_t0, pmi_t1;
+	bool cascade;			/* bit 30 */
+	bool ext_cascade;		/* bit 11 */
+};
+
+/*
+ * ESCR value: event select, mask, tag, and the OS/USR bits of the counted
+ * LP(s). On a part without HT only T0_OS/T0_USR exist (T1 bits reserved),
+ * so lp must be P4_LP0 there.
+ */
+uint64_t p4_escr_encode(const struct p4_spec *spec, enum p4_lp lp, bool ht);
+
+uint64_t p4_cccr_encode(const struct p4_cccr_cfg *cfg, bool ht);
+
+/* The CCCR filter settings a spec asks for (compare, threshold, ...). */
+void p4_cccr_from_spec(const struct p4_spec *spec, struct p4_cccr_cfg *cfg);
+
+/* Counter value that overflows on the n-th event (Example 18-1: -n in 40 bits). */
+uint64_t p4_counter_preset(uint64_t n);
+
+#endif

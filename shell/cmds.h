@@ -1,0 +1,19 @@
+/*
+ * cmds.h - the built-in commands' entry points (shared between the shell's
+ * command files; not for other modules, which use shell_find/shell_execute).
+ */
+#ifndef NBPROF_SHELL_CMDS_H
+#define NBPROF_SHELL_CMDS_H
+
+#include "shell/shell.h"
+
+int cmd_help(struct shell *sh, int argc, char **argv);
+int cmd_cpu(struct shell *sh, int argc, char **argv);
+int cmd_mem(struct shell *sh, int argc, char **argv);
+int cmd_msr(struct shell *sh, int argc, char **argv);
+int cmd_fault(struct shell *sh, int argc, char **argv);
+int cmd_reboot(struct shell *sh, int argc, char **argv);
+int cmd_poweroff(struct shell *sh, int argc, char **argv);
+int cmd_events(struct shell *sh, int argc, char **argv);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * commands.c - the built-in command table and the small commands.
+ *
+ * Every command checks all of its arguments before it does anything, and
+ * a bad argument produces exactly one "error: ..." line. MSR numbers and
+ * values are printed in the manual's notation (1A0H, 0000000000000001H).
+ */
+#include "pmu/p4_tables.h"
+#include "shell/cmds.h"
+#include "shell/platform.h"
+
+const struct shell_cmd shell_builtin_cmds[] = {
+	{ "help", "help [CMD]", "list the commands, or explain one",
+	  "Without an argument, lists every command with a one-line summary.\n"
+	  "With CMD, shows its usage and details.\n", cmd_help },
+	{ "cpu", "cpu", "identify the processor and its PMU capabilities",
+	  "Shows the vendor, DisplayFamily_DisplayModel (e.g. 0F_04H) and stepping,\n"
+	  "brand string, Hyper-Threading and cores, EM64T, DS/DTES64, the\n"
+	  "IA32_MISC_ENABLE bits 7 (perfmon available), 11 (BTS unavailable) and\n"
+	  "12 (PEBS unavailable), the TSC frequency, the APIC id and the\n"
+	  "model-dependent NetBurst PMU capabilities.\n", cmd_cpu },
+	{ "mem", "mem [map]", "summarise the memory map, or list it",
+	  "Without an argument, totals the firmware memory map by kind and shows\n"
+	  "the RAM still free. `mem map` lists every region.\n", cmd_mem },
+	{ "msr", "msr read ADDR | msr write ADDR VALUE [--force]", "read or write a model-specific register",
+	  "Numbers may be written 0x1A0, 1A0H (the manual's notation) or decimal.\n"
+	  "`msr write` only accepts NetBurst PMU registers (counters, CCCRs, ESCRs,\n"
+	  "PEBS and DS MSRs, the uncore range) unless --force is given.\n"
+	  "An MSR that does not exist is reported as #GP, not a crash.\n", cmd_msr },
+	{ "fault", "fault de|ud|gp|pf|int3", "raise an exception on purpose",
+	  "Raises #DE (divide error), #UD (invalid opcode), #GP (general\n"
+	  "protection), #PF (page fault) or int3 (breakpoint) to show that the\n"
+	  "kernel reports it and returns to the prompt.\n", cmd_fault },
+	{ "events", "events [PATTERN]", "list the NetBurst events, or describe one",
+	  "Without PATTERN, lists every event with its ESCRs and counters. PATTERN\n"
+	  "picks the events whose name contains it (case-insensitive); when one\n"
+	  "event matches, its mask bits and details are shown. Events this CPU\n"
+	  "model lacks are marked.\n", cmd_events },
+	{ "reboot", "reboot", "restart the machine", "Resets the machine.\n", cmd_reboot },
+	{ "poweroff", "poweroff", "switch the machine off",
+	  "Powers the machine off (in QEMU: exits through isa-debug-exit).\n", cmd_poweroff },
+};
+
+const size_t shell_builtin_ncmds = sizeof(shell_builtin_cmds) / sizeof(shell_builtin_cmds[0]);
+
+/* --- help ------------------------------------------------------------------ */
+
+int cmd_help(struct shell *sh, int argc, char **argv)
+{
+	const struct shell_cmd *cmd;
+
+	if (argc > 2)
+		return shell_error(sh, "help takes at most one argument (usage: help [CMD])");
+	if (argc == 2) {
+		cmd = shell_find(sh, argv[1]);
+		if (cmd == NULL)
+			return shell_error(sh, "unknown command '%s' (try 'help')", argv[1]);
+		shell_printf(sh, "usage: %s\n%s\n\n%s", cmd->synopsis, cmd->summary, cmd->help);
+		return 0;
+	}
+	shell_puts(sh, "commands:\n");
+	for (unsigned t = 0; t < sh->ntables; t++)
+		for (size_t i = 0; i < sh->tables[t].n; i++)
+			shell_printf(sh, "  %-10s %s\n", sh->tables[t].cmds[i].name,
+				     sh->tables[t].cmds[i].summary);
+	shell_puts(sh, "type 'help CMD' for details\n");
+	return 0;
+}
+
+/* --- msr ------------------------------------------------------------------- */
+
+/* The SDM name of a PMU MSR, or NULL. */
+static const char *cmd_msr_name(uint32_t msr)
+{
+	enum p4_counter c;
+	enum p4_escr e;
+
+	if (p4_counter_by_msr(msr, &c))
+		return p4_counters[c].name;
+	if (p4_cccr_by_msr(msr, &c))
+		return p4_counters[c].cccr_name;
+	if (p4_escr_by_msr(msr, &e))
+		return p4_escrs[e].name;
+	return NULL;
+}
+
+static void cmd_msr_show(struct shell *sh, const char *verb, uint32_t msr, uint64_t v)
+{
+	const char *name = cmd_msr_name(msr);
+
+	shell_printf(sh, "MSR %XH %s %016llXH", msr, verb, (unsigned long long)v);
+	if (name != NULL)
+		shell_printf(sh, " (%s)", name);
+	shell_puts(sh, "\n");
+}
+
+static int cmd_msr_read(struct shell *sh, int argc, char **argv)
+{
+	const char *err;
+	uint32_t msr;
+	uint64_t v = 0;
+
+	if (argc != 3)
+		return shell_error(sh, "usage: msr read ADDR");
+	if (!parse_u32(argv[2], &msr, &err))
+		return shell_error(sh, "bad MSR address '%s': %s", argv[2], err);
+	if (plat_msr_read(msr, &v) != 0)
+		return shell_error(sh, "rdmsr %XH: #GP (MSR not present)", msr);
+	cmd_msr_show(sh, "=", msr, v);
+	return 0;
+}
+
+static int cmd_msr_write(struct shell *sh, int argc, char **argv)
+{
+	const char *pos[2], *err;
+	int npos = 0;
+	bool force = false;
+	uint32_t msr;
+	uint64_t v;
+
+	for (int i = 2; i < argc; i++) {
+		if (parse_streq(argv[i], "--force"))
+			force = true;
+		else if (argv[i][0] == '-' && argv[i][1] == '-')
+			return shell_error(sh, "unknown option '%s' (only --force)", argv[i]);
+		else if (npos == 2)
+			return shell_error(sh, "usage: msr write ADDR VALUE [--force]");
+		else
+			pos[npos++] = argv[i];
+	}
+	if (npos != 2)
+		return shell_error(sh, "usage: msr write ADDR VALUE [--force]");
+	if (!parse_u32(pos[0], &msr, &err))
+		return shell_error(sh, "bad MSR address '%s': %s", pos[0], err);
+	if (!parse_u64(pos[1], UINT64_MAX, &v, &err))
+		return shell_error(sh, "bad value '%s': %s", pos[1], err);
+	if (!force && !p4_msr_is_pmu(msr))
+		return shell_error(sh, "MSR %XH is not a NetBurst PMU register; add --force to write it anyway",
+				   msr);
+	if (plat_msr_write(msr, v) != 0)
+		return shell_error(sh, "wrmsr %XH: #GP (MSR not present or value refused)", msr);
+	cmd_msr_show(sh, "<-", msr, v);
+	return 0;
+}
+
+int cmd_msr(struct shell *sh, int argc, char **argv)
+{
+	if (argc < 2)
+		return shell_error(sh, "usage: msr read ADDR | msr write ADDR VALUE [--force]");
+	if (parse_streq(argv[1], "read"))
+		return cmd_msr_read(sh, argc, argv);
+	if (parse_streq(argv[1], "write"))
+		return cmd_msr_write(sh, argc, argv);
+	return shell_error(sh, "unknown msr operation '%s' (expected read or write)", argv[1]);
+}
+
+/* --- fault ----------------------------------------------------------------- */
+
+struct cmd_fault_kind {
+	const char *name;
+	const char *what;
+	enum plat_fault_kind kind;
+};
+
+static const struct cmd_fault_kind cmd_fault_kinds[] = {
+	{ "de", "#DE (divide error)", PLAT_FAULT_DE },
+	{ "ud", "#UD (invalid opcode)", PLAT_FAULT_UD },
+	{ "gp", "#GP (general protection)", PLAT_FAULT_GP },
+	{ "pf", "#PF (page fault)", PLAT_FAULT_PF },
+	{ "int3", "#BP (int3 breakpoint)", PLAT_FAULT_INT3 },
+};
+
+#define CMD_NFAULT_KINDS (sizeof(cmd_fault_kinds) / sizeof(cmd_fault_kinds[0]))
+
+int cmd_fault(struct shell *sh, int argc, char **argv)
+{
+	const struct cmd_fault_kind *k = NULL;
+
+	if (argc != 2)
+		return shell_error(sh, "usage: fault de|ud|gp|pf|int3");
+	for (size_t i = 0; i < CMD_NFAULT_KINDS; i++)
+		if (parse_streq(argv[1], cmd_fault_kinds[i].name))
+			k = &cmd_fault_kinds[i];
+	if (k == NULL)
+		return shell_error(sh, "unknown fault kind '%s' (valid: de, ud, gp, pf, int3)", argv[1]);
+	shell_printf(sh, "raising %s\n", k->what);
+	if (plat_fault(k->kind) != 0)
+		return shell_error(sh, "%s was not raised", k->what);
+	/* Only a trap such as int3 comes back here: its handler resumes after the instruction. */
+	shell_printf(sh, "%s handled, execution resumed\n", k->what);
+	return 0;
+}
+
+/* --- reboot / poweroff ----------------------------------------------------- */
+
+int cmd_reboot(struct shell *sh, int argc, char **argv)
+{
+	if (argc != 1)
+		return shell_error(sh, "reboot takes no arguments");
+	shell_puts(sh, "rebooting\n");
+	plat_reboot();
+	return shell_error(sh, "reboot failed: the machine is still running");
+}
+
+int cmd_poweroff(struct shell *sh, int argc, char **argv)
+{
+	if (argc != 1)
+		return shell_error(sh, "poweroff takes no arguments");
+	shell_puts(sh, "powering off\n");
+	plat_poweroff();
+	return shell_error(sh, "poweroff failed: the machine is still running");
+}

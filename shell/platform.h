@@ -1,0 +1,74 @@
+/*
+ * platform.h - what shell commands need from the kernel.
+ *
+ * kernel/platform.c implements these on the machine; tests/host/
+ * fake_platform.c implements them with scripted values so every command runs
+ * in a host test. Nothing here exposes hardware details to the shell beyond
+ * plain values: MSR access returns an error code instead of faulting, and the
+ * CPU and memory facts arrive as structs.
+ */
+#ifndef NBPROF_SHELL_PLATFORM_H
+#define NBPROF_SHELL_PLATFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/cpuid.h"
+#include "pmu/msr_bus.h"
+
+/* 0, or MSR_BUS_EFAULT when RDMSR/WRMSR raised #GP (*v unchanged on a failed read). */
+int plat_msr_read(uint32_t msr, uint64_t *v);
+int plat_msr_write(uint32_t msr, uint64_t v);
+
+/* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency and APIC id. */
+void plat_cpu_info(struct cpu_info *out);
+
+/* Memory map, summarised by kind. Firmware types are folded into these. */
+enum mem_kind {
+	MEM_USABLE,		/* free for the kernel (conventional + boot services) */
+	MEM_KERNEL,		/* the loaded image and what boot/ allocated for it */
+	MEM_RESERVED,		/* reserved, unusable, firmware runtime */
+	MEM_ACPI,		/* ACPI reclaim and NVS */
+	MEM_MMIO,		/* memory-mapped I/O */
+	MEM_NKINDS
+};
+
+struct mem_region {
+	uint64_t base;
+	uint64_t length;
+	enum mem_kind kind;
+};
+
+struct mem_info {
+	uint64_t bytes[MEM_NKINDS];
+	uint32_t regions[MEM_NKINDS];
+	uint32_t nregions;		/* entries in the (firmware) map */
+	uint64_t free_bytes;		/* not yet handed out by the kernel's allocator */
+	uint64_t highest_addr;		/* end of the highest usable region */
+};
+
+void plat_mem_info(struct mem_info *out);
+
+/* Region i of the map, in address order; false when i is past the end. */
+bool plat_mem_region(unsigned i, struct mem_region *out);
+
+/* Raise an exception on purpose; returns only if the handler resumed (int3). */
+enum plat_fault_kind {
+	PLAT_FAULT_DE,		/* divide error, vector 0 */
+	PLAT_FAULT_UD,		/* invalid opcode, vector 6 */
+	PLAT_FAULT_GP,		/* general protection, vector 13 */
+	PLAT_FAULT_PF,		/* page fault, vector 14 */
+	PLAT_FAULT_INT3,	/* breakpoint, vector 3 */
+	PLAT_NFAULTS
+};
+
+int plat_fault(enum plat_fault_kind kind);
+
+/* Do not return on the machine; a return means the method failed. */
+void plat_reboot(void);
+void plat_poweroff(void);
+
+/* True once Ctrl-C arrived while a command runs; reading clears it. */
+bool plat_interrupted(void);
+
+#endif

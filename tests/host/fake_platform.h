@@ -1,0 +1,49 @@
+/*
+ * fake_platform.h - scripted shell/platform.h for host tests.
+ *
+ * Present MSRs are a small table (anything else "raises #GP"), the CPU is
+ * whatever struct cpu_info a test puts in fake_plat.cpu, and every call that
+ * would act on the machine is counted instead.
+ */
+#ifndef NBPROF_TESTS_FAKE_PLATFORM_H
+#define NBPROF_TESTS_FAKE_PLATFORM_H
+
+#include "shell/platform.h"
+
+#define FAKE_NMSRS	32
+#define FAKE_NREGIONS	8
+
+struct fake_msr {
+	uint32_t msr;
+	uint64_t value;
+};
+
+struct fake_platform {
+	struct fake_msr msrs[FAKE_NMSRS];
+	unsigned nmsrs;
+	unsigned nreads, nwrites;		/* successful and failed accesses alike */
+	uint32_t last_write_msr;
+	uint64_t last_write_value;
+	struct cpu_info cpu;
+	struct mem_info mem;
+	struct mem_region regions[FAKE_NREGIONS];
+	unsigned nregions;
+	unsigned nfaults;
+	enum plat_fault_kind last_fault;
+	int fault_ret;
+	unsigned nreboots, npoweroffs;
+	bool interrupted;
+};
+
+extern struct fake_platform fake_plat;
+
+/* Empty MSR table, zeroed CPU and memory, no calls recorded. */
+void fake_platform_reset(void);
+
+/* Make msr present with value v (replacing an earlier value). */
+void fake_msr_set(uint32_t msr, uint64_t v);
+
+/* The value of a present msr, or `missing` when absent. */
+uint64_t fake_msr_get(uint32_t msr, uint64_t missing);
+
+#endif

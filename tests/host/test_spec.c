@@ -1,0 +1,229 @@
+/*
+ * test_spec.c - event specs and the `events` listing.
+ *
+ * Expected mask values come from the fact sheet's event tables (4.1-4.3);
+ * the default-mask rule is the one stated in pmu/p4_events.h.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pmu/p4_spec.h"
+
+static struct p4_spec parse_ok(const char *text, const struct p4_caps *caps)
+{
+	struct p4_spec s;
+	struct p4_spec_error err;
+
+	if (p4_spec_parse(text, caps, &s, &err) != 0)
+		fail_msg("%s: %s", text, err.msg);
+	return s;
+}
+
+/* Parse must fail at `pos`, leave *out alone, and mention `needle`. */
+static void parse_bad(const char *text, const struct p4_caps *caps, unsigned pos,
+		      const char *needle)
+{
+	struct p4_spec s, before;
+	struct p4_spec_error err;
+
+	memset(&s, 0xa5, sizeof(s));
+	before = s;
+	assert_int_equal(p4_spec_parse(text, caps, &s, &err), -1);
+	assert_int_equal(err.pos, pos);
+	assert_memory_equal(&s, &before, sizeof(s));
+	if (!strstr(err.msg, needle))
+		fail_msg("'%s' lacks '%s'", err.msg, needle);
+	assert_null(strchr(err.msg, '\n'));
+}
+
+static void issue_examples(void **state)
+{
+	struct p4_spec s = parse_ok("instr_retired:nbogusntag:nbogustag:u", NULL);
+
+	assert_int_equal(s.event, P4_EV_INSTR_RETIRED);
+	assert_int_equal(s.mask, 0x3);		/* bits 0 and 1 */
+	assert_false(s.mask_default);
+	assert_true(s.usr);
+	assert_false(s.os);
+	assert_int_equal(s.thread, P4_THREAD_DEFAULT);
+
+	s = parse_ok("global_power_events:running", NULL);
+	assert_int_equal(s.event, P4_EV_GLOBAL_POWER_EVENTS);
+	assert_int_equal(s.mask, 0x1);
+	assert_true(s.usr && s.os);
+
+	s = parse_ok("execution_event:nbogus0:cmp=1:edge", NULL);
+	assert_int_equal(s.event, P4_EV_EXECUTION_EVENT);
+	assert_int_equal(s.mask, 0x1);
+	assert_true(s.compare && s.edge);
+	assert_false(s.complement);
+	assert_int_equal(s.threshold, 1);
+}
+
+static void case_insensitive_and_modifiers(void **state)
+{
+	struct p4_spec s = parse_ok("INSTR_Retired:NBOGUSTAG:K:T1:compl:period=1000H:force_ovf",
+				    NULL);
+
+	assert_int_equal(s.mask, 0x2);
+	assert_true(s.os);
+	assert_false(s.usr);
+	assert_int_equal(s.thread, P4_THREAD_T1);
+	assert_true(s.complement && s.compare);
+	assert_int_equal(s.period, 4096);
+	assert_true(s.force_ovf);
+
+	s = parse_ok("uops_retired:period=0x1000:after=4096:t0", NULL);
+	assert_int_equal(s.period, 4096);
+	assert_int_equal(s.after, 4096);
+	assert_int_equal(s.thread, P4_THREAD_T0);
+	s = parse_ok("replay_event:nbogus:pebs", NULL);
+	assert_true(s.pebs);
+	s = parse_ok("packed_SP_uop:all:tag0:tag2", NULL);
+	assert_int_equal(s.tag_value, 0x5);
+}
+
+static void default_masks(void **state)
+{
+	struct p4_spec s = parse_ok("instr_retired", NULL);
+	char buf[128];
+
+	assert_true(s.mask_default);
+	assert_int_equal(s.mask, 0x3);		/* NBOGUSNTAG|NBOGUSTAG, SDM Example 18-2 */
+	assert_true(s.usr && s.os);
+	p4_spec_format(&s, buf, sizeof(buf));
+	assert_string_equal(buf, "instr_retired:NBOGUSNTAG:NBOGUSTAG:u:k");
+
+	s = parse_ok("branch_retired", NULL);
+	assert_int_equal(s.mask, 0xf);		/* all of MMNP MMNM MMTP MMTM */
+	s = parse_ok("BSQ_cache_reference", NULL);
+	assert_int_equal(s.mask, 0x73f);	/* bits 0-5, 8, 9, 10 */
+	s = parse_ok("machine_clear", NULL);
+	assert_int_equal(s.mask, 0x1);		/* CLEAR */
+	s = parse_ok("IOQ_allocation", NULL);
+	assert_int_equal(s.mask & 0x1f, 0x01);	/* request type field 00001b */
+	assert_true(s.edge && s.compare);	/* SDM: use Edge for IOQ_allocation */
+	s = parse_ok("IOQ_allocation:noedge", NULL);
+	assert_false(s.edge);
+	s = parse_ok("SSE_input_assist", NULL);
+	assert_int_equal(s.mask, 0x8000);	/* ALL = bit 15 */
+}
+
+static void bad_tokens_point_at_themselves(void **state)
+{
+	parse_bad("instr_retired:nbogus:u", NULL, 14, "column 15");
+	parse_bad("instr_retired:nbogus:u", NULL, 14, "NBOGUSNTAG NBOGUSTAG BOGUSNTAG BOGUSTAG");
+	parse_bad("instr_retird:u", NULL, 0, "instr_retired");
+	parse_bad("zzz", NULL, 0, "global_power_events");
+	parse_bad("", NULL, 0, "missing event name");
+	parse_bad("instr_retired::u", NULL, 14, "empty token");
+	parse_bad("execution_event:cmp=16", NULL, 20, "0-15");
+	parse_bad("execution_event:cmp=x", NULL, 20, "0-15");
+	parse_bad("instr_retired:t0:t1", NULL, 17, "only one of t0 and t1");
+	parse_bad("instr_retired:period=0", NULL, 21, "period=");
+	parse_bad("instr_retired:period=1099511627776", NULL, 21, "period=");	/* 2^40 */
+	parse_bad("instr_retired:pebs", NULL, 14, "PEBS");
+	parse_bad("instr_retired:tag0", NULL, 14, "unknown mask");
+	parse_bad("FSB_data_activity:drdy_own:dbsy_drv:drdy_other", NULL, 36, "exclu");
+	parse_bad("BSQ_allocation:u", NULL, 16, "REQ_TYPE0");
+}
+
+static void model_gating(void **state)
+{
+	struct p4_caps northwood, prescott;
+	struct p4_spec s;
+
+	assert_true(p4_caps_lookup(&(struct p4_sig){ 15, 2, 9 }, &northwood));
+	assert_true(p4_caps_lookup(&(struct p4_sig){ 15, 3, 4 }, &prescott));
+	parse_bad("instr_completed:nbogus", &northwood, 0, "models 3, 4 and 6");
+	s = parse_ok("instr_completed:nbogus", &prescott);
+	assert_int_equal(s.event, P4_EV_INSTR_COMPLETED);
+	s = parse_ok("instr_completed", NULL);
+	assert_int_equal(s.mask, 0x1);
+}
+
+static void format_round_trips(void **state)
+{
+	static const char *const specs[] = {
+		"instr_retired:NBOGUSNTAG:u:t1",
+		"execution_event:NBOGUS0:u:k:cmp=1:edge",
+		"execution_event:NBOGUS0:NBOGUS1:u:k:cmp=15:compl",
+		"replay_event:NBOGUS:k:pebs:period=4096",
+		"packed_SP_uop:ALL:TAG1:u:k",
+	};
+	char buf[160];
+
+	for (unsigned i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct p4_spec s = parse_ok(specs[i], NULL), again;
+
+		p4_spec_format(&s, buf, sizeof(buf));
+		assert_string_equal(buf, specs[i]);
+		again = parse_ok(buf, NULL);
+		assert_memory_equal(&s, &again, sizeof(s));
+	}
+}
+
+struct lines {
+	int n;
+	char all[8192];
+};
+
+static void collect(void *ctx, const char *s)
+{
+	struct lines *l = ctx;
+	size_t len = strlen(l->all);
+
+	l->n++;
+	snprintf(l->all + len, sizeof(l->all) - len, "%s\n", s);
+}
+
+static void events_listing(void **state)
+{
+	struct lines l = { 0 };
+	struct p4_caps northwood;
+
+	assert_int_equal(p4_events_list(NULL, NULL, collect, &l), 47);
+	assert_int_equal(l.n, 47);
+	assert_non_null(strstr(l.all, "global_power_events"));
+	assert_non_null(strstr(l.all, "FSB_ESCR1(2,3)"));
+
+	memset(&l, 0, sizeof(l));
+	/* names containing "retired": instr_, uops_, branch_, mispred_branch_,
+	 * retired_mispred_branch_type, retired_branch_type */
+	assert_int_equal(p4_events_list("RETIRED", NULL, collect, &l), 6);
+	assert_int_equal(l.n, 6);
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(p4_events_list("branch_retired", NULL, collect, &l), 1);
+	assert_non_null(strstr(l.all, "MMNP*=0"));
+	assert_non_null(strstr(l.all, "CRU_ESCR2(12,13,16) / CRU_ESCR3(14,15,17)"));
+
+	memset(&l, 0, sizeof(l));
+	assert_true(p4_caps_lookup(&(struct p4_sig){ 15, 2, 9 }, &northwood));
+	assert_int_equal(p4_events_list("instr_completed", &northwood, collect, &l), 1);
+	assert_non_null(strstr(l.all, "not on this CPU"));
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(p4_events_list("nosuchevent", NULL, collect, &l), 0);
+	assert_int_equal(l.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(issue_examples),
+		cmocka_unit_test(case_insensitive_and_modifiers),
+		cmocka_unit_test(default_masks),
+		cmocka_unit_test(bad_tokens_point_at_themselves),
+		cmocka_unit_test(model_gating),
+		cmocka_unit_test(format_round_trips),
+		cmocka_unit_test(events_listing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

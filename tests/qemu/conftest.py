@@ -1,0 +1,246 @@
+"""conftest.py - boot nbprof once per test module and talk to its shell.
+
+In the manner of U-Boot's test/py: the module-scoped fixture `nb` boots one
+machine (firmware start-up costs seconds, so tests share it), waits for the
+kernel's `nbprof: ready` marker (anything typed earlier is eaten by the
+firmware's serial console), and hands out a Console whose cmd() types a
+line and returns what the command printed. Every wait has a time limit. When
+a test fails, the whole serial transcript of its machine is attached to the
+report.
+
+A module configures its machine with a dict named BOOT:
+    BOOT = {"sig": (15, 2, 9), "smp_ht": True, "cfg": "run = cpu\\n"}
+sig is the CPUID family/model/stepping, cfg the text of an nbprof.cfg put
+on the ESP. Images are made with tools/mkimage from build/BOOTX64.EFI
+(NBPROF_BUILD names another build directory).
+
+With --nbprof-serial=/dev/ttyUSB0 the same tests talk to a real machine
+(115200 8N1) instead; boot it after starting pytest. Tests that need
+QEMU itself (exit status, a second image) are skipped there.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pexpect
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import qemu  # noqa: E402
+
+READY = "nbprof: ready"
+PROMPT = "nbprof> "
+BOOT_TIMEOUT = 90       # OVMF alone takes about 4 s on an idle 2-core host
+CMD_TIMEOUT = 20
+EXIT_TIMEOUT = 20
+ANSI = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|[()][0-9A-Za-z]|[=>])")
+WORK = os.path.join(qemu.BUILD, "qemu-test")
+
+_consoles = {}          # module name -> Console, for the failure report
+_boot_times = []        # (module, seconds from start to the ready marker)
+
+
+def clean(text):
+    """Serial text without terminal escapes, with plain \\n line ends.
+
+    The firmware clears the screen and positions the cursor with ANSI
+    sequences before nbprof starts; the tty adds a CR to every CRLF.
+    """
+    text = ANSI.sub("", text)
+    text = re.sub(r"\r+\n", "\n", text)
+    return text.replace("\r", "")
+
+
+class Console:
+    """One machine's serial line: send lines, wait for text, read replies."""
+
+    def __init__(self, child, name):
+        self.child = child
+        self.name = name
+        self.raw = []
+        self.rc = None
+        child.logfile_read = self
+
+    # pexpect's logfile interface: keep everything the machine printed.
+    def write(self, s):
+        self.raw.append(s)
+
+    def flush(self):
+        pass
+
+    @property
+    def transcript(self):
+        return clean("".join(self.raw))
+
+    def expect(self, pattern, timeout, what=None):
+        """Wait for a regex; fail with a clear message on timeout or exit."""
+        try:
+            self.child.expect(pattern, timeout=timeout)
+        except pexpect.TIMEOUT:
+            pytest.fail("%s: no %s within %d s" % (self.name, what or repr(pattern), timeout))
+        except pexpect.EOF:
+            self._reap()
+            pytest.fail("%s: the machine stopped (QEMU status %s) while waiting for %s"
+                        % (self.name, self.rc, what or repr(pattern)))
+        return self.child.match
+
+    def expect_exact(self, text, timeout):
+        return self.expect(re.escape(text), timeout, repr(text))
+
+    def send(self, text):
+        self.child.send(text)
+
+    def cmd(self, text, timeout=CMD_TIMEOUT):
+        """Type one command; return its output (between the echo and the next prompt)."""
+        self.send(text + "\r")
+        self.expect_exact(PROMPT, timeout)
+        out = clean(self.child.before)
+        echo, _, rest = out.partition("\n")
+        assert echo.strip() == text.strip(), "echo %r instead of %r" % (echo, text)
+        return rest.rstrip("\n")
+
+    def wait_exit(self, timeout=EXIT_TIMEOUT):
+        """Wait until QEMU exits; its exit status."""
+        self.expect(pexpect.EOF, timeout, "QEMU exit")
+        self._reap()
+        return self.rc
+
+    def _reap(self):
+        if self.rc is None and isinstance(self.child, pexpect.spawn):
+            self.child.close()
+            self.rc = self.child.exitstatus
+
+    def stop(self):
+        if isinstance(self.child, pexpect.spawn) and self.child.isalive():
+            self.child.terminate(force=True)
+        self._reap()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--nbprof-serial", metavar="DEV",
+                     help="talk to a real machine on this serial port instead of QEMU")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "qemu_only: needs QEMU itself, not a real serial line")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--nbprof-serial"):
+        skip = pytest.mark.skip(reason="needs QEMU")
+        for item in items:
+            if "qemu_only" in item.keywords:
+                item.add_marker(skip)
+
+
+def make_image(name, cfg=None):
+    """build/qemu-test/NAME.img from build/BOOTX64.EFI (and an nbprof.cfg text)."""
+    os.makedirs(WORK, exist_ok=True)
+    efi = os.path.join(qemu.BUILD, "BOOTX64.EFI")
+    if not os.path.exists(efi):
+        pytest.fail("%s is missing: run make (or make qemu-test)" % efi)
+    img = os.path.join(WORK, name + ".img")
+    argv = [os.path.join(REPO, "tools", "mkimage"), img, efi]
+    if cfg is not None:
+        cfg_path = os.path.join(WORK, name + ".cfg")
+        with open(cfg_path, "w") as f:
+            f.write(cfg)
+        argv.append(cfg_path)
+    subprocess.run(argv, check=True)
+    return img
+
+
+def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False):
+    """Start QEMU on a fresh image; a Console that has not yet waited for anything."""
+    img = make_image(name, cfg)
+    code, template = qemu.find_firmware()
+    varstore = qemu.make_vars(template)
+    argv = qemu.command(img, varstore, code, cpu=qemu.cpu_model(*sig), smp_ht=smp_ht,
+                        icount=icount)
+    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
+                          dimensions=(50, 200), timeout=CMD_TIMEOUT)
+    con = Console(child, name)
+    con.varstore = varstore
+    return con
+
+
+def open_serial(dev):
+    import serial
+    from pexpect import fdpexpect
+    port = serial.Serial(dev, 115200, bytesize=8, parity="N", stopbits=1, timeout=0)
+    child = fdpexpect.fdspawn(port.fileno(), encoding="utf-8", codec_errors="replace")
+    con = Console(child, dev)
+    con.port = port
+    con.varstore = None
+    return con
+
+
+def settle(con, quiet=1.0):
+    """After nbprof.cfg's run lines: wait until a prompt is followed by silence.
+
+    Returns whatever arrived after the first prompt (later prompts included).
+    """
+    seen = ""
+    deadline = time.monotonic() + BOOT_TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            con.child.expect_exact(PROMPT, timeout=quiet)
+            seen += PROMPT + con.child.before
+        except pexpect.TIMEOUT:
+            if not con.child.buffer:
+                return seen
+        except pexpect.EOF:
+            con._reap()
+            pytest.fail("%s: the machine stopped (QEMU status %s) during the batch commands"
+                        % (con.name, con.rc))
+    pytest.fail("%s: the batch commands did not finish within %d s" % (con.name, BOOT_TIMEOUT))
+
+
+@pytest.fixture(scope="module")
+def nb(request):
+    """A booted machine at its first prompt, shared by the tests of one module."""
+    name = request.module.__name__.rpartition(".")[2]
+    opts = dict(getattr(request.module, "BOOT", {}))
+    dev = request.config.getoption("--nbprof-serial")
+    t0 = time.monotonic()
+    con = open_serial(dev) if dev else boot_qemu(name, **opts)
+    _consoles[request.module.__name__] = con
+    try:
+        con.expect_exact(READY, BOOT_TIMEOUT if not dev else 600)
+        _boot_times.append((name, time.monotonic() - t0))
+        con.expect_exact(PROMPT, CMD_TIMEOUT)
+        boot_output = con.child.before
+        if opts.get("cfg") and "run" in opts["cfg"]:
+            boot_output += settle(con)
+        con.boot_output = clean(boot_output)
+        yield con
+    finally:
+        con.stop()
+        if con.varstore:
+            os.unlink(con.varstore)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed:
+        con = _consoles.get(item.module.__name__)
+        if con is not None:
+            rep.sections.append(("serial transcript (%s)" % con.name, con.transcript))
+
+
+def pytest_terminal_summary(terminalreporter):
+    for name, secs in _boot_times:
+        terminalreporter.write_line("boot %-20s %5.2f s to '%s'" % (name, secs, READY))
+    counts = os.environ.get("NBPROF_COUNTS")
+    if counts:
+        st = terminalreporter.stats
+        passed = len(st.get("passed", []))
+        failed = len(st.get("failed", [])) + len(st.get("error", []))
+        with open(counts, "w") as f:
+            f.write("%d %d\n" % (passed, failed))

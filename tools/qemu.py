@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""qemu.py - boot an nbprof disk image in QEMU (TCG) under OVMF.
+
+Used by `make run` (serial on this terminal), by the QEMU tests (which import
+command() and spawn the result themselves) and by benchmarks (--icount).
+
+The machine: q35 without the AHCI and SMBus controllers (nbprof uses
+neither); the image is a read-only virtio-blk disk, which OVMF boots through
+the removable-media path EFI/BOOT/BOOTX64.EFI; OVMF runs from pflash with
+its own copy of the variable store per run, so runs never share state and
+two QEMUs can boot the same image at once. The default CPU carries a
+NetBurst signature (CPUID.1 EAX = 0F41H: family 0FH, model 4, stepping 1;
+vendor GenuineIntel) because nbprof's CPU detection keys on it.
+isa-debug-exit at port 0xf4 lets the guest end the run: a write of V makes
+QEMU exit with status (V << 1) | 1.
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.abspath(os.environ.get("NBPROF_BUILD") or os.path.join(REPO, "build"))
+QEMU = "qemu-system-x86_64"
+OVMF_DIRS = ("/usr/share/OVMF", "/usr/share/ovmf")
+OVMF_CODE = "OVMF_CODE_4M.fd"
+OVMF_VARS = "OVMF_VARS_4M.fd"
+DEFAULT_SIG = (15, 4, 1)
+DEBUG_EXIT_PORT = 0xF4
+
+
+def cpu_model(family, model, stepping, vendor="GenuineIntel"):
+    """The -cpu value for a given CPUID signature."""
+    return "qemu64,vendor=%s,family=%d,model=%d,stepping=%d" % (vendor, family, model, stepping)
+
+
+def find_firmware():
+    """(code, vars template) of the 4 MiB OVMF build, or SystemExit."""
+    for d in OVMF_DIRS:
+        code, varstore = os.path.join(d, OVMF_CODE), os.path.join(d, OVMF_VARS)
+        if os.path.exists(code) and os.path.exists(varstore):
+            return code, varstore
+    raise SystemExit("qemu.py: %s not found in %s (Debian package ovmf)" % (OVMF_CODE, " or ".join(OVMF_DIRS)))
+
+
+def make_vars(template):
+    """A private copy of the OVMF variable store for one run, under build/."""
+    d = os.path.join(BUILD, "qemu")
+    os.makedirs(d, exist_ok=True)
+    fd, path = tempfile.mkstemp(prefix="vars-", suffix=".fd", dir=d)
+    with os.fdopen(fd, "wb") as out, open(template, "rb") as src:
+        shutil.copyfileobj(src, out)
+    return path
+
+
+def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=256,
+            interactive=False, gdb=False, extra=()):
+    """The QEMU argument vector for one run.
+
+    interactive: serial and monitor multiplexed on stdio (Ctrl-A X quits,
+    Ctrl-A C switches to the monitor); otherwise the serial port alone is
+    on stdio and there is no monitor. In both cases Ctrl-C is passed to the
+    guest (signal=off) rather than killing QEMU.
+    """
+    argv = [QEMU,
+            "-machine", "q35,sata=off,smbus=off", "-accel", "tcg",
+            "-cpu", cpu or cpu_model(*DEFAULT_SIG), "-m", str(mem),
+            "-nodefaults", "-nic", "none", "-display", "none", "-no-reboot",
+            "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
+            "-drive", "if=pflash,format=raw,unit=1,file=" + varstore,
+            "-drive", "if=none,id=disk0,format=raw,readonly=on,file=" + image,
+            "-device", "virtio-blk-pci,drive=disk0",
+            "-device", "isa-debug-exit,iobase=0x%x,iosize=0x04" % DEBUG_EXIT_PORT]
+    if interactive:
+        argv += ["-chardev", "stdio,id=s0,mux=on,signal=off",
+                 "-serial", "chardev:s0", "-mon", "chardev=s0"]
+    else:
+        argv += ["-chardev", "stdio,id=s0,signal=off", "-serial", "chardev:s0",
+                 "-monitor", "none"]
+    if smp_ht:
+        # Plain -smp 2 would be two cores; spell out one core with two threads.
+        argv += ["-smp", "2,sockets=1,cores=1,threads=2"]
+    if icount:
+        # shift=7: the TSC advances 128 per instruction; shift=0 makes OVMF crawl.
+        argv += ["-icount", "shift=7,sleep=off"]
+    if gdb:
+        argv += ["-gdb", "tcp::1234", "-S"]
+    return argv + list(extra)
+
+
+def exit_meaning(rc):
+    """One line saying what a QEMU exit status means for nbprof."""
+    if rc is None:
+        return "killed after the time limit"
+    if rc < 0:
+        return "QEMU died from signal %d" % -rc
+    if rc == 0:
+        return "QEMU quit (Ctrl-A X), or the guest reset or triple-faulted (-no-reboot)"
+    if rc == 1:
+        return "QEMU could not start, or the guest wrote 0 to the debug-exit port"
+    if rc & 1:
+        return "guest exit via isa-debug-exit, value %d (0x%x)" % (rc >> 1, rc >> 1)
+    return "QEMU failed with status %d" % rc
+
+
+def parse_sig(text):
+    parts = text.replace("_", ",").split(",")
+    if len(parts) != 3:
+        raise argparse.ArgumentTypeError("expected FAMILY,MODEL,STEPPING, e.g. 15,2,9")
+    try:
+        return tuple(int(p, 0) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number in %r" % text) from None
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Boot an nbprof image in QEMU (TCG, OVMF).")
+    ap.add_argument("--image", default=os.path.join(BUILD, "nbprof.img"))
+    ap.add_argument("--sig", type=parse_sig, default=DEFAULT_SIG, metavar="F,M,S",
+                    help="CPUID family,model,stepping (default 15,4,1)")
+    ap.add_argument("--cpu", help="full -cpu value (overrides --sig)")
+    ap.add_argument("--smp-ht", action="store_true", help="one core, two hyper-threads")
+    ap.add_argument("--icount", action="store_true", help="deterministic TSC (-icount shift=7)")
+    ap.add_argument("--mem", type=int, default=256, help="guest RAM in MiB")
+    ap.add_argument("--gdb", action="store_true", help="wait for gdb on tcp::1234")
+    ap.add_argument("--batch", action="store_true",
+                    help="serial only on stdio, no monitor, no Ctrl-A escape")
+    ap.add_argument("--timeout", type=float, help="kill QEMU after this many seconds")
+    ap.add_argument("extra", nargs="*", help="more QEMU arguments (after --)")
+    args = ap.parse_args()
+
+    if not os.path.exists(args.image):
+        raise SystemExit("qemu.py: %s does not exist (make image)" % args.image)
+    if shutil.which(QEMU) is None:
+        raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % QEMU)
+    code, template = find_firmware()
+    varstore = make_vars(template)
+    interactive = not args.batch
+    argv = command(args.image, varstore, code, cpu=args.cpu or cpu_model(*args.sig),
+                   smp_ht=args.smp_ht, icount=args.icount, mem=args.mem,
+                   interactive=interactive, gdb=args.gdb, extra=args.extra)
+    if interactive:
+        print("nbprof in QEMU: serial console on this terminal. Quit: Ctrl-A then X "
+              "(Ctrl-A C: QEMU monitor).", flush=True)
+    tty = None
+    if sys.stdin.isatty():
+        import termios
+        tty = termios.tcgetattr(sys.stdin.fileno())
+    proc = subprocess.Popen(argv)
+    rc = None
+    try:
+        while True:
+            try:
+                rc = proc.wait(timeout=args.timeout)
+                break
+            except KeyboardInterrupt:
+                # Only before QEMU has made the terminal raw; let it finish.
+                continue
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                break
+    finally:
+        if tty is not None:
+            import termios
+            termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, tty)
+        os.unlink(varstore)
+    print("\nqemu.py: exit status %s: %s" % ("-" if rc is None else rc, exit_meaning(rc)),
+          file=sys.stderr)
+    if rc is None:
+        return 124
+    if interactive and (rc == 0 or (rc & 1 and rc != 1)):
+        return 0        # the user quit or the guest powered off: a normal end
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
