@@ -21,6 +21,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/pic.h"
+#include "arch/x86/selftest.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/timer.h"
 #include "kernel/config.h"
@@ -83,17 +84,20 @@ static void kmain_cpu_tables(const struct bootinfo *bi)
 		ist_top[i] = bi->ist_base[i] + BOOT_IST_SIZE;
 	gdt_init(ist_top);
 	idt_init();
-	tss_set_rsp0(bi->stack_base + BOOT_STACK_SIZE);
 	pic_disable();
 }
 
 static void kmain_memory(const struct bootinfo *bi)
 {
 	struct mem_summary s;
+	uint64_t top;
 
 	mem_init(bi);
 	mem_get_summary(&s);
-	if (paging_init(s.top, mem_alloc_page) != 0) {
+	top = s.top;
+	if (bi->fb.base + bi->fb.size > top)
+		top = bi->fb.base + bi->fb.size;
+	if (paging_init(top, mem_alloc_page) != 0) {
 		kprintf("mem: cannot build page tables; boot-services memory stays unused\n");
 		return;
 	}
@@ -122,6 +126,12 @@ static void kmain_banner(void)
 		"largest free run %llu MiB\n",
 		(unsigned long long)(s.total / MIB), (unsigned long long)(s.free / MIB),
 		(unsigned long long)(s.boot_reclaimed / MIB), (unsigned long long)(s.largest_free / MIB));
+	if (bootinfo->low_page)
+		kprintf("mem: page %#llx below 1 MiB kept for AP start-up\n",
+			(unsigned long long)bootinfo->low_page);
+	if (bootinfo->fb.base)
+		kprintf("fb: %ux%u, %u pixels per line, at %#llx\n", bootinfo->fb.width,
+			bootinfo->fb.height, bootinfo->fb.stride, (unsigned long long)bootinfo->fb.base);
 	kprintf("console: serial %#x, %u baud\n", serial_port(), (unsigned)serial_baud());
 }
 
@@ -152,6 +162,7 @@ void kmain(struct bootinfo *bi)
 		kprintf("lapic: no local APIC (CPUID.1:EDX.APIC = 0)\n");
 	timer_calibrate();
 	kmain_banner();
+	arch_selftest_interrupts();
 	if (uart_fallback)
 		kprintf("console: no UART at %#x (nbprof.cfg serial.port); using COM1\n",
 			config.serial_port);

@@ -133,7 +133,7 @@ void mem_get_summary(struct mem_summary *s)
 		case BMEM_MMIO:		s->mmio += r->size; break;
 		default:		s->reserved += r->size; break;
 		}
-		if (r->type != BMEM_MMIO)
+		if (r->type != BMEM_MMIO && r->type != BMEM_RESERVED)
 			s->total += r->size;
 		if (end > s->top)
 			s->top = end;

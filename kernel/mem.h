@@ -12,7 +12,7 @@
 #define MEM_PAGE_SIZE	4096u
 
 struct mem_summary {
-	uint64_t total;			/* all RAM regions (not MMIO) */
+	uint64_t total;			/* RAM: every type but MMIO and reserved */
 	uint64_t conventional;		/* free at boot (EfiConventionalMemory) */
 	uint64_t boot_services;		/* firmware boot-services memory */
 	uint64_t boot_reclaimed;	/* ... of it handed to the allocator */

@@ -240,16 +240,22 @@ static bool p4_search_run(struct p4_search *s, uint32_t active)
 	return p4_place(s, 0);
 }
 
-/* Most constrained first: PEBS, cascade members, then by candidate count. */
+/*
+ * Most constrained first: PEBS, cascaded counters (they get first pick of
+ * 16/17, the sampling pair), their starters, then the rest; ties by the
+ * number of candidates.
+ */
 static unsigned p4_rank(const struct p4_search *s, unsigned i)
 {
 	unsigned rank = s->ncand[i];
 
 	if (s->req[i].role == P4_ROLE_PEBS)
 		return rank;
-	if (s->req[i].role == P4_ROLE_CASCADE || p4_is_starter(s->req, s->n, i))
+	if (s->req[i].role == P4_ROLE_CASCADE)
 		return 100 + rank;
-	return 200 + rank;
+	if (p4_is_starter(s->req, s->n, i))
+		return 200 + rank;
+	return 300 + rank;
 }
 
 static void p4_order(struct p4_search *s)

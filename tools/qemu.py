@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.abspath(os.environ.get("NBPROF_BUILD") or os.path.join(REPO, "build"))
@@ -31,6 +32,7 @@ OVMF_CODE = "OVMF_CODE_4M.fd"
 OVMF_VARS = "OVMF_VARS_4M.fd"
 DEFAULT_SIG = (15, 4, 1)
 DEBUG_EXIT_PORT = 0xF4
+STARTUP_SECONDS = 2.0    # OVMF needs longer than this before any guest code runs
 
 
 def cpu_model(family, model, stepping, vendor="GenuineIntel"):
@@ -101,7 +103,7 @@ def exit_meaning(rc):
     if rc == 0:
         return "QEMU quit (Ctrl-A X), or the guest reset or triple-faulted (-no-reboot)"
     if rc == 1:
-        return "QEMU could not start, or the guest wrote 0 to the debug-exit port"
+        return "guest exit via isa-debug-exit, value 0 (nbprof's poweroff), or QEMU could not start"
     if rc & 1:
         return "guest exit via isa-debug-exit, value %d (0x%x)" % (rc >> 1, rc >> 1)
     return "QEMU failed with status %d" % rc
@@ -150,6 +152,7 @@ def main():
     if sys.stdin.isatty():
         import termios
         tty = termios.tcgetattr(sys.stdin.fileno())
+    started = time.monotonic()
     proc = subprocess.Popen(argv)
     rc = None
     try:
@@ -177,7 +180,10 @@ def main():
           file=sys.stderr)
     if rc is None:
         return 124
-    if interactive and (rc == 0 or (rc & 1 and rc != 1)):
+    # Status 1 is both "debug-exit value 0" and "QEMU refused to start"; the
+    # firmware alone runs for seconds, so a quick exit means the latter.
+    booted = time.monotonic() - started > STARTUP_SECONDS
+    if interactive and (rc == 0 or (rc & 1 and (rc != 1 or booted))):
         return 0        # the user quit or the guest powered off: a normal end
     return rc
 

@@ -31,7 +31,12 @@
 /* Load the GDT and TSS; ist_top[i] is the top of the stack for IST slot i + 1. */
 void gdt_init(const uint64_t ist_top[3]);
 
-/* Stack the CPU switches to on an interrupt from ring 3. */
+/*
+ * Stack the CPU switches to on an interrupt from ring 3. It starts as 0:
+ * code that enters ring 3 must first point it at a free part of its own
+ * kernel stack (below its current RSP), or the first interrupt from ring 3
+ * faults.
+ */
 void tss_set_rsp0(uint64_t rsp0);
 
 #endif

@@ -11,6 +11,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/paging.h"
 
 #define APIC_BASE_ENABLE	(UINT64_C(1) << 11)
 #define APIC_BASE_ADDR_MASK	UINT64_C(0x0000000ffffff000)
@@ -74,6 +75,7 @@ bool lapic_init(void)
 	}
 	apic_phys = base & APIC_BASE_ADDR_MASK;
 	apic = (volatile uint32_t *)(uintptr_t)apic_phys;
+	paging_set_uncached(apic_phys, 4096);	/* no-op when already inside FEC00000H-FEFFFFFFH */
 
 	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
 	lapic_write(LAPIC_LVT_PMC, LAPIC_LVT_MASKED | LAPIC_PMI_VECTOR);

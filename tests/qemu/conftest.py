@@ -6,7 +6,7 @@ kernel's `nbprof: ready` marker (anything typed earlier is eaten by the
 firmware's serial console), and hands out a Console whose cmd() types a
 line and returns what the command printed. Every wait has a time limit. When
 a test fails, the whole serial transcript of its machine is attached to the
-report.
+report; every transcript is also kept in build/qemu-test/MODULE.log.
 
 A module configures its machine with a dict named BOOT:
     BOOT = {"sig": (15, 2, 9), "smp_ht": True, "cfg": "run = cpu\\n"}
@@ -222,6 +222,9 @@ def nb(request):
         con.stop()
         if con.varstore:
             os.unlink(con.varstore)
+        os.makedirs(WORK, exist_ok=True)
+        with open(os.path.join(WORK, name + ".log"), "w") as f:
+            f.write(con.transcript)
 
 
 @pytest.hookimpl(hookwrapper=True)
