@@ -6,9 +6,14 @@ the first interactive prompt. The CPU is a Northwood-like signature (family
 must show the other rows of the capability table (fact sheet sections 1.2,
 2.3, 4.3, 7) and the HT topology (SDM Vol. 2A CPUID: CPUID.1:EDX[28] HTT,
 CPUID.1:EBX[23:16] logical processors, CPUID.4:EAX[31:26] cores - 1).
+The last test reboots the machine, which -no-reboot turns into QEMU's exit.
 """
 
 import re
+
+import pytest
+
+pytestmark = pytest.mark.qemu_only        # the machine and its ESP are made here
 
 BOOT = {
     "sig": (15, 2, 9),
@@ -61,3 +66,11 @@ def test_cpu_model2_capabilities(nb):
     assert cap("instr_completed") == "no"         # models 3, 4, 6 only
     assert cap("FSB_ESCR1 usable") == "yes"       # signature F29H >= F27H
     assert cap("uncore (107CCH-107D3H)") == "none"
+
+
+def test_reboot_resets_machine(nb):
+    nb.send("reboot\r")
+    nb.expect_exact("rebooting", 10)
+    # A reset under -no-reboot ends QEMU with status 0; nbprof's poweroff
+    # path (isa-debug-exit) would give an odd status instead.
+    assert nb.wait_exit() == 0

@@ -6,7 +6,9 @@ manuals, not from running nbprof: CPUID.1:EAX = (family << 8) | (model << 4)
 | stepping (SDM Vol. 2A, CPUID, Figure "Version Information"), the model-4
 capabilities from the fact sheet (sections 1.2, 2.3, 4.3, 7), exception
 vectors and names from SDM Vol. 3A Table 6-1, IA32_APIC_BASE from SDM
-Vol. 3A 10.4.4. The last test powers the machine off.
+Vol. 3A 10.4.4. The last test powers the machine off. Tests marked
+qemu_only depend on the QEMU machine's configuration; the rest also hold on
+a real NetBurst machine (--nbprof-serial).
 """
 
 import re
@@ -45,6 +47,7 @@ def test_help_for_one_command(nb):
     assert out.splitlines()[0] == "usage: msr read ADDR | msr write ADDR VALUE [--force]"
 
 
+@pytest.mark.qemu_only     # the signature QEMU was given
 def test_cpu_shows_netburst_signature(nb):
     out = nb.cmd("cpu")
     assert field(out, "vendor") == "GenuineIntel"
@@ -55,6 +58,7 @@ def test_cpu_shows_netburst_signature(nb):
     assert field(out, "HTT").startswith("no")     # one logical processor
 
 
+@pytest.mark.qemu_only     # the signature QEMU was given
 def test_cpu_model4_capabilities(nb):
     out = nb.cmd("cpu")
     assert field(out, "IQ_ESCR0/1") == "no"               # models 0-2 only
@@ -70,6 +74,7 @@ def test_cpu_tsc_calibrated(nb):
     assert 100 <= int(mhz.group(1)) <= 20000
 
 
+@pytest.mark.qemu_only     # the RAM size QEMU was given
 def test_mem_summary(nb):
     out = nb.cmd("mem")
     m = re.search(r"^memory map: (\d+) regions", out, re.M)
@@ -80,6 +85,15 @@ def test_mem_summary(nb):
     assert 128 <= mib <= 256                               # the machine has -m 256
     free = re.search(r"^free RAM\s+(\d+) (MiB|KiB)$", out, re.M)
     assert free and int(free.group(1)) > 0
+
+
+def test_mem_map_regions_in_order(nb):
+    count = int(re.search(r"^memory map: (\d+) regions", nb.cmd("mem"), re.M).group(1))
+    spans = re.findall(r"^  ([0-9A-F]{16})-([0-9A-F]{16})  (\S+)", nb.cmd("mem map"), re.M)
+    assert len(spans) == count
+    ends = [(int(a, 16), int(b, 16)) for a, b, _ in spans]
+    for (lo, hi), (next_lo, _) in zip(ends, ends[1:]):
+        assert lo <= hi < next_lo
 
 
 def test_unknown_command(nb):

@@ -1,0 +1,170 @@
+/*
+ * workload.h - built-in workloads: what they are, how their arguments are
+ * parsed, and how the kernel runs one (ring 0 or 3, optionally stepped).
+ *
+ * A workload is a plain function in the kernel image (kernel/workloads.c,
+ * arch/x86/workloads.S), built with frame pointers so its symbol is known.
+ * Its code and data are self-contained (no calls into the kernel), so the
+ * same bytes run at CPL 0 or, with their pages user-accessible, at CPL 3.
+ *
+ * The table part (workload_table, workload_find, workload_parse_args) is
+ * portable and host-tested; workload_run() is the kernel side.
+ *
+ * Event sources for a PMU model come through struct workload_hooks:
+ *  - begin/end bracket the workload (TSC deltas give clockticks);
+ *  - step is called once per retired workload instruction when stepping
+ *    (RFLAGS.TF; arch/x86/step.c): instr_retired, branch_retired,
+ *    retired_branch_type come from it;
+ *  - synthetic is called once per `int 0x81` that the synthetic workload
+ *    executes, at the workload's own CPL.
+ * Kernel code outside the workload (the runner, interrupt handlers, the
+ * #DB handler itself, the int 0x80/0x81 gate bodies) is never stepped.
+ */
+#ifndef NBPROF_KERNEL_WORKLOAD_H
+#define NBPROF_KERNEL_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/insn.h"
+
+/* --- hooks (the contract with the counting side) --------------------------- */
+
+struct step_info {
+	uint64_t rip;		/* the instruction that just retired */
+	uint64_t next_rip;	/* where execution continues */
+	uint8_t cpl, lp;
+	enum insn_branch branch;
+	bool taken;		/* next_rip != fall-through (branches only) */
+	uint64_t cycles;	/* TSC cycles spent in the workload since the previous step
+				   (trap-handler time excluded) */
+};
+
+struct workload_hooks {
+	void *ctx;
+	void (*begin)(void *ctx, uint8_t lp);	/* right before the first workload instruction */
+	void (*end)(void *ctx, uint8_t lp);	/* right after the workload is left (also after a fault) */
+	void (*step)(void *ctx, const struct step_info *s);	/* per retired instruction, when stepping */
+	void (*synthetic)(void *ctx, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
+};
+
+/* Any hook may be NULL; hooks run in kernel mode with interrupts as the caller had them. */
+
+/* --- the table --------------------------------------------------------------- */
+
+#define WORKLOAD_MAX_PARAMS	3
+#define WORKLOAD_SPEC_MAX	64	/* synthetic SPEC, including the NUL */
+
+enum workload_id {
+	WL_EMPTY,
+	WL_LOOP,
+	WL_BRANCH,
+	WL_CALLS,
+	WL_MEMWALK,
+	WL_SPIN,
+	WL_HALT,
+	WL_SYNTHETIC,
+	WL_FAULT_USER,
+	WL_NWORKLOADS
+};
+
+enum workload_param_kind {
+	WP_NUMBER,		/* parse_u64 spellings: 1000, 0x3E8, 3E8H; K/M suffix (x1024) for sizes */
+	WP_CHOICE,		/* one of choices[], value = index */
+	WP_TEXT,		/* copied into workload_args.spec */
+};
+
+enum branch_pattern {
+	BRANCH_TAKEN,		/* every iteration's branch is taken */
+	BRANCH_NOT_TAKEN,	/* never taken */
+	BRANCH_ALTERNATE,	/* taken on odd iterations (1st not taken, 2nd taken, ...) */
+	BRANCH_RANDOM,		/* taken when bit 0 of an xorshift64 step of SEED is 1 */
+	BRANCH_NPATTERNS
+};
+
+struct workload_param {
+	const char *name;		/* "N", "PATTERN", ... */
+	enum workload_param_kind kind;
+	bool optional;			/* may be omitted (then def) */
+	uint64_t def, min, max;		/* WP_NUMBER (def also for an omitted WP_CHOICE) */
+	const char *const *choices;	/* WP_CHOICE: NULL-terminated */
+	const char *help;
+};
+
+struct workload {
+	enum workload_id id;
+	const char *name;
+	const char *exercises;		/* one line: what it exercises */
+	const char *help;		/* details, lines ending in "\n" (exact instruction counts) */
+	unsigned nparams;
+	struct workload_param params[WORKLOAD_MAX_PARAMS];
+	const char *ring3_refusal;	/* NULL when it may run at CPL 3, else the reason */
+};
+
+extern const struct workload workload_table[WL_NWORKLOADS];
+
+/* The workload called name, or NULL. */
+const struct workload *workload_find(const char *name);
+
+struct workload_args {
+	const struct workload *w;
+	uint64_t v[WORKLOAD_MAX_PARAMS];	/* parameter values in table order, defaults filled */
+	char spec[WORKLOAD_SPEC_MAX];		/* WP_TEXT parameter */
+};
+
+/*
+ * Parse argv[0..argc) (the words after the workload's name) into *out.
+ * Returns 0, or -1 with one reason in err ("loop: N: ... ") for the first
+ * bad, missing or surplus argument. *out is untouched on error.
+ */
+int workload_parse_args(const struct workload *w, int argc, char *const argv[],
+			struct workload_args *out, char *err, size_t errlen);
+
+/* "loop N" style synopsis, with [OPTIONAL] parameters bracketed. */
+int workload_synopsis(const struct workload *w, char *buf, size_t n);
+
+/*
+ * Exact instruction counts of the loop workload (arch/x86/workloads.S,
+ * wl_loop): a stepped `loop N` retires WL_LOOP_K * N + WL_LOOP_C
+ * instructions (N >= 1), with exactly N - 1 taken and 1 not-taken
+ * conditional branch, plus the final ret. The listing in workloads.S shows
+ * the derivation.
+ */
+#define WL_LOOP_K	3
+#define WL_LOOP_C	5
+
+/* --- running (kernel side, kernel/workloads.c) -------------------------------- */
+
+enum workload_status {
+	WORKLOAD_OK,
+	WORKLOAD_FAULTED,	/* an exception ended it (reported already) */
+	WORKLOAD_INTERRUPTED,	/* Ctrl-C while stepping or in a long workload */
+	WORKLOAD_REFUSED,	/* not started: see error[] */
+};
+
+struct workload_result {
+	enum workload_status status;
+	int fault_vector;		/* WORKLOAD_FAULTED: the vector, else -1 */
+	uint8_t cpl, lp;		/* where it ran */
+	uint64_t ret;			/* the workload function's return value */
+	uint64_t tsc_cycles;		/* TSC from begin to end (includes trap time when stepping) */
+	/* when stepping (else 0): */
+	uint64_t instructions;		/* retired workload instructions (REP string op = 1) */
+	uint64_t step_cycles;		/* sum of step_info.cycles */
+	uint64_t branches[INSN_NBRANCH_KINDS];	/* retired, by kind ([INSN_NOT_BRANCH] unused) */
+	uint64_t taken, not_taken;	/* over all branch kinds */
+	uint64_t cond_taken, cond_not_taken;
+	/* always: */
+	uint64_t synthetic;		/* int 0x81 occurrences delivered to hooks->synthetic */
+	char error[96];			/* WORKLOAD_REFUSED: the reason */
+};
+
+/*
+ * Run the workload once at CPL ring (0 or 3), single-stepped when step.
+ * Returns res->status. h may be NULL. Not reentrant (one run at a time).
+ */
+int workload_run(const struct workload_args *a, int ring, bool step,
+		 const struct workload_hooks *h, struct workload_result *res);
+
+#endif
