@@ -17,7 +17,8 @@
 #include "kernel/mem.h"
 #include "shell/platform.h"
 
-#define POWEROFF_QEMU_STATUS	0	/* QEMU exits with status (0 << 1) | 1 = 1 */
+/* QEMU exits with (0x10 << 1) | 1 = 33: distinct from 1, which also means "QEMU could not start". */
+#define POWEROFF_QEMU_STATUS	0x10
 
 int plat_msr_read(uint32_t msr, uint64_t *v)
 {

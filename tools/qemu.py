@@ -22,7 +22,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.abspath(os.environ.get("NBPROF_BUILD") or os.path.join(REPO, "build"))
@@ -32,7 +31,6 @@ OVMF_CODE = "OVMF_CODE_4M.fd"
 OVMF_VARS = "OVMF_VARS_4M.fd"
 DEFAULT_SIG = (15, 4, 1)
 DEBUG_EXIT_PORT = 0xF4
-STARTUP_SECONDS = 2.0    # OVMF needs longer than this before any guest code runs
 
 
 def cpu_model(family, model, stepping, vendor="GenuineIntel"):
@@ -94,6 +92,9 @@ def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=
     return argv + list(extra)
 
 
+POWEROFF_RC = (0x10 << 1) | 1   # kernel/platform.c POWEROFF_QEMU_STATUS
+
+
 def exit_meaning(rc):
     """One line saying what a QEMU exit status means for nbprof."""
     if rc is None:
@@ -102,8 +103,10 @@ def exit_meaning(rc):
         return "QEMU died from signal %d" % -rc
     if rc == 0:
         return "QEMU quit (Ctrl-A X), or the guest reset or triple-faulted (-no-reboot)"
+    if rc == POWEROFF_RC:
+        return "guest powered off (nbprof's poweroff: isa-debug-exit value 0x10)"
     if rc == 1:
-        return "guest exit via isa-debug-exit, value 0 (nbprof's poweroff), or QEMU could not start"
+        return "QEMU could not start, or the guest wrote 0 to isa-debug-exit"
     if rc & 1:
         return "guest exit via isa-debug-exit, value %d (0x%x)" % (rc >> 1, rc >> 1)
     return "QEMU failed with status %d" % rc
@@ -152,7 +155,6 @@ def main():
     if sys.stdin.isatty():
         import termios
         tty = termios.tcgetattr(sys.stdin.fileno())
-    started = time.monotonic()
     proc = subprocess.Popen(argv)
     rc = None
     try:
@@ -180,10 +182,7 @@ def main():
           file=sys.stderr)
     if rc is None:
         return 124
-    # Status 1 is both "debug-exit value 0" and "QEMU refused to start"; the
-    # firmware alone runs for seconds, so a quick exit means the latter.
-    booted = time.monotonic() - started > STARTUP_SECONDS
-    if interactive and (rc == 0 or (rc & 1 and (rc != 1 or booted))):
+    if interactive and rc in (0, POWEROFF_RC):
         return 0        # the user quit or the guest powered off: a normal end
     return rc
 
