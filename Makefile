@@ -30,7 +30,9 @@ SHELL_SRCS  := $(wildcard shell/*.c)
 PMU_SRCS    := $(wildcard pmu/*.c pmu/model/*.c)
 
 # Kernel sources that are also compiled on the host (pure logic, no hardware).
-HOST_KERNEL_SRCS := $(wildcard kernel/printf.c kernel/cpuid.c kernel/config.c)
+HOST_KERNEL_SRCS := $(wildcard kernel/printf.c kernel/cpuid.c kernel/config.c kernel/topology.c \
+                    kernel/samples.c kernel/report.c kernel/dump.c kernel/crc32.c \
+                    kernel/insn.c kernel/workload.c)
 PORTABLE_SRCS    := $(SHELL_SRCS) $(PMU_SRCS) $(HOST_KERNEL_SRCS)
 
 HOST_TEST_SRCS := $(wildcard tests/host/test_*.c)
@@ -58,7 +60,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image run check host-test tool-test qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI
 
 # --- kernel ------------------------------------------------------------------
@@ -121,6 +123,19 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
 
+# Host tools (tools/nbprof-decode) against recordings that the kernel's own
+# portable formatters print on the host (tests/tools/dumpgen.c).
+DUMPGEN     := $(B)/h/tools/dumpgen
+TOOL_PYTEST := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/tools
+
+$(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+tool-test: $(DUMPGEN) | deps-check
+	$(Q)$(TOOL_PYTEST)
+
 # pmu/ and shell/ build on the host too: they may include only the C
 # standard headers, their own headers and kernel/printf.h.
 check-deps:
@@ -156,11 +171,18 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(B)/BOOTX64.EFI check-deps | deps-check
-	$(Q)rm -f $(B)/host.counts $(B)/qemu.counts; h=0; q=0; \
+check: $(HOST_TESTS) $(DUMPGEN) $(B)/BOOTX64.EFI check-deps | deps-check
+	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
+	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
-	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts qemu:$$q:$(B)/qemu.counts
+	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
+		qemu:$$q:$(B)/qemu.counts
+
+# Cost of stat's start/stop/read and the spread of an empty measurement,
+# under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).
+bench: $(IMAGE) | deps-run
+	$(Q)$(PYTHON) tools/bench.py --image $(IMAGE)
 
 FORCE:
 

@@ -9,6 +9,8 @@
  *     we already run on our own stack (boot/ switched), GDT and IDT, so
  *     nothing of ours lives in firmware memory any more (uefi-qemu-notes P4);
  *  5. local APIC, TSC/APIC-timer calibration against the PIT;
+ *     then the other logical processors (arch/x86/smp.c), which halt until
+ *     work is dispatched to them; LP0 keeps the shell;
  *  6. banner, "nbprof: ready", the batch commands from nbprof.cfg, then the
  *     interactive shell. Each command runs guarded: an exception inside it
  *     is reported and the shell prompt comes back.
@@ -23,12 +25,14 @@
 #include "arch/x86/pic.h"
 #include "arch/x86/selftest.h"
 #include "arch/x86/serial.h"
+#include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/cpuid.h"
 #include "kernel/kmain.h"
 #include "kernel/mem.h"
+#include "kernel/workload.h"
 #include "shell/platform.h"
 #include "shell/shell.h"
 
@@ -157,12 +161,14 @@ void kmain(struct bootinfo *bi)
 		console_init(SERIAL_COM1, SERIAL_CLOCK_BAUD);
 	}
 	kmain_cpu_tables(bi);
+	smp_init_bsp();		/* GS base -> LP0's per-CPU data, right after the GDT load */
 	kmain_memory(bi);
 	if (!lapic_init())
 		kprintf("lapic: no local APIC (CPUID.1:EDX.APIC = 0)\n");
 	timer_calibrate();
 	kmain_banner();
 	arch_selftest_interrupts();
+	smp_start(bi);
 	if (uart_fallback)
 		kprintf("console: no UART at %#x (nbprof.cfg serial.port); using COM1\n",
 			config.serial_port);
@@ -173,6 +179,7 @@ void kmain(struct bootinfo *bi)
 	kprintf("nbprof: ready\n");
 
 	shell_init(&shell, &io);
+	workload_add_commands(&shell);
 	kmain_run_batch();
 	while (shell_readline(&shell) >= 0)
 		shell.last_status = arch_run_guarded(kmain_run_line, shell.line);

@@ -49,7 +49,12 @@ struct workload_hooks {
 	void (*synthetic)(void *ctx, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
 };
 
-/* Any hook may be NULL; hooks run in kernel mode with interrupts as the caller had them. */
+/*
+ * Any hook may be NULL. begin and end run in the caller's context (its
+ * RFLAGS.IF); step runs inside the #DB handler and synthetic inside the
+ * int 0x81 gate, both with interrupts disabled. The workload itself starts
+ * with the caller's RFLAGS.IF (the shell runs with IF = 0).
+ */
 
 /* --- the table --------------------------------------------------------------- */
 
@@ -62,6 +67,7 @@ enum workload_id {
 	WL_BRANCH,
 	WL_CALLS,
 	WL_MEMWALK,
+	WL_COPY,
 	WL_SPIN,
 	WL_HALT,
 	WL_SYNTHETIC,
@@ -70,7 +76,8 @@ enum workload_id {
 };
 
 enum workload_param_kind {
-	WP_NUMBER,		/* parse_u64 spellings: 1000, 0x3E8, 3E8H; K/M suffix (x1024) for sizes */
+	WP_NUMBER,		/* parse_u64 spellings: 1000, 0x3E8, 3E8H */
+	WP_SIZE,		/* a number, optionally followed by K or M (x 1024, x 1048576) */
 	WP_CHOICE,		/* one of choices[], value = index */
 	WP_TEXT,		/* copied into workload_args.spec */
 };
@@ -78,8 +85,8 @@ enum workload_param_kind {
 enum branch_pattern {
 	BRANCH_TAKEN,		/* every iteration's branch is taken */
 	BRANCH_NOT_TAKEN,	/* never taken */
-	BRANCH_ALTERNATE,	/* taken on odd iterations (1st not taken, 2nd taken, ...) */
-	BRANCH_RANDOM,		/* taken when bit 0 of an xorshift64 step of SEED is 1 */
+	BRANCH_ALTERNATE,	/* 1st iteration not taken, 2nd taken, 3rd not taken, ... */
+	BRANCH_RANDOM,		/* taken when bit 0 of the next xorshift64 state is 1 (see help) */
 	BRANCH_NPATTERNS
 };
 
@@ -87,7 +94,7 @@ struct workload_param {
 	const char *name;		/* "N", "PATTERN", ... */
 	enum workload_param_kind kind;
 	bool optional;			/* may be omitted (then def) */
-	uint64_t def, min, max;		/* WP_NUMBER (def also for an omitted WP_CHOICE) */
+	uint64_t def, min, max;		/* WP_NUMBER/WP_SIZE (def also for an omitted WP_CHOICE) */
 	const char *const *choices;	/* WP_CHOICE: NULL-terminated */
 	const char *help;
 };
@@ -129,10 +136,10 @@ int workload_synopsis(const struct workload *w, char *buf, size_t n);
  * wl_loop): a stepped `loop N` retires WL_LOOP_K * N + WL_LOOP_C
  * instructions (N >= 1), with exactly N - 1 taken and 1 not-taken
  * conditional branch, plus the final ret. The listing in workloads.S shows
- * the derivation.
+ * the derivation; every workload's help text gives its own formula.
  */
 #define WL_LOOP_K	3
-#define WL_LOOP_C	5
+#define WL_LOOP_C	6
 
 /* --- running (kernel side, kernel/workloads.c) -------------------------------- */
 
@@ -162,9 +169,14 @@ struct workload_result {
 
 /*
  * Run the workload once at CPL ring (0 or 3), single-stepped when step.
- * Returns res->status. h may be NULL. Not reentrant (one run at a time).
+ * Returns res->status. h may be NULL. Not reentrant: one run at a time in
+ * the whole machine (the step engine and the ring-3 exit state are global).
  */
 int workload_run(const struct workload_args *a, int ring, bool step,
 		 const struct workload_hooks *h, struct workload_result *res);
+
+/* Add the shell commands `workloads` and `run` (kernel/cmd_workload.c); -1 when no table slot is left. */
+struct shell;
+int workload_add_commands(struct shell *sh);
 
 #endif

@@ -6,6 +6,7 @@
  * meanings: fact sheet 1.3 and 5.1 (bit 7 = 1: perfmon available; bit 11 = 1:
  * BTS unavailable; bit 12 = 1: PEBS unavailable).
  */
+#include "kernel/topology.h"
 #include "pmu/p4_caps.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
@@ -85,18 +86,101 @@ static void cpu_show_pmu(struct shell *sh, const struct cpu_info *ci)
 		     caps.uncore_note[0] ? " (" : "", caps.uncore_note, caps.uncore_note[0] ? ")" : "");
 }
 
+/* --- logical processors (kernel/topology.h) -------------------------------- */
+
+/* An LP that shares package and core with an earlier LP is that LP's HT sibling. */
+static bool cpu_sibling_of(const struct lp_info *lps, unsigned i, unsigned *first)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (lps[j].id.package == lps[i].id.package && lps[j].id.core == lps[i].id.core) {
+			*first = lps[j].index;
+			return true;
+		}
+	return false;
+}
+
+static void cpu_show_lps(struct shell *sh)
+{
+	const struct lp_ops *ops = topo_lp_ops();
+	struct lp_info lps[TOPO_MAX_LPS];
+	unsigned n, first, siblings = 0;
+
+	if (!ops) {
+		shell_puts(sh, "LPs           not enumerated\n");
+		return;
+	}
+	n = ops->count();
+	n = n > TOPO_MAX_LPS ? TOPO_MAX_LPS : n;
+	for (unsigned i = 0; i < n; i++)
+		ops->get(i, &lps[i]);
+	if (n <= 1) {
+		shell_puts(sh, "LPs           1 logical processor; no Hyper-Threading sibling in this topology\n");
+	} else {
+		shell_printf(sh, "LPs           %u logical processors (%s)\n", n, ops->source());
+	}
+	shell_puts(sh, "  LP  APIC  package  core  SMT  state     calls  faults  wakeups\n");
+	for (unsigned i = 0; i < n; i++)
+		shell_printf(sh, "  %2u  %4u  %7u  %4u  %3u  %-8s %6llu  %6llu  %7llu\n", lps[i].index,
+			     lps[i].apic_id, lps[i].id.package, lps[i].id.core, lps[i].id.smt,
+			     topo_state_name(lps[i].state), (unsigned long long)lps[i].calls,
+			     (unsigned long long)lps[i].faults, (unsigned long long)lps[i].wakeups);
+	for (unsigned i = 1; i < n; i++)
+		if (cpu_sibling_of(lps, i, &first)) {
+			shell_printf(sh, "  LP%u is the Hyper-Threading sibling of LP%u (same core, SMT ID %u)\n",
+				     lps[i].index, first, lps[i].id.smt);
+			siblings++;
+		}
+	if (n > 1 && siblings == 0)
+		shell_puts(sh, "  no Hyper-Threading sibling in this topology: the LPs are separate cores\n");
+}
+
+static bool cpu_check_one(struct shell *sh, const struct lp_ops *ops, unsigned i)
+{
+	struct lp_check c = { 0 };
+	int ret = ops->check(i, &c);
+
+	if (ret < 0) {
+		shell_printf(sh, "LP%u: cannot run work there (not started)\n", i);
+		return false;
+	}
+	shell_printf(sh, "LP%u: work ran %s (it read APIC ID %u, round trip %llu us), "
+		     "wake-up IPI %s, fault contained %s\n",
+		     i, c.ran ? "ok" : "FAILED", c.seen_apic_id, (unsigned long long)c.us,
+		     c.woke ? "ok" : "FAILED", c.isolated ? "ok" : "FAILED");
+	return c.ran && c.woke && c.isolated;
+}
+
+/* `cpu selftest`: prove every other LP runs dispatched work and wakes on an IPI. */
+static int cpu_selftest(struct shell *sh)
+{
+	const struct lp_ops *ops = topo_lp_ops();
+	unsigned n = ops ? ops->count() : 1;
+	bool ok = true;
+
+	if (n <= 1) {
+		shell_puts(sh, "1 logical processor; no Hyper-Threading sibling in this topology: nothing to test\n");
+		return 0;
+	}
+	for (unsigned i = 1; i < n; i++)
+		ok = cpu_check_one(sh, ops, i) && ok;
+	return ok ? 0 : 1;
+}
+
 int cmd_cpu(struct shell *sh, int argc, char **argv)
 {
 	struct cpu_info ci;
 
+	if (argc == 2 && parse_streq(argv[1], "selftest"))
+		return cpu_selftest(sh);
 	if (argc != 1)
-		return shell_error(sh, "cpu takes no arguments");
+		return shell_error(sh, "cpu takes no arguments except 'selftest'");
 	plat_cpu_info(&ci);
 	shell_printf(sh, "vendor        %s\n", ci.vendor);
 	shell_printf(sh, "signature     %s stepping %u (CPUID.1:EAX = %08XH)\n", ci.display, ci.stepping,
 		     ci.signature);
 	shell_printf(sh, "brand         %s\n", ci.brand[0] ? ci.brand : "(none)");
 	cpu_show_topology(sh, &ci);
+	cpu_show_lps(sh);
 	shell_printf(sh, "EM64T         %s\n", yesno(ci.em64t));
 	shell_printf(sh, "DS / DTES64   %s / %s\n", yesno(ci.ds), yesno(ci.dtes64));
 	cpu_show_misc(sh, &ci);

@@ -6,10 +6,15 @@
  * RSP0 (for a later ring-3 workload) and three IST stacks, so NMI, #DF and
  * #MC always run on a known-good stack even when the kernel stack is broken
  * (SDM Vol. 3A 6.14.5). See gdt.h for the selector map.
+ *
+ * Every logical processor has its own GDT and TSS (a TSS descriptor is
+ * marked busy by LTR, so two LPs cannot load the same one), indexed by LP
+ * number (kernel/percpu.h); the descriptors are the same in all of them.
  */
 #include <stddef.h>
 
 #include "arch/x86/gdt.h"
+#include "kernel/percpu.h"
 
 struct tss64 {
 	uint32_t reserved0;
@@ -30,25 +35,25 @@ _Static_assert(sizeof(struct tss64) == 104, "TSS layout");
 #define DESC_USER_CODE64	UINT64_C(0x00affa000000ffff)	/* P, DPL3, code exec/read, L */
 #define TSS_TYPE_AVAILABLE	UINT64_C(0x89)			/* P, type 9: 64-bit TSS */
 
-static struct tss64 tss __attribute__((aligned(16)));
-static uint64_t gdt[7] __attribute__((aligned(16)));
+static struct tss64 tss[PERCPU_MAX] __attribute__((aligned(16)));
+static uint64_t gdt[PERCPU_MAX][7] __attribute__((aligned(16)));
 
 struct desc_ptr {
 	uint16_t limit;
 	uint64_t base;
 } __attribute__((packed));
 
-static void gdt_set_tss(uint64_t base, uint32_t limit)
+static void gdt_set_tss(uint64_t *g, uint64_t base, uint32_t limit)
 {
-	gdt[GDT_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-			   (TSS_TYPE_AVAILABLE << 40) | ((uint64_t)(limit >> 16) << 48) |
-			   (((base >> 24) & 0xff) << 56);
-	gdt[GDT_TSS / 8 + 1] = base >> 32;
+	g[GDT_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+			 (TSS_TYPE_AVAILABLE << 40) | ((uint64_t)(limit >> 16) << 48) |
+			 (((base >> 24) & 0xff) << 56);
+	g[GDT_TSS / 8 + 1] = base >> 32;
 }
 
-static void gdt_load(void)
+static void gdt_load(uint64_t *g)
 {
-	struct desc_ptr p = { sizeof(gdt) - 1, (uint64_t)(uintptr_t)gdt };
+	struct desc_ptr p = { sizeof(gdt[0]) - 1, (uint64_t)(uintptr_t)g };
 
 	/* Reload CS with a far return, then the data segments and the task register. */
 	__asm__ volatile("lgdt %0\n\t"
@@ -71,22 +76,35 @@ static void gdt_load(void)
 			 : "rax", "memory");
 }
 
+int gdt_init_lp(unsigned lp, const uint64_t ist_top[3])
+{
+	uint64_t *g;
+	struct tss64 *t;
+
+	if (lp >= PERCPU_MAX)
+		return -1;
+	g = gdt[lp];
+	t = &tss[lp];
+	g[0] = 0;
+	g[GDT_KERNEL_CS / 8] = DESC_KERNEL_CODE64;
+	g[GDT_KERNEL_DS / 8] = DESC_KERNEL_DATA;
+	g[GDT_USER_DS / 8] = DESC_USER_DATA;
+	g[GDT_USER_CS / 8] = DESC_USER_CODE64;
+	t->ist[IST_NMI - 1] = ist_top[0];
+	t->ist[IST_DF - 1] = ist_top[1];
+	t->ist[IST_MC - 1] = ist_top[2];
+	t->iomap_base = sizeof(*t);	/* no I/O bitmap: ring 3 gets no port access */
+	gdt_set_tss(g, (uint64_t)(uintptr_t)t, sizeof(*t) - 1);
+	gdt_load(g);
+	return 0;
+}
+
 void gdt_init(const uint64_t ist_top[3])
 {
-	gdt[0] = 0;
-	gdt[GDT_KERNEL_CS / 8] = DESC_KERNEL_CODE64;
-	gdt[GDT_KERNEL_DS / 8] = DESC_KERNEL_DATA;
-	gdt[GDT_USER_DS / 8] = DESC_USER_DATA;
-	gdt[GDT_USER_CS / 8] = DESC_USER_CODE64;
-	tss.ist[IST_NMI - 1] = ist_top[0];
-	tss.ist[IST_DF - 1] = ist_top[1];
-	tss.ist[IST_MC - 1] = ist_top[2];
-	tss.iomap_base = sizeof(tss);	/* no I/O bitmap: ring 3 gets no port access */
-	gdt_set_tss((uint64_t)(uintptr_t)&tss, sizeof(tss) - 1);
-	gdt_load();
+	gdt_init_lp(0, ist_top);
 }
 
 void tss_set_rsp0(uint64_t rsp0)
 {
-	tss.rsp[0] = rsp0;
+	tss[percpu_this()->index].rsp[0] = rsp0;
 }

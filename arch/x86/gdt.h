@@ -32,7 +32,14 @@
 void gdt_init(const uint64_t ist_top[3]);
 
 /*
- * Stack the CPU switches to on an interrupt from ring 3. It starts as 0:
+ * The same for logical processor lp (kernel/percpu.h), with its own GDT and
+ * TSS; gdt_init() is gdt_init_lp(0, ...). -1 when lp is out of range.
+ * Loading the GDT zeroes GS, and with it the GS base (percpu.h).
+ */
+int gdt_init_lp(unsigned lp, const uint64_t ist_top[3]);
+
+/*
+ * Stack this LP's CPU switches to on an interrupt from ring 3. It starts as 0:
  * code that enters ring 3 must first point it at a free part of its own
  * kernel stack (below its current RSP), or the first interrupt from ring 3
  * faults.

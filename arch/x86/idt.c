@@ -26,6 +26,10 @@
  *            installed handler, then LAPIC EOI
  *   255      LAPIC spurious vector: ignored, no EOI (SDM Vol. 3A 10.9)
  *
+ * Guarded runs and the nesting depth of reports are per logical processor
+ * (struct percpu, kernel/percpu.h): a fault on LP1 unwinds LP1's guarded
+ * run and never LP0's. Reports name the LP that faulted.
+ *
  * Before any report, a fault at an instruction listed in the exception
  * table (extable.h) resumes at its fixup address: that is how msr_read_safe
  * and rdpmc_safe survive #GP/#UD.
@@ -41,6 +45,7 @@
 #include "arch/x86/pic.h"
 #include "kernel/console.h"
 #include "kernel/ksyms.h"
+#include "kernel/percpu.h"
 
 #define IDT_NVECTORS		256
 #define ISR_STUB_SIZE		16
@@ -75,9 +80,6 @@ void isr_dispatch(struct trap_frame *f);
 
 static struct idt_gate idt[IDT_NVECTORS] __attribute__((aligned(16)));
 static trap_handler_fn handlers[IDT_NVECTORS];
-static struct guard_ctx *guard_top;
-static int guard_vector = -1;
-static int exception_depth;
 static uint64_t unhandled;
 
 static const char *const exc_names[32] = {
@@ -125,20 +127,25 @@ static void idt_set_gate(unsigned vec, uint64_t addr, uint8_t ist, uint8_t type_
 	g->reserved = 0;
 }
 
-void idt_init(void)
+void idt_load(void)
 {
 	struct {
 		uint16_t limit;
 		uint64_t base;
 	} __attribute__((packed)) p = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
 
+	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
+void idt_init(void)
+{
 	for (unsigned v = 0; v < IDT_NVECTORS; v++)
 		idt_set_gate(v, (uint64_t)(uintptr_t)(isr_stubs + v * ISR_STUB_SIZE), 0,
 			     v == VEC_BP ? GATE_INTERRUPT_USER : GATE_INTERRUPT);
 	idt[VEC_NMI].ist = IST_NMI;
 	idt[VEC_DF].ist = IST_DF;
 	idt[VEC_MC].ist = IST_MC;
-	__asm__ volatile("lidt %0" : : "m"(p));
+	idt_load();
 }
 
 void idt_set_handler(uint8_t vector, trap_handler_fn fn)
@@ -182,8 +189,8 @@ static void exception_report(const struct trap_frame *f)
 	unsigned v = (unsigned)f->vector;
 	const char *name = v < 32 && exc_names[v] ? exc_names[v] : "reserved";
 
-	kprintf("\n*** exception %s (vector %u) %s, error code 0x%llx\n", exc_mnemonics[v], v,
-		name, (unsigned long long)f->error);
+	kprintf("\n*** exception %s (vector %u) %s, error code 0x%llx on LP%u\n", exc_mnemonics[v],
+		v, name, (unsigned long long)f->error, percpu_this()->index);
 	print_addr("RIP", f->rip);
 	if (v == VEC_PF)
 		print_pf_error(f->error);
@@ -207,22 +214,33 @@ static void exception_report(const struct trap_frame *f)
 static void exception_unwind_or_halt(const struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
-	struct guard_ctx *g = guard_top;
+	struct percpu *pc = percpu_this();
+	struct guard_ctx *g = pc->guard_top;
 
 	if (g && v != VEC_NMI && v != VEC_MC) {
-		kprintf("*** command aborted by %s\n", exc_mnemonics[v]);
-		guard_top = g->prev;
-		guard_vector = (int)v;
-		exception_depth = 0;
+		if (pc->index == 0)
+			kprintf("*** command aborted by %s\n", exc_mnemonics[v]);
+		else
+			kprintf("*** LP%u: work aborted by %s; LP%u goes back to idle\n", pc->index,
+				exc_mnemonics[v], pc->index);
+		pc->guard_top = g->prev;
+		pc->guard_vector = (int)v;
+		pc->exception_depth = 0;
 		guard_resume(g, ARCH_GUARD_FAULTED);
 	}
-	kprintf("*** kernel halted\n");
+	if (pc->index == 0) {
+		kprintf("*** kernel halted\n");
+	} else {
+		pc->state = LP_DEAD;
+		kprintf("*** LP%u halted (LP0 carries on)\n", pc->index);
+	}
 	arch_halt();
 }
 
 static void exception_dispatch(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
+	struct percpu *pc = percpu_this();
 	uint64_t fixup = extable_fixup(f->rip);
 
 	if (fixup) {
@@ -233,16 +251,18 @@ static void exception_dispatch(struct trap_frame *f)
 		handlers[v](f);
 		return;
 	}
-	if (++exception_depth > 1) {
-		kprintf("\n*** nested exception %s at 0x%llx while reporting; halted\n",
-			exc_mnemonics[v], (unsigned long long)f->rip);
+	if (++pc->exception_depth > 1) {
+		kprintf("\n*** nested exception %s at 0x%llx on LP%u while reporting; halted\n",
+			exc_mnemonics[v], (unsigned long long)f->rip, pc->index);
+		if (pc->index != 0)
+			pc->state = LP_DEAD;
 		arch_halt();
 	}
 	exception_report(f);
 	if (v == VEC_BP || v == VEC_NMI) {
 		/* A trap (RIP is past the int3) or an unclaimed NMI: carry on. */
 		kprintf("*** %s: resuming after it\n", exc_mnemonics[v]);
-		exception_depth--;
+		pc->exception_depth--;
 		return;
 	}
 	exception_unwind_or_halt(f);
@@ -269,16 +289,17 @@ void isr_dispatch(struct trap_frame *f)
 
 int arch_run_guarded(int (*fn)(void *), void *arg)
 {
-	struct guard_ctx ctx = { .prev = guard_top };
+	struct percpu *pc = percpu_this();
+	struct guard_ctx ctx = { .prev = pc->guard_top };
 	int ret;
 
-	guard_top = &ctx;
+	pc->guard_top = &ctx;
 	ret = guard_call(&ctx, fn, arg);
-	guard_top = ctx.prev;	/* also when guard_resume() brought us back */
+	pc->guard_top = ctx.prev;	/* also when guard_resume() brought us back */
 	return ret;
 }
 
 int arch_last_guard_vector(void)
 {
-	return guard_vector;
+	return percpu_this()->guard_vector;
 }

@@ -34,6 +34,9 @@ typedef void (*trap_handler_fn)(struct trap_frame *f);
 /* Build and load the IDT (all 256 vectors). Needs gdt_init() first. */
 void idt_init(void);
 
+/* Load the IDT idt_init() built on this CPU (the other logical processors share it). */
+void idt_load(void);
+
 /*
  * Route a vector to fn. For an exception vector (< 32, e.g. #DB for single
  * stepping, NMI for PMIs) fn replaces the report and the frame resumes when

@@ -10,7 +10,9 @@
  * and I/O APIC (FEC00000H-FEFFFFFFH) are mapped; those pages are uncached.
  * All entries are supervisor-only; paging_set_user() opens a range for ring
  * 3 by setting U/S at every level (SDM Vol. 3A 4.6: access rights combine
- * across levels).
+ * across levels). It works on 4 KiB pages: a 2 MiB page that the range
+ * covers only in part is first split into a page table with the same
+ * attributes (kept split afterwards), so ring 3 sees exactly the range.
  */
 #include <stddef.h>
 
@@ -35,6 +37,7 @@
 
 static uint64_t *pml4, *pdpt;
 static uint64_t mapped_top;
+static paging_alloc_fn page_alloc;
 
 static uint64_t *table_at(uint64_t entry)
 {
@@ -77,6 +80,7 @@ int paging_init(uint64_t top, paging_alloc_fn alloc)
 	ngb = (top + PAGE_1G - 1) / PAGE_1G;
 	pml4 = (uint64_t *)(uintptr_t)pml4_page;
 	pdpt = (uint64_t *)(uintptr_t)pdpt_page;
+	page_alloc = alloc;
 	for (uint64_t g = 0; g < ngb; g++) {
 		uint64_t pd_page = alloc();
 		uint64_t *pd = (uint64_t *)(uintptr_t)pd_page;
@@ -106,6 +110,27 @@ static void paging_flush(void)
 	write_cr3(read_cr3());
 }
 
+/*
+ * Replace the 2 MiB page at *e by a page table of 512 4 KiB pages with the
+ * same P/RW/US/PWT/PCD bits (bits 0-4 mean the same at both levels; the
+ * 2 MiB PAT bit 12 is never set here). The PDE keeps P/RW/US; the 4 KiB
+ * entries decide.
+ */
+static int paging_split(uint64_t *e)
+{
+	uint64_t pt_page = page_alloc ? page_alloc() : 0;
+	uint64_t *pt = (uint64_t *)(uintptr_t)pt_page;
+	uint64_t base = *e & PTE_ADDR & ~(PAGE_2M - 1);
+	uint64_t bits = *e & (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD);
+
+	if (!pt_page)
+		return -1;
+	for (unsigned i = 0; i < 512; i++)
+		pt[i] = (base + i * PAGE_4K) | bits;
+	*e = pt_page | (*e & (PTE_P | PTE_RW | PTE_US));
+	return 0;
+}
+
 int paging_set_user(uint64_t base, uint64_t len, bool user)
 {
 	uint64_t end = base + len;
@@ -113,17 +138,21 @@ int paging_set_user(uint64_t base, uint64_t len, bool user)
 	if (!pdpt || end < base || end > mapped_top)
 		return -1;
 	pml4[0] |= PTE_US;
-	for (uint64_t a = base & ~(PAGE_2M - 1); a < end; a += PAGE_2M) {
-		uint64_t *e = pd_entry(a);
+	for (uint64_t a = base & ~(PAGE_4K - 1); a < end; a += PAGE_4K) {
+		uint64_t *e = pd_entry(a), *pt;
 
 		pdpt[a / PAGE_1G] |= PTE_US;
-		if (!(*e & PTE_PS)) {	/* the first 2 MiB: a page table */
-			uint64_t *pt = table_at(*e);
-
-			for (unsigned i = 1; i < 512; i++)
-				pt[i] = user ? pt[i] | PTE_US : pt[i] & ~PTE_US;
+		if ((*e & PTE_PS) && (a % PAGE_2M != 0 || end - a < PAGE_2M) && paging_split(e))
+			return -1;
+		if (*e & PTE_PS) {	/* the whole 2 MiB page is in the range */
+			*e = user ? *e | PTE_US : *e & ~PTE_US;
+			a += PAGE_2M - PAGE_4K;
+			continue;
 		}
-		*e = user ? *e | PTE_US : *e & ~PTE_US;
+		*e |= PTE_US;
+		pt = &table_at(*e)[(a / PAGE_4K) % 512];
+		if (*pt & PTE_P)	/* page 0 stays absent */
+			*pt = user ? *pt | PTE_US : *pt & ~PTE_US;
 	}
 	paging_flush();
 	return 0;

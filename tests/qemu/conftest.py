@@ -154,13 +154,16 @@ def make_image(name, cfg=None):
     return img
 
 
-def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False):
-    """Start QEMU on a fresh image; a Console that has not yet waited for anything."""
+def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False, extra=()):
+    """Start QEMU on a fresh image; a Console that has not yet waited for anything.
+
+    extra: more QEMU arguments, e.g. ("-smp", "2") for two cores without HT.
+    """
     img = make_image(name, cfg)
     code, template = qemu.find_firmware()
     varstore = qemu.make_vars(template)
     argv = qemu.command(img, varstore, code, cpu=qemu.cpu_model(*sig), smp_ht=smp_ht,
-                        icount=icount)
+                        icount=icount, extra=extra)
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
                           dimensions=(50, 200), timeout=CMD_TIMEOUT)
     con = Console(child, name)

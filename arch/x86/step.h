@@ -1,0 +1,42 @@
+/*
+ * step.h - the single-step engine: one #DB per retired workload instruction.
+ *
+ * See step.c for what is stepped and how instructions are attributed.
+ */
+#ifndef NBPROF_ARCH_X86_STEP_H
+#define NBPROF_ARCH_X86_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86/idt.h"
+#include "kernel/workload.h"
+
+#define RFLAGS_TF		(UINT64_C(1) << 8)
+#define STEP_POLL_INTERVAL	65536	/* steps between Ctrl-C polls */
+
+struct step_run {
+	uint64_t entry;			/* the workload's first instruction */
+	uint64_t stop_rip;		/* arriving here (the return address) ends stepping */
+	uint64_t text_start, text_end;	/* workload code: only these bytes are decoded */
+	uint8_t lp;
+	const struct workload_hooks *h;	/* may be NULL */
+	struct workload_result *res;	/* stepping counts are added here */
+	bool (*interrupted)(void);	/* polled every STEP_POLL_INTERVAL steps */
+	void (*abort)(struct trap_frame *f);	/* send the frame back to the runner */
+};
+
+/* Arm the engine (installs the #DB handler). The runner then sets TF on entry. */
+void step_begin(const struct step_run *r);
+
+/* Disarm (removes the #DB handler). True when the run was aborted by Ctrl-C. */
+bool step_end(void);
+
+/*
+ * For handlers that a stepped workload can enter without a #DB in between
+ * (the int 0x81 gate, interrupts that wake HLT): account the instruction
+ * that retired since the last trap, if any. A no-op when not stepping.
+ */
+void step_sync(const struct trap_frame *f);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * user.c - ring-3 entry and exit for workloads, and the DPL-3 gates.
+ *
+ * A ring-3 run (SDM Vol. 3A 5.5, 6.12.1):
+ *  1. user_prepare() opens the workload pages (linker.ld's .wltext), the
+ *     user stack and an optional buffer to user mode (paging_set_user, U/S
+ *     at 4 KiB granularity) and puts the exit trampoline's address on top of
+ *     the user stack as the workload's return address;
+ *  2. user_call() (workloads.S) saves the kernel state, sets TSS.RSP0 just
+ *     below it and IRETQs to CS 0x23 / SS 0x1b;
+ *  3. the workload's ret lands in wl_user_exit, whose `int 0x80` enters
+ *     user_exit_gate(), which calls user_return(): user_call() returns;
+ *  4. user_cleanup() closes the pages again, so outside a ring-3 run the
+ *     kernel is supervisor-only, and reloads the kernel data selectors (an
+ *     exception from ring 3 leaves SS null; the guarded run's unwind does
+ *     not restore selectors).
+ *
+ * idt.c builds every gate with DPL 0 except int3. Gates 0x80 and 0x81 must
+ * be reachable by `int n` at CPL 3 (a DPL-0 gate would raise #GP instead),
+ * so user_init() raises their DPL to 3 in the loaded IDT (gate byte 5 =
+ * P | DPL | type, SDM Vol. 3A Figure 6-8).
+ */
+#include <stddef.h>
+
+#include "arch/x86/gdt.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/user.h"
+
+#define RFLAGS_RESERVED1	(UINT64_C(1) << 1)	/* always 1 */
+#define RFLAGS_IOPL		(UINT64_C(3) << 12)
+#define GATE_ATTR_BYTE		5
+#define GATE_DPL3		(3u << 5)
+#define IDT_GATE_SIZE		16
+
+void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
+
+static bool user_in_run;
+static bool user_ready;
+static void (*synth_fn)(void *ctx, struct trap_frame *f);
+static void *synth_ctx;
+
+static void user_gate_dpl3(uint8_t vector)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) idtr;
+	uint8_t *gate;
+
+	__asm__ volatile("sidt %0" : "=m"(idtr));
+	gate = (uint8_t *)(uintptr_t)(idtr.base + (uint64_t)vector * IDT_GATE_SIZE);
+	gate[GATE_ATTR_BYTE] |= GATE_DPL3;
+}
+
+/* int 0x80: a ring-3 workload has returned (RAX is its result). */
+static void user_exit_gate(struct trap_frame *f)
+{
+	if ((f->cs & 3) != 3 || !user_in_run)
+		return;		/* not from a ring-3 run: ignore */
+	user_in_run = false;
+	user_return(f->rax, GDT_KERNEL_DS);
+}
+
+/* int 0x81: one synthetic event occurrence, at the caller's CPL. */
+static void user_synth_gate(struct trap_frame *f)
+{
+	if (synth_fn)
+		synth_fn(synth_ctx, f);
+}
+
+void user_init(void)
+{
+	if (user_ready)
+		return;
+	idt_set_handler(USER_EXIT_VECTOR, user_exit_gate);
+	idt_set_handler(USER_SYNTH_VECTOR, user_synth_gate);
+	user_gate_dpl3(USER_EXIT_VECTOR);
+	user_gate_dpl3(USER_SYNTH_VECTOR);
+	user_ready = true;
+}
+
+void user_set_synthetic(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
+{
+	synth_fn = fn;
+	synth_ctx = ctx;
+}
+
+static int user_open(const struct user_run *r, bool open)
+{
+	uint64_t text = (uint64_t)(uintptr_t)__workload_text_start;
+	uint64_t text_len = (uint64_t)(uintptr_t)__workload_text_end - text;
+	int err = 0;
+
+	err |= paging_set_user(text, text_len, open);
+	err |= paging_set_user(r->stack_base, r->stack_size, open);
+	if (r->extra_len)
+		err |= paging_set_user(r->extra_base, r->extra_len, open);
+	return err ? -1 : 0;
+}
+
+int user_prepare(const struct user_run *r, struct wl_call *c)
+{
+	uint64_t top = (r->stack_base + r->stack_size) & ~UINT64_C(15);
+
+	if (user_open(r, true)) {
+		user_open(r, false);
+		return -1;
+	}
+	/* At entry RSP points at the return address, 8 mod 16 as after a call. */
+	*(uint64_t *)(uintptr_t)(top - 8) = (uint64_t)(uintptr_t)wl_user_exit;
+	*c = (struct wl_call){
+		.fn = r->fn,
+		.arg = { r->arg[0], r->arg[1], r->arg[2], r->arg[3] },
+		.rflags = (r->rflags | RFLAGS_RESERVED1) & ~RFLAGS_IOPL,
+		.rsp = top - 8,
+		.cs = GDT_USER_CS | GDT_RPL3,
+		.ss = GDT_USER_DS | GDT_RPL3,
+	};
+	user_in_run = true;
+	return 0;
+}
+
+void user_cleanup(const struct user_run *r)
+{
+	uint16_t ds = GDT_KERNEL_DS;
+
+	user_in_run = false;
+	__asm__ volatile("mov %0, %%ds\n\tmov %0, %%es\n\tmov %0, %%ss" : : "r"(ds) : "memory");
+	tss_set_rsp0(0);
+	user_open(r, false);
+}
+
+void user_redirect_exit(struct trap_frame *f)
+{
+	f->rip = (uint64_t)(uintptr_t)wl_user_exit;
+}

@@ -1,0 +1,96 @@
+/*
+ * user.h - calling workload code at CPL 0 or CPL 3, and the two DPL-3 gates.
+ *
+ * Ring 3 (SDM Vol. 3A 5.8.x, 6.12.1): user_call() saves the kernel's
+ * callee-saved registers and RSP, points TSS.RSP0 a little below that RSP
+ * (the stack below is free while the workload runs, so every interrupt or
+ * exception from ring 3 lands there), and IRETQs to the workload with CS
+ * 0x23, SS 0x1b and the user stack. The workload returns into
+ * wl_user_exit, a user-accessible trampoline that executes `int 0x80`;
+ * that DPL-3 gate calls user_return(), which restores the saved kernel
+ * state and makes user_call() return the workload's RAX. A fault at CPL 3
+ * goes through the normal exception report and the guarded run's unwind
+ * (arch_run_guarded), which needs only the RSP0 stack to be valid.
+ *
+ * Gate 0x81 is the synthetic-event gate: also DPL 3, so `int 0x81` works at
+ * either CPL; its handler calls the function set with user_set_synthetic().
+ *
+ * Ring 0: wl_call_ring0() loads the same struct wl_call's RFLAGS with POPFQ
+ * right before `call fn`, so a TF set there traps first after the call
+ * (the call itself is runner code and is not stepped).
+ */
+#ifndef NBPROF_ARCH_X86_USER_H
+#define NBPROF_ARCH_X86_USER_H
+
+#define USER_EXIT_VECTOR	0x80
+#define USER_SYNTH_VECTOR	0x81
+
+/* struct wl_call offsets for workloads.S */
+#define WC_FN		0
+#define WC_ARG0		8
+#define WC_ARG1		16
+#define WC_ARG2		24
+#define WC_ARG3		32
+#define WC_RFLAGS	40
+#define WC_RSP		48
+#define WC_CS		56
+#define WC_SS		64
+
+#ifndef __ASSEMBLY__
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/x86/idt.h"
+
+struct wl_call {
+	uint64_t fn;
+	uint64_t arg[4];	/* RDI, RSI, RDX, RCX */
+	uint64_t rflags;	/* the workload's initial RFLAGS (TF when stepping) */
+	uint64_t rsp;		/* ring 3: user stack pointer at entry (return address on top) */
+	uint64_t cs, ss;	/* ring 3: user selectors (RPL 3) */
+};
+
+_Static_assert(offsetof(struct wl_call, rflags) == WC_RFLAGS, "wl_call layout");
+_Static_assert(offsetof(struct wl_call, ss) == WC_SS, "wl_call layout");
+
+/* Bounds of the workload pages (linker.ld) and the trampoline in them. */
+extern char __workload_text_start[] __attribute__((visibility("hidden")));
+extern char __workload_text_end[] __attribute__((visibility("hidden")));
+extern char wl_user_exit[] __attribute__((visibility("hidden")));
+/* Where a ring-0 workload returns to, and where an aborted one is sent. */
+extern char wl_ring0_return[] __attribute__((visibility("hidden")));
+extern char wl_ring0_abort[] __attribute__((visibility("hidden")));
+
+/* Call c->fn at CPL 0 with c->rflags; returns its RAX. */
+uint64_t wl_call_ring0(const struct wl_call *c);
+
+/*
+ * Run fn(args) at CPL 3 on a stack of stack_size bytes at stack_base (made
+ * user-accessible for the call, as are the workload pages and extra
+ * [extra_base, +extra_len) when extra_len != 0). rflags: the workload's
+ * initial RFLAGS (IOPL stays 0). Returns the workload's RAX; -1 and no run
+ * when the pages could not be opened. Faults unwind through the caller's
+ * guarded run; call user_cleanup() after an unwind.
+ */
+struct user_run {
+	uint64_t fn, arg[4], rflags;
+	uint64_t stack_base, stack_size;
+	uint64_t extra_base, extra_len;
+};
+
+int user_prepare(const struct user_run *r, struct wl_call *c);
+uint64_t user_call(const struct wl_call *c);
+void user_cleanup(const struct user_run *r);
+
+/* Install the DPL-3 gates 0x80 and 0x81 (idempotent). */
+void user_init(void);
+
+/* Function the 0x81 gate calls with the frame of the `int 0x81` (NULL: ignore). */
+void user_set_synthetic(void (*fn)(void *ctx, struct trap_frame *f), void *ctx);
+
+/* Redirect a ring-3 frame to the exit trampoline (used to abort a run). */
+void user_redirect_exit(struct trap_frame *f);
+
+#endif
+#endif

@@ -1,0 +1,387 @@
+/*
+ * workloads.S - the built-in workload bodies and the code that enters them.
+ *
+ * Bodies live in .wltext, which linker.ld places on whole pages of their
+ * own (__workload_text_start/_end): a ring-3 run makes exactly those pages
+ * user-accessible. They use no data of their own and call nothing outside
+ * .wltext, so they run unchanged at CPL 0 and CPL 3. Each follows the SysV
+ * ABI (arguments in RDI, RSI, RDX, RCX; result in RAX; RBX, RBP, R12-R15
+ * preserved) and, except `empty`, keeps a frame pointer.
+ *
+ * Every body is written so its retired-instruction count is exact; the
+ * numbers in the right-hand column are the counts that kernel/workload.c
+ * documents (per call, per iteration "/it", per repetition "/rep").
+ *
+ * The runners (wl_call_ring0, user_call, user_return) are ordinary kernel
+ * text; see arch/x86/user.h.
+ */
+#include "arch/x86/user.h"
+
+	.section .wltext, "ax", @progbits
+
+/* uint64_t wl_empty(void) -- 1 instruction */
+	.globl wl_empty
+	.hidden wl_empty
+	.type wl_empty, @function
+wl_empty:
+	ret					/* 1 */
+	.size wl_empty, . - wl_empty
+
+/*
+ * uint64_t wl_loop(uint64_t n) -- n >= 1; returns n.
+ * 4 + 3n + 2 = 3n + 6 instructions (WL_LOOP_K = 3, WL_LOOP_C = 6);
+ * the jnz is taken n - 1 times and falls through once.
+ */
+	.globl wl_loop
+	.hidden wl_loop
+	.type wl_loop, @function
+wl_loop:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rdi, %rcx				/* 3 */
+	xorl %eax, %eax				/* 4 */
+1:	addq $1, %rax				/* 1/it */
+	subq $1, %rcx				/* 2/it */
+	jnz 1b					/* 3/it */
+	popq %rbp				/* 5 */
+	ret					/* 6 */
+	.size wl_loop, . - wl_loop
+
+/*
+ * uint64_t wl_branch_<pattern>(uint64_t n, uint64_t seed) -- n >= 1.
+ * Returns the number of iterations whose pattern branch was NOT taken.
+ * 6 + n * (C + 4) + (not taken) + 2 instructions, C = instructions that
+ * compute the condition into R8 (1, or 11 for random). The pattern branch
+ * is the `jnz 2f`; the loop's own `jnz 1b` closes each iteration.
+ */
+.macro WL_BRANCH name, pattern
+	.globl \name
+	.hidden \name
+	.type \name, @function
+\name:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rdi, %rcx				/* 3: iterations left */
+	xorl %eax, %eax				/* 4: not-taken count */
+	movq %rsi, %r9				/* 5: xorshift state */
+	movl $1, %r8d				/* 6: alternate starts from 1 */
+1:
+	.if \pattern == 0			/* taken: C = 1 */
+	movl $1, %r8d
+	.elseif \pattern == 1			/* nottaken: C = 1 */
+	xorl %r8d, %r8d
+	.elseif \pattern == 2			/* alternate: C = 1 (0, 1, 0, 1, ...) */
+	xorl $1, %r8d
+	.else					/* random: C = 11, xorshift64 13/7/17 */
+	movq %r9, %r10
+	shlq $13, %r10
+	xorq %r10, %r9
+	movq %r9, %r10
+	shrq $7, %r10
+	xorq %r10, %r9
+	movq %r9, %r10
+	shlq $17, %r10
+	xorq %r10, %r9
+	movq %r9, %r8
+	andl $1, %r8d
+	.endif
+	testq %r8, %r8				/* C+1 */
+	jnz 2f					/* C+2: the pattern branch */
+	addq $1, %rax				/* only when not taken */
+2:	subq $1, %rcx				/* C+3 */
+	jnz 1b					/* C+4 */
+	popq %rbp
+	ret
+	.size \name, . - \name
+.endm
+
+	WL_BRANCH wl_branch_taken, 0
+	WL_BRANCH wl_branch_nottaken, 1
+	WL_BRANCH wl_branch_alternate, 2
+	WL_BRANCH wl_branch_random, 3
+
+/*
+ * uint64_t wl_calls(uint64_t depth, uint64_t n) -- depth, n >= 1.
+ * Per repetition: lea, call, sub, jnz (4) + wl_calls_level(depth - 1).
+ * wl_calls_level(0) = 6 instructions, wl_calls_level(d) = 8 + level(d - 1),
+ * so level(d) = 8d + 6 and a repetition is 8 * depth + 2 instructions:
+ * 6 + n * (8 * depth + 2) + 4 in all.
+ */
+	.globl wl_calls
+	.hidden wl_calls
+	.type wl_calls, @function
+wl_calls:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	pushq %rbx				/* 3 */
+	pushq %r12				/* 4 */
+	movq %rdi, %rbx				/* 5 */
+	movq %rsi, %r12				/* 6 */
+1:	leaq -1(%rbx), %rdi			/* 1/rep */
+	call wl_calls_level			/* 2/rep */
+	subq $1, %r12				/* 3/rep */
+	jnz 1b					/* 4/rep */
+	popq %r12
+	popq %rbx
+	popq %rbp
+	ret					/* 4 */
+	.size wl_calls, . - wl_calls
+
+	.type wl_calls_level, @function
+wl_calls_level:
+	pushq %rbp
+	movq %rsp, %rbp
+	testq %rdi, %rdi
+	jz 2f					/* taken at the deepest level only */
+	subq $1, %rdi
+	call wl_calls_level
+2:	popq %rbp
+	ret
+	.size wl_calls_level, . - wl_calls_level
+
+/*
+ * uint64_t wl_memwalk(const uint8_t *buf, uint64_t size, uint64_t stride,
+ *                     uint64_t passes) -- all >= 1; returns the byte sum.
+ * M = ceil(size / stride) loads per pass:
+ * 4 + passes * (1 + 5M + 2) + 2 = 6 + passes * (3 + 5M) instructions.
+ */
+	.globl wl_memwalk
+	.hidden wl_memwalk
+	.type wl_memwalk, @function
+wl_memwalk:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	xorl %eax, %eax				/* 3 */
+	movq %rcx, %r11				/* 4: passes left */
+1:	xorl %r10d, %r10d			/* 1/pass: offset */
+2:	movzbl (%rdi,%r10), %r8d		/* 1/load */
+	addq %r8, %rax				/* 2/load */
+	addq %rdx, %r10				/* 3/load */
+	cmpq %rsi, %r10				/* 4/load */
+	jb 2b					/* 5/load */
+	subq $1, %r11				/* 2/pass */
+	jnz 1b					/* 3/pass */
+	popq %rbp
+	ret
+	.size wl_memwalk, . - wl_memwalk
+
+/*
+ * uint64_t wl_copy(uint8_t *buf, uint64_t size) -- size >= 1: copies
+ * buf[0, size) to buf[size, 2 * size) with one REP MOVSB (DF is clear, as
+ * the SysV ABI guarantees at a call). 9 instructions for any size; returns 0.
+ */
+	.globl wl_copy
+	.hidden wl_copy
+	.type wl_copy, @function
+wl_copy:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rsi, %rcx				/* 3: count */
+	movq %rdi, %rsi				/* 4: source = buf */
+	addq %rcx, %rdi				/* 5: destination = buf + size */
+	rep movsb				/* 6 */
+	movq %rcx, %rax				/* 7 */
+	popq %rbp				/* 8 */
+	ret					/* 9 */
+	.size wl_copy, . - wl_copy
+
+/* uint64_t wl_spin(uint64_t ticks) -- spins until ticks TSC cycles passed; returns them. */
+	.globl wl_spin
+	.hidden wl_spin
+	.type wl_spin, @function
+wl_spin:
+	pushq %rbp
+	movq %rsp, %rbp
+	rdtsc
+	shlq $32, %rdx
+	orq %rdx, %rax
+	movq %rax, %r9				/* start */
+1:	pause
+	rdtsc
+	shlq $32, %rdx
+	orq %rdx, %rax
+	subq %r9, %rax
+	cmpq %rdi, %rax
+	jb 1b
+	popq %rbp
+	ret
+	.size wl_spin, . - wl_spin
+
+/*
+ * uint64_t wl_halt(uint64_t ticks) -- CPL 0 only. HLT with interrupts
+ * enabled until ticks TSC cycles passed (the runner keeps a periodic LAPIC
+ * timer going as the wake-up); RFLAGS.IF is restored on return.
+ */
+	.globl wl_halt
+	.hidden wl_halt
+	.type wl_halt, @function
+wl_halt:
+	pushq %rbp
+	movq %rsp, %rbp
+	pushfq
+	rdtsc
+	shlq $32, %rdx
+	orq %rdx, %rax
+	movq %rax, %r9
+1:	sti
+	hlt
+	cli
+	rdtsc
+	shlq $32, %rdx
+	orq %rdx, %rax
+	subq %r9, %rax
+	cmpq %rdi, %rax
+	jb 1b
+	popfq
+	popq %rbp
+	ret
+	.size wl_halt, . - wl_halt
+
+/* uint64_t wl_synthetic(uint64_t n) -- n >= 1: n times `int 0x81`; 3n + 5 instructions. */
+	.globl wl_synthetic
+	.hidden wl_synthetic
+	.type wl_synthetic, @function
+wl_synthetic:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rdi, %rcx				/* 3 */
+1:	int $USER_SYNTH_VECTOR			/* 1/it */
+	subq $1, %rcx				/* 2/it */
+	jnz 1b					/* 3/it */
+	popq %rbp				/* 4 */
+	ret					/* 5 */
+	.size wl_synthetic, . - wl_synthetic
+
+/* uint64_t wl_fault_user(const uint64_t *kernel_word) -- 4 instructions at CPL 0; #PF at CPL 3. */
+	.globl wl_fault_user
+	.hidden wl_fault_user
+	.type wl_fault_user, @function
+wl_fault_user:
+	pushq %rbp
+	movq %rsp, %rbp
+	movq (%rdi), %rax
+	popq %rbp
+	ret
+	.size wl_fault_user, . - wl_fault_user
+
+/* Ring-3 workloads return here: leave through the DPL-3 exit gate. */
+	.globl wl_user_exit
+	.hidden wl_user_exit
+	.type wl_user_exit, @function
+wl_user_exit:
+	int $USER_EXIT_VECTOR
+	ud2					/* user_return() never comes back here */
+	.size wl_user_exit, . - wl_user_exit
+
+/* --- runners (kernel text) ------------------------------------------------ */
+
+	.text
+
+/* uint64_t wl_call_ring0(const struct wl_call *c) */
+	.globl wl_call_ring0
+	.type wl_call_ring0, @function
+wl_call_ring0:
+	pushq %rbp
+	movq %rsp, %rbp
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	pushfq					/* the caller's RFLAGS; RSP is now 16-aligned */
+	movq %rsp, wl_ring0_rsp(%rip)
+	movq %rdi, %rax
+	movq WC_ARG1(%rax), %rsi
+	movq WC_ARG2(%rax), %rdx
+	movq WC_ARG3(%rax), %rcx
+	movq WC_ARG0(%rax), %rdi
+	pushq WC_RFLAGS(%rax)
+	movq WC_FN(%rax), %rax
+	popfq					/* a TF set here traps after the call */
+	call *%rax
+	.globl wl_ring0_return
+	.hidden wl_ring0_return
+wl_ring0_return:				/* step.c stops stepping at this address */
+	popfq
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbx
+	popq %rbp
+	ret
+	.globl wl_ring0_abort
+	.hidden wl_ring0_abort
+wl_ring0_abort:				/* step.c sends an interrupted run here */
+	movq wl_ring0_rsp(%rip), %rsp
+	jmp wl_ring0_return
+	.size wl_call_ring0, . - wl_call_ring0
+
+/* uint64_t user_call(const struct wl_call *c): see user.h */
+	.globl user_call
+	.type user_call, @function
+user_call:
+	pushq %rbp
+	movq %rsp, %rbp
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	pushfq
+	movq %rsp, user_kernel_rsp(%rip)
+	movq %rdi, %rbx
+	leaq -256(%rsp), %rdi			/* RSP0: free stack below the saved state */
+	andq $-16, %rdi
+	call tss_set_rsp0
+	movq %rbx, %rax
+	pushq WC_SS(%rax)			/* IRETQ frame (SDM Vol. 3A Figure 6-9) */
+	pushq WC_RSP(%rax)
+	pushq WC_RFLAGS(%rax)
+	pushq WC_CS(%rax)
+	pushq WC_FN(%rax)
+	movq WC_ARG1(%rax), %rsi
+	movq WC_ARG2(%rax), %rdx
+	movq WC_ARG3(%rax), %rcx
+	movq WC_ARG0(%rax), %rdi
+	xorl %eax, %eax				/* leave no kernel values in registers */
+	xorl %ebx, %ebx
+	xorl %ebp, %ebp
+	xorl %r8d, %r8d
+	xorl %r9d, %r9d
+	xorl %r10d, %r10d
+	xorl %r11d, %r11d
+	xorl %r12d, %r12d
+	xorl %r13d, %r13d
+	xorl %r14d, %r14d
+	xorl %r15d, %r15d
+	iretq
+	.size user_call, . - user_call
+
+/* void user_return(uint64_t rax, uint64_t kernel_ds) -- from the int 0x80 gate */
+	.globl user_return
+	.type user_return, @function
+user_return:
+	movq %rdi, %rax
+	movq user_kernel_rsp(%rip), %rsp
+	movl %esi, %ds
+	movl %esi, %es
+	movl %esi, %ss
+	popfq
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbx
+	popq %rbp
+	ret
+	.size user_return, . - user_return
+
+	.data
+	.balign 8
+wl_ring0_rsp:
+	.quad 0
+user_kernel_rsp:
+	.quad 0
+
+	.section .note.GNU-stack, "", @progbits

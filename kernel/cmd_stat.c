@@ -1,0 +1,511 @@
+/*
+ * cmd_stat.c - the counting commands: `stat`, `pmu` and `explain`.
+ *
+ * stat parses everything first (shell/stat_opts.c: options, requests,
+ * cascades), plans the counters (p4_alloc; its diagnosis is the error when
+ * the events do not fit), then runs the workload once per repeat inside a
+ * counting session (kernel/perf.c). Under the model the workload is
+ * single-stepped so that its instructions, branches and TSC cycles feed
+ * the model; on the hardware PMU it runs at full speed.
+ */
+#include "arch/x86/cpu.h"
+#include "kernel/console.h"
+#include "kernel/perf.h"
+#include "pmu/p4_explain.h"
+#include "pmu/p4_regs.h"
+#include "pmu/stats.h"
+#include "shell/parse.h"
+#include "shell/platform.h"
+#include "shell/stat_opts.h"
+
+#define STAT_ERR_MAX	600
+
+struct stat_state {
+	struct stat_opts o;
+	struct stat_reqs reqs;
+	struct p4_plan plan;
+	struct workload_args args, empty;
+	uint64_t runs[P4_MAX_REQUESTS][STAT_MAX_REPEATS];
+	int64_t baseline[P4_MAX_REQUESTS];	/* median x STATS_SCALE */
+	struct perf_inputs in;
+	uint64_t interrupts, overflows;
+	char err[STAT_ERR_MAX];
+};
+
+static struct stat_state st;
+
+/* ---- running ------------------------------------------------------------ */
+
+static int stat_status(struct shell *sh, int status, const struct workload_result *res)
+{
+	switch (status) {
+	case WORKLOAD_OK:
+		return 0;
+	case WORKLOAD_FAULTED:
+		return shell_error(sh, "the workload faulted (vector %d); counts discarded",
+				   res->fault_vector);
+	case WORKLOAD_INTERRUPTED:
+		return shell_error(sh, "interrupted; counts discarded");
+	default:
+		return shell_error(sh, "%s", res->error[0] ? res->error : "workload refused");
+	}
+}
+
+/* One measured run of a; totals[plan.n]. */
+static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *totals)
+{
+	static struct perf_session sess;
+	struct workload_hooks h;
+	struct workload_result res;
+	uint64_t before = perf_info()->pmi.interrupts;
+	int status;
+
+	perf_hooks(&st.in, &h);
+	if (perf_session_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
+			       st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	status = workload_run(a, st.o.ring, perf_model() != NULL, &h, &res);
+	perf_session_stop(&sess, totals);
+	st.interrupts += perf_info()->pmi.interrupts - before;
+	for (unsigned i = 0; i < st.plan.n; i++)
+		st.overflows += sess.overflows[i];
+	return stat_status(sh, status, &res);
+}
+
+static int stat_repeat(struct shell *sh, const struct workload_args *a)
+{
+	uint64_t totals[P4_MAX_REQUESTS];
+
+	st.interrupts = st.overflows = 0;
+	for (unsigned r = 0; r < st.o.repeats; r++) {
+		if (r > 0 && plat_interrupted())
+			return shell_error(sh, "interrupted after %u run(s)", r);
+		if (stat_once(sh, a, totals))
+			return 1;
+		for (unsigned i = 0; i < st.plan.n; i++)
+			st.runs[i][r] = totals[i];
+	}
+	return 0;
+}
+
+static int stat_baseline(struct shell *sh)
+{
+	const struct workload *w = workload_find("empty");
+	struct stats_summary s;
+
+	if (!w || workload_parse_args(w, 0, NULL, &st.empty, st.err, sizeof(st.err)))
+		return shell_error(sh, "--baseline: no 'empty' workload");
+	if (stat_repeat(sh, &st.empty))
+		return 1;
+	for (unsigned i = 0; i < st.plan.n; i++) {
+		stats_summarise(st.runs[i], st.o.repeats, &s);
+		st.baseline[i] = s.median;
+	}
+	return 0;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+static const char *stat_source_tag(const struct p4_request *r)
+{
+	if (!perf_model())
+		return "";
+	switch (perf_event_source(r->spec.event, &st.in)) {
+	case PERF_SOURCE_STEP:		return "[real: stepped]";
+	case PERF_SOURCE_TSC:		return "[real: TSC]";
+	case PERF_SOURCE_SYNTHETIC:	return "[synthetic]";
+	default:			return "[no model input]";
+	}
+}
+
+static void stat_event_line(struct shell *sh, unsigned i, const char *counts)
+{
+	const struct p4_request *r = &st.plan.req[i];
+	const struct p4_slot *slot = &st.plan.slot[i];
+	char spec[128];
+
+	p4_spec_format(&r->spec, spec, sizeof(spec));
+	shell_printf(sh, "%s  %s  counter %u (%s) ESCR %s %s", counts, spec, slot->counter,
+		     p4_counters[slot->counter].name, p4_escrs[slot->escr].name, stat_source_tag(r));
+	if (st.reqs.tbits[i].given)
+		shell_printf(sh, " T-bits %llXH", (unsigned long long)(slot->escr_value & BITS(3, 0)));
+	if (st.reqs.starter[i])
+		shell_printf(sh, " (starter: overflows after %llu)", (unsigned long long)r->spec.period);
+	if (r->role == P4_ROLE_CASCADE)
+		shell_printf(sh, " (counts after #%u's %lluth event, %s%s)", r->started_by + 1,
+			     (unsigned long long)st.plan.req[r->started_by].spec.period,
+			     slot->link && slot->link->extended ? slot->link->name : "bit 30 cascade",
+			     st.reqs.pmi_lost[i] ? "; no PMI on this part: 40 bits only" : "");
+	shell_puts(sh, "\n");
+}
+
+static void stat_summary(unsigned i, struct stats_summary *s)
+{
+	uint64_t copy[STAT_MAX_REPEATS];
+
+	for (unsigned r = 0; r < st.o.repeats; r++)
+		copy[r] = st.runs[i][r];
+	stats_summarise(copy, st.o.repeats, s);
+	if (st.o.baseline)
+		stats_subtract(s, st.baseline[i]);
+}
+
+static int stat_find(enum p4_event ev)
+{
+	for (unsigned i = 0; i < st.plan.n; i++)
+		if (st.plan.req[i].spec.event == ev && st.plan.req[i].role != P4_ROLE_CASCADE)
+			return (int)i;
+	return -1;
+}
+
+static void stat_ipc(struct shell *sh)
+{
+	int ins = stat_find(P4_EV_INSTR_RETIRED), clk = stat_find(P4_EV_GLOBAL_POWER_EVENTS);
+	struct stats_summary a, b;
+	uint64_t milli;
+
+	if (ins < 0 || clk < 0)
+		return;
+	stat_summary((unsigned)ins, &a);
+	stat_summary((unsigned)clk, &b);
+	if (b.median <= 0 || a.median < 0)
+		return;
+	milli = (uint64_t)a.median * 1000 / (uint64_t)b.median;
+	shell_printf(sh, "IPC %llu.%03llu (instr_retired / global_power_events%s)\n",
+		     (unsigned long long)(milli / 1000), (unsigned long long)(milli % 1000),
+		     st.o.repeats > 1 ? ", medians" : "");
+}
+
+static void stat_inputs(struct shell *sh)
+{
+	const struct perf_info *pi = perf_info();
+	char sig[8];
+
+	p4_sig_format(&pi->sig, sig, sizeof(sig));
+	shell_printf(sh, "backend: %s %s%s", perf_backend_name(pi->backend), sig,
+		     pi->ht ? " with HT" : "");
+	if (!perf_model()) {
+		shell_printf(sh, "; the workload ran unstepped%s\n",
+			     st.in.synthetic ? "; synthetic events are not counted by hardware" : "");
+		return;
+	}
+	shell_printf(sh, "; inputs (last run): real: %llu stepped instructions, %llu branches, %llu "
+		     "TSC cycles; synthetic: ", (unsigned long long)st.in.steps,
+		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles);
+	if (st.in.synthetic)
+		shell_printf(sh, "%llu x %s%s\n", (unsigned long long)st.in.synthetic,
+			     st.in.synthetic_spec, st.in.synthetic_mixed ? " (and others)" : "");
+	else
+		shell_puts(sh, "none\n");
+	if (st.in.synthetic_bad)
+		shell_printf(sh, "warning: %llu synthetic occurrence(s) had a spec the model rejects\n",
+			     (unsigned long long)st.in.synthetic_bad);
+}
+
+static void stat_print(struct shell *sh, int argc, char **argv)
+{
+	char buf[4][24], line[128];
+
+	shell_puts(sh, "stat:");
+	for (int k = st.o.workload; k < argc; k++)
+		shell_printf(sh, " %s", argv[k]);
+	shell_printf(sh, " (ring %d, %u run%s%s)\n", st.o.ring, st.o.repeats, st.o.repeats > 1 ? "s" : "",
+		     st.o.baseline ? ", baseline 'empty' median subtracted" : "");
+	if (st.o.repeats > 1)
+		shell_printf(sh, "%14s %14s %14s %14s  event\n", "min", "median", "tmean", "max");
+	for (unsigned i = 0; i < st.plan.n; i++) {
+		struct stats_summary s;
+
+		stat_summary(i, &s);
+		stats_format(s.median, buf[1], sizeof(buf[1]));
+		if (st.o.repeats > 1) {
+			stats_format(s.min, buf[0], sizeof(buf[0]));
+			stats_format(s.tmean, buf[2], sizeof(buf[2]));
+			stats_format(s.max, buf[3], sizeof(buf[3]));
+			ksnprintf(line, sizeof(line), "%14s %14s %14s %14s", buf[0], buf[1], buf[2], buf[3]);
+		} else {
+			ksnprintf(line, sizeof(line), "%14s", buf[1]);
+		}
+		stat_event_line(sh, i, line);
+	}
+	stat_ipc(sh);
+	stat_inputs(sh);
+	shell_printf(sh, "overflow interrupts: %llu (counters reloaded: %llu)\n",
+		     (unsigned long long)st.interrupts, (unsigned long long)st.overflows);
+}
+
+/* ---- stat ---------------------------------------------------------------- */
+
+static int stat_prepare(struct shell *sh, int argc, char **argv)
+{
+	const struct perf_info *pi = perf_info();
+	const struct workload *w;
+	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht, .split = P4_SPLIT_GLOBAL };
+	static struct p4_alloc_error aerr;
+
+	if (stat_opts_parse(argc, argv, &st.o, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	if (pi->backend == PERF_BACKEND_NONE)
+		return shell_error(sh, "no PMU backend: %s", pi->reason);
+	w = workload_find(argv[st.o.workload]);
+	if (!w)
+		return shell_error(sh, "unknown workload '%s' (try 'workloads')", argv[st.o.workload]);
+	if (workload_parse_args(w, argc - st.o.workload - 1, argv + st.o.workload + 1, &st.args,
+				st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	if (p4_alloc_plan(&ctx, st.reqs.req, st.reqs.n, &st.plan, &aerr))
+		return shell_error(sh, "%s", aerr.msg);
+	if (stat_apply_tbits(&st.reqs, &st.plan, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	return 0;
+}
+
+static int cmd_stat(struct shell *sh, int argc, char **argv)
+{
+	if (stat_prepare(sh, argc, argv))
+		return 1;
+	if (st.o.baseline && stat_baseline(sh))
+		return 1;
+	if (stat_repeat(sh, &st.args))
+		return 1;
+	stat_print(sh, argc, argv);
+	return 0;
+}
+
+/* ---- pmu ----------------------------------------------------------------- */
+
+static void pmu_show(struct shell *sh)
+{
+	const struct perf_info *pi = perf_info();
+	const struct p4_caps *c = &pi->caps;
+	const struct perf_pmi_stats *p = &pi->pmi;
+	struct msr_bus *bus = perf_bus();
+	char sig[8];
+	unsigned used = 0;
+
+	shell_printf(sh, "backend: %s (%s)\n", perf_backend_name(pi->backend), pi->reason);
+	if (!bus)
+		return;
+	p4_sig_format(&pi->sig, sig, sizeof(sig));
+	shell_printf(sh, "signature: %s stepping %u, %s\n", sig, pi->sig.stepping,
+		     pi->ht ? "Hyper-Threading (2 LPs share the PMU; LP1 not running)" : "no Hyper-Threading");
+	shell_printf(sh, "caps: %u ESCRs, IQ_ESCR0/1 %s, extended cascading %s, cascade PMI erratum "
+		     "%s, instr_completed %s, uncore %s\n", c->nescr, c->iq_escr01 ? "yes" : "no",
+		     c->ext_cascade ? "yes" : "no", c->cascade_pmi_erratum ? "yes" : "no",
+		     c->instr_completed ? "yes" : "no", c->uncore_name ? c->uncore_name : "none");
+	shell_printf(sh, "PMI: %s; interrupts %llu, overflows %llu, unflagged %llu, re-raised %llu, "
+		     "deferred %llu, dropped %llu, late %llu\n",
+		     pi->pmi_mode == PERF_PMI_NMI ? "LVT PC NMI" : "LVT PC vector F8H (fixed)",
+		     (unsigned long long)p->interrupts, (unsigned long long)p->overflows,
+		     (unsigned long long)p->unflagged, (unsigned long long)p->reraised,
+		     (unsigned long long)p->deferred, (unsigned long long)p->dropped,
+		     (unsigned long long)p->late);
+	shell_printf(sh, "trace: %s\ncounters in use:", pi->trace ? "on" : "off");
+	for (unsigned n = 0; n < P4_NCOUNTER; n++) {
+		uint64_t v = 0;
+
+		if (msr_bus_read(bus, p4_counters[n].cccr_msr, &v) == 0 &&
+		    (v & (CCCR_ENABLE | CCCR_CASCADE | CCCR_EXT_CASCADE))) {
+			shell_printf(sh, " %u (%s = %08llXH)", n, p4_counters[n].cccr_name,
+				     (unsigned long long)v);
+			used++;
+		}
+	}
+	shell_puts(sh, used ? "\n" : " none\n");
+}
+
+static int pmu_onoff(struct shell *sh, int argc, char **argv, bool *on)
+{
+	if (argc == 3 && parse_streq(argv[2], "on"))
+		*on = true;
+	else if (argc == 3 && parse_streq(argv[2], "off"))
+		*on = false;
+	else
+		return shell_error(sh, "usage: %s %s on|off", argv[0], argv[1]);
+	return 0;
+}
+
+static int pmu_backend(struct shell *sh, int argc, char **argv)
+{
+	struct p4_sig sig = perf_info()->sig;
+	bool ht = perf_info()->ht;
+	char err[192];
+
+	if (argc == 3 && parse_streq(argv[2], "hw")) {
+		if (perf_select_hw(err, sizeof(err)))
+			return shell_error(sh, "cannot use the hardware PMU: %s", err);
+	} else if (argc >= 3 && argc <= 5 && parse_streq(argv[2], "model")) {
+		for (int k = 3; k < argc; k++) {
+			if (parse_streq(argv[k], "ht"))
+				ht = true;
+			else if (parse_streq(argv[k], "noht"))
+				ht = false;
+			else if (stat_parse_sig(argv[k], &sig))
+				return shell_error(sh, "bad signature '%s' (e.g. 0F_04, 0F_02H:9)", argv[k]);
+		}
+		if (sig.family == 0)
+			return shell_error(sh, "this CPU is not NetBurst: name a model signature, e.g. "
+					   "'pmu backend model 0F_04'");
+		if (perf_select_model(&sig, ht, err, sizeof(err)))
+			return shell_error(sh, "%s", err);
+	} else {
+		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht]");
+	}
+	shell_printf(sh, "backend: %s\n", perf_backend_name(perf_info()->backend));
+	return 0;
+}
+
+/*
+ * `pmu bench [N]`: TSC cycles of stat's counting sequence around a
+ * workload - perf_session_start (plan applied: CCCRs off, ESCRs, counters
+ * written twice, CCCRs on, read back) and perf_session_stop (counters read,
+ * CCCRs off, totals) - for the default pair, N times. Under QEMU with
+ * -icount shift=7 a TSC cycle is 1 ns of virtual time and an instruction
+ * 128 of them (tools/bench.py).
+ */
+static int pmu_bench(struct shell *sh, int argc, char **argv)
+{
+	static struct perf_session sess;
+	static uint64_t t[STAT_MAX_REPEATS];
+	uint64_t n = 100, totals[P4_MAX_REQUESTS];
+	char *words[] = { "stat", "empty" };
+	struct stats_summary s;
+	const char *why;
+	char buf[4][24];
+
+	if (argc > 3 || (argc == 3 && !parse_u64(argv[2], STAT_MAX_REPEATS, &n, &why)) || n == 0)
+		return shell_error(sh, "usage: pmu bench [N] (1 .. %d)", STAT_MAX_REPEATS);
+	if (stat_prepare(sh, 2, words))
+		return 1;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = rdtsc();
+
+		if (perf_session_start(&sess, &st.plan, PERF_RELOAD_DEFAULT, st.err, sizeof(st.err)))
+			return shell_error(sh, "%s", st.err);
+		perf_session_stop(&sess, totals);
+		t[i] = rdtsc() - t0;
+	}
+	stats_summarise(t, (unsigned)n, &s);
+	stats_format(s.min, buf[0], sizeof(buf[0]));
+	stats_format(s.median, buf[1], sizeof(buf[1]));
+	stats_format(s.tmean, buf[2], sizeof(buf[2]));
+	stats_format(s.max, buf[3], sizeof(buf[3]));
+	shell_printf(sh, "start+stop+read, %llu runs, TSC cycles: min %s median %s tmean %s max %s\n",
+		     (unsigned long long)n, buf[0], buf[1], buf[2], buf[3]);
+	return 0;
+}
+
+static int cmd_pmu(struct shell *sh, int argc, char **argv)
+{
+	bool on = false;
+
+	if (argc == 1) {
+		pmu_show(sh);
+		return 0;
+	}
+	if (parse_streq(argv[1], "backend"))
+		return pmu_backend(sh, argc, argv);
+	if (parse_streq(argv[1], "trace")) {
+		if (pmu_onoff(sh, argc, argv, &on))
+			return 1;
+		perf_set_trace(on);
+		shell_printf(sh, "trace: %s\n", on ? "on" : "off");
+		return 0;
+	}
+	if (parse_streq(argv[1], "pmi")) {
+		if (argc != 3 || !(parse_streq(argv[2], "fixed") || parse_streq(argv[2], "nmi")))
+			return shell_error(sh, "usage: pmu pmi fixed|nmi");
+		perf_set_pmi_mode(parse_streq(argv[2], "nmi") ? PERF_PMI_NMI : PERF_PMI_FIXED);
+		shell_printf(sh, "PMI delivery: %s\n", argv[2]);
+		return 0;
+	}
+	if (parse_streq(argv[1], "bench"))
+		return pmu_bench(sh, argc, argv);
+	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench)", argv[1]);
+}
+
+/* ---- explain ------------------------------------------------------------- */
+
+static void explain_line(void *ctx, const char *s)
+{
+	shell_printf(ctx, "%s\n", s);
+}
+
+static int cmd_explain(struct shell *sh, int argc, char **argv)
+{
+	struct p4_msr_write w[16];
+	const struct perf_info *pi = perf_info();
+	struct p4_caps caps;
+	const struct p4_caps *cp = &pi->caps;
+	unsigned n;
+	int problems;
+
+	if (stat_parse_writes(argc - 1, argv + 1, w, 16, &n, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	if (pi->backend == PERF_BACKEND_NONE) {
+		struct p4_sig sig = { 0x0f, 4, 1 };
+
+		p4_caps_lookup(&sig, &caps);
+		cp = &caps;
+		shell_puts(sh, "(not a NetBurst CPU: explaining for 0F_04H)\n");
+	}
+	problems = p4_explain(w, n, cp, pi->ht || pi->backend == PERF_BACKEND_NONE, explain_line, sh);
+	shell_printf(sh, "%d problem(s)\n", problems);
+	return 0;
+}
+
+const struct shell_cmd perf_shell_cmds[] = {
+	{ "stat", "stat [-e SPEC [--after N:SPEC]]... [-r N] [--ring 0|3] [--baseline] "
+		  "[--preset VALUE] [--] WORKLOAD [ARGS]",
+	  "count events over a workload (perf stat style)",
+	  "Counts the events over one run of WORKLOAD (see 'workloads') and prints each\n"
+	  "count with its canonical spec, the counter and ESCR used, and IPC when both\n"
+	  "instr_retired and global_power_events are counted. Counts are 64-bit: each\n"
+	  "counter interrupts on overflow and is extended in software.\n"
+	  "  -e SPEC        event spec (see 'events'); default: global_power_events:RUNNING\n"
+	  "                 and instr_retired. :t0=P and :t1=P (P = u, k, uk or -) set the\n"
+	  "                 ESCR's T0/T1 OS/USR bits directly (SDM Table 18-66).\n"
+	  "  --after N:SPEC the -e before it counts only after SPEC has occurred N times\n"
+	  "                 (cascading: bit 30 within a block, or bit 11 from counters\n"
+	  "                 16/17 on 0F_02/03/04/06); SPEC is counted and shown too.\n"
+	  "                 Same: -e A -e B:after=N. Refused where no link exists.\n"
+	  "  -r N           repeat N times (1-256): min, median, 20-80% trimmed mean, max\n"
+	  "  --ring 0|3     run the workload in ring 0 (default) or ring 3\n"
+	  "  --baseline     subtract the median of the same events over 'empty'\n"
+	  "  --preset V     test aid: counters start at V (40 bits, bit 39 set) and are\n"
+	  "                 reloaded with V on every overflow, forcing wraps every\n"
+	  "                 2^40 - V events; totals stay exact\n"
+	  "Under the model backend the workload is single-stepped: instructions,\n"
+	  "branches (all predicted) and TSC cycles are real inputs; the synthetic\n"
+	  "workload injects any other event. Each count is tagged with its source.\n",
+	  cmd_stat },
+	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] | pmu trace on|off | "
+		 "pmu pmi fixed|nmi | pmu bench [N]",
+	  "show or choose the PMU backend",
+	  "Without arguments: the backend (hardware PMU or software model) and why,\n"
+	  "the signature, capabilities, PMI statistics and the counters in use.\n"
+	  "'pmu backend hw' uses the hardware PMU (refused with the reason when it\n"
+	  "does not count); 'pmu backend model 0F_02H:9 ht' selects a model with that\n"
+	  "DisplayFamily_DisplayModel[:stepping], with or without Hyper-Threading.\n"
+	  "'pmu trace on' prints every PMU register write as\n"
+	  "'wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)'. 'pmu pmi nmi' delivers\n"
+	  "overflow interrupts as NMIs instead of vector F8H. 'pmu bench N' times\n"
+	  "stat's start/stop/read sequence N times (TSC cycles).\n",
+	  cmd_pmu },
+	{ "explain", "explain MSR=VALUE ...", "decode PMU register writes and find their flaws",
+	  "Decodes each write (numbers as 3B8H, 0x3b8 or decimal) and analyses the\n"
+	  "final state: what each counter counts, cascades, PMI routing and problems\n"
+	  "(lines starting with '!'). Example 18-2 of the SDM:\n"
+	  "  explain 30CH=0 3B8H=04000603H 36CH=04038800H 310H=FFFFF000H\n"
+	  "          3CCH=0400060CH 370H=00039000H\n",
+	  cmd_explain },
+};
+
+const size_t perf_shell_ncmds = sizeof(perf_shell_cmds) / sizeof(perf_shell_cmds[0]);
+
+int perf_add_commands(struct shell *sh)
+{
+	return shell_add_commands(sh, perf_shell_cmds, perf_shell_ncmds);
+}

@@ -1,0 +1,630 @@
+/*
+ * perf.c - counting on the target: backend choice, sessions with 64-bit
+ * totals, overflow interrupts, the PMU write trace, and the model's inputs.
+ *
+ * Backend (chosen at boot, `pmu backend` overrides): the hardware PMU only
+ * on a NetBurst signature (family 0FH) whose IA32_MISC_ENABLE bit 7
+ * (performance monitoring available) is set AND whose counter 0 really
+ * counts global_power_events:RUNNING during a short spin; QEMU's family-15
+ * CPUs read PMU MSRs as 0 and drop writes, so they get the model
+ * (pmu/model/) with the CPU's signature and Hyper-Threading flag. On a CPU
+ * that is not NetBurst there is no backend until `pmu backend model SIG`.
+ * Both backends are reached through one struct msr_bus, wrapped by a trace
+ * that prints every PMU register write (`msr trace on`).
+ *
+ * Overflow interrupts. The model's raise_pmi() only records the request;
+ * right after the model call returns (never inside it: the handler rewrites
+ * model registers) the request becomes a real interrupt on the target LP,
+ * the way the hardware's LVT Performance Counter entry would send it: the
+ * entry is read, its mask bit set (NetBurst masks LVT PC when it delivers a
+ * PMI, fact sheet 6 and 9.2, so the handler's unmask matters), and either a
+ * fixed IPI with the entry's vector or an NMI IPI goes to the LP's APIC ID -
+ * NMIs never with the self shorthand, which the Pentium 4 rejects
+ * (uefi-qemu-notes P10). A request while the entry is masked waits; when the
+ * handler unmasks and the model still asserts (p4_model_pmi_asserted), the
+ * PMI is sent again. Fixed IPIs are taken at once: if the caller runs with
+ * interrupts off (the #DB handler of the stepper), interrupts are enabled
+ * until the handler has run.
+ *
+ * The handler (vector LAPIC_PMI_VECTOR or NMI) looks at every counter of the
+ * running session: overflowed is CCCR.OVF, or - Linux's and OProfile's
+ * "unflagged" test - bit 39 clear on a counter that was written negative.
+ * It adds the events since the last write to the 64-bit base, rewrites the
+ * CCCR without OVF and without Enable, reloads the counter twice (Intel
+ * 249199 erratum N15) while it is stopped (Xeon MP erratum O8), restores
+ * the CCCR, and only then unmasks LVT PC (OVF cleared first, fact sheet
+ * 9.1). The LAPIC EOI for the vector is sent by the interrupt dispatcher
+ * (arch/x86/idt.c); an NMI needs none.
+ *
+ * What the model counts. Real inputs, from single-stepping the workload
+ * (kernel/workload.h): instr_retired NBOGUSNTAG per instruction,
+ * instr_completed NBOGUS on models that have it, branch_retired and
+ * retired_branch_type per branch, and global_power_events RUNNING from the
+ * TSC cycles of each step (plus p4_model_tick for the model's clock), each
+ * at the LP and CPL that executed the instruction. There is no branch
+ * predictor to observe, so every branch counts as predicted: MMTP when
+ * taken, MMNP when not; mispredictions never happen. retired_branch_type
+ * gets CONDITIONAL for Jcc, CALL for calls, RETURN for returns, and
+ * INDIRECT for returns, indirect calls and indirect jumps (the SDM event
+ * table's wording as libpfm4 carries it; the fact sheet lists only the bit
+ * names); direct JMP and other branches (INT, IRET, LOOP) set no type bit.
+ * Synthetic input: the `synthetic SPEC N` workload's occurrences, injected
+ * with the spec's event and mask at the CPL and LP of its int 0x81. Nothing
+ * else: no cache, TLB, bus, replay, uop or front-end event has a real source
+ * in QEMU, and kernel code outside the workload (the stepper, the handlers,
+ * stat itself) is never seen by the model.
+ */
+#include "arch/x86/cpu.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/msr.h"
+#include "kernel/console.h"
+#include "kernel/perf.h"
+#include "pmu/p4_apply.h"
+#include "pmu/p4_encode.h"
+#include "pmu/p4_regs.h"
+#include "pmu/p4_spec.h"
+#include "shell/platform.h"
+
+#define PERF_PROBE_TSC		200000u	/* cycles the probe lets counter 0 run */
+#define PERF_IRQ_WAIT		100000u	/* pause loops a fixed IPI may take */
+#define LVT_DELIVERY_MODE	(7u << 8)
+#define LVT_VECTOR		0xffu
+#define PERF_NO_APIC		UINT32_MAX
+
+struct perf_trace_bus {
+	struct msr_bus bus;		/* first member */
+	struct msr_bus *inner;
+};
+
+static struct perf_info info;
+static struct p4_model model;
+static struct perf_trace_bus trace_bus;
+static struct perf_session *active;
+static volatile uint32_t pmi_pending;	/* LPs the model asked to interrupt */
+static perf_overflow_fn *overflow_hook;
+static void *overflow_ctx;
+static uint32_t lp_apic[P4_MODEL_NLP] = { PERF_NO_APIC, PERF_NO_APIC };
+
+const struct perf_info *perf_info(void)
+{
+	return &info;
+}
+
+const char *perf_backend_name(enum perf_backend b)
+{
+	switch (b) {
+	case PERF_BACKEND_HW:		return "hardware";
+	case PERF_BACKEND_MODEL:	return "model";
+	default:			return "none";
+	}
+}
+
+struct msr_bus *perf_bus(void)
+{
+	return info.backend == PERF_BACKEND_NONE ? NULL : &trace_bus.bus;
+}
+
+struct p4_model *perf_model(void)
+{
+	return info.backend == PERF_BACKEND_MODEL ? &model : NULL;
+}
+
+void perf_set_trace(bool on)
+{
+	info.trace = on;
+}
+
+/* ---- the traced bus ------------------------------------------------------ */
+
+static void perf_msr_name(uint32_t msr, char *buf, size_t n)
+{
+	enum p4_counter c;
+	enum p4_escr e;
+
+	if (p4_counter_by_msr(msr, &c))
+		ksnprintf(buf, n, "%s", p4_counters[c].name);
+	else if (p4_cccr_by_msr(msr, &c))
+		ksnprintf(buf, n, "%s", p4_counters[c].cccr_name);
+	else if (p4_escr_by_msr(msr, &e))
+		ksnprintf(buf, n, "MSR_%s", p4_escrs[e].name);
+	else if (msr == MSR_PEBS_ENABLE)
+		ksnprintf(buf, n, "MSR_PEBS_ENABLE");
+	else if (msr == MSR_PEBS_MATRIX_VERT)
+		ksnprintf(buf, n, "MSR_PEBS_MATRIX_VERT");
+	else if (msr == MSR_TC_PRECISE_EVENT)
+		ksnprintf(buf, n, "MSR_TC_PRECISE_EVENT");
+	else if (msr == MSR_IA32_DS_AREA)
+		ksnprintf(buf, n, "IA32_DS_AREA");
+	else
+		ksnprintf(buf, n, "uncore");
+}
+
+static int perf_trace_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
+{
+	return msr_bus_read(((struct perf_trace_bus *)bus)->inner, msr, value);
+}
+
+static int perf_trace_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
+{
+	int r = msr_bus_write(((struct perf_trace_bus *)bus)->inner, msr, value);
+	char name[32];
+
+	if (info.trace && p4_msr_is_pmu(msr)) {
+		perf_msr_name(msr, name, sizeof(name));
+		kprintf("wrmsr %XH <- %08llXH (%s)%s\n", msr, (unsigned long long)value, name,
+			r ? " #GP" : "");
+	}
+	return r;
+}
+
+/* ---- PMI delivery (model) --------------------------------------------------- */
+
+static void perf_model_raise(struct p4_model *m, unsigned lp, void *ctx)
+{
+	(void)m;
+	(void)ctx;
+	pmi_pending |= 1u << lp;
+}
+
+/* Let a pending fixed interrupt in when the caller runs with interrupts off. */
+static void perf_irq_window(uint64_t seen)
+{
+	if (read_rflags() & RFLAGS_IF)
+		return;
+	cpu_sti();
+	for (unsigned i = 0; i < PERF_IRQ_WAIT && info.pmi.interrupts == seen; i++)
+		cpu_pause();
+	cpu_cli();
+	if (info.pmi.interrupts == seen)
+		info.pmi.late++;
+}
+
+/* Deliver one model PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
+static void perf_pmi_send(unsigned lp, bool wait)
+{
+	uint32_t lvt;
+	uint64_t seen = info.pmi.interrupts;
+
+	if (lp >= P4_MODEL_NLP || lp_apic[lp] == PERF_NO_APIC) {
+		info.pmi.dropped++;
+		return;
+	}
+	lvt = lapic_read(LAPIC_LVT_PMC);
+	if (lvt & LAPIC_LVT_MASKED) {
+		info.pmi.deferred++;
+		return;
+	}
+	lapic_write(LAPIC_LVT_PMC, lvt | LAPIC_LVT_MASKED);	/* NetBurst auto-mask */
+	if ((lvt & LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI) {
+		lapic_send_nmi(lp_apic[lp]);
+		return;
+	}
+	lapic_send_ipi(lp_apic[lp], (uint8_t)(lvt & LVT_VECTOR));
+	if (wait)
+		perf_irq_window(seen);
+}
+
+static void perf_pmi_flush(void)
+{
+	while (pmi_pending) {
+		unsigned lp = (unsigned)__builtin_ctz(pmi_pending);
+
+		pmi_pending &= ~(1u << lp);
+		perf_pmi_send(lp, true);
+	}
+}
+
+/* ---- the overflow handler ------------------------------------------------- */
+
+void perf_set_overflow_hook(perf_overflow_fn *fn, void *ctx)
+{
+	overflow_hook = fn;
+	overflow_ctx = ctx;
+}
+
+static void perf_overflow_one(struct perf_session *s, unsigned i, struct trap_frame *f)
+{
+	struct msr_bus *bus = perf_bus();
+	const struct p4_slot *slot = &s->plan.slot[i];
+	uint32_t cccr_msr = p4_counters[slot->counter].cccr_msr;
+	uint64_t cccr = 0, raw = 0;
+	bool ovf, unflagged;
+
+	if (msr_bus_read(bus, cccr_msr, &cccr) || p4_counter_read(bus, slot->counter, &raw))
+		return;
+	ovf = (cccr & CCCR_OVF) != 0;
+	unflagged = !ovf && (s->start[i] & BIT(39)) && !(raw & BIT(39));
+	if (!ovf && !unflagged)
+		return;
+	info.pmi.overflows++;
+	info.pmi.unflagged += unflagged;
+	s->overflows[i]++;
+	s->base[i] += (raw - s->start[i]) & P4_COUNTER_MASK;
+	if (overflow_hook)
+		overflow_hook(overflow_ctx, f, i);
+	/* Stop and clear OVF, reload twice (N15) while stopped (O8), restart. */
+	msr_bus_write(bus, cccr_msr, slot->cccr_value & ~(CCCR_OVF | CCCR_ENABLE));
+	msr_bus_write(bus, p4_counters[slot->counter].msr, s->reload[i]);
+	msr_bus_write(bus, p4_counters[slot->counter].msr, s->reload[i]);
+	s->start[i] = s->reload[i];
+	msr_bus_write(bus, cccr_msr, slot->cccr_value);
+}
+
+static void perf_pmi_handler(struct trap_frame *f)
+{
+	info.pmi.interrupts++;
+	if (active && active->running)
+		for (unsigned i = 0; i < active->plan.n; i++)
+			perf_overflow_one(active, i, f);
+	/* OVF is clear now; unmasking cannot re-trigger for the counters handled. */
+	lapic_write(LAPIC_LVT_PMC, lapic_read(LAPIC_LVT_PMC) & ~LAPIC_LVT_MASKED);
+	if (perf_model() && p4_model_pmi_asserted(&model, 0)) {
+		info.pmi.reraised++;
+		perf_pmi_send(0, false);
+	}
+}
+
+static uint32_t perf_lvt_value(bool masked)
+{
+	uint32_t v = info.pmi_mode == PERF_PMI_NMI ? LAPIC_LVT_DELIVERY_NMI : LAPIC_PMI_VECTOR;
+
+	return masked ? v | LAPIC_LVT_MASKED : v;
+}
+
+void perf_set_pmi_mode(enum perf_pmi_mode mode)
+{
+	info.pmi_mode = mode;
+	if (lapic_present())
+		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(!(active && active->running)));
+}
+
+/* ---- sessions ----------------------------------------------------------------- */
+
+static bool perf_is_starter(const struct p4_plan *plan, unsigned i)
+{
+	for (unsigned k = 0; k < plan->n; k++)
+		if (plan->req[k].role == P4_ROLE_CASCADE && plan->req[k].started_by == i)
+			return true;
+	return false;
+}
+
+int perf_session_start(struct perf_session *s, const struct p4_plan *plan, uint64_t reload,
+		       char *err, size_t n)
+{
+	struct msr_bus *bus = perf_bus();
+	struct p4_apply_result res;
+
+	if (!bus)
+		return ksnprintf(err, n, "no PMU backend"), -1;
+	*s = (struct perf_session){ .plan = *plan, .chunk = UINT64_C(1) << 39 };
+	for (unsigned i = 0; i < plan->n; i++) {
+		bool period = plan->req[i].spec.period != 0;
+
+		/* A sampling counter reloads its period; a cascade starter, once
+		 * it has started its partner, just keeps counting. */
+		s->reload[i] = period && !perf_is_starter(plan, i) ? plan->slot[i].preset
+								   : reload & P4_COUNTER_MASK;
+		s->start[i] = period ? plan->slot[i].preset : s->reload[i];
+		s->plan.slot[i].preset = s->start[i];
+	}
+	if ((P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1 < s->chunk)
+		s->chunk = (P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1;
+	pmi_pending = 0;
+	active = s;
+	s->running = true;
+	if (lapic_present())
+		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(false));
+	p4_apply(bus, &s->plan, &res);
+	if (res.faults || res.mismatches) {
+		perf_session_stop(s, NULL);
+		ksnprintf(err, n, "programming the PMU failed: %u faulting access(es), %u register(s) "
+			  "read back different", res.faults, res.mismatches);
+		return -1;
+	}
+	return 0;
+}
+
+void perf_session_stop(struct perf_session *s, uint64_t *totals)
+{
+	struct msr_bus *bus = perf_bus();
+	struct p4_apply_result res;
+	uint64_t raw[P4_MAX_REQUESTS] = { 0 };
+
+	for (unsigned i = 0; i < s->plan.n; i++)
+		if (p4_counter_read(bus, s->plan.slot[i].counter, &raw[i]))
+			raw[i] = s->start[i];
+	p4_stop(bus, &s->plan, &res);
+	if (lapic_present())
+		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(true));
+	s->running = false;
+	active = NULL;
+	pmi_pending = 0;
+	for (unsigned i = 0; totals && i < s->plan.n; i++)
+		totals[i] = s->base[i] + ((raw[i] - s->start[i]) & P4_COUNTER_MASK);
+}
+
+/* ---- feeding the model ----------------------------------------------------------- */
+
+/* n events, in pieces no counter can wrap twice in, each followed by its PMIs. */
+static void perf_feed(unsigned lp, unsigned cpl, enum p4_event ev, uint16_t mask, uint64_t n)
+{
+	uint64_t chunk = active ? active->chunk : n;
+
+	while (n > 0) {
+		uint64_t k = n < chunk ? n : chunk;
+
+		p4_model_event(&model, lp, cpl, ev, mask, k);
+		perf_pmi_flush();
+		n -= k;
+	}
+}
+
+static uint16_t perf_branch_type(enum insn_branch b)
+{
+	switch (b) {
+	case INSN_COND:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_CONDITIONAL);
+	case INSN_CALL:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_CALL);
+	case INSN_CALL_INDIRECT:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_CALL) |
+		       P4_EVMASK(P4_RETIRED_BRANCH_TYPE_INDIRECT);
+	case INSN_RET:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_RETURN) |
+		       P4_EVMASK(P4_RETIRED_BRANCH_TYPE_INDIRECT);
+	case INSN_JMP_INDIRECT:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_INDIRECT);
+	default:
+		return 0;
+	}
+}
+
+static void perf_hook_begin(void *ctx, uint8_t lp)
+{
+	if (perf_model())
+		p4_model_set_active(&model, lp, true);
+}
+
+static void perf_hook_end(void *ctx, uint8_t lp)
+{
+	if (perf_model()) {
+		perf_pmi_flush();
+		p4_model_set_cpl(&model, lp, 0);	/* back in the kernel */
+	}
+}
+
+static void perf_hook_step(void *ctx, const struct step_info *s)
+{
+	struct perf_inputs *in = ctx;
+	uint16_t type;
+
+	if (!perf_model())
+		return;
+	in->steps++;
+	p4_model_set_cpl(&model, s->lp, s->cpl);
+	perf_feed(s->lp, s->cpl, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1);
+	if (model.caps.instr_completed)
+		perf_feed(s->lp, s->cpl, P4_EV_INSTR_COMPLETED,
+			  P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
+	if (s->branch != INSN_NOT_BRANCH) {
+		in->branches++;
+		perf_feed(s->lp, s->cpl, P4_EV_BRANCH_RETIRED,
+			  P4_EVMASK(s->taken ? P4_BRANCH_RETIRED_MMTP : P4_BRANCH_RETIRED_MMNP), 1);
+		if ((type = perf_branch_type(s->branch)) != 0)
+			perf_feed(s->lp, s->cpl, P4_EV_RETIRED_BRANCH_TYPE, type, 1);
+	}
+	if (s->cycles) {
+		in->cycles += s->cycles;
+		perf_feed(s->lp, s->cpl, P4_EV_GLOBAL_POWER_EVENTS,
+			  P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), s->cycles);
+		p4_model_tick(&model, s->cycles);
+		perf_pmi_flush();
+	}
+}
+
+static bool perf_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+static void perf_hook_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n)
+{
+	struct perf_inputs *in = ctx;
+	struct p4_spec spec;
+	struct p4_spec_error e;
+
+	if (!perf_model())
+		return;
+	if (p4_spec_parse(text, &model.caps, &spec, &e)) {
+		in->synthetic_bad += n;
+		return;
+	}
+	if (in->synthetic == 0)
+		ksnprintf(in->synthetic_spec, sizeof(in->synthetic_spec), "%s", text);
+	else if (!perf_streq(in->synthetic_spec, text))
+		in->synthetic_mixed = true;
+	in->synthetic_event = spec.event;
+	in->synthetic += n;
+	perf_feed(lp, cpl, spec.event, spec.mask, n);
+}
+
+void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
+{
+	*in = (struct perf_inputs){ 0 };
+	*h = (struct workload_hooks){
+		.ctx = in,
+		.begin = perf_hook_begin,
+		.end = perf_hook_end,
+		.step = perf_hook_step,
+		.synthetic = perf_hook_synthetic,
+	};
+}
+
+enum perf_source perf_event_source(enum p4_event ev, const struct perf_inputs *in)
+{
+	switch (ev) {
+	case P4_EV_INSTR_RETIRED:
+	case P4_EV_INSTR_COMPLETED:
+	case P4_EV_BRANCH_RETIRED:
+	case P4_EV_RETIRED_BRANCH_TYPE:
+		return PERF_SOURCE_STEP;
+	case P4_EV_GLOBAL_POWER_EVENTS:
+		return PERF_SOURCE_TSC;
+	default:
+		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))
+			return PERF_SOURCE_SYNTHETIC;
+		return PERF_SOURCE_NONE;
+	}
+}
+
+/* ---- backend choice ------------------------------------------------------------- */
+
+static void perf_use(enum perf_backend b, struct msr_bus *inner)
+{
+	struct p4_apply_result res;
+
+	if (active)
+		perf_session_stop(active, NULL);
+	info.backend = b;
+	trace_bus.inner = inner;
+	/* Zero every CCCR first: stale counters keep PMIs asserted (fact sheet 9.6). */
+	if (inner)
+		p4_pmu_reset(&trace_bus.bus, &info.caps, &res);
+}
+
+int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n)
+{
+	struct p4_model_config cfg = {
+		.sig = *sig, .ht = ht, .raise_pmi = perf_model_raise,
+	};
+	struct p4_caps caps;
+
+	if (!p4_caps_lookup(sig, &caps) || p4_model_init(&model, &cfg) != 0) {
+		ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04");
+		return -1;
+	}
+	p4_model_set_active(&model, 0, true);
+	info.sig = *sig;
+	info.ht = ht;
+	info.caps = model.caps;
+	perf_use(PERF_BACKEND_MODEL, &model.bus);
+	return 0;
+}
+
+/* Does counter 0 count global_power_events:RUNNING on this CPU? 0 = yes, else why not in err. */
+static int perf_probe_hw(bool ht, char *err, size_t n)
+{
+	struct p4_spec spec;
+	struct p4_spec_error e;
+	struct p4_cccr_cfg cfg = { .escr_select = p4_escrs[P4_FSB_ESCR0].select, .enable = true,
+				   .active_thread = CCCR_AT_ANY };
+	uint64_t v = 0, end;
+	int bad = 0;
+
+	if (p4_spec_parse("global_power_events:RUNNING", NULL, &spec, &e))
+		return ksnprintf(err, n, "probe spec: %s", e.msg), -1;
+	bad |= msr_write_safe(MSR_BPU_CCCR0, 0);
+	bad |= msr_write_safe(p4_escrs[P4_FSB_ESCR0].msr, p4_escr_encode(&spec, P4_LP0, ht));
+	bad |= msr_write_safe(MSR_BPU_COUNTER0, 0);
+	bad |= msr_write_safe(MSR_BPU_CCCR0, p4_cccr_encode(&cfg, ht));
+	end = rdtsc() + PERF_PROBE_TSC;
+	while (rdtsc() < end)
+		cpu_pause();
+	bad |= msr_read_safe(MSR_BPU_COUNTER0, &v);
+	msr_write_safe(MSR_BPU_CCCR0, 0);
+	msr_write_safe(p4_escrs[P4_FSB_ESCR0].msr, 0);
+	if (bad)
+		return ksnprintf(err, n, "probe: a PMU MSR access raised #GP"), -1;
+	if ((v & P4_COUNTER_MASK) == 0)
+		return ksnprintf(err, n, "probe: counter 0 (global_power_events) stayed 0 over %u "
+				 "TSC cycles", PERF_PROBE_TSC), -1;
+	return 0;
+}
+
+static bool perf_cpu(struct cpu_info *ci, struct p4_sig *sig, bool *ht)
+{
+	plat_cpu_info(ci);
+	sig->family = (uint8_t)ci->display_family;
+	sig->model = ci->display_model;
+	sig->stepping = ci->stepping;
+	*ht = ci->threads_per_core > 1;
+	return ci->is_netburst;
+}
+
+/* Why the hardware PMU cannot be used, or "" when it can. */
+static void perf_hw_refusal(char *why, size_t n)
+{
+	struct cpu_info ci;
+	struct p4_sig sig;
+	bool ht;
+	char probe[128] = "";
+
+	why[0] = '\0';
+	if (!perf_cpu(&ci, &sig, &ht)) {
+		ksnprintf(why, n, "%s is not a NetBurst CPU (family 0FH)", ci.display);
+		return;
+	}
+	if (perf_probe_hw(ht, probe, sizeof(probe)) == 0 && ci.misc_enable_ok &&
+	    (ci.misc_enable & MISC_ENABLE_PERFMON))
+		return;
+	ksnprintf(why, n, "%s%s%s",
+		  !ci.misc_enable_ok ? "IA32_MISC_ENABLE unreadable; " :
+		  !(ci.misc_enable & MISC_ENABLE_PERFMON) ?
+			"IA32_MISC_ENABLE bit 7 (perfmon available) clear; " : "",
+		  probe[0] ? probe : "", "");
+}
+
+int perf_select_hw(char *err, size_t n)
+{
+	struct cpu_info ci;
+	struct p4_sig sig;
+	bool ht;
+
+	perf_hw_refusal(err, n);
+	if (err[0])
+		return -1;
+	perf_cpu(&ci, &sig, &ht);
+	p4_caps_lookup(&sig, &info.caps);
+	info.sig = sig;
+	info.ht = ht;
+	perf_use(PERF_BACKEND_HW, &msr_hw_bus);
+	return 0;
+}
+
+void perf_init(void)
+{
+	struct cpu_info ci;
+	struct p4_sig sig;
+	bool ht;
+	char why[192], err[96], sigtext[8];
+
+	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
+	lp_apic[0] = lapic_present() ? lapic_id() : PERF_NO_APIC;
+	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_handler);
+	idt_set_handler(VEC_NMI, perf_pmi_handler);
+	info.pmi_mode = PERF_PMI_FIXED;
+	if (lapic_present())
+		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(true));
+	perf_hw_refusal(why, sizeof(why));
+	if (!why[0] && perf_select_hw(err, sizeof(err)) == 0) {
+		ksnprintf(info.reason, sizeof(info.reason), "NetBurst, IA32_MISC_ENABLE bit 7 set, "
+			  "and counter 0 counted in the probe");
+	} else if (perf_cpu(&ci, &sig, &ht) && perf_select_model(&sig, ht, err, sizeof(err)) == 0) {
+		ksnprintf(info.reason, sizeof(info.reason), "%s", why);
+	} else {
+		info.backend = PERF_BACKEND_NONE;
+		ksnprintf(info.reason, sizeof(info.reason), "%s; 'pmu backend model 0F_04' selects a "
+			  "software model", why);
+	}
+	p4_sig_format(&info.sig, sigtext, sizeof(sigtext));
+	kprintf("pmu: backend %s%s%s%s: %s\n", perf_backend_name(info.backend),
+		info.backend != PERF_BACKEND_NONE ? " " : "",
+		info.backend != PERF_BACKEND_NONE ? sigtext : "",
+		info.backend != PERF_BACKEND_NONE ? (info.ht ? " with HT" : " without HT") : "",
+		info.reason);
+}

@@ -1,0 +1,187 @@
+/*
+ * test_workload.c - the workload table and argument parsing (kernel/workload.c).
+ *
+ * Expectations come from the table's documented parameters: names, defaults,
+ * ranges, and the one-error-line rule for bad input.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kernel/workload.h"
+
+static int parse(const char *name, int argc, char **argv, struct workload_args *a, char *err)
+{
+	const struct workload *w = workload_find(name);
+
+	assert_non_null(w);
+	return workload_parse_args(w, argc, argv, a, err, 160);
+}
+
+static void every_workload_is_found_by_name(void **state)
+{
+	static const char *const names[] = { "empty", "loop", "branch", "calls", "memwalk",
+					     "copy", "spin", "halt", "synthetic", "fault-user" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct workload *w = workload_find(names[i]);
+
+		assert_non_null(w);
+		assert_string_equal(w->name, names[i]);
+		assert_ptr_equal(&workload_table[w->id], w);
+	}
+	assert_null(workload_find("loops"));
+	assert_null(workload_find(""));
+}
+
+static void defaults_fill_omitted_parameters(void **state)
+{
+	struct workload_args a;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(parse("loop", 0, NULL, &a, err), 0);
+	assert_int_equal(a.v[0], 1000);
+	assert_int_equal(parse("memwalk", 0, NULL, &a, err), 0);
+	assert_int_equal(a.v[0], 64 * 1024);
+	assert_int_equal(a.v[1], 64);
+	assert_int_equal(a.v[2], 1);
+	assert_int_equal(parse("branch", 0, NULL, &a, err), 0);
+	assert_int_equal(a.v[0], BRANCH_ALTERNATE);
+}
+
+static void numbers_in_every_spelling(void **state)
+{
+	char *hex[] = { "0x3E8" }, *manual[] = { "3E8H" }, *dec[] = { "1000" };
+	struct workload_args a;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(parse("loop", 1, hex, &a, err), 0);
+	assert_int_equal(a.v[0], 1000);
+	assert_int_equal(parse("loop", 1, manual, &a, err), 0);
+	assert_int_equal(a.v[0], 1000);
+	assert_int_equal(parse("loop", 1, dec, &a, err), 0);
+	assert_int_equal(a.v[0], 1000);
+}
+
+static void branch_patterns_and_seed(void **state)
+{
+	char *args[] = { "random", "500", "0x2545F4914F6CDD1D" };
+	char *taken[] = { "taken" };
+	struct workload_args a;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(parse("branch", 3, args, &a, err), 0);
+	assert_int_equal(a.v[0], BRANCH_RANDOM);
+	assert_int_equal(a.v[1], 500);
+	assert_true(a.v[2] == UINT64_C(0x2545F4914F6CDD1D));
+	assert_int_equal(parse("branch", 1, taken, &a, err), 0);
+	assert_int_equal(a.v[0], BRANCH_TAKEN);
+	assert_int_equal(a.v[1], 1000);
+}
+
+static void sizes_take_k_and_m(void **state)
+{
+	char *args[] = { "4M", "4k", "3" };
+	struct workload_args a;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(parse("memwalk", 3, args, &a, err), 0);
+	assert_int_equal(a.v[0], 4 << 20);
+	assert_int_equal(a.v[1], 4096);
+	assert_int_equal(a.v[2], 3);
+}
+
+static void synthetic_needs_a_spec(void **state)
+{
+	char *args[] = { "bsq_cache_reference:rd_2ndl_miss", "25" };
+	struct workload_args a;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(parse("synthetic", 2, args, &a, err), 0);
+	assert_string_equal(a.spec, "bsq_cache_reference:rd_2ndl_miss");
+	assert_int_equal(a.v[1], 25);
+	assert_int_equal(parse("synthetic", 0, NULL, &a, err), -1);
+	assert_string_equal(err, "synthetic: missing SPEC (usage: synthetic SPEC [N])");
+}
+
+/* One error, naming the workload and the parameter; *out untouched. */
+static void bad_arguments_give_one_clear_error(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *arg[3];
+		int argc;
+		const char *err_start;
+	} bad[] = {
+		{ "loop", { "0" }, 1, "loop: N: must be 1..4294967295" },
+		{ "loop", { "4294967296" }, 1, "loop: N: must be 1..4294967295" },
+		{ "loop", { "ten" }, 1, "loop: N: " },
+		{ "loop", { "1", "2" }, 2, "loop: too many arguments (usage: loop [N])" },
+		{ "branch", { "sometimes" }, 1,
+		  "branch: PATTERN: 'sometimes' is not one of taken, nottaken, alternate, random" },
+		{ "branch", { "random", "10", "0" }, 3, "branch: SEED: must be 1.." },
+		{ "calls", { "257" }, 1, "calls: DEPTH: must be 1..256" },
+		{ "memwalk", { "65M" }, 1, "memwalk: SIZE: must be 1..67108864" },
+		{ "memwalk", { "1K", "0" }, 2, "memwalk: STRIDE: must be 1.." },
+		{ "memwalk", { "K" }, 1, "memwalk: SIZE: " },
+		{ "spin", { "10000001" }, 1, "spin: USEC: must be 1..10000000" },
+		{ "empty", { "1" }, 1, "empty: too many arguments (usage: empty)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct workload_args a = { .v = { 77, 77, 77 } };
+		char err[160] = "";
+
+		assert_int_equal(parse(bad[i].name, bad[i].argc, (char **)bad[i].arg, &a, err), -1);
+		if (strncmp(err, bad[i].err_start, strlen(bad[i].err_start)) != 0)
+			print_message("got '%s', want '%s...'\n", err, bad[i].err_start);
+		assert_true(strncmp(err, bad[i].err_start, strlen(bad[i].err_start)) == 0);
+		assert_null(strchr(err, '\n'));
+		assert_int_equal(a.v[0], 77);
+	}
+}
+
+static void synopsis_brackets_optional_parameters(void **state)
+{
+	char buf[96];
+
+	(void)state;
+	workload_synopsis(workload_find("memwalk"), buf, sizeof(buf));
+	assert_string_equal(buf, "memwalk [SIZE] [STRIDE] [PASSES]");
+	workload_synopsis(workload_find("synthetic"), buf, sizeof(buf));
+	assert_string_equal(buf, "synthetic SPEC [N]");
+}
+
+static void only_halt_is_refused_at_ring3(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < WL_NWORKLOADS; i++)
+		assert_true((workload_table[i].ring3_refusal != NULL) == (i == WL_HALT));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_workload_is_found_by_name),
+		cmocka_unit_test(defaults_fill_omitted_parameters),
+		cmocka_unit_test(numbers_in_every_spelling),
+		cmocka_unit_test(branch_patterns_and_seed),
+		cmocka_unit_test(sizes_take_k_and_m),
+		cmocka_unit_test(synthetic_needs_a_spec),
+		cmocka_unit_test(bad_arguments_give_one_clear_error),
+		cmocka_unit_test(synopsis_brackets_optional_parameters),
+		cmocka_unit_test(only_halt_is_refused_at_ring3),
+	};
+
+	return cmocka_run_group_tests_name("workload", tests, NULL, NULL);
+}

@@ -1,0 +1,139 @@
+"""test_smp.py - the Hyper-Threading sibling: started, listed, given work.
+
+The module's machine has one core with two hyper-threads (-smp 2,sockets=1,
+cores=1,threads=2). What to expect comes from outside the kernel:
+ - QEMU gives the sibling APIC ID 1 (uefi-qemu-notes section 5);
+ - with 2 logical processors per package and 1 core, threads per core is
+   2, so SMT ID = APIC ID & 1 and both LPs are core 0 of package 0 (fact
+   sheet section 7);
+ - plain `-smp 2` in QEMU means two cores (uefi-qemu-notes P12): CPUID.4
+   says 2 cores, so there is 1 thread per core, the SMT field is 0 bits
+   wide, and APIC IDs 0 and 1 are cores 0 and 1, both SMT 0.
+Two more machines (one LP; two cores) are booted by their own tests, one at
+a time, to check that everything degrades to a clear message.
+"""
+
+import os
+import re
+
+import pytest
+
+import conftest
+
+BOOT = {"smp_ht": True}
+
+ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)$", re.M)
+
+
+def lp_rows(out):
+    """{index: dict} from the LP table of `cpu`."""
+    rows = {}
+    for m in ROW.finditer(out):
+        idx, apic, pkg, core, smt, state, calls, faults, wakeups = m.groups()
+        rows[int(idx)] = dict(apic=int(apic), package=int(pkg), core=int(core), smt=int(smt),
+                              state=state, calls=int(calls), faults=int(faults),
+                              wakeups=int(wakeups))
+    return rows
+
+
+def test_boot_log_starts_sibling(nb):
+    log = nb.transcript
+    assert re.search(r"^smp: 2 logical processors ", log, re.M), log
+    line = re.search(r"^smp: LP1 APIC ID 1 \(package 0, core 0, SMT 1\): (.*)$", log, re.M)
+    assert line, log
+    assert "work ran ok" in line.group(1) and "wake-up IPI ok" in line.group(1)
+
+
+def test_cpu_lists_two_threads_of_one_core(nb):
+    out = nb.cmd("cpu")
+    assert re.search(r"^LPs\s+2 logical processors", out, re.M), out
+    rows = lp_rows(out)
+    assert sorted(rows) == [0, 1], out
+    assert rows[0]["apic"] == 0 and rows[1]["apic"] == 1
+    assert (rows[0]["smt"], rows[1]["smt"]) == (0, 1)
+    assert rows[0]["core"] == rows[1]["core"] and rows[0]["package"] == rows[1]["package"]
+    assert rows[0]["state"] == "running"            # LP0 runs the shell
+    assert rows[1]["state"] == "idle"               # LP1 halts between work items
+    assert "LP1 is the Hyper-Threading sibling of LP0" in out
+    assert "no Hyper-Threading sibling" not in out
+
+
+def test_selftest_runs_work_on_lp1(nb):
+    before = lp_rows(nb.cmd("cpu"))[1]
+    out = nb.cmd("cpu selftest")
+    # The work item read its own local APIC ID: it ran on LP1, not LP0.
+    m = re.search(r"^LP1: work ran (\w+) \(it read APIC ID (\d+),", out, re.M)
+    assert m and m.group(1) == "ok" and int(m.group(2)) == 1, out
+    assert "wake-up IPI ok" in out
+    # The deliberate #UD on LP1 is reported as LP1's and contained there.
+    assert re.search(r"^\*\*\* exception #UD \(vector 6\) .* on LP1$", out, re.M), out
+    assert "*** LP1: work aborted by #UD" in out
+    assert "fault contained ok" in out
+    after = lp_rows(nb.cmd("cpu"))[1]
+    # probe, fault, probe again: three work items, one fault, one wake-up each
+    assert after["calls"] == before["calls"] + 3
+    assert after["faults"] == before["faults"] + 1
+    assert after["wakeups"] == before["wakeups"] + 3
+    assert after["state"] == "idle"
+
+
+def test_lp0_unaffected_by_lp1_fault(nb):
+    nb.cmd("cpu selftest")
+    assert "commands:" in nb.cmd("help")
+    # LP0's own guarded runs still work after LP1's fault.
+    out = nb.cmd("fault ud")
+    assert re.search(r"^\*\*\* exception #UD \(vector 6\) .* on LP0$", out, re.M), out
+    assert "*** command aborted by #UD" in out
+    assert "commands:" in nb.cmd("help")
+
+
+def test_cpu_bad_argument(nb):
+    out = nb.cmd("cpu frobnicate")
+    assert out.startswith("error: ") and len(out.splitlines()) == 1, out
+
+
+@pytest.fixture
+def one_machine(request):
+    """Stop this module's HT machine first: only one QEMU at a time."""
+    con = conftest._consoles.get(request.module.__name__)
+    if con is not None:
+        con.stop()
+
+
+def boot_other(name, extra):
+    """Boot another machine, return (boot log, `cpu` output, `cpu selftest` output)."""
+    con = conftest.boot_qemu(name, extra=extra)
+    try:
+        con.expect_exact(conftest.READY, conftest.BOOT_TIMEOUT)
+        con.expect_exact(conftest.PROMPT, conftest.CMD_TIMEOUT)
+        return con.transcript, con.cmd("cpu"), con.cmd("cpu selftest")
+    finally:
+        con.stop()
+        if con.varstore:
+            os.unlink(con.varstore)
+        with open(os.path.join(conftest.WORK, name + ".log"), "w") as f:
+            f.write(con.transcript)
+
+
+# These two come last: they stop the module's machine.
+@pytest.mark.qemu_only
+def test_single_lp_degrades_cleanly(one_machine):
+    log, cpu, selftest = boot_other("test_smp_single", ())
+    msg = "1 logical processor; no Hyper-Threading sibling in this topology"
+    assert msg in log and msg in cpu and msg in selftest
+    rows = lp_rows(cpu)
+    assert sorted(rows) == [0] and rows[0]["smt"] == 0, cpu
+    assert "error" not in selftest.lower()
+
+
+@pytest.mark.qemu_only
+def test_two_cores_are_not_siblings(one_machine):
+    log, cpu, selftest = boot_other("test_smp_cores", ("-smp", "2"))
+    assert re.search(r"^cores\s+2 per package, 1 thread per core$", cpu, re.M), cpu
+    rows = lp_rows(cpu)
+    assert sorted(rows) == [0, 1], cpu
+    assert (rows[0]["core"], rows[1]["core"]) == (0, 1)
+    assert (rows[0]["smt"], rows[1]["smt"]) == (0, 0)     # not APIC ID bit 0
+    assert "no Hyper-Threading sibling in this topology" in cpu
+    assert "LP1: work ran ok (it read APIC ID 1," in selftest
+    assert re.search(r"^smp: LP1 APIC ID 1 \(package 0, core 1, SMT 0\): up in", log, re.M), log

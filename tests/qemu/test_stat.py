@@ -1,0 +1,264 @@
+"""test_stat.py - `stat`, `pmu` and `explain` on the model backend.
+
+Every expected count is derived from the workload definitions (kernel/
+workload.c help texts, arch/x86/workloads.S listings), the manual and the
+fact sheet - never from a run:
+  loop N      3N + 6 instructions; jnz taken N-1 times, not taken once; one ret
+  empty       1 instruction (ret)
+  branch P N  pattern jnz taken N (taken), 0 (nottaken), N/2 (alternate);
+              closing jnz N-1 taken, 1 not; one ret
+  calls D N   N*D calls and N*D rets (+1 final ret); jz: N*(D-1) not taken,
+              N taken; closing jnz N-1 taken, 1 not
+  synthetic S N   3N + 5 instructions, N occurrences of S
+The model counts every branch as predicted (kernel/perf.c): MMTP when taken,
+MMNP when not. PMI timing: the interrupt comes on the event after the
+overflow (SDM CCCR text, fact sheet 2.2), so with counters reloaded to
+2^40 - P an interrupt arrives every P + 1 events.
+"""
+
+import re
+
+import pytest
+
+ROW = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s+(\S+)\s+counter (\d+) \((\S+)\) ESCR (\S+) (.*)$")
+ROW_R = re.compile(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+counter (\d+) ", re.M)
+IRQ = re.compile(r"overflow interrupts: (\d+)")
+
+
+def loop_instr(n):
+    return 3 * n + 6
+
+
+def stat(nb, args):
+    """Run stat; the list of (count, spec, counter, rest) rows and the whole output."""
+    out = nb.cmd("stat " + args, timeout=120)
+    assert "error" not in out, out
+    rows = []
+    for line in out.splitlines():
+        m = ROW.match(line)
+        if m:
+            rows.append((int(m.group(1)), m.group(2), int(m.group(3)), m.group(6)))
+    return rows, out
+
+
+def counts(nb, args):
+    return [r[0] for r in stat(nb, args)[0]]
+
+
+def error(nb, line):
+    out = nb.cmd(line, timeout=60)
+    lines = [l for l in out.splitlines() if l.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), out
+    return lines[0]
+
+
+@pytest.fixture(autouse=True)
+def plain_model(nb):
+    """Each test starts on the boot-time model (0F_04, no HT) with fixed PMIs."""
+    assert "backend: model" in nb.cmd("pmu backend model 0F_04 noht")
+    nb.cmd("pmu pmi fixed")
+    nb.cmd("pmu trace off")
+
+
+def test_boot_chooses_model_and_says_why(nb):
+    m = re.search(r"^pmu: backend (\S+) (\S+) (with|without) HT: (.*)$", nb.transcript, re.M)
+    assert m, nb.transcript
+    assert m.group(1) == "model" and m.group(2) == "0F_04H"
+    # QEMU leaves IA32_MISC_ENABLE bit 7 clear and its PMU MSRs inert
+    assert "bit 7" in m.group(4) and "probe" in m.group(4)
+    out = nb.cmd("pmu")
+    assert out.startswith("backend: model")
+    assert "0F_04H" in out and "extended cascading yes" in out
+    assert "counters in use: none" in out
+
+
+def test_pmu_backend_hw_is_refused_with_reason(nb):
+    line = error(nb, "pmu backend hw")
+    assert "bit 7" in line or "probe" in line
+    assert "backend: model" in nb.cmd("pmu")
+
+
+@pytest.mark.parametrize("n", [1, 10, 1000, 5000])
+def test_loop_retires_3n_plus_6(nb, n):
+    rows, out = stat(nb, "-e instr_retired loop %d" % n)
+    assert [r[0] for r in rows] == [loop_instr(n)]
+    assert "[real: stepped]" in rows[0][3]
+
+
+def test_default_events_and_ipc(nb):
+    rows, out = stat(nb, "loop 100")
+    assert [r[1].split(":")[0] for r in rows] == ["global_power_events", "instr_retired"]
+    assert rows[1][0] == loop_instr(100)
+    assert rows[0][0] > 0 and "[real: TSC]" in rows[0][3]
+    assert re.search(r"^IPC \d+\.\d{3} ", out, re.M)
+    assert "backend: model 0F_04H" in out
+    assert "real: %d stepped instructions" % loop_instr(100) in out
+    assert "synthetic: none" in out
+
+
+@pytest.mark.parametrize("ring", [0, 3])
+def test_privilege_filters(nb, ring):
+    rows, _ = stat(nb, "--ring %d -e instr_retired:u -e instr_retired:k loop 50" % ring)
+    u, k = rows[0][0], rows[1][0]
+    if ring == 3:
+        assert (u, k) == (loop_instr(50), 0)
+    else:
+        assert (u, k) == (0, loop_instr(50))
+
+
+# SDM Table 18-66 with LP0 running and LP1 not started: a TS event on T0
+# counts exactly when T0_OS (CPL 0) or T0_USR (CPL 3) is set; the T1 bits
+# have no effect on T0's events, so T1-only cells count zero.
+PRIV = ["-", "u", "k", "uk"]
+
+
+@pytest.mark.parametrize("t0", PRIV)
+@pytest.mark.parametrize("t1", PRIV)
+def test_table_18_66_cells_for_lp0(nb, t0, t1):
+    assert "backend: model" in nb.cmd("pmu backend model 0F_04 ht")
+    for ring, bit in ((0, "k"), (3, "u")):
+        rows, _ = stat(nb, "--ring %d -e instr_retired:t0=%s:t1=%s loop 10" % (ring, t0, t1))
+        want = loop_instr(10) if bit in t0 else 0
+        assert rows[0][0] == want, (t0, t1, ring)
+
+
+def test_t1_bits_need_hyper_threading(nb):
+    line = error(nb, "stat -e instr_retired:t1=u loop 1")
+    assert "Hyper-Threading" in line
+
+
+@pytest.mark.parametrize("pattern,n,taken", [("taken", 20, 20), ("nottaken", 20, 0),
+                                             ("alternate", 21, 10)])
+def test_branch_pattern_counts(nb, pattern, n, taken):
+    rows, _ = stat(nb, "-e branch_retired:MMTP -e branch_retired:MMNP "
+                       "-e retired_branch_type:CONDITIONAL -e retired_branch_type:RETURN "
+                       "branch %s %d" % (pattern, n))
+    mmtp, mmnp, cond, ret = [r[0] for r in rows]
+    assert mmtp == taken + (n - 1) + 1          # pattern + closing jnz + ret
+    assert mmnp == (n - taken) + 1
+    assert cond == 2 * n
+    assert ret == 1
+
+
+def test_call_chain_branch_types(nb):
+    d, n = 4, 6
+    mmtp, mmnp, call, ret = counts(nb, "-e branch_retired:MMTP -e branch_retired:MMNP "
+                                       "-e retired_branch_type:CALL -e retired_branch_type:RETURN "
+                                       "calls %d %d" % (d, n))
+    assert call == n * d
+    assert ret == n * d + 1
+    assert mmnp == n * (d - 1) + 1
+    assert mmtp == n * d + (n * d + 1) + n + (n - 1)
+
+
+@pytest.mark.parametrize("n,after", [(100, 1), (1000, 100), (1000, 3006)])
+def test_cascade_starts_after_nth_event(nb, n, after):
+    rows, out = stat(nb, "-e instr_retired --after %d:instr_retired loop %d" % (after, n))
+    assert [r[0] for r in rows] == [loop_instr(n), loop_instr(n) - after]
+    assert "starter" in rows[0][3] and "counts after #1" in rows[1][3]
+
+
+def test_cascade_spec_form_and_bit30_on_model_without_extended(nb):
+    assert "backend: model" in nb.cmd("pmu backend model 0F_01")   # no bit 11 (SDM 18.15.5.7)
+    rows, _ = stat(nb, "-e instr_retired -e instr_retired:after=200 loop 300")
+    assert [r[0] for r in rows] == [loop_instr(300), loop_instr(300) - 200]
+    assert "bit 30 cascade" in rows[1][3]
+    # SDM 18.15.5.6: bit-30 pairs 12<->14, 13<->15, 14->16, 15->17
+    assert (rows[0][2], rows[1][2]) in [(12, 14), (14, 12), (13, 15), (15, 13), (14, 16), (15, 17)]
+
+
+def test_cascade_without_pmi_on_erratum_part(nb):
+    assert "backend: model" in nb.cmd("pmu backend model 0F_02")
+    rows, _ = stat(nb, "-e instr_retired --after 50:instr_retired loop 100")
+    assert [r[0] for r in rows] == [loop_instr(100), loop_instr(100) - 50]
+    assert "40 bits only" in rows[1][3]
+
+
+def test_cascade_across_blocks_is_refused(nb):
+    # global_power_events counts on BPU counters 0-3, instr_retired on IQ 12-17
+    line = error(nb, "stat -e global_power_events --after 10:instr_retired loop 10")
+    assert "cascad" in line and "#1" in line and "#2" in line
+
+
+@pytest.mark.parametrize("mode", ["fixed", "nmi"])
+@pytest.mark.parametrize("preset,n", [(0xFFFFFFFF00, 1000), (0xFFFFFFFFF0, 100)])
+def test_preset_wraps_and_64bit_total_is_exact(nb, mode, preset, n):
+    nb.cmd("pmu pmi " + mode)
+    period = (1 << 40) - preset
+    rows, out = stat(nb, "--preset %#x -e instr_retired loop %d" % (preset, n))
+    assert rows[0][0] == loop_instr(n)
+    assert int(IRQ.search(out).group(1)) == loop_instr(n) // (period + 1)
+    pmu = nb.cmd("pmu")
+    assert re.search(r"late 0\b", pmu), pmu
+
+
+def test_repeats_and_baseline(nb):
+    out = nb.cmd("stat -r 5 --baseline -e instr_retired loop 20", timeout=120)
+    m = ROW_R.search(out)
+    assert m, out
+    # stepped counts are exact: every statistic is the same, minus empty's 1
+    assert [m.group(i) for i in range(1, 5)] == [str(loop_instr(20) - 1)] * 4
+    assert "5 runs" in out
+
+
+def test_synthetic_input_is_marked(nb):
+    rows, out = stat(nb, "-e replay_event:NBOGUS -e instr_retired synthetic replay_event:NBOGUS 7")
+    assert rows[0][0] == 7 and "[synthetic]" in rows[0][3]
+    assert rows[1][0] == 3 * 7 + 5 and "[real: stepped]" in rows[1][3]
+    assert "synthetic: 7 x replay_event:NBOGUS" in out
+
+
+def test_event_without_model_source_counts_zero_and_says_so(nb):
+    rows, _ = stat(nb, "-e BSQ_cache_reference:RD_2NDL_MISS loop 10")
+    assert rows[0][0] == 0 and "[no model input]" in rows[0][3]
+
+
+def test_bad_input_gives_one_error_line(nb):
+    assert "unknown event" in error(nb, "stat -e nosuch loop 1")
+    assert "column" in error(nb, "stat -e instr_retired:NOSUCHBIT loop 1")
+    assert "unknown workload" in error(nb, "stat nosuch")
+    assert "0 or 3" in error(nb, "stat --ring 2 loop 1")
+    assert "sampling" in error(nb, "stat -e instr_retired:period=10 loop 1")
+    assert "HLT" in error(nb, "stat --ring 3 halt 10")
+    # three ESCR settings for instr_retired, but only CRU_ESCR0/1 hold it (fact sheet 3.1)
+    line = error(nb, "stat -e instr_retired:u -e instr_retired:k -e instr_retired:NBOGUSTAG loop 1")
+    assert "#1" in line and "#2" in line and "#3" in line and "CRU_ESCR0" in line
+    assert "usage" in error(nb, "pmu backend")
+    assert "signature" in error(nb, "pmu backend model 0F_4")
+
+
+def test_trace_shows_pmu_writes(nb):
+    nb.cmd("pmu trace on")
+    out = nb.cmd("stat -e instr_retired loop 1")
+    nb.cmd("pmu trace off")
+    # fact sheet 2.4: instr_retired NBOGUSNTAG|NBOGUSTAG, T0 OS+USR = 0400060CH on CRU_ESCR0,
+    # its CCCR (select 4, active thread 11b, Enable, OVF_PMI_T0) 04039000H
+    assert re.search(r"^wrmsr 3B8H <- 0400060CH \(MSR_CRU_ESCR0\)$", out, re.M), out
+    assert re.search(r"^wrmsr 3[67][0-9A-F]H <- 04039000H \(MSR_IQ_CCCR\d\)$", out, re.M), out
+    assert re.search(r"^wrmsr 3[01][0-9A-F]H <- 8000000000H \(MSR_IQ_COUNTER\d\)$", out, re.M), out
+    assert "wrmsr" not in nb.cmd("stat -e instr_retired loop 1")
+
+
+def test_msr_trace_alias(nb):
+    out = nb.cmd("msr trace on")
+    if "unknown msr operation" in out:
+        pytest.skip("the shell's msr command does not route 'trace' yet")
+    assert "wrmsr 3B8H" in nb.cmd("stat -e instr_retired loop 1")
+    nb.cmd("msr trace off")
+
+
+def test_explain_example_18_2_flaws(nb):
+    assert "backend: model" in nb.cmd("pmu backend model 0F_04 ht")
+    out = nb.cmd("explain 30CH=0 3B8H=04000603H 36CH=04038800H 310H=FFFFF000H "
+                 "3CCH=0400060CH 370H=00039000H")
+    problems = [l for l in out.splitlines() if l.startswith("! ")]
+    assert len(problems) >= 4
+    text = "\n".join(problems)
+    # fact sheet 2.3: FFFFF000H is not -4096 in 40 bits; select 4 on counter 16 is CRU_ESCR0,
+    # not CRU_ESCR2; counters 12 and 16 share CRU_ESCR0; event select 2 on CRU_ESCR2 is machine_clear
+    assert "FFFFFFF000H" in text
+    assert "CRU_ESCR2" in text and "select 5" in text
+    assert "12 and 16" in text and "CRU_ESCR0" in text
+    assert "machine_clear" in out
+    assert re.search(r"^\d+ problem\(s\)$", out, re.M)
+    assert "MSR=VALUE" in error(nb, "explain 36CH")
