@@ -4,7 +4,7 @@
  * stat parses everything first (shell/stat_opts.c: options, requests,
  * cascades), plans the counters (p4_alloc; its diagnosis is the error when
  * the events do not fit), then runs the workload once per repeat inside a
- * counting session (kernel/perf.c). Under the model the workload is
+ * counting run (kernel/perf.c). Under the model the workload is
  * single-stepped so that its instructions, branches and TSC cycles feed
  * the model; on the hardware PMU it runs at full speed.
  */
@@ -54,18 +54,18 @@ static int stat_status(struct shell *sh, int status, const struct workload_resul
 /* One measured run of a; totals[plan.n]. */
 static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *totals)
 {
-	static struct perf_session sess;
+	static struct perf_count sess;
 	struct workload_hooks h;
 	struct workload_result res;
 	uint64_t before = perf_info()->pmi.interrupts;
 	int status;
 
 	perf_hooks(&st.in, &h);
-	if (perf_session_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
+	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
 			       st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
 	status = workload_run(a, st.o.ring, perf_model() != NULL, &h, &res);
-	perf_session_stop(&sess, totals);
+	perf_count_stop(&sess, totals);
 	st.interrupts += perf_info()->pmi.interrupts - before;
 	for (unsigned i = 0; i < st.plan.n; i++)
 		st.overflows += sess.overflows[i];
@@ -359,15 +359,15 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 
 /*
  * `pmu bench [N]`: TSC cycles of stat's counting sequence around a
- * workload - perf_session_start (plan applied: CCCRs off, ESCRs, counters
- * written twice, CCCRs on, read back) and perf_session_stop (counters read,
+ * workload - perf_count_start (plan applied: CCCRs off, ESCRs, counters
+ * written twice, CCCRs on, read back) and perf_count_stop (counters read,
  * CCCRs off, totals) - for the default pair, N times. Under QEMU with
  * -icount shift=7 a TSC cycle is 1 ns of virtual time and an instruction
  * 128 of them (tools/bench.py).
  */
 static int pmu_bench(struct shell *sh, int argc, char **argv)
 {
-	static struct perf_session sess;
+	static struct perf_count sess;
 	static uint64_t t[STAT_MAX_REPEATS];
 	uint64_t n = 100, totals[P4_MAX_REQUESTS];
 	char *words[] = { "stat", "empty" };
@@ -382,9 +382,9 @@ static int pmu_bench(struct shell *sh, int argc, char **argv)
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t t0 = rdtsc();
 
-		if (perf_session_start(&sess, &st.plan, PERF_RELOAD_DEFAULT, st.err, sizeof(st.err)))
+		if (perf_count_start(&sess, &st.plan, PERF_RELOAD_DEFAULT, st.err, sizeof(st.err)))
 			return shell_error(sh, "%s", st.err);
-		perf_session_stop(&sess, totals);
+		perf_count_stop(&sess, totals);
 		t[i] = rdtsc() - t0;
 	}
 	stats_summarise(t, (unsigned)n, &s);

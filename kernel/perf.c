@@ -1,5 +1,5 @@
 /*
- * perf.c - counting on the target: backend choice, sessions with 64-bit
+ * perf.c - counting on the target: backend choice, counting runs with 64-bit
  * totals, overflow interrupts, the PMU write trace, and the model's inputs.
  *
  * Backend (chosen at boot, `pmu backend` overrides): the hardware PMU only
@@ -27,7 +27,7 @@
  * until the handler has run.
  *
  * The handler (vector LAPIC_PMI_VECTOR or NMI) looks at every counter of the
- * running session: overflowed is CCCR.OVF, or - Linux's and OProfile's
+ * running count: overflowed is CCCR.OVF, or - Linux's and OProfile's
  * "unflagged" test - bit 39 clear on a counter that was written negative.
  * It adds the events since the last write to the 64-bit base, rewrites the
  * CCCR without OVF and without Enable, reloads the counter twice (Intel
@@ -80,7 +80,7 @@ struct perf_trace_bus {
 static struct perf_info info;
 static struct p4_model model;
 static struct perf_trace_bus trace_bus;
-static struct perf_session *active;
+static struct perf_count *active;
 static volatile uint32_t pmi_pending;	/* LPs the model asked to interrupt */
 static perf_overflow_fn *overflow_hook;
 static void *overflow_ctx;
@@ -223,7 +223,7 @@ void perf_set_overflow_hook(perf_overflow_fn *fn, void *ctx)
 	overflow_ctx = ctx;
 }
 
-static void perf_overflow_one(struct perf_session *s, unsigned i, struct trap_frame *f)
+static void perf_overflow_one(struct perf_count *s, unsigned i, struct trap_frame *f)
 {
 	struct msr_bus *bus = perf_bus();
 	const struct p4_slot *slot = &s->plan.slot[i];
@@ -279,7 +279,7 @@ void perf_set_pmi_mode(enum perf_pmi_mode mode)
 		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(!(active && active->running)));
 }
 
-/* ---- sessions ----------------------------------------------------------------- */
+/* ---- counting runs -------------------------------------------------------------- */
 
 static bool perf_is_starter(const struct p4_plan *plan, unsigned i)
 {
@@ -289,7 +289,7 @@ static bool perf_is_starter(const struct p4_plan *plan, unsigned i)
 	return false;
 }
 
-int perf_session_start(struct perf_session *s, const struct p4_plan *plan, uint64_t reload,
+int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
 		       char *err, size_t n)
 {
 	struct msr_bus *bus = perf_bus();
@@ -297,7 +297,7 @@ int perf_session_start(struct perf_session *s, const struct p4_plan *plan, uint6
 
 	if (!bus)
 		return ksnprintf(err, n, "no PMU backend"), -1;
-	*s = (struct perf_session){ .plan = *plan, .chunk = UINT64_C(1) << 39 };
+	*s = (struct perf_count){ .plan = *plan, .chunk = UINT64_C(1) << 39 };
 	for (unsigned i = 0; i < plan->n; i++) {
 		bool period = plan->req[i].spec.period != 0;
 
@@ -317,7 +317,7 @@ int perf_session_start(struct perf_session *s, const struct p4_plan *plan, uint6
 		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(false));
 	p4_apply(bus, &s->plan, &res);
 	if (res.faults || res.mismatches) {
-		perf_session_stop(s, NULL);
+		perf_count_stop(s, NULL);
 		ksnprintf(err, n, "programming the PMU failed: %u faulting access(es), %u register(s) "
 			  "read back different", res.faults, res.mismatches);
 		return -1;
@@ -325,7 +325,7 @@ int perf_session_start(struct perf_session *s, const struct p4_plan *plan, uint6
 	return 0;
 }
 
-void perf_session_stop(struct perf_session *s, uint64_t *totals)
+void perf_count_stop(struct perf_count *s, uint64_t *totals)
 {
 	struct msr_bus *bus = perf_bus();
 	struct p4_apply_result res;
@@ -489,7 +489,7 @@ static void perf_use(enum perf_backend b, struct msr_bus *inner)
 	struct p4_apply_result res;
 
 	if (active)
-		perf_session_stop(active, NULL);
+		perf_count_stop(active, NULL);
 	info.backend = b;
 	trace_bus.inner = inner;
 	/* Zero every CCCR first: stale counters keep PMIs asserted (fact sheet 9.6). */

@@ -1,7 +1,7 @@
 /*
  * perf.h - the PMU as the running kernel sees it: which backend counts
  * (the hardware PMU or the software model behind the same struct msr_bus),
- * counting sessions with 64-bit totals, overflow interrupts, the write
+ * counting runs with 64-bit totals, overflow interrupts, the write
  * trace, and the workload hooks that feed the model.
  */
 #ifndef NBPROF_KERNEL_PERF_H
@@ -70,12 +70,12 @@ void perf_set_trace(bool on);
 void perf_set_pmi_mode(enum perf_pmi_mode mode);
 
 /*
- * A counting session. Each counter starts at start[i] (the plan's preset for
+ * A counting run. Each counter starts at start[i] (the plan's preset for
  * a cascade starter, else the reload value) and is reloaded with reload[i]
  * by the overflow handler, which adds the events since the last write to
  * base[i]; the 64-bit total is base + (counter - start) mod 2^40.
  */
-struct perf_session {
+struct perf_count {
 	struct p4_plan plan;
 	uint64_t start[P4_MAX_REQUESTS];
 	uint64_t reload[P4_MAX_REQUESTS];
@@ -93,14 +93,14 @@ struct perf_session {
  * reloads -period; a cascade starter starts at -N; every other counter
  * starts at and reloads `reload`.
  */
-int perf_session_start(struct perf_session *s, const struct p4_plan *plan, uint64_t reload,
+int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
 		       char *err, size_t n);
 /* Read (before stopping: Xeon MP erratum O9), stop, and fill totals[plan.n]. */
-void perf_session_stop(struct perf_session *s, uint64_t *totals);
+void perf_count_stop(struct perf_count *s, uint64_t *totals);
 
 /*
  * Called by the overflow handler (LVT PC vector or NMI, interrupts off) for
- * each overflowed counter of the running session, after its 64-bit base was
+ * each overflowed counter of the running count, after its 64-bit base was
  * updated and before it is reloaded: idx is the plan index, f the
  * interrupted frame. For sampling; NULL removes the hook.
  */
