@@ -32,6 +32,7 @@
 #include "kernel/cpuid.h"
 #include "kernel/kmain.h"
 #include "kernel/mem.h"
+#include "kernel/perf.h"
 #include "kernel/workload.h"
 #include "shell/platform.h"
 #include "shell/shell.h"
@@ -169,6 +170,7 @@ void kmain(struct bootinfo *bi)
 	kmain_banner();
 	arch_selftest_interrupts();
 	smp_start(bi);
+	perf_init();
 	if (uart_fallback)
 		kprintf("console: no UART at %#x (nbprof.cfg serial.port); using COM1\n",
 			config.serial_port);
@@ -180,6 +182,7 @@ void kmain(struct bootinfo *bi)
 
 	shell_init(&shell, &io);
 	workload_add_commands(&shell);
+	perf_add_commands(&shell);
 	kmain_run_batch();
 	while (shell_readline(&shell) >= 0)
 		shell.last_status = arch_run_guarded(kmain_run_line, shell.line);

@@ -15,19 +15,57 @@
 #include "kernel/console.h"
 #include "kernel/kmain.h"
 #include "kernel/mem.h"
+#include "kernel/perf.h"
+#include "kernel/printf.h"
+#include "pmu/p4_tables.h"
 #include "shell/platform.h"
 
 /* QEMU exits with (0x10 << 1) | 1 = 33: distinct from 1, which also means "QEMU could not start". */
 #define POWEROFF_QEMU_STATUS	0x10
 
+/* The model's bus for PMU registers when the model is the backend, else NULL. */
+static struct msr_bus *plat_model_bus(uint32_t msr)
+{
+	if (perf_info()->backend != PERF_BACKEND_MODEL || !p4_msr_is_pmu(msr))
+		return NULL;
+	return perf_bus();
+}
+
 int plat_msr_read(uint32_t msr, uint64_t *v)
 {
-	return msr_read_safe(msr, v);
+	struct msr_bus *bus = plat_model_bus(msr);
+
+	return bus ? msr_bus_read(bus, msr, v) : msr_read_safe(msr, v);
 }
 
 int plat_msr_write(uint32_t msr, uint64_t v)
 {
-	return msr_write_safe(msr, v);
+	struct msr_bus *bus = plat_model_bus(msr);
+
+	/* In hardware mode PMU writes still pass the tracing bus. */
+	if (bus == NULL && p4_msr_is_pmu(msr) && perf_info()->backend == PERF_BACKEND_HW)
+		bus = perf_bus();
+	return bus ? msr_bus_write(bus, msr, v) : msr_write_safe(msr, v);
+}
+
+const char *plat_msr_backend(uint32_t msr)
+{
+	static char name[32];
+	char sig[16];
+
+	if (plat_model_bus(msr) == NULL)
+		return NULL;
+	p4_sig_format(&perf_info()->sig, sig, sizeof(sig));
+	ksnprintf(name, sizeof(name), "model %s", sig);
+	return name;
+}
+
+int plat_msr_trace(bool on)
+{
+	if (perf_info()->backend == PERF_BACKEND_NONE)
+		return -1;
+	perf_set_trace(on);
+	return 0;
 }
 
 void plat_cpu_info(struct cpu_info *out)

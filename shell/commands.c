@@ -22,11 +22,17 @@ const struct shell_cmd shell_builtin_cmds[] = {
 	{ "mem", "mem [map]", "summarise the memory map, or list it",
 	  "Without an argument, totals the firmware memory map by kind and shows\n"
 	  "the RAM still free. `mem map` lists every region.\n", cmd_mem },
-	{ "msr", "msr read ADDR | msr write ADDR VALUE [--force]", "read or write a model-specific register",
+	{ "msr", "msr read ADDR | msr write ADDR VALUE [--force] | msr trace on|off",
+	  "read or write a model-specific register, or trace PMU writes",
 	  "Numbers may be written 0x1A0, 1A0H (the manual's notation) or decimal.\n"
 	  "`msr write` only accepts NetBurst PMU registers (counters, CCCRs, ESCRs,\n"
 	  "PEBS and DS MSRs, the uncore range) unless --force is given.\n"
-	  "An MSR that does not exist is reported as #GP, not a crash.\n", cmd_msr },
+	  "An MSR that does not exist is reported as #GP, not a crash.\n"
+	  "PMU registers are served by the active PMU backend: with the software\n"
+	  "model (QEMU) they read and write the model, shown as [model ...], and\n"
+	  "a register the configured CPU model lacks raises the model's #GP.\n"
+	  "`msr trace on` prints every PMU register write, e.g.\n"
+	  "  wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)\n", cmd_msr },
 	{ "fault", "fault de|ud|gp|pf|int3", "raise an exception on purpose",
 	  "Raises #DE (divide error), #UD (invalid opcode), #GP (general\n"
 	  "protection), #PF (page fault) or int3 (breakpoint) to show that the\n"
@@ -87,10 +93,13 @@ static const char *cmd_msr_name(uint32_t msr)
 static void cmd_msr_show(struct shell *sh, const char *verb, uint32_t msr, uint64_t v)
 {
 	const char *name = cmd_msr_name(msr);
+	const char *backend = plat_msr_backend(msr);
 
 	shell_printf(sh, "MSR %XH %s %016llXH", msr, verb, (unsigned long long)v);
 	if (name != NULL)
 		shell_printf(sh, " (%s)", name);
+	if (backend != NULL)
+		shell_printf(sh, " [%s]", backend);
 	shell_puts(sh, "\n");
 }
 
@@ -105,7 +114,9 @@ static int cmd_msr_read(struct shell *sh, int argc, char **argv)
 	if (!parse_u32(argv[2], &msr, &err))
 		return shell_error(sh, "bad MSR address '%s': %s", argv[2], err);
 	if (plat_msr_read(msr, &v) != 0)
-		return shell_error(sh, "rdmsr %XH: #GP (MSR not present)", msr);
+		return shell_error(sh, "rdmsr %XH: #GP (MSR not present%s%s)", msr,
+				   plat_msr_backend(msr) ? " on " : "",
+				   plat_msr_backend(msr) ? plat_msr_backend(msr) : "");
 	cmd_msr_show(sh, "=", msr, v);
 	return 0;
 }
@@ -143,15 +154,30 @@ static int cmd_msr_write(struct shell *sh, int argc, char **argv)
 	return 0;
 }
 
+static int cmd_msr_trace(struct shell *sh, int argc, char **argv)
+{
+	bool on;
+
+	if (argc != 3 || !(parse_streq(argv[2], "on") || parse_streq(argv[2], "off")))
+		return shell_error(sh, "usage: msr trace on|off");
+	on = parse_streq(argv[2], "on");
+	if (plat_msr_trace(on) != 0)
+		return shell_error(sh, "no PMU backend to trace (see 'pmu')");
+	shell_printf(sh, "msr trace: %s\n", on ? "on" : "off");
+	return 0;
+}
+
 int cmd_msr(struct shell *sh, int argc, char **argv)
 {
 	if (argc < 2)
-		return shell_error(sh, "usage: msr read ADDR | msr write ADDR VALUE [--force]");
+		return shell_error(sh, "usage: msr read ADDR | msr write ADDR VALUE [--force] | msr trace on|off");
 	if (parse_streq(argv[1], "read"))
 		return cmd_msr_read(sh, argc, argv);
 	if (parse_streq(argv[1], "write"))
 		return cmd_msr_write(sh, argc, argv);
-	return shell_error(sh, "unknown msr operation '%s' (expected read or write)", argv[1]);
+	if (parse_streq(argv[1], "trace"))
+		return cmd_msr_trace(sh, argc, argv);
+	return shell_error(sh, "unknown msr operation '%s' (expected read, write or trace)", argv[1]);
 }
 
 /* --- fault ----------------------------------------------------------------- */

@@ -16,9 +16,20 @@
 #include "kernel/cpuid.h"
 #include "pmu/msr_bus.h"
 
-/* 0, or MSR_BUS_EFAULT when RDMSR/WRMSR raised #GP (*v unchanged on a failed read). */
+/*
+ * 0, or MSR_BUS_EFAULT when RDMSR/WRMSR raised #GP (*v unchanged on a failed
+ * read). PMU registers go through the active PMU backend's bus, so with the
+ * software model they read and write the model (and its #GP for MSRs the
+ * configured CPU model lacks); everything else goes to the hardware.
+ */
 int plat_msr_read(uint32_t msr, uint64_t *v);
 int plat_msr_write(uint32_t msr, uint64_t v);
+
+/* Name of the backend that serves msr (e.g. "model 0F_04H"), or NULL for the hardware. */
+const char *plat_msr_backend(uint32_t msr);
+
+/* `msr trace on|off`: log every PMU register write. -1 when there is no PMU backend. */
+int plat_msr_trace(bool on);
 
 /* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency and APIC id. */
 void plat_cpu_info(struct cpu_info *out);

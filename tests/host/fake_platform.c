@@ -50,6 +50,19 @@ int plat_msr_read(uint32_t msr, uint64_t *v)
 	return 0;
 }
 
+const char *plat_msr_backend(uint32_t msr)
+{
+	return fake_plat.msr_backend;
+}
+
+int plat_msr_trace(bool on)
+{
+	if (fake_plat.no_pmu)
+		return -1;
+	fake_plat.trace = on;
+	return 0;
+}
+
 int plat_msr_write(uint32_t msr, uint64_t v)
 {
 	struct fake_msr *m = fake_msr_find(msr);

@@ -24,6 +24,9 @@ struct fake_platform {
 	unsigned nreads, nwrites;		/* successful and failed accesses alike */
 	uint32_t last_write_msr;
 	uint64_t last_write_value;
+	const char *msr_backend;		/* plat_msr_backend() answer, NULL = hardware */
+	bool no_pmu;				/* plat_msr_trace() fails */
+	bool trace;				/* last plat_msr_trace() setting */
 	struct cpu_info cpu;
 	struct mem_info mem;
 	struct mem_region regions[FAKE_NREGIONS];

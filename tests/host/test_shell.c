@@ -357,7 +357,7 @@ static void help_lists_everything(void **state)
 		assert_output_has(want);
 	}
 	assert_int_equal(run("help msr"), 0);
-	assert_output_has("usage: msr read ADDR | msr write ADDR VALUE [--force]\n");
+	assert_output_has("usage: msr read ADDR | msr write ADDR VALUE [--force] | msr trace on|off\n");
 	assert_output_has("--force");
 	assert_one_error(run("help nosuch"), "unknown command 'nosuch'");
 	assert_one_error(run("help a b"), "at most one argument");
@@ -419,6 +419,30 @@ static void msr_read_faulting(void **state)
 	assert_int_equal(fake_plat.nreads, 1);
 }
 
+static void msr_read_from_model_backend(void **state)
+{
+	fake_plat.msr_backend = "model 0F_04H";
+	fake_msr_set(MSR_IQ_CCCR4, 0x3000);
+	assert_int_equal(run("msr read 370h"), 0);
+	assert_string_equal(fio.out, "MSR 370H = 0000000000003000H (MSR_IQ_CCCR4) [model 0F_04H]\n");
+	/* IQ_ESCR0 (3BAH) exists on models 0-2 only (fact sheet 1.2): the model's #GP */
+	assert_one_error(run("msr read 3BAH"), "error: rdmsr 3BAH: #GP (MSR not present on model 0F_04H)");
+}
+
+static void msr_trace_switch(void **state)
+{
+	assert_int_equal(run("msr trace on"), 0);
+	assert_true(fake_plat.trace);
+	assert_string_equal(fio.out, "msr trace: on\n");
+	assert_int_equal(run("msr trace off"), 0);
+	assert_false(fake_plat.trace);
+	assert_one_error(run("msr trace maybe"), "usage: msr trace on|off");
+	assert_one_error(run("msr trace"), "usage: msr trace on|off");
+	fake_plat.no_pmu = true;
+	assert_one_error(run("msr trace on"), "no PMU backend to trace");
+	assert_false(fake_plat.trace);
+}
+
 static void msr_read_bad_args(void **state)
 {
 	assert_one_error(run("msr read zz"), "bad MSR address 'zz': not a number");
@@ -426,7 +450,7 @@ static void msr_read_bad_args(void **state)
 	assert_one_error(run("msr read"), "usage: msr read ADDR");
 	assert_one_error(run("msr read 1 2"), "usage: msr read ADDR");
 	assert_one_error(run("msr"), "usage: msr read");
-	assert_one_error(run("msr peek 1"), "unknown msr operation 'peek'");
+	assert_one_error(run("msr peek 1"), "unknown msr operation 'peek' (expected read, write or trace)");
 	assert_int_equal(fake_plat.nreads, 0);
 }
 
@@ -684,6 +708,7 @@ int main(void)
 		T(unknown_command), T(empty_line_and_bad_quote), T(help_lists_everything),
 		T(extra_command_table), T(run_loop_until_eof),
 		T(msr_read_present), T(msr_read_names_pmu_registers), T(msr_read_faulting),
+		T(msr_read_from_model_backend), T(msr_trace_switch),
 		T(msr_read_bad_args), T(msr_write_pmu), T(msr_write_refused_without_force),
 		T(msr_write_faulting), T(msr_write_bad_args),
 		T(fault_kinds), T(fault_bad_kind), T(reboot_and_poweroff),

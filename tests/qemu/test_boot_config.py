@@ -68,6 +68,15 @@ def test_cpu_model2_capabilities(nb):
     assert cap("uncore (107CCH-107D3H)") == "none"
 
 
+@pytest.mark.qemu_only     # under QEMU the PMU registers are the software model's
+def test_iq_escr0_present_on_model_2(nb):
+    # The same read that #GPs on the 0F_04H boot works here: models 0-2 have IQ_ESCR0.
+    assert nb.cmd("msr write 3BAH 0400060CH") == \
+        "MSR 3BAH <- 000000000400060CH (IQ_ESCR0) [model 0F_02H]"
+    assert nb.cmd("msr read 3BAH") == "MSR 3BAH = 000000000400060CH (IQ_ESCR0) [model 0F_02H]"
+    nb.cmd("msr write 3BAH 0")
+
+
 def test_reboot_resets_machine(nb):
     nb.send("reboot\r")
     nb.expect_exact("rebooting", 10)

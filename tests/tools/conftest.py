@@ -19,7 +19,7 @@ DUMPGEN = os.path.join(BUILD, "h", "tools", "dumpgen")
 DECODE = os.path.join(REPO, "tools", "nbprof-decode")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dumpgen():
     if not os.path.exists(DUMPGEN):
         subprocess.run(["make", "-s", "-C", REPO, "B=" + BUILD, os.path.relpath(DUMPGEN, REPO)],

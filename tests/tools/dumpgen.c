@@ -26,6 +26,7 @@
 #define IMAGE_BASE	UINT64_C(0x3e4ec000)
 
 static struct ksym syms[MAXSYMS];
+static char names[MAXSYMS * 16];	/* symbol names from --nm, packed */
 static uint32_t nsyms;
 static uint64_t text_start = 0x1000, text_end = 0x1400;
 static uint32_t rng = 1;
@@ -70,6 +71,7 @@ static int load_nm(const char *path)
 	char line[1024], name[1000], kind;
 	unsigned long long a;
 	uint32_t n = 0;
+	size_t used = 0;
 	int have_lo = 0, have_hi = 0;
 
 	if (!f)
@@ -81,8 +83,10 @@ static int load_nm(const char *path)
 			text_start = a, have_lo = 1;
 		if (!strcmp(name, "_etext"))
 			text_end = a, have_hi = 1;
-		if (strchr("TtWw", kind))
-			syms[n++] = (struct ksym){ a, strdup(name) };
+		if (strchr("TtWw", kind) && used + strlen(name) + 1 <= sizeof(names)) {
+			syms[n++] = (struct ksym){ a, strcpy(names + used, name) };
+			used += strlen(name) + 1;
+		}
 	}
 	fclose(f);
 	if (!have_lo || !have_hi)
@@ -124,7 +128,8 @@ static uint64_t addr_in(uint32_t i)
 
 	if (i >= nsyms)
 		return IMAGE_BASE + text_end + 0x40 + next_rand() % 64;
-	return IMAGE_BASE + syms[i].addr + next_rand() % (end - syms[i].addr);
+	/* Aliases share an address: their span is empty. */
+	return IMAGE_BASE + syms[i].addr + (end > syms[i].addr ? next_rand() % (end - syms[i].addr) : 0);
 }
 
 static void make_samples(struct sample_store *st, int n, uint8_t lp)
