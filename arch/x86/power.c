@@ -18,6 +18,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/io.h"
+#include "arch/x86/acpi.h"
 #include "arch/x86/power.h"
 #include "arch/x86/timer.h"
 #include "kernel/string.h"
@@ -45,7 +46,6 @@
 #define FADT_PM1A_CNT		64
 #define FADT_PM1B_CNT		68
 #define FADT_X_DSDT		140
-#define SDT_HEADER_LEN		36
 
 bool power_is_qemu(void)
 {
@@ -68,38 +68,6 @@ void power_reboot(void)
 	timer_udelay(100000);
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
-/* The table with this signature among the RSDP's XSDT (8-byte) or RSDT (4-byte) entries. */
-static const uint8_t *acpi_find(uint64_t rsdp, const char *sig)
-{
-	const uint8_t *r = (const uint8_t *)(uintptr_t)rsdp;
-	bool xsdt = r[15] >= 2 && rd64(r + 24) != 0;
-	const uint8_t *sdt = (const uint8_t *)(uintptr_t)(xsdt ? rd64(r + 24) : rd32(r + 16));
-	unsigned width = xsdt ? 8 : 4;
-	uint32_t len;
-
-	if (memcmp(r, "RSD PTR ", 8) != 0 || !sdt)
-		return NULL;
-	len = rd32(sdt + 4);
-	for (uint32_t off = SDT_HEADER_LEN; off + width <= len; off += width) {
-		uint64_t a = width == 8 ? rd64(sdt + off) : rd32(sdt + off);
-		const uint8_t *t = (const uint8_t *)(uintptr_t)a;
-
-		if (t && memcmp(t, sig, 4) == 0)
-			return t;
-	}
-	return NULL;
-}
-
 /* One AML integer of a package element: ZeroOp, OneOp, BytePrefix n; -1 otherwise. */
 static int aml_small_int(const uint8_t **p)
 {
@@ -115,9 +83,9 @@ static int aml_small_int(const uint8_t **p)
 /* SLP_TYPa/b from Name(_S5_, Package() {a, b, ...}) in the DSDT. */
 static bool acpi_s5(const uint8_t *dsdt, int *typa, int *typb)
 {
-	uint32_t len = rd32(dsdt + 4);
+	uint32_t len = acpi_rd32(dsdt + 4);
 
-	for (uint32_t i = SDT_HEADER_LEN; i + 8 < len; i++) {
+	for (uint32_t i = ACPI_SDT_HEADER_LEN; i + 8 < len; i++) {
 		const uint8_t *p = dsdt + i + 1;
 
 		if (dsdt[i] != 0x08)
@@ -144,16 +112,16 @@ static const char *power_off_acpi(uint64_t rsdp)
 
 	if (!rsdp)
 		return "no ACPI RSDP from the firmware";
-	fadt = acpi_find(rsdp, "FACP");
+	fadt = acpi_find_table(rsdp, "FACP");
 	if (!fadt)
 		return "no ACPI FADT";
-	dsdt = (const uint8_t *)(uintptr_t)(rd32(fadt + 4) >= FADT_X_DSDT + 8 && rd64(fadt + FADT_X_DSDT)
-					    ? rd64(fadt + FADT_X_DSDT) : rd32(fadt + FADT_DSDT));
+	dsdt = (const uint8_t *)(uintptr_t)(acpi_rd32(fadt + 4) >= FADT_X_DSDT + 8 && acpi_rd64(fadt + FADT_X_DSDT)
+					    ? acpi_rd64(fadt + FADT_X_DSDT) : acpi_rd32(fadt + FADT_DSDT));
 	if (!dsdt || memcmp(dsdt, "DSDT", 4) != 0 || !acpi_s5(dsdt, &typa, &typb))
 		return "no \\_S5_ sleep state in the DSDT";
-	pm1a = rd32(fadt + FADT_PM1A_CNT);
-	pm1b = rd32(fadt + FADT_PM1B_CNT);
-	smi_cmd = rd32(fadt + FADT_SMI_CMD);
+	pm1a = acpi_rd32(fadt + FADT_PM1A_CNT);
+	pm1b = acpi_rd32(fadt + FADT_PM1B_CNT);
+	smi_cmd = acpi_rd32(fadt + FADT_SMI_CMD);
 	if (!pm1a)
 		return "FADT has no PM1a control block";
 	if (!(inw(pm1a) & PM1_SCI_EN) && smi_cmd && fadt[FADT_ACPI_ENABLE]) {

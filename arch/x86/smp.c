@@ -32,6 +32,7 @@
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/acpi.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
 #include "kernel/console.h"
@@ -332,51 +333,13 @@ static bool smp_start_one(uint64_t low_page, struct percpu *pc)
 
 /* --- enumeration ------------------------------------------------------------- */
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
-/*
- * The MADT ("APIC") among the XSDT's 8-byte or the RSDT's 4-byte entries
- * (ACPI spec 5.2.5-5.2.8; the same walk as power.c's for the FADT).
- */
-static const uint8_t *smp_find_madt(uint64_t rsdp)
-{
-	const uint8_t *r = (const uint8_t *)(uintptr_t)rsdp;
-	bool xsdt;
-	const uint8_t *sdt;
-	unsigned width;
-
-	if (!rsdp || memcmp(r, "RSD PTR ", 8) != 0)
-		return NULL;
-	xsdt = r[15] >= 2 && rd64(r + 24) != 0;
-	sdt = (const uint8_t *)(uintptr_t)(xsdt ? rd64(r + 24) : rd32(r + 16));
-	width = xsdt ? 8 : 4;
-	if (!sdt)
-		return NULL;
-	for (uint32_t off = 36; off + width <= rd32(sdt + 4); off += width) {
-		uint64_t a = width == 8 ? rd64(sdt + off) : rd32(sdt + off);
-		const uint8_t *t = (const uint8_t *)(uintptr_t)a;
-
-		if (t && memcmp(t, "APIC", 4) == 0)
-			return t;
-	}
-	return NULL;
-}
-
 /* APIC IDs to run on, LP0's first. */
 static unsigned smp_enumerate(const struct bootinfo *bi, const struct topo_shape *shape,
 			      uint32_t bsp, uint32_t *ids)
 {
-	const uint8_t *madt = smp_find_madt(bi->rsdp);
+	const uint8_t *madt = acpi_find_table(bi->rsdp, "APIC");
 	uint32_t found[TOPO_MAX_LPS];
-	int n = madt ? topo_madt_lapics(madt, rd32(madt + 4), found, TOPO_MAX_LPS) : -1;
+	int n = madt ? topo_madt_lapics(madt, acpi_rd32(madt + 4), found, TOPO_MAX_LPS) : -1;
 	unsigned k = 1;
 
 	if (n <= 0) {
