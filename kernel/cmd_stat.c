@@ -7,8 +7,20 @@
  * counting run (kernel/perf.c). Under the model the workload is
  * single-stepped so that its instructions, branches and TSC cycles feed
  * the model; on the hardware PMU it runs at full speed.
+ *
+ * Hyper-Threading: --cpu 1 runs the workload on LP0's sibling, --cpu both
+ * on both LPs, --pair A -- B runs A on LP0 and B on LP1 together (or, with
+ * --stagger, B after A). One plan covers both LPs. With HT the planner uses
+ * the fact sheet's per-thread split (3.2, Linux perf's halves: LP0 the
+ * ESCR0 side with counters 0,1/4,5/8,9/12,13,16, LP1 the ESCR1 side with
+ * 2,3/6,7/10,11/14,15,17), so each LP's events sit on its own ESCRs and
+ * counters and an ESCR is shared only by identical settings. Each request's
+ * OVF_PMI names the LP it counts, whose own handler extends that counter.
+ * Thread-independent events (TI, SDM 18.16.4) are flagged: their counts
+ * cannot be attributed to one thread.
  */
 #include "arch/x86/cpu.h"
+#include "arch/x86/smp.h"
 #include "kernel/console.h"
 #include "kernel/perf.h"
 #include "pmu/p4_explain.h"
@@ -24,10 +36,11 @@ struct stat_state {
 	struct stat_opts o;
 	struct stat_reqs reqs;
 	struct p4_plan plan;
-	struct workload_args args, empty;
+	struct workload_args args, empty, args_b;
 	uint64_t runs[P4_MAX_REQUESTS][STAT_MAX_REPEATS];
 	int64_t baseline[P4_MAX_REQUESTS];	/* median x STATS_SCALE */
-	struct perf_inputs in;
+	struct perf_inputs in;			/* both LPs' inputs together (source tags) */
+	struct perf_inputs in_lp[2];		/* LP0's, LP1's */
 	uint64_t interrupts, overflows;
 	char err[STAT_ERR_MAX];
 };
@@ -51,25 +64,67 @@ static int stat_status(struct shell *sh, int status, const struct workload_resul
 	}
 }
 
-/* One measured run of a; totals[plan.n]. */
+/* The LPs' inputs as one (for the source tags). */
+static void stat_merge_inputs(void)
+{
+	const struct perf_inputs *b = &st.in_lp[1];
+
+	st.in = st.in_lp[0];
+	st.in.steps += b->steps;
+	st.in.branches += b->branches;
+	st.in.cycles += b->cycles;
+	st.in.synthetic_bad += b->synthetic_bad;
+	if (b->synthetic && st.in.synthetic && b->synthetic_event != st.in.synthetic_event)
+		st.in.synthetic_mixed = true;
+	if (b->synthetic && !st.in.synthetic) {
+		st.in.synthetic_event = b->synthetic_event;
+		for (unsigned k = 0; k < sizeof(st.in.synthetic_spec); k++)
+			st.in.synthetic_spec[k] = b->synthetic_spec[k];
+	}
+	st.in.synthetic += b->synthetic;
+	st.in.synthetic_mixed |= b->synthetic_mixed;
+}
+
+/* Which LPs run what: LP0 a (unless --cpu 1), LP1 B of a pair, or a with --cpu 1/both. */
+static void stat_jobs(const struct workload_args *a, struct workload_job *jobs,
+		      struct workload_hooks *h)
+{
+	bool step = perf_model() != NULL;
+	const struct workload_args *w[2] = {
+		st.o.cpu != STAT_CPU_1 ? a : NULL,
+		st.o.pair > 0 && a == &st.args ? &st.args_b : st.o.cpu != STAT_CPU_0 ? a : NULL,
+	};
+
+	for (int k = 0; k < 2; k++) {
+		perf_hooks(&st.in_lp[k], &h[k]);
+		jobs[k] = (struct workload_job){ .a = w[k], .step = step, .h = &h[k],
+						 .ring = k == 1 && st.o.pair > 0 ? st.o.ring_pair : st.o.ring };
+	}
+}
+
+/* One measured run of a (and B of a pair); totals[plan.n]. */
 static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *totals)
 {
 	static struct perf_count sess;
-	struct workload_hooks h;
-	struct workload_result res;
+	static struct workload_job jobs[2];
+	struct workload_hooks h[2];
 	uint64_t before = perf_info()->pmi.interrupts;
-	int status;
+	int r;
 
-	perf_hooks(&st.in, &h);
+	stat_jobs(a, jobs, h);
 	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
 			       st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
-	status = workload_run(a, st.o.ring, perf_model() != NULL, &h, &res);
+	r = workload_run_lps(jobs, st.o.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
 	perf_count_stop(&sess, totals);
+	stat_merge_inputs();
 	st.interrupts += perf_info()->pmi.interrupts - before;
 	for (unsigned i = 0; i < st.plan.n; i++)
 		st.overflows += sess.overflows[i];
-	return stat_status(sh, status, &res);
+	for (int k = 0; k < 2; k++)
+		if (jobs[k].a && (r || jobs[k].res.status != WORKLOAD_OK))
+			return stat_status(sh, jobs[k].res.status, &jobs[k].res);
+	return 0;
 }
 
 static int stat_repeat(struct shell *sh, const struct workload_args *a)
@@ -118,6 +173,14 @@ static const char *stat_source_tag(const struct p4_request *r)
 	}
 }
 
+/* Whose events the ESCR's T bits count (Table 18-66's rule). */
+static const char *stat_lp_tag(uint64_t escr)
+{
+	bool t0 = (escr & (ESCR_T0_OS | ESCR_T0_USR)) != 0, t1 = (escr & (ESCR_T1_OS | ESCR_T1_USR)) != 0;
+
+	return t0 && t1 ? "[T0+T1]" : t1 ? "[T1]" : t0 ? "[T0]" : "[no thread]";
+}
+
 static void stat_event_line(struct shell *sh, unsigned i, const char *counts)
 {
 	const struct p4_request *r = &st.plan.req[i];
@@ -129,6 +192,10 @@ static void stat_event_line(struct shell *sh, unsigned i, const char *counts)
 		     p4_counters[slot->counter].name, p4_escrs[slot->escr].name, stat_source_tag(r));
 	if (st.reqs.tbits[i].given)
 		shell_printf(sh, " T-bits %llXH", (unsigned long long)(slot->escr_value & BITS(3, 0)));
+	if (st.plan.ht)
+		shell_printf(sh, " %s", stat_lp_tag(slot->escr_value));
+	if (p4_events[r->spec.event].flags & P4_EVF_TI)
+		shell_puts(sh, " [TI: thread independent, not attributable to one LP (SDM 18.16.4)]");
 	if (st.reqs.starter[i])
 		shell_printf(sh, " (starter: overflows after %llu)", (unsigned long long)r->spec.period);
 	if (r->role == P4_ROLE_CASCADE)
@@ -192,6 +259,12 @@ static void stat_inputs(struct shell *sh)
 	shell_printf(sh, "; inputs (last run): real: %llu stepped instructions, %llu branches, %llu "
 		     "TSC cycles; synthetic: ", (unsigned long long)st.in.steps,
 		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles);
+	if (st.in_lp[1].steps || st.in_lp[1].synthetic)
+		shell_printf(sh, "(LP0 %llu steps %llu synthetic, LP1 %llu steps %llu synthetic) ",
+			     (unsigned long long)st.in_lp[0].steps,
+			     (unsigned long long)st.in_lp[0].synthetic,
+			     (unsigned long long)st.in_lp[1].steps,
+			     (unsigned long long)st.in_lp[1].synthetic);
 	if (st.in.synthetic)
 		shell_printf(sh, "%llu x %s%s\n", (unsigned long long)st.in.synthetic,
 			     st.in.synthetic_spec, st.in.synthetic_mixed ? " (and others)" : "");
@@ -206,11 +279,16 @@ static void stat_print(struct shell *sh, int argc, char **argv)
 {
 	char buf[4][24], line[128];
 
+	static const char *const where[] = { "LP0", "LP1", "LP0 and LP1" };
+
 	shell_puts(sh, "stat:");
 	for (int k = st.o.workload; k < argc; k++)
 		shell_printf(sh, " %s", argv[k]);
-	shell_printf(sh, " (ring %d, %u run%s%s)\n", st.o.ring, st.o.repeats, st.o.repeats > 1 ? "s" : "",
-		     st.o.baseline ? ", baseline 'empty' median subtracted" : "");
+	shell_printf(sh, " (ring %d, %u run%s%s, %s)\n", st.o.ring, st.o.repeats,
+		     st.o.repeats > 1 ? "s" : "",
+		     st.o.baseline ? ", baseline 'empty' median subtracted" : "",
+		     st.o.pair > 0 ? (st.o.stagger ? "A on LP0, then B on LP1" : "A on LP0, B on LP1")
+				   : where[st.o.cpu]);
 	if (st.o.repeats > 1)
 		shell_printf(sh, "%14s %14s %14s %14s  event\n", "min", "median", "tmean", "max");
 	for (unsigned i = 0; i < st.plan.n; i++) {
@@ -236,23 +314,61 @@ static void stat_print(struct shell *sh, int argc, char **argv)
 
 /* ---- stat ---------------------------------------------------------------- */
 
+/* --cpu / --pair need LP0's sibling and a PMU shared by two LPs; both degrades to LP0. */
+static int stat_prepare_lps(struct shell *sh)
+{
+	const char *why = "";
+
+	if (st.o.cpu == STAT_CPU_0 && st.o.pair == 0)
+		return 0;
+	if (workload_sibling(&why) < 0) {
+		if (st.o.cpu != STAT_CPU_BOTH)
+			return shell_error(sh, "%s: %s", st.o.pair > 0 ? "--pair" : "--cpu 1", why);
+		shell_printf(sh, "note: %s; counting LP0 only\n", why);
+		st.o.cpu = STAT_CPU_0;
+		return 0;
+	}
+	if (!perf_info()->ht)
+		return shell_error(sh, "the PMU backend is not shared by two LPs (no Hyper-Threading): "
+				   "try 'pmu backend model 0F_04 ht'");
+	return 0;
+}
+
+static int stat_parse_b(struct shell *sh, int argc, char **argv)
+{
+	const struct workload *w = workload_find(argv[st.o.pair]);
+
+	if (!w)
+		return shell_error(sh, "unknown workload '%s' (try 'workloads')", argv[st.o.pair]);
+	if (workload_parse_args(w, argc - st.o.pair - 1, argv + st.o.pair + 1, &st.args_b,
+				st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	return 0;
+}
+
 static int stat_prepare(struct shell *sh, int argc, char **argv)
 {
 	const struct perf_info *pi = perf_info();
 	const struct workload *w;
-	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht, .split = P4_SPLIT_GLOBAL };
+	/* fact sheet 3.2: with HT each LP's events go on its own half (see the top) */
+	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht,
+				    .split = pi->ht ? P4_SPLIT_LINUX : P4_SPLIT_GLOBAL };
 	static struct p4_alloc_error aerr;
 
 	if (stat_opts_parse(argc, argv, &st.o, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
 	if (pi->backend == PERF_BACKEND_NONE)
 		return shell_error(sh, "no PMU backend: %s", pi->reason);
+	if (stat_prepare_lps(sh))
+		return 1;
 	w = workload_find(argv[st.o.workload]);
 	if (!w)
 		return shell_error(sh, "unknown workload '%s' (try 'workloads')", argv[st.o.workload]);
-	if (workload_parse_args(w, argc - st.o.workload - 1, argv + st.o.workload + 1, &st.args,
-				st.err, sizeof(st.err)))
+	if (workload_parse_args(w, st.o.workload_end - st.o.workload - 1, argv + st.o.workload + 1,
+				&st.args, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	if (st.o.pair > 0 && stat_parse_b(sh, argc, argv))
+		return 1;
 	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
 	if (p4_alloc_plan(&ctx, st.reqs.req, st.reqs.n, &st.plan, &aerr))
@@ -289,8 +405,13 @@ static void pmu_show(struct shell *sh)
 	if (!bus)
 		return;
 	p4_sig_format(&pi->sig, sig, sizeof(sig));
-	shell_printf(sh, "signature: %s stepping %u, %s\n", sig, pi->sig.stepping,
-		     pi->ht ? "Hyper-Threading (2 LPs share the PMU; LP1 not running)" : "no Hyper-Threading");
+	const char *why = "";
+	int sib = workload_sibling(&why);
+
+	shell_printf(sh, "signature: %s stepping %u, %s%s\n", sig, pi->sig.stepping,
+		     pi->ht ? "Hyper-Threading (2 LPs share the PMU; LP1 " : "no Hyper-Threading",
+		     !pi->ht ? "" : sib < 0 ? "not started)" : smp_is_busy((unsigned)sib) ?
+		     "running work)" : "halted)");
 	shell_printf(sh, "caps: %u ESCRs, IQ_ESCR0/1 %s, extended cascading %s, cascade PMI erratum "
 		     "%s, instr_completed %s, uncore %s\n", c->nescr, c->iq_escr01 ? "yes" : "no",
 		     c->ext_cascade ? "yes" : "no", c->cascade_pmi_erratum ? "yes" : "no",
@@ -302,6 +423,13 @@ static void pmu_show(struct shell *sh)
 		     (unsigned long long)p->unflagged, (unsigned long long)p->reraised,
 		     (unsigned long long)p->deferred, (unsigned long long)p->dropped,
 		     (unsigned long long)p->late);
+	shell_printf(sh, "PMI by LP: handled on LP0 %llu, on LP1 %llu",
+		     (unsigned long long)p->lp_interrupts[0], (unsigned long long)p->lp_interrupts[1]);
+	if (perf_model())
+		shell_printf(sh, "; model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu",
+			     (unsigned long long)perf_model()->pmi_count[0],
+			     (unsigned long long)perf_model()->pmi_count[1]);
+	shell_puts(sh, "\n");
 	shell_printf(sh, "trace: %s\ncounters in use:", pi->trace ? "on" : "off");
 	for (unsigned n = 0; n < P4_NCOUNTER; n++) {
 		uint64_t v = 0;
@@ -458,7 +586,8 @@ static int cmd_explain(struct shell *sh, int argc, char **argv)
 
 const struct shell_cmd perf_shell_cmds[] = {
 	{ "stat", "stat [-e SPEC [--after N:SPEC]]... [-r N] [--ring 0|3] [--baseline] "
-		  "[--preset VALUE] [--] WORKLOAD [ARGS]",
+		  "[--preset VALUE] [--cpu 0|1|both] [--] WORKLOAD [ARGS] | stat ... [--stagger] "
+		  "--pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "count events over a workload (perf stat style)",
 	  "Counts the events over one run of WORKLOAD (see 'workloads') and prints each\n"
 	  "count with its canonical spec, the counter and ESCR used, and IPC when both\n"
@@ -477,6 +606,12 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "  --preset V     test aid: counters start at V (40 bits, bit 39 set) and are\n"
 	  "                 reloaded with V on every overflow, forcing wraps every\n"
 	  "                 2^40 - V events; totals stay exact\n"
+	  "  --cpu 0|1|both run the workload on LP0, its Hyper-Threading sibling LP1, or\n"
+	  "                 both; specs without :t0/:t1 count those LPs\n"
+	  "  --pair A ARGS -- [--ring R] B ARGS   run A on LP0 and B on LP1 together\n"
+	  "                 (last option); --stagger starts B when A has ended\n"
+	  "With Hyper-Threading each count is tagged [T0], [T1] or [T0+T1] (its ESCR's\n"
+	  "thread bits); TI events are flagged: they cannot be attributed to a thread.\n"
 	  "Under the model backend the workload is single-stepped: instructions,\n"
 	  "branches (all predicted) and TSC cycles are real inputs; the synthetic\n"
 	  "workload injects any other event. Each count is tagged with its source.\n",

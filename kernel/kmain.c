@@ -33,6 +33,7 @@
 #include "kernel/kmain.h"
 #include "kernel/mem.h"
 #include "kernel/perf.h"
+#include "kernel/record.h"
 #include "kernel/workload.h"
 #include "shell/platform.h"
 #include "shell/shell.h"
@@ -183,6 +184,7 @@ void kmain(struct bootinfo *bi)
 	shell_init(&shell, &io);
 	workload_add_commands(&shell);
 	perf_add_commands(&shell);
+	record_add_commands(&shell);
 	kmain_run_batch();
 	while (shell_readline(&shell) >= 0)
 		shell.last_status = arch_run_guarded(kmain_run_line, shell.line);

@@ -47,6 +47,14 @@ struct percpu {
 	uint64_t stack_top;
 	uint64_t ist_top[PERCPU_NIST];
 	uint64_t start_tsc;		/* TSC when the LP reported alive after SIPI */
+
+	/*
+	 * arch/x86/workloads.S and user.c: this LP's workload runner, so that
+	 * both LPs can run a workload at once (offsets in arch/x86/user.h).
+	 */
+	uint64_t wl_ring0_rsp;		/* wl_call_ring0's frame, for an aborted ring-0 run */
+	uint64_t user_kernel_rsp;	/* kernel RSP saved by user_call() for user_return() */
+	bool user_in_run;		/* a ring-3 run is open on this LP */
 };
 
 /* Append an LP; NULL when PERCPU_MAX are known. LP0 must be added first. */

@@ -22,9 +22,23 @@
  * NMIs never with the self shorthand, which the Pentium 4 rejects
  * (uefi-qemu-notes P10). A request while the entry is masked waits; when the
  * handler unmasks and the model still asserts (p4_model_pmi_asserted), the
- * PMI is sent again. Fixed IPIs are taken at once: if the caller runs with
- * interrupts off (the #DB handler of the stepper), interrupts are enabled
- * until the handler has run.
+ * PMI is sent again.
+ *
+ * Which context a model PMI interrupts. The model is fed from the step hook,
+ * inside the #DB handler, but the PMI must sample the workload as on
+ * hardware, where it interrupts the instruction after the overflow. So:
+ * - fixed vector, workload running with IF = 1 (record does that): the IPI
+ *   only becomes pending in the handler (IF = 0 there) and is taken right
+ *   after the #DB handler's IRETQ, at the workload's next instruction - the
+ *   frame is the workload's own, with no help;
+ * - NMI (cannot be held back), or fixed with the workload at IF = 0 (stat):
+ *   the PMI is sent and waited for inside the step handler, and the PMI
+ *   handler takes as interrupted frame the workload's #DB frame
+ *   (step_frame(), non-NULL only while this LP's #DB handler runs) - a
+ *   handoff, counted in pmi.handoffs.
+ * Either way the same handler, overflow scan and sample hook run as on
+ * hardware. Outside the step handler a fixed IPI from a caller with
+ * interrupts off opens a short interrupt window until it has been taken.
  *
  * The handler (vector LAPIC_PMI_VECTOR or NMI) looks at every counter of the
  * running count: overflowed is CCCR.OVF, or - Linux's and OProfile's
@@ -35,6 +49,26 @@
  * the CCCR, and only then unmasks LVT PC (OVF cleared first, fact sheet
  * 9.1). The LAPIC EOI for the vector is sent by the interrupt dispatcher
  * (arch/x86/idt.c); an NMI needs none.
+ *
+ * Hyper-Threading (two LPs, one model). Both LPs feed the model from their
+ * own step hooks, each event at the LP (its SMT ID, T0/T1) and CPL that
+ * produced it, so every model call - events, ticks, CPL and active-thread
+ * inputs, register accesses through the bus - runs under model_lock. The
+ * lock belongs to an LP and may be retaken by it; it is never held while a
+ * PMI is sent or waited for. The active-thread input (CCCR bits 17:16, fact
+ * sheet 2.2: a halted LP is inactive) follows the LPs: LP0 runs the shell
+ * and is always active; the sibling is active from its workload's begin hook
+ * to its end hook and halted otherwise. Each LP has its own LVT PC (fact
+ * sheet 6, 8): the model's view of both is lp_lvt[], which the sender
+ * auto-masks (on the target's behalf: LP0 cannot write LP1's local APIC)
+ * and the target's own handler unmasks (mirroring it into its real LVT PC).
+ * A PMI goes to the LP that OVF_PMI_T0/T1 names; that LP's handler scans
+ * only the counters it owns (perf_slot_lp: OVF_PMI_T1 alone = LP1, else
+ * LP0), so no overflow is taken by both LPs and none is lost: a request
+ * while the target's entry is masked waits for its unmask, which re-raises
+ * it while the model still asserts. An NMI that arrives while its LP holds
+ * model_lock (mid model call) is recorded and handled when the lock is
+ * released.
  *
  * What the model counts. Real inputs, from single-stepping the workload
  * (kernel/workload.h): instr_retired NBOGUSNTAG per instruction,
@@ -58,7 +92,9 @@
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/step.h"
 #include "kernel/console.h"
+#include "kernel/percpu.h"
 #include "kernel/perf.h"
 #include "pmu/p4_apply.h"
 #include "pmu/p4_encode.h"
@@ -85,6 +121,84 @@ static volatile uint32_t pmi_pending;	/* LPs the model asked to interrupt */
 static perf_overflow_fn *overflow_hook;
 static void *overflow_ctx;
 static uint32_t lp_apic[P4_MODEL_NLP] = { PERF_NO_APIC, PERF_NO_APIC };
+static volatile uint32_t lp_lvt[P4_MODEL_NLP];	/* each LP's LVT PC as model PMIs see it */
+static volatile uint32_t model_owner;		/* LP index + 1 holding model_lock; 0 = free */
+static unsigned model_depth;
+static volatile bool nmi_deferred[PERCPU_MAX];
+
+static void perf_pmi_handler(struct trap_frame *f);
+
+/* ---- Hyper-Threading: whose LP, the model lock ----------------------------- */
+
+/* The LP the PMU knows the calling LP as (T0/T1: its SMT ID, fact sheet 8). */
+static unsigned perf_this_lp(void)
+{
+	unsigned smt = percpu_this()->topo.smt;
+
+	return smt < P4_MODEL_NLP ? smt : 0;
+}
+
+static bool perf_lock_mine(void)
+{
+	return __atomic_load_n(&model_owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
+}
+
+static void perf_lock(void)
+{
+	uint32_t me = percpu_this()->index + 1, free_ = 0;
+
+	if (perf_lock_mine()) {
+		model_depth++;
+		return;
+	}
+	while (!__atomic_compare_exchange_n(&model_owner, &free_, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		free_ = 0;
+		cpu_pause();
+	}
+	model_depth = 1;
+}
+
+static void perf_unlock(void)
+{
+	unsigned idx = percpu_this()->index;
+
+	if (--model_depth > 0)
+		return;
+	__atomic_store_n(&model_owner, 0, __ATOMIC_RELEASE);
+	if (nmi_deferred[idx]) {	/* an NMI came while this LP was inside the model */
+		nmi_deferred[idx] = false;
+		perf_pmi_handler(step_frame());
+	}
+}
+
+/* The APIC ID of the LP with SMT ID lp in LP0's core, or PERF_NO_APIC. */
+static uint32_t perf_lp_apic(unsigned lp)
+{
+	const struct percpu *me = percpu_get(0);
+
+	if (lp >= P4_MODEL_NLP)
+		return PERF_NO_APIC;
+	if (lp_apic[lp] != PERF_NO_APIC || !me)
+		return lp_apic[lp];
+	for (unsigned i = 1; i < percpu_count(); i++) {
+		const struct percpu *pc = percpu_get(i);
+
+		if (pc->topo.smt == lp && pc->topo.core == me->topo.core &&
+		    pc->topo.package == me->topo.package &&
+		    (pc->state == LP_IDLE || pc->state == LP_RUNNING))
+			return lp_apic[lp] = pc->apic_id;
+	}
+	return PERF_NO_APIC;
+}
+
+/* LP lp's LVT PC: the model's copy, and the real entry when lp is the calling LP. */
+static void perf_lvt_set(unsigned lp, uint32_t v)
+{
+	lp_lvt[lp] = v;
+	if (lp == perf_this_lp() && lapic_present())
+		lapic_write(LAPIC_LVT_PMC, v);
+}
 
 const struct perf_info *perf_info(void)
 {
@@ -142,13 +256,22 @@ static void perf_msr_name(uint32_t msr, char *buf, size_t n)
 
 static int perf_trace_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 {
-	return msr_bus_read(((struct perf_trace_bus *)bus)->inner, msr, value);
+	int r;
+
+	perf_lock();
+	r = msr_bus_read(((struct perf_trace_bus *)bus)->inner, msr, value);
+	perf_unlock();
+	return r;
 }
 
 static int perf_trace_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 {
-	int r = msr_bus_write(((struct perf_trace_bus *)bus)->inner, msr, value);
+	int r;
 	char name[32];
+
+	perf_lock();
+	r = msr_bus_write(((struct perf_trace_bus *)bus)->inner, msr, value);
+	perf_unlock();
 
 	if (info.trace && p4_msr_is_pmu(msr)) {
 		perf_msr_name(msr, name, sizeof(name));
@@ -164,7 +287,7 @@ static void perf_model_raise(struct p4_model *m, unsigned lp, void *ctx)
 {
 	(void)m;
 	(void)ctx;
-	pmi_pending |= 1u << lp;
+	__atomic_fetch_or(&pmi_pending, 1u << lp, __ATOMIC_RELAXED);
 }
 
 /* Let a pending fixed interrupt in when the caller runs with interrupts off. */
@@ -180,39 +303,79 @@ static void perf_irq_window(uint64_t seen)
 		info.pmi.late++;
 }
 
+/* Inside the step handler: wait until the NMI just sent has been handled (handoff). */
+static void perf_nmi_wait(uint64_t seen)
+{
+	for (unsigned i = 0; i < PERF_IRQ_WAIT && info.pmi.interrupts == seen; i++)
+		cpu_pause();
+	if (info.pmi.interrupts == seen)
+		info.pmi.late++;
+}
+
 /* Deliver one model PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
 static void perf_pmi_send(unsigned lp, bool wait)
 {
-	uint32_t lvt;
+	struct trap_frame *wf = step_frame();
+	uint32_t lvt, apic = perf_lp_apic(lp);
 	uint64_t seen = info.pmi.interrupts;
+	bool self = lp == perf_this_lp();
 
-	if (lp >= P4_MODEL_NLP || lp_apic[lp] == PERF_NO_APIC) {
+	if (apic == PERF_NO_APIC) {
 		info.pmi.dropped++;
 		return;
 	}
-	lvt = lapic_read(LAPIC_LVT_PMC);
+	perf_lock();		/* against the target's handler unmasking at the same time */
+	lvt = lp_lvt[lp];
+	if (!(lvt & LAPIC_LVT_MASKED))
+		perf_lvt_set(lp, lvt | LAPIC_LVT_MASKED);	/* NetBurst auto-mask */
+	perf_unlock();
 	if (lvt & LAPIC_LVT_MASKED) {
 		info.pmi.deferred++;
 		return;
 	}
-	lapic_write(LAPIC_LVT_PMC, lvt | LAPIC_LVT_MASKED);	/* NetBurst auto-mask */
 	if ((lvt & LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI) {
-		lapic_send_nmi(lp_apic[lp]);
+		lapic_send_nmi(apic);
+		if (self && wf && wait)
+			perf_nmi_wait(seen);
 		return;
 	}
-	lapic_send_ipi(lp_apic[lp], (uint8_t)(lvt & LVT_VECTOR));
+	lapic_send_ipi(apic, (uint8_t)(lvt & LVT_VECTOR));
+	if (!self)
+		return;		/* the sibling takes it in its own context */
+	if (wf && (wf->rflags & RFLAGS_IF))
+		return;		/* taken right after the #DB handler's IRETQ */
 	if (wait)
 		perf_irq_window(seen);
 }
 
+/* In the step handler, and the workload resumes with IF = 1: a pending fixed PMI lands there. */
+static bool perf_resumes_with_if(void)
+{
+	struct trap_frame *wf = step_frame();
+
+	return wf && (wf->rflags & RFLAGS_IF);
+}
+
 static void perf_pmi_flush(void)
 {
-	while (pmi_pending) {
-		unsigned lp = (unsigned)__builtin_ctz(pmi_pending);
+	uint32_t lps;
 
-		pmi_pending &= ~(1u << lp);
-		perf_pmi_send(lp, true);
-	}
+	unsigned me = perf_this_lp();
+
+	while ((lps = __atomic_exchange_n(&pmi_pending, 0, __ATOMIC_RELAXED)) != 0)
+		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+			if (lps & (1u << lp))
+				perf_pmi_send(lp, true);
+	/*
+	 * A fixed PMI the sibling sent to this LP (its entry is masked until our
+	 * handler runs) waits while this LP runs with interrupts off, e.g. in
+	 * its own step handler: let it in now, as hardware would at the next
+	 * instruction.
+	 */
+	if (active && active->running && (lp_lvt[me] & LAPIC_LVT_MASKED) &&
+	    (lp_lvt[me] & LVT_DELIVERY_MODE) != LAPIC_LVT_DELIVERY_NMI &&
+	    !(read_rflags() & RFLAGS_IF) && !perf_resumes_with_if())
+		perf_irq_window(info.pmi.interrupts);
 }
 
 /* ---- the overflow handler ------------------------------------------------- */
@@ -223,6 +386,12 @@ void perf_set_overflow_hook(perf_overflow_fn *fn, void *ctx)
 	overflow_ctx = ctx;
 }
 
+/* The LP whose handler takes a counter's overflows: the one OVF_PMI names (T0 when both). */
+static unsigned perf_slot_lp(const struct p4_slot *slot)
+{
+	return (slot->cccr_value & CCCR_OVF_PMI_T1) && !(slot->cccr_value & CCCR_OVF_PMI_T0);
+}
+
 static void perf_overflow_one(struct perf_count *s, unsigned i, struct trap_frame *f)
 {
 	struct msr_bus *bus = perf_bus();
@@ -231,6 +400,8 @@ static void perf_overflow_one(struct perf_count *s, unsigned i, struct trap_fram
 	uint64_t cccr = 0, raw = 0;
 	bool ovf, unflagged;
 
+	if (perf_slot_lp(slot) != perf_this_lp())
+		return;		/* the sibling's counter: its own PMI handler takes it */
 	if (msr_bus_read(bus, cccr_msr, &cccr) || p4_counter_read(bus, slot->counter, &raw))
 		return;
 	ovf = (cccr & CCCR_OVF) != 0;
@@ -241,28 +412,78 @@ static void perf_overflow_one(struct perf_count *s, unsigned i, struct trap_fram
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;
 	s->base[i] += (raw - s->start[i]) & P4_COUNTER_MASK;
-	if (overflow_hook)
+	if (overflow_hook && f)
 		overflow_hook(overflow_ctx, f, i);
 	/* Stop and clear OVF, reload twice (N15) while stopped (O8), restart. */
 	msr_bus_write(bus, cccr_msr, slot->cccr_value & ~(CCCR_OVF | CCCR_ENABLE));
 	msr_bus_write(bus, p4_counters[slot->counter].msr, s->reload[i]);
 	msr_bus_write(bus, p4_counters[slot->counter].msr, s->reload[i]);
+	if (p4_counter_read(bus, slot->counter, &raw) == 0 &&
+	    (raw & P4_COUNTER_MASK) != (s->reload[i] & P4_COUNTER_MASK)) {
+		info.pmi.mismatches++;	/* N15 struck despite the double write */
+		msr_bus_write(bus, p4_counters[slot->counter].msr, s->reload[i]);
+	}
 	s->start[i] = s->reload[i];
 	msr_bus_write(bus, cccr_msr, slot->cccr_value);
 }
 
-static void perf_pmi_handler(struct trap_frame *f)
+/* OVF is clear now; unmasking cannot re-trigger for the counters handled. */
+static void perf_pmi_unmask(void)
 {
-	info.pmi.interrupts++;
+	unsigned lp = perf_this_lp();
+	bool again;
+
+	perf_lock();
+	perf_lvt_set(lp, lp_lvt[lp] & ~LAPIC_LVT_MASKED);
+	again = perf_model() && p4_model_pmi_asserted(&model, lp);
+	perf_unlock();
+	if (again) {
+		info.pmi.reraised++;
+		perf_pmi_send(lp, false);
+	}
+}
+
+static void perf_scan(struct trap_frame *f)
+{
 	if (active && active->running)
 		for (unsigned i = 0; i < active->plan.n; i++)
 			perf_overflow_one(active, i, f);
-	/* OVF is clear now; unmasking cannot re-trigger for the counters handled. */
-	lapic_write(LAPIC_LVT_PMC, lapic_read(LAPIC_LVT_PMC) & ~LAPIC_LVT_MASKED);
-	if (perf_model() && p4_model_pmi_asserted(&model, 0)) {
-		info.pmi.reraised++;
-		perf_pmi_send(0, false);
+}
+
+static void perf_pmi_handler(struct trap_frame *f)
+{
+	uint64_t t0 = rdtsc();
+	struct trap_frame *wf = step_frame();
+
+	if (perf_lock_mine()) {		/* an NMI inside a model call: after the lock (perf_unlock) */
+		nmi_deferred[percpu_this()->index] = true;
+		return;
 	}
+	__atomic_fetch_add(&info.pmi.interrupts, 1, __ATOMIC_RELAXED);
+	info.pmi.lp_interrupts[perf_this_lp()]++;
+	if (wf && wf != f) {
+		info.pmi.handoffs++;	/* landed in the step handler: sample the workload */
+		f = wf;
+	}
+	perf_lock();
+	perf_scan(f);
+	perf_unlock();
+	perf_pmi_unmask();
+	info.pmi.tsc_total += rdtsc() - t0;
+}
+
+void perf_poll(struct trap_frame *f)
+{
+	uint64_t t0 = rdtsc();
+	bool lapic = lapic_present();
+
+	info.pmi.polls++;
+	if (lapic)
+		perf_lvt_set(perf_this_lp(), lp_lvt[perf_this_lp()] | LAPIC_LVT_MASKED);
+	perf_scan(f);
+	if (lapic && active && active->running)
+		perf_pmi_unmask();
+	info.pmi.tsc_total += rdtsc() - t0;
 }
 
 static uint32_t perf_lvt_value(bool masked)
@@ -275,8 +496,8 @@ static uint32_t perf_lvt_value(bool masked)
 void perf_set_pmi_mode(enum perf_pmi_mode mode)
 {
 	info.pmi_mode = mode;
-	if (lapic_present())
-		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(!(active && active->running)));
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		perf_lvt_set(lp, perf_lvt_value(!(active && active->running)));
 }
 
 /* ---- counting runs -------------------------------------------------------------- */
@@ -313,8 +534,8 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 	pmi_pending = 0;
 	active = s;
 	s->running = true;
-	if (lapic_present())
-		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(false));
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		perf_lvt_set(lp, perf_lvt_value(false));
 	p4_apply(bus, &s->plan, &res);
 	if (res.faults || res.mismatches) {
 		perf_count_stop(s, NULL);
@@ -335,8 +556,8 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &raw[i]))
 			raw[i] = s->start[i];
 	p4_stop(bus, &s->plan, &res);
-	if (lapic_present())
-		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(true));
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		perf_lvt_set(lp, perf_lvt_value(true));
 	s->running = false;
 	active = NULL;
 	pmi_pending = 0;
@@ -354,7 +575,9 @@ static void perf_feed(unsigned lp, unsigned cpl, enum p4_event ev, uint16_t mask
 	while (n > 0) {
 		uint64_t k = n < chunk ? n : chunk;
 
+		perf_lock();
 		p4_model_event(&model, lp, cpl, ev, mask, k);
+		perf_unlock();
 		perf_pmi_flush();
 		n -= k;
 	}
@@ -382,16 +605,25 @@ static uint16_t perf_branch_type(enum insn_branch b)
 
 static void perf_hook_begin(void *ctx, uint8_t lp)
 {
-	if (perf_model())
-		p4_model_set_active(&model, lp, true);
+	if (!perf_model())
+		return;
+	perf_lock();
+	p4_model_set_active(&model, lp, true);
+	if (lp < P4_MODEL_NLP)
+		perf_lvt_set(lp, lp_lvt[lp]);	/* this LP's own LVT PC, as the model sees it */
+	perf_unlock();
 }
 
 static void perf_hook_end(void *ctx, uint8_t lp)
 {
-	if (perf_model()) {
-		perf_pmi_flush();
-		p4_model_set_cpl(&model, lp, 0);	/* back in the kernel */
-	}
+	if (!perf_model())
+		return;
+	perf_pmi_flush();
+	perf_lock();
+	p4_model_set_cpl(&model, lp, 0);	/* back in the kernel */
+	/* LP0 goes back to the shell (running); the sibling goes back to HLT (inactive). */
+	p4_model_set_active(&model, lp, percpu_this()->index == 0);
+	perf_unlock();
 }
 
 static void perf_hook_step(void *ctx, const struct step_info *s)
@@ -402,7 +634,9 @@ static void perf_hook_step(void *ctx, const struct step_info *s)
 	if (!perf_model())
 		return;
 	in->steps++;
+	perf_lock();
 	p4_model_set_cpl(&model, s->lp, s->cpl);
+	perf_unlock();
 	perf_feed(s->lp, s->cpl, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1);
 	if (model.caps.instr_completed)
 		perf_feed(s->lp, s->cpl, P4_EV_INSTR_COMPLETED,
@@ -418,7 +652,9 @@ static void perf_hook_step(void *ctx, const struct step_info *s)
 		in->cycles += s->cycles;
 		perf_feed(s->lp, s->cpl, P4_EV_GLOBAL_POWER_EVENTS,
 			  P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), s->cycles);
+		perf_lock();
 		p4_model_tick(&model, s->cycles);
+		perf_unlock();
 		perf_pmi_flush();
 	}
 }
@@ -508,7 +744,8 @@ int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n)
 		ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04");
 		return -1;
 	}
-	p4_model_set_active(&model, 0, true);
+	p4_model_set_active(&model, 0, true);	/* LP0 runs the shell */
+	p4_model_set_active(&model, 1, false);	/* the sibling halts until it runs a workload */
 	info.sig = *sig;
 	info.ht = ht;
 	info.caps = model.caps;
@@ -608,8 +845,8 @@ void perf_init(void)
 	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_handler);
 	idt_set_handler(VEC_NMI, perf_pmi_handler);
 	info.pmi_mode = PERF_PMI_FIXED;
-	if (lapic_present())
-		lapic_write(LAPIC_LVT_PMC, perf_lvt_value(true));
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		perf_lvt_set(lp, perf_lvt_value(true));
 	perf_hw_refusal(why, sizeof(why));
 	if (!why[0] && perf_select_hw(err, sizeof(err)) == 0) {
 		ksnprintf(info.reason, sizeof(info.reason), "NetBurst, IA32_MISC_ENABLE bit 7 set, "

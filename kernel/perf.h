@@ -38,6 +38,11 @@ struct perf_pmi_stats {
 	uint64_t deferred;	/* model PMI while LVT PC was masked */
 	uint64_t dropped;	/* model PMI for an LP that is not running */
 	uint64_t late;		/* fixed IPI not taken within the wait window */
+	uint64_t lp_interrupts[2];	/* handler entries on LP0 / LP1 (T0 / T1) */
+	uint64_t mismatches;	/* reloaded counter read back different: written again */
+	uint64_t handoffs;	/* PMI taken inside the step handler: sampled the workload's frame */
+	uint64_t polls;		/* perf_poll() scans (cascade-PMI erratum) */
+	uint64_t tsc_total;	/* TSC spent in PMI handlers and polls */
 };
 
 struct perf_info {
@@ -107,6 +112,14 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals);
 struct trap_frame;
 typedef void perf_overflow_fn(void *ctx, struct trap_frame *f, unsigned idx);
 void perf_set_overflow_hook(perf_overflow_fn *fn, void *ctx);
+
+/*
+ * The overflow handler's scan without an interrupt, for counters that
+ * cannot raise one (the cascade-PMI erratum, fact sheet 2.3): called from
+ * a timer interrupt with the interrupted frame. LVT PC is masked during the
+ * scan, so a PMI (NMI) cannot handle the same counter at the same time.
+ */
+void perf_poll(struct trap_frame *f);
 
 /* What fed the model during a run (model backend). */
 struct perf_inputs {

@@ -168,12 +168,41 @@ struct workload_result {
 };
 
 /*
- * Run the workload once at CPL ring (0 or 3), single-stepped when step.
- * Returns res->status. h may be NULL. Not reentrant: one run at a time in
- * the whole machine (the step engine and the ring-3 exit state are global).
+ * Run the workload once at CPL ring (0 or 3), single-stepped when step, on
+ * the calling LP. Returns res->status. h may be NULL. One run at a time per
+ * LP: the step engine and the ring-3 exit state are per LP.
  */
 int workload_run(const struct workload_args *a, int ring, bool step,
 		 const struct workload_hooks *h, struct workload_result *res);
+
+/*
+ * Two logical processors (Hyper-Threading). LP0 runs the shell; its sibling
+ * (same package and core, other SMT ID) idles in HLT until given work.
+ * workload_sibling(): the sibling's LP index, or -1 with a one-line reason.
+ * workload_run_lps(): called on LP0; jobs[0] runs on LP0 and jobs[1] on the
+ * sibling (a NULL `a` leaves that LP idle). WORKLOAD_TOGETHER wakes the
+ * sibling first and then runs LP0's job, so both run at the same time;
+ * WORKLOAD_LP1_AFTER starts the sibling's job when LP0's has ended (a
+ * deterministic order, for exact cross-thread cascades). Ctrl-C (seen by
+ * LP0) stops both. Returns 0 when the jobs ran (each job's res says how),
+ * -1 when the sibling's job could not start (jobs[1].res: REFUSED, why).
+ * A result's lp is the SMT ID the PMU knows the LP as (T0/T1).
+ */
+struct workload_job {
+	const struct workload_args *a;
+	int ring;
+	bool step;
+	const struct workload_hooks *h;
+	struct workload_result res;
+};
+
+enum workload_start {
+	WORKLOAD_TOGETHER,
+	WORKLOAD_LP1_AFTER,
+};
+
+int workload_sibling(const char **why);
+int workload_run_lps(struct workload_job jobs[2], enum workload_start start);
 
 /* Add the shell commands `workloads` and `run` (kernel/cmd_workload.c); -1 when no table slot is left. */
 struct shell;

@@ -20,15 +20,26 @@
  * ends as WORKLOAD_INTERRUPTED. Unstepped runs are not interruptible; their
  * parameter ranges keep them short (spin/halt at most 10 s; loop 2^32-1
  * iterations is about 13 G instructions, the longest).
+ *
+ * Two logical processors (Hyper-Threading): every piece of run state is
+ * per LP - the wl_run below lives on the running LP's stack, the step
+ * engine, the ring-3 exit context and the synthetic gate are per LP
+ * (arch/x86/step.c, user.c, workloads.S) and so is the user stack - so
+ * LP0 and its sibling can each run a workload at the same time
+ * (workload_run_lps). Only LP0 reads the serial port: it polls Ctrl-C and
+ * raises wl_stop, which the sibling's stepper polls instead. Shared IDT
+ * handlers (#DB, the halt wake-up timer) are installed once and stay.
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/smp.h"
 #include "arch/x86/step.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/user.h"
 #include "kernel/cpuid.h"
 #include "kernel/mem.h"
+#include "kernel/percpu.h"
 #include "kernel/printf.h"
 #include "kernel/workload.h"
 #include "shell/platform.h"
@@ -36,6 +47,7 @@
 #define USER_STACK_PAGES	4	/* 16 KiB: calls DEPTH 256 needs 4 KiB */
 #define HALT_WAKE_US		100	/* LAPIC timer period while halting */
 #define US_PER_S		UINT64_C(1000000)
+#define PAIR_POLL_US		20000	/* LP0 polls Ctrl-C this often while the sibling runs */
 
 /* Workload bodies (arch/x86/workloads.S). */
 #define WL_FN(name) extern char name[] __attribute__((visibility("hidden")))
@@ -76,16 +88,28 @@ struct wl_run {
 	uint64_t tsc0;
 };
 
-static uint64_t user_stack;
+static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
+static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
 
+/*
+ * The logical processor the PMU knows this LP as: its SMT ID (T0/T1 are
+ * "the SMT bit of the APIC ID", fact sheet 8), which kernel/topology.c
+ * derived from CPUID's shape (fact sheet 7) - not APIC ID arithmetic.
+ */
 static uint8_t workload_lp(void)
 {
-	struct cpuid_raw raw;
-	struct cpu_info ci;
+	return (uint8_t)percpu_this()->topo.smt;
+}
 
-	cpu_read_cpuid(&raw);
-	cpuid_decode(&raw, &ci);
-	return ci.threads_per_core > 1 ? (uint8_t)(ci.initial_apic_id % ci.threads_per_core) : 0;
+/* Polled by the stepper: LP0 reads the serial port, the sibling follows LP0. */
+static bool workload_interrupted(void)
+{
+	if (percpu_this()->index != 0)
+		return wl_stop;
+	if (!plat_interrupted())
+		return false;
+	wl_stop = true;
+	return true;
 }
 
 static int workload_refuse(struct workload_result *res, const char *fmt, const char *why)
@@ -187,7 +211,7 @@ static void workload_step_begin(struct wl_run *r)
 		.text_start = (uintptr_t)__workload_text_start,
 		.text_end = (uintptr_t)__workload_text_end,
 		.lp = r->res->lp, .h = r->h, .res = r->res,
-		.interrupted = plat_interrupted, .abort = workload_abort,
+		.interrupted = workload_interrupted, .abort = workload_abort,
 	};
 
 	step_begin(&s);
@@ -215,14 +239,16 @@ static int workload_prepare_ring(struct wl_run *r)
 	r->call.rflags = rflags;
 	if (r->ring != 3)
 		return 0;
-	if (!user_stack)
-		user_stack = mem_alloc_pages(USER_STACK_PAGES);
-	if (!user_stack)
+	unsigned lp = percpu_this()->index;
+
+	if (!user_stack[lp])
+		user_stack[lp] = mem_alloc_pages(USER_STACK_PAGES);
+	if (!user_stack[lp])
 		return workload_refuse(r->res, "%s", "cannot allocate the user stack");
 	r->user = (struct user_run){
 		.fn = r->call.fn, .arg = { r->call.arg[0], r->call.arg[1], r->call.arg[2], r->call.arg[3] },
 		.rflags = r->call.rflags,
-		.stack_base = user_stack, .stack_size = USER_STACK_PAGES * MEM_PAGE_SIZE,
+		.stack_base = user_stack[lp], .stack_size = USER_STACK_PAGES * MEM_PAGE_SIZE,
 		.extra_base = r->buf, .extra_len = r->buf_pages * MEM_PAGE_SIZE,
 	};
 	if (user_prepare(&r->user, &r->call))
@@ -235,12 +261,12 @@ static void workload_timer(struct wl_run *r, bool on)
 	if (r->a->w->id != WL_HALT)
 		return;
 	if (on) {
+		/* shared by both LPs' halt runs, so it stays installed */
 		idt_set_handler(LAPIC_TIMER_VECTOR, workload_halt_tick);
 		lapic_timer_start((uint32_t)(timer_lapic_hz() / (US_PER_S / HALT_WAKE_US)),
 				  LAPIC_TIMER_VECTOR, true);
 	} else {
 		lapic_timer_stop();
-		idt_set_handler(LAPIC_TIMER_VECTOR, NULL);
 	}
 }
 
@@ -285,4 +311,105 @@ int workload_run(const struct workload_args *a, int ring, bool step,
 	if (r.buf)
 		mem_free_pages(r.buf, r.buf_pages);
 	return res->status;
+}
+
+/* --- two logical processors ------------------------------------------------------ */
+
+int workload_sibling(const char **why)
+{
+	const struct percpu *me = percpu_get(0);
+
+	for (unsigned i = 1; i < smp_count(); i++) {
+		const struct percpu *pc = smp_lp(i);
+
+		if (pc->topo.package != me->topo.package || pc->topo.core != me->topo.core ||
+		    pc->topo.smt == me->topo.smt)
+			continue;
+		if (pc->state == LP_IDLE || pc->state == LP_RUNNING)
+			return (int)i;
+		*why = "LP0's Hyper-Threading sibling did not start (see 'cpu')";
+		return -1;
+	}
+	*why = smp_count() > 1 ? "no Hyper-Threading sibling: the other logical processors are "
+				 "separate cores with their own PMU"
+			       : "no Hyper-Threading sibling: this machine has one logical processor";
+	return -1;
+}
+
+static void workload_job_fn(void *arg)
+{
+	struct workload_job *j = arg;
+
+	workload_run(j->a, j->ring, j->step, j->h, &j->res);
+}
+
+static void workload_job_refuse(struct workload_job *j, const char *why)
+{
+	j->res = (struct workload_result){ .fault_vector = -1 };
+	workload_refuse(&j->res, "%s", why);
+}
+
+/* Wait for the sibling's job, polling Ctrl-C on LP0 (the sibling never reads the UART). */
+static void workload_job_wait(unsigned sib, struct workload_job *j)
+{
+	bool irq_off = !(read_rflags() & RFLAGS_IF);
+	int r;
+
+	/* LP0 takes interrupts while it waits: a PMI the sibling's events raise for LP0 (T0). */
+	if (irq_off)
+		cpu_sti();
+	while ((r = smp_wait_us(sib, PAIR_POLL_US)) == SMP_ETIMEDOUT)
+		if (plat_interrupted())
+			wl_stop = true;
+	if (irq_off)
+		cpu_cli();
+	if (r == SMP_EFAULT || r == SMP_ENOLP) {
+		j->res.status = WORKLOAD_FAULTED;
+		j->res.fault_vector = smp_fault_vector(sib);
+	}
+}
+
+static int workload_job_start(int sib, struct workload_job *j)
+{
+	j->res = (struct workload_result){ .status = WORKLOAD_OK, .fault_vector = -1 };
+	if (smp_call((unsigned)sib, workload_job_fn, j) == 0)
+		return 0;
+	workload_job_refuse(j, "LP0's sibling is busy");
+	return -1;
+}
+
+int workload_run_lps(struct workload_job jobs[2], enum workload_start start)
+{
+	const char *why = "";
+	int sib = -1;
+	bool lp1_started = false;
+
+	wl_stop = false;
+	if (jobs[1].a) {
+		sib = workload_sibling(&why);
+		if (sib < 0) {
+			workload_job_refuse(&jobs[1], why);
+			return -1;
+		}
+		if (start == WORKLOAD_TOGETHER) {
+			if (workload_job_start(sib, &jobs[1]))
+				return -1;
+			lp1_started = true;
+		}
+	}
+	if (jobs[0].a)
+		workload_run(jobs[0].a, jobs[0].ring, jobs[0].step, jobs[0].h, &jobs[0].res);
+	if (jobs[1].a && !lp1_started) {
+		if (wl_stop || (jobs[0].a && jobs[0].res.status == WORKLOAD_INTERRUPTED)) {
+			jobs[1].res = (struct workload_result){ .status = WORKLOAD_INTERRUPTED,
+								.fault_vector = -1 };
+			return 0;
+		}
+		if (workload_job_start(sib, &jobs[1]))
+			return -1;
+		lp1_started = true;
+	}
+	if (lp1_started)
+		workload_job_wait((unsigned)sib, &jobs[1]);
+	return 0;
 }

@@ -62,7 +62,7 @@ static int stat_number(const char *opt, const char *v, uint64_t min, uint64_t ma
 	return 0;
 }
 
-/* One option at argv[*i]; 1 when it was "--" (options end), 0 otherwise, -1 on error. */
+/* One option at argv[*i]; 1 when it was "--" and 2 "--pair" (options end), 0 otherwise, -1 on error. */
 static int stat_option(int argc, char *const argv[], int *i, struct stat_opts *o, char *err,
 		       size_t errlen)
 {
@@ -98,6 +98,24 @@ static int stat_option(int argc, char *const argv[], int *i, struct stat_opts *o
 		o->ring = v[0] - '0';
 		return 0;
 	}
+	if (parse_streq(a, "--cpu")) {
+		v = stat_value(argc, argv, i);
+		if (v && parse_streq(v, "0"))
+			o->cpu = STAT_CPU_0;
+		else if (v && parse_streq(v, "1"))
+			o->cpu = STAT_CPU_1;
+		else if (v && parse_streq(v, "both"))
+			o->cpu = STAT_CPU_BOTH;
+		else
+			return stat_fail(err, errlen, "--cpu wants 0, 1 or both, not '%s'", v ? v : "");
+		return 0;
+	}
+	if (parse_streq(a, "--stagger")) {
+		o->stagger = true;
+		return 0;
+	}
+	if (parse_streq(a, "--pair"))
+		return 2;
 	if (parse_streq(a, "--baseline")) {
 		o->baseline = true;
 		return 0;
@@ -112,6 +130,40 @@ static int stat_option(int argc, char *const argv[], int *i, struct stat_opts *o
 	return stat_fail(err, errlen, "unknown option '%s' (see 'help stat')", a);
 }
 
+/* After --pair: A's words up to "--", then [--ring 0|3] and B's words. */
+static int stat_pair(int argc, char *const argv[], int i, struct stat_opts *o, char *err,
+		     size_t errlen)
+{
+	int k;
+
+	if (o->cpu != STAT_CPU_0)
+		return stat_fail(err, errlen, "--pair runs A on LP0 and B on LP1: drop --cpu%s", "");
+	if (i >= argc || parse_streq(argv[i], "--"))
+		return stat_fail(err, errlen, "--pair needs WORKLOAD_A [ARGS] -- WORKLOAD_B [ARGS]%s", "");
+	for (k = i; k < argc && !parse_streq(argv[k], "--"); k++)
+		;
+	o->workload = i;
+	o->workload_end = k;
+	if (k >= argc)
+		return stat_fail(err, errlen, "--pair: missing '-- WORKLOAD_B' after '%s'", argv[i]);
+	k++;
+	if (k < argc && parse_streq(argv[k], "--ring")) {
+		const char *v = stat_value(argc, argv, &k);
+
+		if (!v || !(parse_streq(v, "0") || parse_streq(v, "3")))
+			return stat_fail(err, errlen, "--ring wants 0 or 3, not '%s'", v ? v : "");
+		o->ring_pair = v[0] - '0';
+		k++;
+	}
+	if (k >= argc)
+		return stat_fail(err, errlen, "--pair: no WORKLOAD_B after '--'%s", "");
+	for (int m = k; m < argc; m++)
+		if (parse_streq(argv[m], "--"))
+			return stat_fail(err, errlen, "--pair: only one '--' (between A and B)%s", "");
+	o->pair = k;
+	return 0;
+}
+
 int stat_opts_parse(int argc, char *const argv[], struct stat_opts *o, char *err, size_t errlen)
 {
 	int i;
@@ -122,6 +174,10 @@ int stat_opts_parse(int argc, char *const argv[], struct stat_opts *o, char *err
 
 		if (r < 0)
 			return -1;
+		if (r == 2) {
+			o->ring_pair = o->ring;
+			return stat_pair(argc, argv, i + 1, o, err, errlen);
+		}
 		if (r > 0) {
 			i++;
 			break;
@@ -129,7 +185,10 @@ int stat_opts_parse(int argc, char *const argv[], struct stat_opts *o, char *err
 	}
 	if (i >= argc)
 		return stat_fail(err, errlen, "no workload given (try 'workloads')%s", "");
+	if (o->stagger)
+		return stat_fail(err, errlen, "--stagger orders the two workloads of --pair%s", "");
 	o->workload = i;
+	o->workload_end = argc;
 	return 0;
 }
 
@@ -277,7 +336,9 @@ static int stat_add(struct stat_reqs *r, const struct p4_spec *spec, const struc
 		return stat_fail(err, errlen, "more than 18 events: the PMU has 18 counters%s", "");
 	q = &r->req[r->n];
 	*q = (struct p4_request){ .spec = *spec, .pmi = P4_PMI_LP0, .role = P4_ROLE_COUNT };
-	q->lp = spec->thread == P4_THREAD_T1 ? P4_LP1 : P4_LP0;
+	q->lp = spec->thread == P4_THREAD_T1 ? P4_LP1 : spec->thread == P4_THREAD_T0 ? P4_LP0 : r->lp;
+	if (q->lp == P4_LP1)
+		q->pmi = P4_PMI_LP1;	/* LP1's handler extends LP1's counter */
 	r->tbits[r->n] = *tb;
 	return (int)r->n++;
 }
@@ -341,7 +402,8 @@ int stat_build_requests(const struct stat_opts *o, const struct p4_caps *caps,
 	const struct stat_event_opt *ev = o->ev;
 	unsigned nev = o->nev;
 
-	*out = (struct stat_reqs){ 0 };
+	*out = (struct stat_reqs){ .lp = o->pair > 0 || o->cpu == STAT_CPU_BOTH ? P4_LP_BOTH :
+					 o->cpu == STAT_CPU_1 ? P4_LP1 : P4_LP0 };
 	if (nev == 0) {
 		ev = defaults;
 		nev = sizeof(defaults) / sizeof(defaults[0]);

@@ -2,7 +2,13 @@
  * stat_opts.h - the pure parsing behind `stat` and `explain`.
  *
  *   stat [-e SPEC [--after N:SPEC]]... [-r N] [--ring 0|3] [--baseline]
- *        [--preset VALUE] [--] WORKLOAD [ARGS]
+ *        [--preset VALUE] [--cpu 0|1|both] [--] WORKLOAD [ARGS]
+ *   stat ... [--stagger] --pair WORKLOAD_A [ARGS] -- [--ring 0|3] WORKLOAD_B [ARGS]
+ *
+ * Hyper-Threading: --cpu picks the LP that runs the workload (and whose
+ * events a spec without :t0/:t1 counts); --pair runs A on LP0 and B on LP1
+ * at the same time (each spec without :t0/:t1 counts both LPs), or, with
+ * --stagger, B once A has ended. A --ring right after the "--" is B's own.
  *
  * Options end at the first word that is not an option (the workload's
  * name) or after "--". --after applies to the -e before it: that event
@@ -33,6 +39,12 @@ struct stat_event_opt {
 	const char *after_spec;		/* the event counted N times first */
 };
 
+enum stat_cpu {
+	STAT_CPU_0,
+	STAT_CPU_1,
+	STAT_CPU_BOTH,
+};
+
 struct stat_opts {
 	unsigned nev;
 	struct stat_event_opt ev[STAT_MAX_EVENTS];
@@ -42,6 +54,11 @@ struct stat_opts {
 	bool preset_set;
 	uint64_t preset;		/* --preset: 40-bit start and reload value */
 	int workload;			/* argv index of the workload's name */
+	enum stat_cpu cpu;		/* --cpu (a pair runs on both) */
+	bool stagger;			/* --stagger: B starts when A has ended */
+	int workload_end;		/* argv index after A's last argument (argc without --pair) */
+	int pair;			/* --pair: argv index of B's name, else 0 */
+	int ring_pair;			/* B's ring (default: --ring's) */
 };
 
 /* Parse argv[1..argc); 0, or -1 with one reason in err. */
@@ -80,14 +97,18 @@ int stat_parse_writes(int argc, char *const argv[], struct p4_msr_write *w, unsi
  * it) a starter request counting SPEC with period N - its counter is
  * preset to -N and overflows on the N-th occurrence - followed by the
  * event itself as a cascaded request (p4_alloc picks bit 30 or bit 11, or
- * refuses). Every request gets OVF_PMI to LP0 for the 64-bit extension,
- * except a cascaded one on a part with the cascade-PMI erratum, which then
- * counts 40 bits only (SDM 18.15.5.7). :period= and :pebs are refused
+ * refuses). Every request gets OVF_PMI for the 64-bit extension -
+ * to the LP whose events it counts (OVF_PMI_T1 for an LP1-only request,
+ * else OVF_PMI_T0), so each LP's handler extends its own counters - except
+ * a cascaded one on a part with the cascade-PMI erratum, which then counts
+ * 40 bits only (SDM 18.15.5.7). A spec without :t0/:t1 counts the LP(s)
+ * that --cpu / --pair run the workload on. :period= and :pebs are refused
  * (stat counts; it does not sample).
  */
 struct stat_reqs {
 	unsigned n;
 	bool defaults;
+	enum p4_lp lp;			/* LPs a spec without :t0/:t1 counts (--cpu, --pair) */
 	struct p4_request req[P4_MAX_REQUESTS];
 	struct stat_tbits tbits[P4_MAX_REQUESTS];
 	bool starter[P4_MAX_REQUESTS];

@@ -10,7 +10,21 @@ delta divided by 128 is an instruction count. Then it runs
   stat -r N empty    the spread of an empty measurement (clockticks and
                      instructions over the stepped `empty` workload)
   stat -r N -e instr_retired loop 100
-and prints one small table. `make bench` runs it. Exit status 1 when the
+and then the sampling figures:
+  record --vector ... loop 3000   PMI handler cost from entry to IRETQ: under
+                     the model a vector PMI is taken between two stepped
+                     instructions, so record reports the median step with a
+                     PMI minus the median step without one (kernel/record.c)
+  record --floor N   the floor: the register accesses no handler can avoid
+                     (2 RDMSR, 4 WRMSR, LVT PC read + write, EOI) and one
+                     store append, timed on the guest; plus the 38
+                     instructions of the interrupt stub and isr_common
+                     (3 + 15 pushes + cld + mov + call + 15 pops + add + iretq,
+                     counted in arch/x86/entry.S)
+  script / dump      bytes per sample of both encodings of one -g recording
+  dump (large)       samples per second the serial link carried (host wall
+                     clock around the command), and what 115200 baud allows
+and prints small tables. `make bench` runs it. Exit status 1 when the
 machine does not boot or a command fails.
 """
 
@@ -19,6 +33,8 @@ import os
 import re
 import subprocess
 import sys
+
+import time
 
 import pexpect
 
@@ -31,6 +47,11 @@ TSC_PER_INSN = 128      # -icount shift=7
 ANSI = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|[()][0-9A-Za-z]|[=>])")
 STATS = re.compile(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\w+)\S*\s+counter", re.M)
 BENCH = re.compile(r"min (\S+) median (\S+) tmean (\S+) max (\S+)")
+COST = re.compile(r"PMI cost \(entry to IRETQ, step-timed\): (\d+) TSC cycles")
+FLOOR = re.compile(r"floor: registers (\d+) TSC cycles .*store (\d+) TSC cycles")
+STORED = re.compile(r"samples: (\d+) stored")
+ENTRY_INSNS = 38        # arch/x86/entry.S: stub (3) + isr_common (35), see the docstring
+BAUD_BYTES = 115200 // 10   # 8N1: 10 bits per byte
 
 
 def run(child, line, timeout=600):
@@ -48,6 +69,43 @@ def row(name, unit, figures):
 
 def insns(figures):
     return ["%.1f" % (float(f) / TSC_PER_INSN) for f in figures]
+
+
+def sampling(child):
+    """The sampling figures: (cost, floor regs, floor store, script/dump bytes, link rate)."""
+    out = run(child, "record --vector --throttle 100 -e instr_retired -c 99 loop 3000")
+    cost = int(COST.search(out).group(1))
+    regs, store = map(int, FLOOR.search(run(child, "record --floor 200")).groups())
+    out = run(child, "record -g --throttle 100 -e instr_retired -c 97 calls 3 400")
+    n = int(STORED.search(out).group(1))
+    script = run(child, "script")
+    dump = run(child, "dump")
+    frames = "".join(l + "\n" for l in dump.split("\n") if l.startswith("NBD:"))
+    sizes = (len(script.split("\n", 1)[1]) / n, len(frames) / n, n)
+    out = run(child, "record --throttle 100 -e instr_retired -c 3 loop 20000")
+    big = int(STORED.search(out).group(1))
+    t0 = time.monotonic()
+    dump = run(child, "dump")
+    secs = time.monotonic() - t0
+    nbytes = sum(len(l) + 2 for l in dump.split("\n") if l.startswith("NBD:"))
+    return cost, regs, store, sizes, (big, nbytes, secs)
+
+
+def print_sampling(cost, regs, store, sizes, link):
+    floor = regs / TSC_PER_INSN + store / TSC_PER_INSN + ENTRY_INSNS
+    print()
+    print("%-44s %12s %12s" % ("sampling (model backend)", "TSC", "instructions"))
+    print("%-44s %12d %12.1f" % ("PMI handler, entry to IRETQ (median)", cost, cost / TSC_PER_INSN))
+    print("%-44s %12d %12.1f" % ("floor: MSR/APIC accesses", regs, regs / TSC_PER_INSN))
+    print("%-44s %12d %12.1f" % ("floor: one store append", store, store / TSC_PER_INSN))
+    print("%-44s %12s %12d" % ("floor: interrupt entry/exit (counted)", "-", ENTRY_INSNS))
+    print("%-44s %12s %12.1f" % ("floor total", "-", floor))
+    print("%-44s %12.1f %12.1f  (%d samples, -g)" % ("bytes per sample: script | dump",
+                                                    sizes[0], sizes[1], sizes[2]))
+    big, nbytes, secs = link
+    print("serial link: dump of %d samples, %d bytes in %.2f s: %.0f samples/s, %.0f bytes/s "
+          "(QEMU); at 115200 baud: %.0f samples/s"
+          % (big, nbytes, secs, big / secs, nbytes / secs, BAUD_BYTES / (nbytes / big)))
 
 
 def main():
@@ -69,6 +127,7 @@ def main():
         bench = BENCH.search(run(child, "pmu bench %d" % n))
         empty = STATS.findall(run(child, "stat -r %d empty" % n))
         loop = STATS.findall(run(child, "stat -r %d -e instr_retired loop 100" % n))
+        samp = sampling(child)
     except (pexpect.TIMEOUT, pexpect.EOF) as e:
         raise SystemExit("bench: the machine did not answer (%s)" % type(e).__name__)
     finally:
@@ -83,6 +142,7 @@ def main():
         row("stat empty: " + r[4], "count", r[:4])
     for r in loop:
         row("stat loop 100: " + r[4], "count", r[:4])
+    print_sampling(*samp)
     return 0
 
 

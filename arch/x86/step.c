@@ -36,12 +36,20 @@
  * before the IRETQ path) of the previous trap, so handler time is excluded
  * up to the few instructions of entry.S around those reads; the first step
  * also includes the runner's last instructions.
+ *
+ * Per LP: each logical processor steps its own workload (Hyper-Threading:
+ * LP0 and LP1 may both be stepping), so the engine's state is one struct per
+ * LP, found through percpu_this(). The #DB handler is installed once and
+ * stays: removing it when one LP finishes would leave the other LP's next
+ * trap without a handler. A trap on an LP that is not stepping is a stray
+ * one and only clears TF.
  */
 #include <stddef.h>
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/step.h"
 #include "kernel/insn.h"
+#include "kernel/percpu.h"
 
 struct step_state {
 	struct step_run run;
@@ -51,9 +59,15 @@ struct step_state {
 	uint64_t tsc_resume;
 	uint64_t cycles;		/* pending for the instruction at last_rip */
 	uint64_t polls;
+	struct trap_frame *frame;	/* the workload's #DB frame while step_db runs */
 };
 
-static struct step_state st;
+static struct step_state lp_state[PERCPU_MAX];
+
+static struct step_state *step_this(void)
+{
+	return &lp_state[percpu_this()->index];
+}
 
 static void step_classify(struct step_state *s, uint64_t rip)
 {
@@ -133,39 +147,50 @@ static void step_advance(struct step_state *s, struct trap_frame *f)
 static void step_db(struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
+	struct step_state *st = step_this();
 
-	if (!st.active || st.done) {
+	if (!st->active || st->done) {
 		f->rflags &= ~RFLAGS_TF;	/* a stray trap: stop it from repeating */
 		return;
 	}
-	st.cycles += now - st.tsc_resume;
-	step_advance(&st, f);
-	st.tsc_resume = rdtsc();
+	st->cycles += now - st->tsc_resume;
+	st->frame = f;
+	step_advance(st, f);
+	st->frame = NULL;
+	st->tsc_resume = rdtsc();
+}
+
+struct trap_frame *step_frame(void)
+{
+	return step_this()->frame;
 }
 
 void step_sync(const struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
+	struct step_state *st = step_this();
 
-	if (!st.active || !st.started || st.done || f->rip == st.last_rip)
+	if (!st->active || !st->started || st->done || f->rip == st->last_rip)
 		return;
-	st.cycles += now - st.tsc_resume;
-	step_emit(&st, f->rip, (uint8_t)(f->cs & 3));
-	st.tsc_resume = rdtsc();
+	st->cycles += now - st->tsc_resume;
+	step_emit(st, f->rip, (uint8_t)(f->cs & 3));
+	st->tsc_resume = rdtsc();
 }
 
 void step_begin(const struct step_run *r)
 {
-	st = (struct step_state){ .run = *r, .active = true };
-	idt_set_handler(VEC_DB, step_db);
-	st.tsc_resume = rdtsc();
+	struct step_state *st = step_this();
+
+	*st = (struct step_state){ .run = *r, .active = true };
+	idt_set_handler(VEC_DB, step_db);	/* the same handler for every LP: never removed */
+	st->tsc_resume = rdtsc();
 }
 
 bool step_end(void)
 {
-	bool aborted = st.aborted;
+	struct step_state *st = step_this();
+	bool aborted = st->aborted;
 
-	idt_set_handler(VEC_DB, NULL);
-	st.active = false;
+	st->active = false;
 	return aborted;
 }

@@ -2,6 +2,8 @@
  * step.h - the single-step engine: one #DB per retired workload instruction.
  *
  * See step.c for what is stepped and how instructions are attributed.
+ * The engine keeps one state per logical processor: each LP steps its own
+ * workload.
  */
 #ifndef NBPROF_ARCH_X86_STEP_H
 #define NBPROF_ARCH_X86_STEP_H
@@ -26,10 +28,13 @@ struct step_run {
 	void (*abort)(struct trap_frame *f);	/* send the frame back to the runner */
 };
 
-/* Arm the engine (installs the #DB handler). The runner then sets TF on entry. */
+/*
+ * Arm the engine for the calling LP (installs the shared #DB handler, which
+ * then stays). The runner then sets TF on entry.
+ */
 void step_begin(const struct step_run *r);
 
-/* Disarm (removes the #DB handler). True when the run was aborted by Ctrl-C. */
+/* Disarm the calling LP's engine. True when the run was aborted by Ctrl-C. */
 bool step_end(void);
 
 /*
@@ -38,5 +43,12 @@ bool step_end(void);
  * that retired since the last trap, if any. A no-op when not stepping.
  */
 void step_sync(const struct trap_frame *f);
+
+/*
+ * The interrupted workload's frame while this LP's #DB handler runs (the
+ * step hook included), else NULL. kernel/perf.c uses it so that a model PMI
+ * raised from the step hook samples the workload, not the handler.
+ */
+struct trap_frame *step_frame(void);
 
 #endif

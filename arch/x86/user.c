@@ -19,13 +19,27 @@
  * be reachable by `int n` at CPL 3 (a DPL-0 gate would raise #GP instead),
  * so user_init() raises their DPL to 3 in the loaded IDT (gate byte 5 =
  * P | DPL | type, SDM Vol. 3A Figure 6-8).
+ *
+ * Two LPs (Hyper-Threading) may be in ring-3 runs at once. Each has its own
+ * stack and buffer pages, but the workload text is one range in the one
+ * set of page tables: it is opened by the first run and closed by the last
+ * (user_text_users), and every change to the page tables is made under
+ * user_lock. A run that finds the text already open still gets its own TLB
+ * flushed (paging_set_user on its stack reloads CR3 on this LP), since the
+ * other LP's change flushed only that LP's TLB.
+ * The "in a run" flag and the synthetic-gate callback are per LP.
  */
 #include <stddef.h>
 
+#include "arch/x86/cpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/user.h"
+#include "kernel/percpu.h"
+
+_Static_assert(offsetof(struct percpu, wl_ring0_rsp) == PERCPU_WL_RING0_RSP, "percpu layout");
+_Static_assert(offsetof(struct percpu, user_kernel_rsp) == PERCPU_USER_KERNEL_RSP, "percpu layout");
 
 #define RFLAGS_RESERVED1	(UINT64_C(1) << 1)	/* always 1 */
 #define RFLAGS_IOPL		(UINT64_C(3) << 12)
@@ -35,10 +49,22 @@
 
 void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
 
-static bool user_in_run;
 static bool user_ready;
-static void (*synth_fn)(void *ctx, struct trap_frame *f);
-static void *synth_ctx;
+static void (*synth_fn[PERCPU_MAX])(void *ctx, struct trap_frame *f);
+static void *synth_ctx[PERCPU_MAX];
+static volatile uint32_t user_lock;
+static unsigned user_text_users;	/* LPs in a ring-3 run (text pages open) */
+
+static void user_lock_take(void)
+{
+	while (__atomic_exchange_n(&user_lock, 1, __ATOMIC_ACQUIRE))
+		cpu_pause();
+}
+
+static void user_lock_drop(void)
+{
+	__atomic_store_n(&user_lock, 0, __ATOMIC_RELEASE);
+}
 
 static void user_gate_dpl3(uint8_t vector)
 {
@@ -56,17 +82,21 @@ static void user_gate_dpl3(uint8_t vector)
 /* int 0x80: a ring-3 workload has returned (RAX is its result). */
 static void user_exit_gate(struct trap_frame *f)
 {
-	if ((f->cs & 3) != 3 || !user_in_run)
+	struct percpu *pc = percpu_this();
+
+	if ((f->cs & 3) != 3 || !pc->user_in_run)
 		return;		/* not from a ring-3 run: ignore */
-	user_in_run = false;
+	pc->user_in_run = false;
 	user_return(f->rax, GDT_KERNEL_DS);
 }
 
 /* int 0x81: one synthetic event occurrence, at the caller's CPL. */
 static void user_synth_gate(struct trap_frame *f)
 {
-	if (synth_fn)
-		synth_fn(synth_ctx, f);
+	unsigned lp = percpu_this()->index;
+
+	if (synth_fn[lp])
+		synth_fn[lp](synth_ctx[lp], f);
 }
 
 void user_init(void)
@@ -82,20 +112,26 @@ void user_init(void)
 
 void user_set_synthetic(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
 {
-	synth_fn = fn;
-	synth_ctx = ctx;
+	unsigned lp = percpu_this()->index;
+
+	synth_fn[lp] = fn;
+	synth_ctx[lp] = ctx;
 }
 
+/* Open or close this run's pages; the text only for the first / last user. */
 static int user_open(const struct user_run *r, bool open)
 {
 	uint64_t text = (uint64_t)(uintptr_t)__workload_text_start;
 	uint64_t text_len = (uint64_t)(uintptr_t)__workload_text_end - text;
 	int err = 0;
 
-	err |= paging_set_user(text, text_len, open);
+	user_lock_take();
+	if (open ? user_text_users++ == 0 : user_text_users > 0 && --user_text_users == 0)
+		err |= paging_set_user(text, text_len, open);
 	err |= paging_set_user(r->stack_base, r->stack_size, open);
 	if (r->extra_len)
 		err |= paging_set_user(r->extra_base, r->extra_len, open);
+	user_lock_drop();
 	return err ? -1 : 0;
 }
 
@@ -117,7 +153,7 @@ int user_prepare(const struct user_run *r, struct wl_call *c)
 		.cs = GDT_USER_CS | GDT_RPL3,
 		.ss = GDT_USER_DS | GDT_RPL3,
 	};
-	user_in_run = true;
+	percpu_this()->user_in_run = true;
 	return 0;
 }
 
@@ -125,7 +161,7 @@ void user_cleanup(const struct user_run *r)
 {
 	uint16_t ds = GDT_KERNEL_DS;
 
-	user_in_run = false;
+	percpu_this()->user_in_run = false;
 	__asm__ volatile("mov %0, %%ds\n\tmov %0, %%es\n\tmov %0, %%ss" : : "r"(ds) : "memory");
 	tss_set_rsp0(0);
 	user_open(r, false);

@@ -25,6 +25,10 @@
 #define USER_EXIT_VECTOR	0x80
 #define USER_SYNTH_VECTOR	0x81
 
+/* struct percpu offsets (kernel/percpu.h) of this LP's runner state, read through %gs */
+#define PERCPU_WL_RING0_RSP	136
+#define PERCPU_USER_KERNEL_RSP	144
+
 /* struct wl_call offsets for workloads.S */
 #define WC_FN		0
 #define WC_ARG0		8
@@ -86,7 +90,10 @@ void user_cleanup(const struct user_run *r);
 /* Install the DPL-3 gates 0x80 and 0x81 (idempotent). */
 void user_init(void);
 
-/* Function the 0x81 gate calls with the frame of the `int 0x81` (NULL: ignore). */
+/*
+ * Function the 0x81 gate calls with the frame of the `int 0x81` (NULL:
+ * ignore), for the calling LP only: each LP runs its own workload.
+ */
 void user_set_synthetic(void (*fn)(void *ctx, struct trap_frame *f), void *ctx);
 
 /* Redirect a ring-3 frame to the exit trampoline (used to abort a run). */

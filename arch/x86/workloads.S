@@ -13,7 +13,9 @@
  * documents (per call, per iteration "/it", per repetition "/rep").
  *
  * The runners (wl_call_ring0, user_call, user_return) are ordinary kernel
- * text; see arch/x86/user.h.
+ * text; see arch/x86/user.h. The stack pointers they save live in this
+ * LP's struct percpu (%gs-relative, kernel/percpu.h), so LP0 and LP1 can
+ * each be inside a workload at the same time.
  */
 #include "arch/x86/user.h"
 
@@ -289,7 +291,7 @@ wl_call_ring0:
 	pushq %r14
 	pushq %r15
 	pushfq					/* the caller's RFLAGS; RSP is now 16-aligned */
-	movq %rsp, wl_ring0_rsp(%rip)
+	movq %rsp, %gs:PERCPU_WL_RING0_RSP	/* per LP: both LPs may run a workload */
 	movq %rdi, %rax
 	movq WC_ARG1(%rax), %rsi
 	movq WC_ARG2(%rax), %rdx
@@ -313,7 +315,7 @@ wl_ring0_return:				/* step.c stops stepping at this address */
 	.globl wl_ring0_abort
 	.hidden wl_ring0_abort
 wl_ring0_abort:				/* step.c sends an interrupted run here */
-	movq wl_ring0_rsp(%rip), %rsp
+	movq %gs:PERCPU_WL_RING0_RSP, %rsp
 	jmp wl_ring0_return
 	.size wl_call_ring0, . - wl_call_ring0
 
@@ -329,7 +331,7 @@ user_call:
 	pushq %r14
 	pushq %r15
 	pushfq
-	movq %rsp, user_kernel_rsp(%rip)
+	movq %rsp, %gs:PERCPU_USER_KERNEL_RSP
 	movq %rdi, %rbx
 	leaq -256(%rsp), %rdi			/* RSP0: free stack below the saved state */
 	andq $-16, %rdi
@@ -363,7 +365,7 @@ user_call:
 	.type user_return, @function
 user_return:
 	movq %rdi, %rax
-	movq user_kernel_rsp(%rip), %rsp
+	movq %gs:PERCPU_USER_KERNEL_RSP, %rsp
 	movl %esi, %ds
 	movl %esi, %es
 	movl %esi, %ss
@@ -376,12 +378,5 @@ user_return:
 	popq %rbp
 	ret
 	.size user_return, . - user_return
-
-	.data
-	.balign 8
-wl_ring0_rsp:
-	.quad 0
-user_kernel_rsp:
-	.quad 0
 
 	.section .note.GNU-stack, "", @progbits

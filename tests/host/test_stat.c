@@ -232,6 +232,83 @@ static int plan(const char *line, const struct p4_caps *caps, bool ht, struct st
 	return stat_apply_tbits(r, p, err, sizeof(err));
 }
 
+/* --cpu and --pair (Hyper-Threading): parsing, and whose events a plain spec counts. */
+static void opts_cpu_and_pair(void **state)
+{
+	struct stat_opts o;
+
+	assert_int_equal(parse(&o, "stat --cpu 1 loop 5"), 0);
+	assert_int_equal(o.cpu, STAT_CPU_1);
+	assert_int_equal(o.pair, 0);
+	assert_int_equal(o.workload_end, 5);	/* argc: no pair */
+	assert_int_equal(parse(&o, "stat -e instr_retired --ring 3 --stagger --pair loop 5 -- --ring 0 "
+				   "calls 2 3"), 0);
+	assert_int_equal(o.workload, 7);	/* loop */
+	assert_int_equal(o.workload_end, 9);	/* the "--" */
+	assert_int_equal(o.pair, 12);		/* calls */
+	assert_int_equal(o.ring, 3);
+	assert_int_equal(o.ring_pair, 0);
+	assert_true(o.stagger);
+	assert_int_equal(parse(&o, "stat --pair loop 5 -- loop 6"), 0);
+	assert_int_equal(o.ring_pair, 0);
+	assert_int_equal(parse(&o, "stat --cpu 2 loop"), -1);
+	assert_non_null(strstr(err, "0, 1 or both"));
+	assert_int_equal(parse(&o, "stat --pair loop 5"), -1);
+	assert_non_null(strstr(err, "missing '-- WORKLOAD_B'"));
+	assert_int_equal(parse(&o, "stat --pair loop 5 --"), -1);
+	assert_int_equal(parse(&o, "stat --pair loop 5 -- loop 1 -- loop 2"), -1);
+	assert_int_equal(parse(&o, "stat --cpu 1 --pair loop 5 -- loop 1"), -1);
+	assert_int_equal(parse(&o, "stat --stagger loop 5"), -1);
+}
+
+static void requests_follow_the_target_lp(void **state)
+{
+	struct p4_caps caps;
+	struct stat_reqs r;
+	struct stat_opts o;
+
+	caps_for(4, 1, &caps);
+	assert_int_equal(parse(&o, "stat -e instr_retired -e instr_retired:t0 --cpu 1 loop 5"), 0);
+	assert_int_equal(stat_build_requests(&o, &caps, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.req[0].lp, P4_LP1);
+	assert_int_equal(r.req[0].pmi, P4_PMI_LP1);	/* LP1's handler extends LP1's counter */
+	assert_int_equal(r.req[1].lp, P4_LP0);
+	assert_int_equal(r.req[1].pmi, P4_PMI_LP0);
+	assert_int_equal(parse(&o, "stat -e instr_retired --pair loop 5 -- loop 6"), 0);
+	assert_int_equal(stat_build_requests(&o, &caps, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.req[0].lp, P4_LP_BOTH);
+}
+
+/*
+ * Example 18-2's intent under the per-thread split (fact sheet 3.2, 2.3):
+ * LP0's instr_retired on counter 16 / CRU_ESCR0, LP1's on 17 / CRU_ESCR1
+ * (the manual's 04000603H), started by CASCNT4INTO5.
+ */
+static void requests_example_18_2_working_pair(void **state)
+{
+	struct p4_caps caps;
+	struct stat_reqs r;
+	struct stat_opts o;
+	struct p4_plan p;
+	struct p4_alloc_error e;
+	struct p4_alloc_ctx ctx = { .caps = &caps, .ht = true, .split = P4_SPLIT_LINUX };
+
+	caps_for(4, 1, &caps);
+	assert_int_equal(parse(&o, "stat -e instr_retired:t1 --after 4096:instr_retired:t0 --pair "
+				   "loop 1 -- loop 1"), 0);
+	assert_int_equal(stat_build_requests(&o, &caps, &r, err, sizeof(err)), 0);
+	assert_int_equal(p4_alloc_plan(&ctx, r.req, r.n, &p, &e), 0);
+	assert_int_equal(p.slot[0].counter, P4_IQ_COUNTER4);
+	assert_int_equal(p.slot[0].escr, P4_CRU_ESCR0);
+	assert_int_equal(p.slot[0].escr_value, 0x0400060C);
+	assert_int_equal(p.slot[1].counter, P4_IQ_COUNTER5);
+	assert_int_equal(p.slot[1].escr, P4_CRU_ESCR1);
+	assert_int_equal(p.slot[1].escr_value, 0x04000603);
+	assert_true(p.slot[1].cccr_value & CCCR_EXT_CASCADE);
+	assert_false(p.slot[1].cccr_value & CCCR_ENABLE);
+	assert_int_equal(p.slot[0].preset, (UINT64_C(1) << 40) - 4096);
+}
+
 static void requests_default_pair(void **state)
 {
 	struct p4_caps caps;
@@ -368,6 +445,9 @@ int main(void)
 		cmocka_unit_test(requests_errors),
 		cmocka_unit_test(requests_tbits_reach_the_escr),
 		cmocka_unit_test(sig_notation),
+		cmocka_unit_test(opts_cpu_and_pair),
+		cmocka_unit_test(requests_follow_the_target_lp),
+		cmocka_unit_test(requests_example_18_2_working_pair),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
