@@ -32,7 +32,7 @@ PMU_SRCS    := $(wildcard pmu/*.c pmu/model/*.c)
 # Kernel sources that are also compiled on the host (pure logic, no hardware).
 HOST_KERNEL_SRCS := $(wildcard kernel/printf.c kernel/cpuid.c kernel/config.c kernel/topology.c \
                     kernel/samples.c kernel/report.c kernel/dump.c kernel/crc32.c \
-                    kernel/insn.c kernel/workload.c)
+                    kernel/insn.c kernel/workload.c arch/x86/pagewalk.c)
 PORTABLE_SRCS    := $(SHELL_SRCS) $(PMU_SRCS) $(HOST_KERNEL_SRCS)
 
 HOST_TEST_SRCS := $(wildcard tests/host/test_*.c)

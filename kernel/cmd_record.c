@@ -24,7 +24,7 @@
 #include "shell/stat_opts.h"
 
 #define REC_ERR_MAX		600
-#define REC_MAX_WORDS		64
+#define REC_MAX_WORDS		(SHELL_LINE_MAX / 2 + 2)
 #define REC_DEFAULT_FREQ	4000u		/* perf record's default, for clockticks */
 #define REC_DEFAULT_PERIOD	100000u		/* other events */
 #define REC_MAX_FREQ		100000u
@@ -33,11 +33,13 @@
 #define REC_DEFAULT_EVENT	"global_power_events:RUNNING"
 
 struct rec_opts {
-	struct stat_opts so;
+	struct stat_opts so;		/* -e/--after/--ring/--cpu/--stagger/--pair, stat's parser */
 	uint64_t period, freq, buffer, throttle, floor_n;
 	bool period_set, freq_set, buffer_set, callchain, wrap, floor;
 	enum perf_pmi_mode pmi;
-	int workload;			/* argv index of the workload's name */
+	int workload;			/* argv index of the (first) workload's name */
+	int workload_end;		/* argv index after its last argument */
+	int pair;			/* --pair: argv index of B's name, else 0 */
 };
 
 struct rec_state {
@@ -45,7 +47,7 @@ struct rec_state {
 	struct stat_reqs reqs;
 	struct record_cfg cfg;
 	struct record_result res;
-	struct workload_args args;
+	struct workload_args args, args_b;
 	char *words[REC_MAX_WORDS];
 	struct report_entry scratch[REC_REPORT_ROWS];
 	struct dump_enc enc;
@@ -113,13 +115,39 @@ static int rec_stat_word(struct shell *sh, int argc, char **argv, int *k, int *n
 	return 0;
 }
 
+/* --pair A ARGS -- [--ring R] B ARGS: the rest of the line goes to stat's parser as is. */
+static int rec_pair_words(struct shell *sh, int argc, char **argv, int k, int *nw)
+{
+	struct rec_opts *o = &rc.o;
+	int delta;
+
+	if (*nw + (argc - k) > REC_MAX_WORDS)
+		return rec_fail(sh, argv[k], "too many words");
+	delta = *nw - k;		/* words index = argv index + delta */
+	for (int m = k; m < argc; m++)
+		rc.words[(*nw)++] = argv[m];
+	if (stat_opts_parse(*nw, rc.words, &o->so, rc.err, sizeof(rc.err)))
+		return shell_error(sh, "record: %s", rc.err);
+	o->workload = o->so.workload - delta;
+	o->workload_end = o->so.workload_end - delta;
+	o->pair = o->so.pair - delta;
+	return 0;
+}
+
 static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 {
 	struct rec_opts *o = &rc.o;
 	const char *a = argv[*k];
 
-	if (parse_streq(a, "-e") || parse_streq(a, "--after") || parse_streq(a, "--ring"))
+	if (parse_streq(a, "-e") || parse_streq(a, "--after") || parse_streq(a, "--ring") ||
+	    parse_streq(a, "--cpu"))
 		return rec_stat_word(sh, argc, argv, k, nw);
+	if (parse_streq(a, "--stagger")) {
+		if (*nw + 1 >= REC_MAX_WORDS - 2)
+			return rec_fail(sh, a, "too many options");
+		rc.words[(*nw)++] = argv[*k];
+		return 0;
+	}
 	if (parse_streq(a, "-c"))
 		return o->period_set = true, rec_number(sh, argc, argv, k, 1, P4_PERIOD_MAX, &o->period);
 	if (parse_streq(a, "-F"))
@@ -155,6 +183,11 @@ static int rec_parse(struct shell *sh, int argc, char **argv)
 				.workload = -1 };
 	rc.words[0] = argv[0];
 	for (k = 1; k < argc && o->workload < 0; k++) {
+		if (parse_streq(argv[k], "--pair")) {
+			if (o->period_set && o->freq_set)
+				break;
+			return rec_pair_words(sh, argc, argv, k, &nw);
+		}
 		if (parse_streq(argv[k], "--"))
 			o->workload = k + 1 < argc ? k + 1 : argc;
 		else if (argv[k][0] == '-' && argv[k][1] != '\0')
@@ -162,10 +195,11 @@ static int rec_parse(struct shell *sh, int argc, char **argv)
 		else
 			o->workload = k;
 	}
-	if (o->workload < 0 || o->workload >= argc)
-		return shell_error(sh, "record: name a workload (see 'workloads')");
 	if (o->period_set && o->freq_set)
 		return shell_error(sh, "record: give -c PERIOD or -F FREQ, not both");
+	if (o->workload < 0 || o->workload >= argc)
+		return shell_error(sh, "record: name a workload (see 'workloads')");
+	o->workload_end = argc;
 	rc.words[nw++] = "--";
 	rc.words[nw++] = argv[o->workload];
 	if (stat_opts_parse(nw, rc.words, &o->so, rc.err, sizeof(rc.err)))
@@ -207,6 +241,44 @@ static int rec_period(struct shell *sh, uint64_t *p)
 	return 0;
 }
 
+/*
+ * With work on both LPs (--pair, --cpu both), an event without :t0/:t1
+ * would count both LPs' events on one counter whose PMI goes to one LP,
+ * which would then sample its own context for the other LP's events. So a
+ * sampling event is split into one request per LP, each on that LP's half
+ * and interrupting that LP (OVF_PMI_T0/T1).
+ */
+static int rec_split_lps(struct shell *sh)
+{
+	struct stat_reqs *r = &rc.reqs;
+	unsigned n0 = r->n;
+
+	for (unsigned i = 0; i < n0; i++) {
+		struct p4_request *q = &r->req[i];
+
+		if (r->starter[i] || q->lp != P4_LP_BOTH)
+			continue;
+		if (q->role == P4_ROLE_CASCADE || r->tbits[i].given)
+			return shell_error(sh, "record: #%u would sample both LPs' events on one counter "
+					   "(its PMI goes to one LP): name the LP with :t0 or :t1", i + 1);
+		if (r->n == P4_MAX_REQUESTS)
+			return shell_error(sh, "record: one counter per LP and event: more than %d "
+					   "requests", P4_MAX_REQUESTS);
+		q->lp = P4_LP0;
+		q->pmi = P4_PMI_LP0;
+		q->spec.thread = P4_THREAD_T0;
+		r->req[r->n] = *q;
+		r->req[r->n].lp = P4_LP1;
+		r->req[r->n].pmi = P4_PMI_LP1;
+		r->req[r->n].spec.thread = P4_THREAD_T1;
+		r->tbits[r->n] = r->tbits[i];
+		r->starter[r->n] = false;
+		r->pmi_lost[r->n] = r->pmi_lost[i];
+		r->n++;
+	}
+	return 0;
+}
+
 static int rec_requests(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
@@ -224,10 +296,11 @@ static int rec_requests(struct shell *sh)
 	}
 	if (stat_build_requests(so, &pi->caps, &rc.reqs, rc.err, sizeof(rc.err)))
 		return shell_error(sh, "record: %s", rc.err);
-	if (rec_period(sh, &period))
+	if (rec_split_lps(sh) || rec_period(sh, &period))
 		return 1;
 	for (unsigned i = 0; i < rc.reqs.n; i++) {
 		struct p4_request *q = &rc.reqs.req[i];
+		bool lp_names = rc.cfg.job[1].args != NULL && q->lp != P4_LP_BOTH;
 
 		rc.cfg.sampler[i] = !rc.reqs.starter[i];
 		rc.cfg.polled[i] = rc.cfg.sampler[i] && rc.reqs.pmi_lost[i];
@@ -235,30 +308,71 @@ static int rec_requests(struct shell *sh)
 			q->spec.period = period;
 		if (rc.cfg.polled[i])
 			q->pmi = P4_PMI_NONE;
-		ksnprintf(rc.cfg.name[i], RECORD_NAME_MAX, "%s", p4_events[q->spec.event].name);
+		/* with work on LP1, names say whose events: perf's "event.qualifier" style */
+		ksnprintf(rc.cfg.name[i], RECORD_NAME_MAX, "%s%s", p4_events[q->spec.event].name,
+			  !lp_names ? "" : q->lp == P4_LP1 ? ".t1" : ".t0");
 	}
+	return 0;
+}
+
+/* A workload and its arguments: argv[wl], argv[wl + 1 .. end). */
+static int rec_workload(struct shell *sh, int argc, char **argv, int wl, int end,
+			struct workload_args *out)
+{
+	const struct workload *w;
+
+	(void)argc;
+	if (!(w = workload_find(argv[wl])))
+		return shell_error(sh, "record: unknown workload '%s' (try 'workloads')", argv[wl]);
+	if (workload_parse_args(w, end - wl - 1, argv + wl + 1, out, rc.err, sizeof(rc.err)))
+		return shell_error(sh, "record: %s", rc.err);
+	return 0;
+}
+
+/* Which LP runs what (stat's --cpu/--pair rules); a sibling is needed for LP1. */
+static int rec_jobs(struct shell *sh)
+{
+	struct stat_opts *so = &rc.o.so;
+	const char *why = "";
+	bool lp1 = so->cpu != STAT_CPU_0 || so->pair > 0;
+
+	if (lp1 && workload_sibling(&why) < 0) {
+		if (so->cpu != STAT_CPU_BOTH)
+			return shell_error(sh, "record: %s: %s", so->pair > 0 ? "--pair" : "--cpu 1", why);
+		shell_printf(sh, "note: %s; recording LP0 only\n", why);
+		so->cpu = STAT_CPU_0;
+		lp1 = false;
+	}
+	if (lp1 && !perf_info()->ht)
+		return shell_error(sh, "record: the PMU backend is not shared by two LPs (no "
+				   "Hyper-Threading): try 'pmu backend model 0F_04 ht'");
+	rc.cfg.job[0] = (struct record_job){ .args = so->cpu != STAT_CPU_1 ? &rc.args : NULL,
+					     .ring = so->ring };
+	rc.cfg.job[1] = (struct record_job){
+		.args = so->pair > 0 ? &rc.args_b : so->cpu != STAT_CPU_0 ? &rc.args : NULL,
+		.ring = so->pair > 0 ? so->ring_pair : so->ring,
+	};
+	rc.cfg.stagger = so->stagger;
 	return 0;
 }
 
 static int rec_prepare(struct shell *sh, int argc, char **argv)
 {
 	const struct perf_info *pi = perf_info();
-	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht, .split = P4_SPLIT_GLOBAL };
+	/* as stat: with HT each LP's events on its own half (fact sheet 3.2) */
+	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht,
+				    .split = pi->ht ? P4_SPLIT_LINUX : P4_SPLIT_GLOBAL };
 	static struct p4_alloc_error aerr;
-	const struct workload *w;
-	int wl;
 
 	if (rec_parse(sh, argc, argv))
 		return 1;
 	if (pi->backend == PERF_BACKEND_NONE)
 		return shell_error(sh, "record: no PMU backend: %s", pi->reason);
-	wl = rc.o.workload;
-	if (!(w = workload_find(argv[wl])))
-		return shell_error(sh, "record: unknown workload '%s' (try 'workloads')", argv[wl]);
-	if (workload_parse_args(w, argc - wl - 1, argv + wl + 1, &rc.args, rc.err, sizeof(rc.err)))
-		return shell_error(sh, "record: %s", rc.err);
+	if (rec_workload(sh, argc, argv, rc.o.workload, rc.o.workload_end, &rc.args) ||
+	    (rc.o.pair > 0 && rec_workload(sh, argc, argv, rc.o.pair, argc, &rc.args_b)))
+		return 1;
 	rc.cfg = (struct record_cfg){ 0 };
-	if (rec_requests(sh))
+	if (rec_jobs(sh) || rec_requests(sh))
 		return 1;
 	if (p4_alloc_plan(&ctx, rc.reqs.req, rc.reqs.n, &rc.cfg.plan, &aerr))
 		return shell_error(sh, "record: %s", aerr.msg);
@@ -267,11 +381,8 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	rc.cfg.pmi = rc.o.pmi;
 	rc.cfg.callchain = rc.o.callchain;
 	rc.cfg.wrap = rc.o.wrap;
-	rc.cfg.ring = rc.o.so.ring;
-	rc.cfg.lp = percpu_this()->index;
 	rc.cfg.buffer = (size_t)rc.o.buffer;
 	rc.cfg.throttle_pct = (unsigned)rc.o.throttle;
-	rc.cfg.args = &rc.args;
 	if (rc.o.buffer_set && rc.o.buffer < sample_record_bytes(SAMPLE_MAX_CHAIN))
 		return shell_error(sh, "record: --buffer: at least %zu bytes (one sample with a full "
 				   "call chain)", sample_record_bytes(SAMPLE_MAX_CHAIN));
@@ -320,14 +431,44 @@ static void rec_print_cost(struct shell *sh, const struct record_result *r)
 		shell_printf(sh, " (%llu us)", (unsigned long long)(r->tsc_cycles / (hz / 1000000 ? hz / 1000000 : 1)));
 	if (r->steps)
 		shell_printf(sh, ", %llu stepped instructions", (unsigned long long)r->steps);
-	shell_printf(sh, "\nstore: %zu bytes on LP%u (%s), append %llu TSC cycles per sample (mean)\n",
-		     r->buffer, rc.cfg.lp, rc.cfg.wrap ? "wrap" : "stop when full",
+	shell_printf(sh, "\nstore: %zu bytes per LP (%s), append %llu TSC cycles per sample (mean)\n",
+		     r->buffer, rc.cfg.wrap ? "wrap" : "stop when full",
 		     (unsigned long long)(r->store_n ? r->store_tsc / r->store_n : 0));
 	if (r->cost_known)
 		shell_printf(sh, "PMI cost (entry to IRETQ, step-timed): %llu TSC cycles (median step %llu "
 			     "with a PMI, %llu without)\n",
 			     (unsigned long long)(r->step_pmi > r->step_plain ? r->step_pmi - r->step_plain : 0),
 			     (unsigned long long)r->step_pmi, (unsigned long long)r->step_plain);
+}
+
+/* Where the workloads ran, as stat says it. */
+static void rec_print_where(struct shell *sh)
+{
+	const struct record_job *j = rc.cfg.job;
+
+	if (rc.o.pair > 0)
+		shell_printf(sh, "A on LP0 (ring %d), %s on LP1 (ring %d)", j[0].ring,
+			     rc.cfg.stagger ? "then B" : "B", j[1].ring);
+	else
+		shell_printf(sh, "ring %d, %s", j[0].args ? j[0].ring : j[1].ring,
+			     !j[1].args ? "LP0" : !j[0].args ? "LP1" : "LP0 and LP1");
+}
+
+static void rec_print_lps(struct shell *sh, const struct record_result *r)
+{
+	static const char *const status[] = { "ok", "faulted", "interrupted", "refused" };
+
+	if (!rc.cfg.job[1].args)
+		return;
+	shell_puts(sh, "samples by LP:");
+	for (unsigned k = 0; k < 2; k++)
+		if (r->job_status[k] >= 0)
+			shell_printf(sh, " LP%u (T%u) %llu (%s)", k, r->job_lp[k],
+				     (unsigned long long)r->lp_stored[k],
+				     r->job_status[k] <= WORKLOAD_REFUSED ? status[r->job_status[k]] : "?");
+	shell_printf(sh, "; PMIs handled on LP0 %llu, on LP1 %llu\n",
+		     (unsigned long long)r->pmi.lp_interrupts[0],
+		     (unsigned long long)r->pmi.lp_interrupts[1]);
 }
 
 static void rec_summary(struct shell *sh, int argc, char **argv)
@@ -338,8 +479,10 @@ static void rec_summary(struct shell *sh, int argc, char **argv)
 	shell_puts(sh, "record:");
 	for (int k = rc.o.workload; k < argc; k++)
 		shell_printf(sh, " %s", argv[k]);
-	shell_printf(sh, " (ring %d, LP%u, PMI by %s%s)\n", rc.cfg.ring, rc.cfg.lp,
-		     rc.cfg.pmi == PERF_PMI_NMI ? "NMI" : "vector F8H", rc.cfg.callchain ? ", call chains" : "");
+	shell_puts(sh, " (");
+	rec_print_where(sh);
+	shell_printf(sh, ", PMI by %s%s)\n", rc.cfg.pmi == PERF_PMI_NMI ? "NMI" : "vector F8H",
+		     rc.cfg.callchain ? ", call chains" : "");
 	rec_print_events(sh);
 	if (r->polling)
 		rec_print_erratum(sh);
@@ -349,6 +492,7 @@ static void rec_summary(struct shell *sh, int argc, char **argv)
 		     (unsigned long long)(t->dropped + t->nested + r->unattributed),
 		     (unsigned long long)t->dropped, (unsigned long long)t->nested,
 		     (unsigned long long)r->unattributed, (unsigned long long)t->overwritten);
+	rec_print_lps(sh, r);
 	shell_printf(sh, "throttled: %llu\n", (unsigned long long)r->throttled);
 	shell_printf(sh, "workarounds fired: %llu unflagged overflow(s), %llu read-back mismatch(es)\n",
 		     (unsigned long long)r->pmi.unflagged, (unsigned long long)r->pmi.mismatches);
@@ -424,6 +568,51 @@ static const struct sample_run *rec_run(struct shell *sh)
 	return run;
 }
 
+/* "--cpu N" at argv[*k]: the LP (SMT ID, T0/T1) whose samples to keep. */
+static bool rec_cpu_opt(int argc, char **argv, int *k, int *lp)
+{
+	if (!parse_streq(argv[*k], "--cpu") || *k + 1 >= argc ||
+	    !(parse_streq(argv[*k + 1], "0") || parse_streq(argv[*k + 1], "1")))
+		return false;
+	*lp = argv[++(*k)][0] - '0';
+	return true;
+}
+
+/* The run with only LP lp's store (lp < 0: all of them). */
+static const struct sample_run *rec_lp_run(const struct sample_run *run, int lp)
+{
+	static const struct sample_store *only[PERCPU_MAX];
+	static struct sample_run sub;
+
+	if (lp < 0)
+		return run;
+	sub = *run;
+	sub.nstores = run->nstores < PERCPU_MAX ? run->nstores : PERCPU_MAX;
+	for (uint32_t i = 0; i < sub.nstores; i++)
+		only[i] = run->stores[i] && run->stores[i]->lp == (uint8_t)lp ? run->stores[i] : NULL;
+	sub.stores = only;
+	return &sub;
+}
+
+/* "# samples by LP: LP0 N, LP1 M" when more than one LP has a store. */
+static void rec_lp_header(struct shell *sh, const struct sample_run *run)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < run->nstores; i++)
+		n += run->stores[i] != NULL;
+	if (n < 2)
+		return;
+	shell_puts(sh, "# samples by LP:");
+	for (uint32_t i = 0, first = 1; i < run->nstores; i++)
+		if (run->stores[i]) {
+			shell_printf(sh, "%s LP%u %llu held", first ? "" : ",", run->stores[i]->lp,
+				     (unsigned long long)run->stores[i]->held);
+			first = 0;
+		}
+	shell_puts(sh, "\n");
+}
+
 static int cmd_report(struct shell *sh, int argc, char **argv)
 {
 	struct report_opts o = { .sort = REPORT_SORT_SYM, .limit = 0, .event = REPORT_ALL_EVENTS };
@@ -431,8 +620,11 @@ static int cmd_report(struct shell *sh, int argc, char **argv)
 	const struct sample_run *run;
 	uint64_t v;
 	const char *why;
+	int lp = -1;
 
 	for (int k = 1; k < argc; k++) {
+		if (rec_cpu_opt(argc, argv, &k, &lp))
+			continue;
 		if (parse_streq(argv[k], "--sort") && k + 1 < argc &&
 		    (parse_streq(argv[k + 1], "sym") || parse_streq(argv[k + 1], "ip"))) {
 			o.sort = parse_streq(argv[++k], "ip") ? REPORT_SORT_IP : REPORT_SORT_SYM;
@@ -441,12 +633,14 @@ static int cmd_report(struct shell *sh, int argc, char **argv)
 			o.limit = (uint32_t)v;
 			k++;
 		} else {
-			return shell_error(sh, "usage: report [--sort sym|ip] [--limit N]");
+			return shell_error(sh, "usage: report [--sort sym|ip] [--limit N] [--cpu 0|1]");
 		}
 	}
 	if (!(run = rec_run(sh)))
 		return 1;
-	report_top(run, &o, &rec_syms, rc.scratch, REC_REPORT_ROWS, &out);
+	if (lp < 0)
+		rec_lp_header(sh, run);
+	report_top(rec_lp_run(run, lp), &o, &rec_syms, rc.scratch, REC_REPORT_ROWS, &out);
 	return 0;
 }
 
@@ -606,13 +800,13 @@ static int cmd_script(struct shell *sh, int argc, char **argv)
 {
 	struct report_out out = { .ctx = sh, .line = rec_line, .stop = rec_stop };
 	const struct sample_run *run;
+	int k = 1, lp = -1;
 
-	(void)argv;
-	if (argc != 1)
-		return shell_error(sh, "usage: script");
+	if (argc > 3 || (argc > 1 && !rec_cpu_opt(argc, argv, &k, &lp)))
+		return shell_error(sh, "usage: script [--cpu 0|1]");
 	if (!(run = rec_run(sh)))
 		return 1;
-	report_script(run, &rec_syms, &out);
+	report_script(rec_lp_run(run, lp), &rec_syms, &out);
 	return 0;
 }
 
@@ -672,7 +866,8 @@ static int cmd_dump(struct shell *sh, int argc, char **argv)
 
 static const struct shell_cmd record_cmds[] = {
 	{ "record", "record [-e SPEC [--after N:SPEC]]... [-c PERIOD | -F FREQ] [--nmi|--vector] [-g] "
-		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--] WORKLOAD [ARGS]",
+		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--cpu 0|1|both] [--] "
+		    "WORKLOAD [ARGS] | record ... [--stagger] --pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "sample a workload (perf record style)",
 	  "Runs WORKLOAD once and takes a sample (TSC, LP, event, RIP, CPL, RFLAGS,\n"
 	  "RSP, call chain with -g) every PERIOD events of each -e event. Then\n"
@@ -695,26 +890,41 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 percent of the time (default 25)\n"
 	  "  --floor [N]    time the overflow path's unavoidable register accesses and\n"
 	  "                 one store append (TSC cycles, medians of N)\n"
+	  "Hyper-Threading (as in 'stat'):\n"
+	  "  --cpu 0|1|both run the workload on LP0, its sibling LP1, or both\n"
+	  "  --pair A ARGS -- [--ring R] B ARGS   A on LP0 and B on LP1 together (last\n"
+	  "                 option); --stagger starts B when A has ended (exact order)\n"
+	  "Each LP takes the samples of its own events into its own store: a spec\n"
+	  "without :t0/:t1 becomes one counter per LP running work, each interrupting\n"
+	  "its own LP (OVF_PMI_T0/T1); report/script show the LP of every sample.\n"
+	  "SDM Example 18-2, LP1's instructions sampled after LP0's first 4096:\n"
+	  "  record -e instr_retired:t1 -c 49 --after 4096:instr_retired:t0\n"
+	  "         --stagger --pair loop 1400 -- loop 100\n"
+	  "(counter 16 on CRU_ESCR0 starts counter 17 on CRU_ESCR1, CASCNT4INTO5).\n"
 	  "On parts with the cascade-PMI erratum (0F_02; 0F_00/0F_01 stepping > 9) a\n"
 	  "cascaded sampling counter raises no PMI: its OVF flag is polled from the\n"
 	  "LAPIC timer instead, and record says so. The summary shows samples, lost\n"
 	  "samples, throttling, workarounds fired (unflagged overflows, counter\n"
 	  "read-back mismatches) and the duration.\n",
 	  cmd_record },
-	{ "report", "report [--sort sym|ip] [--limit N]", "top list of the last recording",
+	{ "report", "report [--sort sym|ip] [--limit N] [--cpu 0|1]", "top list of the last recording",
 	  "Samples of the last 'record' by function (--sort sym, default) or by\n"
 	  "instruction address (--sort ip), most first, with percentages; symbols\n"
-	  "come from the kernel's embedded table. --limit N shows the first N rows.\n",
+	  "come from the kernel's embedded table. --limit N shows the first N rows.\n"
+	  "When two LPs took samples, a '# samples by LP' line counts each LP's;\n"
+	  "--cpu 0|1 reports only the samples LP0 (T0) or LP1 (T1) took.\n",
 	  cmd_report },
 	{ "annotate", "annotate SYMBOL", "per-instruction samples of one function",
 	  "For each sampled address in SYMBOL: offset, address, samples, percent and\n"
 	  "the instruction bytes - enough to join with 'objdump -d' on the host\n"
 	  "(tools/nbprof-decode --annotate does).\n",
 	  cmd_annotate },
-	{ "script", "script", "the last recording as perf-script text",
+	{ "script", "script [--cpu 0|1]", "the last recording as perf-script text",
 	  "One block per sample as 'perf script' prints it: 'comm 0/LP [LP] secs: period\n"
 	  "event:' then one line per frame (address, symbol+offset, (nbprof)) and a\n"
-	  "blank line. FlameGraph's stackcollapse-perf.pl and speedscope read it.\n",
+	  "blank line; LP (tid and [cpu]) is the logical processor that took the\n"
+	  "sample (T0 = 0, T1 = 1). --cpu 0|1 prints one LP's samples only.\n"
+	  "FlameGraph's stackcollapse-perf.pl and speedscope read it.\n",
 	  cmd_script },
 	{ "dump", "dump [--from N]", "the last recording as framed base64 for the serial link",
 	  "Prints the recording as numbered 'NBD:' lines, each a base64 frame with a\n"

@@ -36,6 +36,9 @@
  *   handler takes as interrupted frame the workload's #DB frame
  *   (step_frame(), non-NULL only while this LP's #DB handler runs) - a
  *   handoff, counted in pmi.handoffs.
+ * The int 0x81 gate feeds the model too (synthetic events, and the int's
+ * own step_sync): while its handler runs, user_gate_frame() is the
+ * workload's frame and serves exactly as step_frame() does (perf_wl_frame).
  * Either way the same handler, overflow scan and sample hook run as on
  * hardware. Outside the step handler a fixed IPI from a caller with
  * interrupts off opens a short interrupt window until it has been taken.
@@ -74,8 +77,9 @@
  * (kernel/workload.h): instr_retired NBOGUSNTAG per instruction,
  * instr_completed NBOGUS on models that have it, branch_retired and
  * retired_branch_type per branch, and global_power_events RUNNING from the
- * TSC cycles of each step (plus p4_model_tick for the model's clock), each
- * at the LP and CPL that executed the instruction. There is no branch
+ * TSC cycles of each step (plus p4_model_tick for the model's clock, which
+ * the LPs share: perf_clock_advance), each at the LP and CPL that executed
+ * the instruction. There is no branch
  * predictor to observe, so every branch counts as predicted: MMTP when
  * taken, MMNP when not; mispredictions never happen. retired_branch_type
  * gets CONDITIONAL for Jcc, CALL for calls, RETURN for returns, and
@@ -93,6 +97,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/step.h"
+#include "arch/x86/user.h"
 #include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "kernel/perf.h"
@@ -125,8 +130,18 @@ static volatile uint32_t lp_lvt[P4_MODEL_NLP];	/* each LP's LVT PC as model PMIs
 static volatile uint32_t model_owner;		/* LP index + 1 holding model_lock; 0 = free */
 static unsigned model_depth;
 static volatile bool nmi_deferred[PERCPU_MAX];
+static uint64_t model_clock;			/* cycles ticked into the model: the core's clock */
+static uint64_t lp_clock[P4_MODEL_NLP];	/* each stepping LP's position on that clock */
 
 static void perf_pmi_handler(struct trap_frame *f);
+
+/* The workload's frame while this LP runs its #DB handler or its int 0x81 gate, else NULL. */
+static struct trap_frame *perf_wl_frame(void)
+{
+	struct trap_frame *f = step_frame();
+
+	return f ? f : user_gate_frame();
+}
 
 /* ---- Hyper-Threading: whose LP, the model lock ----------------------------- */
 
@@ -168,7 +183,7 @@ static void perf_unlock(void)
 	__atomic_store_n(&model_owner, 0, __ATOMIC_RELEASE);
 	if (nmi_deferred[idx]) {	/* an NMI came while this LP was inside the model */
 		nmi_deferred[idx] = false;
-		perf_pmi_handler(step_frame());
+		perf_pmi_handler(perf_wl_frame());
 	}
 }
 
@@ -315,7 +330,7 @@ static void perf_nmi_wait(uint64_t seen)
 /* Deliver one model PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
 static void perf_pmi_send(unsigned lp, bool wait)
 {
-	struct trap_frame *wf = step_frame();
+	struct trap_frame *wf = perf_wl_frame();
 	uint32_t lvt, apic = perf_lp_apic(lp);
 	uint64_t seen = info.pmi.interrupts;
 	bool self = lp == perf_this_lp();
@@ -351,7 +366,7 @@ static void perf_pmi_send(unsigned lp, bool wait)
 /* In the step handler, and the workload resumes with IF = 1: a pending fixed PMI lands there. */
 static bool perf_resumes_with_if(void)
 {
-	struct trap_frame *wf = step_frame();
+	struct trap_frame *wf = perf_wl_frame();
 
 	return wf && (wf->rflags & RFLAGS_IF);
 }
@@ -453,7 +468,7 @@ static void perf_scan(struct trap_frame *f)
 static void perf_pmi_handler(struct trap_frame *f)
 {
 	uint64_t t0 = rdtsc();
-	struct trap_frame *wf = step_frame();
+	struct trap_frame *wf = perf_wl_frame();
 
 	if (perf_lock_mine()) {		/* an NMI inside a model call: after the lock (perf_unlock) */
 		nmi_deferred[percpu_this()->index] = true;
@@ -609,8 +624,10 @@ static void perf_hook_begin(void *ctx, uint8_t lp)
 		return;
 	perf_lock();
 	p4_model_set_active(&model, lp, true);
-	if (lp < P4_MODEL_NLP)
+	if (lp < P4_MODEL_NLP) {
 		perf_lvt_set(lp, lp_lvt[lp]);	/* this LP's own LVT PC, as the model sees it */
+		lp_clock[lp] = model_clock;	/* its workload starts now on the core's clock */
+	}
 	perf_unlock();
 }
 
@@ -624,6 +641,25 @@ static void perf_hook_end(void *ctx, uint8_t lp)
 	/* LP0 goes back to the shell (running); the sibling goes back to HLT (inactive). */
 	p4_model_set_active(&model, lp, percpu_this()->index == 0);
 	perf_unlock();
+}
+
+/*
+ * One core, one clock (model_lock held). Each LP's stepped cycles move its
+ * own position, which its begin hook set to the core's clock; the model's
+ * clock follows the LP furthest ahead. So two LPs stepping at once tick the
+ * cycles they share once, not once each (compare-mode counts stay those of
+ * one core), a run that starts after another has ended continues from
+ * there, and a single LP ticks exactly its step cycles.
+ */
+static void perf_clock_advance(unsigned lp, uint64_t cycles)
+{
+	uint64_t *pos = &lp_clock[lp < P4_MODEL_NLP ? lp : 0];
+
+	*pos += cycles;
+	if (*pos > model_clock) {
+		p4_model_tick(&model, *pos - model_clock);
+		model_clock = *pos;
+	}
 }
 
 static void perf_hook_step(void *ctx, const struct step_info *s)
@@ -653,7 +689,7 @@ static void perf_hook_step(void *ctx, const struct step_info *s)
 		perf_feed(s->lp, s->cpl, P4_EV_GLOBAL_POWER_EVENTS,
 			  P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), s->cycles);
 		perf_lock();
-		p4_model_tick(&model, s->cycles);
+		perf_clock_advance(s->lp, s->cycles);
 		perf_unlock();
 		perf_pmi_flush();
 	}

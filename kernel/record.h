@@ -3,8 +3,9 @@
  *
  * record_run() programs the plan through kernel/perf.c (the same counting
  * run `stat` uses), installs the overflow hook, runs the workload once on
- * the configured logical processor and leaves the samples in that LP's
- * store, where `report`, `annotate`, `script` and `dump` read them
+ * LP0, on its Hyper-Threading sibling, or one workload on each
+ * (workload_run_lps), and leaves the samples in the stores of the LPs that
+ * took them, where `report`, `annotate`, `script` and `dump` read them
  * (record_last()). See record.c for the overflow path, the erratum
  * polling, throttling and where the store memory comes from.
  */
@@ -23,6 +24,12 @@
 #define RECORD_THROTTLE_WINDOW	16u	/* samples between throttle checks */
 #define RECORD_POLL_HZ		10000u	/* LAPIC timer polls of OVF (erratum path) */
 
+/* One logical processor's part of a run: what it runs (args NULL: it idles). */
+struct record_job {
+	const struct workload_args *args;
+	int ring;
+};
+
 /* What to record; record_run() copies what it keeps. */
 struct record_cfg {
 	struct p4_plan plan;			/* periods already in plan.req[i].spec.period */
@@ -32,20 +39,22 @@ struct record_cfg {
 	enum perf_pmi_mode pmi;
 	bool callchain;				/* -g: walk frame pointers */
 	bool wrap;				/* overwrite the oldest samples when full */
-	int ring;
-	unsigned lp;				/* where the workload runs and samples land */
-	size_t buffer;				/* store bytes to use; 0 = the LP's whole share */
-	unsigned throttle_pct;			/* 1..100 */
-	const struct workload_args *args;
+	struct record_job job[2];		/* [0] LP0 (the shell's), [1] its HT sibling */
+	bool stagger;				/* job[1] starts when job[0] has ended */
+	size_t buffer;				/* store bytes per LP; 0 = the LP's whole share */
+	unsigned throttle_pct;			/* 1..100; 100 = never throttle */
 };
 
 /* What a run did, for record's summary (and the tests). */
 struct record_result {
-	int status;				/* enum workload_status */
+	int status;				/* enum workload_status: the first job not OK */
 	int fault_vector;
 	char error[96];
+	int job_status[2];			/* each job's enum workload_status (-1: no job) */
+	uint8_t job_lp[2];			/* the SMT ID (T0/T1) each job ran as */
+	uint64_t lp_stored[2];			/* samples stored by each job's LP */
 	struct sample_store totals;		/* counts of the stores added up */
-	uint64_t unattributed;			/* polled periods that ended after the last poll */
+	uint64_t unattributed;			/* polled periods that ended outside the workload */
 	uint64_t throttled;			/* times the periods were raised */
 	uint64_t period[P4_MAX_REQUESTS];	/* periods at the end (raised by throttling) */
 	bool polling;
@@ -54,8 +63,8 @@ struct record_result {
 	uint64_t store_tsc, store_n;		/* time in sample_store_append */
 	bool cost_known;			/* vector mode measured a PMI by step timing */
 	uint64_t step_plain, step_pmi;		/* medians: steps without / with a PMI inside */
-	size_t buffer;				/* store bytes used */
-	uint64_t steps;				/* stepped instructions (model) */
+	size_t buffer;				/* store bytes used per LP */
+	uint64_t steps;				/* stepped instructions (model), both LPs */
 };
 
 /*

@@ -10,6 +10,17 @@
  * The CPU aligns RSP to 16 before pushing its frame; 5 + 2 + 15 quadwords
  * keep it aligned for the call.
  *
+ * #DB (vector 1) is timestamped for the single-step engine (arch/x86/
+ * step.c): its stub jumps to isr_db_entry, which reads the TSC before
+ * anything else and leaves it in the frame's error-code slot (the CPU
+ * pushes no error code for #DB, SDM Vol. 3A Table 6-1). On the way out,
+ * any handler may ask for the TSC right before IRETQ: it sets the frame's
+ * vector slot to TRAP_EXIT_STAMP (no vector has that number) and the
+ * error-code slot to the address of a uint64_t, which then receives the
+ * TSC (step.h). Between the two reads lie only a few instructions of this
+ * file, the IRETQ, the stepped instruction and the #DB delivery; step.c
+ * calibrates that and subtracts it.
+ *
  * guard_call/guard_resume are setjmp/longjmp in one piece: guard_call
  * saves the callee-saved registers, RSP and RFLAGS in a struct guard_ctx
  * and calls fn(arg); guard_resume, entered from the exception handler,
@@ -17,17 +28,41 @@
  * the faulting frames (which lie below the saved RSP).
  */
 
+#include "arch/x86/step.h"
+
 	.text
 
-/* Error code pushed by the CPU for these vectors. */
+/* Error code pushed by the CPU for these vectors; #DB takes the timestamped path. */
 .macro ISR_STUB vec
 	.balign 16
+	.if \vec == 1
+	jmp isr_db_entry
+	.else
 	.if (\vec == 8) || (\vec >= 10 && \vec <= 14) || (\vec == 17) || (\vec == 21) || (\vec == 29) || (\vec == 30)
 	.else
 	pushq $0
 	.endif
 	pushq $\vec
 	jmp isr_common
+	.endif
+.endm
+
+.macro POP_GPRS
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
 .endm
 
 	.altmacro
@@ -61,23 +96,40 @@ isr_common:
 	cld
 	movq %rsp, %rdi
 	call isr_dispatch
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	cmpq $TRAP_EXIT_STAMP, 15 * 8(%rsp)	/* the vector slot */
+	je isr_exit_stamped
+	POP_GPRS
 	addq $16, %rsp		/* vector and error code */
 	iretq
+
+/* A handler asked for the TSC right before IRETQ, stored at the error-code slot's address. */
+isr_exit_stamped:
+	POP_GPRS
+	pushq %rax
+	pushq %rdx
+	pushq %rcx
+	movq 32(%rsp), %rcx	/* the error-code slot, above RCX, RDX, RAX and the vector */
+	rdtsc
+	movl %eax, (%rcx)
+	movl %edx, 4(%rcx)
+	popq %rcx
+	popq %rdx
+	popq %rax
+	addq $16, %rsp
+	iretq
+
+/* #DB: the TSC first, into the error-code slot; then the common path as vector 1. */
+isr_db_entry:
+	pushq %rax		/* becomes the error-code slot */
+	pushq %rdx		/* becomes the vector slot */
+	rdtsc
+	shlq $32, %rdx
+	orq %rax, %rdx
+	movq 8(%rsp), %rax
+	movq %rdx, 8(%rsp)
+	movq (%rsp), %rdx
+	movq $1, (%rsp)
+	jmp isr_common
 
 /* struct guard_ctx offsets (idt.c) */
 #define G_RBX		0

@@ -13,6 +13,10 @@
  * across levels). It works on 4 KiB pages: a 2 MiB page that the range
  * covers only in part is first split into a page table with the same
  * attributes (kept split afterwards), so ring 3 sees exactly the range.
+ *
+ * paging_is_mapped() walks whatever tables CR3 holds (arch/x86/pagewalk.c),
+ * not the layout this file builds, so it stays right for split pages, user
+ * ranges and the firmware's tables alike.
  */
 #include <stddef.h>
 
@@ -173,4 +177,16 @@ int paging_set_uncached(uint64_t base, uint64_t len)
 	if (read_cr3() == (uint64_t)(uintptr_t)pml4)
 		paging_flush();
 	return 0;
+}
+
+/* A paging-structure entry: tables are identity-mapped, so a physical address is readable. */
+static uint64_t paging_read_live(void *ctx, uint64_t table, unsigned index)
+{
+	(void)ctx;
+	return ((const volatile uint64_t *)(uintptr_t)table)[index];
+}
+
+bool paging_is_mapped(uint64_t addr, uint64_t len, bool user)
+{
+	return paging_walk_mapped(read_cr3(), addr, len, user, paging_read_live, NULL);
 }

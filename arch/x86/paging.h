@@ -29,4 +29,25 @@ int paging_set_user(uint64_t base, uint64_t len, bool user);
 /* Make [base, base + len) uncached (PCD|PWT) at 2 MiB granularity. */
 int paging_set_uncached(uint64_t base, uint64_t len);
 
+/*
+ * Can [addr, addr + len) be read without a page fault, according to the
+ * page tables CR3 points at now (the kernel's, or the firmware's before
+ * paging_init)? Every page the range touches must be present at each level
+ * of the walk; with user, also user-accessible (U/S set at every level, SDM
+ * Vol. 3A 4.6), as a ring-3 access needs. len 0 counts as 1 byte; a range
+ * that wraps or leaves the canonical address space is not mapped.
+ */
+bool paging_is_mapped(uint64_t addr, uint64_t len, bool user);
+
+/*
+ * The walk behind paging_is_mapped, portable (arch/x86/pagewalk.c, also
+ * built on the host): root is CR3's table address, and read(ctx, table, i)
+ * returns entry i (0-511) of the paging structure at physical address
+ * table.
+ */
+typedef uint64_t (*paging_read_fn)(void *ctx, uint64_t table, unsigned index);
+
+bool paging_walk_mapped(uint64_t root, uint64_t addr, uint64_t len, bool user,
+			paging_read_fn read, void *ctx);
+
 #endif

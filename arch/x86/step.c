@@ -10,12 +10,17 @@
  * (kernel/insn.c), and a branch is taken when the next RIP is not the
  * fall-through (last_rip + length).
  *
- * Start: an instruction that sets TF (POPFQ in the ring-0 runner, IRETQ for
- * ring 3) does not trap itself; the trap comes after the following
- * instruction. In ring 0 that is the runner's `call`, so the first #DB
- * arrives with RIP = workload entry and only arms last_rip; at ring 3 the
- * following instruction is the workload's first, so the first #DB already
- * reports it. Both cases are told apart by RIP == entry.
+ * Start: the first #DB only arms the engine; it arrives with RIP = the
+ * workload's entry, before the first workload instruction. In ring 0 the
+ * runner's POPFQ sets TF, which traps after the following instruction, the
+ * runner's `call`. In ring 3 the runner's IRETQ sets TF, and the trap would
+ * come only after the workload's first instruction, so step_begin() also
+ * puts an instruction breakpoint on the entry (DR0/DR7, SDM 17.2.4: R/W0 =
+ * 00, LEN0 = 00), a fault taken before that instruction; the arming #DB
+ * removes it. (In ring 0 the single-step trap after the call comes first -
+ * traps of the previous instruction outrank code breakpoints, SDM Table
+ * 6-2 - and removes it unused.) Should the breakpoint not fire, the first
+ * #DB reports the first instruction and its cycles start at step_begin().
  * Stop: when the frame's RIP is the return address (the runner's label or
  * the ring-3 exit trampoline), the workload's final ret is reported and TF
  * is cleared in the frame.
@@ -32,17 +37,43 @@
  * REP string instructions trap once per iteration with RIP unchanged; they
  * count once, when RIP finally moves, with the cycles of all iterations.
  *
- * Cycles: TSC read on entry to the handler minus TSC read at its end (right
- * before the IRETQ path) of the previous trap, so handler time is excluded
- * up to the few instructions of entry.S around those reads; the first step
- * also includes the runner's last instructions.
+ * Cycles: the workload's own time, as close as software can get to it.
+ * entry.S reads the TSC first thing in the #DB entry path and again right
+ * before the handler's IRETQ (its exit stamp, step.h). The time of a step
+ * is "entry stamp minus the previous exit stamp", which leaves out the
+ * handler, the dispatcher and the step hook (the model, PMIs sent from it,
+ * printing), but still holds a constant part: the few instructions of
+ * entry.S after the exit read and before the entry read, the IRETQ, and
+ * the #DB delivery - costs the hardware running the workload unstepped
+ * does not have. That part is measured once per LP (step_calibrate(), on
+ * the LP's first step_begin): STEP_CAL_NOPS nops are stepped with the same
+ * handler and timed the same way; the least nop step minus the cost of one
+ * nop run unstepped is the overhead, subtracted from every step (never
+ * below 0). A REP iteration pays it once per trap, and so gets it
+ * subtracted once per trap.
+ * What remains, and so what one clocktick of the model means: the TSC
+ * cycles the instruction took when executed alone, between a serialising
+ * IRETQ and the next trap - its latency with an empty pipeline and with
+ * whatever the handler evicted from caches and TLBs, not its share of an
+ * overlapped out-of-order stream. On a NetBurst part that is more than the
+ * unstepped throughput; the sum over a loop is an upper estimate of its
+ * unstepped cycles. Under QEMU -icount (shift=7) the TSC advances 128 per
+ * guest instruction, the overhead is an exact number of instructions, and
+ * every stepped instruction costs exactly 128 (a REP string instruction 128
+ * per iteration): clockticks = 128 x retired instructions, deterministic.
+ * Not subtracted: handlers that interrupt the workload between two steps
+ * (a vector-mode PMI, a timer) stay in the step they fall into, as on
+ * hardware; an instruction reported by step_sync() is timed up to the
+ * gate's C handler, so it also carries that gate's entry path (the step
+ * after it starts at the gate's own exit stamp).
  *
  * Per LP: each logical processor steps its own workload (Hyper-Threading:
  * LP0 and LP1 may both be stepping), so the engine's state is one struct per
- * LP, found through percpu_this(). The #DB handler is installed once and
- * stays: removing it when one LP finishes would leave the other LP's next
- * trap without a handler. A trap on an LP that is not stepping is a stray
- * one and only clears TF.
+ * LP, found through percpu_this(); so is the calibration (the LPs share a
+ * core but not their handlers' timing). The #DB handler is installed once
+ * and stays: removing it when one LP finishes would leave the other LP's
+ * next trap without a handler. A trap on an LP that is not stepping is a
+ * stray one and only clears TF.
  */
 #include <stddef.h>
 
@@ -51,15 +82,29 @@
 #include "kernel/insn.h"
 #include "kernel/percpu.h"
 
+#define STEP_STR2(x)		#x
+#define STEP_STR(x)		STEP_STR2(x)
+#define STEP_CAL_TRAPS		(STEP_CAL_NOPS + 4)	/* the nops, then the TF-clearing sequence */
+#define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
+#define RFLAGS_RF		(UINT64_C(1) << 16)
+#define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
+#define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
+
 struct step_state {
 	struct step_run run;
-	bool active, started, done, aborted;
+	bool active, started, done, aborted, bp_armed;
 	uint64_t last_rip;
 	struct insn_class cls;		/* of the instruction at last_rip */
-	uint64_t tsc_resume;
+	uint64_t resume;		/* TSC of the last exit stamp (entry.S writes it), or step_begin's */
 	uint64_t cycles;		/* pending for the instruction at last_rip */
 	uint64_t polls;
 	struct trap_frame *frame;	/* the workload's #DB frame while step_db runs */
+
+	/* calibration */
+	bool calibrating;
+	unsigned cal_n;
+	uint64_t cal_raw[STEP_CAL_TRAPS];
+	struct step_calibration cal;
 };
 
 static struct step_state lp_state[PERCPU_MAX];
@@ -68,6 +113,49 @@ static struct step_state *step_this(void)
 {
 	return &lp_state[percpu_this()->index];
 }
+
+/* ---- debug registers (the ring-3 arming breakpoint) --------------------------- */
+
+static void step_write_dr7(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%dr7" : : "r"(v));
+}
+
+static void step_bp_set(struct step_state *s, uint64_t addr)
+{
+	__asm__ volatile("mov %0, %%dr0" : : "r"(addr));
+	__asm__ volatile("mov %0, %%dr6" : : "r"(DR6_CLEAR));
+	step_write_dr7(DR7_L0);
+	s->bp_armed = true;
+}
+
+static void step_bp_clear(struct step_state *s)
+{
+	if (!s->bp_armed)
+		return;
+	step_write_dr7(0);
+	__asm__ volatile("mov %0, %%dr6" : : "r"(DR6_CLEAR));
+	s->bp_armed = false;
+}
+
+/* ---- timing --------------------------------------------------------------------- */
+
+/* Ask entry.S to store the TSC right before this frame's IRETQ into s->resume. */
+static void step_stamp_exit(struct step_state *s, struct trap_frame *f)
+{
+	f->vector = TRAP_EXIT_STAMP;
+	f->error = (uint64_t)(uintptr_t)&s->resume;
+}
+
+/* The workload's share of the time from the last exit stamp to now. */
+static uint64_t step_take(const struct step_state *s, uint64_t now)
+{
+	uint64_t raw = now - s->resume;
+
+	return raw > s->cal.overhead ? raw - s->cal.overhead : 0;
+}
+
+/* ---- stepping ----------------------------------------------------------------- */
 
 static void step_classify(struct step_state *s, uint64_t rip)
 {
@@ -115,7 +203,7 @@ static void step_emit(struct step_state *s, uint64_t next, uint8_t cpl)
 	step_classify(s, next);
 }
 
-static void step_advance(struct step_state *s, struct trap_frame *f)
+static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cycles)
 {
 	uint64_t rip = f->rip;
 
@@ -123,9 +211,13 @@ static void step_advance(struct step_state *s, struct trap_frame *f)
 		s->started = true;
 		s->last_rip = s->run.entry;
 		step_classify(s, s->run.entry);
-		if (rip == s->run.entry)
-			return;		/* the runner's call trapped: nothing retired yet */
+		step_bp_clear(s);
+		if (rip == s->run.entry) {
+			f->rflags |= RFLAGS_RF;	/* a breakpoint fault resumes past its breakpoint */
+			return;		/* the arming trap: nothing retired, the runner's time dropped */
+		}
 	}
+	s->cycles += cycles;
 	if (rip == s->last_rip && s->cls.rep_string)
 		return;			/* one more REP iteration */
 	step_emit(s, rip, (uint8_t)(f->cs & 3));
@@ -146,18 +238,24 @@ static void step_advance(struct step_state *s, struct trap_frame *f)
 
 static void step_db(struct trap_frame *f)
 {
-	uint64_t now = rdtsc();
+	uint64_t entry = f->error;	/* entry.S: the TSC at #DB entry */
 	struct step_state *st = step_this();
 
-	if (!st->active || st->done) {
-		f->rflags &= ~RFLAGS_TF;	/* a stray trap: stop it from repeating */
+	if (st->calibrating) {
+		if (st->cal_n < STEP_CAL_TRAPS)
+			st->cal_raw[st->cal_n++] = entry - st->resume;
+		step_stamp_exit(st, f);
 		return;
 	}
-	st->cycles += now - st->tsc_resume;
+	if (!st->active || st->done) {
+		f->rflags &= ~RFLAGS_TF;	/* a stray trap: stop it from repeating */
+		step_bp_clear(st);
+		return;
+	}
 	st->frame = f;
-	step_advance(st, f);
+	step_advance(st, f, step_take(st, entry));
 	st->frame = NULL;
-	st->tsc_resume = rdtsc();
+	step_stamp_exit(st, f);
 }
 
 struct trap_frame *step_frame(void)
@@ -165,25 +263,111 @@ struct trap_frame *step_frame(void)
 	return step_this()->frame;
 }
 
-void step_sync(const struct trap_frame *f)
+void step_sync(struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
 	struct step_state *st = step_this();
 
-	if (!st->active || !st->started || st->done || f->rip == st->last_rip)
+	if (!st->active || !st->started || st->done)
 		return;
-	st->cycles += now - st->tsc_resume;
-	step_emit(st, f->rip, (uint8_t)(f->cs & 3));
-	st->tsc_resume = rdtsc();
+	if (f->rip != st->last_rip) {
+		st->cycles += step_take(st, now);
+		step_emit(st, f->rip, (uint8_t)(f->cs & 3));
+	}
+	step_stamp_exit(st, f);		/* the next step starts at this handler's IRETQ */
 }
+
+/* ---- calibration ------------------------------------------------------------- */
+
+/* TSC of STEP_CAL_NOPS nops run unstepped, minus the same timing around nothing. */
+static uint64_t step_time_nops(void)
+{
+	uint32_t d_nops, d_empty;
+
+	__asm__ volatile("rdtsc\n\t"
+			 "movl %%eax, %%ecx\n\t"
+			 ".rept " STEP_STR(STEP_CAL_NOPS) "\n\tnop\n\t.endr\n\t"
+			 "rdtsc\n\t"
+			 "subl %%ecx, %%eax\n\t"
+			 "movl %%eax, %0\n\t"
+			 "rdtsc\n\t"
+			 "movl %%eax, %%ecx\n\t"
+			 "rdtsc\n\t"
+			 "subl %%ecx, %%eax"
+			 : "=&r"(d_nops), "=&a"(d_empty) : : "rcx", "rdx", "cc");
+	return d_nops > d_empty ? d_nops - d_empty : 0;
+}
+
+/* The same nops with TF set: one #DB each (recorded by step_db in calibration mode). */
+static void step_nops_stepped(void)
+{
+	__asm__ volatile("pushfq\n\t"
+			 "orq $0x100, (%%rsp)\n\t"	/* RFLAGS_TF */
+			 "popfq\n\t"
+			 ".rept " STEP_STR(STEP_CAL_NOPS) "\n\tnop\n\t.endr\n\t"
+			 "pushfq\n\t"
+			 "andq $~0x100, (%%rsp)\n\t"
+			 "popfq"
+			 : : : "memory", "cc");
+}
+
+static void step_run_calibration(struct step_state *st)
+{
+	uint64_t flags = read_rflags(), unstepped = UINT64_MAX, least = UINT64_MAX;
+
+	cpu_cli();
+	for (unsigned i = 0; i < STEP_CAL_ROUNDS; i++) {
+		uint64_t t = step_time_nops();
+
+		if (t < unstepped)
+			unstepped = t;
+	}
+	st->cal_n = 0;
+	st->calibrating = true;
+	st->resume = rdtsc();
+	step_nops_stepped();
+	st->calibrating = false;
+	if (flags & RFLAGS_IF)
+		cpu_sti();
+	/*
+	 * cal_raw[0] is the trap after the first nop, with no exit stamp before
+	 * it; [1 .. NOPS-1] follow nops 2 .. NOPS, each timed from the previous
+	 * #DB's exit stamp; the rest are the TF-clearing instructions.
+	 */
+	for (unsigned i = 1; i < STEP_CAL_NOPS && i < st->cal_n; i++)
+		if (st->cal_raw[i] < least)
+			least = st->cal_raw[i];
+	st->cal.nop = unstepped / STEP_CAL_NOPS;
+	st->cal.step_nop = least == UINT64_MAX ? 0 : least;
+	st->cal.overhead = st->cal.step_nop > st->cal.nop ? st->cal.step_nop - st->cal.nop : 0;
+	st->cal.done = true;
+}
+
+const struct step_calibration *step_calibrate(void)
+{
+	struct step_state *st = step_this();
+
+	idt_set_handler(VEC_DB, step_db);	/* the same handler for every LP: never removed */
+	if (!st->cal.done)
+		step_run_calibration(st);
+	return &st->cal;
+}
+
+/* ---- a run ---------------------------------------------------------------------- */
 
 void step_begin(const struct step_run *r)
 {
 	struct step_state *st = step_this();
 
-	*st = (struct step_state){ .run = *r, .active = true };
-	idt_set_handler(VEC_DB, step_db);	/* the same handler for every LP: never removed */
-	st->tsc_resume = rdtsc();
+	step_calibrate();
+	st->run = *r;
+	st->active = true;
+	st->started = st->done = st->aborted = false;
+	st->last_rip = 0;
+	st->cycles = st->polls = 0;
+	st->frame = NULL;
+	step_bp_set(st, r->entry);	/* ring 3: arm before the first instruction */
+	st->resume = rdtsc();
 }
 
 bool step_end(void)
@@ -191,6 +375,7 @@ bool step_end(void)
 	struct step_state *st = step_this();
 	bool aborted = st->aborted;
 
+	step_bp_clear(st);
 	st->active = false;
 	return aborted;
 }

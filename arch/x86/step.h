@@ -1,13 +1,23 @@
 /*
  * step.h - the single-step engine: one #DB per retired workload instruction.
  *
- * See step.c for what is stepped and how instructions are attributed.
- * The engine keeps one state per logical processor: each LP steps its own
- * workload.
+ * See step.c for what is stepped, how instructions are attributed and what
+ * the cycles of a step mean. The engine keeps one state per logical
+ * processor: each LP steps its own workload.
  */
 #ifndef NBPROF_ARCH_X86_STEP_H
 #define NBPROF_ARCH_X86_STEP_H
 
+/*
+ * entry.S's exit-stamp protocol: a handler that sets its frame's vector
+ * slot to TRAP_EXIT_STAMP and the error-code slot to the address of a
+ * uint64_t gets the TSC read right before the IRETQ stored there. (No
+ * vector is 256 or more.) The #DB path also hands the handler the TSC read
+ * first thing on entry, in the error-code slot.
+ */
+#define TRAP_EXIT_STAMP		0x100
+
+#ifndef __ASSEMBLY__
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,6 +26,7 @@
 
 #define RFLAGS_TF		(UINT64_C(1) << 8)
 #define STEP_POLL_INTERVAL	65536	/* steps between Ctrl-C polls */
+#define STEP_CAL_NOPS		64	/* stepped (and timed) nops of the calibration */
 
 struct step_run {
 	uint64_t entry;			/* the workload's first instruction */
@@ -28,9 +39,18 @@ struct step_run {
 	void (*abort)(struct trap_frame *f);	/* send the frame back to the runner */
 };
 
+/* What stepping costs on one LP, measured once by stepping nops (step.c). */
+struct step_calibration {
+	bool done;
+	uint64_t step_nop;	/* TSC from one #DB's exit stamp to the next #DB's entry stamp, around a nop */
+	uint64_t nop;		/* TSC of one nop run unstepped */
+	uint64_t overhead;	/* step_nop - nop: subtracted from every step */
+};
+
 /*
  * Arm the engine for the calling LP (installs the shared #DB handler, which
- * then stays). The runner then sets TF on entry.
+ * then stays; the first call on an LP calibrates it). The runner then sets
+ * TF on entry.
  */
 void step_begin(const struct step_run *r);
 
@@ -40,9 +60,10 @@ bool step_end(void);
 /*
  * For handlers that a stepped workload can enter without a #DB in between
  * (the int 0x81 gate, interrupts that wake HLT): account the instruction
- * that retired since the last trap, if any. A no-op when not stepping.
+ * that retired since the last trap, if any, and time the next step from
+ * this handler's IRETQ. A no-op when not stepping.
  */
-void step_sync(const struct trap_frame *f);
+void step_sync(struct trap_frame *f);
 
 /*
  * The interrupted workload's frame while this LP's #DB handler runs (the
@@ -51,4 +72,8 @@ void step_sync(const struct trap_frame *f);
  */
 struct trap_frame *step_frame(void);
 
+/* The calling LP's calibration (calibrating it first if needed). */
+const struct step_calibration *step_calibrate(void);
+
+#endif /* __ASSEMBLY__ */
 #endif

@@ -27,7 +27,8 @@
  * user_lock. A run that finds the text already open still gets its own TLB
  * flushed (paging_set_user on its stack reloads CR3 on this LP), since the
  * other LP's change flushed only that LP's TLB.
- * The "in a run" flag and the synthetic-gate callback are per LP.
+ * The "in a run" flag, the synthetic-gate callback and the gate's published
+ * frame are per LP.
  */
 #include <stddef.h>
 
@@ -52,6 +53,7 @@ void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
 static bool user_ready;
 static void (*synth_fn[PERCPU_MAX])(void *ctx, struct trap_frame *f);
 static void *synth_ctx[PERCPU_MAX];
+static struct trap_frame *synth_frame[PERCPU_MAX];	/* the int 0x81 frame while its handler runs */
 static volatile uint32_t user_lock;
 static unsigned user_text_users;	/* LPs in a ring-3 run (text pages open) */
 
@@ -90,13 +92,28 @@ static void user_exit_gate(struct trap_frame *f)
 	user_return(f->rax, GDT_KERNEL_DS);
 }
 
-/* int 0x81: one synthetic event occurrence, at the caller's CPL. */
+/*
+ * int 0x81: one synthetic event occurrence, at the caller's CPL. While the
+ * callback runs (it feeds the PMU model, which may raise a PMI), the
+ * workload's frame is published through user_gate_frame(), so that the PMI
+ * samples the workload and not this handler.
+ */
 static void user_synth_gate(struct trap_frame *f)
 {
 	unsigned lp = percpu_this()->index;
 
-	if (synth_fn[lp])
-		synth_fn[lp](synth_ctx[lp], f);
+	if (!synth_fn[lp])
+		return;
+	__atomic_store_n(&synth_frame[lp], f, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* set before the callback, for an NMI */
+	synth_fn[lp](synth_ctx[lp], f);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&synth_frame[lp], NULL, __ATOMIC_RELAXED);
+}
+
+struct trap_frame *user_gate_frame(void)
+{
+	return __atomic_load_n(&synth_frame[percpu_this()->index], __ATOMIC_RELAXED);
 }
 
 void user_init(void)

@@ -13,7 +13,8 @@
  * (arch_run_guarded), which needs only the RSP0 stack to be valid.
  *
  * Gate 0x81 is the synthetic-event gate: also DPL 3, so `int 0x81` works at
- * either CPL; its handler calls the function set with user_set_synthetic().
+ * either CPL; its handler calls the function set with user_set_synthetic()
+ * and meanwhile publishes the workload's frame (user_gate_frame()).
  *
  * Ring 0: wl_call_ring0() loads the same struct wl_call's RFLAGS with POPFQ
  * right before `call fn`, so a TF set there traps first after the call
@@ -95,6 +96,14 @@ void user_init(void);
  * ignore), for the calling LP only: each LP runs its own workload.
  */
 void user_set_synthetic(void (*fn)(void *ctx, struct trap_frame *f), void *ctx);
+
+/*
+ * The frame of the `int 0x81` whose handler this LP is running (the
+ * workload's context: RIP after the int, its CPL and RFLAGS), else NULL.
+ * Like step_frame() for the #DB handler: kernel/perf.c takes it as the
+ * interrupted context of a PMI that the synthetic callback raised.
+ */
+struct trap_frame *user_gate_frame(void);
 
 /* Redirect a ring-3 frame to the exit trampoline (used to abort a run). */
 void user_redirect_exit(struct trap_frame *f);

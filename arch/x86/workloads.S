@@ -266,7 +266,20 @@ wl_fault_user:
 	ret
 	.size wl_fault_user, . - wl_fault_user
 
-/* Ring-3 workloads return here: leave through the DPL-3 exit gate. */
+/*
+ * Ring-3 workloads return to wl_user_exit: leave through the DPL-3 exit gate.
+ * user_call() puts wl_user_exit on the user stack as the workload's return
+ * address, so it ends every ring-3 call chain. Unwinders look a return
+ * address up at address - 1 (where the call would be), so that byte belongs
+ * to the trampoline too: a never executed int3 that starts
+ * wl_user_trampoline, and ring-3 chains end in "wl_user_trampoline+0x1"
+ * rather than one past the end of the function placed before it.
+ */
+	.globl wl_user_trampoline
+	.hidden wl_user_trampoline
+	.type wl_user_trampoline, @function
+wl_user_trampoline:
+	int3					/* never executed */
 	.globl wl_user_exit
 	.hidden wl_user_exit
 	.type wl_user_exit, @function
@@ -274,6 +287,7 @@ wl_user_exit:
 	int $USER_EXIT_VECTOR
 	ud2					/* user_return() never comes back here */
 	.size wl_user_exit, . - wl_user_exit
+	.size wl_user_trampoline, . - wl_user_trampoline
 
 /* --- runners (kernel text) ------------------------------------------------ */
 

@@ -266,5 +266,49 @@ def test_erratum_part_polls(nb):
         counted = loop_instructions(n) - after
         assert s["stored"] + s["unattributed"] == counted // p
         assert int(PMIS.search(out).group(1)) == 0 or "polls 0" not in out
+        # a poll attributes periods to the interrupted workload instruction, never to kernel code
+        assert {sym.split("+0x")[0] for _, frames in parse_script(nb.cmd("script", timeout=60))
+                for _, sym in frames[:1]} <= {"wl_loop"}
     finally:
         nb.cmd("pmu backend model 0F_04")
+
+
+# ---- synthetic events: a PMI raised inside the int 0x81 gate -------------------------------
+#
+# `synthetic SPEC N` (arch/x86/workloads.S, wl_synthetic) executes N times
+# `int 0x81; sub $1, %rcx; jnz`; each int is one occurrence of SPEC at the
+# workload's CPL. With period P the counter overflows on the P-th occurrence
+# and interrupts on the next (model header), so a sample comes at every
+# (P + 1)-th int 0x81 - inside the gate's handler, which feeds the model. As
+# on hardware the interrupted context must be the workload's: the RIP after
+# the int (the sub) and the workload's CPL, not the gate's kernel code.
+
+@pytest.mark.parametrize("mode", ["--nmi", "--vector"])
+@pytest.mark.parametrize("ring", [0, 3])
+def test_synthetic_samples_land_in_the_workload(nb, mode, ring):
+    n, p = 100, 9
+    ev = "replay_event:NBOGUS"
+    out = record(nb, "%s --throttle 100 --ring %d -e %s -c %d synthetic %s %d"
+                 % (mode, ring, ev, p, ev, n))
+    s = summary(out)
+    assert s["stored"] == n // (p + 1) and s["lost"] == 0, out
+    ins = function_insns("wl_synthetic")
+    assert len(ins) == 8, "wl_synthetic listing changed: %r" % ins
+    after_int = ins[4]
+    r = decode(nb, "synth-%d%s.log" % (ring, mode), nb.cmd("dump", timeout=60), "--csv", "-")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert len(rows) == n // (p + 1)
+    assert {(row["symbol"], int(row["offset"], 0), row["cpl"], row["lp"]) for row in rows} == \
+        {("wl_synthetic", after_int, str(ring), "0")}, rows[:3]
+
+
+def test_lp_options_without_a_sibling(nb):
+    """This machine has one LP: --cpu 1 and --pair are refused; --cpu both records LP0."""
+    for line in ("record --cpu 1 loop 10", "record --pair loop 10 -- loop 10"):
+        out = nb.cmd(line)
+        assert len(out.splitlines()) == 1 and out.startswith("error: record: "), out
+        assert "no Hyper-Threading sibling" in out, out
+    out = record(nb, "--throttle 100 --cpu both -e instr_retired -c 99 loop 100")
+    assert out.startswith("note: no Hyper-Threading sibling"), out
+    assert summary(out)["stored"] == expected_samples(loop_instructions(100), 99)

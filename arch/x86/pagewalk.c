@@ -1,0 +1,67 @@
+/*
+ * pagewalk.c - is a linear address range mapped? A walk of 4-level paging
+ * structures (SDM Vol. 3A 4.5, Figure 4-8 and Tables 4-15 to 4-20).
+ *
+ * Pure logic over tables read through a callback, so the host tests can
+ * feed it hand-built tables (tests/host/test_paging.c); arch/x86/paging.c
+ * reads the live ones (identity-mapped: a table's physical address is its
+ * address). Per level the entry must have P (bit 0); PS (bit 7) in a PDPTE
+ * maps a 1 GiB page and in a PDE a 2 MiB page, ending the walk early. A
+ * user access also needs U/S (bit 2) at every level it passes, since the
+ * access rights combine across levels (SDM 4.6.1). Addresses must be
+ * canonical (bits 63:47 all equal) or the access faults with #GP.
+ */
+#include <stddef.h>
+
+#include "arch/x86/paging.h"
+
+#define WALK_P		(UINT64_C(1) << 0)
+#define WALK_US		(UINT64_C(1) << 2)
+#define WALK_PS		(UINT64_C(1) << 7)
+#define WALK_ADDR	UINT64_C(0x000ffffffffff000)	/* bits 51:12 */
+
+static bool walk_canonical(uint64_t a)
+{
+	uint64_t top = a >> 47;
+
+	return top == 0 || top == (UINT64_C(1) << 17) - 1;
+}
+
+/* Bytes mapped from addr to the end of its page, or 0 when addr is not mapped. */
+static uint64_t walk_one(uint64_t root, uint64_t addr, bool user, paging_read_fn read, void *ctx)
+{
+	uint64_t table = root & WALK_ADDR;
+
+	for (int level = 3; level >= 0; level--) {
+		unsigned shift = 12 + 9 * (unsigned)level;
+		uint64_t e = read(ctx, table, (unsigned)(addr >> shift) & 511);
+		uint64_t size = UINT64_C(1) << shift;
+
+		if (!(e & WALK_P) || (user && !(e & WALK_US)))
+			return 0;
+		/* PS means a large page in a PDPTE (1 GiB) or PDE (2 MiB); a PTE maps 4 KiB. */
+		if (level == 0 || ((level == 1 || level == 2) && (e & WALK_PS)))
+			return size - (addr & (size - 1));
+		table = e & WALK_ADDR;
+	}
+	return 0;
+}
+
+bool paging_walk_mapped(uint64_t root, uint64_t addr, uint64_t len, bool user,
+			paging_read_fn read, void *ctx)
+{
+	uint64_t last = addr + (len ? len - 1 : 0);
+
+	if (last < addr || !walk_canonical(addr) || !walk_canonical(last) ||
+	    (addr >> 47) != (last >> 47))
+		return false;
+	for (uint64_t a = addr;;) {
+		uint64_t n = walk_one(root, a, user, read, ctx);
+
+		if (n == 0)
+			return false;
+		if (last - a < n)
+			return true;
+		a += n;
+	}
+}

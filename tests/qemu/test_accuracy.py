@@ -1,0 +1,192 @@
+"""test_accuracy.py - what the model's clockticks measure, under QEMU -icount.
+
+With `-icount shift=7,sleep=off` (tools/qemu.py --icount) QEMU's TSC is its
+virtual clock, which advances 2^7 = 128 per guest instruction. The stepper
+(arch/x86/step.c) times each stepped instruction from the TSC read right
+before the previous #DB's IRETQ to the TSC read first thing in the next #DB,
+and subtracts the trap path's own cost, calibrated per LP by stepping nops.
+That cost is a fixed number of guest instructions, so under icount every
+stepped instruction must come out at exactly one guest instruction:
+TSC_PER_INSN clockticks, no more (the trap path leaking back in adds at
+least one instruction, 128, per step) and no less. The band is therefore
+exact. Instruction counts come from the workload listings
+(arch/x86/workloads.S, as in test_stat.py):
+  loop N        3N + 6
+  calls D N     6 + N (8D + 2) + 4
+  memwalk S T P 6 + P (3 + 5 ceil(S / T))
+  copy N        9 instructions; its REP MOVSB traps once per byte copied (SDM
+                Vol. 3A 17.3.1.4), and QEMU counts each iteration as one
+                instruction, so N more bytes cost N x 128 more.
+The compare-mode spec `:cmp=15:compl` counts every cycle of the model's
+clock (a cycle's event input is at most 15, fact sheet 9.12), which is
+what the model ticks: one clock for the core, however many LPs step.
+
+The machine has Hyper-Threading for the paired runs; LP1 idles in HLT
+while LP0 runs alone, which adds no guest instructions to LP0's TSC.
+"""
+
+import re
+
+import pytest
+
+BOOT = {"icount": True, "smp_ht": True}
+
+TSC_PER_INSN = 128      # -icount shift=7
+CYCLES = "instr_retired:cmp=15:compl"
+ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+counter \d+ ", re.M)
+IPC = re.compile(r"^IPC (\d+)\.(\d{3}) ", re.M)
+FRAME = re.compile(r"^\t\s*[0-9a-f]+ (\S+?)(?:\+0x([0-9a-f]+))? \(", re.M)
+
+
+def stat(nb, args):
+    """{spec as printed: count} and the whole output."""
+    out = nb.cmd("stat " + args, timeout=180)
+    assert "error" not in out, out
+    return {m.group(2): int(m.group(1)) for m in ROW.finditer(out)}, out
+
+
+def clk_instr(rows):
+    clk = [v for k, v in rows.items() if k.startswith("global_power_events:RUNNING")]
+    ins = [v for k, v in rows.items() if k.startswith("instr_retired") and ":cmp=" not in k]
+    assert len(clk) == 1 and len(ins) == 1, rows
+    return clk[0], ins[0]
+
+
+def one(rows, prefix):
+    if prefix == CYCLES:
+        hits = [v for k, v in rows.items() if k.startswith("instr_retired") and ":cmp=15:compl" in k]
+    else:
+        hits = [v for k, v in rows.items() if k == prefix or (k.startswith(prefix) and
+                                                              ":t" not in k[len(prefix):])]
+    assert len(hits) == 1, (prefix, rows)
+    return hits[0]
+
+
+@pytest.fixture(autouse=True)
+def plain_model(nb):
+    assert "backend: model" in nb.cmd("pmu backend model 0F_04")
+    nb.cmd("pmu pmi fixed")
+
+
+@pytest.mark.parametrize("ring", [0, 3])
+def test_loop_costs_one_guest_instruction_per_instruction(nb, ring):
+    for n in (1, 10, 1000):
+        clk, ins = clk_instr(stat(nb, "--ring %d loop %d" % (ring, n))[0])
+        assert ins == 3 * n + 6
+        assert clk == TSC_PER_INSN * ins, (n, clk, ins, clk / ins)
+
+
+def test_other_workloads_exact(nb):
+    for args, n in (("calls 3 10", 6 + 10 * (8 * 3 + 2) + 4),
+                    ("--ring 3 calls 2 5", 6 + 5 * (8 * 2 + 2) + 4),
+                    ("memwalk 4096 64 2", 6 + 2 * (3 + 5 * 64)),
+                    ("empty", 1),
+                    ("--ring 3 empty", 1)):
+        clk, ins = clk_instr(stat(nb, args)[0])
+        assert ins == n, args
+        assert clk == TSC_PER_INSN * n, (args, clk, ins)
+
+
+def test_branch_workload_exact(nb):
+    clk, ins = clk_instr(stat(nb, "branch random 300 12345")[0])
+    # 6 + n (11 + 4) + (not taken) + 2, the not-taken count between 0 and n
+    assert 6 + 300 * 15 + 2 <= ins <= 6 + 300 * 16 + 2
+    assert clk == TSC_PER_INSN * ins
+
+
+def test_rep_iterations_cost_one_instruction_each(nb):
+    a, ia = clk_instr(stat(nb, "copy 100")[0])
+    b, ib = clk_instr(stat(nb, "copy 300")[0])
+    assert ia == ib == 9
+    assert b - a == 200 * TSC_PER_INSN
+
+
+def test_trap_path_is_not_in_the_clock(nb):
+    """The same run's wall-clock TSC (what the old per-handler timing measured) is many times
+    the model's clockticks: the #DB path alone is dozens of guest instructions per step."""
+    rows, out = stat(nb, "loop 1000")
+    clk, ins = clk_instr(rows)
+    m = re.search(r"real: (\d+) stepped instructions, (\d+) branches, (\d+) TSC cycles", out)
+    assert m and int(m.group(1)) == ins and int(m.group(3)) == clk
+    run = nb.cmd("run --step loop 1000")
+    work = re.search(r"^workload cycles: (\d+) ", run, re.M)
+    wall = re.search(r"^tsc cycles: (\d+)$", run, re.M)
+    assert work and wall, run
+    assert int(work.group(1)) == clk
+    assert int(wall.group(1)) > 10 * clk, run
+
+
+def test_ipc_is_printed_from_the_counts(nb):
+    rows, out = stat(nb, "loop 1000")
+    clk, ins = clk_instr(rows)
+    m = IPC.search(out)
+    assert m, out
+    milli = int(m.group(1)) * 1000 + int(m.group(2))
+    assert milli == ins * 1000 // clk
+    assert milli == 1000 // TSC_PER_INSN     # one instruction per 128 TSC cycles: 0.007
+    assert milli > 0
+
+
+def test_compare_mode_cycles_follow_the_clock(nb):
+    rows, _ = stat(nb, "-e %s -e global_power_events loop 1000" % CYCLES)
+    assert one(rows, CYCLES) == one(rows, "global_power_events") == TSC_PER_INSN * 3006
+
+
+def test_staggered_pair_ticks_one_after_the_other(nb):
+    rows, _ = stat(nb, "-e %s -e global_power_events:t0 -e global_power_events:t1 "
+                       "--stagger --pair loop 1000 -- loop 2000" % CYCLES)
+    t0 = one(rows, "global_power_events:RUNNING:u:k:t0")
+    t1 = one(rows, "global_power_events:RUNNING:u:k:t1")
+    assert t0 == TSC_PER_INSN * 3006
+    assert t1 >= TSC_PER_INSN * 6006
+    assert one(rows, CYCLES) == t0 + t1
+
+
+def test_paired_run_ticks_shared_time_once(nb):
+    """Both LPs step at once: the core's clock must not run at the sum of the two.
+
+    Under -icount QEMU runs the two vCPUs in turns, so how much the runs overlap
+    varies; in every run the clock lies between the longer LP's cycles and the
+    sum, and at least one run overlaps enough to tell it from the sum."""
+    overlapped = []
+    for _ in range(6):
+        rows, _ = stat(nb, "-e %s -e global_power_events:t0 -e global_power_events:t1 "
+                           "--pair loop 30000 -- loop 30000" % CYCLES)
+        t0 = one(rows, "global_power_events:RUNNING:u:k:t0")
+        t1 = one(rows, "global_power_events:RUNNING:u:k:t1")
+        cyc = one(rows, CYCLES)
+        assert min(t0, t1) >= TSC_PER_INSN * 90006
+        assert max(t0, t1) <= cyc <= t0 + t1, (cyc, t0, t1)
+        overlapped.append(cyc * 4 < (t0 + t1) * 3)
+        if overlapped[-1]:
+            break
+    assert any(overlapped), "no paired run overlapped; clock == sum of the LPs each time"
+
+
+def script_chains(nb):
+    out = nb.cmd("script", timeout=60)
+    return [FRAME.findall(block) for block in out.split("\n\n") if block.strip()]
+
+
+def test_ring3_chain_ends_at_the_exit_trampoline(nb):
+    out = nb.cmd("record -g --throttle 100 -e instr_retired -c 37 --ring 3 calls 2 20", timeout=120)
+    assert "error" not in out and "exception" not in out, out
+    chains = script_chains(nb)
+    assert chains
+    for frames in chains:
+        names = [name for name, _ in frames]
+        # the leaf is the sample's IP; callers follow; user_call's return address ends it,
+        # looked up at address - 1 (the call site convention) inside the trampoline
+        assert frames[-1] == ("wl_user_trampoline", "1"), frames
+        assert all(n.startswith("wl_") for n in names), frames
+
+
+def test_ring0_chain_walks_on_into_the_kernel(nb):
+    out = nb.cmd("record -g --throttle 100 -e instr_retired -c 37 calls 2 20", timeout=120)
+    assert "error" not in out, out
+    chains = script_chains(nb)
+    assert chains
+    for frames in chains:
+        names = [name for name, _ in frames]
+        assert "wl_call_ring0" in names and "workload_guarded" in names, frames
+        assert "wl_user_trampoline" not in names

@@ -1,0 +1,228 @@
+"""test_ht_record.py - sampling on either logical processor, and Example 18-2 with samples.
+
+Machine: one Hyper-Threaded core (threads=2), signature 0F_04 (extended
+cascading, no cascade-PMI erratum: SDM 18.15.5.7, fact sheet 2.3), model
+backend with HT. Expected numbers come from the documents:
+  loop N        retires WL_LOOP_K * N + WL_LOOP_C instructions (kernel/workload.h;
+                3N + 6), in the order of the wl_loop listing (arch/x86/workloads.S,
+                offsets from `objdump -d`)
+  PMI timing    pmu/model/p4_model.c header ("Overflow, PMI, cascades"): a counter
+                preset to -P overflows on the P-th event and interrupts on the next
+                one; the handler reloads -P, so one sample every P + 1 events, at
+                event k(P + 1), with the next instruction as interrupted RIP
+  cascade       a started counter counts from the event after its source's
+                overflow; a source preset to -N overflows on its N-th event
+  routing       fact sheet 2.2/8: OVF_PMI_T0 (CCCR bit 26) / OVF_PMI_T1 (bit 27)
+                send the PMI to LP0 / LP1; an event without :t0/:t1 is split by
+                record into one counter per LP (kernel/cmd_record.c), each
+                interrupting its own LP
+  Example 18-2  counter 16 (CRU_ESCR0, LP0's instr_retired, preset -4096) starts
+                counter 17 (CRU_ESCR1, LP1's) with CASCNT4INTO5 (IQ_CCCR5 bit 11);
+                ESCR values 0400060CH / 04000603H (instr_retired NBOGUSNTAG|NBOGUSTAG,
+                T0_OS|T0_USR and T1_OS|T1_USR: fact sheet 2.1, the manual's step 2)
+--stagger runs LP1's workload once LP0's has ended (workload_run_lps), so the
+order of the two LPs' instructions, and with it the sample count, is exact.
+"""
+
+import csv
+import io
+import os
+import re
+
+import pytest
+
+from test_record import (PMIS, decode, function_insns, loop_instructions, loop_trace,
+                         parse_script, summary)
+
+BOOT = {"smp_ht": True}
+
+BY_LP = re.compile(r"^samples by LP: LP0 \(T0\) (\d+) \((\w+)\) LP1 \(T1\) (\d+) \((\w+)\); "
+                   r"PMIs handled on LP0 (\d+), on LP1 (\d+)$", re.M)
+BY_LP1 = re.compile(r"^samples by LP: LP1 \(T1\) (\d+) \((\w+)\); "
+                    r"PMIs handled on LP0 (\d+), on LP1 (\d+)$", re.M)
+SCRIPT_HEADER = re.compile(r"^(\S+) 0/(\d+) \[(\d{3})\] ")
+
+EX_18_2 = "-e instr_retired:t1 -c %d --after %d:instr_retired:t0"
+
+
+def samples(events, period):
+    return events // (period + 1)
+
+
+def record(nb, args):
+    out = nb.cmd("record " + args, timeout=180)
+    assert "error" not in out, out
+    return out
+
+
+def script_samples(nb, extra=""):
+    """[(lp from tid, lp from [cpu], leaf symbol)] of `script`."""
+    rows = []
+    for header, frames in parse_script(nb.cmd(("script " + extra).strip(), timeout=60)):
+        m = SCRIPT_HEADER.match(header)
+        assert m, header
+        rows.append((int(m.group(2)), int(m.group(3)), frames[0][1]))
+    return rows
+
+
+def loop_offsets(rows):
+    out = []
+    for _, _, sym in rows:
+        assert sym.startswith("wl_loop+0x"), sym
+        out.append(int(sym.split("+0x")[1], 16))
+    return out
+
+
+def want_offsets(n, p, count):
+    trace = loop_trace(n)
+    return [trace[k * (p + 1)] for k in range(1, count + 1)]
+
+
+@pytest.fixture(autouse=True)
+def ht_model(nb):
+    assert "backend: model" in nb.cmd("pmu backend model 0F_04 ht")
+    nb.cmd("pmu pmi fixed")
+    nb.cmd("msr trace off")
+
+
+# ---- record --cpu 1 ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["--nmi", "--vector"])
+def test_cpu1_samples_lp1_exactly(nb, mode):
+    n, p = 400, 29
+    e = loop_instructions(n)
+    assert e % (p + 1) != 0
+    out = record(nb, "%s --throttle 100 --cpu 1 -e instr_retired -c %d loop %d" % (mode, p, n))
+    assert re.search(r"^record: loop %d \(ring 0, LP1, PMI by" % n, out, re.M), out
+    s = summary(out)
+    assert s["stored"] == samples(e, p) and s["lost"] == 0, out
+    m = BY_LP1.search(out)
+    assert m and int(m.group(1)) == s["stored"] and m.group(2) == "ok", out
+    # OVF_PMI_T1: every PMI on LP1, none on LP0
+    assert (int(m.group(3)), int(m.group(4))) == (0, s["stored"]), out
+    rows = script_samples(nb)
+    assert {(a, b) for a, b, _ in rows} == {(1, 1)}
+    assert loop_offsets(rows) == want_offsets(n, p, s["stored"])
+
+
+# ---- record --pair: one counter and one store per LP --------------------------------------
+
+def test_pair_each_lp_samples_its_own_workload(nb):
+    n0, n1, p = 300, 500, 29
+    e0, e1 = loop_instructions(n0), loop_instructions(n1)
+    assert e0 % (p + 1) and e1 % (p + 1)
+    out = record(nb, "--throttle 100 -e instr_retired -c %d --pair loop %d -- --ring 3 loop %d"
+                 % (p, n0, n1))
+    # the spec without :t0/:t1 became one counter per LP, each interrupting its own LP
+    events = re.findall(r"^  #(\d) (\S+) counter (\d+) .*: period (\d+)$", out, re.M)
+    assert [(spec.split(":")[-2], int(c) in (12, 13, 16), int(c) in (14, 15, 17))
+            for _, spec, c, _ in events] == [("t0", True, False), ("t1", False, True)], out
+    m = BY_LP.search(out)
+    assert m, out
+    assert (int(m.group(1)), int(m.group(3))) == (samples(e0, p), samples(e1, p)), out
+    assert (int(m.group(5)), int(m.group(6))) == (samples(e0, p), samples(e1, p)), out
+    assert summary(out)["lost"] == 0
+    rows = script_samples(nb)
+    assert loop_offsets([r for r in rows if r[0] == 0]) == want_offsets(n0, p, samples(e0, p))
+    assert loop_offsets([r for r in rows if r[0] == 1]) == want_offsets(n1, p, samples(e1, p))
+    assert all(a == b for a, b, _ in rows)              # tid and [cpu] both name the LP
+    # dump carries LP and CPL of every sample: LP0 ran at ring 0, LP1 at ring 3
+    r = decode(nb, "ht-pair.log", nb.cmd("dump", timeout=60), "--csv", "-")
+    assert r.returncode == 0, r.stderr
+    seen = {(row["lp"], row["cpl"], row["symbol"]) for row in csv.DictReader(io.StringIO(r.stdout))}
+    assert seen == {("0", "0", "wl_loop"), ("1", "3", "wl_loop")}
+    # report counts each LP and filters by LP
+    rep = nb.cmd("report")
+    assert "# samples by LP: LP0 %d held, LP1 %d held" % (samples(e0, p), samples(e1, p)) in rep
+    rep1 = nb.cmd("report --cpu 1")
+    assert re.search(r"^# %d samples, sorted by symbol$" % samples(e1, p), rep1, re.M), rep1
+    assert [r[0] for r in script_samples(nb, "--cpu 1")] == [1] * samples(e1, p)
+
+
+# ---- Example 18-2 with samples ------------------------------------------------------------
+
+@pytest.mark.parametrize("n0,after,sampled", [
+    (1364, 4096, True),     # 4098 LP0 instructions: LP1's counter starts on LP0's 4096th
+    (1363, 4096, False),    # 4095: counter 16 never overflows, LP1 is never sampled
+    (1364, 4098, True),     # starts on LP0's very last instruction
+    (1364, 4099, False),    # one short
+])
+def test_example_18_2_samples_lp1_after_lp0s_nth(nb, n0, after, sampled):
+    n1, p = 100, 19
+    e1 = loop_instructions(n1)
+    assert e1 % (p + 1) != 0
+    out = record(nb, "--throttle 100 %s --stagger --pair loop %d -- loop %d"
+                 % (EX_18_2 % (p, after), n0, n1))
+    assert "A on LP0 (ring 0), then B on LP1 (ring 0)" in out
+    assert re.search(r"#0 instr_retired:\S+:t0:period=%d counter 16 .*cascade starter" % after,
+                     out), out
+    assert re.search(r"#1 instr_retired:\S+:t1:period=%d counter 17 .*: period %d$" % (p, p),
+                     out, re.M), out
+    want = samples(e1, p) if sampled else 0
+    s = summary(out)
+    assert s["stored"] == want and s["lost"] == 0, out
+    rows = script_samples(nb)
+    assert {(a, b) for a, b, _ in rows} <= {(1, 1)}
+    assert loop_offsets(rows) == want_offsets(n1, p, want)
+
+
+def test_example_18_2_together_never_samples_early(nb):
+    """Both LPs at once: LP1 is sampled only after LP0's 4096th instruction.
+
+    With 4095 LP0 instructions nothing is sampled whatever the interleaving;
+    with 4098, at most what all of LP1's loop gives, and only LP1's IPs.
+    """
+    n1, p = 100, 19
+    out = record(nb, "--throttle 100 %s --pair loop 1363 -- loop %d" % (EX_18_2 % (p, 4096), n1))
+    assert summary(out)["stored"] == 0, out
+    out = record(nb, "--throttle 100 %s --pair loop 1364 -- loop %d" % (EX_18_2 % (p, 4096), n1))
+    s = summary(out)
+    assert s["stored"] <= samples(loop_instructions(n1), p) and s["lost"] == 0
+    rows = script_samples(nb)
+    assert {(a, b) for a, b, _ in rows} <= {(1, 1)}
+    trace = set(loop_trace(n1))
+    assert set(loop_offsets(rows)) <= trace
+
+
+def test_example_18_2_trace_shows_the_plan(nb):
+    p = 19
+    assert nb.cmd("msr trace on") == "msr trace: on"
+    try:
+        out = nb.cmd("record --throttle 100 %s --stagger --pair loop 1364 -- loop 100"
+                     % (EX_18_2 % (p, 4096)), timeout=180)
+    finally:
+        nb.cmd("msr trace off")
+    writes = re.findall(r"^wrmsr ([0-9A-F]+)H <- ([0-9A-F]+)H", out, re.M)
+    last = dict((int(a, 16), int(v, 16)) for a, v in writes)
+    assert last[0x3B8] == 0x0400060C            # CRU_ESCR0: LP0's instr_retired (T0_OS|T0_USR)
+    assert last[0x3B9] == 0x04000603            # CRU_ESCR1: LP1's (T1_OS|T1_USR), manual step 2
+    assert "wrmsr 310H <- FFFFFFF000H" in out    # counter 16 = -4096 in 40 bits
+    assert "wrmsr 311H <- %XH" % ((1 << 40) - p) in out     # counter 17 = -P
+    cccr5 = [int(v, 16) for a, v in writes if a == "371" and int(v, 16)]   # 0: off at start/stop
+    # IQ_CCCR5: CASCNT4INTO5 (bit 11), Enable (12) clear, select 4 (15:13, CRU_ESCR1),
+    # OVF_PMI_T1 (27) and not OVF_PMI_T0 (26): LP1 takes its samples
+    assert cccr5 and all(v & (1 << 11) and not v & (1 << 12) and (v >> 13) & 7 == 4 and
+                         v & (1 << 27) and not v & (1 << 26) for v in cccr5), cccr5
+    cccr4 = [int(v, 16) for a, v in writes if a == "370"]
+    assert any(v & (1 << 12) and v & (1 << 26) for v in cccr4), cccr4
+    s = summary(out)
+    assert s["stored"] == samples(loop_instructions(100), p)
+
+
+# ---- refusals -----------------------------------------------------------------------------
+
+def test_bad_lp_input_is_one_error(nb):
+    for line in ("record --cpu 2 loop 10", "record --pair loop 10", "record --pair loop 10 --",
+                 "record --stagger loop 10", "record --pair loop 1 -- loop 1 -- loop 1",
+                 "record --cpu 1 --pair loop 1 -- loop 1",
+                 "record -e instr_retired:t0=u:t1=k --pair loop 1 -- loop 1",
+                 "record -e instr_retired --after 10:instr_retired --pair loop 1 -- loop 1"):
+        out = nb.cmd(line)
+        assert len(out.splitlines()) == 1 and out.startswith("error: record: "), (line, out)
+
+
+def test_erratum_part_cannot_poll_lp1(nb):
+    assert "backend: model" in nb.cmd("pmu backend model 0F_02:9 ht")
+    out = nb.cmd("record %s --stagger --pair loop 1364 -- loop 100" % (EX_18_2 % (19, 4096)))
+    assert len(out.splitlines()) == 1 and out.startswith("error: record: "), out
+    assert "no PMI from a cascaded counter" in out
