@@ -34,7 +34,7 @@ BOOT = {"icount": True, "smp_ht": True}
 TSC_PER_INSN = 128      # -icount shift=7
 CYCLES = "instr_retired:cmp=15:compl"
 ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+counter \d+ ", re.M)
-IPC = re.compile(r"^IPC (\d+)\.(\d{3}) ", re.M)
+IPC = re.compile(r"^IPC (\d+)\.(\d{6}) ", re.M)
 FRAME = re.compile(r"^\t\s*[0-9a-f]+ (\S+?)(?:\+0x([0-9a-f]+))? \(", re.M)
 
 
@@ -121,10 +121,17 @@ def test_ipc_is_printed_from_the_counts(nb):
     clk, ins = clk_instr(rows)
     m = IPC.search(out)
     assert m, out
-    milli = int(m.group(1)) * 1000 + int(m.group(2))
-    assert milli == ins * 1000 // clk
-    assert milli == 1000 // TSC_PER_INSN     # one instruction per 128 TSC cycles: 0.007
-    assert milli > 0
+    micro = int(m.group(1)) * 1000000 + int(m.group(2))
+    assert micro == ins * 1000000 // clk
+    assert micro == 1000000 // TSC_PER_INSN   # one instruction per 128 TSC cycles: 0.007812
+    assert micro > 0
+
+
+def test_ipc_ignores_a_compare_mode_instr_retired(nb):
+    # With Compare set, instr_retired counts cycles that meet the threshold,
+    # not instructions (CCCR compare, fact sheet 2.2): no IPC from it.
+    _, out = stat(nb, "-e instr_retired:cmp=0 -e global_power_events loop 100")
+    assert not IPC.search(out), out
 
 
 def test_compare_mode_cycles_follow_the_clock(nb):
@@ -145,22 +152,26 @@ def test_staggered_pair_ticks_one_after_the_other(nb):
 def test_paired_run_ticks_shared_time_once(nb):
     """Both LPs step at once: the core's clock must not run at the sum of the two.
 
-    Under -icount QEMU runs the two vCPUs in turns, so how much the runs overlap
-    varies; in every run the clock lies between the longer LP's cycles and the
-    sum, and at least one run overlaps enough to tell it from the sum."""
-    overlapped = []
-    for _ in range(6):
+    LP0 runs `halt`, whose HLTs idle its vCPU, and QEMU (-icount runs the vCPUs in
+    turns) runs LP1's loop in the meantime: LP1's cycles lie inside LP0's run. The
+    core's clock then advances by about the longer of the two, not by the sum
+    (the old per-LP ticking gave exactly t0 + t1). LP1 can start at the earliest
+    when LP0 first halts, i.e. after at most all 154 of halt's instructions."""
+    for _ in range(2):
         rows, _ = stat(nb, "-e %s -e global_power_events:t0 -e global_power_events:t1 "
-                           "--pair loop 30000 -- loop 30000" % CYCLES)
+                           "--pair halt 100000 -- loop 1000" % CYCLES)
         t0 = one(rows, "global_power_events:RUNNING:u:k:t0")
         t1 = one(rows, "global_power_events:RUNNING:u:k:t1")
         cyc = one(rows, CYCLES)
-        assert min(t0, t1) >= TSC_PER_INSN * 90006
-        assert max(t0, t1) <= cyc <= t0 + t1, (cyc, t0, t1)
-        overlapped.append(cyc * 4 < (t0 + t1) * 3)
-        if overlapped[-1]:
-            break
-    assert any(overlapped), "no paired run overlapped; clock == sum of the LPs each time"
+        assert t1 >= TSC_PER_INSN * 3006
+        assert max(t0, t1) <= cyc <= max(t0, t1) + TSC_PER_INSN * 154, (cyc, t0, t1)
+        assert cyc < t0 + t1
+    # two loops at once: however QEMU interleaves them, between the longer and the sum
+    rows, _ = stat(nb, "-e %s -e global_power_events:t0 -e global_power_events:t1 "
+                       "--pair loop 3000 -- loop 3000" % CYCLES)
+    t0 = one(rows, "global_power_events:RUNNING:u:k:t0")
+    t1 = one(rows, "global_power_events:RUNNING:u:k:t1")
+    assert max(t0, t1) <= one(rows, CYCLES) <= t0 + t1
 
 
 def script_chains(nb):

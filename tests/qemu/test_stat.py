@@ -90,7 +90,7 @@ def test_default_events_and_ipc(nb):
     assert [r[1].split(":")[0] for r in rows] == ["global_power_events", "instr_retired"]
     assert rows[1][0] == loop_instr(100)
     assert rows[0][0] > 0 and "[real: TSC]" in rows[0][3]
-    assert re.search(r"^IPC \d+\.\d{3} ", out, re.M)
+    assert re.search(r"^IPC \d+\.\d{6} ", out, re.M)
     assert "backend: model 0F_04H" in out
     assert "real: %d stepped instructions" % loop_instr(100) in out
     assert "synthetic: none" in out
