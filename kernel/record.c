@@ -25,9 +25,10 @@
  * OVF flag is polled from the LAPIC timer (RECORD_POLL_HZ) through
  * perf_poll(). A poll finds the counter some events past its overflow: it
  * stores one sample per period that ended (all at the poll's IP) and
- * reloads -(period - excess), so the periods keep their phase. Periods that
- * end after the last poll are counted as "unattributed", never dropped
- * silently.
+ * reloads -(period - excess), so the periods keep their phase. A stepped
+ * job polls once more at its last step (record_tick explains why); periods
+ * that still end after the last poll are counted as "unattributed", never
+ * dropped silently.
  *
  * Throttling. Every RECORD_THROTTLE_WINDOW samples, the TSC spent in PMI
  * handlers and polls since the last check (perf_info()->pmi.tsc_total) is
@@ -68,6 +69,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/paging.h"
+#include "arch/x86/step.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/user.h"
 #include "kernel/console.h"
@@ -100,6 +102,7 @@ struct record_lp {
 	unsigned win_n;
 	uint64_t store_tsc, store_n;
 	uint64_t irq_seen;
+	bool poll_exit;			/* poll once more when the workload returns */
 	uint64_t plain[RECORD_STEP_KEEP], with_pmi[RECORD_STEP_KEEP];
 	unsigned nplain, npmi;
 };
@@ -294,6 +297,9 @@ static void record_h_step(void *ctx, const struct step_info *s)
 	}
 	l->perf_h.step(l->perf_h.ctx, s);
 	l->irq_seen = perf_info()->pmi.lp_interrupts[s->lp & 1];
+	if (l->poll_exit && (s->next_rip == (uintptr_t)wl_ring0_return ||
+			     s->next_rip == (uintptr_t)wl_user_exit))
+		perf_poll(step_frame());	/* the workload's last moment: see record_tick */
 }
 
 static void record_h_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n)
@@ -314,12 +320,21 @@ static void record_hooks(struct record_lp *l)
 
 /* ---- a run ------------------------------------------------------------------- */
 
-/* Polls attribute periods to the interrupted code only while it is the workload's. */
+/*
+ * A poll samples where the tick landed, as a hardware poll would: each
+ * sample of the periods that ended since the previous tick carries the
+ * tick's IP (polling skid). The periods that end after the workload's last
+ * tick would be found only by the final poll, which has no context, and
+ * be "unattributed" - with ticks every 100 us (and gaps of milliseconds
+ * when TCG is descheduled) that happened in about half the runs of a short
+ * workload. So a stepped LP0 job polls once more at its last step, in the
+ * #DB handler with the workload's frame (RIP = its return address): those
+ * periods get the workload's exit as IP, like a tick landing right there.
+ * Unstepped (hardware), they stay unattributed.
+ */
 static void record_tick(struct trap_frame *f)
 {
-	uint64_t lo = (uintptr_t)__workload_text_start, hi = (uintptr_t)__workload_text_end;
-
-	perf_poll(f->rip >= lo && f->rip < hi ? f : &record_no_frame);
+	perf_poll(f);
 }
 
 static bool record_polling(const struct record_cfg *c)
@@ -407,6 +422,7 @@ static void record_setup(struct record_state *r, const struct record_cfg *c, int
 		if (!c->job[k].args || idx < 0)
 			continue;
 		l->smt = (uint8_t)percpu_get((unsigned)idx)->topo.smt;
+		l->poll_exit = idx == 0 && step && record_polling(c);
 		r->job_of[idx] = (int)k;
 		record_store(r, &r->cfg, (unsigned)idx, (uint8_t)l->smt);
 	}

@@ -60,7 +60,8 @@
  * unstepped cycles. Under QEMU -icount (shift=7) the TSC advances 128 per
  * guest instruction, the overhead is an exact number of instructions, and
  * every stepped instruction costs exactly 128 (a REP string instruction 128
- * per iteration): clockticks = 128 x retired instructions, deterministic.
+ * per trap, i.e. per iteration): clockticks = 128 x retired instructions,
+ * deterministic (tests/qemu/test_accuracy.py).
  * Not subtracted: handlers that interrupt the workload between two steps
  * (a vector-mode PMI, a timer) stay in the step they fall into, as on
  * hardware; an instruction reported by step_sync() is timed up to the
