@@ -22,21 +22,39 @@ EFI_LIBDIR:= /usr/lib
 EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
 
 # --- sources -----------------------------------------------------------------
-BOOT_SRCS   := $(wildcard boot/*.c)
-ARCH_SRCS   := $(wildcard arch/x86/*.c)
-ARCH_ASM    := $(wildcard arch/x86/*.S)
-KERNEL_SRCS := $(wildcard kernel/*.c)
-SHELL_SRCS  := $(wildcard shell/*.c)
-PMU_SRCS    := $(wildcard pmu/*.c pmu/model/*.c)
+# Explicit lists: a new file is added here on purpose.
+BOOT_SRCS   := boot/efi_main.c
+ARCH_SRCS   := arch/x86/acpi.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c arch/x86/lapic.c \
+               arch/x86/msr.c arch/x86/pagewalk.c arch/x86/paging.c arch/x86/pic.c \
+               arch/x86/power.c arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c \
+               arch/x86/step.c arch/x86/timer.c arch/x86/user.c
+ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
+KERNEL_SRCS := kernel/builtins.c kernel/cmd_record.c kernel/cmd_stat.c kernel/cmd_workload.c \
+               kernel/config.c kernel/console.c kernel/cpuid.c kernel/crc32.c kernel/dump.c \
+               kernel/insn.c kernel/kmain.c kernel/ksyms.c kernel/mem.c kernel/panic.c \
+               kernel/percpu.c kernel/perf.c kernel/platform.c kernel/printf.c kernel/record.c \
+               kernel/report.c kernel/samples.c kernel/string.c kernel/topology.c \
+               kernel/workload.c kernel/workloads.c
+SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/parse.c shell/shell.c \
+               shell/stat_opts.c
+PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/stats.c pmu/model/p4_model.c pmu/model/p4_model_msr.c
 
 # Kernel sources that are also compiled on the host (pure logic, no hardware).
-HOST_KERNEL_SRCS := $(wildcard kernel/printf.c kernel/cpuid.c kernel/config.c kernel/topology.c \
+HOST_KERNEL_SRCS := kernel/printf.c kernel/cpuid.c kernel/config.c kernel/topology.c \
                     kernel/samples.c kernel/report.c kernel/dump.c kernel/crc32.c \
-                    kernel/insn.c kernel/workload.c arch/x86/pagewalk.c)
+                    kernel/insn.c kernel/workload.c arch/x86/pagewalk.c
 PORTABLE_SRCS    := $(SHELL_SRCS) $(PMU_SRCS) $(HOST_KERNEL_SRCS)
 
-HOST_TEST_SRCS := $(wildcard tests/host/test_*.c)
-HOST_TEST_SUPPORT := $(filter-out $(HOST_TEST_SRCS),$(wildcard tests/host/*.c))
+HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
+                  tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
+                  tests/host/test_explain.c tests/host/test_insn.c tests/host/test_model.c \
+                  tests/host/test_paging.c tests/host/test_printf.c tests/host/test_report.c \
+                  tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
+                  tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
+                  tests/host/test_workload.c
+HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 
 # --- flags -------------------------------------------------------------------
@@ -138,9 +156,16 @@ tool-test: $(DUMPGEN) | deps-check
 
 # pmu/ and shell/ build on the host too: they may include only the C
 # standard headers, their own headers and kernel/printf.h.
+# and every source file in the tree is in one of the lists above.
+UNLISTED := $(filter-out $(BOOT_SRCS) $(ARCH_SRCS) $(ARCH_ASM) $(KERNEL_SRCS) $(SHELL_SRCS) \
+              $(PMU_SRCS) $(HOST_TEST_SRCS) $(HOST_TEST_SUPPORT), \
+              $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c shell/*.c pmu/*.c \
+                         pmu/model/*.c tests/host/*.c))
 check-deps:
 	$(Q)! grep -nE '#include *[<"](arch/|boot/|efi)' pmu/*.[ch] pmu/model/*.[ch] shell/*.[ch] \
 		|| (echo "check-deps: pmu/ and shell/ must not include arch/, boot/ or EFI headers"; exit 1)
+	$(Q)test -z "$(strip $(UNLISTED))" \
+		|| (echo "check-deps: not in the Makefile's source lists: $(strip $(UNLISTED))"; exit 1)
 
 # --- image, QEMU, tests ------------------------------------------------------
 # CFG=path puts that file on the ESP as nbprof.cfg. Its content is kept in
