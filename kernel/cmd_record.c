@@ -35,6 +35,7 @@
 struct rec_opts {
 	struct stat_opts so;		/* -e/--after/--ring/--cpu/--stagger/--pair, stat's parser */
 	uint64_t period, freq, buffer, throttle, floor_n;
+	uint64_t inject_unflagged, inject_n15;	/* --inject: model quirks (perf_inject) */
 	bool period_set, freq_set, buffer_set, callchain, wrap, floor;
 	enum perf_pmi_mode pmi;
 	int workload;			/* argv index of the (first) workload's name */
@@ -134,6 +135,31 @@ static int rec_pair_words(struct shell *sh, int argc, char **argv, int k, int *n
 	return 0;
 }
 
+/* --inject unflagged=N | n15=N: quirks the model then shows (kernel/perf.h, perf_inject). */
+static int rec_inject(struct shell *sh, int argc, char **argv, int *k)
+{
+	static const char *const kinds[] = { "unflagged=", "n15=" };
+	uint64_t *dst[] = { &rc.o.inject_unflagged, &rc.o.inject_n15 };
+	const char *v, *why;
+
+	if (*k + 1 >= argc)
+		return rec_fail(sh, argv[*k], "missing value");
+	v = argv[++(*k)];
+	for (unsigned i = 0; i < 2; i++) {
+		size_t n = parse_strlen(kinds[i]), j = 0;
+
+		while (j < n && v[j] == kinds[i][j])
+			j++;
+		if (j < n)
+			continue;
+		if (!parse_u64(v + n, 1000000, dst[i], &why))
+			return shell_error(sh, "record: --inject %s: expected %sN, N 0 .. 1000000", v,
+					   kinds[i]);
+		return 0;
+	}
+	return shell_error(sh, "record: --inject %s: expected unflagged=N or n15=N", v);
+}
+
 static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 {
 	struct rec_opts *o = &rc.o;
@@ -162,6 +188,8 @@ static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 		*(parse_streq(a, "-g") ? &o->callchain : &o->wrap) = true;
 		return 0;
 	}
+	if (parse_streq(a, "--inject"))
+		return rec_inject(sh, argc, argv, k);
 	if (parse_streq(a, "--buffer")) {
 		if (*k + 1 >= argc)
 			return rec_fail(sh, a, "missing value");
@@ -383,6 +411,11 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	rc.cfg.wrap = rc.o.wrap;
 	rc.cfg.buffer = (size_t)rc.o.buffer;
 	rc.cfg.throttle_pct = (unsigned)rc.o.throttle;
+	rc.cfg.inject_unflagged = (unsigned)rc.o.inject_unflagged;
+	rc.cfg.inject_n15 = (unsigned)rc.o.inject_n15;
+	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && pi->backend != PERF_BACKEND_MODEL)
+		return shell_error(sh, "record: --inject: only the model can be made to misbehave "
+				   "('pmu backend model SIG')");
 	if (rc.o.buffer_set && rc.o.buffer < sample_record_bytes(SAMPLE_MAX_CHAIN))
 		return shell_error(sh, "record: --buffer: at least %zu bytes (one sample with a full "
 				   "call chain)", sample_record_bytes(SAMPLE_MAX_CHAIN));
@@ -469,6 +502,14 @@ static void rec_print_lps(struct shell *sh, const struct record_result *r)
 	shell_printf(sh, "; PMIs handled on LP0 %llu, on LP1 %llu\n",
 		     (unsigned long long)r->pmi.lp_interrupts[0],
 		     (unsigned long long)r->pmi.lp_interrupts[1]);
+	/* Each LP throttles on its own handlers' time (record.c). */
+	shell_puts(sh, "throttled by LP:");
+	for (unsigned k = 0; k < 2; k++)
+		if (r->job_status[k] >= 0)
+			shell_printf(sh, " LP%u %llu (PMI time %llu TSC cycles)", k,
+				     (unsigned long long)r->lp_throttled[k],
+				     (unsigned long long)r->pmi.lp_tsc[r->job_lp[k] & 1]);
+	shell_puts(sh, "\n");
 }
 
 static void rec_summary(struct shell *sh, int argc, char **argv)
@@ -786,13 +827,16 @@ static int cmd_annotate(struct shell *sh, int argc, char **argv)
 	struct report_out out = { .ctx = sh, .line = rec_line, .stop = rec_stop };
 	struct report_bytes bytes = { .read = rec_read_bytes };
 	const struct sample_run *run;
+	int k = 1, lp = -1;
 
-	if (argc != 2)
-		return shell_error(sh, "usage: annotate SYMBOL");
+	if (argc == 4 && rec_cpu_opt(argc, argv, &k, &lp))
+		k++;		/* SYMBOL follows --cpu N */
+	else if (argc != 2)
+		return shell_error(sh, "usage: annotate [--cpu 0|1] SYMBOL");
 	if (!(run = rec_run(sh)))
 		return 1;
-	report_annotate(run, argv[1], REPORT_ALL_EVENTS, &rec_syms, &bytes, rc.scratch,
-			REC_REPORT_ROWS, &out);
+	report_annotate(rec_lp_run(run, lp), argv[k], REPORT_ALL_EVENTS, &rec_syms, &bytes,
+			rc.scratch, REC_REPORT_ROWS, &out);
 	return 0;
 }
 
@@ -888,6 +932,9 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 a sample without call chain takes 32 bytes\n"
 	  "  --throttle PCT raise the periods (x2) when PMI handling takes more than PCT\n"
 	  "                 percent of the time (default 25)\n"
+	  "  --inject unflagged=N | n15=N   (model) the next N overflows leave CCCR.OVF\n"
+	  "                 clear / the next N reloads lose their writes (erratum N15):\n"
+	  "                 the handler's workarounds must keep the samples exact\n"
 	  "  --floor [N]    time the overflow path's unavoidable register accesses and\n"
 	  "                 one store append (TSC cycles, medians of N)\n"
 	  "Hyper-Threading (as in 'stat'):\n"
@@ -914,10 +961,11 @@ static const struct shell_cmd record_cmds[] = {
 	  "When two LPs took samples, a '# samples by LP' line counts each LP's;\n"
 	  "--cpu 0|1 reports only the samples LP0 (T0) or LP1 (T1) took.\n",
 	  cmd_report },
-	{ "annotate", "annotate SYMBOL", "per-instruction samples of one function",
+	{ "annotate", "annotate [--cpu 0|1] SYMBOL", "per-instruction samples of one function",
 	  "For each sampled address in SYMBOL: offset, address, samples, percent and\n"
 	  "the instruction bytes - enough to join with 'objdump -d' on the host\n"
-	  "(tools/nbprof-decode --annotate does).\n",
+	  "(tools/nbprof-decode --annotate does). --cpu 0|1 counts only the samples\n"
+	  "LP0 (T0) or LP1 (T1) took.\n",
 	  cmd_annotate },
 	{ "script", "script [--cpu 0|1]", "the last recording as perf-script text",
 	  "One block per sample as 'perf script' prints it: 'comm 0/LP [LP] secs: period\n"

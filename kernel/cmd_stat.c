@@ -20,6 +20,7 @@
  * cannot be attributed to one thread.
  */
 #include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
 #include "arch/x86/smp.h"
 #include "kernel/console.h"
 #include "kernel/perf.h"
@@ -161,13 +162,21 @@ static int stat_baseline(struct shell *sh)
 
 /* ---- printing ------------------------------------------------------------ */
 
+/*
+ * Where a count's events came from. An event with a real source can also be
+ * emitted by `synthetic` (e.g. `synthetic instr_retired:NBOGUSNTAG N`): then
+ * the count mixes both and says so, as every count with synthetic input must.
+ */
 static const char *stat_source_tag(const struct p4_request *r)
 {
+	enum p4_event ev = r->spec.event;
+	bool syn = st.in.synthetic && (st.in.synthetic_mixed || st.in.synthetic_event == ev);
+
 	if (!perf_model())
 		return "";
-	switch (perf_event_source(r->spec.event, &st.in)) {
-	case PERF_SOURCE_STEP:		return "[real: stepped]";
-	case PERF_SOURCE_TSC:		return "[real: TSC]";
+	switch (perf_event_source(ev, &st.in)) {
+	case PERF_SOURCE_STEP:		return syn ? "[real: stepped + synthetic]" : "[real: stepped]";
+	case PERF_SOURCE_TSC:		return syn ? "[real: TSC + synthetic]" : "[real: TSC]";
 	case PERF_SOURCE_SYNTHETIC:	return "[synthetic]";
 	default:			return "[no model input]";
 	}
@@ -342,6 +351,18 @@ static int stat_prepare_lps(struct shell *sh)
 	return 0;
 }
 
+/* A synthetic spec must name an event this model has (else it would feed nothing). */
+static int stat_check_synthetic(struct shell *sh, const struct workload_args *a)
+{
+	static struct p4_spec_error e;
+	struct p4_spec spec;
+
+	if (a->w->id != WL_SYNTHETIC || !perf_model() ||
+	    p4_spec_parse(a->spec, &perf_info()->caps, &spec, &e) == 0)
+		return 0;
+	return shell_error(sh, "synthetic: '%s': %s", a->spec, e.msg);
+}
+
 static int stat_parse_b(struct shell *sh, int argc, char **argv)
 {
 	const struct workload *w = workload_find(argv[st.o.pair]);
@@ -351,7 +372,7 @@ static int stat_parse_b(struct shell *sh, int argc, char **argv)
 	if (workload_parse_args(w, argc - st.o.pair - 1, argv + st.o.pair + 1, &st.args_b,
 				st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
-	return 0;
+	return stat_check_synthetic(sh, &st.args_b);
 }
 
 static int stat_prepare(struct shell *sh, int argc, char **argv)
@@ -375,6 +396,8 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 	if (workload_parse_args(w, st.o.workload_end - st.o.workload - 1, argv + st.o.workload + 1,
 				&st.args, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	if (stat_check_synthetic(sh, &st.args))
+		return 1;
 	if (st.o.pair > 0 && stat_parse_b(sh, argc, argv))
 		return 1;
 	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
@@ -431,6 +454,8 @@ static void pmu_show(struct shell *sh)
 		     (unsigned long long)p->unflagged, (unsigned long long)p->reraised,
 		     (unsigned long long)p->deferred, (unsigned long long)p->dropped,
 		     (unsigned long long)p->late);
+	shell_printf(sh, "PMI entries: vector %02XH %llu, NMI %llu\n", LAPIC_PMI_VECTOR,
+		     (unsigned long long)p->by_vector, (unsigned long long)p->by_nmi);
 	shell_printf(sh, "PMI by LP: handled on LP0 %llu, on LP1 %llu",
 		     (unsigned long long)p->lp_interrupts[0], (unsigned long long)p->lp_interrupts[1]);
 	if (perf_model())

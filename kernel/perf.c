@@ -269,12 +269,67 @@ static void perf_msr_name(uint32_t msr, char *buf, size_t n)
 		ksnprintf(buf, n, "uncore");
 }
 
+/*
+ * Quirk injection (model backend, running count only: perf_inject): the
+ * next inj_unflagged reads of a CCCR with OVF set return it without OVF,
+ * as on the parts that overflow without setting the flag (fact sheet 6);
+ * the next inj_reloads reloads lose their counter writes until the handler
+ * reads the counter back, as erratum N15 would. Model state is unchanged
+ * otherwise, so the handler's workarounds are what keeps counts exact.
+ */
+static unsigned inj_unflagged, inj_reloads;
+static bool inj_dropping, inj_retry;	/* writes being lost; the rewrite after the read-back */
+
+static void perf_inject_read(uint32_t msr, uint64_t *value)
+{
+	enum p4_counter c;
+
+	if (inj_unflagged && (*value & CCCR_OVF) && p4_cccr_by_msr(msr, &c)) {
+		inj_unflagged--;
+		*value &= ~CCCR_OVF;
+	} else if (inj_dropping && p4_counter_by_msr(msr, &c)) {
+		inj_dropping = false;
+		inj_retry = true;
+		inj_reloads--;
+	}
+}
+
+static bool perf_inject_drops(uint32_t msr)
+{
+	enum p4_counter c;
+
+	if (!p4_counter_by_msr(msr, &c))
+		return false;
+	if (inj_retry) {
+		inj_retry = false;
+		return false;
+	}
+	if (!inj_reloads)
+		return false;
+	inj_dropping = true;
+	return true;
+}
+
+int perf_inject(unsigned unflagged, unsigned reloads, char *err, size_t n)
+{
+	if (!perf_model() || !active || !active->running)
+		return ksnprintf(err, n, "quirks are injected into the model's running count only"), -1;
+	perf_lock();
+	inj_unflagged = unflagged;
+	inj_reloads = reloads;
+	inj_dropping = inj_retry = false;
+	perf_unlock();
+	return 0;
+}
+
 static int perf_trace_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 {
 	int r;
 
 	perf_lock();
 	r = msr_bus_read(((struct perf_trace_bus *)bus)->inner, msr, value);
+	if (r == 0)
+		perf_inject_read(msr, value);
 	perf_unlock();
 	return r;
 }
@@ -285,7 +340,7 @@ static int perf_trace_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 	char name[32];
 
 	perf_lock();
-	r = msr_bus_write(((struct perf_trace_bus *)bus)->inner, msr, value);
+	r = perf_inject_drops(msr) ? 0 : msr_bus_write(((struct perf_trace_bus *)bus)->inner, msr, value);
 	perf_unlock();
 
 	if (info.trace && p4_msr_is_pmu(msr)) {
@@ -465,6 +520,15 @@ static void perf_scan(struct trap_frame *f)
 			perf_overflow_one(active, i, f);
 }
 
+/* TSC since t0 spent handling: in all, and the calling LP's own share (throttling). */
+static void perf_pmi_time(uint64_t t0)
+{
+	uint64_t dt = rdtsc() - t0;
+
+	__atomic_fetch_add(&info.pmi.tsc_total, dt, __ATOMIC_RELAXED);
+	info.pmi.lp_tsc[perf_this_lp()] += dt;
+}
+
 static void perf_pmi_handler(struct trap_frame *f)
 {
 	uint64_t t0 = rdtsc();
@@ -484,7 +548,20 @@ static void perf_pmi_handler(struct trap_frame *f)
 	perf_scan(f);
 	perf_unlock();
 	perf_pmi_unmask();
-	info.pmi.tsc_total += rdtsc() - t0;
+	perf_pmi_time(t0);
+}
+
+/* The two ways in, counted apart so that `pmu` shows which delivery the LVT PC entry chose. */
+static void perf_pmi_vector(struct trap_frame *f)
+{
+	__atomic_fetch_add(&info.pmi.by_vector, 1, __ATOMIC_RELAXED);
+	perf_pmi_handler(f);
+}
+
+static void perf_pmi_nmi(struct trap_frame *f)
+{
+	__atomic_fetch_add(&info.pmi.by_nmi, 1, __ATOMIC_RELAXED);
+	perf_pmi_handler(f);
 }
 
 void perf_poll(struct trap_frame *f)
@@ -498,7 +575,7 @@ void perf_poll(struct trap_frame *f)
 	perf_scan(f);
 	if (lapic && active && active->running)
 		perf_pmi_unmask();
-	info.pmi.tsc_total += rdtsc() - t0;
+	perf_pmi_time(t0);
 }
 
 static uint32_t perf_lvt_value(bool masked)
@@ -576,6 +653,8 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	s->running = false;
 	active = NULL;
 	pmi_pending = 0;
+	inj_unflagged = inj_reloads = 0;
+	inj_dropping = inj_retry = false;
 	for (unsigned i = 0; totals && i < s->plan.n; i++)
 		totals[i] = s->base[i] + ((raw[i] - s->start[i]) & P4_COUNTER_MASK);
 }
@@ -878,8 +957,8 @@ void perf_init(void)
 
 	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
 	lp_apic[0] = lapic_present() ? lapic_id() : PERF_NO_APIC;
-	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_handler);
-	idt_set_handler(VEC_NMI, perf_pmi_handler);
+	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_vector);
+	idt_set_handler(VEC_NMI, perf_pmi_nmi);
 	info.pmi_mode = PERF_PMI_FIXED;
 	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
 		perf_lvt_set(lp, perf_lvt_value(true));

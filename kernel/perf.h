@@ -43,6 +43,9 @@ struct perf_pmi_stats {
 	uint64_t handoffs;	/* PMI taken inside the step handler: sampled the workload's frame */
 	uint64_t polls;		/* perf_poll() scans (cascade-PMI erratum) */
 	uint64_t tsc_total;	/* TSC spent in PMI handlers and polls */
+	uint64_t by_vector;	/* entries through the LVT PC vector (fixed delivery) */
+	uint64_t by_nmi;	/* entries through the NMI vector (NMI delivery) */
+	uint64_t lp_tsc[2];	/* tsc_total's part on LP0 / LP1 (T0 / T1): each LP's own share */
 };
 
 struct perf_info {
@@ -120,6 +123,15 @@ void perf_set_overflow_hook(perf_overflow_fn *fn, void *ctx);
  * scan, so a PMI (NMI) cannot handle the same counter at the same time.
  */
 void perf_poll(struct trap_frame *f);
+
+/*
+ * Model backend, during a running count: make the next `unflagged`
+ * overflows read as CCCR.OVF clear and the next `reloads` reloads lose
+ * their counter writes until read back (N15), so that the handler's
+ * workarounds (pmi.unflagged, pmi.mismatches) are exercised. -1 with err
+ * otherwise.
+ */
+int perf_inject(unsigned unflagged, unsigned reloads, char *err, size_t n);
 
 /* What fed the model during a run (model backend). */
 struct perf_inputs {

@@ -8,6 +8,7 @@
  */
 #include "arch/x86/arch.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/power.h"
@@ -135,6 +136,16 @@ int plat_fault(enum plat_fault_kind kind)
 	default:		return -1;
 	}
 	return -1;	/* the exception did not happen */
+}
+
+static int plat_fault_thunk(void *arg)
+{
+	return plat_fault(*(const enum plat_fault_kind *)arg);
+}
+
+int plat_fault_unguarded(enum plat_fault_kind kind)
+{
+	return arch_run_unguarded(plat_fault_thunk, &kind);
 }
 
 void plat_reboot(void)

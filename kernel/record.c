@@ -30,9 +30,11 @@
  * that still end after the last poll are counted as "unattributed", never
  * dropped silently.
  *
- * Throttling. Every RECORD_THROTTLE_WINDOW samples, the TSC spent in PMI
- * handlers and polls since the last check (perf_info()->pmi.tsc_total) is
- * compared with the TSC that passed; above the configured share every
+ * Throttling. Every RECORD_THROTTLE_WINDOW samples of an LP, the TSC that
+ * LP spent in its own PMI handlers and polls since its last check
+ * (perf_info()->pmi.lp_tsc[LP]: the sibling's handlers run on the other LP,
+ * in parallel, and are not this LP's time) is compared with the TSC that
+ * passed; above the configured share every
  * sampling period the LP owns is doubled and the throttle counted; a share
  * of 100 % never throttles. A period of 1 thus
  * grows until the workload makes progress again (pitfall 9.8: tiny reload
@@ -215,7 +217,7 @@ static void record_raise_periods(struct record_state *r, struct record_lp *l)
 
 static void record_throttle(struct record_state *r, struct record_lp *l, uint64_t now)
 {
-	uint64_t cost = perf_info()->pmi.tsc_total - l->win_cost0, span = now - l->win_t0;
+	uint64_t cost = perf_info()->pmi.lp_tsc[l->smt & 1] - l->win_cost0, span = now - l->win_t0;
 
 	if (r->cfg.throttle_pct >= 100 || ++l->win_n < RECORD_THROTTLE_WINDOW)
 		return;
@@ -223,7 +225,7 @@ static void record_throttle(struct record_state *r, struct record_lp *l, uint64_
 		record_raise_periods(r, l);
 	l->win_n = 0;
 	l->win_t0 = now;
-	l->win_cost0 = perf_info()->pmi.tsc_total;
+	l->win_cost0 = perf_info()->pmi.lp_tsc[l->smt & 1];
 }
 
 /*
@@ -249,6 +251,8 @@ static void record_overflow(void *ctx, struct trap_frame *f, unsigned idx)
 	s.tsc = rdtsc();
 	s.ip = f->rip;
 	s.rflags = f->rflags;
+	if (l->job.step)
+		s.rflags &= ~RFLAGS_TF;	/* the stepper's trap flag (model), not the workload's */
 	s.rsp = f->rsp;
 	s.event = (uint8_t)idx;
 	s.cpl = (uint8_t)(f->cs & 3);
@@ -274,7 +278,7 @@ static void record_h_begin(void *ctx, uint8_t lp)
 	l->perf_h.begin(l->perf_h.ctx, lp);
 	l->irq_seen = perf_info()->pmi.lp_interrupts[lp & 1];
 	l->win_t0 = rdtsc();
-	l->win_cost0 = perf_info()->pmi.tsc_total;
+	l->win_cost0 = perf_info()->pmi.lp_tsc[lp & 1];
 }
 
 static void record_h_end(void *ctx, uint8_t lp)
@@ -461,6 +465,7 @@ static void record_pmi_delta(struct perf_pmi_stats *d, const struct perf_pmi_sta
 		.lp_interrupts = { b->lp_interrupts[0] - a->lp_interrupts[0],
 				   b->lp_interrupts[1] - a->lp_interrupts[1] },
 		.tsc_total = b->tsc_total - a->tsc_total,
+		.lp_tsc = { b->lp_tsc[0] - a->lp_tsc[0], b->lp_tsc[1] - a->lp_tsc[1] },
 	};
 }
 
@@ -503,6 +508,7 @@ static void record_finish(struct record_state *r, struct record_result *res,
 				res->lp_stored[k] = r->store[idx].stored;
 		res->unattributed += l->unattributed;
 		res->throttled += l->throttled;
+		res->lp_throttled[k] = l->throttled;
 		res->store_tsc += l->store_tsc;
 		res->store_n += l->store_n;
 		res->steps += l->in.steps;
@@ -552,6 +558,13 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 	perf_set_pmi_mode(cfg->pmi);
 	perf_set_overflow_hook(record_overflow, r);
 	if (perf_count_start(&r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
+		perf_set_overflow_hook(NULL, NULL);
+		perf_set_pmi_mode(mode);
+		return -1;
+	}
+	if ((cfg->inject_unflagged || cfg->inject_n15) &&
+	    perf_inject(cfg->inject_unflagged, cfg->inject_n15, err, n)) {
+		perf_count_stop(&r->sess, NULL);
 		perf_set_overflow_hook(NULL, NULL);
 		perf_set_pmi_mode(mode);
 		return -1;

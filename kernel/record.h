@@ -43,6 +43,7 @@ struct record_cfg {
 	bool stagger;				/* job[1] starts when job[0] has ended */
 	size_t buffer;				/* store bytes per LP; 0 = the LP's whole share */
 	unsigned throttle_pct;			/* 1..100; 100 = never throttle */
+	unsigned inject_unflagged, inject_n15;	/* model quirks (perf_inject) */
 };
 
 /* What a run did, for record's summary (and the tests). */
@@ -56,6 +57,7 @@ struct record_result {
 	struct sample_store totals;		/* counts of the stores added up */
 	uint64_t unattributed;			/* polled periods that ended outside the workload */
 	uint64_t throttled;			/* times the periods were raised */
+	uint64_t lp_throttled[2];		/* ... by each job's LP */
 	uint64_t period[P4_MAX_REQUESTS];	/* periods at the end (raised by throttling) */
 	bool polling;
 	struct perf_pmi_stats pmi;		/* this run's share of perf_info()->pmi */

@@ -10,6 +10,7 @@
  */
 #include "kernel/printf.h"
 #include "kernel/workload.h"
+#include "pmu/p4_spec.h"
 #include "shell/parse.h"
 
 #define U32_MAX		UINT64_C(0xffffffff)
@@ -207,12 +208,21 @@ static int workload_parse_choice(const struct workload_param *p, const char *s, 
 static int workload_parse_one(const struct workload_param *p, const char *s,
 			      struct workload_args *a, unsigned i, char *why, size_t whylen)
 {
+	struct p4_spec spec;
+	struct p4_spec_error e;
+
 	switch (p->kind) {
 	case WP_CHOICE:
 		return workload_parse_choice(p, s, &a->v[i], why, whylen);
 	case WP_TEXT:
 		if (parse_strlen(s) == 0 || parse_strlen(s) >= sizeof(a->spec)) {
 			ksnprintf(why, whylen, "must be 1..%u characters", (unsigned)sizeof(a->spec) - 1);
+			return -1;
+		}
+		/* The spec must parse now: a bad one would run and feed nothing. The
+		 * CPU's own event set is checked by whoever feeds a model (stat). */
+		if (p4_spec_parse(s, NULL, &spec, &e)) {
+			ksnprintf(why, whylen, "'%s': %s", s, e.msg);
 			return -1;
 		}
 		ksnprintf(a->spec, sizeof(a->spec), "%s", s);
@@ -226,7 +236,7 @@ int workload_parse_args(const struct workload *w, int argc, char *const argv[],
 			struct workload_args *out, char *err, size_t errlen)
 {
 	struct workload_args a = { .w = w };
-	char syn[96], why[80];
+	char syn[96], why[320];
 
 	workload_synopsis(w, syn, sizeof(syn));
 	if (argc < 0 || (unsigned)argc > w->nparams) {

@@ -50,6 +50,25 @@ static void cpu_show_misc(struct shell *sh, const struct cpu_info *ci)
 		     yesno(ci->misc_enable & CPU_MISC_PEBS_UNAVAIL));
 }
 
+/*
+ * What the bits add up to (fact sheet 5.1): the DS save area needs CPUID.1:
+ * EDX.DS; PEBS needs DS, perfmon (bit 7 = 1) and bit 12 = 0; BTS needs DS
+ * and bit 11 = 0. With IA32_MISC_ENABLE unreadable nothing is claimed.
+ */
+static void cpu_show_ds_pebs_bts(struct shell *sh, const struct cpu_info *ci)
+{
+	uint64_t m = ci->misc_enable;
+	bool pebs, bts;
+
+	if (!ci->misc_enable_ok) {
+		shell_printf(sh, "DS/PEBS/BTS   %s / unknown / unknown\n", yesno(ci->ds));
+		return;
+	}
+	pebs = ci->ds && (m & CPU_MISC_PERFMON) && !(m & CPU_MISC_PEBS_UNAVAIL);
+	bts = ci->ds && !(m & CPU_MISC_BTS_UNAVAIL);
+	shell_printf(sh, "DS/PEBS/BTS   %s / %s / %s\n", yesno(ci->ds), yesno(pebs), yesno(bts));
+}
+
 static void cpu_show_tsc(struct shell *sh, const struct cpu_info *ci)
 {
 	uint64_t khz = ci->tsc_hz / 1000;
@@ -184,6 +203,7 @@ int cmd_cpu(struct shell *sh, int argc, char **argv)
 	shell_printf(sh, "EM64T         %s\n", yesno(ci.em64t));
 	shell_printf(sh, "DS / DTES64   %s / %s\n", yesno(ci.ds), yesno(ci.dtes64));
 	cpu_show_misc(sh, &ci);
+	cpu_show_ds_pebs_bts(sh, &ci);
 	cpu_show_tsc(sh, &ci);
 	cpu_show_pmu(sh, &ci);
 	return 0;

@@ -33,10 +33,13 @@ const struct shell_cmd shell_builtin_cmds[] = {
 	  "a register the configured CPU model lacks raises the model's #GP.\n"
 	  "`msr trace on` prints every PMU register write, e.g.\n"
 	  "  wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)\n", cmd_msr },
-	{ "fault", "fault de|ud|gp|pf|int3", "raise an exception on purpose",
+	{ "fault", "fault de|ud|gp|pf|int3 [--halt]", "raise an exception on purpose",
 	  "Raises #DE (divide error), #UD (invalid opcode), #GP (general\n"
 	  "protection), #PF (page fault) or int3 (breakpoint) to show that the\n"
-	  "kernel reports it and returns to the prompt.\n", cmd_fault },
+	  "kernel reports it and returns to the prompt.\n"
+	  "--halt raises it outside the guard that protects commands, as if it\n"
+	  "happened in the kernel itself: the report is printed and the machine\n"
+	  "halts (int3 still resumes).\n", cmd_fault },
 	{ "events", "events [PATTERN]", "list the NetBurst events, or describe one",
 	  "Without PATTERN, lists every event with its ESCRs and counters. PATTERN\n"
 	  "picks the events whose name contains it (case-insensitive); when one\n"
@@ -201,16 +204,19 @@ static const struct cmd_fault_kind cmd_fault_kinds[] = {
 int cmd_fault(struct shell *sh, int argc, char **argv)
 {
 	const struct cmd_fault_kind *k = NULL;
+	bool halt = argc == 3 && parse_streq(argv[2], "--halt");
 
-	if (argc != 2)
-		return shell_error(sh, "usage: fault de|ud|gp|pf|int3");
+	if (argc == 3 && !halt && argv[2][0] == '-')
+		return shell_error(sh, "unknown fault option '%s' (valid: --halt)", argv[2]);
+	if (argc != 2 && !halt)
+		return shell_error(sh, "usage: fault de|ud|gp|pf|int3 [--halt]");
 	for (size_t i = 0; i < CMD_NFAULT_KINDS; i++)
 		if (parse_streq(argv[1], cmd_fault_kinds[i].name))
 			k = &cmd_fault_kinds[i];
 	if (k == NULL)
 		return shell_error(sh, "unknown fault kind '%s' (valid: de, ud, gp, pf, int3)", argv[1]);
-	shell_printf(sh, "raising %s\n", k->what);
-	if (plat_fault(k->kind) != 0)
+	shell_printf(sh, "raising %s%s\n", k->what, halt ? " outside the command guard" : "");
+	if ((halt ? plat_fault_unguarded(k->kind) : plat_fault(k->kind)) != 0)
 		return shell_error(sh, "%s was not raised", k->what);
 	/* Only a trap such as int3 comes back here: its handler resumes after the instruction. */
 	shell_printf(sh, "%s handled, execution resumed\n", k->what);

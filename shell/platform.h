@@ -75,6 +75,13 @@ enum plat_fault_kind {
 
 int plat_fault(enum plat_fault_kind kind);
 
+/*
+ * The same outside the guard that protects shell commands: the exception is
+ * reported and the kernel halts (what happens to an exception outside a
+ * command). Returns only if the handler resumed (int3).
+ */
+int plat_fault_unguarded(enum plat_fault_kind kind);
+
 /* Do not return on the machine; a return means the method failed. */
 void plat_reboot(void);
 void plat_poweroff(void);

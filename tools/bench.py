@@ -2,6 +2,7 @@
 """bench.py - what counting costs, measured in QEMU with -icount shift=7.
 
     tools/bench.py [--repeats N] [--image build/nbprof.img]
+    tools/bench.py --serial /dev/ttyUSB0    (a real machine: boot it after starting)
 
 Boots the image once (model backend) with a deterministic clock: under
 -icount shift=7 QEMU's TSC advances 128 per guest instruction, so a TSC
@@ -26,6 +27,12 @@ and then the sampling figures:
                      clock around the command), and what 115200 baud allows
 and prints small tables. `make bench` runs it. Exit status 1 when the
 machine does not boot or a command fails.
+
+With --serial the same counting figures come from a real machine over its
+serial line (115200 8N1), on whatever backend it chose at boot (the
+hardware PMU on a NetBurst CPU that passes the probe): TSC cycles only, as
+there a TSC cycle is not a fixed number of instructions. The sampling
+figures, which rely on the model's stepped timing, are left out.
 """
 
 import argparse
@@ -113,36 +120,53 @@ def main():
     ap.add_argument("--repeats", type=int, default=100)
     ap.add_argument("--image", default=os.path.join(qemu.BUILD, "nbprof.img"))
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--serial", metavar="DEV", help="a real machine on this serial port")
     args = ap.parse_args()
 
-    code, template = qemu.find_firmware()
-    varstore = qemu.make_vars(template)
-    argv = qemu.command(args.image, varstore, code, icount=True)
-    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
-                          timeout=args.timeout)
+    varstore = port = None
+    if args.serial:
+        import serial
+        from pexpect import fdpexpect
+        port = serial.Serial(args.serial, 115200, bytesize=8, parity="N", stopbits=1, timeout=0)
+        child = fdpexpect.fdspawn(port.fileno(), encoding="utf-8", codec_errors="replace",
+                                  timeout=args.timeout)
+    else:
+        code, template = qemu.find_firmware()
+        varstore = qemu.make_vars(template)
+        argv = qemu.command(args.image, varstore, code, icount=True)
+        child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
+                              timeout=args.timeout)
     try:
         child.expect_exact(READY, timeout=300)
         child.expect_exact(PROMPT, timeout=60)
+        backend = re.search(r"^backend: (\S+)", run(child, "pmu"), re.M)
         n = args.repeats
         bench = BENCH.search(run(child, "pmu bench %d" % n))
         empty = STATS.findall(run(child, "stat -r %d empty" % n))
         loop = STATS.findall(run(child, "stat -r %d -e instr_retired loop 100" % n))
-        samp = sampling(child)
+        samp = None if port else sampling(child)
     except (pexpect.TIMEOUT, pexpect.EOF) as e:
         raise SystemExit("bench: the machine did not answer (%s)" % type(e).__name__)
     finally:
-        child.terminate(force=True)
-        os.unlink(varstore)
-    print("nbprof bench: QEMU TCG -icount shift=7 (1 instruction = %d TSC), model backend, %d runs"
-          % (TSC_PER_INSN, n))
+        if port:
+            port.close()
+        else:
+            child.terminate(force=True)
+            os.unlink(varstore)
+    where = ("serial %s" % args.serial if port else
+             "QEMU TCG -icount shift=7 (1 instruction = %d TSC)" % TSC_PER_INSN)
+    print("nbprof bench: %s, %s backend, %d runs"
+          % (where, backend.group(1) if backend else "unknown", n))
     row("", "", ["min", "median", "tmean", "max"])
     row("stat start+stop+read", "TSC", bench.groups())
-    row("stat start+stop+read", "instructions", insns(bench.groups()))
+    if not port:
+        row("stat start+stop+read", "instructions", insns(bench.groups()))
     for r in empty:
         row("stat empty: " + r[4], "count", r[:4])
     for r in loop:
         row("stat loop 100: " + r[4], "count", r[:4])
-    print_sampling(*samp)
+    if samp:
+        print_sampling(*samp)
     return 0
 
 

@@ -299,6 +299,18 @@ int arch_run_guarded(int (*fn)(void *), void *arg)
 	return ret;
 }
 
+int arch_run_unguarded(int (*fn)(void *), void *arg)
+{
+	struct percpu *pc = percpu_this();
+	void *saved = pc->guard_top;
+	int ret;
+
+	pc->guard_top = NULL;
+	ret = fn(arg);
+	pc->guard_top = saved;	/* a trap (int3) comes back: guarded again */
+	return ret;
+}
+
 int arch_last_guard_vector(void)
 {
 	return percpu_this()->guard_vector;

@@ -64,4 +64,11 @@ int arch_run_guarded(int (*fn)(void *), void *arg);
 /* Vector of the last exception that ended a guarded run (or -1). */
 int arch_last_guard_vector(void);
 
+/*
+ * Run fn(arg) outside every guarded run of this LP: an exception in it is
+ * reported and then halts (LP0: the kernel) as any exception outside a
+ * command does. Only `fault KIND --halt` uses it, to show that path.
+ */
+int arch_run_unguarded(int (*fn)(void *), void *arg);
+
 #endif

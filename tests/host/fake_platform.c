@@ -101,6 +101,12 @@ int plat_fault(enum plat_fault_kind kind)
 	return fake_plat.fault_ret;
 }
 
+int plat_fault_unguarded(enum plat_fault_kind kind)
+{
+	fake_plat.nunguarded++;
+	return plat_fault(kind);
+}
+
 void plat_reboot(void)
 {
 	fake_plat.nreboots++;

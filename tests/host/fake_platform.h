@@ -32,6 +32,7 @@ struct fake_platform {
 	struct mem_region regions[FAKE_NREGIONS];
 	unsigned nregions;
 	unsigned nfaults;
+	unsigned nunguarded;			/* of them through plat_fault_unguarded */
 	enum plat_fault_kind last_fault;
 	int fault_ret;
 	unsigned nreboots, npoweroffs;

@@ -524,6 +524,21 @@ static void fault_bad_kind(void **state)
 	assert_int_equal(fake_plat.nfaults, 0);
 }
 
+static void fault_halt_option(void **state)
+{
+	assert_int_equal(run("fault gp --halt"), 0);
+	assert_int_equal(fake_plat.last_fault, PLAT_FAULT_GP);
+	assert_int_equal(fake_plat.nunguarded, 1);
+	assert_output_has("outside the command guard");
+	assert_int_equal(run("fault pf"), 0);		/* without the option: guarded */
+	assert_int_equal(fake_plat.nunguarded, 1);
+	assert_int_equal(fake_plat.nfaults, 2);
+	assert_one_error(run("fault gp --hlt"), "unknown fault option '--hlt' (valid: --halt)");
+	assert_one_error(run("fault --halt gp"), "usage: fault de|ud|gp|pf|int3 [--halt]");
+	assert_one_error(run("fault gp --halt x"), "usage: fault de|ud|gp|pf|int3 [--halt]");
+	assert_int_equal(fake_plat.nfaults, 2);
+}
+
 static void reboot_and_poweroff(void **state)
 {
 	assert_one_error(run("reboot now"), "reboot takes no arguments");
@@ -580,6 +595,8 @@ static void cpu_prescott(void **state)
 	assert_output_has("bit 7  perfmon available   yes\n");
 	assert_output_has("bit 11 BTS unavailable     yes\n");
 	assert_output_has("bit 12 PEBS unavailable    no\n");
+	/* fact sheet 5.1: DS present, bit 7 set, bit 12 clear -> PEBS; bit 11 set -> no BTS */
+	assert_output_has("DS/PEBS/BTS   yes / yes / no\n");
 	assert_output_has("TSC           3400.123 MHz\n");
 	/* fact sheet section 7: model 4 lost IQ_ESCR0/1, has extended cascading and instr_completed */
 	assert_output_has("  IQ_ESCR0/1              no\n");
@@ -609,7 +626,27 @@ static void cpu_misc_enable_unreadable(void **state)
 	assert_int_equal(run("cpu"), 0);
 	assert_output_has("MISC_ENABLE   unreadable");
 	assert_null(strstr(fio.out, "perfmon available"));
+	assert_output_has("DS/PEBS/BTS   yes / unknown / unknown\n");
 	assert_output_has("not calibrated");
+}
+
+/* fact sheet 5.1: each of DS, bit 7, bit 11 and bit 12 can take PEBS or BTS away. */
+static void cpu_pebs_bts_availability(void **state)
+{
+	fake_prescott();
+	fake_plat.cpu.misc_enable = CPU_MISC_PERFMON;
+	assert_int_equal(run("cpu"), 0);
+	assert_output_has("DS/PEBS/BTS   yes / yes / yes\n");
+	fake_plat.cpu.misc_enable = CPU_MISC_PERFMON | CPU_MISC_PEBS_UNAVAIL;
+	assert_int_equal(run("cpu"), 0);
+	assert_output_has("DS/PEBS/BTS   yes / no / yes\n");
+	fake_plat.cpu.misc_enable = 0;		/* perfmon not available: no PEBS */
+	assert_int_equal(run("cpu"), 0);
+	assert_output_has("DS/PEBS/BTS   yes / no / yes\n");
+	fake_plat.cpu.misc_enable = CPU_MISC_PERFMON;
+	fake_plat.cpu.ds = false;		/* no DS save area: neither */
+	assert_int_equal(run("cpu"), 0);
+	assert_output_has("DS/PEBS/BTS   no / no / no\n");
 }
 
 static void cpu_not_netburst(void **state)
@@ -711,8 +748,9 @@ int main(void)
 		T(msr_read_from_model_backend), T(msr_trace_switch),
 		T(msr_read_bad_args), T(msr_write_pmu), T(msr_write_refused_without_force),
 		T(msr_write_faulting), T(msr_write_bad_args),
-		T(fault_kinds), T(fault_bad_kind), T(reboot_and_poweroff),
+		T(fault_kinds), T(fault_bad_kind), T(fault_halt_option), T(reboot_and_poweroff),
 		T(cpu_prescott), T(cpu_northwood_caps), T(cpu_misc_enable_unreadable),
+		T(cpu_pebs_bts_availability),
 		T(cpu_not_netburst), T(cpu_takes_no_arguments),
 		T(mem_summary_and_map),
 		T(events_list_and_filter), T(events_marks_what_the_model_lacks), T(events_bad_args),

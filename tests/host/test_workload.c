@@ -113,6 +113,25 @@ static void synthetic_needs_a_spec(void **state)
 	assert_string_equal(err, "synthetic: missing SPEC (usage: synthetic SPEC [N])");
 }
 
+/* A spec that does not parse is refused before anything runs, *out untouched. */
+static void synthetic_refuses_a_bad_spec(void **state)
+{
+	static const char *const bad[] = { "nosuch", "instr_retired:NOSUCHMASK", "replay_event:" };
+	struct workload_args a = { .v = { 7, 7, 7 } };
+	char err[160];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *args[] = { (char *)bad[i], "5" };
+
+		assert_int_equal(parse("synthetic", 2, args, &a, err), -1);
+		assert_non_null(strstr(err, "synthetic: SPEC: '"));
+		assert_non_null(strstr(err, bad[i]));
+		assert_null(strchr(err, '\n'));
+		assert_int_equal(a.v[1], 7);
+	}
+}
+
 /* One error, naming the workload and the parameter; *out untouched. */
 static void bad_arguments_give_one_clear_error(void **state)
 {
@@ -178,6 +197,7 @@ int main(void)
 		cmocka_unit_test(branch_patterns_and_seed),
 		cmocka_unit_test(sizes_take_k_and_m),
 		cmocka_unit_test(synthetic_needs_a_spec),
+		cmocka_unit_test(synthetic_refuses_a_bad_spec),
 		cmocka_unit_test(bad_arguments_give_one_clear_error),
 		cmocka_unit_test(synopsis_brackets_optional_parameters),
 		cmocka_unit_test(only_halt_is_refused_at_ring3),

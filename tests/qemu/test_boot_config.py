@@ -31,11 +31,18 @@ BOOT = {
 def test_run_lines_executed_at_boot(nb):
     out = nb.boot_output
     apic = re.search(r"^MSR 1BH = 00000000FEE00900H$", out, re.M)
-    usage = re.search(r"^usage: fault de\|ud\|gp\|pf\|int3$", out, re.M)
+    usage = re.search(r"^usage: fault de\|ud\|gp\|pf\|int3 \[--halt\]$", out, re.M)
     bad = re.search(r"^error: unknown command 'frobnicate'", out, re.M)
     assert apic and usage and bad, out
     # In the order of the file.
     assert apic.start() < usage.start() < bad.start()
+
+
+def test_serial_speed_from_config(nb):
+    # The kernel reports the rate from the divisor it programmed into the
+    # 16550 (115200 / divisor, divisor 2 for 57600), before the ready marker.
+    assert re.search(r"^console: serial 0x3f8, 57600 baud$", nb.transcript, re.M), nb.transcript
+    assert "config: nbprof.cfg, 3 command(s) to run" in nb.transcript
 
 
 def test_prompt_works_after_batch(nb):

@@ -139,6 +139,50 @@ def test_pair_each_lp_samples_its_own_workload(nb):
     assert [r[0] for r in script_samples(nb, "--cpu 1")] == [1] * samples(e1, p)
 
 
+ANNOTATE_ROW = re.compile(r"^\s+\+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\s+[0-9a-f ]*$", re.M)
+
+
+def test_annotate_cpu_counts_one_lps_samples(nb):
+    """annotate --cpu N: per-instruction counts of the samples LP N took, and only those."""
+    n0, n1, p = 300, 500, 29
+    e0, e1 = loop_instructions(n0), loop_instructions(n1)
+    out = record(nb, "--throttle 100 -e instr_retired -c %d --pair loop %d -- loop %d" % (p, n0, n1))
+    assert summary(out)["lost"] == 0, out
+    for lp, n, e in ((0, n0, e0), (1, n1, e1)):
+        want = want_offsets(n, p, samples(e, p))
+        ann = nb.cmd("annotate --cpu %d wl_loop" % lp)
+        got = {int(o, 16): int(c) for o, c in ANNOTATE_ROW.findall(ann)}
+        assert got == {o: want.count(o) for o in set(want)}, (lp, ann)
+    both = {int(o, 16): int(c) for o, c in ANNOTATE_ROW.findall(nb.cmd("annotate wl_loop"))}
+    assert sum(both.values()) == samples(e0, p) + samples(e1, p)
+    for line in ("annotate --cpu 2 wl_loop", "annotate --cpu 1", "annotate wl_loop --cpu 1"):
+        out = nb.cmd(line)
+        assert len(out.splitlines()) == 1 and out.startswith("error:"), (line, out)
+
+
+THROTTLED_BY_LP = re.compile(r"^throttled by LP: LP0 (\d+) \(PMI time (\d+) TSC cycles\) "
+                             r"LP1 (\d+) \(PMI time (\d+) TSC cycles\)$", re.M)
+
+
+@pytest.mark.parametrize("busy", [0, 1])
+def test_throttle_weighs_each_lps_own_pmi_time(nb, busy):
+    """Period 1 on one LP only: that LP throttles; the other LP took no PMI, spent no
+    PMI time, and is never throttled for its sibling's handlers (record.c: each LP
+    compares its own handlers' TSC with the time that passed, default share 25 %)."""
+    n = 1000
+    out = record(nb, "-e instr_retired:t%d -c 1 --pair loop %d -- loop %d" % (busy, n, n))
+    m = THROTTLED_BY_LP.search(out)
+    assert m, out
+    throttled = (int(m.group(1)), int(m.group(3)))
+    pmi_time = (int(m.group(2)), int(m.group(4)))
+    idle = 1 - busy
+    assert throttled[busy] >= 1 and pmi_time[busy] > 0, out
+    assert throttled[idle] == 0 and pmi_time[idle] == 0, out
+    assert int(re.search(r"^throttled: (\d+)$", out, re.M).group(1)) == throttled[busy]
+    b = BY_LP.search(out)
+    assert b and int(b.group(5 + idle)) == 0, out
+
+
 # ---- Example 18-2 with samples ------------------------------------------------------------
 
 @pytest.mark.parametrize("n0,after,sampled", [

@@ -156,6 +156,10 @@ def test_cascade_starts_after_nth_event(nb, n, after):
     rows, out = stat(nb, "-e instr_retired --after %d:instr_retired loop %d" % (after, n))
     assert [r[0] for r in rows] == [loop_instr(n), loop_instr(n) - after]
     assert "starter" in rows[0][3] and "counts after #1" in rows[1][3]
+    # 0F_04 has extended cascading (SDM 18.15.5.7) and a cascade starter is placed on
+    # counters 16/17 first (pmu/p4_alloc.h): CASCNT5INTO4 / CASCNT4INTO5, the IQ block
+    assert rows[0][2] in (16, 17) and 12 <= rows[1][2] <= 17, rows
+    assert "CASCNT%dINTO%d" % (rows[0][2] - 12, rows[1][2] - 12) in rows[1][3], rows
 
 
 def test_cascade_spec_form_and_bit30_on_model_without_extended(nb):
@@ -206,6 +210,113 @@ def test_synthetic_input_is_marked(nb):
     assert rows[0][0] == 7 and "[synthetic]" in rows[0][3]
     assert rows[1][0] == 3 * 7 + 5 and "[real: stepped]" in rows[1][3]
     assert "synthetic: 7 x replay_event:NBOGUS" in out
+
+
+def test_synthetic_input_to_an_event_with_a_real_source_is_marked(nb):
+    # synthetic S N steps 3N + 5 instructions and emits N instr_retired:NBOGUSNTAG, which the
+    # default instr_retired mask (NBOGUSNTAG, NBOGUSTAG) also counts: 4N + 5, half-synthetic
+    rows, out = stat(nb, "-e instr_retired synthetic instr_retired:NBOGUSNTAG 5")
+    assert rows[0][0] == 3 * 5 + 5 + 5
+    assert "[real: stepped + synthetic]" in rows[0][3], out
+    assert "synthetic: 5 x instr_retired:NBOGUSNTAG" in out
+
+
+def test_synthetic_spec_is_checked_before_running(nb):
+    line = error(nb, "stat -e instr_retired synthetic nosuch 5")
+    assert "synthetic" in line and "'nosuch'" in line
+    # instr_completed exists on models 3, 4 and 6 only (fact sheet 4): not for a 0F_02 model
+    assert "backend: model" in nb.cmd("pmu backend model 0F_02")
+    line = error(nb, "stat -e instr_retired synthetic instr_completed:NBOGUS 5")
+    assert "synthetic" in line and "instr_completed" in line
+    assert "counters in use: none" in nb.cmd("pmu")
+
+
+@pytest.mark.parametrize("n", [10, 1000])
+def test_instr_completed_counts_each_stepped_instruction(nb, n):
+    # 0F_04 has instr_completed (fact sheet 4); the model feeds NBOGUS once per retired
+    # (stepped) instruction, like instr_retired's NBOGUSNTAG
+    rows, _ = stat(nb, "-e instr_completed:NBOGUS -e instr_retired loop %d" % n)
+    assert [r[0] for r in rows] == [loop_instr(n), loop_instr(n)]
+    assert "[real: stepped]" in rows[0][3]
+    assert "backend: model" in nb.cmd("pmu backend model 0F_02")
+    assert "instr_completed" in error(nb, "stat -e instr_completed loop %d" % n)
+
+
+def test_indirect_branch_type_counts_returns(nb):
+    # SDM retired_branch_type INDIRECT: returns, indirect calls and indirect jumps. calls D N
+    # has only direct calls and jumps: INDIRECT = its N*D + 1 rets, and RETURN the same
+    d, n = 3, 7
+    # retired_branch_type has two ESCRs (TBPU_ESCR0/1, fact sheet 4): two masks per run
+    ind, ret = counts(nb, "-e retired_branch_type:INDIRECT -e retired_branch_type:RETURN "
+                          "calls %d %d" % (d, n))
+    assert ind == n * d + 1
+    assert ret == n * d + 1
+    # jz per level (N*D) and the closing jnz (N); CALL:INDIRECT in one ESCR is one or the other
+    cond, both = counts(nb, "-e retired_branch_type:CONDITIONAL -e retired_branch_type:CALL:INDIRECT "
+                            "calls %d %d" % (d, n))
+    assert cond == n * d + n
+    assert both == n * d + (n * d + 1)
+
+
+PMI_ENTRIES = re.compile(r"^PMI entries: vector F8H (\d+), NMI (\d+)$", re.M)
+
+
+@pytest.mark.parametrize("mode", ["fixed", "nmi"])
+def test_pmi_arrives_the_way_the_lvt_entry_says(nb, mode):
+    nb.cmd("pmu pmi " + mode)
+    vec0, nmi0 = map(int, PMI_ENTRIES.search(nb.cmd("pmu")).groups())
+    preset, n = 0xFFFFFFFFF0, 100
+    rows, out = stat(nb, "--preset %#x -e instr_retired loop %d" % (preset, n))
+    irq = int(IRQ.search(out).group(1))
+    assert irq == loop_instr(n) // ((1 << 40) - preset + 1)
+    vec1, nmi1 = map(int, PMI_ENTRIES.search(nb.cmd("pmu")).groups())
+    if mode == "fixed":
+        assert (vec1 - vec0, nmi1 - nmi0) == (irq, 0)
+    else:
+        assert (vec1 - vec0, nmi1 - nmi0) == (0, irq)
+
+
+def test_hw_is_refused_by_the_probe_even_with_perfmon_available(nb):
+    # IA32_MISC_ENABLE bit 7 set is not enough: the probe must see counter 0 count, and
+    # QEMU's PMU MSRs read 0 (fact sheet; uefi-qemu-notes)
+    old = int(re.search(r"= ([0-9A-F]+)H", nb.cmd("msr read 1A0H")).group(1), 16)
+    nb.cmd("msr write 1A0H %XH --force" % (old | 0x80))
+    try:
+        line = error(nb, "pmu backend hw")
+    finally:
+        nb.cmd("msr write 1A0H %XH --force" % old)
+    assert "probe" in line and "bit 7" not in line, line
+    assert "backend: model" in nb.cmd("pmu")
+
+
+BENCH = re.compile(r"^start\+stop\+read, (\d+) runs, TSC cycles: min (\d+(?:\.\d+)?) "
+                   r"median (\d+(?:\.\d+)?) tmean (\d+(?:\.\d+)?) max (\d+(?:\.\d+)?)$", re.M)
+
+
+def test_pmu_bench_reports_the_spread_and_leaves_the_pmu_idle(nb):
+    m = BENCH.search(nb.cmd("pmu bench 20", timeout=120))
+    assert m and int(m.group(1)) == 20
+    lo, med, tmean, hi = (float(m.group(i)) for i in range(2, 6))
+    assert 0 < lo <= med <= hi and lo <= tmean <= hi
+    assert "counters in use: none" in nb.cmd("pmu")
+    assert "usage" in error(nb, "pmu bench 0")
+    assert "usage" in error(nb, "pmu bench 257")
+
+
+def test_ring3_fault_under_stat_is_reported_and_counting_goes_on(nb):
+    out = nb.cmd("stat -e instr_retired --ring 3 fault-user", timeout=60)
+    assert "exception #PF (vector 14)" in out
+    assert re.search(r"^error: the workload faulted \(vector 14\); counts discarded$", out, re.M), out
+    assert not any(ROW.match(l) for l in out.splitlines()), out
+    assert "counters in use: none" in nb.cmd("pmu")
+    assert counts(nb, "-e instr_retired --ring 3 -- loop 10") == [loop_instr(10)]
+
+
+def test_help_stat_documents_cascading(nb):
+    out = nb.cmd("help stat")
+    assert "--after N:SPEC" in out and "B:after=N" in out
+    assert "bit 30" in out and "16/17" in out and "Refused" in out
+    assert "synthetic" in out
 
 
 def test_event_without_model_source_counts_zero_and_says_so(nb):

@@ -220,6 +220,8 @@ def test_ctrl_c_stops_a_stepped_run(nb, ring):
     ("run memwalk 65M", "memwalk: SIZE: must be 1..67108864"),
     ("run memwalk 1G", "memwalk: SIZE: not a number"),
     ("run synthetic", "synthetic: missing SPEC"),
+    ("run synthetic nosuch 5", "synthetic: SPEC: 'nosuch': "),
+    ("run synthetic replay_event:NOSUCHBIT 5", "synthetic: SPEC: 'replay_event:NOSUCHBIT': "),
     ("run --ring 2 loop", "--ring: '2' is not 0 or 3"),
     ("run --fast loop", "unknown option '--fast'"),
     ("run", "missing WORKLOAD"),

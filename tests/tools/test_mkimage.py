@@ -1,0 +1,129 @@
+"""test_mkimage.py - tools/mkimage writes a disk a UEFI firmware boots from.
+
+Expectations come from the UEFI specification (2.10, section 5 "GUID
+Partition Table Disk Layout": protective MBR, GPT header and partition
+entry fields, CRC32 over the header with its CRC field zeroed and over the
+entry array, backup header in the last LBA; section 13.3.1.3: the removable
+media path \\EFI\\BOOT\\BOOTX64.EFI) and Microsoft's FAT specification (boot
+sector fields). The image is read with struct/zlib here, then checked once
+more with sgdisk -v and mtools.
+"""
+
+import os
+import struct
+import subprocess
+import uuid
+import zlib
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MKIMAGE = os.path.join(REPO, "tools", "mkimage")
+SECTOR = 512
+ESP_TYPE = uuid.UUID("C12A7328-F81F-11D2-BA4B-00A0C93EC93B")
+SBIN = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+
+
+@pytest.fixture(scope="module")
+def image(tmp_path_factory):
+    d = tmp_path_factory.mktemp("img")
+    efi, cfg = d / "BOOTX64.EFI", d / "nbprof.cfg"
+    efi.write_bytes(b"MZ" + os.urandom(70000))
+    cfg.write_text("serial.baud = 57600\nrun = cpu\n")
+    img = d / "nbprof.img"
+    subprocess.run([MKIMAGE, str(img), str(efi), str(cfg)], check=True)
+    return {"img": img, "efi": efi, "cfg": cfg, "data": img.read_bytes(), "dir": d}
+
+
+def header(data, lba):
+    h = data[lba * SECTOR:lba * SECTOR + 92]
+    (sig, rev, size, crc, _res, my, alt, first, last, disk_guid, entries_lba, n, esize,
+     entries_crc) = struct.unpack("<8sIIIIQQQQ16sQIII", h)
+    return dict(sig=sig, rev=rev, size=size, crc=crc, my=my, alt=alt, first=first, last=last,
+                guid=disk_guid, entries_lba=entries_lba, n=n, esize=esize,
+                entries_crc=entries_crc, raw=h)
+
+
+def test_protective_mbr(image):
+    data = image["data"]
+    assert len(data) % SECTOR == 0
+    lbas = len(data) // SECTOR
+    assert data[510:512] == b"\x55\xaa"
+    rec = data[446:462]
+    status, ptype = rec[0], rec[4]
+    start, count = struct.unpack("<II", rec[8:16])
+    assert (status, ptype, start) == (0, 0xEE, 1)
+    assert count == min(lbas - 1, 0xFFFFFFFF)
+    assert data[462:510] == bytes(48)             # the other three records are empty
+
+
+@pytest.mark.parametrize("which", ["primary", "backup"])
+def test_gpt_header(image, which):
+    data = image["data"]
+    last_lba = len(data) // SECTOR - 1
+    h = header(data, 1 if which == "primary" else last_lba)
+    assert h["sig"] == b"EFI PART" and h["rev"] == 0x00010000 and h["size"] == 92
+    raw = bytearray(h["raw"])
+    raw[16:20] = bytes(4)
+    assert zlib.crc32(bytes(raw)) == h["crc"]
+    if which == "primary":
+        assert (h["my"], h["alt"], h["entries_lba"]) == (1, last_lba, 2)
+    else:
+        assert (h["my"], h["alt"]) == (last_lba, 1)
+        assert h["entries_lba"] + (h["n"] * h["esize"]) // SECTOR == last_lba
+    assert h["esize"] == 128 and h["n"] * h["esize"] >= 16384     # at least 16 KiB of entries
+    array = data[h["entries_lba"] * SECTOR:h["entries_lba"] * SECTOR + h["n"] * h["esize"]]
+    assert zlib.crc32(array) == h["entries_crc"]
+    assert h["first"] >= 2 + (h["n"] * h["esize"]) // SECTOR
+    assert h["last"] < last_lba - (h["n"] * h["esize"]) // SECTOR
+
+
+def test_one_efi_system_partition(image):
+    data = image["data"]
+    h = header(data, 1)
+    base = h["entries_lba"] * SECTOR
+    entries = [data[base + i * 128:base + (i + 1) * 128] for i in range(h["n"])]
+    used = [e for e in entries if e[:16] != bytes(16)]
+    assert len(used) == 1
+    e = used[0]
+    assert uuid.UUID(bytes_le=e[:16]) == ESP_TYPE
+    assert e[16:32] != bytes(16)                  # a unique partition GUID
+    first, last = struct.unpack("<QQ", e[32:48])
+    assert h["first"] <= first <= last <= h["last"]
+    assert first % 2048 == 0                      # 1 MiB aligned
+
+
+def test_esp_is_fat32_holding_the_kernel(image):
+    data = image["data"]
+    h = header(data, 1)
+    e = data[h["entries_lba"] * SECTOR:h["entries_lba"] * SECTOR + 128]
+    first, last = struct.unpack("<QQ", e[32:48])
+    bs = data[first * SECTOR:(first + 1) * SECTOR]
+    assert bs[510:512] == b"\x55\xaa"
+    bytes_per_sector, = struct.unpack("<H", bs[11:13])
+    hidden, total = struct.unpack("<II", bs[28:36])
+    assert bytes_per_sector == 512
+    assert hidden == first                        # BPB_HiddSec: sectors before the volume
+    assert 0 < total <= last - first + 1
+    assert bs[82:90] == b"FAT32   "
+    img = "%s@@%d" % (image["img"], first * SECTOR)
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1", PATH=SBIN)
+
+    def mtype(path):
+        return subprocess.run(["mtype", "-i", img, path], stdout=subprocess.PIPE,
+                              check=True, env=env).stdout
+    assert mtype("::/EFI/BOOT/BOOTX64.EFI") == image["efi"].read_bytes()
+    assert mtype("::/nbprof.cfg") == image["cfg"].read_bytes()
+
+
+def test_sgdisk_finds_no_problems(image):
+    p = subprocess.run(["sgdisk", "-v", str(image["img"])], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True,
+                       env=dict(os.environ, PATH=SBIN))
+    assert p.returncode == 0 and "No problems found" in p.stdout, p.stdout
+
+
+def test_same_inputs_same_bytes(image):
+    again = image["dir"] / "again.img"
+    subprocess.run([MKIMAGE, str(again), str(image["efi"]), str(image["cfg"])], check=True)
+    assert again.read_bytes() == image["data"]
