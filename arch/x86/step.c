@@ -49,7 +49,7 @@
  * the LP's first step_begin): STEP_CAL_NOPS nops are stepped with the same
  * handler and timed the same way; the least nop step minus the cost of one
  * nop run unstepped is the overhead, subtracted from every step (never
- * below 0). A REP iteration pays it once per trap, and so gets it
+ * below 1 cycle, see step_take()). A REP iteration pays it once per trap, and so gets it
  * subtracted once per trap.
  * What remains, and so what one clocktick of the model means: the TSC
  * cycles the instruction took when executed alone, between a serialising
@@ -148,12 +148,18 @@ static void step_stamp_exit(struct step_state *s, struct trap_frame *f)
 	f->error = (uint64_t)(uintptr_t)&s->resume;
 }
 
-/* The workload's share of the time from the last exit stamp to now. */
+/*
+ * The workload's share of the time from the last exit stamp to now, at
+ * least one cycle: no instruction retires in less. Without icount the host
+ * TSC makes a short step come out at or below the calibrated overhead now
+ * and then; the floor keeps clockticks >= instructions there (under icount
+ * every step is exactly 128 and the floor never applies).
+ */
 static uint64_t step_take(const struct step_state *s, uint64_t now)
 {
 	uint64_t raw = now - s->resume;
 
-	return raw > s->cal.overhead ? raw - s->cal.overhead : 0;
+	return raw > s->cal.overhead + 1 ? raw - s->cal.overhead : 1;
 }
 
 /* ---- stepping ----------------------------------------------------------------- */
@@ -273,7 +279,13 @@ void step_sync(struct trap_frame *f)
 		return;
 	if (f->rip != st->last_rip) {
 		st->cycles += step_take(st, now);
+		/*
+		 * f is the workload's frame (this handler interrupted it): a PMI
+		 * the step hook raises samples the workload, not this handler.
+		 */
+		st->frame = f;
 		step_emit(st, f->rip, (uint8_t)(f->cs & 3));
+		st->frame = NULL;
 	}
 	step_stamp_exit(st, f);		/* the next step starts at this handler's IRETQ */
 }

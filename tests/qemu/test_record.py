@@ -373,6 +373,22 @@ def test_synthetic_samples_land_in_the_workload(nb, mode, ring):
         {("wl_synthetic", after_int, str(ring), "0")}, rows[:3]
 
 
+@pytest.mark.parametrize("mode", ["--nmi", "--vector"])
+def test_halt_samples_land_in_the_workload(nb, mode):
+    # halt's HLT is woken by the LAPIC timer, whose handler reports the HLT
+    # (step_sync); a PMI raised there must sample the workload's frame, not
+    # the timer handler's code.
+    out = record(nb, "%s --throttle 100 -e instr_retired -c 3 halt 2000" % mode)
+    s = summary(out)
+    assert s["stored"] > 0 and s["lost"] == 0, out
+    syms = [frames[0][1].split("+0x")[0] for _, frames in parse_script(nb.cmd("script", timeout=60))]
+    # A period that ends on halt's final ret samples its return address,
+    # the runner's wl_ring0_return (as in the loop tests); nothing else may
+    # lie outside the workload.
+    assert set(syms[:-1]) == {"wl_halt"}, syms
+    assert syms[-1] in ("wl_halt", "wl_ring0_return"), syms
+
+
 def test_lp_options_without_a_sibling(nb):
     """This machine has one LP: --cpu 1 and --pair are refused; --cpu both records LP0."""
     for line in ("record --cpu 1 loop 10", "record --pair loop 10 -- loop 10"):
