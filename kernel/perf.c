@@ -82,10 +82,11 @@
  * the instruction. There is no branch
  * predictor to observe, so every branch counts as predicted: MMTP when
  * taken, MMNP when not; mispredictions never happen. retired_branch_type
- * gets CONDITIONAL for Jcc, CALL for calls, RETURN for returns, and
- * INDIRECT for returns, indirect calls and indirect jumps (the SDM event
- * table's wording as libpfm4 carries it; the fact sheet lists only the bit
- * names); direct JMP and other branches (INT, IRET, LOOP) set no type bit.
+ * gets CONDITIONAL for Jcc, CALL for direct and indirect calls, RETURN for
+ * returns, and INDIRECT for returns, indirect calls and indirect jumps (the
+ * SDM event table's wording, see perf_branch_type; the fact sheet lists only
+ * the bit names); direct JMP and other branches (INT, IRET, LOOP) set no
+ * type bit.
  * Synthetic input: the `synthetic SPEC N` workload's occurrences, injected
  * with the spec's event and mask at the CPL and LP of its int 0x81. Nothing
  * else: no cache, TLB, bus, replay, uop or front-end event has a real source
@@ -677,6 +678,16 @@ static void perf_feed(unsigned lp, unsigned cpl, enum p4_event ev, uint16_t mask
 	}
 }
 
+/*
+ * retired_branch_type mask bits (fact sheet 4.1) for one retired branch, per
+ * the SDM's event table (Vol. 3B Table A-9, the fact sheet's SDM-2008
+ * source): CONDITIONAL "conditional jumps", CALL "direct or indirect
+ * calls", RETURN "return branches", INDIRECT "returns, indirect calls, or
+ * indirect jumps". So an indirect call sets CALL and INDIRECT, a return
+ * RETURN and INDIRECT. (libpfm4 describes CALL as "indirect call branches";
+ * the SDM text and the optimization manual's "all calls: all direct and
+ * indirect calls" metric say direct calls count too, and that is followed.)
+ */
 static uint16_t perf_branch_type(enum insn_branch b)
 {
 	switch (b) {

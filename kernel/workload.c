@@ -69,6 +69,17 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 			{ "N", WP_NUMBER, true, 100, 1, U32_MAX, NULL, "repetitions" },
 		},
 	},
+	[WL_INDIRECT] = {
+		.id = WL_INDIRECT, .name = "indirect",
+		.exercises = "indirect call and indirect jump through registers (FF /2, FF /4)",
+		.help = "Each iteration calls a 5-instruction function through a register\n"
+			"(`call *%r8`) that returns, jumps through a register (`jmp *%r9`) over a\n"
+			"never executed ud2, and closes with `sub; jnz`.\n"
+			"Instructions: 9*N + 8. Branches, all taken but the last jnz: N indirect\n"
+			"calls, N+1 rets, N indirect jumps; the closing jnz N-1 taken, 1 not.\n",
+		.nparams = 1,
+		.params = { { "N", WP_NUMBER, true, 1000, 1, U32_MAX, NULL, "iterations" } },
+	},
 	[WL_MEMWALK] = {
 		.id = WL_MEMWALK, .name = "memwalk",
 		.exercises = "reads one byte every STRIDE bytes of a SIZE-byte buffer (caches, TLB)",

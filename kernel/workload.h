@@ -66,6 +66,7 @@ enum workload_id {
 	WL_LOOP,
 	WL_BRANCH,
 	WL_CALLS,
+	WL_INDIRECT,
 	WL_MEMWALK,
 	WL_COPY,
 	WL_SPIN,

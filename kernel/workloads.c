@@ -58,6 +58,7 @@ WL_FN(wl_branch_nottaken);
 WL_FN(wl_branch_alternate);
 WL_FN(wl_branch_random);
 WL_FN(wl_calls);
+WL_FN(wl_indirect);
 WL_FN(wl_memwalk);
 WL_FN(wl_copy);
 WL_FN(wl_spin);
@@ -139,6 +140,7 @@ static int workload_setup(struct wl_run *r)
 		arg[1] = v[2];
 		break;
 	case WL_CALLS:	r->call.fn = (uintptr_t)wl_calls; arg[0] = v[0]; arg[1] = v[1]; break;
+	case WL_INDIRECT: r->call.fn = (uintptr_t)wl_indirect; arg[0] = v[0]; break;
 	case WL_MEMWALK:
 		r->buf_pages = (v[0] + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE;
 		r->buf = mem_alloc_pages(r->buf_pages);

@@ -142,6 +142,46 @@ wl_calls_level:
 	.size wl_calls_level, . - wl_calls_level
 
 /*
+ * uint64_t wl_indirect(uint64_t n) -- n >= 1; returns n.
+ * Per iteration: an indirect CALL through R8 (FF /2) to wl_indirect_leaf,
+ * which keeps a frame pointer, adds 1 to RAX and returns (5 instructions);
+ * an indirect JMP through R9 (FF /4) over a never executed ud2, so the
+ * jump's target is not its fall-through and it counts as taken; then the
+ * closing sub; jnz. Both targets come from RIP-relative LEAs: the same
+ * bytes work at CPL 0 and 3 and need no relocation.
+ * 6 + 9n + 2 = 9n + 8 instructions (K = 9, C = 8). Branches: n indirect
+ * calls, n + 1 rets and n indirect jumps, all taken; the jnz is taken
+ * n - 1 times and falls through once.
+ */
+	.globl wl_indirect
+	.hidden wl_indirect
+	.type wl_indirect, @function
+wl_indirect:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rdi, %rcx				/* 3: iterations left */
+	xorl %eax, %eax				/* 4 */
+	leaq wl_indirect_leaf(%rip), %r8	/* 5: the call's target */
+	leaq 2f(%rip), %r9			/* 6: the jump's target */
+1:	call *%r8				/* 1/it: FF /2, then 2-6/it in the leaf */
+	jmp *%r9				/* 7/it: FF /4 */
+	ud2					/* never executed */
+2:	subq $1, %rcx				/* 8/it */
+	jnz 1b					/* 9/it */
+	popq %rbp				/* 7 */
+	ret					/* 8 */
+	.size wl_indirect, . - wl_indirect
+
+	.type wl_indirect_leaf, @function
+wl_indirect_leaf:
+	pushq %rbp				/* 2/it */
+	movq %rsp, %rbp				/* 3/it */
+	addq $1, %rax				/* 4/it */
+	popq %rbp				/* 5/it */
+	ret					/* 6/it */
+	.size wl_indirect_leaf, . - wl_indirect_leaf
+
+/*
  * uint64_t wl_memwalk(const uint8_t *buf, uint64_t size, uint64_t stride,
  *                     uint64_t passes) -- all >= 1; returns the byte sum.
  * M = ceil(size / stride) loads per pass:

@@ -23,10 +23,12 @@ static int parse(const char *name, int argc, char **argv, struct workload_args *
 
 static void every_workload_is_found_by_name(void **state)
 {
-	static const char *const names[] = { "empty", "loop", "branch", "calls", "memwalk",
-					     "copy", "spin", "halt", "synthetic", "fault-user" };
+	static const char *const names[] = { "empty", "loop", "branch", "calls", "indirect",
+					     "memwalk", "copy", "spin", "halt", "synthetic",
+					     "fault-user" };
 
 	(void)state;
+	assert_int_equal(sizeof(names) / sizeof(names[0]), WL_NWORKLOADS);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct workload *w = workload_find(names[i]);
 

@@ -14,7 +14,8 @@ import pytest
 LOOP_K, LOOP_C = 3, 6           # arch/x86/workloads.S, wl_loop
 U64 = (1 << 64) - 1
 
-NAMES = ["empty", "loop", "branch", "calls", "memwalk", "copy", "spin", "halt",
+INDIRECT_K, INDIRECT_C = 9, 8   # arch/x86/workloads.S, wl_indirect
+NAMES = ["empty", "loop", "branch", "calls", "indirect", "memwalk", "copy", "spin", "halt",
          "synthetic", "fault-user"]
 
 
@@ -60,6 +61,8 @@ def test_workloads_lists_every_workload(nb):
     assert re.search(r"^  branch \[PATTERN\] \[N\] \[SEED\] ", out, re.M)
     assert re.search(r"^      N +iterations: 1\.\.4294967295, default 1000$", out, re.M)
     assert "Instructions: 3*N + 6." in out
+    assert re.search(r"^  indirect \[N\] +indirect call and indirect jump", out, re.M)
+    assert "Instructions: 9*N + 8." in out
     assert re.search(r"^      ring 0 only: HLT is privileged", out, re.M)
 
 
@@ -130,6 +133,21 @@ def test_call_chain(nb, depth, n):
     assert k["ret"] == depth * n + 1
     # per repetition: depth-1 not-taken jz, 1 taken jz; closing jnz n-1 / 1
     assert pair(out, "conditional") == (n + n - 1, n * (depth - 1) + 1)
+
+
+@pytest.mark.parametrize("ring", [0, 3])
+@pytest.mark.parametrize("n", [1, 2, 7, 500])
+def test_indirect_call_and_jump(nb, ring, n):
+    """wl_indirect: per iteration `call *%r8` (FF /2) into a 5-instruction leaf that
+    returns, `jmp *%r9` (FF /4) over a ud2, `sub; jnz`; 6 set-up, pop + ret."""
+    out = run(nb, "indirect %d" % n, ring)
+    assert field(out, "instructions") == INDIRECT_K * n + INDIRECT_C
+    assert kinds(out) == {"cond": n, "jmp": 0, "jmp-ind": n, "call": 0, "call-ind": n,
+                          "ret": n + 1, "other": 0}
+    # every call, jump and ret is taken (none lands on its fall-through); the jnz n-1 / 1
+    assert pair(out, "branches") == (n + n + (n + 1) + (n - 1), 1)
+    assert pair(out, "conditional") == (n - 1, 1)
+    assert field(out, "returned") == n     # the leaf adds 1 to RAX per call
 
 
 @pytest.mark.parametrize("ring", [0, 3])
