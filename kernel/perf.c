@@ -571,9 +571,11 @@ void perf_poll(struct trap_frame *f)
 	bool lapic = lapic_present();
 
 	info.pmi.polls++;
+	perf_lock();		/* as in perf_pmi_handler: the sibling may be inside the model */
 	if (lapic)
 		perf_lvt_set(perf_this_lp(), lp_lvt[perf_this_lp()] | LAPIC_LVT_MASKED);
 	perf_scan(f);
+	perf_unlock();
 	if (lapic && active && active->running)
 		perf_pmi_unmask();
 	perf_pmi_time(t0);
