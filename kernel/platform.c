@@ -7,18 +7,18 @@
  * kernel reclaims it (mem_reclaim_boot) once it runs on its own tables.
  */
 #include "arch/x86/arch.h"
+#include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/mem.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/power.h"
 #include "arch/x86/timer.h"
-#include "kernel/console.h"
 #include "kernel/kmain.h"
-#include "kernel/mem.h"
-#include "kernel/perf.h"
-#include "kernel/printf.h"
+#include "lib/printf.h"
 #include "pmu/p4_tables.h"
+#include "prof/perf.h"
 #include "shell/platform.h"
 
 /* QEMU exits with (0x10 << 1) | 1 = 33: distinct from 1, which also means "QEMU could not start". */
@@ -71,16 +71,7 @@ int plat_msr_trace(bool on)
 
 void plat_cpu_info(struct cpu_info *out)
 {
-	struct cpuid_raw raw;
-
-	cpu_read_cpuid(&raw);
-	cpuid_decode(&raw, out);
-	out->misc_enable_ok = cpu_read_misc_enable(&out->misc_enable) == 0;
-	if (!out->misc_enable_ok)
-		out->misc_enable = 0;
-	out->tsc_hz = timer_tsc_hz();
-	out->lapic_ok = lapic_present();
-	out->lapic_id = out->lapic_ok ? lapic_id() : 0;
+	cpu_identify(out);
 }
 
 static enum mem_kind plat_kind(uint32_t type)

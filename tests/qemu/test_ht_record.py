@@ -3,7 +3,7 @@
 Machine: one Hyper-Threaded core (threads=2), signature 0F_04 (extended
 cascading, no cascade-PMI erratum: SDM 18.15.5.7, fact sheet 2.3), model
 backend with HT. Expected numbers come from the documents:
-  loop N        retires WL_LOOP_K * N + WL_LOOP_C instructions (kernel/workload.h;
+  loop N        retires WL_LOOP_K * N + WL_LOOP_C instructions (prof/workload.h;
                 3N + 6), in the order of the wl_loop listing (arch/x86/workloads.S,
                 offsets from `objdump -d`)
   PMI timing    pmu/model/p4_model.c header ("Overflow, PMI, cascades"): a counter
@@ -14,7 +14,7 @@ backend with HT. Expected numbers come from the documents:
                 overflow; a source preset to -N overflows on its N-th event
   routing       fact sheet 2.2/8: OVF_PMI_T0 (CCCR bit 26) / OVF_PMI_T1 (bit 27)
                 send the PMI to LP0 / LP1; an event without :t0/:t1 is split by
-                record into one counter per LP (kernel/cmd_record.c), each
+                record into one counter per LP (shell/cmd_record.c), each
                 interrupting its own LP
   Example 18-2  counter 16 (CRU_ESCR0, LP0's instr_retired, preset -4096) starts
                 counter 17 (CRU_ESCR1, LP1's) with CASCNT4INTO5 (IQ_CCCR5 bit 11);
