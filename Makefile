@@ -29,7 +29,7 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
                shell/stat_opts.c
 SHELL_KSRCS := shell/cmd_record.c shell/cmd_stat.c shell/cmd_workload.c
 PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/workload.c
-PROF_KSRCS  := prof/perf.c prof/record.c prof/workloads.c
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -38,7 +38,7 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c 
                arch/x86/timer.c arch/x86/user.c
 ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c
 LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
@@ -53,7 +53,7 @@ KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
 HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_model.c \
-                  tests/host/test_paging.c tests/host/test_printf.c tests/host/test_report.c \
+                  tests/host/test_paging.c tests/host/test_printf.c tests/host/test_probe.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c

@@ -68,13 +68,26 @@ uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i)
 	return 0;
 }
 
+int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
+{
+	/*
+	 * The cascade bits stay: a counter a cascade has started keeps counting
+	 * whatever its Enable bit until a write clears both (SDM 18.15.5.6, as
+	 * the model follows it), and then could not be restarted by writing its
+	 * CCCR back. On the null event it counts nothing meanwhile.
+	 */
+	uint64_t keep = plan->slot[i].cccr_value & (CCCR_CASCADE | CCCR_EXT_CASCADE);
+
+	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
+			     p4_cccr_quiet(plan, i) | keep);
+}
+
 void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
-		       uint64_t value, uint64_t cccr, unsigned *mismatches)
+		       uint64_t value, uint64_t cccr, uint64_t *mismatches)
 {
 	const struct p4_counter_desc *d = &p4_counters[plan->slot[i].counter];
 	uint64_t v = value & P4_COUNTER_MASK, got = 0;
 
-	msr_bus_write(bus, d->cccr_msr, p4_cccr_quiet(plan, i));
 	msr_bus_write(bus, d->msr, v);
 	msr_bus_write(bus, d->msr, v);		/* Intel 249199 erratum N15 */
 	if (p4_counter_read(bus, plan->slot[i].counter, &got) == 0 && got != v) {

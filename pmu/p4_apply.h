@@ -47,13 +47,16 @@ int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64_t *value);
  */
 uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i);
 
+/* Stop slot i's counter on its null event (p4_cccr_quiet, cascade bits kept): OVF cleared. */
+int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i);
+
 /*
- * Reload slot i's counter with value (the overflow handler): CCCR quiet
- * (O8), the counter written twice (N15), read back and written once more
+ * Reload slot i's counter, stopped by p4_counter_quiet, with value (the
+ * overflow handler): written twice (N15), read back and written once more
  * when it still differs (counted in *mismatches), then `cccr` written back.
  */
 void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
-		       uint64_t value, uint64_t cccr, unsigned *mismatches);
+		       uint64_t value, uint64_t cccr, uint64_t *mismatches);
 
 /*
  * The counter's value from a read while it ran (`running`) and a read

@@ -187,17 +187,18 @@ static bool record_mapped(void *ctx, uint64_t addr, uint64_t len)
 	return paging_is_mapped(addr, len, ctx != NULL);
 }
 
-/* A polled counter, some events past its overflow: periods ended; keep the phase. */
-static uint64_t record_poll_periods(struct record_state *r, unsigned idx)
+/*
+ * A polled counter, raw = some events past its overflow: the periods that
+ * ended, and in *next the reload that keeps the phase.
+ */
+static uint64_t record_poll_periods(struct record_state *r, const struct perf_overflow *ov,
+				    uint64_t *next)
 {
-	uint64_t raw = 0, p = r->period[idx], since;
+	uint64_t p = r->period[ov->idx], since = ov->raw & P4_COUNTER_MASK;
 
-	if (p4_counter_read(perf_bus(), r->sess.plan.slot[idx].counter, &raw))
-		return 1;
-	since = raw & P4_COUNTER_MASK;
 	if (since & BIT(39))
 		since = 0;		/* not past the wrap: an unflagged overflow */
-	r->sess.reload[idx] = p4_counter_preset(p - since % p);
+	*next = p4_counter_preset(p - since % p);
 	return 1 + since / p;
 }
 
@@ -208,9 +209,8 @@ static void record_raise_periods(struct record_state *r, struct record_lp *l)
 		if (!r->cfg.sampler[i] || r->period[i] >= P4_PERIOD_MAX ||
 		    record_slot_lp(&r->sess.plan.slot[i]) != l->smt)
 			continue;
+		/* taken by the counter at its next overflow (record_overflow) */
 		r->period[i] = r->period[i] * 2 > P4_PERIOD_MAX ? P4_PERIOD_MAX : r->period[i] * 2;
-		if (!r->cfg.polled[i])
-			r->sess.reload[i] = p4_counter_preset(r->period[i]);
 	}
 	l->throttled++;
 }
@@ -229,30 +229,33 @@ static void record_throttle(struct record_state *r, struct record_lp *l, uint64_
 }
 
 /*
- * perf_overflow_fn: interrupts off, maybe in an NMI, on the LP that owns
- * counter idx; f is that LP's interrupted workload (or record_no_frame).
+ * The sample sink (perf_sink_fn): interrupts off, maybe in an NMI, on the LP
+ * that owns counter ov->idx; f is that LP's interrupted workload (or
+ * record_no_frame). Returns the counter's reload: the next period.
  */
-static void record_overflow(void *ctx, struct trap_frame *f, unsigned idx)
+static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct record_state *r = ctx;
 	struct record_lp *l = record_this(r);
 	struct sample_store *st = &r->store[percpu_this()->index];
+	unsigned idx = ov->idx;
 	struct sample s;
-	uint64_t k = 1, t0;
+	uint64_t k = 1, t0, next;
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || !l)
-		return;
+		return ov->reload;
+	next = p4_counter_preset(r->period[idx]);
 	if (r->cfg.polled[idx])
-		k = record_poll_periods(r, idx);
-	if (!f || f == &record_no_frame || !st->buf) {
+		k = record_poll_periods(r, ov, &next);
+	if (f == &record_no_frame || !st->buf) {
 		l->unattributed += k;
-		return;
+		return next;
 	}
 	s.tsc = rdtsc();
 	s.ip = f->rip;
 	s.rflags = f->rflags;
 	if (l->job.step)
-		s.rflags &= ~RFLAGS_TF;	/* the stepper's trap flag (model), not the workload's */
+		s.rflags &= ~RFLAGS_TF;	/* the stepper's trap flag, not the workload's */
 	s.rsp = f->rsp;
 	s.event = (uint8_t)idx;
 	s.cpl = (uint8_t)(f->cs & 3);
@@ -266,6 +269,7 @@ static void record_overflow(void *ctx, struct trap_frame *f, unsigned idx)
 	l->store_tsc += rdtsc() - t0;
 	l->store_n++;
 	record_throttle(r, l, s.tsc);
+	return next;
 }
 
 /* ---- workload hooks: perf's, plus step timing for the PMI cost ---------------- */
@@ -407,7 +411,7 @@ static void record_store(struct record_state *r, const struct record_cfg *c, uns
 
 static void record_setup(struct record_state *r, const struct record_cfg *c, int sib)
 {
-	bool step = perf_model() != NULL;
+	bool step = perf_steps_workloads();
 
 	r->cfg = *c;
 	r->valid = false;
@@ -556,16 +560,16 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		return -1;
 	record_setup(r, cfg, sib);
 	perf_set_pmi_mode(cfg->pmi);
-	perf_set_overflow_hook(record_overflow, r);
+	perf_set_sink(record_overflow, r);
 	if (perf_count_start(&r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
-		perf_set_overflow_hook(NULL, NULL);
+		perf_set_sink(NULL, NULL);
 		perf_set_pmi_mode(mode);
 		return -1;
 	}
 	if ((cfg->inject_unflagged || cfg->inject_n15) &&
 	    perf_inject(cfg->inject_unflagged, cfg->inject_n15, err, n)) {
 		perf_count_stop(&r->sess, NULL);
-		perf_set_overflow_hook(NULL, NULL);
+		perf_set_sink(NULL, NULL);
 		perf_set_pmi_mode(mode);
 		return -1;
 	}
@@ -584,7 +588,7 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		perf_poll(&record_no_frame);	/* periods that ended after the last tick */
 	}
 	perf_count_stop(&r->sess, NULL);
-	perf_set_overflow_hook(NULL, NULL);
+	perf_set_sink(NULL, NULL);
 	perf_set_pmi_mode(mode);
 	record_finish(r, res, &before);
 	if (lps < 0 && res->status == WORKLOAD_OK) {

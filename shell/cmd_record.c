@@ -415,7 +415,7 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	rc.cfg.throttle_pct = (unsigned)rc.o.throttle;
 	rc.cfg.inject_unflagged = (unsigned)rc.o.inject_unflagged;
 	rc.cfg.inject_n15 = (unsigned)rc.o.inject_n15;
-	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && pi->backend != PERF_BACKEND_MODEL)
+	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && !perf_can_inject())
 		return shell_error(sh, "record: --inject: only the model can be made to misbehave "
 				   "('pmu backend model SIG')");
 	if (rc.o.buffer_set && rc.o.buffer < sample_record_bytes(SAMPLE_MAX_CHAIN))
