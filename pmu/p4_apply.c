@@ -45,29 +45,6 @@ static bool p4_escr_seen(const struct p4_plan *plan, unsigned i)
 	return false;
 }
 
-/* True when the plan programs ESCR e. */
-static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e)
-{
-	for (unsigned k = 0; k < plan->n; k++)
-		if (plan->slot[k].escr == e)
-			return true;
-	return false;
-}
-
-uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i)
-{
-	enum p4_counter c = plan->slot[i].counter;
-
-	for (unsigned sel = 0; sel <= CCCR_ESCR_SELECT >> 13; sel++) {
-		enum p4_escr e = p4_escr_for_select(c, sel);
-
-		/* An ESCR every model has (the IQ_ESCRs are gone from model 3 on). */
-		if (e != P4_ESCR_NONE && p4_escrs[e].models == P4_MODELS_ALL && !p4_plan_uses(plan, e))
-			return (uint64_t)sel << 13;
-	}
-	return 0;
-}
-
 int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
 {
 	/*
@@ -79,7 +56,7 @@ int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i
 	uint64_t keep = plan->slot[i].cccr_value & (CCCR_CASCADE | CCCR_EXT_CASCADE);
 
 	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
-			     p4_cccr_quiet(plan, i) | keep);
+			     plan->slot[i].cccr_quiet | keep);
 }
 
 void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
@@ -107,7 +84,7 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 	*res = (struct p4_apply_result){ 0 };
 	/* Every counter stopped on a null event before anything is written (O8). */
 	for (unsigned i = 0; i < plan->n; i++)
-		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, p4_cccr_quiet(plan, i), res);
+		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_quiet, res);
 	for (unsigned i = 0; i < plan->n; i++)
 		if (!p4_escr_seen(plan, i))
 			p4_wr(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, res);

@@ -38,16 +38,8 @@ void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_re
 /* Read counter c (40 bits). 0 or MSR_BUS_EFAULT. */
 int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64_t *value);
 
-/*
- * The CCCR value a counter is written under (Xeon MP erratum O8, fact sheet
- * 6): Enable and Compare clear, and the ESCR select naming an ESCR of the
- * counter's block that the plan does not use - it is zero, so the counter's
- * input is a null event. Select 0 when every ESCR is in use (never with
- * P4_MAX_REQUESTS below the eight ESCRs a counter reaches).
- */
-uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i);
 
-/* Stop slot i's counter on its null event (p4_cccr_quiet, cascade bits kept): OVF cleared. */
+/* Stop slot i's counter on its null event (slot.cccr_quiet, cascade bits kept): OVF cleared. */
 int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i);
 
 /*

@@ -51,6 +51,7 @@ struct model_bus {
 };
 
 static struct p4_model model;
+static uint64_t bus_tsc[PERCPU_MAX];	/* TSC each LP spent in model register accesses */
 static struct model_bus locked_bus;
 static volatile uint32_t pmi_pending;	/* LPs the model asked to interrupt */
 static uint32_t lp_apic[P4_MODEL_NLP] = { MODEL_NO_APIC, MODEL_NO_APIC };
@@ -101,6 +102,7 @@ static bool model_inject_drops(uint32_t msr)
 
 static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 {
+	uint64_t t = rdtsc();
 	int r;
 
 	(void)bus;
@@ -109,11 +111,13 @@ static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 	if (r == 0 && (inj_unflagged | inj_reloads))
 		model_inject_read(msr, value);
 	perf_unlock();
+	bus_tsc[percpu_this()->index] += rdtsc() - t;
 	return r;
 }
 
 static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 {
+	uint64_t t = rdtsc();
 	int r = 0;
 
 	(void)bus;
@@ -121,7 +125,13 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 	if (!model_inject_drops(msr))
 		r = msr_bus_write(&model.bus, msr, value);
 	perf_unlock();
+	bus_tsc[percpu_this()->index] += rdtsc() - t;
 	return r;
+}
+
+static uint64_t model_bus_tsc(void)
+{
+	return bus_tsc[percpu_this()->index];
 }
 
 static struct msr_bus *model_get_bus(void)
@@ -503,5 +513,6 @@ const struct perf_backend_ops perf_backend_model = {
 	.unmasked = model_unmasked,
 	.source = model_source,
 	.inject = model_inject,
+	.bus_tsc = model_bus_tsc,
 	.describe = model_describe,
 };

@@ -324,9 +324,19 @@ static struct trap_frame *perf_wl_frame(void)
 	return f ? f : user_gate_frame();
 }
 
+/* The backend's share of a handler: its bus time since b0, and its re-raise check. */
+static void perf_pmi_unmasked(unsigned lp, uint64_t b0)
+{
+	uint64_t t = rdtsc();
+
+	if (be->unmasked)
+		be->unmasked(lp);
+	info.pmi.backend_tsc += rdtsc() - t + (be->bus_tsc ? be->bus_tsc() - b0 : 0);
+}
+
 static void perf_pmi_handler(struct trap_frame *f)
 {
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = rdtsc(), b0;
 	struct trap_frame *wf = perf_wl_frame();
 	unsigned lp = perf_this_lp();
 	bool counting;
@@ -341,14 +351,15 @@ static void perf_pmi_handler(struct trap_frame *f)
 		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
 		f = wf;
 	}
+	b0 = be && be->bus_tsc ? be->bus_tsc() : 0;
 	perf_lock();
 	perf_scan(lp, f);
 	counting = perf_counting();
 	if (counting)		/* OVF is clear now: unmasking cannot re-trigger for these */
 		perf_lvt_write(lp, lp_lvt[lp] & ~LAPIC_LVT_MASKED);
 	perf_unlock();
-	if (counting && be->unmasked)
-		be->unmasked(lp);
+	if (counting)
+		perf_pmi_unmasked(lp, b0);
 	perf_pmi_time(lp, t0);
 }
 

@@ -46,6 +46,7 @@ struct perf_pmi_stats {
 	uint64_t by_vector;	/* entries through the LVT PC vector (fixed delivery) */
 	uint64_t by_nmi;	/* entries through the NMI vector (NMI delivery) */
 	uint64_t lp_tsc[2];	/* tsc_total's part on LP0 / LP1 (T0 / T1): each LP's own share */
+	uint64_t backend_tsc;	/* tsc_total's part inside the backend (its bus, its re-raise) */
 };
 
 struct perf_info {

@@ -1,23 +1,7 @@
 /*
- * record.c - sampling: overflow interrupts become samples in per-LP stores.
- *
- * The overflow path is prof/perf.c's PMI handler, in the order the
- * hardware needs (fact sheet 6, 9.1-9.4): scan every counter of the run
- * (CCCR.OVF, or bit 39 clear on a counter preset negative: "unflagged"),
- * call the overflow hook - record_overflow(), which takes the sample -
- * then clear OVF, reload -period (40 bits, written twice, Intel 249199
- * N15; a read-back mismatch is written again and counted), restart,
- * unmask LVT PC, and the dispatcher sends the EOI for a vector (an NMI
- * needs none). Model PMIs reach the same handler as real interrupts, with
- * the workload's frame as the interrupted one (perf.c explains how).
- *
- * Interrupt flag. With a fixed vector the PMI can only be taken where
- * RFLAGS.IF = 1, so a vector-mode recording runs the workload with
- * interrupts enabled; NMI mode (the default) keeps the shell's IF = 0, so
- * the samples land in interrupt-masked code, as NMIs do on hardware. The
- * sibling runs its job with IF = 0 (smp.h), so under the model a vector PMI
- * there is let in by perf.c's window inside the step handler and handed the
- * workload's frame, like an NMI.
+ * record.c - sampling: the sample sink of the overflow path (README "How a
+ * sample is taken" tells the path once), per-LP sample stores, polling on
+ * the erratum parts, throttling, and the cost figures of `make bench`.
  *
  * Erratum path. On parts with the cascade-PMI erratum (0F_02, and 0F_00/01
  * stepping > 09H; SDM 18.15.5.7, fact sheet 2.3) a cascaded counter raises
@@ -470,6 +454,8 @@ static void record_pmi_delta(struct perf_pmi_stats *d, const struct perf_pmi_sta
 				   b->lp_interrupts[1] - a->lp_interrupts[1] },
 		.tsc_total = b->tsc_total - a->tsc_total,
 		.lp_tsc = { b->lp_tsc[0] - a->lp_tsc[0], b->lp_tsc[1] - a->lp_tsc[1] },
+		.backend_tsc = b->backend_tsc - a->backend_tsc,
+		.by_vector = b->by_vector - a->by_vector, .by_nmi = b->by_nmi - a->by_nmi,
 	};
 }
 
@@ -601,7 +587,13 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 
 /* ---- the floor of the overflow path -------------------------------------------- */
 
-/* The register accesses of one overflow that no handler can avoid (counter 0, left disabled). */
+/*
+ * The register accesses of one overflow that no handler can avoid (counter
+ * 0, left disabled): the CCCR's OVF and the counter read, the counter
+ * stopped and read again (O8, O9), written twice (N15), restarted, the LVT
+ * PC unmasked and the EOI. The handler's read-back after the reload is
+ * above the floor.
+ */
 static void record_floor_regs(void)
 {
 	uint64_t v;
@@ -609,10 +601,11 @@ static void record_floor_regs(void)
 	msr_read_safe(MSR_BPU_CCCR0, &v);
 	msr_read_safe(MSR_BPU_COUNTER0, &v);
 	msr_write_safe(MSR_BPU_CCCR0, 0);
+	msr_read_safe(MSR_BPU_COUNTER0, &v);
 	msr_write_safe(MSR_BPU_COUNTER0, 0);
 	msr_write_safe(MSR_BPU_COUNTER0, 0);
 	msr_write_safe(MSR_BPU_CCCR0, 0);
-	lapic_write(LAPIC_LVT_PMC, lapic_read(LAPIC_LVT_PMC));
+	lapic_write(LAPIC_LVT_PMC, lapic_read(LAPIC_LVT_PMC) | LAPIC_LVT_MASKED);
 	lapic_eoi();
 }
 

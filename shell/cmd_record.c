@@ -544,6 +544,12 @@ static void rec_summary(struct shell *sh, int argc, char **argv)
 		     (unsigned long long)r->pmi.interrupts, (unsigned long long)r->pmi.handoffs,
 		     (unsigned long long)r->pmi.overflows, (unsigned long long)r->pmi.polls,
 		     (unsigned long long)r->pmi.late);
+	if (r->pmi.interrupts && !r->pmi.polls)
+		shell_printf(sh, "PMI handler: %llu TSC cycles per PMI from entry to exit, %llu of them "
+			     "in the %s backend's own work\n",
+			     (unsigned long long)(r->pmi.tsc_total / r->pmi.interrupts),
+			     (unsigned long long)(r->pmi.backend_tsc / r->pmi.interrupts),
+			     perf_backend_name(perf_info()->backend));
 	rec_print_cost(sh, r);
 }
 
