@@ -122,9 +122,12 @@ $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
 	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k/syms.c
 
+# The PE image gets .bss as a section with no file contents (linker.ld), and
+# no .dynsym: gnu-efi's _relocate reads only .dynamic and .rela, whose
+# entries are all R_X86_64_RELATIVE (tests/tools/test_image.py checks both).
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
-	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+	$(Q)objcopy -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
 		-j .rel.* -j .rela.* -j .reloc --target efi-app-$(ARCH) --subsystem=10 $< $@
 
 # --- host tests --------------------------------------------------------------

@@ -872,7 +872,7 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 		.family = pi->sig.family, .model = pi->sig.model, .stepping = pi->sig.stepping,
 		.signature = ci.signature, .image_base = ksym_image_base(),
 		.text_start = ksym_text_start, .text_end = ksym_text_end,
-		.symtab_crc = dump_symtab_crc(ksym_table, ksym_count), .symtab_count = ksym_count,
+		.symtab_crc = dump_symtab_crc_get(ksym_get, ksym_count), .symtab_count = ksym_count,
 		.run_id = run->tsc_start,
 	};
 }
