@@ -9,10 +9,12 @@ and prints an `error:` line for anything else. tests/qemu/test_host_command.py
 runs the same command against the real kernel in QEMU.
 """
 
+import base64
 import importlib.machinery
 import importlib.util
 import json
 import os
+import struct
 import subprocess
 import threading
 import tty
@@ -36,9 +38,9 @@ def load_tool():
 nb = load_tool()
 
 
-def run_tool(*args, cwd=None):
+def run_tool(*args, cwd=None, stdin=None):
     return subprocess.run(["/usr/bin/python3", TOOL] + [str(a) for a in args],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, input=stdin,
                           universal_newlines=True, cwd=cwd, timeout=60)
 
 
@@ -143,6 +145,10 @@ def test_parse_stat_same_spec_twice_keeps_both():
 
 # --- a stand-in target on a pseudo-terminal ---------------------------------------------
 
+def frame_seq(line):
+    return struct.unpack_from("<I", base64.b64decode(line[4:12]))[0]
+
+
 class FakeTarget:
     """A shell that speaks nbprof's prompt protocol over the master side of a pty."""
 
@@ -153,6 +159,7 @@ class FakeTarget:
         self.slave = slave
         self.dumpgen, self.nm = dumpgen, nm
         self.commands, self.dumps = [], 0
+        self.always_corrupt = False
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -199,7 +206,9 @@ class FakeTarget:
         self.dumps += 1
         if self.dumps == 1:
             self.lost = len(lines) // 2
-            lines[self.lost] = lines[self.lost][:-6] + "AAAA=="     # a corrupt frame
+        for i, l in enumerate(lines):
+            if frame_seq(l) == self.lost and (self.dumps == 1 or self.always_corrupt):
+                lines[i] = l[:-6] + "AAAA=="                        # a corrupt frame
         self.out("# dump: %d frames, frames %d.. follow\n" % (len(lines) if not frm else 0, frm))
         self.out("\n".join(lines) + "\n# dump: done\n")
 
@@ -270,3 +279,22 @@ def test_run_prints_target_output(target):
     p = run_tool("--serial", target.path, "run", "report")
     assert p.returncode == 0, p.stderr
     assert p.stdout == "# 400 samples, sorted by symbol\n"
+
+
+@pytest.mark.skipif(not os.path.exists(ELF), reason="no kernel ELF built (make)")
+def test_dump_that_never_completes_exits_2(target, tmp_path):
+    target.always_corrupt = True
+    out = tmp_path / "out"
+    p = run_tool("--serial", target.path, "--elf", ELF, "record", "loop", "1000", "-o", str(out))
+    assert p.returncode == 2
+    assert "dump incomplete after 3 resends" in p.stderr
+    assert target.commands.count("dump --from %d" % target.lost) == 3
+    assert not out.exists()                     # nothing half-written
+
+
+def test_shell_bridges_piped_input(target):
+    p = run_tool("--serial", target.path, "shell", stdin="report\nfrob\n")
+    assert p.returncode == 0, p.stderr
+    assert target.commands[-2:] == ["report", "frob"]
+    assert "# 400 samples, sorted by symbol" in p.stdout
+    assert "error: unknown command or workload in 'frob'" in p.stdout
