@@ -256,11 +256,14 @@ const char *insn_branch_name(enum insn_branch b)
  *    (0F 1F: no access), BSWAP, Jcc, RDTSC, CPUID;
  *  - no memory: Jcc/JMP/LOOP, NOP/PAUSE/XCHG reg, CBW/CWD, SAHF/LAHF,
  *    HLT, CMC/CLC/STC/CLI/STI/CLD/STD, INC/DEC reg (40-4F, 32-bit code).
- * Unknown on purpose: INT n/INT3/INTO/IRET/SYSCALL/SYSENTER and far
- * transfers (their stack accesses belong to another privilege level or
- * segment), INS/OUTS, ENTER, XLAT, BT/BTS/BTR/BTC with a register bit
- * offset and a memory operand (the bit offset moves the address), x87,
- * MMX/SSE, PUSH/POP of segment registers, and everything else.
+ * Unknown on purpose, but with their length (status unknown, len set):
+ * INT n/INT3/INT1/IRET/SYSCALL/SYSRET/SYSENTER/SYSEXIT and far transfers
+ * (their stack accesses belong to another privilege level or segment),
+ * INS/OUTS/IN/OUT, ENTER, XLAT, BT/BTS/BTR/BTC with a register bit offset
+ * and a memory operand (the bit offset moves the address), x87, UD2,
+ * system instructions (0F 00/01/06-09/20-23/30/32/33, prefetches, group
+ * 15) and PUSH/POP FS/GS. Unknown with no length: every other opcode
+ * (MMX/SSE, VEX, ...), and invalid group rows.
  *
  * Addresses (SDM Vol. 2 2.1.5, Tables 2-1 to 2-3): base + index * scale +
  * displacement, RIP-relative from the next instruction (mod 00 r/m 101 in
@@ -281,7 +284,7 @@ enum insn_osz {
 	OSZ_NEAR,		/* near branch target: 64 in 64-bit mode, else as OSZ_V */
 };
 
-enum insn_imm { IMM_NONE, IMM_B, IMM_W, IMM_Z, IMM_V, IMM_REL8, IMM_REL };
+enum insn_imm { IMM_NONE, IMM_B, IMM_W, IMM_Z, IMM_V, IMM_REL8, IMM_REL, IMM_ENTER };
 
 enum insn_form {
 	F_RM,			/* only the r/m operand, as .acc says (or nothing) */
@@ -302,6 +305,7 @@ enum insn_group {
 
 struct insn_desc {
 	bool valid;
+	bool len_only;		/* length known, memory accesses not modelled: unknown with len */
 	bool modrm;
 	uint8_t acc;		/* enum insn_access of a memory r/m operand; 0 = no access */
 	uint8_t osz;		/* enum insn_osz */
@@ -316,6 +320,8 @@ struct insn_desc {
 #define D_RMI(a, s, i)		{ .valid = true, .modrm = true, .acc = (a), .osz = (s), .imm = (i) }
 #define D_GRP(g, s, i)		{ .valid = true, .modrm = true, .osz = (s), .imm = (i), .group = (g) }
 #define D_FORM(f, s)		{ .valid = true, .osz = (s), .form = (f) }
+#define D_LEN(i)		{ .valid = true, .len_only = true, .imm = (i) }
+#define D_LENRM(i)		{ .valid = true, .len_only = true, .modrm = true, .imm = (i) }
 #define D_ALU(b, a)		[(b)] = D_RM(a, OSZ_B), [(b) + 1] = D_RM(a, OSZ_V), \
 				[(b) + 2] = D_RM(INSN_LOAD, OSZ_B), [(b) + 3] = D_RM(INSN_LOAD, OSZ_V), \
 				[(b) + 4] = D_IMM(IMM_B), [(b) + 5] = D_IMM(IMM_Z)
@@ -333,6 +339,7 @@ static const struct insn_desc insn_map1[256] = {
 	[0x69] = D_RMI(INSN_LOAD, OSZ_V, IMM_Z),
 	[0x6a] = { .valid = true, .osz = OSZ_STACK, .imm = IMM_B, .form = F_PUSH },
 	[0x6b] = D_RMI(INSN_LOAD, OSZ_V, IMM_B),
+	[0x6c ... 0x6f] = D_LEN(IMM_NONE),	/* INS/OUTS */
 	[0x70 ... 0x7f] = D_IMM(IMM_REL8),
 	[0x80] = D_GRP(G_1, OSZ_B, IMM_B), [0x81] = D_GRP(G_1, OSZ_V, IMM_Z),
 	[0x83] = D_GRP(G_1, OSZ_V, IMM_B),
@@ -362,12 +369,19 @@ static const struct insn_desc insn_map1[256] = {
 	[0xc2] = { .valid = true, .osz = OSZ_NEAR, .imm = IMM_W, .form = F_RET },
 	[0xc3] = D_FORM(F_RET, OSZ_NEAR),
 	[0xc6] = D_GRP(G_11, OSZ_B, IMM_B), [0xc7] = D_GRP(G_11, OSZ_V, IMM_Z),
+	[0xc8] = D_LEN(IMM_ENTER),
 	[0xc9] = D_FORM(F_LEAVE, OSZ_STACK),
+	[0xca] = D_LEN(IMM_W), [0xcb] = D_LEN(IMM_NONE),	/* far RET */
+	[0xcc] = D_LEN(IMM_NONE), [0xcd] = D_LEN(IMM_B), [0xcf] = D_LEN(IMM_NONE),	/* INT3, INT n, IRET */
 	[0xd0] = D_GRP(G_2, OSZ_B, IMM_NONE), [0xd1] = D_GRP(G_2, OSZ_V, IMM_NONE),
 	[0xd2] = D_GRP(G_2, OSZ_B, IMM_NONE), [0xd3] = D_GRP(G_2, OSZ_V, IMM_NONE),
+	[0xd7] = D_LEN(IMM_NONE),		/* XLAT */
+	[0xd8 ... 0xdf] = D_LENRM(IMM_NONE),	/* x87 */
 	[0xe0 ... 0xe3] = D_IMM(IMM_REL8),	/* LOOPcc, JrCXZ */
+	[0xe4 ... 0xe7] = D_LEN(IMM_B), [0xec ... 0xef] = D_LEN(IMM_NONE),	/* IN, OUT */
 	[0xe8] = { .valid = true, .osz = OSZ_NEAR, .imm = IMM_REL, .form = F_CALL },
 	[0xe9] = D_IMM(IMM_REL), [0xeb] = D_IMM(IMM_REL8),
+	[0xf1] = D_LEN(IMM_NONE),		/* INT1 */
 	[0xf4] = D_NONE, [0xf5] = D_NONE,	/* HLT, CMC */
 	[0xf6] = D_GRP(G_3B, OSZ_B, IMM_NONE), [0xf7] = D_GRP(G_3V, OSZ_V, IMM_NONE),
 	[0xf8 ... 0xfd] = D_NONE,		/* CLC STC CLI STI CLD STD */
@@ -375,7 +389,17 @@ static const struct insn_desc insn_map1[256] = {
 };
 
 static const struct insn_desc insn_map2[256] = {
+	[0x00 ... 0x01] = D_LENRM(IMM_NONE),	/* groups 6, 7 (LGDT, LIDT, SWAPGS...) */
+	[0x05 ... 0x09] = D_LEN(IMM_NONE),	/* SYSCALL CLTS SYSRET INVD WBINVD */
+	[0x0b] = D_LEN(IMM_NONE),		/* UD2 */
+	[0x0d] = D_LENRM(IMM_NONE), [0x18] = D_LENRM(IMM_NONE),	/* prefetches */
+	[0x1e] = D_RM(0, OSZ_V),		/* NOP r/m (ENDBR64 with F3) */
 	[0x1f] = D_RM(0, OSZ_V),		/* NOP r/m: no access */
+	[0x20 ... 0x23] = D_LENRM(IMM_NONE),	/* MOV to/from CR, DR */
+	[0x30] = D_LEN(IMM_NONE), [0x32 ... 0x35] = D_LEN(IMM_NONE),	/* WRMSR RDMSR RDPMC SYSENTER SYSEXIT */
+	[0xa0 ... 0xa1] = D_LEN(IMM_NONE), [0xa8 ... 0xa9] = D_LEN(IMM_NONE),	/* PUSH/POP FS, GS */
+	[0xae] = D_LENRM(IMM_NONE),		/* group 15: FXSAVE, fences */
+	[0xb8] = D_RM(INSN_LOAD, OSZ_V),	/* POPCNT (F3) */
 	[0x31] = D_NONE, [0xa2] = D_NONE,	/* RDTSC, CPUID */
 	[0x40 ... 0x4f] = D_RM(INSN_LOAD, OSZ_V),	/* CMOVcc */
 	[0x80 ... 0x8f] = D_IMM(IMM_REL),
@@ -401,6 +425,7 @@ static const struct insn_desc insn_map2[256] = {
 #define G_ROW(a)		{ .valid = true, .acc = (a) }
 #define G_ROWI(a, i)		{ .valid = true, .acc = (a), .imm = (i) }
 #define G_ROWF(a, f)		{ .valid = true, .acc = (a), .form = (f) }
+#define G_LEN			{ .valid = true, .len_only = true }
 #define RMW			INSN_LOAD_STORE
 
 static const struct insn_desc insn_groups[INSN_NGROUPS][8] = {
@@ -415,7 +440,8 @@ static const struct insn_desc insn_groups[INSN_NGROUPS][8] = {
 		   G_ROW(INSN_LOAD), G_ROW(INSN_LOAD), G_ROW(INSN_LOAD), G_ROW(INSN_LOAD) },
 	[G_4] = { G_ROW(RMW), G_ROW(RMW) },
 	[G_5] = { [0] = G_ROW(RMW), [1] = G_ROW(RMW), [2] = G_ROWF(INSN_LOAD, F_CALL_RM),
-		  [4] = G_ROWF(INSN_LOAD, F_JMP_RM), [6] = G_ROWF(INSN_LOAD, F_PUSH_RM) },
+		  [3] = G_LEN, [4] = G_ROWF(INSN_LOAD, F_JMP_RM), [5] = G_LEN,
+		  [6] = G_ROWF(INSN_LOAD, F_PUSH_RM) },	/* /3 /5: far CALL/JMP */
 	[G_8] = { [4] = G_ROW(INSN_LOAD), [5] = G_ROW(RMW), [6] = G_ROW(RMW), [7] = G_ROW(RMW) },
 	[G_9] = { [1] = G_ROWF(RMW, F_CX8) },
 	[G_11] = { [0] = G_ROW(INSN_STORE) },
@@ -597,6 +623,7 @@ static size_t insn_imm_bytes(const struct insn_dec *x, enum insn_imm imm)
 	switch (imm) {
 	case IMM_B: case IMM_REL8: return 1;
 	case IMM_W: return 2;
+	case IMM_ENTER: return 3;	/* imm16, imm8 */
 	case IMM_Z: return x->osz_bytes == 2 ? 2 : 4;
 	case IMM_V: return x->osz_bytes;
 	case IMM_REL: return insn_rel_size(&x->c);
@@ -709,6 +736,7 @@ static bool insn_mem_parse(struct insn_dec *x, uint8_t op, bool *known)
 				return true;
 			x->d.acc = g->acc;
 			x->d.form = g->form;
+			x->d.len_only = g->len_only;
 			if (g->imm)
 				x->d.imm = g->imm;
 		}
@@ -745,8 +773,8 @@ enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64
 	if (!known)
 		return out->status;
 	out->len = (uint8_t)x.c.i;	/* RIP-relative operands need it first */
-	if (!insn_operands(&x)) {
-		*out = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
+	if (x.d.len_only || !insn_operands(&x)) {
+		out->nops = 0;		/* unknown accesses, known length */
 		return out->status;
 	}
 	out->status = INSN_MEM_OK;
@@ -761,4 +789,13 @@ const char *insn_access_name(enum insn_access a)
 	case INSN_LOAD_STORE: return "load+store";
 	default: return "?";
 	}
+}
+
+size_t insn_length(const uint8_t *bytes, size_t n, bool mode64)
+{
+	static const struct insn_regs zero;
+	struct insn_mem m;
+
+	insn_mem_decode(bytes, n, mode64, &zero, &m);
+	return m.status == INSN_MEM_TRUNCATED ? 0 : m.len;
 }

@@ -94,7 +94,7 @@ struct insn_mem_op {
 
 enum insn_mem_status {
 	INSN_MEM_OK,			/* len and ops[0..nops) valid (nops may be 0) */
-	INSN_MEM_UNKNOWN,		/* an opcode or form the decoder does not know */
+	INSN_MEM_UNKNOWN,		/* accesses not known; len > 0 if the length is */
 	INSN_MEM_TRUNCATED,		/* the bytes end inside the instruction, or > 15 bytes */
 };
 
@@ -113,6 +113,13 @@ struct insn_mem {
  */
 enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64,
 				     const struct insn_regs *regs, struct insn_mem *out);
+
+/*
+ * Length in bytes of the instruction at bytes[0..n), from the same tables
+ * (registers play no part); 0 when the opcode is unknown or the bytes end
+ * early.
+ */
+size_t insn_length(const uint8_t *bytes, size_t n, bool mode64);
 
 /* "load", "store", "load+store", or "?" */
 const char *insn_access_name(enum insn_access a);
