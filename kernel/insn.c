@@ -1,8 +1,12 @@
 /*
- * insn.c - classify the instruction at an address as a branch (or not).
+ * insn.c - the x86 decoder: branch kinds, instruction lengths and memory
+ * operands, from one set of prefix, ModRM and opcode-map routines.
  *
- * The single-step engine (arch/x86/step.c) calls this for every retired
- * workload instruction. Only what a branch count needs is decoded:
+ * The single-step engine (arch/x86/step.c) calls insn_classify() for every
+ * retired workload instruction; the memory-system model (pmu/model/p4_mem.c)
+ * is meant to be fed by insn_mem_decode() on the same instruction with the
+ * trap frame's registers (second half of this file); annotate takes byte
+ * counts from insn_length(). For a branch count only this is decoded:
  *
  *  - legacy prefixes (F0 F2 F3 2E 36 3E 26 64 65 66 67) and, in 64-bit
  *    mode, one REX prefix (40-4F) right before the opcode;

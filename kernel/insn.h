@@ -8,9 +8,9 @@
  * that a REP prefix repeats). Opcodes follow the SDM Vol. 2 opcode map
  * (Appendix A, Tables A-2 and A-3). The decoder knows legacy prefixes,
  * REX, the one-byte and 0F two-byte maps as far as branches need, and
- * ModRM/SIB/displacement sizes for FF /2 /3 /4 /5. It does not decode
- * general instruction lengths: for non-branches len is 0 unless the
- * instruction is a REP string operation.
+ * ModRM/SIB/displacement sizes for FF /2 /3 /4 /5. insn_classify() does
+ * not give general instruction lengths: for non-branches its len is 0
+ * unless the instruction is a REP string operation (insn_length() does).
  *
  * insn_mem_decode() decodes a whole instruction (length included) and, given
  * the register file at the moment it is about to execute, computes each

@@ -15,6 +15,14 @@
  *               modelled), L3 and memory as for loads
  *   every kind: page_walk per TLB miss
  *
+ * Where the caller has no uop count, p4_cost_uops() estimates one from the
+ * accesses: 1 for the operation, 1 per load, 2 per store. NetBurst splits
+ * a store into store-address and store-data uops (UNVERIFIED: no source
+ * in reach states it), and a read-modify-write
+ * ALU instruction is then 1 + 1 + 2 = 4. Real decodings differ (a plain
+ * load is 1 uop, not 2); for clockticks at 3 uops per cycle the
+ * difference is at most one cycle per instruction.
+ *
  * Everything is an integer function of the inputs: the same instruction
  * stream gives the same clockticks on every run, with or without QEMU's
  * -icount. Out-of-order overlap, replays, bus contention and the second
@@ -22,9 +30,9 @@
  * the page walk's own loads.
  *
  * The parameters, with their reasoning (sources as in p4_mem.c):
- * - uops_per_cycle = 3: the trace cache delivers up to three uops per
- *   cycle and retirement takes up to three per cycle ([OPT] section 1,
- *   "Execution Trace Cache" and "Retirement").
+ * - uops_per_cycle = 3: the trace cache "can deliver up to three uops per
+ *   cycle" ([OPT] section 1, "Execution Trace Cache"); the model takes the
+ *   front end as the limit.
  * - bus_round_trip = 12: "on the order of 12 processor cycles to get to
  *   the bus and back within the processor" [OPT, after Table 1-1].
  * - bus_cycles_memory = 12: "6-12 bus cycles to access memory if there is
@@ -68,6 +76,11 @@ uint32_t p4_cost_access(const struct p4_mem *m, const struct p4_mem_result *r)
 	cycles += (uint32_t)r->hit[P4_LVL_L3] * p->l3_latency;
 	cycles += (uint32_t)r->hit[P4_LVL_MEM] * cost_memory(p);
 	return cycles;
+}
+
+unsigned p4_cost_uops(unsigned loads, unsigned stores)
+{
+	return 1u + loads + 2u * stores;
 }
 
 uint64_t p4_cost_insn(unsigned uops, const struct p4_mem_result *acc, size_t nacc)

@@ -111,7 +111,9 @@ struct p4_mem {
  * Outcome of one p4_mem_access(), counted over its pieces (an access that
  * crosses a line or page boundary is two pieces). Each piece is looked up
  * in the TLB of its kind, then in L1 (loads and stores), L2, L3, memory;
- * hit_level counts where each piece was found.
+ * hit[] counts where each piece was found, so its entries add up to
+ * pieces. A store found in L1 still writes through to L2: what that does
+ * there shows in l2_miss, bus_rfo and the write-backs, not in hit[].
  */
 enum p4_mem_level { P4_LVL_L1, P4_LVL_L2, P4_LVL_L3, P4_LVL_MEM, P4_NLEVELS };
 
@@ -170,6 +172,13 @@ extern const struct p4_cost_params p4_cost_params;
 
 /* Penalty of one access (also stored in r->cycles by p4_mem_access). */
 uint32_t p4_cost_access(const struct p4_mem *m, const struct p4_mem_result *r);
+
+/*
+ * A uop count for an instruction the model knows only by its accesses:
+ * one for the operation, one per load, two per store (store address and
+ * store data). A model for callers without a uop table.
+ */
+unsigned p4_cost_uops(unsigned loads, unsigned stores);
 
 /* Clockticks of one instruction: base cycles from its uops plus each access's penalty. */
 uint64_t p4_cost_insn(unsigned uops, const struct p4_mem_result *acc, size_t nacc);

@@ -359,6 +359,9 @@ static void cost_model_by_hand(void **state)
 	assert_int_equal(p4_cost_insn(4, acc, 2), 2 + 229 + 7);
 	assert_int_equal(p4_cost_insn(0, NULL, 0), 1);
 	assert_int_equal(p4_cost_insn(3, NULL, 0), 1);
+	assert_int_equal(p4_cost_insn(7, NULL, 0), 3);
+	assert_int_equal(p4_cost_uops(0, 0), 1);
+	assert_int_equal(p4_cost_uops(1, 1), 4);	/* add %eax,(%rsi): load, add, store address, store data */
 	assert_int_equal(one(&mem, P4_MEM_LOAD, BASE, 4).cycles, 0);	/* L1 hit */
 	assert_int_equal(one(&mem, P4_MEM_STORE, BASE + 8192 * 4, 4).cycles, 30);
 	/* With an L3 (latency 32) a memory load pays 32 + 12 + 180. */
