@@ -152,7 +152,15 @@ $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) | deps-check
+# The kernel's x86 decoder on the host, compared with objdump (tests/tools/test_insnlen.py).
+INSNLEN     := $(B)/h/tools/insnlen
+
+$(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+tool-test: $(DUMPGEN) $(INSNLEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # pmu/ and shell/ build on the host too: they may include only the C
