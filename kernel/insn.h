@@ -110,6 +110,9 @@ struct insn_mem {
  * execute with *regs. Returns out->status. A REP string instruction is
  * one iteration (the step engine traps once per iteration): its operands
  * are at the current RSI/RDI, and none when the count register is 0.
+ * The registers must be those before the instruction runs: under single-
+ * stepping, the frame of the trap that stops in front of it (where
+ * step.c classifies the next instruction), not the frame after it.
  */
 enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64,
 				     const struct insn_regs *regs, struct insn_mem *out);

@@ -34,11 +34,13 @@
  *   cycle" ([OPT] section 1, "Execution Trace Cache"); the model takes the
  *   front end as the limit.
  * - bus_round_trip = 12: "on the order of 12 processor cycles to get to
- *   the bus and back within the processor" [OPT, after Table 1-1].
- * - bus_cycles_memory = 12: "6-12 bus cycles to access memory if there is
- *   no bus congestion" [OPT]; the model takes the upper end.
- * - core_per_bus_clock = 15: [OPT] says only that "each bus cycle equals
- *   several processor cycles"; 15 is a 3.0 GHz core on a 200 MHz bus clock
+ *   the bus and back within the processor" [OPT, after Table 1-1; the same
+ *   sentence in Intel's "A Detailed Look Inside the Intel NetBurst Micro-
+ *   Architecture of the Intel Pentium 4 Processor" (2000), "Caches"].
+ * - bus_cycles_memory = 12: "and 6-12 bus cycles to access memory if there
+ *   is no bus congestion" (same two sources); the model takes the upper end.
+ * - core_per_bus_clock = 15: the sources say only that "each bus cycle
+ *   equals several processor cycles"; 15 is a 3.0 GHz core on a 200 MHz bus clock
  *   (800 MT/s quad-pumped), a common Prescott pairing. A model choice.
  * - page_walk = 30: UNVERIFIED, no source in reach gives a walk's cost.
  *   Taken as roughly two dependent L2-latency loads (the upper levels of

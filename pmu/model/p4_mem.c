@@ -6,7 +6,8 @@
  *         Descriptors" (descriptor meanings);
  *  [EX31] SDM Vol. 2A, CPUID, the leaf-2 example of a Pentium 4: EAX
  *         665B5001H, EDX 007A7000H = descriptors 50H, 5BH, 66H, 70H, 7AH;
- *  [OPT]  IA-32 Intel Architecture Optimization Reference Manual, section
+ *  [OPT]  IA-32 Intel Architecture Optimization Reference Manual (order
+ *         248966; the edition covering CPUID models 0-3/4/6), section
  *         1 "Cache" and Table 1-1 "Pentium 4 and Intel Xeon Processor Cache
  *         Parameters" (capacity, ways, line size, latency, write policy by
  *         CPUID model; footnote 1: "Each read due to a cache miss fetches a
