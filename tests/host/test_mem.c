@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kernel/insn.h"
 #include "pmu/model/p4_mem.h"
 
 #define BASE		UINT64_C(0x40000000)
@@ -428,6 +429,99 @@ static void parts_and_bad_input(void **state)
 	assert_memory_equal(&mem, &mem2, sizeof(mem));
 }
 
+/*
+ * wl_memwalk (arch/x86/workloads.S) as gas assembles it (objdump -d of
+ * build/k/arch/x86/workloads.o): 36 bytes, the loop body at 0CH-1BH.
+ */
+static const uint8_t memwalk[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x31, 0xc0, 0x49, 0x89, 0xcb,		/* push; mov; xor; mov */
+	0x45, 0x31, 0xd2,						/* 09: xor %r10d,%r10d */
+	0x46, 0x0f, 0xb6, 0x04, 0x17,					/* 0c: movzbl (%rdi,%r10,1),%r8d */
+	0x4c, 0x01, 0xc0, 0x49, 0x01, 0xd2, 0x49, 0x39, 0xf2, 0x72, 0xf0,	/* add; add; cmp; jb */
+	0x49, 0x83, 0xeb, 0x01, 0x75, 0xe7, 0x5d, 0xc3,		/* 1c: sub; jne; pop; ret */
+};
+
+#define WL_CODE		UINT64_C(0x200000)	/* where the bytes are taken to live */
+#define WL_STACK	UINT64_C(0x7ff000)
+
+/* One stepped instruction: its fetch, then its decoded memory operands, into the model. */
+static void feed(struct p4_mem *m, unsigned off, struct insn_regs *r, struct totals *fetch, struct totals *data)
+{
+	struct insn_mem d;
+	struct p4_mem_result res;
+
+	r->rip = WL_CODE + off;
+	assert_int_equal(insn_mem_decode(&memwalk[off], sizeof(memwalk) - off, true, r, &d), INSN_MEM_OK);
+	assert_int_equal(p4_mem_access(m, P4_MEM_FETCH, r->rip, d.len, &res), 0);
+	add(fetch, &res);
+	for (unsigned k = 0; k < d.nops; k++) {
+		enum p4_mem_kind kind = d.op[k].access == INSN_LOAD ? P4_MEM_LOAD : P4_MEM_STORE;
+
+		assert_int_equal(p4_mem_access(m, kind, d.op[k].addr, d.op[k].size, &res), 0);
+		add(data, &res);
+	}
+}
+
+/*
+ * The decoder feeding the model: wl_memwalk(buf, 16 KB, 64, 3) on 0F_02H,
+ * its registers advanced by hand as the instructions would. Data: the
+ * push (a store: L1 miss without allocation, an RFO), 3 x 256 byte loads,
+ * each an L1 miss (16 KB = 2x L1 at 64 bytes, as above), the pop (the
+ * push's line, in L2 only) and the ret (the slot above, at WL_STACK: a new
+ * line on a new page). Code: 36 bytes in one 64-byte line, so one ITLB
+ * miss and one line from memory, then L2 hits (no trace-cache model).
+ */
+static void decoded_memwalk_stream(void **state)
+{
+	struct totals fetch = { 0 }, data = { 0 };
+	struct insn_regs r = { 0 };
+	unsigned loads_missing = 0;
+
+	(void)state;
+	init(&mem, &sig_northwood, P4_MEM_DESKTOP);
+	r.gpr[INSN_RSP] = WL_STACK;
+	r.gpr[INSN_RDI] = BASE;
+	r.gpr[INSN_RSI] = 16 * KB;
+	r.gpr[INSN_RDX] = 64;
+	r.gpr[INSN_RCX] = 3;
+	feed(&mem, 0x00, &r, &fetch, &data);		/* push %rbp */
+	r.gpr[INSN_RSP] -= 8;
+	for (unsigned off = 0x01; off < 0x0c; off += off == 0x01 ? 3 : off == 0x04 ? 2 : 3)
+		feed(&mem, off, &r, &fetch, &data);	/* mov, xor, mov, xor */
+	for (unsigned pass = 0; pass < 3; pass++) {
+		r.gpr[INSN_R10] = 0;
+		do {
+			unsigned before = data.l1_miss;
+
+			feed(&mem, 0x0c, &r, &fetch, &data);	/* the load */
+			loads_missing += data.l1_miss - before;
+			feed(&mem, 0x11, &r, &fetch, &data);
+			feed(&mem, 0x14, &r, &fetch, &data);
+			r.gpr[INSN_R10] += 64;
+			feed(&mem, 0x17, &r, &fetch, &data);
+			feed(&mem, 0x1a, &r, &fetch, &data);
+		} while (r.gpr[INSN_R10] < 16 * KB);
+		feed(&mem, 0x1c, &r, &fetch, &data);
+		feed(&mem, 0x20, &r, &fetch, &data);
+	}
+	feed(&mem, 0x22, &r, &fetch, &data);		/* pop %rbp */
+	r.gpr[INSN_RSP] += 8;
+	feed(&mem, 0x23, &r, &fetch, &data);		/* ret: reads the return address at WL_STACK */
+
+	assert_int_equal(loads_missing, 3 * 256);
+	assert_int_equal(data.n, 1 + 3 * 256 + 2);
+	assert_int_equal(data.l1_miss, data.n);		/* nothing hits L1: see below */
+	assert_int_equal(data.hit[P4_LVL_L1], 0);
+	assert_int_equal(data.hit[P4_LVL_L2], 2 * 256 + 128 + 1);	/* passes 2-3, odd lines of pass 1, the pop */
+	assert_int_equal(data.hit[P4_LVL_MEM], 1 + 128 + 1);	/* the push's RFO, 128 sectors, the ret */
+	assert_int_equal(data.bus_rfo, 1);
+	assert_int_equal(data.tlb_miss, 1 + 4 + 1);	/* 7FExxxH, four data pages, 7FFxxxH */
+	assert_int_equal(fetch.n, 5 + 3 * (256 * 5 + 2) + 2);
+	assert_int_equal(fetch.tlb_miss, 1);
+	assert_int_equal(fetch.hit[P4_LVL_MEM], 1);
+	assert_int_equal(fetch.hit[P4_LVL_L2], fetch.n - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +540,7 @@ int main(void)
 		cmocka_unit_test(cost_model_by_hand),
 		cmocka_unit_test(deterministic),
 		cmocka_unit_test(parts_and_bad_input),
+		cmocka_unit_test(decoded_memwalk_stream),
 	};
 
 	return cmocka_run_group_tests_name("mem", tests, NULL, NULL);
