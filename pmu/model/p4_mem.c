@@ -51,6 +51,10 @@
  *   through the modelled caches. Pages are 4 KiB unless the caller's
  *   page_shift callback says 2 MiB: the kernel maps itself with 2 MiB pages
  *   and only ring-3 ranges with 4 KiB pages (arch/x86/paging.c).
+ * - Line states: a dirty line is Modified, every other valid line
+ *   Exclusive. With one package modelled no other agent caches a line, so
+ *   Shared never occurs (UNVERIFIED that the parts fill reads in E; the
+ *   BSQ_cache_reference masks tell HITS/HITE/HITM apart, fact sheet 4.1).
  * - Caches are indexed and tagged by the address given (linear); the
  *   kernel's map is the identity, so linear = physical there.
  */
@@ -320,8 +324,10 @@ static enum p4_mem_level mem_below_l2(struct p4_mem *m, enum p4_mem_kind kind, u
 
 	if (cache_present(&m->l3)) {
 		w = cache_lookup(&m->l3, addr);
-		if (w && (w->valid & cache_line_bit(&m->l3, addr)))
+		if (w && (w->valid & cache_line_bit(&m->l3, addr))) {
+			r->l3_hit_modified += (w->dirty & cache_line_bit(&m->l3, addr)) != 0;
 			return P4_LVL_L3;
+		}
 		r->l3_miss++;
 		if (!w) {
 			w = cache_insert(&m->l3, addr, &victim);
@@ -344,7 +350,9 @@ static enum p4_mem_level mem_l2(struct p4_mem *m, enum p4_mem_kind kind, uint64_
 	struct p4_mem_way *w = cache_lookup(&m->l2, addr), victim;
 	enum p4_mem_level lvl = P4_LVL_L2;
 
-	if (!w || !(w->valid & bit)) {
+	if (w && (w->valid & bit)) {
+		r->l2_hit_modified += (w->dirty & bit) != 0;
+	} else {
 		r->l2_miss++;
 		if (w)
 			r->l2_sector_hit++;

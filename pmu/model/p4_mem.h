@@ -124,6 +124,8 @@ struct p4_mem_result {
 	uint8_t hit[P4_NLEVELS];	/* pieces found at each level */
 	uint8_t l1_miss, l2_miss, l3_miss;	/* lookups that missed each level */
 	uint8_t l2_sector_hit;		/* L2 misses whose sector tag was present (line not valid) */
+	uint8_t l2_hit_modified;	/* L2 hits on a dirty line (state M; other hits are E) */
+	uint8_t l3_hit_modified;	/* the same for L3 */
 	uint8_t tlb_hit, tlb_miss;	/* DTLB for loads/stores, ITLB for fetches */
 	uint8_t page_walks;		/* one per TLB miss */
 	uint8_t bus_read, bus_rfo;	/* read and read-for-ownership transactions */

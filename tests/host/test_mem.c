@@ -196,6 +196,7 @@ static void l2_sectors(void **state)
 	assert_int_equal(b.l1_miss, 1);
 	assert_int_equal(b.l2_miss, 0);		/* other half of the sector */
 	assert_int_equal(b.hit[P4_LVL_L2], 1);
+	assert_int_equal(b.l2_hit_modified, 0);	/* clean: E */
 	assert_int_equal(c.l2_miss, 1);		/* next sector */
 
 	init(&mem, &sig_northwood, P4_MEM_DESKTOP);
@@ -249,6 +250,7 @@ static void stores_do_not_allocate_in_l1(void **state)
 	assert_int_equal(s.hit[P4_LVL_MEM], 1);
 	assert_int_equal(l.l1_miss, 1);
 	assert_int_equal(l.hit[P4_LVL_L2], 1);
+	assert_int_equal(l.l2_hit_modified, 1);	/* the store made the L2 line dirty: M */
 	assert_int_equal(s2.hit[P4_LVL_L1], 1);
 	assert_int_equal(s2.l2_miss, 0);
 }
@@ -332,6 +334,9 @@ static void l3_catches_l2_victims(void **state)
 	}
 	assert_int_equal(l3wb, 1);
 	assert_int_equal(wb, 0);
+	r = one(&mem, P4_MEM_LOAD, BASE, 4);		/* the store never allocated in L1 */
+	assert_int_equal(r.hit[P4_LVL_L3], 1);
+	assert_int_equal(r.l3_hit_modified, 1);
 	/* Without the L3 the same stream writes to memory. */
 	init(&mem2, &sig_prescott, P4_MEM_DESKTOP);
 	one(&mem2, P4_MEM_STORE, BASE, 4);
