@@ -1,6 +1,8 @@
 /*
- * p4_apply.c - the only PMU code that writes registers (see p4_apply.h).
- * Every step is a loop of writes; the decisions were made in p4_alloc.c.
+ * p4_apply.c - the only PMU code that writes registers (see p4_apply.h):
+ * programming a plan, stopping it, and the overflow handler's reload with
+ * the errata workarounds (N15, O8, O9). Every step is a loop of writes; the
+ * decisions were made in p4_alloc.c.
  */
 #include "pmu/p4_apply.h"
 #include "pmu/p4_regs.h"
@@ -43,11 +45,69 @@ static bool p4_escr_seen(const struct p4_plan *plan, unsigned i)
 	return false;
 }
 
+/* True when the plan programs ESCR e. */
+static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e)
+{
+	for (unsigned k = 0; k < plan->n; k++)
+		if (plan->slot[k].escr == e)
+			return true;
+	return false;
+}
+
+uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i)
+{
+	enum p4_counter c = plan->slot[i].counter;
+
+	for (unsigned sel = 0; sel <= CCCR_ESCR_SELECT >> 13; sel++) {
+		enum p4_escr e = p4_escr_for_select(c, sel);
+
+		/* An ESCR every model has (the IQ_ESCRs are gone from model 3 on). */
+		if (e != P4_ESCR_NONE && p4_escrs[e].models == P4_MODELS_ALL && !p4_plan_uses(plan, e))
+			return (uint64_t)sel << 13;
+	}
+	return 0;
+}
+
+int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
+{
+	/*
+	 * The cascade bits stay: a counter a cascade has started keeps counting
+	 * whatever its Enable bit until a write clears both (SDM 18.15.5.6, as
+	 * the model follows it), and then could not be restarted by writing its
+	 * CCCR back. On the null event it counts nothing meanwhile.
+	 */
+	uint64_t keep = plan->slot[i].cccr_value & (CCCR_CASCADE | CCCR_EXT_CASCADE);
+
+	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
+			     p4_cccr_quiet(plan, i) | keep);
+}
+
+void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
+		       uint64_t value, uint64_t cccr, uint64_t *mismatches)
+{
+	const struct p4_counter_desc *d = &p4_counters[plan->slot[i].counter];
+	uint64_t v = value & P4_COUNTER_MASK, got = 0;
+
+	msr_bus_write(bus, d->msr, v);
+	msr_bus_write(bus, d->msr, v);		/* Intel 249199 erratum N15 */
+	if (p4_counter_read(bus, plan->slot[i].counter, &got) == 0 && got != v) {
+		(*mismatches)++;		/* N15 struck despite the double write */
+		msr_bus_write(bus, d->msr, v);
+	}
+	msr_bus_write(bus, d->cccr_msr, cccr);
+}
+
+uint64_t p4_counter_settle(uint64_t running, uint64_t stopped)
+{
+	return (running + ((stopped - running) & UINT64_C(0xffffffff))) & P4_COUNTER_MASK;
+}
+
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
 {
 	*res = (struct p4_apply_result){ 0 };
+	/* Every counter stopped on a null event before anything is written (O8). */
 	for (unsigned i = 0; i < plan->n; i++)
-		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
+		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, p4_cccr_quiet(plan, i), res);
 	for (unsigned i = 0; i < plan->n; i++)
 		if (!p4_escr_seen(plan, i))
 			p4_wr(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, res);

@@ -15,7 +15,7 @@ and then the sampling figures:
   record --vector ... loop 3000   PMI handler cost from entry to IRETQ: under
                      the model a vector PMI is taken between two stepped
                      instructions, so record reports the median step with a
-                     PMI minus the median step without one (kernel/record.c)
+                     PMI minus the median step without one (prof/record.c)
   record --floor N   the floor: the register accesses no handler can avoid
                      (2 RDMSR, 4 WRMSR, LVT PC read + write, EOI) and one
                      store append, timed on the guest; plus the 38

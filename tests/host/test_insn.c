@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/insn.h"
+#include "arch/x86/insn.h"
 
 struct insn_case {
 	const char *what;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/insn.h"
+#include "arch/x86/insn.h"
 #include "pmu/model/p4_mem.h"
 
 #define BASE		UINT64_C(0x40000000)

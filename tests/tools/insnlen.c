@@ -1,5 +1,5 @@
 /*
- * insnlen.c - the kernel's x86 decoder (kernel/insn.c) run over a raw code
+ * insnlen.c - the kernel's x86 decoder (arch/x86/insn.c) run over a raw code
  * image on the host, for tests/tools/test_insnlen.py to compare with objdump.
  *
  *	insnlen FILE < offsets
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernel/insn.h"
+#include "arch/x86/insn.h"
 
 #define INSNLEN_MAX	(16u << 20)
 

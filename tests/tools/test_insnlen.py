@@ -2,7 +2,7 @@
 
 Every instruction that objdump shows inside a function of build/nbprof.so's
 .text (FUNC symbols with their sizes, from readelf) is decoded by
-kernel/insn.c on the host (build/h/tools/insnlen); its length must be
+arch/x86/insn.c on the host (build/h/tools/insnlen); its length must be
 objdump's, or 0 for an opcode the decoder does not know. Few may be unknown.
 """
 
