@@ -39,7 +39,7 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c 
 ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
-               pmu/model/p4_model.c pmu/model/p4_model_msr.c
+               pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_mem.c pmu/model/p4_cost.c
 LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
@@ -52,8 +52,9 @@ KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
 
 HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
-                  tests/host/test_explain.c tests/host/test_insn.c tests/host/test_model.c \
-                  tests/host/test_paging.c tests/host/test_printf.c tests/host/test_probe.c tests/host/test_report.c \
+                  tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
+                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_printf.c \
+                  tests/host/test_probe.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c
@@ -157,7 +158,15 @@ $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) | deps-check
+# The kernel's x86 decoder on the host, compared with objdump (tests/tools/test_insnlen.py).
+INSNLEN     := $(B)/h/tools/insnlen
+
+$(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+tool-test: $(DUMPGEN) $(INSNLEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
@@ -201,7 +210,7 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(B)/BOOTX64.EFI check-deps | deps-check
+check: $(HOST_TESTS) $(DUMPGEN) $(INSNLEN) $(B)/BOOTX64.EFI check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
