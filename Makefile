@@ -5,6 +5,7 @@
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU tests, ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
+#   make model-bench  host timing of the software PMU's event input
 #   V=1             show full commands
 #
 # One make process, no recursion. Packages that are missing are installed by
@@ -78,7 +79,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image run check host-test tool-test model-bench qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI
 
 # --- kernel ------------------------------------------------------------------
@@ -153,6 +154,16 @@ $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
 
 tool-test: $(DUMPGEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
+
+# Host timing of the model's event input, optimised and without sanitizers.
+MODEL_BENCH := $(B)/o/model_bench
+$(MODEL_BENCH): tests/bench/model_bench.c $(PMU_SRCS) $(wildcard pmu/*.h pmu/model/*.h)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTCC  $@")
+	$(Q)$(HOST_CC) -std=gnu11 -O2 -I. $(WARN) tests/bench/model_bench.c $(PMU_SRCS) kernel/printf.c -o $@
+
+model-bench: $(MODEL_BENCH)
+	$(Q)./$(MODEL_BENCH)
 
 # pmu/ and shell/ build on the host too: they may include only the C
 # standard headers, their own headers and kernel/printf.h.
