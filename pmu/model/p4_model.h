@@ -75,10 +75,23 @@ struct p4_model {
 	uint8_t cycle_input[P4_NCOUNTER]; /* compare mode: this cycle's input, 0..15 */
 	uint64_t cycles;		/* cycles closed by p4_model_tick */
 
+	/*
+	 * Routing, kept up to date on every CCCR write and cascade start
+	 * (p4_model_route): which running counters read each ESCR, which
+	 * running counters compare, which CCCRs hold OVF, and which counters
+	 * each counter starts by a cascade (from p4_cascade_links[]).
+	 */
+	uint32_t escr_ctrs[P4_NESCR];	/* running counters whose CCCR selects ESCR e */
+	uint8_t ctr_route[P4_NCOUNTER];	/* the ESCR counter n is in, or P4_ESCR_NONE */
+	uint32_t cmp_running;		/* running counters in compare mode */
+	uint32_t ovf_set;		/* counters whose CCCR has OVF */
+	uint32_t cascade_to[P4_NCOUNTER]; /* counters that n's overflow may start */
+
 	/* Statistics for tests and the shell. */
 	uint64_t pmi_count[P4_MODEL_NLP];
 	uint64_t pmi_suppressed;	/* PMIs lost to the cascade-mode erratum */
 	uint64_t overflows[P4_NCOUNTER];
+	uint64_t examined;		/* counters the event path looked at (routing check) */
 };
 
 /* Power-on state; 0, or -1 when cfg->sig is not family 0FH. */
