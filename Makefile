@@ -40,7 +40,8 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/parse.c s
                shell/stat_opts.c
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
-               pmu/stats.c pmu/model/p4_model.c pmu/model/p4_model_msr.c
+               pmu/stats.c pmu/model/p4_model.c pmu/model/p4_model_msr.c \
+               pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/model/p4_model_uncore.c
 
 # Kernel sources that are also compiled on the host (pure logic, no hardware).
 HOST_KERNEL_SRCS := kernel/printf.c kernel/cpuid.c kernel/config.c kernel/topology.c \
@@ -54,7 +55,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_paging.c tests/host/test_printf.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
-                  tests/host/test_workload.c tests/host/test_model_route.c
+                  tests/host/test_workload.c tests/host/test_model_route.c \
+                  tests/host/test_uncore.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 

@@ -26,6 +26,7 @@
 #include "pmu/p4_events.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
+#include "pmu/p4_uncore.h"
 
 #define P4_MODEL_NLP		2	/* logical processors of a Hyper-Threaded core */
 #define P4_MODEL_NUNCORE	8	/* 107CCH-107D3H */
@@ -92,6 +93,7 @@ struct p4_model {
 	uint64_t pmi_suppressed;	/* PMIs lost to the cascade-mode erratum */
 	uint64_t overflows[P4_NCOUNTER];
 	uint64_t examined;		/* counters the event path looked at (routing check) */
+	uint64_t uncore_wraps[P4_MODEL_NUNCORE]; /* 32-bit wraps of each uncore count */
 };
 
 /* Power-on state; 0, or -1 when cfg->sig is not family 0FH. */
@@ -121,6 +123,20 @@ void p4_model_tick(struct p4_model *m, uint64_t cycles);
 
 /* RDPMC with ECX = ecx: 0 and EDX:EAX in *value, or MSR_BUS_EFAULT (#GP). */
 int p4_model_rdpmc(const struct p4_model *m, uint32_t ecx, uint64_t *value);
+
+/*
+ * n occurrences of an uncore `unit` event (p4_uncore.h) with attributes
+ * `attrs` (control-word bit positions: thread, type, snoop result, state,
+ * ...), for the whole package. Counted by every register of the unit whose
+ * upper 32 bits are non-zero and whose fields match; the low 32 bits wrap
+ * (m->uncore_wraps[]) unless Saturate is set. P4_UNC_IBUSQ_LAT adds n
+ * (weighted cycles) to IFSB_CNTR7 while IFSB_CTL6 bit 26 is set. -1 when
+ * the part has no uncore set or the unit belongs to the other set.
+ */
+int p4_model_uncore_event(struct p4_model *m, enum p4_unc_unit unit, uint64_t attrs, uint64_t n);
+
+/* Does uncore register i (0..7, 107CCH + i) count now? */
+bool p4_model_uncore_counting(const struct p4_model *m, unsigned i);
 
 /* Does counter n count now (enabled, or started by a cascade)? */
 bool p4_model_running(const struct p4_model *m, enum p4_counter n);

@@ -201,8 +201,10 @@ void p4_model_reset(struct p4_model *m)
 	}
 	for (unsigned e = 0; e < P4_NESCR; e++)
 		m->escr[e] = 0;
-	for (unsigned u = 0; u < P4_MODEL_NUNCORE; u++)
+	for (unsigned u = 0; u < P4_MODEL_NUNCORE; u++) {
 		m->uncore[u] = 0;
+		m->uncore_wraps[u] = 0;
+	}
 	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++) {
 		m->ds_area[lp] = 0;
 		m->active[lp] = lp < p4_model_nlp(m);
