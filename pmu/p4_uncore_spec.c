@@ -314,11 +314,22 @@ static void unc_problem(struct unc_out *o, const char *what, uint64_t bits)
 	o->problems++;
 }
 
+/* An "any of" field with no bit set: occurrences that carry the attribute never match. */
+static void unc_field_zero(struct unc_out *o, const struct p4_unc_field *f)
+{
+	char buf[200];
+
+	ksnprintf(buf, sizeof(buf), "field %s is 0: no occurrence carrying it is counted (%s)",
+		  f->name, f->what);
+	o->line(o->ctx, true, buf);
+	o->problems++;
+}
+
 static void unc_describe_event(struct unc_out *o, const struct p4_unc_reg *r, uint64_t v)
 {
 	const struct p4_unc_unit_desc *d = &p4_unc_units[r->unit];
 	struct p4_unc_spec s = { r->unit, v & UNC_CONTROL };
-	uint64_t fields = 0;
+	uint64_t fields = 0, flags = 0;
 	char spec[160], buf[320];
 
 	p4_unc_spec_format(&s, spec, sizeof(spec));
@@ -338,6 +349,17 @@ static void unc_describe_event(struct unc_out *o, const struct p4_unc_reg *r, ui
 		unc_problem(o, "must be written as 1 (SDM) but are clear", d->must_one & ~v);
 	if (!d->all_match && !(v & fields))
 		unc_problem(o, "no sub-event selected, so it counts nothing", fields);
+	for (unsigned i = 0; d->all_match && i < d->nfields; i++) {
+		const struct p4_unc_field *f = &d->fields[i];
+
+		if (unc_flag(f))
+			flags |= f->mask;
+		else if (f->match == P4_UNC_ANY_OF && !(v & f->mask))
+			unc_field_zero(o, f);
+	}
+	if (flags && !(v & flags))
+		unc_problem(o, "none of the one-bit selectors (t0, t1) is set, so it counts nothing",
+			    flags);
 }
 
 int p4_unc_describe(const struct p4_caps *caps, uint32_t msr, uint64_t v,

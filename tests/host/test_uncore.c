@@ -311,6 +311,9 @@ static void explain_decodes_uncore_writes(void **state)
 	assert_non_null(strstr(l.text[0], "stopped (upper 32 bits zero)"));
 	assert_int_equal(explain1(4, 0x107cc, p4_unc_encode(&s, 0) | BIT(63), &l), 1);
 	assert_non_null(strstr(l.text[1], "! reserved bits set (bits 8000000000000000H)"));
+	assert_int_equal(explain1(4, 0x107cd, BIT(47), &l), 3);	/* type, l3_state, t0/t1 */
+	assert_non_null(strstr(l.text[1], "! field type is 0: no occurrence carrying it is counted"));
+	assert_non_null(strstr(l.text[3], "! none of the one-bit selectors (t0, t1) is set"));
 	assert_int_equal(explain1(4, 0x107d2, BIT(26), &l), 0);
 	assert_non_null(strstr(l.text[0], "MSR_IFSB_CTL6 <- 4000000H: IBUSQ latency count on"));
 	assert_int_equal(explain1(2, 0x107cc, BIT(40), &l), 1);
