@@ -518,9 +518,8 @@ void p4_model_tick(struct p4_model *m, uint64_t cycles)
 			cycles--;
 			continue;
 		}
-		for (unsigned c = 0; c < P4_NCOUNTER; c++)
-			if (adders & CTR_BIT(c))
-				m->counter[c] += bulk;	/* stays below the wrap */
+		for (uint32_t left = adders; left;)
+			m->counter[pop_ctr(&left)] += bulk;	/* stays below the wrap */
 		m->cycles += bulk;
 		cycles -= bulk;
 	}
