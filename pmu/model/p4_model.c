@@ -252,8 +252,29 @@ static void route_counter(struct p4_model *m, enum p4_counter n)
 	set_ctr_bit(&m->ovf_set, n, (m->cccr[n] & CCCR_OVF) != 0);
 }
 
+/* The ESCRs that observe each event on this part, and the events it lacks. */
+static void route_events(struct p4_model *m)
+{
+	for (unsigned w = 0; w < sizeof(m->ev_missing) / sizeof(m->ev_missing[0]); w++)
+		m->ev_missing[w] = 0;
+	for (unsigned ev = 0; ev < P4_NEVENT; ev++) {
+		const struct p4_event_desc *d = &p4_events[ev];
+		uint64_t escrs = 0;
+
+		for (unsigned i = 0; i < 2; i++)
+			if (d->escrs[i] != P4_ESCR_NONE)
+				escrs |= P4_MODEL_ESCR(d->escrs[i]);
+		if (d->flags & P4_EVF_TAG_ONLY)
+			escrs = 0;	/* uop_type only tags uops, it never counts (fact sheet 4.2) */
+		m->ev_escrs[ev] = escrs;
+		if (d->need == P4_NEED_INSTR_COMPLETED && !m->caps.instr_completed)
+			m->ev_missing[ev / 64] |= UINT64_C(1) << (ev % 64);
+	}
+}
+
 void p4_model_route_all(struct p4_model *m)
 {
+	route_events(m);
 	for (unsigned e = 0; e < P4_NESCR; e++)
 		m->escr_ctrs[e] = 0;
 	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
@@ -427,20 +448,9 @@ int p4_model_event_raw(struct p4_model *m, unsigned lp, unsigned cpl, uint64_t e
 int p4_model_event(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
 		   uint16_t mask, uint64_t n)
 {
-	const struct p4_event_desc *d;
-	uint64_t escrs = 0;
-
-	if (ev >= P4_NEVENT)
+	if (ev >= P4_NEVENT || (m->ev_missing[ev / 64] & (UINT64_C(1) << (ev % 64))))
 		return -1;
-	d = &p4_events[ev];
-	if (d->need == P4_NEED_INSTR_COMPLETED && !m->caps.instr_completed)
-		return -1;
-	for (unsigned i = 0; i < 2; i++)
-		if (d->escrs[i] != P4_ESCR_NONE)
-			escrs |= P4_MODEL_ESCR(d->escrs[i]);
-	if (d->flags & P4_EVF_TAG_ONLY)
-		escrs = 0;	/* uop_type only tags uops, it never counts (fact sheet 4.2) */
-	return p4_model_event_raw(m, lp, cpl, escrs, d->event_select, mask, n);
+	return p4_model_event_raw(m, lp, cpl, m->ev_escrs[ev], p4_events[ev].event_select, mask, n);
 }
 
 /* ---- clock -------------------------------------------------------------- */
