@@ -224,6 +224,20 @@ bool p4_unc_available(const struct p4_caps *caps, enum p4_unc_unit unit, char *w
 	return false;
 }
 
+int p4_unc_alloc(const struct p4_caps *caps, enum p4_unc_unit unit, uint8_t used)
+{
+	for (unsigned i = 0; i < P4_UNC_NREG; i++) {
+		const struct p4_unc_reg *r = p4_unc_reg_at(caps->uncore, i);
+
+		if (!r || r->unit != unit || r->role == P4_UNC_LAT_CTL || (used & (1u << i)))
+			continue;
+		if (r->role == P4_UNC_LAT_COUNT && (used & (1u << (i - 1))))
+			continue;	/* its control register is taken */
+		return (int)i;
+	}
+	return -1;
+}
+
 bool p4_unc_matches(enum p4_unc_unit unit, uint64_t ctl, uint64_t attrs)
 {
 	const struct p4_unc_unit_desc *d;

@@ -116,6 +116,25 @@ bool p4_unc_available(const struct p4_caps *caps, enum p4_unc_unit unit, char *w
  */
 bool p4_unc_matches(enum p4_unc_unit unit, uint64_t ctl, uint64_t attrs);
 
+/*
+ * A free register for `unit` on this part: the index (0..7, MSR 107CCH +
+ * index, RDPMC 18 + index) of the first register of the unit whose bit is
+ * clear in `used`; for P4_UNC_IBUSQ_LAT the counter IFSB_CNTR7 (7), whose
+ * control is IFSB_CTL6 (6, also taken). -1 when the part lacks the unit or
+ * all its registers are used.
+ */
+int p4_unc_alloc(const struct p4_caps *caps, enum p4_unc_unit unit, uint8_t used);
+
+/*
+ * 64-bit extension of a 32-bit count read by polling: `prev` is the
+ * extended value at the last poll, `now` the low 32 bits read now. Exact
+ * as long as fewer than 2^32 events happen between two polls.
+ */
+static inline uint64_t p4_unc_extend(uint64_t prev, uint32_t now)
+{
+	return prev + (uint32_t)(now - (uint32_t)prev);
+}
+
 /* ---- specs: UNIT[:FIELD=N|:FLAG]... ---------------------------------------- */
 
 /*

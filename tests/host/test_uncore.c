@@ -352,6 +352,49 @@ static uint64_t attr(enum p4_unc_unit u, const char *name)
 	return field(u, name)->mask;
 }
 
+/* Registers per unit: two each for IBUSQ/ISNPQ/EFSB/GBUSQ/GSNPQ, four for FSB. */
+static void alloc_registers(void **state)
+{
+	struct p4_caps c4 = caps_of(4), c6 = caps_of(6), c2 = caps_of(2);
+
+	(void)state;
+	assert_int_equal(p4_unc_alloc(&c4, P4_UNC_IBUSQ, 0), 0);
+	assert_int_equal(p4_unc_alloc(&c4, P4_UNC_IBUSQ, 0x01), 1);
+	assert_int_equal(p4_unc_alloc(&c4, P4_UNC_IBUSQ, 0x03), -1);
+	assert_int_equal(p4_unc_alloc(&c4, P4_UNC_ISNPQ, 0x04), 3);
+	assert_int_equal(p4_unc_alloc(&c4, P4_UNC_EFSB, 0), 4);
+	assert_int_equal(p4_unc_alloc(&c4, P4_UNC_IBUSQ_LAT, 0), 7);
+	assert_int_equal(p4_unc_alloc(&c4, P4_UNC_IBUSQ_LAT, 0x40), -1);	/* CTL6 taken */
+	assert_int_equal(p4_unc_alloc(&c4, P4_UNC_GBUSQ, 0), -1);
+	assert_int_equal(p4_unc_alloc(&c6, P4_UNC_FSB, 0x70), 7);
+	assert_int_equal(p4_unc_alloc(&c6, P4_UNC_FSB, 0xf0), -1);
+	assert_int_equal(p4_unc_alloc(&c2, P4_UNC_IBUSQ, 0), -1);
+}
+
+/* Polling extends the 32-bit count across wraps, as long as polls are < 2^32 events apart. */
+static void extend_across_wrap(void **state)
+{
+	struct p4_model m;
+	uint64_t ext = 0, total = 0, ctl = spec_ctl("efsb", 4);
+	uint32_t seed = 3;
+
+	(void)state;
+	model_new(&m, 4, true);
+	wr(&m, MSR_EFSB_DRDY1, ctl);
+	for (unsigned i = 0; i < 64; i++) {
+		uint64_t n = (lcg(&seed) * UINT64_C(300)) % UINT64_C(0xffffffff);	/* < 2^32 */
+		uint64_t v;
+
+		assert_int_equal(p4_model_uncore_event(&m, P4_UNC_EFSB, attr(P4_UNC_EFSB, "own"), n), 0);
+		total += n;
+		assert_int_equal(p4_model_rdpmc(&m, 18 + 5, &v), 0);
+		ext = p4_unc_extend(ext, (uint32_t)v);
+		assert_int_equal(ext, total);
+	}
+	assert_true(total > UINT64_C(1) << 33);	/* several wraps happened */
+	assert_int_equal(p4_unc_extend(UINT64_C(0x1fffffff0), 0x10), UINT64_C(0x200000010));
+}
+
 /* Counting starts with a non-zero upper half (SDM 18.20) and stops without one. */
 static void model_counts_after_upper_write(void **state)
 {
@@ -523,6 +566,8 @@ int main(void)
 		cmocka_unit_test(spec_format_round_trip),
 		cmocka_unit_test(encode_control_word),
 		cmocka_unit_test(explain_decodes_uncore_writes),
+		cmocka_unit_test(alloc_registers),
+		cmocka_unit_test(extend_across_wrap),
 		cmocka_unit_test(model_counts_after_upper_write),
 		cmocka_unit_test(model_fields_select_occurrences),
 		cmocka_unit_test(model_wrap_and_saturate),
