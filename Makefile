@@ -41,7 +41,8 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/parse.c s
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/stats.c pmu/model/p4_model.c pmu/model/p4_model_msr.c \
-               pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/model/p4_model_uncore.c
+               pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
+               pmu/model/p4_model_uncore.c
 
 # Kernel sources that are also compiled on the host (pure logic, no hardware).
 HOST_KERNEL_SRCS := kernel/printf.c kernel/cpuid.c kernel/config.c kernel/topology.c \

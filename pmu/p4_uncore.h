@@ -135,6 +135,15 @@ static inline uint64_t p4_unc_extend(uint64_t prev, uint32_t now)
 	return prev + (uint32_t)(now - (uint32_t)prev);
 }
 
+/*
+ * `events`-style listing of the uncore units: one line per unit whose name
+ * contains PATTERN (NULL or "" = all), or, for an exact unit name, its
+ * registers, fields with their bits and the source of the layout. Units
+ * the part lacks (caps non-NULL) are marked. Returns the units listed.
+ */
+int p4_unc_list(const char *pattern, const struct p4_caps *caps,
+		void (*line)(void *ctx, const char *s), void *ctx);
+
 /* ---- specs: UNIT[:FIELD=N|:FLAG]... ---------------------------------------- */
 
 /*

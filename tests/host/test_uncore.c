@@ -275,7 +275,7 @@ static void encode_control_word(void **state)
 }
 
 struct lines {
-	char text[8][256];
+	char text[16][256];
 	unsigned n;
 };
 
@@ -283,7 +283,7 @@ static void collect(void *ctx, const char *s)
 {
 	struct lines *l = ctx;
 
-	if (l->n < 8)
+	if (l->n < 16)
 		snprintf(l->text[l->n], sizeof(l->text[0]), "%s", s);
 	l->n++;
 }
@@ -323,6 +323,32 @@ static void explain_decodes_uncore_writes(void **state)
 	assert_non_null(strstr(l.text[1], "must be written as 1"));
 	assert_int_equal(explain1(6, 0x107d0, BIT(58), &l), 1);
 	assert_non_null(strstr(l.text[1], "no sub-event selected"));
+}
+
+static void list_units(void **state)
+{
+	struct p4_caps c4 = caps_of(4);
+	struct lines l = { 0 };
+
+	(void)state;
+	assert_int_equal(p4_unc_list(NULL, &c4, collect, &l), P4_NUNC_UNIT);
+	assert_non_null(strstr(l.text[0], "ibusq      IFSB/EFSB t0 t1 type snoop l3_state eviction fill"));
+	assert_null(strstr(l.text[0], "not on this part"));
+	assert_non_null(strstr(l.text[4], "gbusq"));
+	assert_non_null(strstr(l.text[4], "[not on this part]"));
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(p4_unc_list("snpq", NULL, collect, &l), 2);	/* isnpq, gsnpq */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(p4_unc_list("GBUSQ", &c4, collect, &l), 1);
+	assert_non_null(strstr(l.text[0], "MSR_EMON_L3_CTR_CTL0 (107CCH, RDPMC 18)"));
+	assert_non_null(strstr(l.text[0], "MSR_EMON_L3_CTR_CTL1 (107CDH, RDPMC 19)"));
+	assert_non_null(strstr(l.text[1], "agent          bits 35:32"));
+	assert_non_null(strstr(l.text[8], "cross_snoop    bit 58"));
+	assert_non_null(strstr(l.text[9], "source: SDM 18.21.2"));
+	assert_non_null(strstr(l.text[7], "fill_eviction  bits 57:56"));
+	assert_int_equal(l.n, 11);	/* header, 8 fields, source, why not here */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(p4_unc_list("nothing", NULL, collect, &l), 0);
 }
 
 /* ---- the model ---------------------------------------------------------- */
@@ -566,6 +592,7 @@ int main(void)
 		cmocka_unit_test(spec_format_round_trip),
 		cmocka_unit_test(encode_control_word),
 		cmocka_unit_test(explain_decodes_uncore_writes),
+		cmocka_unit_test(list_units),
 		cmocka_unit_test(alloc_registers),
 		cmocka_unit_test(extend_across_wrap),
 		cmocka_unit_test(model_counts_after_upper_write),
