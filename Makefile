@@ -5,6 +5,7 @@
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU tests, ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
+#   make model-bench  host timing of the software PMU's event input
 #   V=1             show full commands
 #
 # One make process, no recursion. Packages that are missing are installed by
@@ -39,7 +40,9 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c 
 ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
-               pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_mem.c pmu/model/p4_cost.c
+               pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
+               pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_uncore.c \
+               pmu/model/p4_mem.c pmu/model/p4_cost.c
 LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
@@ -57,7 +60,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_probe.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
-                  tests/host/test_workload.c
+                  tests/host/test_workload.c tests/host/test_model_route.c \
+                  tests/host/test_uncore.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 
@@ -82,7 +86,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image run check host-test tool-test model-bench qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI
 
 # --- kernel ------------------------------------------------------------------
@@ -168,6 +172,16 @@ $(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
 
 tool-test: $(DUMPGEN) $(INSNLEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
+
+# Host timing of the model's event input, optimised and without sanitizers.
+MODEL_BENCH := $(B)/o/model_bench
+$(MODEL_BENCH): tests/bench/model_bench.c $(PMU_SRCS) $(LIB_SRCS) $(wildcard pmu/*.h pmu/model/*.h)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTCC  $@")
+	$(Q)$(HOST_CC) -std=gnu11 -O2 -I. $(WARN) tests/bench/model_bench.c $(PMU_SRCS) $(LIB_SRCS) -o $@
+
+model-bench: $(MODEL_BENCH)
+	$(Q)./$(MODEL_BENCH)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
