@@ -107,6 +107,14 @@ def test_no_stored_section_is_mostly_trailing_zeros(image):
         assert trailing < 8192, "%s ends in %d zero bytes" % (name, trailing)
 
 
+def test_image_keeps_what_the_loader_needs(image):
+    """A PE32+ EFI application with a base-relocation directory: OVMF refuses an image
+    linked at 0 without one (the unused-section collection must keep crt0's .reloc)."""
+    raw, header, sec = image
+    assert ".reloc" in sec and sec[".reloc"]["SizeOfRawData"] > 0, sorted(sec)
+    assert ".text" in sec and ".dynamic" in sec and ".rela" in sec, sorted(sec)
+
+
 def test_file_is_at_most_256_kib(image):
     raw, _, sec = image
     assert len(raw) <= MAX_FILE, "BOOTX64.EFI is %d bytes" % len(raw)
