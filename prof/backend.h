@@ -45,7 +45,7 @@ struct perf_backend_ops {
 	enum perf_source (*source)(enum p4_event ev, const struct perf_inputs *in);
 	/* Quirk injection into the running count; NULL where it cannot be done. */
 	int (*inject)(unsigned unflagged, unsigned reloads, char *err, size_t n);
-	/* TSC the calling LP has spent inside this backend's bus so far; NULL: not measured. */
+	/* TSC the calling LP has spent inside this backend (its bus, unmasked) so far; NULL: not measured. */
 	uint64_t (*bus_tsc)(void);
 	/* One line of backend detail for `pmu` (may be empty). */
 	void (*describe)(char *buf, size_t n);
