@@ -52,6 +52,22 @@ const char *plat_msr_backend(uint32_t msr)
 	return plat_pmu_bus(msr) ? perf_msr_label() : NULL;
 }
 
+const char *plat_event_source(unsigned ev)
+{
+	if (perf_info()->backend == PERF_BACKEND_NONE || ev >= P4_NEVENT)
+		return NULL;
+	switch (perf_event_source((enum p4_event)ev, NULL)) {
+	case PERF_SOURCE_HW:
+		return "hardware";
+	case PERF_SOURCE_STEP:
+		return "stepped";
+	case PERF_SOURCE_TSC:
+		return "TSC";
+	default:
+		return "synthetic";
+	}
+}
+
 int plat_msr_trace(bool on)
 {
 	if (perf_info()->backend == PERF_BACKEND_NONE)

@@ -309,17 +309,40 @@ static int rec_split_lps(struct shell *sh)
 	return 0;
 }
 
+/* True when spec has the modifier mod (":mod" followed by ':' or its end; case-insensitive). */
+static bool rec_has_modifier(const char *spec, const char *mod)
+{
+	size_t n = parse_strlen(mod);
+
+	for (const char *s = spec; *s; s++) {
+		size_t i = 0;
+
+		if (*s != ':')
+			continue;
+		while (i < n && s[1 + i] && (s[1 + i] | 0x20) == (mod[i] | 0x20))
+			i++;
+		if (i == n && (mod[n - 1] == '=' || s[1 + n] == ':' || s[1 + n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
 static int rec_requests(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
 	struct stat_opts *so = &rc.o.so;
 	uint64_t period = 0;
 
-	for (unsigned i = 0; i < so->nev; i++)
-		for (const char *s = so->ev[i].spec; *s; s++)
-			if (*s == ':' && s[1] == 'p' && s[2] == 'e' && s[3] == 'r')
-				return shell_error(sh, "record: '%s': give the period with -c PERIOD",
-						   so->ev[i].spec);
+	for (unsigned i = 0; i < so->nev; i++) {
+		if (rec_has_modifier(so->ev[i].spec, "period="))
+			return shell_error(sh, "record: '%s': give the period with -c PERIOD",
+					   so->ev[i].spec);
+		if (rec_has_modifier(so->ev[i].spec, "pebs") ||
+		    (so->ev[i].after_spec && rec_has_modifier(so->ev[i].after_spec, "pebs")))
+			return shell_error(sh, "record: '%s': PEBS is not available yet (nbprof does not "
+					   "set up the DS save area, SDM 18.15.7); record samples from "
+					   "the overflow interrupt: leave out :pebs", so->ev[i].spec);
+	}
 	if (so->nev == 0) {
 		so->nev = 1;
 		so->ev[0] = (struct stat_event_opt){ .spec = REC_DEFAULT_EVENT };
@@ -709,6 +732,15 @@ static unsigned rec_read_bytes(void *ctx, uint64_t addr, uint8_t *buf, unsigned 
 	return n < max ? n : max;
 }
 
+/* True when name is a function in the kernel's symbol table (arch/x86/ksyms.h). */
+static bool rec_symbol_known(const char *name)
+{
+	for (uint32_t i = 0; i < ksym_count; i++)
+		if (parse_streq(ksym_get(i).name, name))
+			return true;
+	return false;
+}
+
 static int cmd_annotate(struct shell *sh, int argc, char **argv)
 {
 	struct report_out out = { .ctx = sh, .line = rec_line, .stop = rec_stop };
@@ -722,6 +754,9 @@ static int cmd_annotate(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "usage: annotate [--cpu 0|1] SYMBOL");
 	if (!(run = rec_run(sh)))
 		return 1;
+	if (!rec_symbol_known(argv[k]))
+		return shell_error(sh, "annotate: unknown symbol '%s' (not a function in the kernel's "
+				   "symbol table; 'report' lists the sampled ones)", argv[k]);
 	report_annotate(rec_lp_run(run, lp), argv[k], REPORT_ALL_EVENTS, &rec_syms, &bytes,
 			rc.scratch, REC_REPORT_ROWS, &out);
 	return 0;

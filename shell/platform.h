@@ -28,6 +28,14 @@ int plat_msr_write(uint32_t msr, uint64_t v);
 /* Name of the backend that serves msr (e.g. "model 0F_04H"), or NULL for the hardware. */
 const char *plat_msr_backend(uint32_t msr);
 
+/*
+ * Where the active PMU backend takes event ev (enum p4_event) from, for the
+ * `events` listing: "hardware", "stepped" or "TSC" (the model, from what the
+ * workload really does), "synthetic" (the model, only from `synthetic`),
+ * or NULL when there is no backend.
+ */
+const char *plat_event_source(unsigned ev);
+
 /* `msr trace on|off`: log every PMU register write. -1 when there is no PMU backend. */
 int plat_msr_trace(bool on);
 

@@ -55,6 +55,12 @@ const char *plat_msr_backend(uint32_t msr)
 	return fake_plat.msr_backend;
 }
 
+const char *plat_event_source(unsigned ev)
+{
+	(void)ev;
+	return fake_plat.event_source;
+}
+
 int plat_msr_trace(bool on)
 {
 	if (fake_plat.no_pmu)

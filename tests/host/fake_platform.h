@@ -26,6 +26,7 @@ struct fake_platform {
 	uint64_t last_write_value;
 	const char *msr_backend;		/* plat_msr_backend() answer, NULL = hardware */
 	bool no_pmu;				/* plat_msr_trace() fails */
+	const char *event_source;		/* plat_event_source() answer for every event */
 	bool trace;				/* last plat_msr_trace() setting */
 	struct cpu_info cpu;
 	struct mem_info mem;

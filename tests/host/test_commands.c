@@ -137,6 +137,19 @@ static void run_reports_the_stepped_instructions(void **state)
 	assert_non_null(strstr(out, "instructions: 42"));
 }
 
+static void record_refuses_pebs_with_its_own_reason(void **state)
+{
+	assert_int_not_equal(cmd("record -e instr_retired:pebs -c 97 loop 10"), 0);
+	assert_non_null(strstr(out, "error: record: 'instr_retired:pebs': PEBS is not available yet"));
+	assert_null(strstr(out, "stat counts"));
+	assert_null(strchr(strchr(out, '\n') + 1, '\n'));	/* one line */
+	assert_int_not_equal(cmd("record -e instr_retired:NBOGUSNTAG:PEBS:u -c 97 loop 10"), 0);
+	assert_non_null(strstr(out, "PEBS is not available yet"));
+	assert_int_not_equal(cmd("record -e instr_retired --after 10:instr_retired:pebs loop 10"), 0);
+	assert_non_null(strstr(out, "PEBS is not available yet"));
+	assert_int_equal(fake_prof.records, 0);
+}
+
 static void pmu_shows_the_backend(void **state)
 {
 	assert_int_equal(cmd("pmu"), 0);
@@ -186,6 +199,7 @@ int main(void)
 		T(run_reports_the_stepped_instructions),
 		T(pmu_shows_the_backend),
 		T(record_options_are_checked_before_anything_runs),
+		T(record_refuses_pebs_with_its_own_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

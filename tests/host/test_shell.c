@@ -724,6 +724,28 @@ static void events_marks_what_the_model_lacks(void **state)
 	assert_output_has("not on this CPU");
 }
 
+static void events_list_has_a_header_and_the_sources(void **state)
+{
+	fake_prescott();
+	fake_plat.event_source = "stepped";
+	assert_int_equal(run("events retired"), 0);
+	assert_true(strncmp(fio.out, "event ", 6) == 0);	/* the header comes first */
+	assert_output_has("[source]");
+	assert_output_has("[real: stepped]");
+	assert_output_has("# PMU model:");
+	fake_plat.event_source = "synthetic";
+	assert_int_equal(run("events"), 0);
+	assert_output_has("[synthetic]");
+	assert_null(strstr(fio.out, "[real: stepped]"));
+	fake_plat.event_source = "hardware";	/* the hardware backend: no marks, no legend */
+	assert_int_equal(run("events"), 0);
+	assert_null(strstr(fio.out, "[synthetic]"));
+	assert_null(strstr(fio.out, "# PMU model:"));
+	/* one event's details: no header, its row first */
+	assert_int_equal(run("events instr_retired"), 0);
+	assert_true(strncmp(fio.out, "instr_retired ", 14) == 0);
+}
+
 static void events_bad_args(void **state)
 {
 	fake_prescott();
@@ -754,6 +776,7 @@ int main(void)
 		T(cpu_not_netburst), T(cpu_takes_no_arguments),
 		T(mem_summary_and_map),
 		T(events_list_and_filter), T(events_marks_what_the_model_lacks), T(events_bad_args),
+		T(events_list_has_a_header_and_the_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
