@@ -63,6 +63,20 @@ static void blob_str(struct dump_blob *b, const char *s)
 	blob_bytes(b, s, n);
 }
 
+/* u8 k, then k times {u8 LP, comm}: the LPs whose samples carry their own workload's name. */
+static void dump_lp_comms(struct dump_blob *b, const struct sample_run *run)
+{
+	unsigned k = (run->lp_comm[0] != NULL) + (run->lp_comm[1] != NULL);
+
+	blob_le(b, k, 1);
+	for (unsigned lp = 0; lp < 2; lp++) {
+		if (!run->lp_comm[lp])
+			continue;
+		blob_le(b, lp, 1);
+		blob_str(b, run->lp_comm[lp]);
+	}
+}
+
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -182,6 +196,7 @@ static size_t dump_build_header(struct dump_enc *enc, const struct dump_info *in
 		blob_str(&b, run->events[i].name);
 	}
 	blob_str(&b, run->comm);
+	dump_lp_comms(&b, run);
 	if (b.overflow)
 		return 0;
 	put_le(enc->header + DUMP_HDR_LEN_AT, b.len, 4);

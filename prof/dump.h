@@ -19,7 +19,9 @@
  * addresses, i.e. offsets from the image base, as tools/gensyms writes
  * them), u32 symbol table CRC (dump_symtab_crc), u32 symbol count, u64 run
  * id, u64 samples, u8 events, per event {u64 period, u8 n, n name bytes},
- * u8 n, n bytes of comm.
+ * u8 n, n bytes of comm, u8 k, k times {u8 LP, u8 n, n bytes of that LP's
+ * comm} (the workload each LP ran, when it differs by LP: `--pair`; a
+ * decoder that stops after comm still reads the rest).
  *
  * Sample record: u8 LP, u8 event, u8 CPL | nchain << 2, then unsigned
  * LEB128 varints: zigzag(TSC - previous TSC), zigzag(IP - previous IP),

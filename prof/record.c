@@ -418,6 +418,10 @@ static void record_setup(struct record_state *r, const struct record_cfg *c, int
 		.comm = (c->job[0].args ? c->job[0].args : c->job[1].args)->w->name,
 		.tsc_hz = timer_tsc_hz(),
 	};
+	/* with a job on each LP, each LP's samples carry its own workload's name */
+	for (unsigned k = 0; k < 2; k++)
+		if (c->job[k].args && (k == 0 || sib >= 0))
+			r->run.lp_comm[r->lp[k].smt & 1] = c->job[k].args->w->name;
 }
 
 static void record_timer(bool on)

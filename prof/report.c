@@ -329,7 +329,7 @@ void report_script_sample(const struct sample_run *run, const struct sample *s,
 	char comm[32], ev[64];
 	uint64_t period = 0;
 
-	report_token(comm, sizeof(comm), run->comm, REPORT_DSO, 2);
+	report_token(comm, sizeof(comm), sample_run_comm(run, s->lp), REPORT_DSO, 2);
 	if (s->event < run->nevents) {
 		report_token(ev, sizeof(ev), run->events[s->event].name, "event", 1);
 		period = run->events[s->event].period;

@@ -259,6 +259,13 @@ bool sample_run_iter_next(struct sample_run_iter *ri, struct sample *out)
 	return true;
 }
 
+const char *sample_run_comm(const struct sample_run *run, uint8_t lp)
+{
+	const char *c = lp < 2 ? run->lp_comm[lp] : NULL;
+
+	return c ? c : run->comm;
+}
+
 void sample_run_totals(const struct sample_run *run, struct sample_store *sum)
 {
 	*sum = (struct sample_store){ 0 };

@@ -130,6 +130,7 @@ struct sample_run {
 	const struct sample_event *events;
 	uint32_t nevents;
 	const char *comm;	/* what ran (the workload's name), for script */
+	const char *lp_comm[2];	/* by SMT ID (T0/T1): each LP's own workload, NULL: comm */
 	uint64_t tsc_hz;	/* TSC frequency, 0 when unknown */
 	uint64_t tsc_start;	/* TSC when recording started */
 };
@@ -142,6 +143,9 @@ struct sample_run_iter {
 
 void sample_run_iter_init(struct sample_run_iter *ri, const struct sample_run *run);
 bool sample_run_iter_next(struct sample_run_iter *ri, struct sample *out);
+
+/* The workload name of the samples of LP (SMT ID) lp: its own (lp_comm), else comm. */
+const char *sample_run_comm(const struct sample_run *run, uint8_t lp);
 
 /* The counts of all stores of a run added up (buf/cap/head/... are zero). */
 void sample_run_totals(const struct sample_run *run, struct sample_store *sum);

@@ -266,7 +266,9 @@ def perf_data_bytes(samples, events, comm, dsos, tsc_hz, tsc_start, meta=None, p
     hz = tsc_hz or 1000000000
     lps = sorted({s["lp"] for s in samples}) or [0]
     meta.setdefault("nr_cpus", max(lps) + 1)
-    data = [comm_record(pid, pid + lp, comm, 1) for lp in lps]
+    # comm: one name, or {lp: name} when each LP ran its own workload
+    data = [comm_record(pid, pid + lp, comm.get(lp, "?") if isinstance(comm, dict) else comm, 1)
+            for lp in lps]
     for d in dsos:
         data += mmap_records(pid, d, 1)
     for s in samples:

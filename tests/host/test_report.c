@@ -274,6 +274,19 @@ static void script_short_comm_and_unknown_event(void **state)
 	assert_string_equal(lines[0], "nbprof 0/0 [000] 0.000000: 0 event7:");
 }
 
+static void script_names_each_lps_own_workload(void **state)
+{
+	struct sample s0 = { .ip = 0x5000, .lp = 0 }, s1 = { .ip = 0x5000, .lp = 1 };
+
+	run.lp_comm[0] = "calls";	/* record --pair calls ... -- loop ... */
+	run.lp_comm[1] = "loop";
+	report_script_sample(&run, &s0, &syms, &out);
+	report_script_sample(&run, &s1, &syms, &out);
+	run.lp_comm[0] = run.lp_comm[1] = NULL;
+	assert_true(strncmp(lines[0], "calls 0/0 [000] ", 16) == 0);
+	assert_true(strncmp(lines[3], "loop 0/1 [001] ", 15) == 0);
+}
+
 static bool stop_after_two(void *ctx)
 {
 	return nlines >= 2 * 3;
@@ -298,6 +311,7 @@ int main(void)
 		cmocka_unit_test_setup(script_lines_match_collapse_patterns, setup),
 		cmocka_unit_test_setup(script_short_comm_and_unknown_event, setup),
 		cmocka_unit_test_setup(script_stops_when_asked, setup),
+		cmocka_unit_test_setup(script_names_each_lps_own_workload, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

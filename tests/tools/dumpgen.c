@@ -180,7 +180,7 @@ static void print_samples(const struct sample_run *run)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] dump|samples|script|report|nm\n");
+	fprintf(stderr, "usage: dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] [--pair] dump|samples|script|report|nm\n");
 	return 2;
 }
 
@@ -209,6 +209,8 @@ int main(int argc, char **argv)
 			rng = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--nm") && i + 1 < argc)
 			nm = argv[++i];
+		else if (!strcmp(argv[i], "--pair"))	/* LP1 ran its own workload */
+			run.lp_comm[0] = "calls", run.lp_comm[1] = "loop";
 		else if (!strcmp(argv[i], "--from") && i + 1 < argc)
 			from = strtoul(argv[++i], NULL, 0);
 		else if (argv[i][0] != '-' && !what)

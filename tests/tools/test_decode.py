@@ -83,6 +83,19 @@ def test_script_equals_kernel_script_command(dumpgen, decode, tmp_path, nm):
     assert (tmp_path / "out.perf").read_text() == dumpgen("-n", N, "script")
 
 
+def test_pair_samples_carry_each_lps_workload(dumpgen, decode, tmp_path, nm):
+    # --pair A -- B: LP0's samples are A's (calls), LP1's are B's (loop)
+    cap = write(tmp_path, "cap.log", dumpgen("-n", N, "--pair", "dump"))
+    decode(cap, "--nm", nm, "--script", "out.perf", "--folded", "out.folded", "-q")
+    text = (tmp_path / "out.perf").read_text()
+    assert text == dumpgen("-n", N, "--pair", "script")
+    heads = [l for l in text.splitlines() if l and not l.startswith("\t")]
+    assert heads and all(l.startswith("calls 0/0 ") or l.startswith("loop 0/1 ") for l in heads)
+    assert {l.split()[0] for l in heads} == {"calls", "loop"}
+    folded = (tmp_path / "out.folded").read_text().splitlines()
+    assert folded and all(l.startswith(("calls;", "loop;")) for l in folded)
+
+
 HEAD_RE = re.compile(r"^(\S.+?)\s+(\d+)/*(\d+)*\s+")
 EVENT_RE = re.compile(r":\s*(\d+)*\s+(\S+):\s*$")
 TIME_RE = re.compile(r"\s+(\d+\.\d+):\s+")
