@@ -53,6 +53,7 @@
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/idt.h"
+#include "arch/x86/ksyms.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
 #include "arch/x86/msr.h"
@@ -203,6 +204,21 @@ static void record_throttle(struct record_state *r, struct record_lp *l, uint64_
 }
 
 /*
+ * Where the return address is when the sample lands in a prologue or on a
+ * ret (sample_prologue_ret): the function's bytes from the kernel's symbol
+ * table up to the IP's instruction (the workloads run from kernel text at
+ * either CPL, so the code is mapped); -1 outside known functions.
+ */
+static int record_ret_at(uint64_t ip)
+{
+	uint64_t off;
+
+	if (!ksym_lookup(ip, &off))
+		return -1;
+	return sample_prologue_ret((const uint8_t *)(uintptr_t)(ip - off), off + 4, off);
+}
+
+/*
  * The sample sink (perf_sink_fn): interrupts off, maybe in an NMI, on the LP
  * that owns counter ov->idx; f is that LP's interrupted workload (or
  * record_no_frame). Returns the counter's reload: the next period.
@@ -235,8 +251,9 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	s.cpl = (uint8_t)(f->cs & 3);
 	s.nchain = 0;
 	if (r->cfg.callchain)
-		s.nchain = (uint8_t)sample_walk_frames(f->rbp, s.chain, SAMPLE_MAX_CHAIN,
-							record_mapped, s.cpl == 3 ? &s : NULL);
+		s.nchain = (uint8_t)sample_walk_stack(f->rsp, f->rbp, record_ret_at(f->rip), s.chain,
+						       SAMPLE_MAX_CHAIN, record_mapped,
+						       s.cpl == 3 ? &s : NULL);
 	t0 = rdtsc();
 	while (k--)
 		sample_store_append(st, &s);

@@ -238,6 +238,59 @@ unsigned sample_walk_frames(uint64_t fp, uint64_t *chain, unsigned max,
 	return n;
 }
 
+/* mov rbp, rsp (89 /r and 8B /r forms), with REX.W in 64-bit code. */
+static bool samples_is_mov_fp(const uint8_t *b, uint64_t avail)
+{
+	unsigned k = 0;
+
+	if (avail >= 1 && b[0] == 0x48)
+		k = 1;
+	if (avail < k + 2)
+		return false;
+	return (b[k] == 0x89 && b[k + 1] == 0xe5) || (b[k] == 0x8b && b[k + 1] == 0xec);
+}
+
+int sample_prologue_ret(const uint8_t *code, uint64_t avail, uint64_t off)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	uint64_t start = 0;
+
+	if (!code || off >= avail)
+		return -1;
+	if (code[off] == 0xc3 || code[off] == 0xc2 ||
+	    (code[off] == 0xf3 && off + 1 < avail && code[off + 1] == 0xc3))
+		return 0;				/* ret: the frame is gone */
+	if (avail >= 4 && code[0] == endbr64[0] && code[1] == endbr64[1] &&
+	    code[2] == endbr64[2] && code[3] == endbr64[3])
+		start = 4;
+	if (start >= avail || code[start] != 0x55)	/* push rbp */
+		return -1;
+	if (off == start)
+		return 0;				/* at push rbp: nothing pushed yet */
+	if (off == start + 1 && samples_is_mov_fp(code + off, avail - off))
+		return (int)sizeof(uintptr_t);		/* RBP pushed, not yet moved */
+	return -1;
+}
+
+unsigned sample_walk_stack(uint64_t rsp, uint64_t fp, int ret_at, uint64_t *chain, unsigned max,
+			   sample_readable_fn readable, void *ctx)
+{
+	const uint64_t word = sizeof(uintptr_t);
+	uint64_t at = rsp + (uint64_t)(ret_at < 0 ? 0 : ret_at);
+	unsigned n = 0;
+
+	if (max > SAMPLE_MAX_CHAIN)
+		max = SAMPLE_MAX_CHAIN;
+	if (ret_at >= 0 && max > 0 && at >= rsp && at % word == 0 && at <= (uint64_t)UINTPTR_MAX &&
+	    readable(ctx, at, word)) {
+		uint64_t ret = *(const uintptr_t *)(uintptr_t)at;
+
+		if (ret != 0)
+			chain[n++] = ret;
+	}
+	return n + sample_walk_frames(fp, chain + n, max - n, readable, ctx);
+}
+
 void sample_run_iter_init(struct sample_run_iter *ri, const struct sample_run *run)
 {
 	ri->run = run;

@@ -166,9 +166,32 @@ typedef bool (*sample_readable_fn)(void *ctx, uint64_t addr, uint64_t len);
  * ends any cycle). Returns the number of addresses written to chain[].
  *
  * Interrupted before its prologue saved RBP, a function's own caller is
- * missing from the chain: the usual limit of frame-pointer unwinding.
+ * missing from the chain: the usual limit of frame-pointer unwinding,
+ * which sample_walk_stack() below closes for the standard prologue.
  */
 unsigned sample_walk_frames(uint64_t fp, uint64_t *chain, unsigned max,
 			    sample_readable_fn readable, void *ctx);
+
+/*
+ * Where the interrupted function's return address is when RBP is not yet
+ * (or no longer) its frame pointer: code points at the function's first
+ * byte and off is the IP's offset into it (avail readable bytes from code;
+ * at least off + 4 are needed). At the prologue's `push rbp` (the first
+ * instruction, after an optional endbr64) or at a `ret` the return address
+ * is at RSP: 0; right after `push rbp`, at `mov rbp, rsp`, it is one word
+ * above RSP: the word size. Otherwise -1: RBP is the function's own frame
+ * pointer and the walk from RBP finds its caller. The same rule perf's
+ * frame-pointer unwinders apply to prologues.
+ */
+int sample_prologue_ret(const uint8_t *code, uint64_t avail, uint64_t off);
+
+/*
+ * The call chain of an interrupted context: with ret_at >= 0 (from
+ * sample_prologue_ret) the return address at RSP + ret_at first, then the
+ * frame-pointer walk from RBP (which is still the caller's frame). Same
+ * bounds and checks as sample_walk_frames.
+ */
+unsigned sample_walk_stack(uint64_t rsp, uint64_t fp, int ret_at, uint64_t *chain, unsigned max,
+			   sample_readable_fn readable, void *ctx);
 
 #endif

@@ -358,6 +358,65 @@ static void walker_follows_chain_to_its_end(void **state)
 	assert_int_equal(calls, 5);	/* every frame read was checked first */
 }
 
+/*
+ * wl_calls_level's bytes (arch/x86/workloads.S, as objdump shows them):
+ * push %rbp; mov %rsp,%rbp; test %rdi,%rdi; jz 2f; sub $1,%rdi;
+ * call wl_calls_level; 2: pop %rbp; ret
+ */
+static const uint8_t calls_level[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x85, 0xff, 0x74, 0x09, 0x48, 0x83, 0xef, 0x01,
+	0xe8, 0xee, 0xff, 0xff, 0xff, 0x5d, 0xc3,
+};
+
+static void prologue_and_ret_find_the_return_address(void **state)
+{
+	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x8b, 0xec, 0x90 };
+	static const uint8_t noframe[] = { 0x48, 0x89, 0xf8, 0xc3 };	/* mov %rdi,%rax; ret */
+	const uint64_t n = sizeof(calls_level);
+
+	assert_int_equal(sample_prologue_ret(calls_level, n, 0), 0);		/* at push rbp */
+	assert_int_equal(sample_prologue_ret(calls_level, n, 1), (int)sizeof(uintptr_t));
+	assert_int_equal(sample_prologue_ret(calls_level, n, 4), -1);		/* frame set up */
+	assert_int_equal(sample_prologue_ret(calls_level, n, 13), -1);		/* the call */
+	assert_int_equal(sample_prologue_ret(calls_level, n, 18), -1);		/* pop rbp */
+	assert_int_equal(sample_prologue_ret(calls_level, n, 19), 0);		/* ret */
+	assert_int_equal(sample_prologue_ret(endbr, sizeof(endbr), 0), -1);	/* endbr64 first */
+	assert_int_equal(sample_prologue_ret(endbr, sizeof(endbr), 4), 0);
+	assert_int_equal(sample_prologue_ret(endbr, sizeof(endbr), 5), (int)sizeof(uintptr_t));
+	assert_int_equal(sample_prologue_ret(endbr, sizeof(endbr), 8), -1);
+	assert_int_equal(sample_prologue_ret(noframe, sizeof(noframe), 0), -1);	/* no prologue */
+	assert_int_equal(sample_prologue_ret(noframe, sizeof(noframe), 3), 0);
+	assert_int_equal(sample_prologue_ret(calls_level, n, n), -1);		/* out of range */
+	assert_int_equal(sample_prologue_ret(NULL, 0, 0), -1);
+}
+
+static void stack_walk_puts_the_direct_caller_first(void **state)
+{
+	uint64_t chain[SAMPLE_MAX_CHAIN];
+	int calls = 0;
+
+	build_chain(3);			/* frames at [4], [8], [12]: callers 0x1000.. */
+	stack[1] = 0x2000;		/* the return address a call just pushed */
+	stack[0] = slot(4);		/* ... and the caller's RBP pushed above it */
+	/* at push rbp: RSP = &stack[1]; RBP is still the caller's frame */
+	assert_int_equal(sample_walk_stack(slot(1), slot(4), 0, chain, 32, in_stack, &calls), 4);
+	assert_int_equal(chain[0], 0x2000);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(chain[1 + i], 0x1000 + i);
+	/* at mov rbp, rsp: RSP = &stack[0], the return address one word up */
+	assert_int_equal(sample_walk_stack(slot(0), slot(4), (int)sizeof(uintptr_t), chain, 32,
+					   in_stack, &calls), 4);
+	assert_int_equal(chain[0], 0x2000);
+	/* frame set up: the plain walk */
+	assert_int_equal(sample_walk_stack(slot(0), slot(4), -1, chain, 32, in_stack, &calls), 3);
+	assert_int_equal(chain[0], 0x1000);
+	/* depth bound counts the return address; an unreadable RSP adds nothing */
+	assert_int_equal(sample_walk_stack(slot(1), slot(4), 0, chain, 2, in_stack, &calls), 2);
+	assert_int_equal(chain[1], 0x1000);
+	assert_int_equal(sample_walk_stack(8, slot(4), 0, chain, 32, in_stack, &calls), 3);
+	assert_int_equal(chain[0], 0x1000);
+}
+
 static void walker_respects_depth_bounds(void **state)
 {
 	uint64_t chain[SAMPLE_MAX_CHAIN + 8];
@@ -422,6 +481,8 @@ int main(void)
 		cmocka_unit_test(reset_keeps_memory_and_mode),
 		cmocka_unit_test(run_iterates_all_stores_and_sums),
 		cmocka_unit_test(walker_follows_chain_to_its_end),
+		cmocka_unit_test(prologue_and_ret_find_the_return_address),
+		cmocka_unit_test(stack_walk_puts_the_direct_caller_first),
 		cmocka_unit_test(walker_respects_depth_bounds),
 		cmocka_unit_test(walker_stops_on_bad_frames),
 	};

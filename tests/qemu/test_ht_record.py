@@ -139,6 +139,18 @@ def test_pair_each_lp_samples_its_own_workload(nb):
     assert [r[0] for r in script_samples(nb, "--cpu 1")] == [1] * samples(e1, p)
 
 
+def test_pair_samples_carry_each_lps_workload_name(nb):
+    """--pair A -- B: LP0's samples are named after A, LP1's after B (script and dump)."""
+    record(nb, "--throttle 100 -e instr_retired -c 29 --pair calls 2 100 -- loop 300")
+    heads = [SCRIPT_HEADER.match(l) for l in nb.cmd("script", timeout=60).splitlines()]
+    names = {(m.group(1), int(m.group(2))) for m in heads if m}
+    assert names == {("calls", 0), ("loop", 1)}, names
+    r = decode(nb, "ht-pair-comm.log", nb.cmd("dump", timeout=60), "--script", "-")
+    assert r.returncode == 0, r.stderr
+    heads = [SCRIPT_HEADER.match(l) for l in r.stdout.splitlines()]
+    assert {(m.group(1), int(m.group(2))) for m in heads if m} == names
+
+
 ANNOTATE_ROW = re.compile(r"^\s+\+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\s+[0-9a-f ]*$", re.M)
 
 

@@ -266,16 +266,20 @@ def test_script_folds_like_stackcollapse(nb):
     assert sum(folded.values()) == stored > 0
     assert all(s.startswith("calls;") for s in folded)
     assert any(s.endswith(";wl_calls;wl_calls_level;wl_calls_level") for s in folded)
-    prologue = function_insns("wl_calls_level")[2]      # after push %rbp; mov %rsp,%rbp
+    # wl_calls_level is only ever called by wl_calls or itself (arch/x86/workloads.S)
+    assert not any(";wl_call_ring0;wl_calls_level" in s for s in folded), folded
+    in_prologue = 0
     for header, frames in parse_script(script):
         names = [re.sub(r"\+0x[0-9a-f]+$", "", sym) for _, sym in frames]
         leaf, off = frames[0][1].split("+0x")
         assert leaf in ("wl_calls", "wl_calls_level"), frames
-        if leaf == "wl_calls_level" and int(off, 16) >= prologue:
-            # a complete chain: the levels, then wl_calls (samples.h: before the
-            # prologue a function's caller is missing, the usual limit)
+        in_prologue += leaf == "wl_calls_level" and int(off, 16) < 4   # push %rbp; mov %rsp,%rbp
+        if leaf == "wl_calls_level":
+            # a complete chain at every offset, the prologue and the ret included
+            # (samples.h, sample_prologue_ret): the levels, then wl_calls
             k = names.index("wl_calls")
             assert set(names[:k]) == {"wl_calls_level"} and k <= depth + 1, names
+    assert in_prologue > 0      # the case the rule is for did occur
 
 
 def test_dump_round_trip_and_corruption(nb):
@@ -304,6 +308,9 @@ def test_annotate_and_report(nb):
     record(nb, "--throttle 100 -e instr_retired -c %d loop %d" % (p, n))
     rep = nb.cmd("report --limit 1")
     assert re.search(r"^\s+100\.00%%\s+%d\s+wl_loop$" % total, rep, re.M), rep
+    # a misspelled symbol is not "no samples"; a real one without samples is
+    assert nb.cmd("annotate wl_lop").startswith("error: annotate: unknown symbol 'wl_lop'")
+    assert nb.cmd("annotate wl_calls").startswith("# no samples in wl_calls")
     ann = nb.cmd("annotate wl_loop")
     rows = re.findall(r"^\s+\+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\s+([0-9a-f ]*)$", ann, re.M)
     ins = function_insns("wl_loop")
