@@ -286,6 +286,7 @@ static size_t dump_record(uint8_t *p, const struct sample *s, struct dump_delta 
 	n += dump_varint(p + n, dump_zigzag(s->ip, prev->ip));
 	n += dump_varint(p + n, s->rflags);
 	n += dump_varint(p + n, dump_zigzag(s->rsp, prev->rsp));
+	n += dump_varint(p + n, s->weight);
 	last = s->ip;
 	for (unsigned i = 0; i < nchain; i++) {
 		n += dump_varint(p + n, dump_zigzag(s->chain[i], last));

@@ -13,7 +13,7 @@
  *	'S' samples  varint first sample index, then whole sample records
  *	'T' trailer  the trailer blob, cut into the last frames
  *
- * Header blob: "NBPROF", u8 version (1), u32 blob length, u32 total frames,
+ * Header blob: "NBPROF", u8 version (2), u32 blob length, u32 total frames,
  * u8 family, model, stepping, u32 CPUID.1:EAX, u64 TSC Hz, u64 TSC at
  * start, u64 runtime image base, u64 text start, u64 text end (link
  * addresses, i.e. offsets from the image base, as tools/gensyms writes
@@ -25,7 +25,8 @@
  *
  * Sample record: u8 LP, u8 event, u8 CPL | nchain << 2, then unsigned
  * LEB128 varints: zigzag(TSC - previous TSC), zigzag(IP - previous IP),
- * RFLAGS, zigzag(RSP - previous RSP), and per return address zigzag(addr -
+ * RFLAGS, zigzag(RSP - previous RSP), the weight (the events the sample
+ * stands for; version 2, version 1 had none), and per return address zigzag(addr -
  * the address before it in the stack, the IP for the first). "Previous"
  * restarts at 0 in every frame, so each frame decodes on its own and a lost
  * frame loses only its own samples. zigzag(d) = (d << 1) ^ (d >> 63) on the
@@ -57,7 +58,7 @@
 #include "prof/samples.h"
 
 #define DUMP_LINE_PREFIX	"NBD:"
-#define DUMP_VERSION		1
+#define DUMP_VERSION		2
 #define DUMP_FRAME_HEAD		7	/* seq, type, len */
 #define DUMP_FRAME_TARGET	240	/* payload bytes a frame is filled up to */
 #define DUMP_PAYLOAD_MAX	400	/* one record with a full chain always fits */

@@ -285,6 +285,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	if (p4_counter_read(bus, slot->counter, &stopped))
 		stopped = running;
 	ov.raw = p4_counter_settle(running, stopped);
+	ov.events = (ov.raw - s->start[i]) & P4_COUNTER_MASK;
 	info.pmi.overflows++;
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;

@@ -123,6 +123,7 @@ struct trap_frame;
 struct perf_overflow {
 	unsigned idx;		/* plan index */
 	uint64_t raw;		/* the counter as it stopped (40 bits) */
+	uint64_t events;	/* events counted since the counter was last loaded */
 	uint64_t reload;	/* what it is reloaded with unless the sink says otherwise */
 };
 typedef uint64_t perf_sink_fn(void *ctx, struct trap_frame *f, const struct perf_overflow *ov);

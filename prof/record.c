@@ -230,7 +230,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	struct record_lp *l = r->job_of[me] != RECORD_NO_JOB ? &r->lp[r->job_of[me]] : NULL;
 	struct sample_store *st = &r->store[me];
 	struct sample s;
-	uint64_t k = 1, t0, next;
+	uint64_t k = 1, t0, next, first;
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || !l)
 		return ov->reload;
@@ -254,9 +254,23 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 		s.nchain = (uint8_t)sample_walk_stack(f->rsp, f->rbp, record_ret_at(f->rip), s.chain,
 						       SAMPLE_MAX_CHAIN, record_mapped,
 						       s.cpl == 3 ? &s : NULL);
+	/*
+	 * Weights: the events since the counter was loaded, the PMI's own one
+	 * included (the model interrupts on the event after the overflow, so
+	 * with -c P a sample usually stands for P + 1). A poll's k samples
+	 * share them: every one a full period but the first, which takes the
+	 * rest; the events past the last whole period belong to the next one.
+	 */
+	first = ov->events - (k - 1) * r->period[idx];
+	if (r->cfg.polled[idx])
+		first -= (ov->raw & BIT(39)) ? 0 : (ov->raw & P4_COUNTER_MASK) % r->period[idx];
+	if (first == 0 || first > ov->events)
+		first = r->period[idx];		/* cannot happen with a sane counter; never 0 */
 	t0 = rdtsc();
-	while (k--)
+	for (uint64_t j = 0; j < k; j++) {
+		s.weight = j == 0 ? first : r->period[idx];
 		sample_store_append(st, &s);
+	}
 	l->store_tsc += rdtsc() - t0;
 	l->store_n++;
 	record_throttle(r, l, s.tsc);

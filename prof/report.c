@@ -141,6 +141,20 @@ static bool event_selected(int event, const struct sample *s)
 	return event == REPORT_ALL_EVENTS || s->event == (unsigned)event;
 }
 
+/* The events event i's samples stand for: their weights added up. */
+static uint64_t report_event_total(const struct sample_run *run, uint32_t i)
+{
+	struct sample_run_iter ri;
+	struct sample s;
+	uint64_t sum = 0;
+
+	sample_run_iter_init(&ri, run);
+	while (sample_run_iter_next(&ri, &s))
+		if (s.event == i)
+			sum += sample_weight(run, &s);
+	return sum;
+}
+
 static void report_top_header(const struct sample_run *run, const struct report_opts *o,
 			      uint64_t total, const struct report_out *out)
 {
@@ -151,8 +165,9 @@ static void report_top_header(const struct sample_run *run, const struct report_
 		      o->sort == REPORT_SORT_IP ? "ip" : "symbol");
 	for (uint32_t i = 0; i < run->nevents; i++)
 		if (o->event == REPORT_ALL_EVENTS || (uint32_t)o->event == i)
-			report_printf(out, "# event %u: %s, period %llu", i, run->events[i].name,
-				      (unsigned long long)run->events[i].period);
+			report_printf(out, "# event %u: %s, period %llu, %llu events in its samples", i,
+				      run->events[i].name, (unsigned long long)run->events[i].period,
+				      (unsigned long long)report_event_total(run, i));
 	report_printf(out, "# lost: %llu dropped (buffer full), %llu overwritten, %llu nested",
 		      (unsigned long long)sum.dropped, (unsigned long long)sum.overwritten,
 		      (unsigned long long)sum.nested);
@@ -332,10 +347,10 @@ void report_script_sample(const struct sample_run *run, const struct sample *s,
 	report_token(comm, sizeof(comm), sample_run_comm(run, s->lp), REPORT_DSO, 2);
 	if (s->event < run->nevents) {
 		report_token(ev, sizeof(ev), run->events[s->event].name, "event", 1);
-		period = run->events[s->event].period;
 	} else {
 		ksnprintf(ev, sizeof(ev), "event%u", s->event);
 	}
+	period = sample_weight(run, s);
 	report_printf(out, "%s 0/%u [%03u] %llu.%06llu: %llu %s:", comm, s->lp, s->lp, sec, usec,
 		      (unsigned long long)period, ev);
 	report_script_frame(s->ip, false, syms, out);

@@ -3,7 +3,7 @@
  *
  * Record layout in the ring (64-bit words):
  *
- *	word 0	 7:0  length in words (4 + nchain); 0 marks padding to the
+ *	word 0	 7:0  length in words (5 + nchain); 0 marks padding to the
  *		      end of the ring (a record never wraps around)
  *		15:8  logical processor
  *		23:16 event index
@@ -13,7 +13,8 @@
  *	word 1	TSC
  *	word 2	RIP
  *	word 3	RSP
- *	word 4+	return addresses, innermost first
+ *	word 4	weight: the events the sample stands for
+ *	word 5+	return addresses, innermost first
  *
  * The occupied words are [tail, head) around the ring, `used` of them,
  * padding included. An empty ring restarts at word 0. Appending needs
@@ -34,7 +35,7 @@
 _Static_assert(SAMPLE_MAX_WORDS <= (REC_LEN >> 0), "record length field too small");
 _Static_assert(SAMPLE_MAX_CHAIN <= (REC_NCHAIN >> 26), "nchain field too small");
 
-enum { REC_WORD_TSC = 1, REC_WORD_IP, REC_WORD_RSP, REC_WORD_CHAIN };
+enum { REC_WORD_TSC = 1, REC_WORD_IP, REC_WORD_RSP, REC_WORD_WEIGHT, REC_WORD_CHAIN };
 
 /* Keep the compiler from moving ring accesses across the busy flag. */
 static inline void samples_barrier(void)
@@ -135,6 +136,7 @@ static void store_write(struct sample_store *st, const struct sample *s, unsigne
 	w[REC_WORD_TSC] = s->tsc;
 	w[REC_WORD_IP] = s->ip;
 	w[REC_WORD_RSP] = s->rsp;
+	w[REC_WORD_WEIGHT] = s->weight;
 	for (unsigned i = 0; i < nchain; i++)
 		w[REC_WORD_CHAIN + i] = s->chain[i];
 	st->head += len;
@@ -200,6 +202,7 @@ bool sample_iter_next(struct sample_iter *it, struct sample *out)
 	out->tsc = w[REC_WORD_TSC];
 	out->ip = w[REC_WORD_IP];
 	out->rsp = w[REC_WORD_RSP];
+	out->weight = w[REC_WORD_WEIGHT];
 	for (unsigned i = 0; i < out->nchain; i++)
 		out->chain[i] = w[REC_WORD_CHAIN + i];
 	it->pos += len;
@@ -310,6 +313,13 @@ bool sample_run_iter_next(struct sample_run_iter *ri, struct sample *out)
 			sample_iter_init(&ri->it, st);
 	}
 	return true;
+}
+
+uint64_t sample_weight(const struct sample_run *run, const struct sample *s)
+{
+	if (s->weight)
+		return s->weight;
+	return s->event < run->nevents ? run->events[s->event].period : 0;
 }
 
 const char *sample_run_comm(const struct sample_run *run, uint8_t lp)

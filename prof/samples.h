@@ -8,8 +8,8 @@
  *
  * Each LP owns one store, a ring of 64-bit words over memory the caller
  * hands in (the kernel carves it from free RAM). Records are variable
- * length, 4 words plus one per return address, so a sample without a call
- * chain costs 32 bytes. When the ring is full the store either stops taking
+ * length, 5 words plus one per return address, so a sample without a call
+ * chain costs 40 bytes. When the ring is full the store either stops taking
  * samples (SAMPLE_STOP_WHEN_FULL) or overwrites the oldest ones
  * (SAMPLE_WRAP); every sample offered is accounted for:
  *
@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #define SAMPLE_MAX_CHAIN	32	/* return addresses kept per sample */
-#define SAMPLE_MIN_WORDS	4	/* a record without call chain */
+#define SAMPLE_MIN_WORDS	5	/* a record without call chain */
 #define SAMPLE_MAX_WORDS	(SAMPLE_MIN_WORDS + SAMPLE_MAX_CHAIN)
 #define SAMPLE_MAX_EVENTS	256	/* event index is one byte */
 
@@ -45,6 +45,7 @@ struct sample {
 	uint64_t ip;		/* interrupted RIP */
 	uint64_t rflags;	/* bits 63:32 are reserved (zero) and not stored */
 	uint64_t rsp;
+	uint64_t weight;	/* events the sample stands for (0: its event's period) */
 	uint8_t lp;		/* logical processor that took the sample */
 	uint8_t event;		/* index into the run's events (struct sample_event) */
 	uint8_t cpl;		/* 0..3 */
@@ -52,7 +53,12 @@ struct sample {
 	uint64_t chain[SAMPLE_MAX_CHAIN];	/* return addresses */
 };
 
-/* One event of a run: its spec as the user wrote it, and its sampling period. */
+/*
+ * One event of a run: its spec as the user wrote it, and its sampling
+ * period. A sample's own weight says how many events it stands for; the
+ * period is what was asked for (the PMI comes on the event after the
+ * overflow, so a period-P sample usually stands for P + 1 events).
+ */
 struct sample_event {
 	const char *name;
 	uint64_t period;
@@ -143,6 +149,9 @@ struct sample_run_iter {
 
 void sample_run_iter_init(struct sample_run_iter *ri, const struct sample_run *run);
 bool sample_run_iter_next(struct sample_run_iter *ri, struct sample *out);
+
+/* The events sample s stands for: its weight, else its event's period (0 when unknown). */
+uint64_t sample_weight(const struct sample_run *run, const struct sample *s);
 
 /* The workload name of the samples of LP (SMT ID) lp: its own (lp_comm), else comm. */
 const char *sample_run_comm(const struct sample_run *run, uint8_t lp);

@@ -278,7 +278,7 @@ def perf_data_bytes(samples, events, comm, dsos, tsc_hz, tsc_start, meta=None, p
         ticks = max(s["tsc"] - tsc_start, 0)
         data.append(sample_record(s["event"] + 1, s["ip"], pid, pid + s["lp"],
                                   ticks * 1000000000 // hz, s["lp"],
-                                  events[s["event"]][1] or 1, s["chain"]))
+                                  s.get("weight") or events[s["event"]][1] or 1, s["chain"]))
     data = b"".join(data)
 
     attrs_off = FILE_HEADER_SIZE

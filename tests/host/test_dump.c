@@ -251,6 +251,7 @@ static void decode_samples(struct decoded *d, const struct frame *f)
 		s->ip = ip = unzig(get_varint(f->payload, &pos), ip);
 		s->rflags = get_varint(f->payload, &pos);
 		s->rsp = rsp = unzig(get_varint(f->payload, &pos), rsp);
+		s->weight = get_varint(f->payload, &pos);
 		last = s->ip;
 		for (int i = 0; i < s->nchain; i++)
 			s->chain[i] = last = unzig(get_varint(f->payload, &pos), last);
@@ -323,6 +324,7 @@ static void fill(int n0, int n1)
 		s.rsp = UINT64_C(0x7ff0000) - (x >> 12) % 4096;
 		s.cpl = (x >> 5) & 1 ? 3 : 0;
 		s.event = (x >> 6) & 1;
+		s.weight = (x >> 7) % 3 == 0 ? UINT64_C(0xffffffffff) : 98 + (x >> 9) % 4;
 		s.nchain = (uint8_t)(i % (SAMPLE_MAX_CHAIN + 1));
 		for (int k = 0; k < s.nchain; k++)
 			s.chain[k] = s.ip + 0x40 * (uint64_t)k - (k & 1 ? UINT64_C(0x100000000) : 0);
@@ -338,6 +340,7 @@ static void assert_same_sample(const struct sample *a, const struct sample *b)
 	assert_int_equal(a->ip, b->ip);
 	assert_int_equal(a->rflags, b->rflags);
 	assert_int_equal(a->rsp, b->rsp);
+	assert_int_equal(a->weight, b->weight);
 	assert_int_equal(a->lp, b->lp);
 	assert_int_equal(a->event, b->event);
 	assert_int_equal(a->cpl, b->cpl);
@@ -367,7 +370,7 @@ static void round_trip_is_exact(void **state)
 	for (int i = 0; i < nwant; i++)
 		assert_same_sample(&dec.s[i], &want[i]);
 	/* Header fields at the offsets dump.h lists. */
-	assert_memory_equal(h, "NBPROF\x01", 7);
+	assert_memory_equal(h, "NBPROF\x02", 7);
 	assert_int_equal(le(h + 7, 4), dec.hlen);
 	assert_int_equal(le(h + 11, 4), nlines);
 	assert_memory_equal(h + 15, "\x0f\x04\x01", 3);

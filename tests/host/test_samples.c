@@ -59,8 +59,8 @@ static void init_rejects_too_small_region(void **state)
 	assert_int_equal(sample_store_init(&st, (char *)mem + 3, WORDS(100), SAMPLE_WRAP, 0), 0);
 	assert_ptr_equal(st.buf, &mem[1]);
 	assert_int_equal(st.cap, 99);
-	assert_int_equal(sample_record_bytes(0), 32);
-	assert_int_equal(sample_record_bytes(3), 56);
+	assert_int_equal(sample_record_bytes(0), 40);
+	assert_int_equal(sample_record_bytes(3), 64);
 	assert_int_equal(sample_record_bytes(99), 8 * SAMPLE_MAX_WORDS);
 }
 
@@ -74,6 +74,7 @@ static void record_fields_round_trip(void **state)
 	in.cpl = 3;
 	in.event = 17;
 	in.lp = 9;					/* the store's LP wins */
+	in.weight = UINT64_C(0xffffffffff) + 1;		/* a 40-bit counter's events and more */
 	assert_int_equal(sample_store_init(&st, mem, sizeof(mem), SAMPLE_STOP_WHEN_FULL, 2), 0);
 	assert_int_equal(sample_store_append(&st, &in), SAMPLE_STORED);
 	sample_iter_init(&it, &st);
@@ -81,6 +82,7 @@ static void record_fields_round_trip(void **state)
 	assert_int_equal(out.tsc, in.tsc);
 	assert_int_equal(out.ip, in.ip);
 	assert_int_equal(out.rsp, in.rsp);
+	assert_int_equal(out.weight, in.weight);
 	assert_int_equal(out.rflags, 0x00200246);
 	assert_int_equal(out.lp, 2);
 	assert_int_equal(out.event, 17);
@@ -88,7 +90,7 @@ static void record_fields_round_trip(void **state)
 	assert_int_equal(out.nchain, 5);
 	assert_memory_equal(out.chain, in.chain, 5 * sizeof(uint64_t));
 	assert_false(sample_iter_next(&it, &out));
-	assert_int_equal(st.used, 4 + 5);
+	assert_int_equal(st.used, 5 + 5);
 }
 
 static void chain_longer_than_limit_is_clamped(void **state)
@@ -113,8 +115,8 @@ static void stop_mode_keeps_first_and_counts_drops(void **state)
 	struct sample_iter it;
 	struct sample s;
 
-	/* 40 words hold exactly 10 chainless records. */
-	assert_int_equal(sample_store_init(&st, mem, WORDS(40), SAMPLE_STOP_WHEN_FULL, 0), 0);
+	/* 50 words hold exactly 10 chainless records. */
+	assert_int_equal(sample_store_init(&st, mem, WORDS(50), SAMPLE_STOP_WHEN_FULL, 0), 0);
 	for (uint64_t i = 0; i < 25; i++) {
 		struct sample in = mk(i, 0);
 
@@ -167,7 +169,7 @@ static void wrap_mode_keeps_newest(void **state)
 	struct sample_iter it;
 	struct sample s;
 
-	assert_int_equal(sample_store_init(&st, mem, WORDS(40), SAMPLE_WRAP, 1), 0);
+	assert_int_equal(sample_store_init(&st, mem, WORDS(50), SAMPLE_WRAP, 1), 0);
 	for (uint64_t i = 0; i < 25; i++) {
 		struct sample in = mk(i, 0);
 
@@ -273,14 +275,14 @@ static void reset_keeps_memory_and_mode(void **state)
 	struct sample_store st;
 	struct sample in = mk(1, 3);
 
-	assert_int_equal(sample_store_init(&st, mem, WORDS(40), SAMPLE_STOP_WHEN_FULL, 5), 0);
+	assert_int_equal(sample_store_init(&st, mem, WORDS(50), SAMPLE_STOP_WHEN_FULL, 5), 0);
 	for (int i = 0; i < 20; i++)
 		sample_store_append(&st, &in);
 	assert_true(st.stopped);
 	sample_store_reset(&st);
 	assert_int_equal(st.held + st.stored + st.dropped + st.used, 0);
 	assert_false(st.stopped);
-	assert_int_equal(st.cap, 40);
+	assert_int_equal(st.cap, 50);
 	assert_int_equal(st.lp, 5);
 	assert_int_equal(st.mode, SAMPLE_STOP_WHEN_FULL);
 	assert_int_equal(sample_store_append(&st, &in), SAMPLE_STORED);
@@ -288,7 +290,7 @@ static void reset_keeps_memory_and_mode(void **state)
 
 static void run_iterates_all_stores_and_sums(void **state)
 {
-	static uint64_t m1[64], m2[64];
+	static uint64_t m1[80], m2[80];
 	struct sample_store a, b, sum;
 	const struct sample_store *stores[] = { &a, NULL, &b };
 	struct sample_run run = { .stores = stores, .nstores = 3 };

@@ -10,7 +10,8 @@ Expected numbers come from the documents, not from running the code:
   count; the handler then reloads -P, so the event that raised the PMI is
   not counted again: one sample every P + 1 instructions, at retired
   instruction k(P + 1), and the interrupted RIP is the next instruction;
-- prof/samples.h: a sample without call chain takes 32 bytes of store;
+- prof/samples.h: a sample without call chain takes 40 bytes of store, and
+  carries its weight: the events it stands for (P + 1 for a period-P sample);
 - SDM 18.15.5.7 / fact sheet 2.3: 0F_02 parts raise no PMI from a cascaded
   counter; a cascaded counter counts from the event after its starter's
   N-th (model header), and the polled path keeps every period (record.c;
@@ -237,10 +238,34 @@ def test_sample_fields(nb, mode, if_set):
     assert len(rsps) == 1, rsps
 
 
+@pytest.mark.parametrize("p, n", [(1, 1000), (97, 96), (97, 1000)])
+def test_sample_weights_add_up_to_the_count(nb, p, n):
+    """Each sample stands for P + 1 events (the PMI comes on the event after the
+    overflow); with loop N's 3N + 6 instructions a multiple of P + 1 the weights
+    in report, script and the decoded dump add up to all of them, else to all
+    but the events after the last sample."""
+    e = loop_instructions(n)
+    k = expected_samples(e, p)
+    out = record(nb, "--throttle 100 -e instr_retired -c %d loop %d" % (p, n))
+    assert summary(out)["stored"] == k
+    want = k * (p + 1)
+    assert want == e or e % (p + 1) != 0
+    rep = nb.cmd("report")
+    assert re.search(r"^# event 0: instr_retired, period %d, %d events in its samples$" % (p, want),
+                     rep, re.M), rep
+    script = nb.cmd("script", timeout=60)
+    periods = [int(re.search(r":\s+(\d+) instr_retired:$", h).group(1))
+               for h, _ in parse_script(script)]
+    assert periods == [p + 1] * k
+    r = decode(nb, "weights-%d-%d.log" % (p, n), nb.cmd("dump", timeout=120), "--csv", "-")
+    assert r.returncode == 0, r.stderr
+    assert sum(int(row["weight"]) for row in csv.DictReader(io.StringIO(r.stdout))) == want
+
+
 def test_tiny_buffer_stop_and_wrap(nb):
     n, p, buf = 1000, 9, 1024
     total = expected_samples(loop_instructions(n), p)
-    fits = buf // 32
+    fits = buf // 40
     s = summary(record(nb, "--throttle 100 --buffer %d -e instr_retired -c %d loop %d" % (buf, p, n)))
     assert (s["stored"], s["held"], s["dropped"], s["lost"]) == (fits, fits, total - fits, total - fits)
     s = summary(record(nb, "--wrap --throttle 100 --buffer %d -e instr_retired -c %d loop %d"

@@ -149,6 +149,8 @@ static void make_samples(struct sample_store *st, int n, uint8_t lp)
 		s.rsp = UINT64_C(0x7fff0000) - (r % 512) * 8;
 		s.cpl = r % 3 == 0 ? 3 : 0;
 		s.event = (r >> 4) % 2;
+		/* the events a sample stands for: the period plus the PMI's skid */
+		s.weight = (s.event ? 100003 : 10007) + (r >> 20) % 3;
 		s.nchain = (uint8_t)((r >> 6) % 5 == 0 ? 0 : (r >> 9) % 6);
 		if (i % 97 == 0)
 			s.nchain = SAMPLE_MAX_CHAIN;
@@ -170,8 +172,9 @@ static void print_samples(const struct sample_run *run)
 
 	sample_run_iter_init(&ri, run);
 	while (sample_run_iter_next(&ri, &s)) {
-		printf("%x %x %x %llx %llx %llx %llx", s.lp, s.event, s.cpl, (unsigned long long)s.tsc,
-		       (unsigned long long)s.ip, (unsigned long long)s.rflags, (unsigned long long)s.rsp);
+		printf("%x %x %x %llx %llx %llx %llx %llx", s.lp, s.event, s.cpl,
+		       (unsigned long long)s.tsc, (unsigned long long)s.ip, (unsigned long long)s.rflags,
+		       (unsigned long long)s.rsp, (unsigned long long)s.weight);
 		for (int k = 0; k < s.nchain; k++)
 			printf(" %llx", (unsigned long long)s.chain[k]);
 		putchar('\n');
