@@ -18,12 +18,14 @@
  * LP spent in its own PMI handlers and polls since its last check
  * (perf_info()->pmi.lp_tsc[LP]: the sibling's handlers run on the other LP,
  * in parallel, and are not this LP's time) is compared with the TSC that
- * passed; above the configured share every
+ * passed; above the configured share in two windows in a row every
  * sampling period the LP owns is doubled and the throttle counted; a share
- * of 100 % never throttles. A period of 1 thus
+ * of 100 % never throttles. One window alone is not enough: a single slow
+ * handler (the host descheduling QEMU, where the TSC is host time) can
+ * fill a whole window's share. A period of 1 thus
  * grows until the workload makes progress again (pitfall 9.8: tiny reload
  * values can otherwise starve the interrupted code). The first window of
- * each LP's run is a warm-up that is measured but never throttles: its
+ * each LP's run is a warm-up that is measured but never counts: its
  * handlers run cold (caches, TLBs, and under QEMU the first translation of
  * the overflow path's code), which made the first `record` after boot
  * throttle (61 samples of README's 106) while every later run took all.
@@ -92,6 +94,7 @@ struct record_lp {
 	uint64_t win_t0, win_cost0;
 	unsigned win_n;
 	bool warm;			/* the first (warm-up) window has passed */
+	bool over;			/* the last window was above the share */
 	uint64_t store_tsc, store_n;
 	uint64_t irq_seen;
 	bool poll_exit;			/* poll once more when the workload returns */
@@ -198,11 +201,14 @@ static void record_raise_periods(struct record_state *r, struct record_lp *l)
 static void record_throttle(struct record_state *r, struct record_lp *l, uint64_t now)
 {
 	uint64_t cost = perf_info()->pmi.lp_tsc[l->smt & 1] - l->win_cost0, span = now - l->win_t0;
+	bool over;
 
 	if (r->cfg.throttle_pct >= 100 || ++l->win_n < RECORD_THROTTLE_WINDOW)
 		return;
-	if (l->warm && cost * 100 > (uint64_t)r->cfg.throttle_pct * span)
+	over = cost * 100 > (uint64_t)r->cfg.throttle_pct * span;
+	if (l->warm && over && l->over)
 		record_raise_periods(r, l);
+	l->over = l->warm && over && !l->over;	/* a raise starts a new pair */
 	l->warm = true;
 	l->win_n = 0;
 	l->win_t0 = now;
