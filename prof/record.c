@@ -72,6 +72,7 @@
 #include "pmu/p4_apply.h"
 #include "pmu/p4_encode.h"
 #include "pmu/p4_regs.h"
+#include "prof/jitter.h"
 #include "prof/record.h"
 
 #define RECORD_KERNEL_RESERVE	(UINT64_C(80) << 20)
@@ -94,6 +95,7 @@ struct record_lp {
 	uint64_t win_t0, win_cost0;
 	unsigned win_n;
 	bool warm;			/* the first (warm-up) window has passed */
+	struct period_jitter jit;	/* this LP's stream of jittered periods */
 	bool over;			/* the last window was above the share */
 	uint64_t store_tsc, store_n;
 	uint64_t irq_seen;
@@ -246,7 +248,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || !l)
 		return ov->reload;
-	next = p4_counter_preset(r->period[idx]);
+	next = p4_counter_preset(jitter_period(&l->jit, r->period[idx], P4_PERIOD_MAX));
 	if (r->cfg.polled[idx])
 		k = record_poll_periods(r, ov, &next);
 	if (f == &record_no_frame || !st->buf) {
@@ -407,6 +409,9 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 	if (record_polling(c) && (!lapic_present() || timer_lapic_hz() < RECORD_POLL_HZ))
 		return ksnprintf(err, n, "the erratum path polls with the LAPIC timer, which is not "
 				 "calibrated"), -1;
+	if (record_polling(c) && c->jitter_pct)
+		return ksnprintf(err, n, "--jitter: the erratum path polls whole periods; sample "
+				 "without jitter on this part"), -1;
 	if (record_polling(c) && a0->w->id == WL_HALT)
 		return ksnprintf(err, n, "the halt workload uses the LAPIC timer that polling needs"), -1;
 	if (record_arena(err, n))
@@ -441,6 +446,7 @@ static void record_setup(struct record_state *r, const struct record_cfg *c, int
 		int idx = k == 0 ? 0 : sib;
 
 		*l = (struct record_lp){ .r = r, .k = k };
+		jitter_init(&l->jit, c->seed, k, c->jitter_pct);
 		record_hooks(l);
 		l->job = (struct workload_job){ .a = c->job[k].args, .ring = c->job[k].ring,
 						.step = step, .h = &l->h };

@@ -43,6 +43,8 @@ struct record_cfg {
 	bool stagger;				/* job[1] starts when job[0] has ended */
 	size_t buffer;				/* store bytes per LP; 0 = the LP's whole share */
 	unsigned throttle_pct;			/* 1..100; 100 = never throttle */
+	unsigned jitter_pct;			/* 0: fixed periods; else +- PCT (prof/jitter.h) */
+	uint64_t seed;				/* --seed: the jitter's generator */
 	unsigned inject_unflagged, inject_n15;	/* model quirks (perf_inject) */
 };
 

@@ -18,6 +18,7 @@
 #include "lib/parse.h"
 #include "pmu/p4_spec.h"
 #include "prof/dump.h"
+#include "prof/jitter.h"
 #include "prof/record.h"
 #include "prof/report.h"
 #include "shell/cmds.h"
@@ -33,10 +34,13 @@
 #define REC_REPORT_ROWS		4096u
 #define REC_DUMP_PROGRESS	256u		/* frames between progress lines */
 #define REC_DEFAULT_EVENT	"global_power_events:RUNNING"
+#define REC_DEFAULT_SEED	1u		/* --jitter without --seed */
 
 struct rec_opts {
 	struct stat_opts so;		/* -e/--after/--ring/--cpu/--stagger/--pair, stat's parser */
 	uint64_t period, freq, buffer, throttle, floor_n;
+	uint64_t jitter, seed;			/* --jitter PCT, --seed N */
+	bool seed_set;
 	uint64_t inject_unflagged, inject_n15;	/* --inject: model quirks (perf_inject) */
 	bool period_set, freq_set, buffer_set, callchain, wrap, floor;
 	enum perf_pmi_mode pmi;
@@ -182,6 +186,10 @@ static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 		return o->freq_set = true, rec_number(sh, argc, argv, k, 1, REC_MAX_FREQ, &o->freq);
 	if (parse_streq(a, "--throttle"))
 		return rec_number(sh, argc, argv, k, 1, 100, &o->throttle);
+	if (parse_streq(a, "--jitter"))
+		return rec_number(sh, argc, argv, k, 1, JITTER_PCT_MAX, &o->jitter);
+	if (parse_streq(a, "--seed"))
+		return o->seed_set = true, rec_number(sh, argc, argv, k, 0, UINT64_MAX, &o->seed);
 	if (parse_streq(a, "--nmi") || parse_streq(a, "--vector")) {
 		o->pmi = parse_streq(a, "--nmi") ? PERF_PMI_NMI : PERF_PMI_FIXED;
 		return 0;
@@ -436,6 +444,10 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	rc.cfg.wrap = rc.o.wrap;
 	rc.cfg.buffer = (size_t)rc.o.buffer;
 	rc.cfg.throttle_pct = (unsigned)rc.o.throttle;
+	rc.cfg.jitter_pct = (unsigned)rc.o.jitter;
+	rc.cfg.seed = rc.o.seed_set ? rc.o.seed : REC_DEFAULT_SEED;
+	if (rc.o.seed_set && !rc.o.jitter)
+		return shell_error(sh, "record: --seed: only with --jitter PCT (it seeds the jitter)");
 	rc.cfg.inject_unflagged = (unsigned)rc.o.inject_unflagged;
 	rc.cfg.inject_n15 = (unsigned)rc.o.inject_n15;
 	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && !perf_can_inject())
@@ -464,9 +476,13 @@ static void rec_print_events(struct shell *sh)
 			shell_printf(sh, ": cascade starter after %llu events, no samples\n",
 				     (unsigned long long)plan->req[i].spec.period);
 		else
-			shell_printf(sh, ": period %llu%s%s\n", (unsigned long long)rc.res.period[i],
+			shell_printf(sh, ": period %llu%s%s", (unsigned long long)rc.res.period[i],
 				     rc.res.period[i] != plan->req[i].spec.period ? " (raised by throttling)" : "",
 				     rc.cfg.polled[i] ? ", no PMI: OVF polled" : "");
+		if (rc.cfg.sampler[i] && rc.cfg.jitter_pct)
+			shell_printf(sh, ", jitter +-%u%% (seed %llu)", rc.cfg.jitter_pct,
+				     (unsigned long long)rc.cfg.seed);
+		shell_puts(sh, "\n");
 	}
 }
 
@@ -832,7 +848,8 @@ static int cmd_dump(struct shell *sh, int argc, char **argv)
 
 static const struct shell_cmd record_cmds[] = {
 	{ "record", "record [-e SPEC [--after N:SPEC]]... [-c PERIOD | -F FREQ] [--nmi|--vector] [-g] "
-		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--cpu 0|1|both] [--] "
+		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--jitter PCT [--seed N]] "
+		    "[--cpu 0|1|both] [--] "
 		    "WORKLOAD [ARGS] | record ... [--stagger] --pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "sample a workload (perf record style)",
 	  "Runs WORKLOAD once and takes a sample (TSC, LP, event, RIP, CPL, RFLAGS,\n"
@@ -842,7 +859,9 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 (clockticks). --after N:SPEC / :after=N cascade as in 'stat';\n"
 	  "                 the starter takes no samples.\n"
 	  "  -c PERIOD      events per sample (1 .. 2^39-1); default: clockticks at -F 4000,\n"
-	  "                 other events 100000. The counter is preset to -PERIOD.\n"
+	  "                 other events 100000. The counter is preset to -PERIOD; the PMI\n"
+	  "                 comes on the event after the overflow, so a sample usually\n"
+	  "                 stands for PERIOD + 1 events: its weight (script, dump).\n"
 	  "  -F FREQ        samples per second of clockticks: PERIOD = TSC Hz / FREQ\n"
 	  "  --nmi          PMI as NMI (default): samples land in interrupt-masked code too\n"
 	  "  --vector       PMI on vector F8H; the workload then runs with interrupts on\n"
@@ -851,9 +870,16 @@ static const struct shell_cmd record_cmds[] = {
 	  "  --wrap         when the store is full, overwrite the oldest samples\n"
 	  "                 (default: stop and count every further sample as dropped)\n"
 	  "  --buffer SIZE  use only SIZE bytes (K, M suffixes) of the LP's store;\n"
-	  "                 a sample without call chain takes 32 bytes\n"
+	  "                 a sample without call chain takes 40 bytes\n"
 	  "  --throttle PCT raise the periods (x2) when PMI handling takes more than PCT\n"
 	  "                 percent of the time (default 25)\n"
+	  "  --jitter PCT   draw each next period at random from PERIOD +- PCT percent\n"
+	  "                 (1 .. 90; mean PERIOD; each sample still weighs the events it\n"
+	  "                 stands for). Use it when the workload loops: a fixed period\n"
+	  "                 that shares a factor with the loop's length samples the same\n"
+	  "                 few instructions every time (-c 10 on calls 8: 6 positions)\n"
+	  "  --seed N       the jitter's seed (default 1): the same seed gives the same\n"
+	  "                 periods, and on a deterministic workload the same samples\n"
 	  "  --inject unflagged=N | n15=N   (model) the next N overflows leave CCCR.OVF\n"
 	  "                 clear / the next N reloads lose their writes (erratum N15):\n"
 	  "                 the handler's workarounds must keep the samples exact\n"

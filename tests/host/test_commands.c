@@ -168,6 +168,10 @@ static void record_options_are_checked_before_anything_runs(void **state)
 		"record --pair loop 1",
 		"record -e instr_retired:nbogus loop 1",
 		"record --inject unflagged=x loop 1",
+		"record --jitter 0 loop 1",
+		"record --jitter 91 loop 1",
+		"record --seed 5 -c 10 loop 1",		/* a seed without --jitter */
+		"record --jitter 20 --seed x loop 1",
 		"record nosuchwork",
 	};
 

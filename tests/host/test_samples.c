@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "prof/jitter.h"
 #include "prof/samples.h"
 
 #define WORDS(n)	((n) * sizeof(uint64_t))
@@ -419,6 +420,45 @@ static void stack_walk_puts_the_direct_caller_first(void **state)
 	assert_int_equal(chain[0], 0x1000);
 }
 
+static void jitter_spreads_periods_reproducibly(void **state)
+{
+	struct period_jitter a, b, c, none;
+	uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+	unsigned same = 0, distinct = 0;
+	static bool seen[21];
+
+	jitter_init(&a, 7, 0, 50);
+	jitter_init(&b, 7, 0, 50);
+	jitter_init(&c, 8, 0, 50);
+	jitter_init(&none, 7, 0, 0);
+	for (int i = 0; i < 10000; i++) {
+		uint64_t p = jitter_period(&a, 10, 1000);
+
+		assert_int_equal(jitter_period(&b, 10, 1000), p);	/* same seed, same periods */
+		same += jitter_period(&c, 10, 1000) == p;
+		assert_int_equal(jitter_period(&none, 10, 1000), 10);	/* no jitter */
+		assert_true(p >= 5 && p <= 15);				/* 10 +- 50 % */
+		seen[p] = true;
+		sum += p;
+		lo = p < lo ? p : lo;
+		hi = p > hi ? p : hi;
+	}
+	for (int p = 0; p <= 20; p++)
+		distinct += seen[p];
+	assert_int_equal(distinct, 11);				/* every value of 5 .. 15 */
+	assert_true(sum > 10000 * 10 - 1000 && sum < 10000 * 10 + 1000);	/* mean 10 */
+	assert_true(same < 2000);				/* another seed, another stream */
+	/* bounds: never 0, never above max, the percentage clamped to JITTER_PCT_MAX */
+	jitter_init(&a, 1, 1, 100);
+	assert_int_equal(a.pct, JITTER_PCT_MAX);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t p = jitter_period(&a, 1, 1000);
+
+		assert_int_equal(p, 1);
+		assert_true(jitter_period(&a, 1000, 1100) <= 1100);
+	}
+}
+
 static void walker_respects_depth_bounds(void **state)
 {
 	uint64_t chain[SAMPLE_MAX_CHAIN + 8];
@@ -484,6 +524,7 @@ int main(void)
 		cmocka_unit_test(run_iterates_all_stores_and_sums),
 		cmocka_unit_test(walker_follows_chain_to_its_end),
 		cmocka_unit_test(prologue_and_ret_find_the_return_address),
+		cmocka_unit_test(jitter_spreads_periods_reproducibly),
 		cmocka_unit_test(stack_walk_puts_the_direct_caller_first),
 		cmocka_unit_test(walker_respects_depth_bounds),
 		cmocka_unit_test(walker_stops_on_bad_frames),

@@ -274,6 +274,36 @@ def test_sample_weights_add_up_to_the_count(nb, p, n):
     assert sum(int(row["weight"]) for row in csv.DictReader(io.StringIO(r.stdout))) == want
 
 
+def script_ips(nb):
+    return [frames[0][1] for _, frames in parse_script(nb.cmd("script", timeout=60))]
+
+
+def test_jitter_spreads_samples_reproducibly(nb):
+    """-c 10 on calls 8 aliases: a repetition is 8 * 8 + 2 = 66 instructions and
+    a sample comes every 11, so only a few positions are ever sampled. With
+    --jitter the periods vary (prof/jitter.h) and the samples spread; the same
+    seed gives the same samples, another seed others."""
+    base = "--throttle 100 -e instr_retired -c 10 calls 8 100"
+    record(nb, base)
+    fixed = script_ips(nb)
+    out = record(nb, "--jitter 50 --seed 7 " + base)
+    assert "period 10, jitter +-50% (seed 7)" in out, out
+    a = script_ips(nb)
+    record(nb, "--jitter 50 --seed 7 " + base)
+    assert script_ips(nb) == a
+    record(nb, "--jitter 50 --seed 8 " + base)
+    assert script_ips(nb) != a
+    assert len(set(fixed)) <= 6 and len(set(a)) >= 2 * len(set(fixed)), (set(fixed), set(a))
+    # every instruction of wl_calls_level is sampled with jitter
+    assert {"wl_calls_level+0x%x" % o for o in function_insns("wl_calls_level")} <= set(a), a
+    # the weights still add up to the instructions sampled (mean period about 10 + 1)
+    rep = nb.cmd("report")
+    total = int(re.search(r"^# event 0: \S+, period 10, (\d+) events in its samples$", rep,
+                          re.M).group(1))
+    e = 6 + 100 * (8 * 8 + 2) + 4
+    assert e - 16 <= total <= e, (total, e)
+
+
 def test_tiny_buffer_stop_and_wrap(nb):
     n, p, buf = 1000, 9, 1024
     total = expected_samples(loop_instructions(n), p)
