@@ -34,7 +34,7 @@ PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c 
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
-               arch/x86/paging.c arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c \
+               arch/x86/paging.c arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
                arch/x86/timer.c arch/x86/user.c
 ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S

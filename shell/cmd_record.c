@@ -14,6 +14,7 @@
 #include "arch/x86/insn.h"
 #include "arch/x86/ksyms.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/progress.h"
 #include "arch/x86/timer.h"
 #include "lib/parse.h"
 #include "pmu/p4_spec.h"
@@ -42,7 +43,7 @@ struct rec_opts {
 	uint64_t jitter, seed;			/* --jitter PCT, --seed N */
 	bool seed_set;
 	uint64_t inject_unflagged, inject_n15;	/* --inject: model quirks (perf_inject) */
-	bool period_set, freq_set, buffer_set, callchain, wrap, floor;
+	bool period_set, freq_set, buffer_set, callchain, wrap, floor, quiet;
 	enum perf_pmi_mode pmi;
 	int workload;			/* argv index of the (first) workload's name */
 	int workload_end;		/* argv index after its last argument */
@@ -192,6 +193,10 @@ static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 		return o->seed_set = true, rec_number(sh, argc, argv, k, 0, UINT64_MAX, &o->seed);
 	if (parse_streq(a, "--nmi") || parse_streq(a, "--vector")) {
 		o->pmi = parse_streq(a, "--nmi") ? PERF_PMI_NMI : PERF_PMI_FIXED;
+		return 0;
+	}
+	if (parse_streq(a, "--quiet")) {
+		o->quiet = true;
 		return 0;
 	}
 	if (parse_streq(a, "-g") || parse_streq(a, "--wrap")) {
@@ -609,11 +614,16 @@ static int rec_floor(struct shell *sh, int argc, char **argv)
 
 static int cmd_record(struct shell *sh, int argc, char **argv)
 {
+	int r;
+
 	if (argc >= 2 && parse_streq(argv[1], "--floor"))
 		return rec_floor(sh, argc, argv);
 	if (rec_prepare(sh, argc, argv))
 		return 1;
-	if (record_run(&rc.cfg, &rc.res, rc.err, sizeof(rc.err)))
+	progress_set_quiet(rc.o.quiet);
+	r = record_run(&rc.cfg, &rc.res, rc.err, sizeof(rc.err));
+	progress_set_quiet(false);
+	if (r)
 		return shell_error(sh, "record: %s", rc.err);
 	if (rc.res.status == WORKLOAD_REFUSED)
 		return shell_error(sh, "record: %s", rc.res.error[0] ? rc.res.error : "workload refused");
@@ -849,6 +859,7 @@ static int cmd_dump(struct shell *sh, int argc, char **argv)
 static const struct shell_cmd record_cmds[] = {
 	{ "record", "record [-e SPEC [--after N:SPEC]]... [-c PERIOD | -F FREQ] [--nmi|--vector] [-g] "
 		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--jitter PCT [--seed N]] "
+		    "[--quiet] "
 		    "[--cpu 0|1|both] [--] "
 		    "WORKLOAD [ARGS] | record ... [--stagger] --pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "sample a workload (perf record style)",
@@ -873,6 +884,7 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 a sample without call chain takes 40 bytes\n"
 	  "  --throttle PCT raise the periods (x2) when PMI handling takes more than PCT\n"
 	  "                 percent of the time (default 25)\n"
+	  "  --quiet        no progress line during a long run (see 'help stat')\n"
 	  "  --jitter PCT   draw each next period at random from PERIOD +- PCT percent\n"
 	  "                 (1 .. 90; mean PERIOD; each sample still weighs the events it\n"
 	  "                 stands for). Use it when the workload loops: a fixed period\n"

@@ -22,6 +22,7 @@
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/progress.h"
 #include "arch/x86/smp.h"
 #include "lib/parse.h"
 #include "lib/stats.h"
@@ -118,7 +119,9 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
 			       st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	progress_set_quiet(st.o.quiet);
 	r = workload_run_lps(jobs, st.o.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
+	progress_set_quiet(false);
 	perf_count_stop(&sess, totals);
 	stat_merge_inputs();
 	st.interrupts += perf_info()->pmi.interrupts - before;
@@ -619,7 +622,7 @@ static int cmd_explain(struct shell *sh, int argc, char **argv)
 
 const struct shell_cmd perf_shell_cmds[] = {
 	{ "stat", "stat [-e SPEC [--after N:SPEC]]... [-r N] [--ring 0|3] [--baseline] "
-		  "[--preset VALUE] [--cpu 0|1|both] [--] WORKLOAD [ARGS] | stat ... [--stagger] "
+		  "[--preset VALUE] [--quiet] [--cpu 0|1|both] [--] WORKLOAD [ARGS] | stat ... [--stagger] "
 		  "--pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "count events over a workload (perf stat style)",
 	  "Counts the events over one run of WORKLOAD (see 'workloads') and prints each\n"
@@ -636,6 +639,9 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "  -r N           repeat N times (1-256): min, median, 20-80% trimmed mean, max\n"
 	  "  --ring 0|3     run the workload in ring 0 (default) or ring 3\n"
 	  "  --baseline     subtract the median of the same events over 'empty'\n"
+	  "  --quiet        no progress line: under the PMU model a run longer than a\n"
+	  "                 second shows '# stepped N instructions' about once a second\n"
+	  "                 on one line, cleared when the run ends\n"
 	  "  --preset V     test aid: counters start at V (40 bits, bit 39 set) and are\n"
 	  "                 reloaded with V on every overflow, forcing wraps every\n"
 	  "                 2^40 - V events; totals stay exact\n"

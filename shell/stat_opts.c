@@ -71,6 +71,10 @@ static int stat_option(int argc, char *const argv[], int *i, struct stat_opts *o
 
 	if (parse_streq(a, "--"))
 		return 1;
+	if (parse_streq(a, "--quiet")) {
+		o->quiet = true;
+		return 0;
+	}
 	if (parse_streq(a, "-e")) {
 		if ((v = stat_value(argc, argv, i)) == NULL)
 			return stat_fail(err, errlen, "%s needs an event spec", a);

@@ -59,6 +59,7 @@ struct stat_opts {
 	int workload_end;		/* argv index after A's last argument (argc without --pair) */
 	int pair;			/* --pair: argv index of B's name, else 0 */
 	int ring_pair;			/* B's ring (default: --ring's) */
+	bool quiet;			/* --quiet: no progress line during long runs */
 };
 
 /* Parse argv[1..argc); 0, or -1 with one reason in err. */

@@ -81,6 +81,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/progress.h"
 #include "arch/x86/step.h"
 
 #define STEP_STR2(x)		#x
@@ -98,6 +99,7 @@ struct step_state {
 	uint64_t resume;		/* TSC of the last exit stamp (entry.S writes it), or step_begin's */
 	uint64_t cycles;		/* pending for the instruction at last_rip */
 	uint64_t polls;
+	uint64_t emitted;		/* instructions reported this run (progress.h) */
 	struct trap_frame *frame;	/* the workload's #DB frame while step_db runs */
 
 	/* calibration */
@@ -205,6 +207,7 @@ static void step_emit(struct step_state *s, uint64_t next, uint8_t cpl)
 	step_count(s->run.counts, &si);
 	if (h && h->step)
 		h->step(h->ctx, &si);
+	progress_tick(++s->emitted);
 	s->last_rip = next;
 	step_classify(s, next);
 }
@@ -376,8 +379,9 @@ void step_begin(const struct step_run *r)
 	st->active = true;
 	st->started = st->done = st->aborted = false;
 	st->last_rip = 0;
-	st->cycles = st->polls = 0;
+	st->cycles = st->polls = st->emitted = 0;
 	st->frame = NULL;
+	progress_start();
 	step_bp_set(st, r->entry);	/* ring 3: arm before the first instruction */
 	st->resume = rdtsc();
 }
@@ -389,5 +393,6 @@ bool step_end(void)
 
 	step_bp_clear(st);
 	st->active = false;
+	progress_stop();
 	return aborted;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arch/x86/ksyms.h"
+#include "arch/x86/progress.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
 #include "lib/printf.h"
@@ -192,6 +193,7 @@ static void fake_run(struct workload_job *j, uint8_t lp)
 	fake_prof.runs++;
 	fake_prof.last_ring = j->ring;
 	fake_prof.last_step = j->step;
+	fake_prof.last_quiet = fake_prof.quiet;
 	if (j->h && j->h->begin)
 		j->h->begin(j->h->ctx, lp);
 	for (uint64_t k = 1; k <= fake_prof.steps; k++) {
@@ -233,6 +235,12 @@ uint64_t timer_tsc_hz(void)
 }
 
 /* ---- what only the target can do ------------------------------------------------------ */
+
+void progress_set_quiet(bool quiet)
+{
+	fake_prof.quiet = quiet;
+	fake_prof.quiet_calls++;
+}
 
 int record_run(const struct record_cfg *cfg, struct record_result *res, char *err, size_t n)
 {

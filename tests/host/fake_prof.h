@@ -17,6 +17,8 @@ struct fake_prof {
 	unsigned runs, starts, records;
 	int last_ring;
 	bool last_step;
+	bool quiet, last_quiet;		/* progress_set_quiet now, and during the last run */
+	unsigned quiet_calls;
 };
 
 extern struct fake_prof fake_prof;

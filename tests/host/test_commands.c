@@ -150,6 +150,19 @@ static void record_refuses_pebs_with_its_own_reason(void **state)
 	assert_int_equal(fake_prof.records, 0);
 }
 
+static void stat_quiet_turns_progress_off_for_its_run_only(void **state)
+{
+	fake_prof.steps = 10;
+	assert_int_equal(cmd("stat -e instr_retired loop 1"), 0);
+	assert_false(fake_prof.last_quiet);
+	assert_int_equal(cmd("stat --quiet -e instr_retired loop 1"), 0);
+	assert_true(fake_prof.last_quiet);		/* off while the workload ran */
+	assert_false(fake_prof.quiet);			/* and on again afterwards */
+	assert_int_equal(count_of("instr_retired:"), 10);	/* the output is the same */
+	assert_int_equal(cmd("stat -e instr_retired loop 1"), 0);
+	assert_false(fake_prof.last_quiet);
+}
+
 static void pmu_shows_the_backend(void **state)
 {
 	assert_int_equal(cmd("pmu"), 0);
@@ -204,6 +217,7 @@ int main(void)
 		T(pmu_shows_the_backend),
 		T(record_options_are_checked_before_anything_runs),
 		T(record_refuses_pebs_with_its_own_reason),
+		T(stat_quiet_turns_progress_off_for_its_run_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
