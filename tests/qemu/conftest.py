@@ -44,13 +44,18 @@ _consoles = {}          # module name -> Console, for the failure report
 _boot_times = []        # (module, seconds from start to the ready marker)
 
 
+# a long run's progress line (arch/x86/progress.h): CR-started updates, cleared by spaces;
+# a terminal shows nothing of it once it is cleared
+PROGRESS = re.compile(r"(?:\r# stepped \d+ instructions)+\r *\r")
+
+
 def clean(text):
     """Serial text without terminal escapes, with plain \\n line ends.
 
     The firmware clears the screen and positions the cursor with ANSI
     sequences before nbprof starts; the tty adds a CR to every CRLF.
     """
-    text = ANSI.sub("", text)
+    text = PROGRESS.sub("", ANSI.sub("", text))
     text = re.sub(r"\r+\n", "\n", text)
     return text.replace("\r", "")
 

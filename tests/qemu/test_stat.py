@@ -22,6 +22,8 @@ import re
 
 import pytest
 
+from conftest import clean
+
 ROW = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s+(\S+)\s+counter (\d+) \((\S+)\) ESCR (\S+) (.*)$")
 ROW_R = re.compile(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+counter (\d+) ", re.M)
 IRQ = re.compile(r"overflow interrupts: (\d+)")
@@ -416,3 +418,30 @@ def test_explain_example_18_2_flaws(nb):
     assert "machine_clear" in out
     assert re.search(r"^\d+ problem\(s\)$", out, re.M)
     assert "MSR=VALUE" in error(nb, "explain 36CH")
+
+
+def raw_cmd(nb, text, timeout):
+    """A command's serial text as it came, CRs included (nb.cmd cleans it)."""
+    nb.send(text + "\r")
+    nb.expect_exact("nbprof> ", timeout)
+    return nb.child.before
+
+
+def test_long_run_shows_progress_and_leaves_no_trace(nb):
+    """arch/x86/progress.h: a stepped run over a second prints '\\r# stepped N
+    instructions' about once a second, then clears the line with spaces and a
+    CR; --quiet prints none; short runs print none. The counts do not change."""
+    n = 1000000
+    raw = raw_cmd(nb, "stat -e instr_retired loop %d" % n, 300)
+    ticks = [int(x) for x in re.findall(r"\r# stepped (\d+) instructions", raw)]
+    assert ticks and ticks == sorted(ticks) and ticks[-1] <= loop_instr(n), raw
+    assert re.search(r"# stepped \d+ instructions\r +\r", raw), raw
+    first = raw.split("\n")[1]       # after the echo: progress, cleared, then stat's first line
+    assert re.match(r"(\r# stepped \d+ instructions)+\r +\rstat: loop %d " % n, first), first
+    shown = clean(raw)
+    assert "# stepped" not in shown
+    assert re.search(r"^\s+%d  instr_retired:" % loop_instr(n), shown, re.M), shown
+    quiet = raw_cmd(nb, "stat --quiet -e instr_retired loop %d" % n, 300)
+    assert "# stepped" not in quiet and "%d  instr_retired:" % loop_instr(n) in quiet
+    short = raw_cmd(nb, "stat -e instr_retired loop 1000", 60)
+    assert "# stepped" not in short
