@@ -308,3 +308,19 @@ def test_several_dsos_are_mapped(tmp_path):
     (sample,) = [r[2] for r in recs if r[0] == pd.PERF_RECORD_SAMPLE]
     ident, ip, pid, tid, time, cpu = struct.unpack_from("<QQIIQI", sample)
     assert (ident, ip, tid - pid, time, cpu) == (1, d.segments[0][0], 1, 1000000000, 1)
+
+
+def test_sample_period_is_its_weight_and_each_lp_has_its_comm():
+    """A sample's period field is the events it stands for (its weight; the
+    event's period when it has none); with {lp: comm} each LP's thread is named."""
+    ss = [{"lp": 0, "event": 0, "tsc": 10, "ip": 0x1000, "chain": [], "weight": 98},
+          {"lp": 1, "event": 0, "tsc": 20, "ip": 0x1004, "chain": []}]
+    blob = pd.perf_data_bytes(ss, [("ev", 97)], {0: "calls", 1: "loop"}, [], 1000, 0)
+    recs = records(blob)
+    samples = [r[2] for r in recs if r[0] == pd.PERF_RECORD_SAMPLE]
+    # ident, ip, pid, tid, time, cpu, res, period
+    assert [struct.unpack_from("<QQIIQIIQ", s)[7] for s in samples] == [98, 97]
+    comms = [r[2] for r in recs if r[0] == pd.PERF_RECORD_COMM]
+    names = {struct.unpack_from("<II", c)[1] - struct.unpack_from("<II", c)[0]:
+             c[8:].split(b"\0")[0].decode() for c in comms}
+    assert names == {0: "calls", 1: "loop"}
