@@ -249,3 +249,23 @@ def test_event_choice_says_what_it_leaves_out(dumpgen, decode, tmp_path, nm):
     assert "%d samples of other events left out" % other in p.stderr
     got = folded(str(tmp_path / "out.folded"))
     assert sum(got.values()) == len(samples) - other
+
+
+# --- names from the dump reach CSV and the terminal ---------------------------------
+
+def test_control_characters_in_names_are_escaped(dumpgen, decode, tmp_path, nm):
+    """Found by tools/fuzz-decode (seed 11, case 1920): a CRC-valid header whose
+    event name held a carriage return split CSV rows (csv quotes only "\\n")
+    and could send escape sequences to the terminal."""
+    lines = dumpgen("-n", 60, "dump").splitlines()
+    seq, ftype, payload = unframe(lines[0])
+    assert b"clockticks" in payload and b"calls" in payload
+    payload = payload.replace(b"clockticks", b"clock\rt\x1bks").replace(b"calls", b"c\x1b[2J")
+    lines[0] = frame(seq, ftype, payload)
+    cap = write(tmp_path, "cap.log", "\n".join(lines))
+    p = decode(cap, "--nm", nm, "--csv", "out.csv", "--script", "out.perf")
+    assert "\x1b" not in p.stderr and "\r" not in p.stderr
+    assert "clock\\x0dt\\x1bks" in p.stderr and "c\\x1b[2J" in p.stderr
+    got = read_csv_samples(str(tmp_path / "out.csv"))
+    assert got == truth(dumpgen, "-n", 60)
+    assert "\x1b" not in (tmp_path / "out.perf").read_text()

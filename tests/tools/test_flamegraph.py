@@ -88,7 +88,7 @@ def test_svg_carries_script_and_frame_data(graph):
 def run_js(svg, calls):
     prog = script_of(svg) + "\nvar frames = %s;\nconsole.log(JSON.stringify(%s));\n" % (
         json.dumps(frames_of(svg)), calls)
-    p = subprocess.run([NODE, "-e", prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    p = subprocess.run([NODE, "-"], input=prog, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True, timeout=30)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
@@ -166,3 +166,122 @@ def test_labels_fit(graph):
     got = run_js(graph[0], "[NB.fit('main_loop', 200), NB.fit('main_loop', 50), "
                            "NB.fit('main_loop', 20)]")
     assert got == ["main_loop", "main..", ""]          # 44 px: 6 characters, 2 of them dots
+
+
+# A DOM just large enough for the script's glue: elements with attributes,
+# children, style, textContent and listeners, built from the parsed SVG.
+FAKE_DOM = r"""
+function El(tag, attrs, text) {
+  this.tag = tag; this.attrs = attrs; this.children = []; this.parentNode = null;
+  this.style = {}; this.textContent = text || ""; this.listeners = {};
+}
+El.prototype.getAttribute = function (k) { return k in this.attrs ? this.attrs[k] : null; };
+El.prototype.setAttribute = function (k, v) { this.attrs[k] = String(v); };
+El.prototype.addEventListener = function (ev, fn) { this.listeners[ev] = fn; };
+El.prototype.all = function () {
+  var out = [];
+  (function walk(e) { e.children.forEach(function (c) { out.push(c); walk(c); }); })(this);
+  return out;
+};
+El.prototype.getElementsByTagName = function (t) {
+  return this.all().filter(function (e) { return e.tag === t; });
+};
+function build(j, parent) {
+  var e = new El(j.tag, j.attrs, j.text);
+  e.parentNode = parent;
+  e.children = j.children.map(function (c) { return build(c, e); });
+  return e;
+}
+var svgEl = build(TREE, null), prompts = [];
+var document = {
+  documentElement: svgEl,
+  getElementsByClassName: function (c) {
+    return svgEl.all().filter(function (e) { return e.getAttribute("class") === c; });
+  },
+  getElementById: function (id) {
+    return svgEl.all().filter(function (e) { return e.getAttribute("id") === id; })[0];
+  }
+};
+var window = { listeners: {}, addEventListener: function (ev, fn) { this.listeners[ev] = fn; },
+               prompt: function () { return prompts.shift(); } };
+new Function("document", "window", SCRIPT)(document, window);
+function state() {
+  var out = {};
+  document.getElementsByClassName("f").forEach(function (g) {
+    var r = g.getElementsByTagName("rect")[0];
+    out[g.getAttribute("data-id")] = {x: +r.getAttribute("x"), w: +r.getAttribute("width"),
+      shown: g.style.display !== "none", fill: r.getAttribute("fill"),
+      label: g.getElementsByTagName("text")[0].textContent};
+  });
+  return {frames: out, unzoom: document.getElementById("unzoom").style.opacity,
+          matched: document.getElementById("matched").textContent,
+          search: document.getElementById("search").textContent};
+}
+var noStop = { stopPropagation: function () {} }, steps = [state()];
+function rectOf(id) {
+  return document.getElementsByClassName("f").filter(function (g) {
+    return g.getAttribute("data-id") === String(id); })[0].getElementsByTagName("rect")[0];
+}
+svgEl.listeners.click({ target: rectOf(ZOOM) });
+steps.push(state());
+prompts.push(PATTERN);
+document.getElementById("search").listeners.click(noStop);
+steps.push(state());
+document.getElementById("unzoom").listeners.click(noStop);
+document.getElementById("search").listeners.click(noStop);
+steps.push(state());
+prompts.push("(");
+document.getElementById("search").listeners.click(noStop);
+steps.push(state());
+console.log(JSON.stringify(steps));
+"""
+
+
+def tree_json(e):
+    tag = e.tag.split("}")[-1]
+    return {"tag": tag, "attrs": dict(e.attrib), "text": e.text or "",
+            "children": [tree_json(c) for c in e if c.tag.split("}")[-1] != "script"]}
+
+
+@pytest.mark.skipif(not NODE, reason="node is not installed: the JavaScript is not run")
+def test_clicks_and_search_in_a_fake_dom(graph):
+    svg, folded = graph
+    frames = frames_of(svg)
+    by_id = {f["id"]: f for f in frames}
+    zoom = next(f for f in frames if f["name"] == "calls" and f["parent"] != -1)
+    pattern = "^work_a$"
+    prog = FAKE_DOM.replace("TREE", json.dumps(tree_json(svg))) \
+        .replace("SCRIPT", json.dumps(script_of(svg))).replace("ZOOM", str(zoom["id"])) \
+        .replace("PATTERN", json.dumps(pattern))
+    p = subprocess.run([NODE, "-"], input=prog, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    loaded, zoomed, searched, reset, bad = json.loads(p.stdout)
+    x0, width = float(svg.get("data-x0")), float(svg.get("data-width"))
+    # loaded: the SVG as drawn, nothing zoomed
+    assert loaded["unzoom"] == "0" and all(s["shown"] for s in loaded["frames"].values())
+    # zoomed on one LP's comm frame: it fills the width, the other LP's frames are hidden
+    z = zoomed["frames"][str(zoom["id"])]
+    assert (z["x"], z["w"]) == (round(x0, 1), round(width, 1)) and zoomed["unzoom"] == "1"
+    assert z["label"] == "calls"
+
+    def under(f, anc):
+        while f is not None and f["id"] != anc:
+            f = by_id.get(f["parent"])
+        return f is not None
+
+    for f in frames:
+        shown = zoomed["frames"][str(f["id"])]["shown"]
+        assert shown == (under(f, zoom["id"]) or under(zoom, f["id"])), f
+    # search: matches purple, the share of samples under them shown
+    total = sum(folded.values())
+    want = sum(v for k, v in folded.items() if "work_a" in k.split(";"))
+    assert searched["matched"] == "Matched: %.2f%%" % (100.0 * want / total)
+    assert searched["search"] == "Reset Search"
+    purple = {int(i) for i, s in searched["frames"].items() if s["fill"] == "rgb(230,0,230)"}
+    assert purple == {f["id"] for f in frames if f["name"] == "work_a"} and purple
+    # reset zoom and search: back to the SVG as drawn
+    assert reset["frames"] == loaded["frames"] and reset["unzoom"] == "0"
+    assert reset["matched"] == "" and reset["search"] == "Search"
+    # a bad regular expression is reported, not thrown
+    assert bad["matched"] == "bad regular expression"
