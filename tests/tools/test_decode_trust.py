@@ -269,3 +269,15 @@ def test_control_characters_in_names_are_escaped(dumpgen, decode, tmp_path, nm):
     got = read_csv_samples(str(tmp_path / "out.csv"))
     assert got == truth(dumpgen, "-n", 60)
     assert "\x1b" not in (tmp_path / "out.perf").read_text()
+
+
+def test_trailer_store_counts_must_add_up(dumpgen, decode, tmp_path, nm):
+    lines = dumpgen("-n", N, "dump").splitlines()
+    seq, ftype, payload = unframe(lines[-1])
+    assert payload[16] == 2                             # two stores, LP0 first
+    (held,) = struct.unpack_from("<Q", payload, 18)
+    payload = payload[:18] + struct.pack("<Q", held + 5) + payload[26:]
+    cap = write(tmp_path, "cap.log", "\n".join(lines[:-1] + [frame(seq, ftype, payload)]))
+    p = decode(cap, "--nm", nm, "--csv", "out.csv", ok=(1,))
+    assert "trailer's stores hold %d samples, it says %d" % (N + 5, N) in p.stderr
+    assert not (tmp_path / "out.csv").exists()
