@@ -7,9 +7,7 @@
  * Samples are pseudo-random (fixed seed) over the text symbols of an `nm -n`
  * listing (FILE, e.g. of build/nbprof.so; a small built-in table without
  * it), filtered as tools/gensyms filters them, with call chains that walk
- * up through other functions. Two logical processors, two events; each LP
- * samples both events, or with --pair only its own, as `record --pair`
- * makes them (one counter per LP, spec ":t0" on LP0 and ":t1" on LP1).
+ * up through other functions. Two logical processors, two events.
  *   dump     the lines `dump` prints (kernel/dump.c)
  *   samples  ground truth, one line per sample in run order:
  *            lp event cpl tsc ip rflags rsp chain... (hex)
@@ -32,6 +30,11 @@ static char names[MAXSYMS * 16];	/* symbol names from --nm, packed */
 static uint32_t nsyms;
 static uint64_t text_start = 0x1000, text_end = 0x1400;
 static uint32_t rng = 1;
+/*
+ * --pair: each LP samples only its own event, as `record --pair` makes
+ * them (one counter per LP, spec ":t0" on LP0 and ":t1" on LP1); without
+ * it each LP samples both events.
+ */
 static int pair;
 
 static uint32_t next_rand(void)
