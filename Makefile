@@ -24,33 +24,36 @@ EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
 # --- sources -----------------------------------------------------------------
 # Explicit lists: a new file is added here on purpose.
 BOOT_SRCS   := boot/efi_main.c
-ARCH_SRCS   := arch/x86/acpi.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c arch/x86/lapic.c \
-               arch/x86/msr.c arch/x86/pagewalk.c arch/x86/paging.c arch/x86/pic.c \
-               arch/x86/power.c arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c \
-               arch/x86/step.c arch/x86/timer.c arch/x86/user.c
-ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
-KERNEL_SRCS := kernel/builtins.c kernel/cmd_record.c kernel/cmd_stat.c kernel/cmd_workload.c \
-               kernel/config.c kernel/console.c kernel/cpuid.c kernel/crc32.c kernel/dump.c \
-               kernel/insn.c kernel/kmain.c kernel/ksyms.c kernel/mem.c kernel/panic.c \
-               kernel/percpu.c kernel/perf.c kernel/platform.c kernel/printf.c kernel/record.c \
-               kernel/report.c kernel/samples.c kernel/string.c kernel/topology.c \
-               kernel/workload.c kernel/workloads.c
-SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/parse.c shell/shell.c \
+KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
+SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
                shell/stat_opts.c
+SHELL_KSRCS := shell/cmd_record.c shell/cmd_stat.c shell/cmd_workload.c
+PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/workload.c
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/workloads.c
+ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
+ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
+               arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
+               arch/x86/paging.c arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c \
+               arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
+               arch/x86/timer.c arch/x86/user.c
+ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
-               pmu/stats.c pmu/model/p4_model.c pmu/model/p4_model_msr.c
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/model/p4_model.c pmu/model/p4_model_msr.c
+LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
+LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
-# Kernel sources that are also compiled on the host (pure logic, no hardware).
-HOST_KERNEL_SRCS := kernel/printf.c kernel/cpuid.c kernel/config.c kernel/topology.c \
-                    kernel/samples.c kernel/report.c kernel/dump.c kernel/crc32.c \
-                    kernel/insn.c kernel/workload.c arch/x86/pagewalk.c
-PORTABLE_SRCS    := $(SHELL_SRCS) $(PMU_SRCS) $(HOST_KERNEL_SRCS)
+# *_SRCS are portable: compiled for the kernel and, with the unit tests, for
+# the build machine. *_KSRCS run only on the target (hardware, interrupts).
+PORTABLE_SRCS := $(LIB_SRCS) $(PMU_SRCS) $(ARCH_SRCS) $(PROF_SRCS) $(SHELL_SRCS) \
+                 kernel/config.c
+KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
+                 $(filter-out kernel/config.c,$(KERNEL_SRCS)) $(BOOT_SRCS)
 
 HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_model.c \
-                  tests/host/test_paging.c tests/host/test_printf.c tests/host/test_report.c \
+                  tests/host/test_paging.c tests/host/test_printf.c tests/host/test_probe.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c
@@ -70,7 +73,7 @@ H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover
             -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
 H_LDLIBS := -lcmocka
 
-K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(BOOT_SRCS) $(ARCH_SRCS) $(KERNEL_SRCS) $(SHELL_SRCS) $(PMU_SRCS)) \
+K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY)) \
           $(patsubst %.S,$(B)/k/%.o,$(ARCH_ASM))
 H_OBJS := $(patsubst %.c,$(B)/h/%.o,$(PORTABLE_SRCS))
 H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
@@ -154,16 +157,15 @@ $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
 tool-test: $(DUMPGEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
-# pmu/ and shell/ build on the host too: they may include only the C
-# standard headers, their own headers and kernel/printf.h.
-# and every source file in the tree is in one of the lists above.
-UNLISTED := $(filter-out $(BOOT_SRCS) $(ARCH_SRCS) $(ARCH_ASM) $(KERNEL_SRCS) $(SHELL_SRCS) \
-              $(PMU_SRCS) $(HOST_TEST_SRCS) $(HOST_TEST_SUPPORT), \
-              $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c shell/*.c pmu/*.c \
-                         pmu/model/*.c tests/host/*.c))
+# The layers include one way (tools/check-layers: lib < pmu < pmu/model <
+# arch/x86 < prof < shell < kernel < boot), and every source file in the
+# tree is in one of the lists above.
+UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(HOST_TEST_SRCS) \
+              $(HOST_TEST_SUPPORT), \
+              $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
+                         pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
-	$(Q)! grep -nE '#include *[<"](arch/|boot/|efi)' pmu/*.[ch] pmu/model/*.[ch] shell/*.[ch] \
-		|| (echo "check-deps: pmu/ and shell/ must not include arch/, boot/ or EFI headers"; exit 1)
+	$(Q)$(PYTHON) tools/check-layers
 	$(Q)test -z "$(strip $(UNLISTED))" \
 		|| (echo "check-deps: not in the Makefile's source lists: $(strip $(UNLISTED))"; exit 1)
 

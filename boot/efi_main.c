@@ -28,8 +28,8 @@
 #pragma GCC diagnostic pop
 
 #include "arch/x86/arch.h"
-#include "boot/bootinfo.h"
-#include "kernel/string.h"
+#include "arch/x86/bootinfo.h"
+#include "lib/string.h"
 
 #define EBS_MAX_ATTEMPTS	8
 #define MAP_SLACK_DESCRIPTORS	64

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 #include "kernel/config.h"
-#include "kernel/printf.h"
-#include "shell/parse.h"
+#include "lib/parse.h"
+#include "lib/printf.h"
 
 /* One line with comment and surrounding blanks removed: key and value, NUL-terminated. */
 struct config_line {

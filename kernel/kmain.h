@@ -4,7 +4,7 @@
 #ifndef NBPROF_KERNEL_KMAIN_H
 #define NBPROF_KERNEL_KMAIN_H
 
-#include "boot/bootinfo.h"
+#include "arch/x86/bootinfo.h"
 
 #define NBPROF_VERSION	"0.1"
 

@@ -4,8 +4,8 @@
  * <-> ESCR binding (p4_escr_for_select), the event table (p4_event_by_escr)
  * and the cascade links (p4_cascade_find).
  */
-#include "pmu/p4_explain.h"
 #include "pmu/p4_events.h"
+#include "pmu/p4_explain.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
 #include "pmu/p4_text.h"

@@ -8,8 +8,8 @@
  * SSU_ESCR0 has no ESCR1 partner (3BFH is a Linux guess, fact sheet 1.2
  * note 1). IQ_ESCR0/1 exist on models 0-2 only (edk2 Pentium4Msr.h).
  */
-#include "pmu/p4_tables.h"
 #include "pmu/p4_regs.h"
+#include "pmu/p4_tables.h"
 
 #define BPU_LO	(P4_CTR(0) | P4_CTR(1))
 #define BPU_HI	(P4_CTR(2) | P4_CTR(3))

@@ -1,5 +1,5 @@
 /*
- * p4_text.c - bounded appending on top of kvsnprintf (kernel/printf.c).
+ * p4_text.c - bounded appending on top of kvsnprintf (lib/printf.c).
  */
 #include <stdarg.h>
 

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "kernel/printf.h"
+#include "lib/printf.h"
 
 struct p4_text {
 	char *buf;

@@ -1,12 +1,12 @@
 /*
  * cmd_info.c - `cpu` and `mem`: what the machine is.
  *
- * `cpu` prints struct cpu_info (kernel/cpuid.h) and, on family 0FH, the
+ * `cpu` prints struct cpu_info (arch/x86/cpuid.h) and, on family 0FH, the
  * model-dependent PMU capabilities from pmu/p4_caps.h. IA32_MISC_ENABLE bit
  * meanings: fact sheet 1.3 and 5.1 (bit 7 = 1: perfmon available; bit 11 = 1:
  * BTS unavailable; bit 12 = 1: PEBS unavailable).
  */
-#include "kernel/topology.h"
+#include "arch/x86/topology.h"
 #include "pmu/p4_caps.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
@@ -105,7 +105,7 @@ static void cpu_show_pmu(struct shell *sh, const struct cpu_info *ci)
 		     caps.uncore_note[0] ? " (" : "", caps.uncore_note, caps.uncore_note[0] ? ")" : "");
 }
 
-/* --- logical processors (kernel/topology.h) -------------------------------- */
+/* --- logical processors (arch/x86/topology.h) -------------------------------- */
 
 /* An LP that shares package and core with an earlier LP is that LP's HT sibling. */
 static bool cpu_sibling_of(const struct lp_info *lps, unsigned i, unsigned *first)

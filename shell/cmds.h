@@ -16,4 +16,9 @@ int cmd_reboot(struct shell *sh, int argc, char **argv);
 int cmd_poweroff(struct shell *sh, int argc, char **argv);
 int cmd_events(struct shell *sh, int argc, char **argv);
 
+/* The profiling commands; each returns -1 when no table slot is left. */
+int perf_add_commands(struct shell *sh);		/* stat, pmu, explain (cmd_stat.c) */
+int record_add_commands(struct shell *sh);	/* record, report, annotate, script, dump */
+int workload_add_commands(struct shell *sh);	/* workloads, run, run-pair */
+
 #endif

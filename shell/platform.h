@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/cpuid.h"
+#include "arch/x86/cpuid.h"
 #include "pmu/msr_bus.h"
 
 /*

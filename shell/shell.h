@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/printf.h"
-#include "shell/parse.h"
+#include "lib/parse.h"
+#include "lib/printf.h"
 
 #define SHELL_PROMPT		"nbprof> "
 #define SHELL_LINE_MAX		256	/* including the NUL */

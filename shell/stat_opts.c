@@ -6,9 +6,9 @@
  * preset that is not negative in 40 bits each give one reason and leave
  * *o unspecified (the command then does nothing).
  */
-#include "kernel/printf.h"
+#include "lib/parse.h"
+#include "lib/printf.h"
 #include "pmu/p4_regs.h"
-#include "shell/parse.h"
 #include "shell/stat_opts.h"
 
 #define STAT_PRESET_MIN		BIT(39)	/* bit 39 set: "still negative" (fact sheet 6) */

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "arch/x86/acpi.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 const uint8_t *acpi_find_table(uint64_t rsdp, const char *sig)
 {

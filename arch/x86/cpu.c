@@ -2,7 +2,7 @@
  * cpu.c - CPU identification, IA32_MISC_ENABLE, deliberate faults, halt.
  *
  * cpu_read_cpuid() only executes CPUID; decoding (DisplayFamily/Model,
- * HTT, brand) is kernel/cpuid.c's job so it can be tested on the host.
+ * HTT, brand) is arch/x86/cpuid.c's job so it can be tested on the host.
  * The arch_raise_* functions each execute one faulting instruction for the
  * shell's `fault` command; the exception handler either unwinds the
  * guarded command or, for int3, resumes after it.
@@ -11,8 +11,10 @@
 
 #include "arch/x86/arch.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/cpuid.h"
+#include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
-#include "kernel/cpuid.h"
+#include "arch/x86/timer.h"
 
 void cpu_read_cpuid(struct cpuid_raw *raw)
 {
@@ -72,4 +74,18 @@ void arch_raise_pf(void)
 void arch_raise_bp(void)
 {
 	__asm__ volatile("int3" : : : "memory");
+}
+
+void cpu_identify(struct cpu_info *out)
+{
+	struct cpuid_raw raw;
+
+	cpu_read_cpuid(&raw);
+	cpuid_decode(&raw, out);
+	out->misc_enable_ok = cpu_read_misc_enable(&out->misc_enable) == 0;
+	if (!out->misc_enable_ok)
+		out->misc_enable = 0;
+	out->tsc_hz = timer_tsc_hz();
+	out->lapic_ok = lapic_present();
+	out->lapic_id = out->lapic_ok ? lapic_id() : 0;
 }

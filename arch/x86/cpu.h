@@ -7,9 +7,9 @@
 
 #include <stdint.h>
 
-#include "kernel/cpuid.h"
+#include "arch/x86/cpuid.h"
+#include "arch/x86/regs.h"
 
-#define RFLAGS_IF	(UINT64_C(1) << 9)
 
 
 static inline struct cpuid_regs cpuid_count(uint32_t leaf, uint32_t subleaf)
@@ -90,10 +90,13 @@ static inline void cpu_pause(void)
 	__asm__ volatile("pause");
 }
 
-/* Execute CPUID for every leaf struct cpuid_raw records (kernel/cpuid.h). */
+/* Execute CPUID for every leaf struct cpuid_raw records (arch/x86/cpuid.h). */
 void cpu_read_cpuid(struct cpuid_raw *raw);
 
 /* IA32_MISC_ENABLE through the #GP-safe path: 0 or MSR_BUS_EFAULT. */
 int cpu_read_misc_enable(uint64_t *value);
+
+/* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency and APIC id. */
+void cpu_identify(struct cpu_info *out);
 
 #endif

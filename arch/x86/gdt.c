@@ -9,12 +9,12 @@
  *
  * Every logical processor has its own GDT and TSS (a TSS descriptor is
  * marked busy by LTR, so two LPs cannot load the same one), indexed by LP
- * number (kernel/percpu.h); the descriptors are the same in all of them.
+ * number (arch/x86/percpu.h); the descriptors are the same in all of them.
  */
 #include <stddef.h>
 
 #include "arch/x86/gdt.h"
-#include "kernel/percpu.h"
+#include "arch/x86/percpu.h"
 
 struct tss64 {
 	uint32_t reserved0;

@@ -32,7 +32,7 @@
 void gdt_init(const uint64_t ist_top[3]);
 
 /*
- * The same for logical processor lp (kernel/percpu.h), with its own GDT and
+ * The same for logical processor lp (arch/x86/percpu.h), with its own GDT and
  * TSS; gdt_init() is gdt_init_lp(0, ...). -1 when lp is out of range.
  * Loading the GDT zeroes GS, and with it the GS base (percpu.h).
  */

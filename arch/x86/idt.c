@@ -27,7 +27,7 @@
  *   255      LAPIC spurious vector: ignored, no EOI (SDM Vol. 3A 10.9)
  *
  * Guarded runs and the nesting depth of reports are per logical processor
- * (struct percpu, kernel/percpu.h): a fault on LP1 unwinds LP1's guarded
+ * (struct percpu, arch/x86/percpu.h): a fault on LP1 unwinds LP1's guarded
  * run and never LP0's. Reports name the LP that faulted.
  *
  * Before any report, a fault at an instruction listed in the exception
@@ -37,15 +37,15 @@
 #include <stddef.h>
 
 #include "arch/x86/arch.h"
+#include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/extable.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/idt.h"
+#include "arch/x86/ksyms.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/percpu.h"
 #include "arch/x86/pic.h"
-#include "kernel/console.h"
-#include "kernel/ksyms.h"
-#include "kernel/percpu.h"
 
 #define IDT_NVECTORS		256
 #define ISR_STUB_SIZE		16

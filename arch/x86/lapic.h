@@ -40,6 +40,8 @@ enum lapic_reg {
 
 #define LAPIC_LVT_MASKED	(1u << 16)
 #define LAPIC_LVT_DELIVERY_NMI	(4u << 8)
+#define LAPIC_LVT_DELIVERY_MODE	(7u << 8)
+#define LAPIC_LVT_VECTOR	0xffu
 #define LAPIC_TIMER_PERIODIC	(1u << 17)
 
 /* Enable the APIC (base from IA32_APIC_BASE), mask every LVT. False if CPUID says none. */

@@ -16,12 +16,12 @@
  */
 #include <stddef.h>
 
+#include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/io.h"
-#include "arch/x86/acpi.h"
 #include "arch/x86/power.h"
 #include "arch/x86/timer.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define KBC_STATUS		0x64
 #define KBC_STATUS_INBUF_FULL	0x02

@@ -8,13 +8,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/selftest.h"
 #include "arch/x86/timer.h"
-#include "kernel/console.h"
 
 #define SELFTEST_WAIT_US	10000
 

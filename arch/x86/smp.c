@@ -4,7 +4,7 @@
  *
  * Enumeration: the enabled local APICs of the ACPI MADT when the firmware
  * gave us an RSDP, else the APIC IDs CPUID describes for the BSP's package
- * (kernel/topology.c). Either way each APIC ID is split into package, core
+ * (arch/x86/topology.c). Either way each APIC ID is split into package, core
  * and SMT ID with CPUID's shape (fact sheet section 7), so two cores of a
  * Pentium D are never taken for two threads.
  *
@@ -26,21 +26,21 @@
  */
 #include <stddef.h>
 
+#include "arch/x86/acpi.h"
 #include "arch/x86/arch.h"
+#include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/cpuid.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/mem.h"
 #include "arch/x86/msr.h"
-#include "arch/x86/acpi.h"
+#include "arch/x86/percpu.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
-#include "kernel/console.h"
-#include "kernel/cpuid.h"
-#include "kernel/mem.h"
-#include "kernel/percpu.h"
-#include "kernel/string.h"
-#include "kernel/topology.h"
+#include "arch/x86/topology.h"
+#include "lib/string.h"
 
 #define MSR_IA32_GS_BASE	0xc0000101
 #define MSR_IA32_EFER		0xc0000080
@@ -354,7 +354,7 @@ static unsigned smp_enumerate(const struct bootinfo *bi, const struct topo_shape
 	return k;
 }
 
-/* --- what the shell sees (kernel/topology.h) --------------------------------- */
+/* --- what the shell sees (arch/x86/topology.h) --------------------------------- */
 
 static unsigned smp_ops_count(void)
 {

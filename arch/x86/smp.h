@@ -2,7 +2,7 @@
  * smp.h - start the other logical processors and run work on them.
  *
  * LP0 (the BSP) runs the shell. Every other LP the kernel finds (ACPI MADT,
- * else CPUID: kernel/topology.h) is started with INIT-SIPI-SIPI and then
+ * else CPUID: arch/x86/topology.h) is started with INIT-SIPI-SIPI and then
  * sits in a `sti; hlt` loop until smp_call() hands it a function and wakes
  * it with a fixed IPI on SMP_WAKE_VECTOR. The function runs guarded on that
  * LP, with interrupts disabled (as shell commands do on LP0): an exception
@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "boot/bootinfo.h"
-#include "kernel/percpu.h"
+#include "arch/x86/bootinfo.h"
+#include "arch/x86/percpu.h"
 
 /* Fixed IPI that wakes an idle LP (local APIC sources 240-254, idt.c's map). */
 #define SMP_WAKE_VECTOR		0xf2

@@ -7,7 +7,7 @@
  * remembers the RIP of the previous trap (last_rip): at each #DB the
  * instruction at last_rip has retired and execution continues at the
  * frame's RIP. The branch kind comes from decoding last_rip's bytes
- * (kernel/insn.c), and a branch is taken when the next RIP is not the
+ * (arch/x86/insn.c), and a branch is taken when the next RIP is not the
  * fall-through (last_rip + length).
  *
  * Start: the first #DB only arms the engine; it arrives with RIP = the
@@ -79,15 +79,14 @@
 #include <stddef.h>
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/insn.h"
+#include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
-#include "kernel/insn.h"
-#include "kernel/percpu.h"
 
 #define STEP_STR2(x)		#x
 #define STEP_STR(x)		STEP_STR2(x)
 #define STEP_CAL_TRAPS		(STEP_CAL_NOPS + 4)	/* the nops, then the TF-clearing sequence */
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
-#define RFLAGS_RF		(UINT64_C(1) << 16)
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
 
@@ -173,7 +172,7 @@ static void step_classify(struct step_state *s, uint64_t rip)
 		insn_classify(p, s->run.text_end - rip, true, &s->cls);
 }
 
-static void step_count(struct workload_result *res, const struct step_info *si)
+static void step_count(struct step_counts *res, const struct step_info *si)
 {
 	res->instructions++;
 	res->step_cycles += si->cycles;
@@ -203,7 +202,7 @@ static void step_emit(struct step_state *s, uint64_t next, uint8_t cpl)
 
 	si.taken = si.branch != INSN_NOT_BRANCH && next != s->last_rip + s->cls.len;
 	s->cycles = 0;
-	step_count(s->run.res, &si);
+	step_count(s->run.counts, &si);
 	if (h && h->step)
 		h->step(h->ctx, &si);
 	s->last_rip = next;

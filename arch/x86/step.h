@@ -21,10 +21,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86/hooks.h"
 #include "arch/x86/idt.h"
-#include "kernel/workload.h"
+#include "arch/x86/regs.h"
 
-#define RFLAGS_TF		(UINT64_C(1) << 8)
 #define STEP_POLL_INTERVAL	65536	/* steps between Ctrl-C polls */
 #define STEP_CAL_NOPS		64	/* stepped (and timed) nops of the calibration */
 
@@ -34,7 +34,7 @@ struct step_run {
 	uint64_t text_start, text_end;	/* workload code: only these bytes are decoded */
 	uint8_t lp;
 	const struct workload_hooks *h;	/* may be NULL */
-	struct workload_result *res;	/* stepping counts are added here */
+	struct step_counts *counts;	/* stepping counts are added here */
 	bool (*interrupted)(void);	/* polled every STEP_POLL_INTERVAL steps */
 	void (*abort)(struct trap_frame *f);	/* send the frame back to the runner */
 };
@@ -67,7 +67,7 @@ void step_sync(struct trap_frame *f);
 
 /*
  * The interrupted workload's frame while this LP's #DB handler runs (the
- * step hook included), else NULL. kernel/perf.c uses it so that a model PMI
+ * step hook included), else NULL. prof/perf.c uses it so that a model PMI
  * raised from the step hook samples the workload, not the handler.
  */
 struct trap_frame *step_frame(void);

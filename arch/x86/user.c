@@ -36,14 +36,12 @@
 #include "arch/x86/gdt.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/paging.h"
+#include "arch/x86/percpu.h"
 #include "arch/x86/user.h"
-#include "kernel/percpu.h"
 
 _Static_assert(offsetof(struct percpu, wl_ring0_rsp) == PERCPU_WL_RING0_RSP, "percpu layout");
 _Static_assert(offsetof(struct percpu, user_kernel_rsp) == PERCPU_USER_KERNEL_RSP, "percpu layout");
 
-#define RFLAGS_RESERVED1	(UINT64_C(1) << 1)	/* always 1 */
-#define RFLAGS_IOPL		(UINT64_C(3) << 12)
 #define GATE_ATTR_BYTE		5
 #define GATE_DPL3		(3u << 5)
 #define IDT_GATE_SIZE		16

@@ -26,7 +26,7 @@
 #define USER_EXIT_VECTOR	0x80
 #define USER_SYNTH_VECTOR	0x81
 
-/* struct percpu offsets (kernel/percpu.h) of this LP's runner state, read through %gs */
+/* struct percpu offsets (arch/x86/percpu.h) of this LP's runner state, read through %gs */
 #define PERCPU_WL_RING0_RSP	136
 #define PERCPU_USER_KERNEL_RSP	144
 
@@ -100,7 +100,7 @@ void user_set_synthetic(void (*fn)(void *ctx, struct trap_frame *f), void *ctx);
 /*
  * The frame of the `int 0x81` whose handler this LP is running (the
  * workload's context: RIP after the int, its CPL and RFLAGS), else NULL.
- * Like step_frame() for the #DB handler: kernel/perf.c takes it as the
+ * Like step_frame() for the #DB handler: prof/perf.c takes it as the
  * interrupted context of a PMI that the synthetic callback raised.
  */
 struct trap_frame *user_gate_frame(void);

@@ -9,12 +9,12 @@
  * preserved) and, except `empty`, keeps a frame pointer.
  *
  * Every body is written so its retired-instruction count is exact; the
- * numbers in the right-hand column are the counts that kernel/workload.c
+ * numbers in the right-hand column are the counts that prof/workload.c
  * documents (per call, per iteration "/it", per repetition "/rep").
  *
  * The runners (wl_call_ring0, user_call, user_return) are ordinary kernel
  * text; see arch/x86/user.h. The stack pointers they save live in this
- * LP's struct percpu (%gs-relative, kernel/percpu.h), so LP0 and LP1 can
+ * LP's struct percpu (%gs-relative, arch/x86/percpu.h), so LP0 and LP1 can
  * each be inside a workload at the same time.
  */
 #include "arch/x86/user.h"

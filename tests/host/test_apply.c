@@ -160,6 +160,77 @@ static void pebs_enable_before_cccr(void **state)
 	assert_int_equal(rb.log[5].value, 0x0403b000);
 }
 
+/*
+ * The handler's reload (O8, N15): the CCCR goes to a null event first -
+ * counter 0 with FSB_ESCR0 (select 6) in the plan gets select 0, the
+ * unused BPU_ESCR0 (fact sheet 2.1 counter/ESCR table) - then the counter
+ * twice, then the CCCR value the caller gives.
+ */
+static void reload_quiets_the_counter_first(void **state)
+{
+	struct p4_plan plan = plan_of("global_power_events:RUNNING", false);
+	static const struct recbus_write want[] = {
+		{ 0x360, 0 },				/* BPU_CCCR0: select 0, Enable clear */
+		{ 0x300, 0xffffffff9cull },		/* -100 in 40 bits, twice */
+		{ 0x300, 0xffffffff9cull },
+		{ 0x360, 0x3d000 },			/* the caller's CCCR back */
+	};
+	struct recbus rb;
+	uint64_t mism = 0;
+
+	assert_int_equal(plan.slot[0].counter, P4_BPU_COUNTER0);
+	assert_int_equal(plan.slot[0].escr, P4_FSB_ESCR0);
+	recbus_init(&rb);
+	assert_int_equal(p4_counter_quiet(&rb.bus, &plan, 0), 0);
+	p4_counter_reload(&rb.bus, &plan, 0, -UINT64_C(100), 0x3d000, &mism);
+	assert_int_equal(rb.nlog, 4);
+	for (unsigned i = 0; i < rb.nlog; i++) {
+		assert_int_equal(rb.log[i].msr, want[i].msr);
+		assert_int_equal(rb.log[i].value, want[i].value);
+	}
+	assert_int_equal(mism, 0);
+}
+
+/* A counter that reads back different after the two writes is written a third time. */
+static void reload_rewrites_a_lost_write(void **state)
+{
+	struct p4_plan plan = plan_of("global_power_events:RUNNING", false);
+	struct recbus rb;
+	uint64_t mism = 0;
+
+	recbus_init(&rb);
+	rb.corrupt_msr = 0x300;
+	rb.corrupt_xor = 1;
+	p4_counter_reload(&rb.bus, &plan, 0, 1000, 0x3d000, &mism);
+	assert_int_equal(mism, 1);
+	assert_int_equal(rb.nlog, 4);
+	assert_int_equal(rb.log[2].msr, 0x300);
+	assert_int_equal(rb.log[2].value, 1000);
+	assert_int_equal(rb.log[3].msr, 0x360);
+}
+
+/* Quiet selects skip ESCRs in the plan and the IQ_ESCRs later models lack. */
+static void quiet_select_avoids_used_and_missing_escrs(void **state)
+{
+	struct p4_plan plan = plan_of("instr_retired", false);	/* CRU_ESCR0/1, select 4 */
+
+	assert_int_equal(plan.slot[0].escr, P4_CRU_ESCR0);	/* an IQ-block counter (12, 13 or 16) */
+	/* select 0 is IQ_ESCR0/1 (models 0-2 only): select 1, ALF_ESCR */
+	assert_int_equal(p4_cccr_quiet(&plan, 0), UINT64_C(1) << 13);
+	plan = plan_of("global_power_events:RUNNING", false);
+	plan.slot[0].escr = P4_BPU_ESCR0;	/* pretend select 0 is taken */
+	assert_int_equal(p4_cccr_quiet(&plan, 0), UINT64_C(1) << 13);	/* IS_ESCR0 */
+}
+
+/* O9: a stop on the carry from bit 31 to bit 32 reads 2^32 short; the running read fixes it. */
+static void settle_recovers_a_lost_carry(void **state)
+{
+	assert_int_equal(p4_counter_settle(0x00fffffff0ull, 0x0100000010ull), 0x0100000010ull);
+	assert_int_equal(p4_counter_settle(0x00fffffff0ull, 0x0000000010ull), 0x0100000010ull);
+	assert_int_equal(p4_counter_settle(0xfffffffff0ull, 0xff00000005ull), 0x0000000005ull);
+	assert_int_equal(p4_counter_settle(1234, 1234), 1234);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +239,10 @@ int main(void)
 		cmocka_unit_test(readback_mismatch_and_faults_counted),
 		cmocka_unit_test(faults_are_counted),
 		cmocka_unit_test(pebs_enable_before_cccr),
+		cmocka_unit_test(reload_quiets_the_counter_first),
+		cmocka_unit_test(reload_rewrites_a_lost_write),
+		cmocka_unit_test(quiet_select_avoids_used_and_missing_escrs),
+		cmocka_unit_test(settle_recovers_a_lost_carry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /*
- * test_cpuid.c - kernel/cpuid.c decoding, from register values built with
+ * test_cpuid.c - arch/x86/cpuid.c decoding, from register values built with
  * the SDM's CPUID encoding (Vol. 2A, CPUID leaf 1 EAX: stepping 3:0, model
  * 7:4, family 11:8, type 13:12, extended model 19:16, extended family 27:20;
  * EBX 23:16 logical processors, 31:24 initial APIC id; EDX 28 HTT, 21 DS;
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/cpuid.h"
+#include "arch/x86/cpuid.h"
 
 #define SIG(xfam, xmod, fam, mod, step) \
 	(((uint32_t)(xfam) << 20) | ((uint32_t)(xmod) << 16) | ((uint32_t)(fam) << 8) | \

@@ -1,5 +1,5 @@
 /*
- * test_dump.c - kernel/crc32.c and kernel/dump.c.
+ * test_dump.c - lib/crc32.c and prof/dump.c.
  *
  * CRC-32 against the standard check value ("123456789" -> CBF43926H) and
  * its defining bitwise algorithm; base64 against the RFC 4648 section 10
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/crc32.h"
-#include "kernel/dump.h"
+#include "lib/crc32.h"
+#include "prof/dump.h"
 
 /* --- CRC, base64, varint, zigzag -------------------------------------------- */
 

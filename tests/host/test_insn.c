@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernel/insn.h"
+#include "arch/x86/insn.h"
 
 struct insn_case {
 	const char *what;

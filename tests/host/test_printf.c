@@ -1,5 +1,5 @@
 /*
- * test_printf.c - kernel/printf.c against the host C library's snprintf.
+ * test_printf.c - lib/printf.c against the host C library's snprintf.
  *
  * Both follow C11 7.21.6.1, so glibc is the oracle for every supported
  * conversion, flag, width, precision and length modifier. The few
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/printf.h"
+#include "lib/printf.h"
 
 /* The tests use flag combinations C defines but GCC flags as redundant. */
 #pragma GCC diagnostic ignored "-Wformat"

@@ -1,5 +1,5 @@
 /*
- * test_report.c - kernel/report.c: top list, annotate and perf-script text.
+ * test_report.c - prof/report.c: top list, annotate and perf-script text.
  *
  * A made-up symbol table (alpha, beta, gamma) and hand-placed samples give
  * counts whose percentages are simple fractions; the script lines are
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/report.h"
+#include "prof/report.h"
 
 struct fsym {
 	uint64_t start, end;

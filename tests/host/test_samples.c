@@ -1,5 +1,5 @@
 /*
- * test_samples.c - kernel/samples.c: the per-LP ring and the frame walker.
+ * test_samples.c - prof/samples.c: the per-LP ring and the frame walker.
  *
  * Expected counts follow from the record sizes samples.h documents (4 words
  * plus one per return address) and the two modes' rules: stop mode keeps
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/samples.h"
+#include "prof/samples.h"
 
 #define WORDS(n)	((n) * sizeof(uint64_t))
 

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/stats.h"
 #include "pmu/p4_caps.h"
 #include "pmu/p4_regs.h"
-#include "pmu/stats.h"
 #include "shell/stat_opts.h"
 
 static char err[1024];

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/cpuid.h"
-#include "kernel/topology.h"
+#include "arch/x86/cpuid.h"
+#include "arch/x86/topology.h"
 #include "shell/shell.h"
 #include "tests/host/fake_platform.h"
 

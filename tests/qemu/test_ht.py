@@ -2,7 +2,7 @@
 
 The machine has one core with two hyper-threads (-smp 2,sockets=1,cores=1,
 threads=2) and the NetBurst signature 0F_04, so the boot-time backend is the
-model with HT (kernel/perf.c: HT when CPUID says 2 threads per core). What
+model with HT (prof/perf.c: HT when CPUID says 2 threads per core). What
 each test expects comes from outside the kernel:
   loop N      retires 3N + 6 instructions (arch/x86/workloads.S, wl_loop)
   SMT ID      APIC ID & 1 here (test_smp.py's reasoning, fact sheet 7), so

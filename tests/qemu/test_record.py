@@ -1,7 +1,7 @@
 """test_record.py - sampling on the model backend: record, report, annotate, script, dump.
 
 Expected numbers come from the documents, not from running the code:
-- kernel/workload.h: a stepped `loop N` retires WL_LOOP_K * N + WL_LOOP_C
+- prof/workload.h: a stepped `loop N` retires WL_LOOP_K * N + WL_LOOP_C
   instructions (read from the header), in the order of the listing in
   arch/x86/workloads.S (instruction offsets taken from `objdump -d` of the
   kernel ELF);
@@ -10,7 +10,7 @@ Expected numbers come from the documents, not from running the code:
   count; the handler then reloads -P, so the event that raised the PMI is
   not counted again: one sample every P + 1 instructions, at retired
   instruction k(P + 1), and the interrupted RIP is the next instruction;
-- kernel/samples.h: a sample without call chain takes 32 bytes of store;
+- prof/samples.h: a sample without call chain takes 32 bytes of store;
 - SDM 18.15.5.7 / fact sheet 2.3: 0F_02 parts raise no PMI from a cascaded
   counter; a cascaded counter counts from the event after its starter's
   N-th (model header), and the polled path keeps every period (record.c;
@@ -42,7 +42,7 @@ FRAME = re.compile(r"^\s*(\w+)\s*(.+) \((\S*)\)")         # ... and its frame ma
 
 
 def loop_instructions(n):
-    text = open(os.path.join(REPO, "kernel", "workload.h")).read()
+    text = open(os.path.join(REPO, "prof", "workload.h")).read()
     k = int(re.search(r"#define WL_LOOP_K\s+(\d+)", text).group(1))
     c = int(re.search(r"#define WL_LOOP_C\s+(\d+)", text).group(1))
     return k * n + c

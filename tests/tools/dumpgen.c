@@ -8,10 +8,10 @@
  * listing (FILE, e.g. of build/nbprof.so; a small built-in table without
  * it), filtered as tools/gensyms filters them, with call chains that walk
  * up through other functions. Two logical processors, two events.
- *   dump     the lines `dump` prints (kernel/dump.c)
+ *   dump     the lines `dump` prints (prof/dump.c)
  *   samples  ground truth, one line per sample in run order:
  *            lp event cpl tsc ip rflags rsp chain... (hex)
- *   script   the `script` text (kernel/report.c)
+ *   script   the `script` text (prof/report.c)
  *   report   the `report` top list
  *   nm       the built-in table as `nm -n` lines (for the decoder's --nm)
  */
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/dump.h"
-#include "kernel/report.h"
+#include "prof/dump.h"
+#include "prof/report.h"
 
 #define MAXSYMS		100000
 #define IMAGE_BASE	UINT64_C(0x3e4ec000)

@@ -1,0 +1,137 @@
+/*
+ * console.c - the kernel console on the polled serial port.
+ *
+ * Output converts "\n" to CR LF (serial terminals expect both). Input is
+ * polled; bytes that arrive while a command runs are read by the Ctrl-C
+ * check and queued in a small ring so the shell still sees them later.
+ *
+ * Both logical processors print (a workload's fault report on LP1, the
+ * shell on LP0), so output goes through one lock: a kprintf or a
+ * console_write comes out whole. The lock belongs to an LP and may be
+ * taken again by the same LP (an exception or NMI report while that LP
+ * was printing). An LP that died holding it cannot hang the other one:
+ * after CONSOLE_SPIN_MAX pauses the waiter prints anyway.
+ */
+#include "arch/x86/console.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/serial.h"
+
+#define CONSOLE_RX_RING		64
+#define CTRL_C			0x03
+#define CONSOLE_SPIN_MAX	50000000u
+
+static volatile uint32_t out_owner;	/* LP index + 1; 0 = free */
+static unsigned out_depth;		/* nesting of the owner */
+
+static unsigned char rx_ring[CONSOLE_RX_RING];
+static unsigned rx_head, rx_tail;	/* head: next to read; tail: next to write */
+
+bool console_init(uint16_t port, uint32_t baud)
+{
+	return serial_init(port, baud);
+}
+
+static void console_lock(void)
+{
+	uint32_t me = percpu_this()->index + 1, free_ = 0;
+
+	if (__atomic_load_n(&out_owner, __ATOMIC_ACQUIRE) == me) {
+		out_depth++;
+		return;
+	}
+	for (unsigned spins = 0; spins < CONSOLE_SPIN_MAX; spins++) {
+		free_ = 0;
+		if (__atomic_compare_exchange_n(&out_owner, &free_, me, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			break;
+		cpu_pause();
+	}
+	__atomic_store_n(&out_owner, me, __ATOMIC_RELAXED);	/* taken, or stolen from a dead LP */
+	out_depth = 1;
+}
+
+static void console_unlock(void)
+{
+	if (--out_depth == 0)
+		__atomic_store_n(&out_owner, 0, __ATOMIC_RELEASE);
+}
+
+static void console_putc_locked(char c)
+{
+	if (c == '\n')
+		serial_putc('\r');
+	serial_putc(c);
+}
+
+void console_putc(char c)
+{
+	console_lock();
+	console_putc_locked(c);
+	console_unlock();
+}
+
+void console_write(const char *s, size_t n)
+{
+	console_lock();
+	while (n--)
+		console_putc_locked(*s++);
+	console_unlock();
+}
+
+static void console_out(void *ctx, char c)
+{
+	(void)ctx;
+	console_putc_locked(c);
+}
+
+int kvprintf(const char *fmt, va_list ap)
+{
+	int n;
+
+	console_lock();
+	n = kvprintf_cb(console_out, NULL, fmt, ap);
+	console_unlock();
+	return n;
+}
+
+int kprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = kvprintf(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int console_getc(void)
+{
+	int c;
+
+	if (rx_head != rx_tail) {
+		c = rx_ring[rx_head % CONSOLE_RX_RING];
+		rx_head++;
+		return c;
+	}
+	while ((c = serial_getc_nowait()) < 0)
+		;
+	return c;
+}
+
+bool console_poll_interrupt(void)
+{
+	bool seen = false;
+	int c;
+
+	while ((c = serial_getc_nowait()) >= 0) {
+		if (c == CTRL_C) {
+			seen = true;
+			continue;
+		}
+		if (rx_tail - rx_head < CONSOLE_RX_RING)
+			rx_ring[rx_tail++ % CONSOLE_RX_RING] = (unsigned char)c;
+	}
+	return seen;
+}

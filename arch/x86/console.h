@@ -1,0 +1,29 @@
+/*
+ * console.h - the kernel console: the serial port, CRLF line ends, kprintf.
+ */
+#ifndef NBPROF_ARCH_X86_CONSOLE_H
+#define NBPROF_ARCH_X86_CONSOLE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/printf.h"
+
+/* Bring up the UART; false when no UART answers at port (COM1 is kept then). */
+bool console_init(uint16_t port, uint32_t baud);
+void console_putc(char c);			/* "\n" goes out as CR LF */
+void console_write(const char *s, size_t n);
+int kprintf(const char *fmt, ...) KPRINTF_FORMAT(1, 2);
+int kvprintf(const char *fmt, va_list ap);
+
+/* Next input byte, waiting for it. */
+int console_getc(void);
+/*
+ * Poll the UART while a command runs: true when Ctrl-C (03H) arrived. Other
+ * bytes are kept, in order, for console_getc().
+ */
+bool console_poll_interrupt(void);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * hooks.h - what a run under observation reports: the contract between the
+ * code that runs a workload (the step engine, the int 0x81 gate, the
+ * runner) and whoever counts it (a PMU backend's event feed).
+ */
+#ifndef NBPROF_ARCH_X86_HOOKS_H
+#define NBPROF_ARCH_X86_HOOKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86/insn.h"
+
+struct step_info {
+	uint64_t rip;		/* the instruction that just retired */
+	uint64_t next_rip;	/* where execution continues */
+	uint8_t cpl, lp;
+	enum insn_branch branch;
+	bool taken;		/* next_rip != fall-through (branches only) */
+	uint64_t cycles;	/* TSC cycles spent in the workload since the previous step
+				   (trap-handler time excluded) */
+};
+
+struct workload_hooks {
+	void *ctx;
+	void (*begin)(void *ctx, uint8_t lp);	/* right before the first workload instruction */
+	void (*end)(void *ctx, uint8_t lp);	/* right after the workload is left (also after a fault) */
+	void (*step)(void *ctx, const struct step_info *s);	/* per retired instruction, when stepping */
+	void (*synthetic)(void *ctx, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
+};
+
+/*
+ * Any hook may be NULL. begin and end run in the caller's context (its
+ * RFLAGS.IF); step runs inside the #DB handler and synthetic inside the
+ * int 0x81 gate, both with interrupts disabled. The workload itself starts
+ * with the caller's RFLAGS.IF (the shell runs with IF = 0).
+ */
+
+/* What the step engine counted over one run. */
+struct step_counts {
+	uint64_t instructions;		/* retired workload instructions (REP string op = 1) */
+	uint64_t step_cycles;		/* sum of step_info.cycles */
+	uint64_t branches[INSN_NBRANCH_KINDS];	/* retired, by kind ([INSN_NOT_BRANCH] unused) */
+	uint64_t taken, not_taken;	/* over all branch kinds */
+	uint64_t cond_taken, cond_not_taken;
+};
+
+#endif

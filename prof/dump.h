@@ -1,0 +1,133 @@
+/*
+ * dump.h - a recording as framed, checksummed text lines for the serial link.
+ *
+ * Every line a dump prints is one frame: "NBD:" followed by the base64
+ * (RFC 4648, with padding) of
+ *
+ *	u32 seq | u8 type | u16 len | payload[len] | u32 crc
+ *
+ * little-endian, crc = CRC-32 (lib/crc32.h) of everything before it.
+ * Frames are numbered from 0 without gaps. Types:
+ *
+ *	'H' header   the header blob, cut into frames 0..h-1
+ *	'S' samples  varint first sample index, then whole sample records
+ *	'T' trailer  the trailer blob, cut into the last frames
+ *
+ * Header blob: "NBPROF", u8 version (1), u32 blob length, u32 total frames,
+ * u8 family, model, stepping, u32 CPUID.1:EAX, u64 TSC Hz, u64 TSC at
+ * start, u64 runtime image base, u64 text start, u64 text end (link
+ * addresses, i.e. offsets from the image base, as tools/gensyms writes
+ * them), u32 symbol table CRC (dump_symtab_crc), u32 symbol count, u64 run
+ * id, u64 samples, u8 events, per event {u64 period, u8 n, n name bytes},
+ * u8 n, n bytes of comm.
+ *
+ * Sample record: u8 LP, u8 event, u8 CPL | nchain << 2, then unsigned
+ * LEB128 varints: zigzag(TSC - previous TSC), zigzag(IP - previous IP),
+ * RFLAGS, zigzag(RSP - previous RSP), and per return address zigzag(addr -
+ * the address before it in the stack, the IP for the first). "Previous"
+ * restarts at 0 in every frame, so each frame decodes on its own and a lost
+ * frame loses only its own samples. zigzag(d) = (d << 1) ^ (d >> 63) on the
+ * 64-bit two's-complement difference.
+ *
+ * Trailer blob: u32 total frames, u64 samples, u32 CRC-32 of all 'S'
+ * payloads in order, u8 stores, per store {u8 LP, u64 held, stored,
+ * dropped, overwritten, nested}.
+ *
+ * `dump --from N` re-encodes the same recording and prints the header
+ * frames and then frames N onwards; the encoding is deterministic, so the
+ * frames match the first transfer's byte for byte and tools/nbprof-decode
+ * merges the two captures.
+ *
+ * The encoder is incremental: dump_next() prints one frame per call, so the
+ * caller can show progress or stop on Ctrl-C between frames.
+ *
+ * Portable: compiled freestanding in the kernel and on the host for tests.
+ */
+#ifndef NBPROF_PROF_DUMP_H
+#define NBPROF_PROF_DUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/x86/ksyms.h"
+#include "prof/report.h"
+#include "prof/samples.h"
+
+#define DUMP_LINE_PREFIX	"NBD:"
+#define DUMP_VERSION		1
+#define DUMP_FRAME_HEAD		7	/* seq, type, len */
+#define DUMP_FRAME_TARGET	240	/* payload bytes a frame is filled up to */
+#define DUMP_PAYLOAD_MAX	400	/* one record with a full chain always fits */
+#define DUMP_FRAME_MAX		(DUMP_FRAME_HEAD + DUMP_PAYLOAD_MAX + 4)
+#define DUMP_LINE_MAX		(sizeof(DUMP_LINE_PREFIX) + (DUMP_FRAME_MAX + 2) / 3 * 4)
+#define DUMP_BLOB_MAX		4096	/* header or trailer */
+
+enum dump_frame_type {
+	DUMP_HEADER = 'H',
+	DUMP_SAMPLES = 'S',
+	DUMP_TRAILER = 'T',
+};
+
+/* What the header says about the machine and the image, besides the run. */
+struct dump_info {
+	uint8_t family, model, stepping;	/* DisplayFamily/DisplayModel/stepping */
+	uint32_t signature;			/* CPUID.1:EAX */
+	uint64_t image_base;			/* runtime ImageBase */
+	uint64_t text_start, text_end;		/* link addresses (ksym_text_start/end) */
+	uint32_t symtab_crc;			/* dump_symtab_crc(ksym_table, ksym_count) */
+	uint32_t symtab_count;
+	uint64_t run_id;			/* anything that tells runs apart (start TSC) */
+};
+
+enum dump_phase { DUMP_PHASE_HEADER, DUMP_PHASE_SAMPLES, DUMP_PHASE_TRAILER, DUMP_PHASE_DONE };
+
+struct dump_enc {
+	const struct sample_run *run;
+	uint32_t from;			/* first non-header frame to print */
+	uint32_t seq;			/* next frame number */
+	uint32_t total_frames;
+	uint32_t header_frames;
+	enum dump_phase phase;
+	size_t header_len, trailer_len, blob_pos;
+	uint32_t data_crc;		/* CRC of 'S' payloads so far */
+	uint64_t index;			/* run-order index of the next sample */
+	struct sample_run_iter ri;
+	struct sample next;
+	bool have_next;
+	uint8_t header[DUMP_BLOB_MAX];
+	uint8_t trailer[DUMP_BLOB_MAX];
+	uint8_t frame[DUMP_FRAME_MAX];
+	char line[DUMP_LINE_MAX];
+};
+
+/*
+ * Prepare a dump of run (which must not change until the dump is done);
+ * frames before `from` other than the header are encoded but not printed.
+ * Returns 0; -1 when the header or trailer would exceed DUMP_BLOB_MAX, -2
+ * when from is past the last frame (nothing printed either way).
+ */
+int dump_begin(struct dump_enc *enc, const struct sample_run *run, const struct dump_info *info,
+	       uint32_t from);
+
+/* Print the next frame through out->line; false when the dump is complete. */
+bool dump_next(struct dump_enc *enc, const struct report_out *out);
+
+/* Frames of the whole dump (header, samples, trailer). */
+uint32_t dump_total_frames(const struct dump_enc *enc);
+
+/*
+ * CRC-32 of the symbol table: per entry, its link address as 8 bytes
+ * little-endian, then its name and a NUL. The host recomputes it from
+ * `nm -n` of the ELF to check that it symbolises with the right image.
+ */
+uint32_t dump_symtab_crc(const struct ksym *table, uint32_t count);
+
+/* RFC 4648 base64 with padding of in[0..n) into out (4 * ceil(n / 3) + 1 bytes). */
+size_t dump_base64(char *out, const uint8_t *in, size_t n);
+
+/* Unsigned LEB128 of v into p (at most 10 bytes); returns the length. */
+size_t dump_varint(uint8_t *p, uint64_t v);
+uint64_t dump_zigzag(uint64_t a, uint64_t b);	/* zigzag(a - b) */
+
+#endif

@@ -1,0 +1,590 @@
+/*
+ * perf.c - counting on the target, the same for every backend: backend
+ * choice, counting runs with 64-bit totals, the overflow interrupt and its
+ * poll, each LP's LVT PC, the PMU lock and the register-write trace. What a
+ * backend does differently is behind its ops (prof/backend.h); nothing here
+ * asks which one it is.
+ *
+ * The overflow path runs one way (README "How a sample is taken"): the LVT
+ * PC vector or the NMI enters perf_pmi_handler, which takes the PMU lock
+ * once, and for each overflowed counter the calling LP owns (perf_slot_lp:
+ * OVF_PMI_T1 alone = LP1, else LP0) stops it on a null event, settles its
+ * value from a read before and after the stop (Xeon MP errata O8/O9, fact
+ * sheet 6), adds the events since the last write to its 64-bit base, calls
+ * the sample sink once, reloads it twice (N15) with what the sink returned
+ * and restarts it. Then the LP unmasks its own LVT PC (OVF was cleared
+ * first, fact sheet 6: NetBurst masks the entry when it delivers a PMI) and
+ * the backend may re-raise. "Overflowed" is CCCR.OVF, or - Linux's and
+ * OProfile's "unflagged" test - bit 39 clear on a counter that was written
+ * negative. The LAPIC EOI for the vector is sent by the interrupt
+ * dispatcher (arch/x86/idt.c); an NMI needs none.
+ *
+ * Hyper-Threading: each LP has its own LVT PC (fact sheet 6, 8); LP0 sets
+ * the entries' values when a count starts, and each LP writes its own entry
+ * when its workload begins (the workload hooks), so the sibling takes the
+ * PMIs OVF_PMI_T1 sends it on hardware and in the model alike. The PMU lock
+ * belongs to an LP and may be retaken by it; an NMI that arrives while its
+ * LP holds the lock is handled when the lock is released, so a count's
+ * stop, a poll or a model call is never cut in two by the handler.
+ */
+#include "arch/x86/console.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/step.h"
+#include "arch/x86/user.h"
+#include "lib/printf.h"
+#include "pmu/p4_apply.h"
+#include "pmu/p4_regs.h"
+#include "prof/backend.h"
+#include "prof/perf.h"
+
+#define PERF_NLP	2		/* logical processors sharing one PMU (T0, T1) */
+
+struct perf_trace_bus {
+	struct msr_bus bus;		/* first member */
+	struct msr_bus *inner;
+};
+
+static const struct perf_backend_ops *be;	/* NULL: no backend */
+static struct perf_info info;
+static struct perf_trace_bus trace_bus;
+static struct perf_count *active;
+static perf_sink_fn *sink;
+static void *sink_ctx;
+static volatile uint32_t lp_lvt[PERF_NLP];	/* each LP's LVT PC as set; an LP writes only its own */
+static volatile uint32_t lock_owner;		/* LP index + 1 holding the PMU lock; 0 = free */
+static unsigned lock_depth;
+static volatile bool nmi_deferred[PERCPU_MAX];
+
+static void perf_pmi_handler(struct trap_frame *f);
+
+/* ---- the PMU lock, the LPs ---------------------------------------------------- */
+
+unsigned perf_this_lp(void)
+{
+	unsigned smt = percpu_this()->topo.smt;
+
+	return smt < PERF_NLP ? smt : 0;
+}
+
+static bool perf_lock_mine(void)
+{
+	return __atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
+}
+
+void perf_lock(void)
+{
+	uint32_t me = percpu_this()->index + 1, free_ = 0;
+
+	if (perf_lock_mine()) {
+		lock_depth++;
+		return;
+	}
+	while (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		free_ = 0;
+		cpu_pause();
+	}
+	lock_depth = 1;
+}
+
+void perf_unlock(void)
+{
+	unsigned idx = percpu_this()->index;
+
+	if (--lock_depth > 0)
+		return;
+	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
+	if (nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
+		nmi_deferred[idx] = false;
+		perf_pmi_handler(NULL);
+	}
+}
+
+/* LP lp's LVT PC: the value, and the real entry when lp is the calling LP. */
+static void perf_lvt_write(unsigned lp, uint32_t v)
+{
+	lp_lvt[lp] = v;
+	if (lp == perf_this_lp() && lapic_present())
+		lapic_write(LAPIC_LVT_PMC, v);
+}
+
+uint32_t perf_lvt(unsigned lp)
+{
+	return lp < PERF_NLP ? lp_lvt[lp] : LAPIC_LVT_MASKED;
+}
+
+void perf_lvt_automask(unsigned lp)
+{
+	if (lp < PERF_NLP)
+		perf_lvt_write(lp, lp_lvt[lp] | LAPIC_LVT_MASKED);
+}
+
+static uint32_t perf_lvt_value(bool masked)
+{
+	uint32_t v = info.pmi_mode == PERF_PMI_NMI ? LAPIC_LVT_DELIVERY_NMI : LAPIC_PMI_VECTOR;
+
+	return masked ? v | LAPIC_LVT_MASKED : v;
+}
+
+bool perf_counting(void)
+{
+	return active && active->running;
+}
+
+uint64_t perf_feed_chunk(void)
+{
+	return active ? active->chunk : UINT64_C(1) << 39;
+}
+
+struct perf_pmi_stats *perf_pmi_stats(void)
+{
+	return &info.pmi;
+}
+
+/* ---- backend queries ------------------------------------------------------------- */
+
+const struct perf_info *perf_info(void)
+{
+	return &info;
+}
+
+const char *perf_backend_name(enum perf_backend b)
+{
+	switch (b) {
+	case PERF_BACKEND_HW:		return perf_backend_hw.name;
+	case PERF_BACKEND_MODEL:	return perf_backend_model.name;
+	default:			return "none";
+	}
+}
+
+struct msr_bus *perf_bus(void)
+{
+	if (!be)
+		return NULL;
+	return info.trace ? &trace_bus.bus : be->bus();
+}
+
+bool perf_steps_workloads(void)
+{
+	return be && be->steps_workloads;
+}
+
+const char *perf_msr_label(void)
+{
+	return be && be->msr_label ? be->msr_label() : NULL;
+}
+
+void perf_describe(char *buf, size_t n)
+{
+	if (be)
+		be->describe(buf, n);
+	else if (n)
+		buf[0] = '\0';
+}
+
+int perf_inject(unsigned unflagged, unsigned reloads, char *err, size_t n)
+{
+	if (!perf_can_inject())
+		return ksnprintf(err, n, "only the model can be made to misbehave"), -1;
+	return be->inject(unflagged, reloads, err, n);
+}
+
+bool perf_can_inject(void)
+{
+	return be && be->inject;
+}
+
+enum perf_source perf_event_source(enum p4_event ev, const struct perf_inputs *in)
+{
+	return be ? be->source(ev, in) : PERF_SOURCE_NONE;
+}
+
+/* ---- the traced bus (only while `msr trace on`) -------------------------------- */
+
+static void perf_msr_name(uint32_t msr, char *buf, size_t n)
+{
+	enum p4_counter c;
+	enum p4_escr e;
+
+	if (p4_counter_by_msr(msr, &c))
+		ksnprintf(buf, n, "%s", p4_counters[c].name);
+	else if (p4_cccr_by_msr(msr, &c))
+		ksnprintf(buf, n, "%s", p4_counters[c].cccr_name);
+	else if (p4_escr_by_msr(msr, &e))
+		ksnprintf(buf, n, "MSR_%s", p4_escrs[e].name);
+	else if (msr == MSR_PEBS_ENABLE)
+		ksnprintf(buf, n, "MSR_PEBS_ENABLE");
+	else if (msr == MSR_PEBS_MATRIX_VERT)
+		ksnprintf(buf, n, "MSR_PEBS_MATRIX_VERT");
+	else if (msr == MSR_TC_PRECISE_EVENT)
+		ksnprintf(buf, n, "MSR_TC_PRECISE_EVENT");
+	else if (msr == MSR_IA32_DS_AREA)
+		ksnprintf(buf, n, "IA32_DS_AREA");
+	else
+		ksnprintf(buf, n, "uncore");
+}
+
+static int perf_trace_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
+{
+	return msr_bus_read(((struct perf_trace_bus *)bus)->inner, msr, value);
+}
+
+static int perf_trace_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
+{
+	int r = msr_bus_write(((struct perf_trace_bus *)bus)->inner, msr, value);
+	char name[32];
+
+	if (p4_msr_is_pmu(msr)) {
+		perf_msr_name(msr, name, sizeof(name));
+		kprintf("wrmsr %XH <- %08llXH (%s)%s\n", msr, (unsigned long long)value, name,
+			r ? " #GP" : "");
+	}
+	return r;
+}
+
+void perf_set_trace(bool on)
+{
+	info.trace = on;
+}
+
+/* ---- the overflow path ------------------------------------------------------------ */
+
+void perf_set_sink(perf_sink_fn *fn, void *ctx)
+{
+	sink = fn;
+	sink_ctx = ctx;
+}
+
+/* The LP whose handler takes a counter's overflows: the one OVF_PMI names (T0 when both). */
+static unsigned perf_slot_lp(const struct p4_slot *slot)
+{
+	return (slot->cccr_value & CCCR_OVF_PMI_T1) && !(slot->cccr_value & CCCR_OVF_PMI_T0);
+}
+
+/* Counter i of the running count, if it overflowed: total it, sample it, reload it. */
+static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigned i,
+			      struct trap_frame *f)
+{
+	const struct p4_slot *slot = &s->plan.slot[i];
+	uint64_t cccr = 0, running = 0, stopped = 0, next = s->reload[i];
+	struct perf_overflow ov = { .idx = i, .reload = s->reload[i] };
+	bool ovf, unflagged;
+
+	if (msr_bus_read(bus, p4_counters[slot->counter].cccr_msr, &cccr) ||
+	    p4_counter_read(bus, slot->counter, &running))
+		return;
+	ovf = (cccr & CCCR_OVF) != 0;
+	unflagged = !ovf && (s->start[i] & BIT(39)) && !(running & BIT(39));
+	if (!ovf && !unflagged)
+		return;
+	/* Stopped (and OVF cleared) before the value is taken: no event falls between. */
+	p4_counter_quiet(bus, &s->plan, i);
+	if (p4_counter_read(bus, slot->counter, &stopped))
+		stopped = running;
+	ov.raw = p4_counter_settle(running, stopped);
+	info.pmi.overflows++;
+	info.pmi.unflagged += unflagged;
+	s->overflows[i]++;
+	s->base[i] += (ov.raw - s->start[i]) & P4_COUNTER_MASK;
+	if (sink && f)
+		next = sink(sink_ctx, f, &ov);
+	p4_counter_reload(bus, &s->plan, i, next, slot->cccr_value, &info.pmi.mismatches);
+	s->start[i] = next & P4_COUNTER_MASK;
+}
+
+/* Every counter the calling LP owns (PMU lock held). */
+static void perf_scan(unsigned lp, struct trap_frame *f)
+{
+	struct msr_bus *bus = perf_bus();
+
+	if (!perf_counting())
+		return;
+	for (unsigned i = 0; i < active->plan.n; i++)
+		if (perf_slot_lp(&active->plan.slot[i]) == lp)
+			perf_overflow_one(bus, active, i, f);
+}
+
+/* TSC since t0 spent handling: in all, and the calling LP's own share (throttling). */
+static void perf_pmi_time(unsigned lp, uint64_t t0)
+{
+	uint64_t dt = rdtsc() - t0;
+
+	__atomic_fetch_add(&info.pmi.tsc_total, dt, __ATOMIC_RELAXED);
+	info.pmi.lp_tsc[lp] += dt;
+}
+
+/* The workload's frame while this LP runs its #DB handler or its int 0x81 gate, else NULL. */
+static struct trap_frame *perf_wl_frame(void)
+{
+	struct trap_frame *f = step_frame();
+
+	return f ? f : user_gate_frame();
+}
+
+/* The backend's share of a handler: its bus time since b0, and its re-raise check. */
+static void perf_pmi_unmasked(unsigned lp, uint64_t b0)
+{
+	uint64_t t = rdtsc();
+
+	if (be->unmasked)
+		be->unmasked(lp);
+	info.pmi.backend_tsc += rdtsc() - t + (be->bus_tsc ? be->bus_tsc() - b0 : 0);
+}
+
+static void perf_pmi_handler(struct trap_frame *f)
+{
+	uint64_t t0 = rdtsc(), b0;
+	struct trap_frame *wf = perf_wl_frame();
+	unsigned lp = perf_this_lp();
+	bool counting;
+
+	if (perf_lock_mine()) {		/* an NMI inside a locked section: after it (perf_unlock) */
+		nmi_deferred[percpu_this()->index] = true;
+		return;
+	}
+	__atomic_fetch_add(&info.pmi.interrupts, 1, __ATOMIC_RELAXED);
+	info.pmi.lp_interrupts[lp]++;
+	if (wf && wf != f) {
+		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
+		f = wf;
+	}
+	b0 = be && be->bus_tsc ? be->bus_tsc() : 0;
+	perf_lock();
+	perf_scan(lp, f);
+	counting = perf_counting();
+	if (counting)		/* OVF is clear now: unmasking cannot re-trigger for these */
+		perf_lvt_write(lp, lp_lvt[lp] & ~LAPIC_LVT_MASKED);
+	perf_unlock();
+	if (counting)
+		perf_pmi_unmasked(lp, b0);
+	perf_pmi_time(lp, t0);
+}
+
+/* The two ways in, counted apart so that `pmu` shows which delivery the LVT PC entry chose. */
+static void perf_pmi_vector(struct trap_frame *f)
+{
+	__atomic_fetch_add(&info.pmi.by_vector, 1, __ATOMIC_RELAXED);
+	perf_pmi_handler(f);
+}
+
+static void perf_pmi_nmi(struct trap_frame *f)
+{
+	__atomic_fetch_add(&info.pmi.by_nmi, 1, __ATOMIC_RELAXED);
+	perf_pmi_handler(f);
+}
+
+void perf_poll(struct trap_frame *f)
+{
+	uint64_t t0 = rdtsc();
+	unsigned lp = perf_this_lp();
+
+	info.pmi.polls++;
+	perf_lock();		/* as the handler: no PMI takes the same counter meanwhile */
+	perf_scan(lp, f);
+	perf_unlock();
+	perf_pmi_time(lp, t0);
+}
+
+void perf_set_pmi_mode(enum perf_pmi_mode mode)
+{
+	info.pmi_mode = mode;
+	for (unsigned lp = 0; lp < PERF_NLP; lp++)
+		perf_lvt_write(lp, perf_lvt_value(!perf_counting()));
+}
+
+/* ---- counting runs ------------------------------------------------------------------ */
+
+static bool perf_is_starter(const struct p4_plan *plan, unsigned i)
+{
+	for (unsigned k = 0; k < plan->n; k++)
+		if (plan->req[k].role == P4_ROLE_CASCADE && plan->req[k].started_by == i)
+			return true;
+	return false;
+}
+
+int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
+		       char *err, size_t n)
+{
+	struct msr_bus *bus = perf_bus();
+	struct p4_apply_result res;
+
+	if (!bus)
+		return ksnprintf(err, n, "no PMU backend"), -1;
+	*s = (struct perf_count){ .plan = *plan, .chunk = UINT64_C(1) << 39 };
+	for (unsigned i = 0; i < plan->n; i++) {
+		bool period = plan->req[i].spec.period != 0;
+
+		/* A sampling counter reloads its period; a cascade starter, once
+		 * it has started its partner, just keeps counting. */
+		s->reload[i] = period && !perf_is_starter(plan, i) ? plan->slot[i].preset
+								   : reload & P4_COUNTER_MASK;
+		s->start[i] = period ? plan->slot[i].preset : s->reload[i];
+		s->plan.slot[i].preset = s->start[i];
+	}
+	if ((P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1 < s->chunk)
+		s->chunk = (P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1;
+	perf_lock();
+	active = s;
+	s->running = true;
+	if (be->run_begin)
+		be->run_begin();
+	for (unsigned lp = 0; lp < PERF_NLP; lp++)
+		perf_lvt_write(lp, perf_lvt_value(false));
+	p4_apply(bus, &s->plan, &res);
+	perf_unlock();
+	if (res.faults || res.mismatches) {
+		perf_count_stop(s, NULL);
+		ksnprintf(err, n, "programming the PMU failed: %u faulting access(es), %u register(s) "
+			  "read back different", res.faults, res.mismatches);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Under the PMU lock, so an overflow interrupt cannot run between the reads
+ * and the stop (on this LP it waits for perf_unlock, and then finds no
+ * count; the sibling's waits for the lock): the events since each counter's
+ * last write are running-read then stopped-read (O9), and a counter that
+ * wrapped once since then is still right modulo 2^40.
+ */
+void perf_count_stop(struct perf_count *s, uint64_t *totals)
+{
+	struct msr_bus *bus = perf_bus();
+	struct p4_apply_result res;
+	uint64_t running[P4_MAX_REQUESTS] = { 0 }, stopped;
+
+	perf_lock();
+	for (unsigned i = 0; i < s->plan.n; i++)
+		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))
+			running[i] = s->start[i];
+	p4_stop(bus, &s->plan, &res);
+	for (unsigned i = 0; i < s->plan.n; i++)
+		if (p4_counter_read(bus, s->plan.slot[i].counter, &stopped) == 0)
+			running[i] = p4_counter_settle(running[i], stopped);
+	for (unsigned lp = 0; lp < PERF_NLP; lp++)
+		perf_lvt_write(lp, perf_lvt_value(true));
+	s->running = false;
+	active = NULL;
+	if (be->run_end)
+		be->run_end();
+	perf_unlock();
+	for (unsigned i = 0; totals && i < s->plan.n; i++)
+		totals[i] = s->base[i] + ((running[i] - s->start[i]) & P4_COUNTER_MASK);
+}
+
+/* ---- workload hooks ------------------------------------------------------------------- */
+
+/* Each LP writes its own LVT PC entry, on hardware and in the model alike. */
+static void perf_hook_begin(void *ctx, uint8_t lp)
+{
+	if (lp < PERF_NLP) {
+		perf_lock();
+		perf_lvt_write(lp, lp_lvt[lp]);
+		perf_unlock();
+	}
+	if (be && be->begin)
+		be->begin(ctx, lp);
+}
+
+static void perf_hook_end(void *ctx, uint8_t lp)
+{
+	if (be && be->end)
+		be->end(ctx, lp);
+}
+
+void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
+{
+	*in = (struct perf_inputs){ 0 };
+	*h = (struct workload_hooks){
+		.ctx = in,
+		.begin = perf_hook_begin,
+		.end = perf_hook_end,
+		.step = be ? be->step : NULL,
+		.synthetic = be ? be->synthetic : NULL,
+	};
+}
+
+/* ---- backend choice ---------------------------------------------------------------------- */
+
+static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, const struct p4_sig *sig,
+		    bool ht, char *err, size_t n)
+{
+	struct p4_apply_result res;
+	struct p4_caps caps;
+
+	if (active)
+		perf_count_stop(active, NULL);
+	if (b->select(sig, ht, &caps, err, n))
+		return -1;
+	be = b;
+	info.backend = id;
+	info.sig = *sig;
+	info.ht = ht;
+	info.caps = caps;
+	trace_bus.inner = b->bus();
+	/* Zero every CCCR first: stale counters keep PMIs asserted (fact sheet 6). */
+	p4_pmu_reset(b->bus(), &info.caps, &res);
+	return 0;
+}
+
+int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n)
+{
+	return perf_use(&perf_backend_model, PERF_BACKEND_MODEL, sig, ht, err, n);
+}
+
+static bool perf_cpu(struct cpu_info *ci, struct p4_sig *sig, bool *ht)
+{
+	cpu_identify(ci);
+	sig->family = (uint8_t)ci->display_family;
+	sig->model = ci->display_model;
+	sig->stepping = ci->stepping;
+	*ht = ci->threads_per_core > 1;
+	return ci->is_netburst;
+}
+
+int perf_select_hw(char *err, size_t n)
+{
+	struct cpu_info ci;
+	struct p4_sig sig;
+	bool ht;
+
+	if (!perf_cpu(&ci, &sig, &ht))
+		return ksnprintf(err, n, "%s is not a NetBurst CPU (family 0FH)", ci.display), -1;
+	return perf_use(&perf_backend_hw, PERF_BACKEND_HW, &sig, ht, err, n);
+}
+
+void perf_init(void)
+{
+	struct cpu_info ci;
+	struct p4_sig sig;
+	bool ht, netburst;
+	char why[128], err[96], sigtext[8];
+
+	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
+	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_vector);
+	idt_set_handler(VEC_NMI, perf_pmi_nmi);
+	info.pmi_mode = PERF_PMI_FIXED;
+	for (unsigned lp = 0; lp < PERF_NLP; lp++)
+		perf_lvt_write(lp, perf_lvt_value(true));
+	netburst = perf_cpu(&ci, &sig, &ht);
+	if (perf_select_hw(why, sizeof(why)) == 0) {
+		ksnprintf(info.reason, sizeof(info.reason), "NetBurst, IA32_MISC_ENABLE bit 7 set, "
+			  "and counter 0 counted in the probe");
+	} else if (netburst && perf_select_model(&sig, ht, err, sizeof(err)) == 0) {
+		ksnprintf(info.reason, sizeof(info.reason), "%s", why);
+	} else {
+		info.backend = PERF_BACKEND_NONE;
+		ksnprintf(info.reason, sizeof(info.reason), "%s; 'pmu backend model 0F_04' selects a "
+			  "software model", why);
+	}
+	p4_sig_format(&info.sig, sigtext, sizeof(sigtext));
+	kprintf("pmu: backend %s%s%s%s: %s\n", perf_backend_name(info.backend),
+		info.backend != PERF_BACKEND_NONE ? " " : "",
+		info.backend != PERF_BACKEND_NONE ? sigtext : "",
+		info.backend != PERF_BACKEND_NONE ? (info.ht ? " with HT" : " without HT") : "",
+		info.reason);
+}

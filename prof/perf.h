@@ -1,0 +1,180 @@
+/*
+ * perf.h - the PMU as the running kernel sees it: which backend counts
+ * (the hardware PMU or the software model behind the same struct msr_bus,
+ * prof/backend.h), counting runs with 64-bit totals, the overflow interrupt
+ * and its sample sink, the write trace, and the workload hooks that feed a
+ * backend. Nothing here depends on which backend is in use.
+ */
+#ifndef NBPROF_PROF_PERF_H
+#define NBPROF_PROF_PERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu/msr_bus.h"
+#include "pmu/p4_alloc.h"
+#include "pmu/p4_caps.h"
+#include "prof/workload.h"
+#include "pmu/p4_events.h"
+
+enum perf_backend {
+	PERF_BACKEND_NONE,	/* not a NetBurst CPU and no model selected */
+	PERF_BACKEND_HW,
+	PERF_BACKEND_MODEL,
+};
+
+enum perf_pmi_mode {
+	PERF_PMI_FIXED,		/* LVT PC: vector LAPIC_PMI_VECTOR, fixed delivery */
+	PERF_PMI_NMI,		/* LVT PC: NMI delivery */
+};
+
+/* Counters of what the overflow path did (shown by `pmu`, checked by tests). */
+struct perf_pmi_stats {
+	uint64_t interrupts;	/* PMI handler entries */
+	uint64_t overflows;	/* counters found overflowed */
+	uint64_t unflagged;	/* overflowed without CCCR.OVF (bit 39 test, fact sheet 6) */
+	uint64_t reraised;	/* model still asserting at unmask: PMI sent again */
+	uint64_t deferred;	/* model PMI while LVT PC was masked */
+	uint64_t dropped;	/* model PMI for an LP that is not running */
+	uint64_t late;		/* fixed IPI not taken within the wait window */
+	uint64_t lp_interrupts[2];	/* handler entries on LP0 / LP1 (T0 / T1) */
+	uint64_t mismatches;	/* reloaded counter read back different: written again */
+	uint64_t handoffs;	/* PMI taken inside the step handler: sampled the workload's frame */
+	uint64_t polls;		/* perf_poll() scans (cascade-PMI erratum) */
+	uint64_t tsc_total;	/* TSC spent in PMI handlers and polls */
+	uint64_t by_vector;	/* entries through the LVT PC vector (fixed delivery) */
+	uint64_t by_nmi;	/* entries through the NMI vector (NMI delivery) */
+	uint64_t lp_tsc[2];	/* tsc_total's part on LP0 / LP1 (T0 / T1): each LP's own share */
+	uint64_t backend_tsc;	/* tsc_total's part inside the backend (its bus, its re-raise) */
+};
+
+struct perf_info {
+	enum perf_backend backend;
+	struct p4_sig sig;
+	bool ht;			/* the PMU is shared by two LPs */
+	struct p4_caps caps;
+	char reason[192];		/* why this backend */
+	enum perf_pmi_mode pmi_mode;
+	bool trace;
+	struct perf_pmi_stats pmi;
+};
+
+/* At boot, after the LAPIC and the interrupt self-test: choose and print. */
+void perf_init(void);
+
+const struct perf_info *perf_info(void);
+const char *perf_backend_name(enum perf_backend b);
+
+/* Switch backends; -1 with err when impossible (nothing changed then). */
+int perf_select_hw(char *err, size_t n);
+int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n);
+
+/* The bus PMU code uses (the backend's, wrapped by the trace while it is on), or NULL. */
+struct msr_bus *perf_bus(void);
+/* The backend's events come from single-stepping workloads: run them stepped. */
+bool perf_steps_workloads(void);
+/* How `msr` labels PMU registers the backend serves instead of the machine, or NULL. */
+const char *perf_msr_label(void);
+/* One line of backend detail for `pmu` ("" when none). */
+void perf_describe(char *buf, size_t n);
+
+void perf_set_trace(bool on);
+void perf_set_pmi_mode(enum perf_pmi_mode mode);
+
+/*
+ * A counting run. Each counter starts at start[i] (the plan's preset for
+ * a cascade starter, else the reload value) and is reloaded with reload[i]
+ * by the overflow handler, which adds the events since the last write to
+ * base[i]; the 64-bit total is base + (counter - start) mod 2^40.
+ */
+struct perf_count {
+	struct p4_plan plan;
+	uint64_t start[P4_MAX_REQUESTS];
+	uint64_t reload[P4_MAX_REQUESTS];
+	uint64_t base[P4_MAX_REQUESTS];
+	uint64_t overflows[P4_MAX_REQUESTS];
+	uint64_t chunk;			/* largest model input fed in one call */
+	bool running;
+};
+
+/* Reload value for plain counting: bit 39 set, 2^39 events per interrupt. */
+#define PERF_RELOAD_DEFAULT	(UINT64_C(1) << 39)
+
+/*
+ * Program and start. A request with spec.period (a sampler) starts at and
+ * reloads -period; a cascade starter starts at -N; every other counter
+ * starts at and reloads `reload`.
+ */
+int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
+		       char *err, size_t n);
+/* Read (before stopping: Xeon MP erratum O9), stop, and fill totals[plan.n]. */
+void perf_count_stop(struct perf_count *s, uint64_t *totals);
+
+/*
+ * The overflow path runs one way: the interrupt (LVT PC vector or NMI) or a
+ * poll finds an overflowed counter of the running count, stops it, adds its
+ * events to the 64-bit total, and calls the sample sink once; the sink
+ * returns the value to reload the counter with (usually ov->reload) and
+ * never touches the PMU itself. f is the interrupted workload's frame (NULL,
+ * or a caller's "no context" frame, from a poll without one).
+ */
+struct trap_frame;
+struct perf_overflow {
+	unsigned idx;		/* plan index */
+	uint64_t raw;		/* the counter as it stopped (40 bits) */
+	uint64_t reload;	/* what it is reloaded with unless the sink says otherwise */
+};
+typedef uint64_t perf_sink_fn(void *ctx, struct trap_frame *f, const struct perf_overflow *ov);
+void perf_set_sink(perf_sink_fn *fn, void *ctx);
+
+/*
+ * The overflow handler's scan without an interrupt, for counters that
+ * cannot raise one (the cascade-PMI erratum, fact sheet 2.3): called from
+ * a timer interrupt with the interrupted frame. LVT PC is masked during the
+ * scan, so a PMI (NMI) cannot handle the same counter at the same time.
+ */
+void perf_poll(struct trap_frame *f);
+
+/*
+ * Model backend, during a running count: make the next `unflagged`
+ * overflows read as CCCR.OVF clear and the next `reloads` reloads lose
+ * their counter writes until read back (N15), so that the handler's
+ * workarounds (pmi.unflagged, pmi.mismatches) are exercised. -1 with err
+ * otherwise.
+ */
+int perf_inject(unsigned unflagged, unsigned reloads, char *err, size_t n);
+/* Whether the backend can do that. */
+bool perf_can_inject(void);
+
+/* What fed the model during a run (model backend). */
+struct perf_inputs {
+	uint64_t steps;			/* stepped instructions */
+	uint64_t branches;		/* of which branches */
+	uint64_t cycles;		/* TSC cycles fed as clockticks */
+	uint64_t synthetic;		/* synthetic occurrences */
+	uint64_t synthetic_bad;		/* synthetic occurrences whose spec did not parse */
+	char synthetic_spec[WORKLOAD_SPEC_MAX];
+	enum p4_event synthetic_event;
+	bool synthetic_mixed;		/* more than one spec was seen */
+};
+
+/*
+ * Hooks for workload_run(): each LP programs its own LVT PC when its
+ * workload begins, and the backend's event feed (the model's) runs in them.
+ */
+void perf_hooks(struct perf_inputs *in, struct workload_hooks *h);
+
+/* Event sources of the model, for labelling counts. */
+enum perf_source {
+	PERF_SOURCE_STEP,	/* stepped instructions and branches (real) */
+	PERF_SOURCE_TSC,	/* clockticks from TSC deltas (real) */
+	PERF_SOURCE_SYNTHETIC,
+	PERF_SOURCE_NONE,	/* the model has nothing that produces it */
+	PERF_SOURCE_HW,		/* counted by the processor itself */
+};
+
+enum perf_source perf_event_source(enum p4_event ev, const struct perf_inputs *in);
+
+
+#endif

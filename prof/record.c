@@ -1,0 +1,638 @@
+/*
+ * record.c - sampling: the sample sink of the overflow path (README "How a
+ * sample is taken" tells the path once), per-LP sample stores, polling on
+ * the erratum parts, throttling, and the cost figures of `make bench`.
+ *
+ * Erratum path. On parts with the cascade-PMI erratum (0F_02, and 0F_00/01
+ * stepping > 09H; SDM 18.15.5.7, fact sheet 2.3) a cascaded counter raises
+ * no PMI, so a sampling request on one is planned without OVF_PMI and its
+ * OVF flag is polled from the LAPIC timer (RECORD_POLL_HZ) through
+ * perf_poll(). A poll finds the counter some events past its overflow: it
+ * stores one sample per period that ended (all at the poll's IP) and
+ * reloads -(period - excess), so the periods keep their phase. A stepped
+ * job polls once more at its last step (record_tick explains why); periods
+ * that still end after the last poll are counted as "unattributed", never
+ * dropped silently.
+ *
+ * Throttling. Every RECORD_THROTTLE_WINDOW samples of an LP, the TSC that
+ * LP spent in its own PMI handlers and polls since its last check
+ * (perf_info()->pmi.lp_tsc[LP]: the sibling's handlers run on the other LP,
+ * in parallel, and are not this LP's time) is compared with the TSC that
+ * passed; above the configured share every
+ * sampling period the LP owns is doubled and the throttle counted; a share
+ * of 100 % never throttles. A period of 1 thus
+ * grows until the workload makes progress again (pitfall 9.8: tiny reload
+ * values can otherwise starve the interrupted code).
+ *
+ * Stores. At the first record, all free RAM the memory map reports minus
+ * RECORD_KERNEL_RESERVE (what the kernel still allocates: the workloads'
+ * buffers of up to 64 MiB, user stacks, page tables) is taken in one piece
+ * and split evenly between the logical processors; each LP's samples go to
+ * its own part (prof/samples.h), stopping or wrapping when full.
+ *
+ * Two logical processors (Hyper-Threading). A run has a job per LP: LP0's
+ * (the shell's LP) and its sibling's, either of which may be idle
+ * (`record --cpu 1`, `--pair A -- B`). Each job has its own set of hooks
+ * (its own perf inputs, step timing and throttle window) and each LP its
+ * own store. A counter's overflow is handled by the LP its CCCR's
+ * OVF_PMI_T0/T1 names (prof/perf.c: perf_slot_lp), which is the LP whose
+ * events the counter counts (cmd_record.c splits a sampling event that
+ * would count both LPs into one request per LP), so record_overflow() runs
+ * on that LP, with that LP's interrupted frame, and appends to that LP's
+ * store only: every store has a single producer, as samples.h requires.
+ * Throttling raises only the periods of the counters the calling LP owns.
+ * Polling (the erratum path) runs from LP0's LAPIC timer: a counter without
+ * PMI is LP0's, so a polled sampler may only count LP0's events (the
+ * sibling runs its job with interrupts masked, smp.h, and takes no timer).
+ *
+ * Cost. In vector mode under the model the PMI is taken between two
+ * stepped instructions, so the step that contains it is longer by exactly
+ * the handler's cost from entry to IRETQ; record compares the median step
+ * with and without a PMI (record_result.step_pmi / step_plain).
+ */
+#include "arch/x86/console.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/mem.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/step.h"
+#include "arch/x86/timer.h"
+#include "arch/x86/user.h"
+#include "lib/stats.h"
+#include "pmu/p4_apply.h"
+#include "pmu/p4_encode.h"
+#include "pmu/p4_regs.h"
+#include "prof/record.h"
+
+#define RECORD_KERNEL_RESERVE	(UINT64_C(80) << 20)
+#define RECORD_STEP_KEEP	512u	/* step timings kept for the cost medians */
+#define RECORD_FLOOR_MAX	256u
+#define RECORD_NO_JOB		(-1)
+
+struct record_state;
+
+/* One job's hooks and the counts its LP's handlers keep. */
+struct record_lp {
+	struct record_state *r;
+	unsigned k;			/* job index: 0 = LP0, 1 = the sibling */
+	unsigned smt;			/* the LP's SMT ID (T0/T1), set by the begin hook */
+	struct perf_inputs in;
+	struct workload_hooks perf_h, h;
+	struct workload_job job;
+
+	uint64_t unattributed, throttled;
+	uint64_t win_t0, win_cost0;
+	unsigned win_n;
+	uint64_t store_tsc, store_n;
+	uint64_t irq_seen;
+	bool poll_exit;			/* poll once more when the workload returns */
+	uint64_t plain[RECORD_STEP_KEEP], with_pmi[RECORD_STEP_KEEP];
+	unsigned nplain, npmi;
+};
+
+struct record_state {
+	struct record_cfg cfg;
+	struct perf_count sess;
+	struct record_lp lp[2];
+	int job_of[PERCPU_MAX];		/* percpu index -> job, or RECORD_NO_JOB */
+	struct sample_store store[PERCPU_MAX];
+	const struct sample_store *stores[PERCPU_MAX];
+	struct sample_event events[P4_MAX_REQUESTS];
+	struct sample_run run;
+	uint64_t period[P4_MAX_REQUESTS];
+	bool valid;
+};
+
+static struct record_state rs;
+static struct trap_frame record_no_frame;	/* "no context": the final poll after the workload */
+static uint64_t arena;
+static size_t arena_per_lp;
+
+const struct sample_run *record_last(void)
+{
+	return rs.valid ? &rs.run : NULL;
+}
+
+size_t record_store_bytes(void)
+{
+	return arena_per_lp;
+}
+
+/* ---- store memory ------------------------------------------------------- */
+
+static int record_arena(char *err, size_t n)
+{
+	struct mem_summary m;
+	unsigned nlp = percpu_count() ? percpu_count() : 1;
+	uint64_t take, pages;
+
+	if (arena)
+		return 0;
+	mem_get_summary(&m);
+	take = m.free > 2 * RECORD_KERNEL_RESERVE ? m.free - RECORD_KERNEL_RESERVE : m.free / 2;
+	if (take > m.largest_free)
+		take = m.largest_free;
+	pages = take / MEM_PAGE_SIZE / nlp * nlp;
+	if (pages < nlp || (arena = mem_alloc_pages((size_t)pages)) == 0)
+		return ksnprintf(err, n, "no memory for the sample stores (%llu bytes free)",
+				 (unsigned long long)m.free), -1;
+	arena_per_lp = (size_t)(pages / nlp * MEM_PAGE_SIZE);
+	return 0;
+}
+
+/* ---- the overflow hook ------------------------------------------------------ */
+
+/* The calling LP's job state, or NULL when it runs none of this recording's jobs. */
+static struct record_lp *record_this(struct record_state *r)
+{
+	unsigned idx = percpu_this()->index;
+
+	if (idx >= PERCPU_MAX || r->job_of[idx] == RECORD_NO_JOB)
+		return NULL;
+	return &r->lp[r->job_of[idx]];
+}
+
+/* The SMT ID whose handler takes a counter's overflows (perf.c's rule: T1 alone = 1). */
+static unsigned record_slot_lp(const struct p4_slot *slot)
+{
+	return (slot->cccr_value & CCCR_OVF_PMI_T1) && !(slot->cccr_value & CCCR_OVF_PMI_T0);
+}
+
+/*
+ * Frame walker's "mapped?": present in the live page tables; a ring-3 chain
+ * (ctx non-NULL) must also stay on user pages, so it stops at the user/kernel
+ * boundary as a user-mode unwinder would.
+ */
+static bool record_mapped(void *ctx, uint64_t addr, uint64_t len)
+{
+	return paging_is_mapped(addr, len, ctx != NULL);
+}
+
+/*
+ * A polled counter, raw = some events past its overflow: the periods that
+ * ended, and in *next the reload that keeps the phase.
+ */
+static uint64_t record_poll_periods(struct record_state *r, const struct perf_overflow *ov,
+				    uint64_t *next)
+{
+	uint64_t p = r->period[ov->idx], since = ov->raw & P4_COUNTER_MASK;
+
+	if (since & BIT(39))
+		since = 0;		/* not past the wrap: an unflagged overflow */
+	*next = p4_counter_preset(p - since % p);
+	return 1 + since / p;
+}
+
+/* Double the periods of the sampling counters the calling LP (SMT ID smt) owns. */
+static void record_raise_periods(struct record_state *r, struct record_lp *l)
+{
+	for (unsigned i = 0; i < r->cfg.plan.n; i++) {
+		if (!r->cfg.sampler[i] || r->period[i] >= P4_PERIOD_MAX ||
+		    record_slot_lp(&r->sess.plan.slot[i]) != l->smt)
+			continue;
+		/* taken by the counter at its next overflow (record_overflow) */
+		r->period[i] = r->period[i] * 2 > P4_PERIOD_MAX ? P4_PERIOD_MAX : r->period[i] * 2;
+	}
+	l->throttled++;
+}
+
+static void record_throttle(struct record_state *r, struct record_lp *l, uint64_t now)
+{
+	uint64_t cost = perf_info()->pmi.lp_tsc[l->smt & 1] - l->win_cost0, span = now - l->win_t0;
+
+	if (r->cfg.throttle_pct >= 100 || ++l->win_n < RECORD_THROTTLE_WINDOW)
+		return;
+	if (cost * 100 > (uint64_t)r->cfg.throttle_pct * span)
+		record_raise_periods(r, l);
+	l->win_n = 0;
+	l->win_t0 = now;
+	l->win_cost0 = perf_info()->pmi.lp_tsc[l->smt & 1];
+}
+
+/*
+ * The sample sink (perf_sink_fn): interrupts off, maybe in an NMI, on the LP
+ * that owns counter ov->idx; f is that LP's interrupted workload (or
+ * record_no_frame). Returns the counter's reload: the next period.
+ */
+static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
+{
+	struct record_state *r = ctx;
+	struct record_lp *l = record_this(r);
+	struct sample_store *st = &r->store[percpu_this()->index];
+	unsigned idx = ov->idx;
+	struct sample s;
+	uint64_t k = 1, t0, next;
+
+	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || !l)
+		return ov->reload;
+	next = p4_counter_preset(r->period[idx]);
+	if (r->cfg.polled[idx])
+		k = record_poll_periods(r, ov, &next);
+	if (f == &record_no_frame || !st->buf) {
+		l->unattributed += k;
+		return next;
+	}
+	s.tsc = rdtsc();
+	s.ip = f->rip;
+	s.rflags = f->rflags;
+	if (l->job.step)
+		s.rflags &= ~RFLAGS_TF;	/* the stepper's trap flag, not the workload's */
+	s.rsp = f->rsp;
+	s.event = (uint8_t)idx;
+	s.cpl = (uint8_t)(f->cs & 3);
+	s.nchain = 0;
+	if (r->cfg.callchain)
+		s.nchain = (uint8_t)sample_walk_frames(f->rbp, s.chain, SAMPLE_MAX_CHAIN,
+							record_mapped, s.cpl == 3 ? &s : NULL);
+	t0 = rdtsc();
+	while (k--)
+		sample_store_append(st, &s);
+	l->store_tsc += rdtsc() - t0;
+	l->store_n++;
+	record_throttle(r, l, s.tsc);
+	return next;
+}
+
+/* ---- workload hooks: perf's, plus step timing for the PMI cost ---------------- */
+
+static void record_h_begin(void *ctx, uint8_t lp)
+{
+	struct record_lp *l = ctx;
+
+	l->smt = lp;
+	l->perf_h.begin(l->perf_h.ctx, lp);
+	l->irq_seen = perf_info()->pmi.lp_interrupts[lp & 1];
+	l->win_t0 = rdtsc();
+	l->win_cost0 = perf_info()->pmi.lp_tsc[lp & 1];
+}
+
+static void record_h_end(void *ctx, uint8_t lp)
+{
+	struct record_lp *l = ctx;
+
+	l->perf_h.end(l->perf_h.ctx, lp);
+}
+
+static void record_h_step(void *ctx, const struct step_info *s)
+{
+	struct record_lp *l = ctx;
+	uint64_t seen = perf_info()->pmi.lp_interrupts[s->lp & 1];
+
+	if (seen != l->irq_seen) {
+		if (l->npmi < RECORD_STEP_KEEP)
+			l->with_pmi[l->npmi++] = s->cycles;
+	} else if (l->nplain < RECORD_STEP_KEEP) {
+		l->plain[l->nplain++] = s->cycles;
+	}
+	l->perf_h.step(l->perf_h.ctx, s);
+	l->irq_seen = perf_info()->pmi.lp_interrupts[s->lp & 1];
+	if (l->poll_exit && (s->next_rip == (uintptr_t)wl_ring0_return ||
+			     s->next_rip == (uintptr_t)wl_user_exit))
+		perf_poll(step_frame());	/* the workload's last moment: see record_tick */
+}
+
+static void record_h_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n)
+{
+	struct record_lp *l = ctx;
+
+	l->perf_h.synthetic(l->perf_h.ctx, lp, cpl, spec, n);
+}
+
+static void record_hooks(struct record_lp *l)
+{
+	perf_hooks(&l->in, &l->perf_h);
+	l->h = (struct workload_hooks){
+		.ctx = l, .begin = record_h_begin, .end = record_h_end,
+		.step = record_h_step, .synthetic = record_h_synthetic,
+	};
+}
+
+/* ---- a run ------------------------------------------------------------------- */
+
+/*
+ * A poll samples where the tick landed, as a hardware poll would: each
+ * sample of the periods that ended since the previous tick carries the
+ * tick's IP (polling skid). The periods that end after the workload's last
+ * tick would be found only by the final poll, which has no context, and
+ * be "unattributed" - with ticks every 100 us (and gaps of milliseconds
+ * when TCG is descheduled) that happened in about half the runs of a short
+ * workload. So a stepped LP0 job polls once more at its last step, in the
+ * #DB handler with the workload's frame (RIP = its return address): those
+ * periods get the workload's exit as IP, like a tick landing right there.
+ * Unstepped (hardware), they stay unattributed.
+ */
+static void record_tick(struct trap_frame *f)
+{
+	perf_poll(f);
+}
+
+static bool record_polling(const struct record_cfg *c)
+{
+	for (unsigned i = 0; i < c->plan.n; i++)
+		if (c->sampler[i] && c->polled[i])
+			return true;
+	return false;
+}
+
+/* The percpu index of LP0's sibling, or -1 with err. */
+static int record_sibling(char *err, size_t n)
+{
+	const char *why = "";
+	int sib = workload_sibling(&why);
+
+	if (sib < 0)
+		return ksnprintf(err, n, "%s", why), -1;
+	if (sib >= PERCPU_MAX)
+		return ksnprintf(err, n, "LP0's sibling is LP index %d, past %d", sib, PERCPU_MAX), -1;
+	return sib;
+}
+
+static int record_check(const struct record_cfg *c, int *sib, char *err, size_t n)
+{
+	const struct workload_args *a0 = c->job[0].args;
+
+	*sib = -1;
+	if (!perf_bus())
+		return ksnprintf(err, n, "no PMU backend"), -1;
+	if (percpu_this()->index != 0)
+		return ksnprintf(err, n, "recording is started from LP0"), -1;
+	if (!a0 && !c->job[1].args)
+		return ksnprintf(err, n, "no workload"), -1;
+	if (c->job[1].args && (*sib = record_sibling(err, n)) < 0)
+		return -1;
+	if (record_polling(c) && !a0)
+		return ksnprintf(err, n, "the erratum path polls from LP0's LAPIC timer, and LP0 runs "
+				 "no workload"), -1;
+	for (unsigned i = 0; i < c->plan.n; i++)
+		if (c->sampler[i] && c->polled[i] && c->plan.req[i].lp != P4_LP0)
+			return ksnprintf(err, n, "#%u: this part raises no PMI from a cascaded counter "
+					 "and the sibling takes no timer polls (it runs with "
+					 "interrupts masked): sample LP0's events (:t0) only", i), -1;
+	if (record_polling(c) && (!lapic_present() || timer_lapic_hz() < RECORD_POLL_HZ))
+		return ksnprintf(err, n, "the erratum path polls with the LAPIC timer, which is not "
+				 "calibrated"), -1;
+	if (record_polling(c) && a0->w->id == WL_HALT)
+		return ksnprintf(err, n, "the halt workload uses the LAPIC timer that polling needs"), -1;
+	if (record_arena(err, n))
+		return -1;
+	if (c->buffer > arena_per_lp)
+		return ksnprintf(err, n, "--buffer: at most %zu bytes per LP", arena_per_lp), -1;
+	return 0;
+}
+
+static void record_store(struct record_state *r, const struct record_cfg *c, unsigned idx,
+			 uint8_t smt)
+{
+	void *mem = (void *)(uintptr_t)(arena + (uint64_t)idx * arena_per_lp);
+
+	sample_store_init(&r->store[idx], mem, c->buffer ? c->buffer : arena_per_lp,
+			  c->wrap ? SAMPLE_WRAP : SAMPLE_STOP_WHEN_FULL, smt);
+	r->stores[idx] = &r->store[idx];
+}
+
+static void record_setup(struct record_state *r, const struct record_cfg *c, int sib)
+{
+	bool step = perf_steps_workloads();
+
+	r->cfg = *c;
+	r->valid = false;
+	for (unsigned i = 0; i < PERCPU_MAX; i++) {
+		r->stores[i] = NULL;
+		r->job_of[i] = RECORD_NO_JOB;
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		struct record_lp *l = &r->lp[k];
+		int idx = k == 0 ? 0 : sib;
+
+		*l = (struct record_lp){ .r = r, .k = k };
+		record_hooks(l);
+		l->job = (struct workload_job){ .a = c->job[k].args, .ring = c->job[k].ring,
+						.step = step, .h = &l->h };
+		if (!c->job[k].args || idx < 0)
+			continue;
+		l->smt = (uint8_t)percpu_get((unsigned)idx)->topo.smt;
+		l->poll_exit = idx == 0 && step && record_polling(c);
+		r->job_of[idx] = (int)k;
+		record_store(r, &r->cfg, (unsigned)idx, (uint8_t)l->smt);
+	}
+	for (unsigned i = 0; i < c->plan.n; i++) {
+		r->period[i] = c->plan.req[i].spec.period;
+		r->events[i] = (struct sample_event){ .name = r->cfg.name[i], .period = r->period[i] };
+	}
+	r->run = (struct sample_run){
+		.stores = r->stores, .nstores = percpu_count() ? percpu_count() : 1,
+		.events = r->events, .nevents = c->plan.n,
+		.comm = (c->job[0].args ? c->job[0].args : c->job[1].args)->w->name,
+		.tsc_hz = timer_tsc_hz(),
+	};
+}
+
+static void record_timer(bool on)
+{
+	if (on) {
+		idt_set_handler(LAPIC_TIMER_VECTOR, record_tick);
+		lapic_timer_start((uint32_t)(timer_lapic_hz() / RECORD_POLL_HZ), LAPIC_TIMER_VECTOR, true);
+	} else {
+		lapic_timer_stop();
+		idt_set_handler(LAPIC_TIMER_VECTOR, NULL);
+	}
+}
+
+static void record_pmi_delta(struct perf_pmi_stats *d, const struct perf_pmi_stats *a,
+			     const struct perf_pmi_stats *b)
+{
+	*d = (struct perf_pmi_stats){
+		.interrupts = b->interrupts - a->interrupts, .overflows = b->overflows - a->overflows,
+		.unflagged = b->unflagged - a->unflagged, .reraised = b->reraised - a->reraised,
+		.deferred = b->deferred - a->deferred, .dropped = b->dropped - a->dropped,
+		.late = b->late - a->late, .mismatches = b->mismatches - a->mismatches,
+		.handoffs = b->handoffs - a->handoffs, .polls = b->polls - a->polls,
+		.lp_interrupts = { b->lp_interrupts[0] - a->lp_interrupts[0],
+				   b->lp_interrupts[1] - a->lp_interrupts[1] },
+		.tsc_total = b->tsc_total - a->tsc_total,
+		.lp_tsc = { b->lp_tsc[0] - a->lp_tsc[0], b->lp_tsc[1] - a->lp_tsc[1] },
+		.backend_tsc = b->backend_tsc - a->backend_tsc,
+		.by_vector = b->by_vector - a->by_vector, .by_nmi = b->by_nmi - a->by_nmi,
+	};
+}
+
+static uint64_t record_median(uint64_t *v, unsigned n)
+{
+	struct stats_summary s;
+
+	stats_summarise(v, n, &s);
+	return (uint64_t)(s.median / STATS_SCALE);
+}
+
+/* The first job that did not end OK sets status, vector and error. */
+static void record_status(const struct record_state *r, struct record_result *res)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		const struct workload_job *j = &r->lp[k].job;
+
+		res->job_status[k] = j->a ? (int)j->res.status : -1;
+		res->job_lp[k] = (uint8_t)r->lp[k].smt;
+		if (!j->a || j->res.status == WORKLOAD_OK || res->status != WORKLOAD_OK)
+			continue;
+		res->status = (int)j->res.status;
+		res->fault_vector = j->res.fault_vector;
+		ksnprintf(res->error, sizeof(res->error), "%s", j->res.error);
+	}
+}
+
+static void record_finish(struct record_state *r, struct record_result *res,
+			  const struct perf_pmi_stats *before)
+{
+	const struct record_lp *l0 = &r->lp[0];
+
+	record_status(r, res);
+	sample_run_totals(&r->run, &res->totals);
+	for (unsigned k = 0; k < 2; k++) {
+		const struct record_lp *l = &r->lp[k];
+
+		for (unsigned idx = 0; idx < PERCPU_MAX; idx++)
+			if (r->job_of[idx] == (int)k)
+				res->lp_stored[k] = r->store[idx].stored;
+		res->unattributed += l->unattributed;
+		res->throttled += l->throttled;
+		res->lp_throttled[k] = l->throttled;
+		res->store_tsc += l->store_tsc;
+		res->store_n += l->store_n;
+		res->steps += l->in.steps;
+	}
+	for (unsigned i = 0; i < r->cfg.plan.n; i++) {
+		res->period[i] = r->period[i];
+		r->events[i].period = r->period[i];	/* the period at the end */
+	}
+	res->polling = record_polling(&r->cfg);
+	record_pmi_delta(&res->pmi, before, &perf_info()->pmi);
+	/* Step timing shows the handler only where LP0 runs alone with IF = 1 (vector mode). */
+	res->cost_known = r->cfg.pmi == PERF_PMI_FIXED && !res->polling && !r->cfg.job[1].args &&
+			  l0->npmi > 0 && l0->nplain > 0;
+	if (res->cost_known) {
+		res->step_pmi = record_median(r->lp[0].with_pmi, l0->npmi);
+		res->step_plain = record_median(r->lp[0].plain, l0->nplain);
+	}
+	for (unsigned idx = 0; idx < PERCPU_MAX; idx++)
+		if (r->stores[idx])
+			res->buffer = r->store[idx].cap * 8;
+}
+
+/* Both jobs (workload_run_lps wants them side by side); -1 when LP1's could not start. */
+static int record_jobs(struct record_state *r)
+{
+	struct workload_job jobs[2] = { r->lp[0].job, r->lp[1].job };
+	int ret = workload_run_lps(jobs, r->cfg.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
+
+	r->lp[0].job.res = jobs[0].res;
+	r->lp[1].job.res = jobs[1].res;
+	return ret;
+}
+
+int record_run(const struct record_cfg *cfg, struct record_result *res, char *err, size_t n)
+{
+	struct record_state *r = &rs;
+	struct perf_pmi_stats before = perf_info()->pmi;
+	enum perf_pmi_mode mode = perf_info()->pmi_mode;
+	bool polling = record_polling(cfg), irq = cfg->pmi == PERF_PMI_FIXED || polling;
+	uint64_t flags = read_rflags(), t0;
+	int sib, lps;
+
+	*res = (struct record_result){ .fault_vector = -1, .job_status = { -1, -1 } };
+	if (record_check(cfg, &sib, err, n))
+		return -1;
+	record_setup(r, cfg, sib);
+	perf_set_pmi_mode(cfg->pmi);
+	perf_set_sink(record_overflow, r);
+	if (perf_count_start(&r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
+		perf_set_sink(NULL, NULL);
+		perf_set_pmi_mode(mode);
+		return -1;
+	}
+	if ((cfg->inject_unflagged || cfg->inject_n15) &&
+	    perf_inject(cfg->inject_unflagged, cfg->inject_n15, err, n)) {
+		perf_count_stop(&r->sess, NULL);
+		perf_set_sink(NULL, NULL);
+		perf_set_pmi_mode(mode);
+		return -1;
+	}
+	t0 = rdtsc();
+	r->run.tsc_start = t0;
+	if (polling)
+		record_timer(true);
+	if (irq)
+		cpu_sti();	/* LP0's workload runs with IF = 1; the sibling's never does (smp.h) */
+	lps = record_jobs(r);
+	if (!(flags & RFLAGS_IF))
+		cpu_cli();
+	res->tsc_cycles = rdtsc() - t0;
+	if (polling) {
+		record_timer(false);
+		perf_poll(&record_no_frame);	/* periods that ended after the last tick */
+	}
+	perf_count_stop(&r->sess, NULL);
+	perf_set_sink(NULL, NULL);
+	perf_set_pmi_mode(mode);
+	record_finish(r, res, &before);
+	if (lps < 0 && res->status == WORKLOAD_OK) {
+		res->status = WORKLOAD_REFUSED;
+		ksnprintf(res->error, sizeof(res->error), "%s", r->lp[1].job.res.error);
+	}
+	r->valid = res->status != WORKLOAD_REFUSED;
+	return 0;
+}
+
+/* ---- the floor of the overflow path -------------------------------------------- */
+
+/*
+ * The register accesses of one overflow that no handler can avoid (counter
+ * 0, left disabled): the CCCR's OVF and the counter read, the counter
+ * stopped and read again (O8, O9), written twice (N15), restarted, the LVT
+ * PC unmasked and the EOI. The handler's read-back after the reload is
+ * above the floor.
+ */
+static void record_floor_regs(void)
+{
+	uint64_t v;
+
+	msr_read_safe(MSR_BPU_CCCR0, &v);
+	msr_read_safe(MSR_BPU_COUNTER0, &v);
+	msr_write_safe(MSR_BPU_CCCR0, 0);
+	msr_read_safe(MSR_BPU_COUNTER0, &v);
+	msr_write_safe(MSR_BPU_COUNTER0, 0);
+	msr_write_safe(MSR_BPU_COUNTER0, 0);
+	msr_write_safe(MSR_BPU_CCCR0, 0);
+	lapic_write(LAPIC_LVT_PMC, lapic_read(LAPIC_LVT_PMC) | LAPIC_LVT_MASKED);
+	lapic_eoi();
+}
+
+int record_floor(unsigned n, uint64_t *regs_tsc, uint64_t *store_tsc, char *err, size_t errlen)
+{
+	static uint64_t t[RECORD_FLOOR_MAX], u[RECORD_FLOOR_MAX];
+	static uint64_t buf[SAMPLE_MAX_WORDS * 4];
+	struct sample_store st;
+	struct sample s = { .ip = (uintptr_t)record_floor, .cpl = 0 };
+
+	if (n == 0 || n > RECORD_FLOOR_MAX)
+		return ksnprintf(err, errlen, "N must be 1 .. %u", RECORD_FLOOR_MAX), -1;
+	if (!lapic_present())
+		return ksnprintf(err, errlen, "no local APIC"), -1;
+	sample_store_init(&st, buf, sizeof(buf), SAMPLE_WRAP, 0);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t a = rdtsc(), b, c;
+
+		record_floor_regs();
+		b = rdtsc();
+		s.tsc = b;
+		sample_store_append(&st, &s);
+		c = rdtsc();
+		t[i] = b - a;
+		u[i] = c - b;
+	}
+	*regs_tsc = record_median(t, n);
+	*store_tsc = record_median(u, n);
+	return 0;
+}

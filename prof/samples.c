@@ -1,0 +1,277 @@
+/*
+ * samples.c - the per-LP sample ring and the frame-pointer walker.
+ *
+ * Record layout in the ring (64-bit words):
+ *
+ *	word 0	 7:0  length in words (4 + nchain); 0 marks padding to the
+ *		      end of the ring (a record never wraps around)
+ *		15:8  logical processor
+ *		23:16 event index
+ *		25:24 CPL
+ *		31:26 nchain (0..32)
+ *		63:32 RFLAGS 31:0 (RFLAGS 63:32 are reserved, SDM Vol. 1 3.4.3.4)
+ *	word 1	TSC
+ *	word 2	RIP
+ *	word 3	RSP
+ *	word 4+	return addresses, innermost first
+ *
+ * The occupied words are [tail, head) around the ring, `used` of them,
+ * padding included. An empty ring restarts at word 0. Appending needs
+ * `len` contiguous words at head, or padding to the end plus `len` words
+ * at 0; in wrap mode the oldest records are evicted until that fits.
+ */
+#include "prof/samples.h"
+
+#include "pmu/p4_regs.h"
+
+#define REC_LEN		BITS(7, 0)
+#define REC_LP		BITS(15, 8)
+#define REC_EVENT	BITS(23, 16)
+#define REC_CPL		BITS(25, 24)
+#define REC_NCHAIN	BITS(31, 26)
+#define REC_RFLAGS	BITS(63, 32)
+
+_Static_assert(SAMPLE_MAX_WORDS <= (REC_LEN >> 0), "record length field too small");
+_Static_assert(SAMPLE_MAX_CHAIN <= (REC_NCHAIN >> 26), "nchain field too small");
+
+enum { REC_WORD_TSC = 1, REC_WORD_IP, REC_WORD_RSP, REC_WORD_CHAIN };
+
+/* Keep the compiler from moving ring accesses across the busy flag. */
+static inline void samples_barrier(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+int sample_store_init(struct sample_store *st, void *mem, size_t bytes,
+		      enum sample_mode mode, uint8_t lp)
+{
+	uintptr_t p = (uintptr_t)mem;
+	size_t skip = (size_t)((8 - (p & 7)) & 7);
+
+	if (mem == NULL || bytes < skip || (bytes - skip) / 8 < SAMPLE_MAX_WORDS)
+		return -1;
+	*st = (struct sample_store){
+		.buf = (uint64_t *)(p + skip),
+		.cap = (bytes - skip) / 8,
+		.mode = mode,
+		.lp = lp,
+	};
+	return 0;
+}
+
+void sample_store_reset(struct sample_store *st)
+{
+	*st = (struct sample_store){ .buf = st->buf, .cap = st->cap, .mode = st->mode, .lp = st->lp };
+}
+
+size_t sample_record_bytes(unsigned nchain)
+{
+	if (nchain > SAMPLE_MAX_CHAIN)
+		nchain = SAMPLE_MAX_CHAIN;
+	return 8 * (SAMPLE_MIN_WORDS + (size_t)nchain);
+}
+
+uint64_t sample_store_offered(const struct sample_store *st)
+{
+	return st->stored + st->dropped + st->nested;
+}
+
+/* Words the record (or padding) at pos occupies. */
+static size_t store_rec_len(const struct sample_store *st, size_t pos)
+{
+	size_t len = (size_t)field_get(REC_LEN, st->buf[pos]);
+
+	return len ? len : st->cap - pos;
+}
+
+/* Remove the oldest record (wrap mode). */
+static void store_evict(struct sample_store *st)
+{
+	uint64_t w0 = st->buf[st->tail];
+	size_t len = store_rec_len(st, st->tail);
+
+	if (field_get(REC_LEN, w0) != 0) {
+		st->held--;
+		st->overwritten++;
+	}
+	st->tail += len;
+	if (st->tail == st->cap)
+		st->tail = 0;
+	st->used -= len;
+	if (st->used == 0)
+		st->head = st->tail = 0;
+}
+
+/* Make len contiguous words available at head; false when stop mode is full. */
+static bool store_make_room(struct sample_store *st, size_t len)
+{
+	for (;;) {
+		size_t to_end = st->cap - st->head;
+		size_t need = to_end >= len ? len : to_end + len;
+
+		if (st->cap - st->used >= need)
+			break;
+		if (st->mode == SAMPLE_STOP_WHEN_FULL)
+			return false;
+		store_evict(st);
+	}
+	if (st->cap - st->head < len) {
+		/* Pad to the end; the record starts again at word 0. */
+		st->buf[st->head] = 0;
+		st->used += st->cap - st->head;
+		st->head = 0;
+	}
+	return true;
+}
+
+static void store_write(struct sample_store *st, const struct sample *s, unsigned nchain)
+{
+	uint64_t *w = st->buf + st->head;
+	size_t len = SAMPLE_MIN_WORDS + nchain;
+
+	w[0] = field_prep(REC_LEN, len) | field_prep(REC_LP, st->lp) |
+	       field_prep(REC_EVENT, s->event) | field_prep(REC_CPL, s->cpl & 3) |
+	       field_prep(REC_NCHAIN, nchain) | field_prep(REC_RFLAGS, s->rflags & 0xffffffffu);
+	w[REC_WORD_TSC] = s->tsc;
+	w[REC_WORD_IP] = s->ip;
+	w[REC_WORD_RSP] = s->rsp;
+	for (unsigned i = 0; i < nchain; i++)
+		w[REC_WORD_CHAIN + i] = s->chain[i];
+	st->head += len;
+	if (st->head == st->cap)
+		st->head = 0;
+	st->used += len;
+	st->held++;
+	st->stored++;
+}
+
+enum sample_status sample_store_append(struct sample_store *st, const struct sample *s)
+{
+	unsigned nchain = s->nchain > SAMPLE_MAX_CHAIN ? SAMPLE_MAX_CHAIN : s->nchain;
+	enum sample_status ret = SAMPLE_STORED;
+
+	/*
+	 * Only this LP appends here, so a plain flag detects re-entry: an NMI
+	 * that lands between the test and the set cannot itself be inside an
+	 * append it interrupted, and it leaves busy as it found it.
+	 */
+	if (st->busy) {
+		st->nested++;
+		return SAMPLE_NESTED;
+	}
+	st->busy = 1;
+	samples_barrier();
+	if (st->stopped || !store_make_room(st, SAMPLE_MIN_WORDS + nchain)) {
+		st->stopped = true;
+		st->dropped++;
+		ret = SAMPLE_DROPPED;
+	} else {
+		store_write(st, s, nchain);
+	}
+	samples_barrier();
+	st->busy = 0;
+	return ret;
+}
+
+void sample_iter_init(struct sample_iter *it, const struct sample_store *st)
+{
+	it->st = st;
+	it->pos = st->tail;
+	it->left = st->held;
+}
+
+bool sample_iter_next(struct sample_iter *it, struct sample *out)
+{
+	const struct sample_store *st = it->st;
+	const uint64_t *w;
+	size_t len;
+
+	if (it->left == 0)
+		return false;
+	if (field_get(REC_LEN, st->buf[it->pos]) == 0)
+		it->pos = 0;		/* padding: the record is at the start */
+	w = st->buf + it->pos;
+	len = (size_t)field_get(REC_LEN, w[0]);
+	out->lp = (uint8_t)field_get(REC_LP, w[0]);
+	out->event = (uint8_t)field_get(REC_EVENT, w[0]);
+	out->cpl = (uint8_t)field_get(REC_CPL, w[0]);
+	out->nchain = (uint8_t)field_get(REC_NCHAIN, w[0]);
+	out->rflags = field_get(REC_RFLAGS, w[0]);
+	out->tsc = w[REC_WORD_TSC];
+	out->ip = w[REC_WORD_IP];
+	out->rsp = w[REC_WORD_RSP];
+	for (unsigned i = 0; i < out->nchain; i++)
+		out->chain[i] = w[REC_WORD_CHAIN + i];
+	it->pos += len;
+	if (it->pos == st->cap)
+		it->pos = 0;
+	it->left--;
+	return true;
+}
+
+unsigned sample_walk_frames(uint64_t fp, uint64_t *chain, unsigned max,
+			    sample_readable_fn readable, void *ctx)
+{
+	const uint64_t word = sizeof(uintptr_t);
+	unsigned n = 0;
+
+	if (max > SAMPLE_MAX_CHAIN)
+		max = SAMPLE_MAX_CHAIN;
+	while (n < max) {
+		const uintptr_t *frame;
+		uint64_t next, ret;
+
+		if (fp == 0 || fp % word != 0 || fp > UINT64_MAX - 2 * word ||
+		    fp > (uint64_t)UINTPTR_MAX || !readable(ctx, fp, 2 * word))
+			break;
+		frame = (const uintptr_t *)(uintptr_t)fp;
+		next = frame[0];
+		ret = frame[1];
+		if (ret == 0)
+			break;
+		chain[n++] = ret;
+		/* The caller's frame lies above ours; anything else is garbage or a cycle. */
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+void sample_run_iter_init(struct sample_run_iter *ri, const struct sample_run *run)
+{
+	ri->run = run;
+	ri->store = 0;
+	ri->it.left = 0;
+}
+
+bool sample_run_iter_next(struct sample_run_iter *ri, struct sample *out)
+{
+	while (!sample_iter_next(&ri->it, out)) {
+		const struct sample_store *st;
+
+		if (ri->store >= ri->run->nstores)
+			return false;
+		st = ri->run->stores[ri->store++];
+		if (st)
+			sample_iter_init(&ri->it, st);
+	}
+	return true;
+}
+
+void sample_run_totals(const struct sample_run *run, struct sample_store *sum)
+{
+	*sum = (struct sample_store){ 0 };
+	for (uint32_t i = 0; i < run->nstores; i++) {
+		const struct sample_store *st = run->stores[i];
+
+		if (!st)
+			continue;
+		sum->held += st->held;
+		sum->stored += st->stored;
+		sum->dropped += st->dropped;
+		sum->overwritten += st->overwritten;
+		sum->nested += st->nested;
+		sum->stopped |= st->stopped;
+	}
+}

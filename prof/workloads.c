@@ -1,0 +1,417 @@
+/*
+ * workloads.c - run a built-in workload once, at CPL 0 or 3, optionally
+ * single-stepped, and feed the counting side's hooks.
+ *
+ * The bodies are in arch/x86/workloads.S, the table in workload.c, ring-3
+ * entry in arch/x86/user.c and stepping in arch/x86/step.c. A run:
+ *   resources (memwalk buffer, user stack, LAPIC wake-up timer for halt)
+ *   -> guarded { begin hook; TSC; [step_begin]; call at CPL 0 or 3 }
+ *   -> TSC; [step_end]; ring-3 cleanup; end hook; resources freed.
+ * The guarded run catches any exception inside the workload (the report
+ * is printed by idt.c); the run then ends as WORKLOAD_FAULTED with the
+ * vector, and the end hook still runs.
+ *
+ * RFLAGS.IF: the workload starts with the caller's IF (the shell runs with
+ * interrupts disabled; a caller that wants PMI interrupts to land inside
+ * the workload enables them first). `halt` enables interrupts itself
+ * around HLT and restores IF.
+ *
+ * Ctrl-C: a stepped run polls it every STEP_POLL_INTERVAL instructions and
+ * ends as WORKLOAD_INTERRUPTED. Unstepped runs are not interruptible; their
+ * parameter ranges keep them short (spin/halt at most 10 s; loop 2^32-1
+ * iterations is about 13 G instructions, the longest).
+ *
+ * Two logical processors (Hyper-Threading): every piece of run state is
+ * per LP - the wl_run below lives on the running LP's stack, the step
+ * engine, the ring-3 exit context and the synthetic gate are per LP
+ * (arch/x86/step.c, user.c, workloads.S) and so is the user stack - so
+ * LP0 and its sibling can each run a workload at the same time
+ * (workload_run_lps). Only LP0 reads the serial port: it polls Ctrl-C and
+ * raises wl_stop, which the sibling's stepper polls instead. Shared IDT
+ * handlers (#DB, the halt wake-up timer) are installed once and stay.
+ */
+#include "arch/x86/console.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/cpuid.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/mem.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/smp.h"
+#include "arch/x86/step.h"
+#include "arch/x86/timer.h"
+#include "arch/x86/user.h"
+#include "lib/printf.h"
+#include "prof/workload.h"
+
+#define USER_STACK_PAGES	4	/* 16 KiB: calls DEPTH 256 needs 4 KiB */
+#define HALT_WAKE_US		100	/* LAPIC timer period while halting */
+#define US_PER_S		UINT64_C(1000000)
+#define PAIR_POLL_US		20000	/* LP0 polls Ctrl-C this often while the sibling runs */
+
+/* Workload bodies (arch/x86/workloads.S). */
+#define WL_FN(name) extern char name[] __attribute__((visibility("hidden")))
+WL_FN(wl_empty);
+WL_FN(wl_loop);
+WL_FN(wl_branch_taken);
+WL_FN(wl_branch_nottaken);
+WL_FN(wl_branch_alternate);
+WL_FN(wl_branch_random);
+WL_FN(wl_calls);
+WL_FN(wl_indirect);
+WL_FN(wl_memwalk);
+WL_FN(wl_copy);
+WL_FN(wl_spin);
+WL_FN(wl_halt);
+WL_FN(wl_synthetic);
+WL_FN(wl_fault_user);
+
+static char *const branch_fns[BRANCH_NPATTERNS] = {
+	[BRANCH_TAKEN] = wl_branch_taken,
+	[BRANCH_NOT_TAKEN] = wl_branch_nottaken,
+	[BRANCH_ALTERNATE] = wl_branch_alternate,
+	[BRANCH_RANDOM] = wl_branch_random,
+};
+
+/* What fault-user reads: kernel data, never user-accessible. */
+static const uint64_t wl_kernel_word = UINT64_C(0x6e6270726f66);
+
+/* One run's state; static because the gates and hooks reach it. */
+struct wl_run {
+	const struct workload_args *a;
+	const struct workload_hooks *h;
+	struct workload_result *res;
+	int ring;
+	bool step;
+	struct wl_call call;
+	struct user_run user;
+	uint64_t buf, buf_pages;
+	uint64_t tsc0;
+};
+
+static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
+static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
+
+/*
+ * The logical processor the PMU knows this LP as: its SMT ID (T0/T1 are
+ * "the SMT bit of the APIC ID", fact sheet 8), which arch/x86/topology.c
+ * derived from CPUID's shape (fact sheet 7) - not APIC ID arithmetic.
+ */
+static uint8_t workload_lp(void)
+{
+	return (uint8_t)percpu_this()->topo.smt;
+}
+
+/* Polled by the stepper: LP0 reads the serial port, the sibling follows LP0. */
+static bool workload_interrupted(void)
+{
+	if (percpu_this()->index != 0)
+		return wl_stop;
+	if (!console_poll_interrupt())
+		return false;
+	wl_stop = true;
+	return true;
+}
+
+static int workload_refuse(struct workload_result *res, const char *fmt, const char *why)
+{
+	res->status = WORKLOAD_REFUSED;
+	ksnprintf(res->error, sizeof(res->error), fmt, why);
+	return res->status;
+}
+
+static uint64_t workload_ticks(uint64_t usec)
+{
+	return usec * (timer_tsc_hz() / US_PER_S);
+}
+
+/* Function and arguments; resources. 0, or a refusal. */
+static int workload_setup(struct wl_run *r)
+{
+	const uint64_t *v = r->a->v;
+	uint64_t *arg = r->call.arg;
+
+	switch (r->a->w->id) {
+	case WL_EMPTY:	r->call.fn = (uintptr_t)wl_empty; break;
+	case WL_LOOP:	r->call.fn = (uintptr_t)wl_loop; arg[0] = v[0]; break;
+	case WL_BRANCH:
+		r->call.fn = (uintptr_t)branch_fns[v[0]];
+		arg[0] = v[1];
+		arg[1] = v[2];
+		break;
+	case WL_CALLS:	r->call.fn = (uintptr_t)wl_calls; arg[0] = v[0]; arg[1] = v[1]; break;
+	case WL_INDIRECT: r->call.fn = (uintptr_t)wl_indirect; arg[0] = v[0]; break;
+	case WL_MEMWALK:
+		r->buf_pages = (v[0] + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE;
+		r->buf = mem_alloc_pages(r->buf_pages);
+		if (!r->buf)
+			return workload_refuse(r->res, "memwalk: %s", "cannot allocate the buffer");
+		r->call.fn = (uintptr_t)wl_memwalk;
+		arg[0] = r->buf;
+		arg[1] = v[0];
+		arg[2] = v[1];
+		arg[3] = v[2];
+		break;
+	case WL_COPY:
+		r->buf_pages = (2 * v[0] + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE;
+		r->buf = mem_alloc_pages(r->buf_pages);
+		if (!r->buf)
+			return workload_refuse(r->res, "copy: %s", "cannot allocate the buffer");
+		r->call.fn = (uintptr_t)wl_copy;
+		arg[0] = r->buf;
+		arg[1] = v[0];
+		break;
+	case WL_SPIN:
+	case WL_HALT:
+		if (!timer_tsc_hz())
+			return workload_refuse(r->res, "%s: the TSC rate is unknown (calibration failed)",
+					       r->a->w->name);
+		if (r->a->w->id == WL_HALT && !lapic_present())
+			return workload_refuse(r->res, "%s", "halt: no local APIC timer to wake up");
+		r->call.fn = (uintptr_t)(r->a->w->id == WL_SPIN ? wl_spin : wl_halt);
+		arg[0] = workload_ticks(v[0]);
+		break;
+	case WL_SYNTHETIC: r->call.fn = (uintptr_t)wl_synthetic; arg[0] = v[1]; break;
+	case WL_FAULT_USER: r->call.fn = (uintptr_t)wl_fault_user; arg[0] = (uintptr_t)&wl_kernel_word; break;
+	default:
+		return workload_refuse(r->res, "%s", "unknown workload");
+	}
+	return 0;
+}
+
+/* int 0x81 from the synthetic workload. */
+static void workload_synthetic_gate(void *ctx, struct trap_frame *f)
+{
+	struct wl_run *r = ctx;
+	const struct workload_hooks *h = r->h;
+
+	step_sync(f);
+	r->res->synthetic++;
+	if (h && h->synthetic)
+		h->synthetic(h->ctx, r->res->lp, (uint8_t)(f->cs & 3), r->a->spec, 1);
+}
+
+/* LAPIC timer during `halt`: only a wake-up. */
+static void workload_halt_tick(struct trap_frame *f)
+{
+	step_sync(f);
+}
+
+static void workload_abort(struct trap_frame *f)
+{
+	if ((f->cs & 3) == 3)
+		user_redirect_exit(f);
+	else
+		f->rip = (uint64_t)(uintptr_t)wl_ring0_abort;
+}
+
+static void workload_step_begin(struct wl_run *r)
+{
+	struct step_run s = {
+		.entry = r->call.fn,
+		.stop_rip = r->ring == 3 ? (uintptr_t)wl_user_exit : (uintptr_t)wl_ring0_return,
+		.text_start = (uintptr_t)__workload_text_start,
+		.text_end = (uintptr_t)__workload_text_end,
+		.lp = r->res->lp, .h = r->h, .counts = &r->res->step,
+		.interrupted = workload_interrupted, .abort = workload_abort,
+	};
+
+	step_begin(&s);
+}
+
+static int workload_guarded(void *arg)
+{
+	struct wl_run *r = arg;
+
+	if (r->h && r->h->begin)
+		r->h->begin(r->h->ctx, r->res->lp);
+	if (r->step)
+		workload_step_begin(r);
+	r->tsc0 = rdtsc();
+	r->res->ret = r->ring == 3 ? user_call(&r->call) : wl_call_ring0(&r->call);
+	return 0;
+}
+
+static int workload_prepare_ring(struct wl_run *r)
+{
+	uint64_t rflags = read_rflags() & ~RFLAGS_TF;
+
+	if (r->step)
+		rflags |= RFLAGS_TF;
+	r->call.rflags = rflags;
+	if (r->ring != 3)
+		return 0;
+	unsigned lp = percpu_this()->index;
+
+	if (!user_stack[lp])
+		user_stack[lp] = mem_alloc_pages(USER_STACK_PAGES);
+	if (!user_stack[lp])
+		return workload_refuse(r->res, "%s", "cannot allocate the user stack");
+	r->user = (struct user_run){
+		.fn = r->call.fn, .arg = { r->call.arg[0], r->call.arg[1], r->call.arg[2], r->call.arg[3] },
+		.rflags = r->call.rflags,
+		.stack_base = user_stack[lp], .stack_size = USER_STACK_PAGES * MEM_PAGE_SIZE,
+		.extra_base = r->buf, .extra_len = r->buf_pages * MEM_PAGE_SIZE,
+	};
+	if (user_prepare(&r->user, &r->call))
+		return workload_refuse(r->res, "%s", "cannot make the workload pages user-accessible");
+	return 0;
+}
+
+static void workload_timer(struct wl_run *r, bool on)
+{
+	if (r->a->w->id != WL_HALT)
+		return;
+	if (on) {
+		/* shared by both LPs' halt runs, so it stays installed */
+		idt_set_handler(LAPIC_TIMER_VECTOR, workload_halt_tick);
+		lapic_timer_start((uint32_t)(timer_lapic_hz() / (US_PER_S / HALT_WAKE_US)),
+				  LAPIC_TIMER_VECTOR, true);
+	} else {
+		lapic_timer_stop();
+	}
+}
+
+static void workload_execute(struct wl_run *r)
+{
+	struct workload_result *res = r->res;
+	int g;
+
+	workload_timer(r, true);
+	user_set_synthetic(workload_synthetic_gate, r);
+	g = arch_run_guarded(workload_guarded, r);
+	res->tsc_cycles = rdtsc() - r->tsc0;
+	if (r->step && step_end())
+		res->status = WORKLOAD_INTERRUPTED;
+	if (r->ring == 3)
+		user_cleanup(&r->user);
+	user_set_synthetic(NULL, NULL);
+	workload_timer(r, false);
+	if (g == ARCH_GUARD_FAULTED) {
+		res->status = WORKLOAD_FAULTED;
+		res->fault_vector = arch_last_guard_vector();
+	}
+	if (r->h && r->h->end)
+		r->h->end(r->h->ctx, res->lp);
+}
+
+int workload_run(const struct workload_args *a, int ring, bool step,
+		 const struct workload_hooks *h, struct workload_result *res)
+{
+	struct wl_run r = { .a = a, .h = h, .res = res, .ring = ring, .step = step };
+
+	*res = (struct workload_result){ .status = WORKLOAD_OK, .fault_vector = -1,
+					 .cpl = (uint8_t)ring, .lp = workload_lp() };
+	if (ring != 0 && ring != 3)
+		return workload_refuse(res, "%s", "the ring must be 0 or 3");
+	if (ring == 3 && a->w->ring3_refusal)
+		return workload_refuse(res, "cannot run at ring 3: %s", a->w->ring3_refusal);
+	user_init();
+	if (workload_setup(&r) == 0 && workload_prepare_ring(&r) == 0) {
+		workload_execute(&r);
+	}
+	if (r.buf)
+		mem_free_pages(r.buf, r.buf_pages);
+	return res->status;
+}
+
+/* --- two logical processors ------------------------------------------------------ */
+
+int workload_sibling(const char **why)
+{
+	const struct percpu *me = percpu_get(0);
+
+	for (unsigned i = 1; i < smp_count(); i++) {
+		const struct percpu *pc = smp_lp(i);
+
+		if (pc->topo.package != me->topo.package || pc->topo.core != me->topo.core ||
+		    pc->topo.smt == me->topo.smt)
+			continue;
+		if (pc->state == LP_IDLE || pc->state == LP_RUNNING)
+			return (int)i;
+		*why = "LP0's Hyper-Threading sibling did not start (see 'cpu')";
+		return -1;
+	}
+	*why = smp_count() > 1 ? "no Hyper-Threading sibling: the other logical processors are "
+				 "separate cores with their own PMU"
+			       : "no Hyper-Threading sibling: this machine has one logical processor";
+	return -1;
+}
+
+static void workload_job_fn(void *arg)
+{
+	struct workload_job *j = arg;
+
+	workload_run(j->a, j->ring, j->step, j->h, &j->res);
+}
+
+static void workload_job_refuse(struct workload_job *j, const char *why)
+{
+	j->res = (struct workload_result){ .fault_vector = -1 };
+	workload_refuse(&j->res, "%s", why);
+}
+
+/* Wait for the sibling's job, polling Ctrl-C on LP0 (the sibling never reads the UART). */
+static void workload_job_wait(unsigned sib, struct workload_job *j)
+{
+	bool irq_off = !(read_rflags() & RFLAGS_IF);
+	int r;
+
+	/* LP0 takes interrupts while it waits: a PMI the sibling's events raise for LP0 (T0). */
+	if (irq_off)
+		cpu_sti();
+	while ((r = smp_wait_us(sib, PAIR_POLL_US)) == SMP_ETIMEDOUT)
+		if (console_poll_interrupt())
+			wl_stop = true;
+	if (irq_off)
+		cpu_cli();
+	if (r == SMP_EFAULT || r == SMP_ENOLP) {
+		j->res.status = WORKLOAD_FAULTED;
+		j->res.fault_vector = smp_fault_vector(sib);
+	}
+}
+
+static int workload_job_start(int sib, struct workload_job *j)
+{
+	j->res = (struct workload_result){ .status = WORKLOAD_OK, .fault_vector = -1 };
+	if (smp_call((unsigned)sib, workload_job_fn, j) == 0)
+		return 0;
+	workload_job_refuse(j, "LP0's sibling is busy");
+	return -1;
+}
+
+int workload_run_lps(struct workload_job jobs[2], enum workload_start start)
+{
+	const char *why = "";
+	int sib = -1;
+	bool lp1_started = false;
+
+	wl_stop = false;
+	if (jobs[1].a) {
+		sib = workload_sibling(&why);
+		if (sib < 0) {
+			workload_job_refuse(&jobs[1], why);
+			return -1;
+		}
+		if (start == WORKLOAD_TOGETHER) {
+			if (workload_job_start(sib, &jobs[1]))
+				return -1;
+			lp1_started = true;
+		}
+	}
+	if (jobs[0].a)
+		workload_run(jobs[0].a, jobs[0].ring, jobs[0].step, jobs[0].h, &jobs[0].res);
+	if (jobs[1].a && !lp1_started) {
+		if (wl_stop || (jobs[0].a && jobs[0].res.status == WORKLOAD_INTERRUPTED)) {
+			jobs[1].res = (struct workload_result){ .status = WORKLOAD_INTERRUPTED,
+								.fault_vector = -1 };
+			return 0;
+		}
+		if (workload_job_start(sib, &jobs[1]))
+			return -1;
+		lp1_started = true;
+	}
+	if (lp1_started)
+		workload_job_wait((unsigned)sib, &jobs[1]);
+	return 0;
+}

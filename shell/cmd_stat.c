@@ -1,0 +1,679 @@
+/*
+ * cmd_stat.c - the counting commands: `stat`, `pmu` and `explain`.
+ *
+ * stat parses everything first (shell/stat_opts.c: options, requests,
+ * cascades), plans the counters (p4_alloc; its diagnosis is the error when
+ * the events do not fit), then runs the workload once per repeat inside a
+ * counting run (prof/perf.c). Under the model the workload is
+ * single-stepped so that its instructions, branches and TSC cycles feed
+ * the model; on the hardware PMU it runs at full speed.
+ *
+ * Hyper-Threading: --cpu 1 runs the workload on LP0's sibling, --cpu both
+ * on both LPs, --pair A -- B runs A on LP0 and B on LP1 together (or, with
+ * --stagger, B after A). One plan covers both LPs. With HT the planner uses
+ * the fact sheet's per-thread split (3.2, Linux perf's halves: LP0 the
+ * ESCR0 side with counters 0,1/4,5/8,9/12,13,16, LP1 the ESCR1 side with
+ * 2,3/6,7/10,11/14,15,17), so each LP's events sit on its own ESCRs and
+ * counters and an ESCR is shared only by identical settings. Each request's
+ * OVF_PMI names the LP it counts, whose own handler extends that counter.
+ * Thread-independent events (TI, SDM 18.16.4) are flagged: their counts
+ * cannot be attributed to one thread.
+ */
+#include "arch/x86/console.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/smp.h"
+#include "lib/parse.h"
+#include "lib/stats.h"
+#include "pmu/p4_explain.h"
+#include "pmu/p4_regs.h"
+#include "prof/perf.h"
+#include "shell/cmds.h"
+#include "shell/platform.h"
+#include "shell/shell.h"
+#include "shell/stat_opts.h"
+
+#define STAT_ERR_MAX	600
+
+struct stat_state {
+	struct stat_opts o;
+	struct stat_reqs reqs;
+	struct p4_plan plan;
+	struct workload_args args, empty, args_b;
+	uint64_t runs[P4_MAX_REQUESTS][STAT_MAX_REPEATS];
+	int64_t baseline[P4_MAX_REQUESTS];	/* median x STATS_SCALE */
+	struct perf_inputs in;			/* both LPs' inputs together (source tags) */
+	struct perf_inputs in_lp[2];		/* LP0's, LP1's */
+	uint64_t interrupts, overflows;
+	char err[STAT_ERR_MAX];
+};
+
+static struct stat_state st;
+
+/* ---- running ------------------------------------------------------------ */
+
+static int stat_status(struct shell *sh, int status, const struct workload_result *res)
+{
+	switch (status) {
+	case WORKLOAD_OK:
+		return 0;
+	case WORKLOAD_FAULTED:
+		return shell_error(sh, "the workload faulted (vector %d); counts discarded",
+				   res->fault_vector);
+	case WORKLOAD_INTERRUPTED:
+		return shell_error(sh, "interrupted; counts discarded");
+	default:
+		return shell_error(sh, "%s", res->error[0] ? res->error : "workload refused");
+	}
+}
+
+/* The LPs' inputs as one (for the source tags). */
+static void stat_merge_inputs(void)
+{
+	const struct perf_inputs *b = &st.in_lp[1];
+
+	st.in = st.in_lp[0];
+	st.in.steps += b->steps;
+	st.in.branches += b->branches;
+	st.in.cycles += b->cycles;
+	st.in.synthetic_bad += b->synthetic_bad;
+	if (b->synthetic && st.in.synthetic && b->synthetic_event != st.in.synthetic_event)
+		st.in.synthetic_mixed = true;
+	if (b->synthetic && !st.in.synthetic) {
+		st.in.synthetic_event = b->synthetic_event;
+		for (unsigned k = 0; k < sizeof(st.in.synthetic_spec); k++)
+			st.in.synthetic_spec[k] = b->synthetic_spec[k];
+	}
+	st.in.synthetic += b->synthetic;
+	st.in.synthetic_mixed |= b->synthetic_mixed;
+}
+
+/* Which LPs run what: LP0 a (unless --cpu 1), LP1 B of a pair, or a with --cpu 1/both. */
+static void stat_jobs(const struct workload_args *a, struct workload_job *jobs,
+		      struct workload_hooks *h)
+{
+	bool step = perf_steps_workloads();
+	const struct workload_args *w[2] = {
+		st.o.cpu != STAT_CPU_1 ? a : NULL,
+		st.o.pair > 0 && a == &st.args ? &st.args_b : st.o.cpu != STAT_CPU_0 ? a : NULL,
+	};
+
+	for (int k = 0; k < 2; k++) {
+		perf_hooks(&st.in_lp[k], &h[k]);
+		jobs[k] = (struct workload_job){ .a = w[k], .step = step, .h = &h[k],
+						 .ring = k == 1 && st.o.pair > 0 ? st.o.ring_pair : st.o.ring };
+	}
+}
+
+/* One measured run of a (and B of a pair); totals[plan.n]. */
+static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *totals)
+{
+	static struct perf_count sess;
+	static struct workload_job jobs[2];
+	struct workload_hooks h[2];
+	uint64_t before = perf_info()->pmi.interrupts;
+	int r;
+
+	stat_jobs(a, jobs, h);
+	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
+			       st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	r = workload_run_lps(jobs, st.o.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
+	perf_count_stop(&sess, totals);
+	stat_merge_inputs();
+	st.interrupts += perf_info()->pmi.interrupts - before;
+	for (unsigned i = 0; i < st.plan.n; i++)
+		st.overflows += sess.overflows[i];
+	for (int k = 0; k < 2; k++)
+		if (jobs[k].a && (r || jobs[k].res.status != WORKLOAD_OK))
+			return stat_status(sh, jobs[k].res.status, &jobs[k].res);
+	return 0;
+}
+
+static int stat_repeat(struct shell *sh, const struct workload_args *a)
+{
+	uint64_t totals[P4_MAX_REQUESTS];
+
+	st.interrupts = st.overflows = 0;
+	for (unsigned r = 0; r < st.o.repeats; r++) {
+		if (r > 0 && plat_interrupted())
+			return shell_error(sh, "interrupted after %u run(s)", r);
+		if (stat_once(sh, a, totals))
+			return 1;
+		for (unsigned i = 0; i < st.plan.n; i++)
+			st.runs[i][r] = totals[i];
+	}
+	return 0;
+}
+
+static int stat_baseline(struct shell *sh)
+{
+	const struct workload *w = workload_find("empty");
+	struct stats_summary s;
+
+	if (!w || workload_parse_args(w, 0, NULL, &st.empty, st.err, sizeof(st.err)))
+		return shell_error(sh, "--baseline: no 'empty' workload");
+	if (stat_repeat(sh, &st.empty))
+		return 1;
+	for (unsigned i = 0; i < st.plan.n; i++) {
+		stats_summarise(st.runs[i], st.o.repeats, &s);
+		st.baseline[i] = s.median;
+	}
+	return 0;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+/*
+ * Where a count's events came from. An event with a real source can also be
+ * emitted by `synthetic` (e.g. `synthetic instr_retired:NBOGUSNTAG N`): then
+ * the count mixes both and says so, as every count with synthetic input must.
+ */
+static const char *stat_source_tag(const struct p4_request *r)
+{
+	enum p4_event ev = r->spec.event;
+	bool syn = st.in.synthetic && (st.in.synthetic_mixed || st.in.synthetic_event == ev);
+
+	switch (perf_event_source(ev, &st.in)) {
+	case PERF_SOURCE_HW:		return "";
+	case PERF_SOURCE_STEP:		return syn ? "[real: stepped + synthetic]" : "[real: stepped]";
+	case PERF_SOURCE_TSC:		return syn ? "[real: TSC + synthetic]" : "[real: TSC]";
+	case PERF_SOURCE_SYNTHETIC:	return "[synthetic]";
+	default:			return "[no model input]";
+	}
+}
+
+/* Whose events the ESCR's T bits count (Table 18-66's rule). */
+static const char *stat_lp_tag(uint64_t escr)
+{
+	bool t0 = (escr & (ESCR_T0_OS | ESCR_T0_USR)) != 0, t1 = (escr & (ESCR_T1_OS | ESCR_T1_USR)) != 0;
+
+	return t0 && t1 ? "[T0+T1]" : t1 ? "[T1]" : t0 ? "[T0]" : "[no thread]";
+}
+
+static void stat_event_line(struct shell *sh, unsigned i, const char *counts)
+{
+	const struct p4_request *r = &st.plan.req[i];
+	const struct p4_slot *slot = &st.plan.slot[i];
+	char spec[128];
+
+	p4_spec_format(&r->spec, spec, sizeof(spec));
+	shell_printf(sh, "%s  %s  counter %u (%s) ESCR %s %s", counts, spec, slot->counter,
+		     p4_counters[slot->counter].name, p4_escrs[slot->escr].name, stat_source_tag(r));
+	if (st.reqs.tbits[i].given)
+		shell_printf(sh, " T-bits %llXH", (unsigned long long)(slot->escr_value & BITS(3, 0)));
+	if (st.plan.ht)
+		shell_printf(sh, " %s", stat_lp_tag(slot->escr_value));
+	if (p4_events[r->spec.event].flags & P4_EVF_TI)
+		shell_puts(sh, " [TI: thread independent, not attributable to one LP (SDM 18.16.4)]");
+	if (st.reqs.starter[i])
+		shell_printf(sh, " (starter: overflows after %llu)", (unsigned long long)r->spec.period);
+	if (r->role == P4_ROLE_CASCADE)
+		shell_printf(sh, " (counts after #%u's %lluth event, %s%s)", r->started_by + 1,
+			     (unsigned long long)st.plan.req[r->started_by].spec.period,
+			     slot->link && slot->link->extended ? slot->link->name : "bit 30 cascade",
+			     st.reqs.pmi_lost[i] ? "; no PMI on this part: 40 bits only" : "");
+	shell_puts(sh, "\n");
+}
+
+static void stat_summary(unsigned i, struct stats_summary *s)
+{
+	uint64_t copy[STAT_MAX_REPEATS];
+
+	for (unsigned r = 0; r < st.o.repeats; r++)
+		copy[r] = st.runs[i][r];
+	stats_summarise(copy, st.o.repeats, s);
+	if (st.o.baseline)
+		stats_subtract(s, st.baseline[i]);
+}
+
+/*
+ * The first plain count of ev: not a cascaded counter (it starts late) and
+ * not a compare-mode one (that counts cycles meeting a threshold, not events).
+ */
+static int stat_find(enum p4_event ev)
+{
+	for (unsigned i = 0; i < st.plan.n; i++) {
+		const struct p4_spec *sp = &st.plan.req[i].spec;
+
+		if (sp->event == ev && st.plan.req[i].role != P4_ROLE_CASCADE && !sp->compare)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void stat_ipc(struct shell *sh)
+{
+	int ins = stat_find(P4_EV_INSTR_RETIRED), clk = stat_find(P4_EV_GLOBAL_POWER_EVENTS);
+	struct stats_summary a, b;
+	uint64_t micro;
+
+	if (ins < 0 || clk < 0)
+		return;
+	stat_summary((unsigned)ins, &a);
+	stat_summary((unsigned)clk, &b);
+	if (b.median <= 0 || a.median < 0)
+		return;
+	/* Six decimals: under the model in QEMU -icount one clocktick is 1/128 instruction. */
+	micro = (uint64_t)a.median * 1000000 / (uint64_t)b.median;
+	shell_printf(sh, "IPC %llu.%06llu (instr_retired / global_power_events%s)\n",
+		     (unsigned long long)(micro / 1000000), (unsigned long long)(micro % 1000000),
+		     st.o.repeats > 1 ? ", medians" : "");
+}
+
+static void stat_inputs(struct shell *sh)
+{
+	const struct perf_info *pi = perf_info();
+	char sig[8];
+
+	p4_sig_format(&pi->sig, sig, sizeof(sig));
+	shell_printf(sh, "backend: %s %s%s", perf_backend_name(pi->backend), sig,
+		     pi->ht ? " with HT" : "");
+	if (!perf_steps_workloads()) {
+		shell_printf(sh, "; the workload ran unstepped%s\n",
+			     st.in.synthetic ? "; synthetic events are not counted by hardware" : "");
+		return;
+	}
+	shell_printf(sh, "; inputs (last run): real: %llu stepped instructions, %llu branches, %llu "
+		     "TSC cycles; synthetic: ", (unsigned long long)st.in.steps,
+		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles);
+	if (st.in_lp[1].steps || st.in_lp[1].synthetic)
+		shell_printf(sh, "(LP0 %llu steps %llu synthetic, LP1 %llu steps %llu synthetic) ",
+			     (unsigned long long)st.in_lp[0].steps,
+			     (unsigned long long)st.in_lp[0].synthetic,
+			     (unsigned long long)st.in_lp[1].steps,
+			     (unsigned long long)st.in_lp[1].synthetic);
+	if (st.in.synthetic)
+		shell_printf(sh, "%llu x %s%s\n", (unsigned long long)st.in.synthetic,
+			     st.in.synthetic_spec, st.in.synthetic_mixed ? " (and others)" : "");
+	else
+		shell_puts(sh, "none\n");
+	if (st.in.synthetic_bad)
+		shell_printf(sh, "warning: %llu synthetic occurrence(s) had a spec the model rejects\n",
+			     (unsigned long long)st.in.synthetic_bad);
+}
+
+static void stat_print(struct shell *sh, int argc, char **argv)
+{
+	char buf[4][24], line[128];
+
+	static const char *const where[] = { "LP0", "LP1", "LP0 and LP1" };
+
+	shell_puts(sh, "stat:");
+	for (int k = st.o.workload; k < argc; k++)
+		shell_printf(sh, " %s", argv[k]);
+	shell_printf(sh, " (ring %d, %u run%s%s, %s)\n", st.o.ring, st.o.repeats,
+		     st.o.repeats > 1 ? "s" : "",
+		     st.o.baseline ? ", baseline 'empty' median subtracted" : "",
+		     st.o.pair > 0 ? (st.o.stagger ? "A on LP0, then B on LP1" : "A on LP0, B on LP1")
+				   : where[st.o.cpu]);
+	if (st.o.repeats > 1)
+		shell_printf(sh, "%14s %14s %14s %14s  event\n", "min", "median", "tmean", "max");
+	for (unsigned i = 0; i < st.plan.n; i++) {
+		struct stats_summary s;
+
+		stat_summary(i, &s);
+		stats_format(s.median, buf[1], sizeof(buf[1]));
+		if (st.o.repeats > 1) {
+			stats_format(s.min, buf[0], sizeof(buf[0]));
+			stats_format(s.tmean, buf[2], sizeof(buf[2]));
+			stats_format(s.max, buf[3], sizeof(buf[3]));
+			ksnprintf(line, sizeof(line), "%14s %14s %14s %14s", buf[0], buf[1], buf[2], buf[3]);
+		} else {
+			ksnprintf(line, sizeof(line), "%14s", buf[1]);
+		}
+		stat_event_line(sh, i, line);
+	}
+	stat_ipc(sh);
+	stat_inputs(sh);
+	shell_printf(sh, "overflow interrupts: %llu (counters reloaded: %llu)\n",
+		     (unsigned long long)st.interrupts, (unsigned long long)st.overflows);
+}
+
+/* ---- stat ---------------------------------------------------------------- */
+
+/* --cpu / --pair need LP0's sibling and a PMU shared by two LPs; both degrades to LP0. */
+static int stat_prepare_lps(struct shell *sh)
+{
+	const char *why = "";
+
+	if (st.o.cpu == STAT_CPU_0 && st.o.pair == 0)
+		return 0;
+	if (workload_sibling(&why) < 0) {
+		if (st.o.cpu != STAT_CPU_BOTH)
+			return shell_error(sh, "%s: %s", st.o.pair > 0 ? "--pair" : "--cpu 1", why);
+		shell_printf(sh, "note: %s; counting LP0 only\n", why);
+		st.o.cpu = STAT_CPU_0;
+		return 0;
+	}
+	if (!perf_info()->ht)
+		return shell_error(sh, "the PMU backend is not shared by two LPs (no Hyper-Threading): "
+				   "try 'pmu backend model 0F_04 ht'");
+	return 0;
+}
+
+/* A synthetic spec must name an event this model has (else it would feed nothing). */
+static int stat_check_synthetic(struct shell *sh, const struct workload_args *a)
+{
+	static struct p4_spec_error e;
+	struct p4_spec spec;
+
+	if (a->w->id != WL_SYNTHETIC ||
+	    p4_spec_parse(a->spec, &perf_info()->caps, &spec, &e) == 0)
+		return 0;
+	return shell_error(sh, "synthetic: '%s': %s", a->spec, e.msg);
+}
+
+static int stat_parse_b(struct shell *sh, int argc, char **argv)
+{
+	const struct workload *w = workload_find(argv[st.o.pair]);
+
+	if (!w)
+		return shell_error(sh, "unknown workload '%s' (try 'workloads')", argv[st.o.pair]);
+	if (workload_parse_args(w, argc - st.o.pair - 1, argv + st.o.pair + 1, &st.args_b,
+				st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	return stat_check_synthetic(sh, &st.args_b);
+}
+
+static int stat_prepare(struct shell *sh, int argc, char **argv)
+{
+	const struct perf_info *pi = perf_info();
+	const struct workload *w;
+	/* fact sheet 3.2: with HT each LP's events go on its own half (see the top) */
+	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht,
+				    .split = pi->ht ? P4_SPLIT_LINUX : P4_SPLIT_GLOBAL };
+	static struct p4_alloc_error aerr;
+
+	if (stat_opts_parse(argc, argv, &st.o, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	if (pi->backend == PERF_BACKEND_NONE)
+		return shell_error(sh, "no PMU backend: %s", pi->reason);
+	if (stat_prepare_lps(sh))
+		return 1;
+	w = workload_find(argv[st.o.workload]);
+	if (!w)
+		return shell_error(sh, "unknown workload '%s' (try 'workloads')", argv[st.o.workload]);
+	if (workload_parse_args(w, st.o.workload_end - st.o.workload - 1, argv + st.o.workload + 1,
+				&st.args, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	if (stat_check_synthetic(sh, &st.args))
+		return 1;
+	if (st.o.pair > 0 && stat_parse_b(sh, argc, argv))
+		return 1;
+	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	if (p4_alloc_plan(&ctx, st.reqs.req, st.reqs.n, &st.plan, &aerr))
+		return shell_error(sh, "%s", aerr.msg);
+	if (stat_apply_tbits(&st.reqs, &st.plan, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	return 0;
+}
+
+static int cmd_stat(struct shell *sh, int argc, char **argv)
+{
+	if (stat_prepare(sh, argc, argv))
+		return 1;
+	if (st.o.baseline && stat_baseline(sh))
+		return 1;
+	if (stat_repeat(sh, &st.args))
+		return 1;
+	stat_print(sh, argc, argv);
+	return 0;
+}
+
+/* ---- pmu ----------------------------------------------------------------- */
+
+static void pmu_show(struct shell *sh)
+{
+	const struct perf_info *pi = perf_info();
+	const struct p4_caps *c = &pi->caps;
+	const struct perf_pmi_stats *p = &pi->pmi;
+	struct msr_bus *bus = perf_bus();
+	char sig[8], detail[96];
+	unsigned used = 0;
+
+	shell_printf(sh, "backend: %s (%s)\n", perf_backend_name(pi->backend), pi->reason);
+	if (!bus)
+		return;
+	p4_sig_format(&pi->sig, sig, sizeof(sig));
+	const char *why = "";
+	int sib = workload_sibling(&why);
+
+	shell_printf(sh, "signature: %s stepping %u, %s%s\n", sig, pi->sig.stepping,
+		     pi->ht ? "Hyper-Threading (2 LPs share the PMU; LP1 " : "no Hyper-Threading",
+		     !pi->ht ? "" : sib < 0 ? "not started)" : smp_is_busy((unsigned)sib) ?
+		     "running work)" : "halted)");
+	shell_printf(sh, "caps: %u ESCRs, IQ_ESCR0/1 %s, extended cascading %s, cascade PMI erratum "
+		     "%s, instr_completed %s, uncore %s\n", c->nescr, c->iq_escr01 ? "yes" : "no",
+		     c->ext_cascade ? "yes" : "no", c->cascade_pmi_erratum ? "yes" : "no",
+		     c->instr_completed ? "yes" : "no", c->uncore_name ? c->uncore_name : "none");
+	shell_printf(sh, "PMI: %s; interrupts %llu, overflows %llu, unflagged %llu, re-raised %llu, "
+		     "deferred %llu, dropped %llu, late %llu\n",
+		     pi->pmi_mode == PERF_PMI_NMI ? "LVT PC NMI" : "LVT PC vector F8H (fixed)",
+		     (unsigned long long)p->interrupts, (unsigned long long)p->overflows,
+		     (unsigned long long)p->unflagged, (unsigned long long)p->reraised,
+		     (unsigned long long)p->deferred, (unsigned long long)p->dropped,
+		     (unsigned long long)p->late);
+	shell_printf(sh, "PMI entries: vector %02XH %llu, NMI %llu\n", LAPIC_PMI_VECTOR,
+		     (unsigned long long)p->by_vector, (unsigned long long)p->by_nmi);
+	shell_printf(sh, "PMI by LP: handled on LP0 %llu, on LP1 %llu",
+		     (unsigned long long)p->lp_interrupts[0], (unsigned long long)p->lp_interrupts[1]);
+	perf_describe(detail, sizeof(detail));
+	if (detail[0])
+		shell_printf(sh, "; %s", detail);
+	shell_puts(sh, "\n");
+	shell_printf(sh, "trace: %s\ncounters in use:", pi->trace ? "on" : "off");
+	for (unsigned n = 0; n < P4_NCOUNTER; n++) {
+		uint64_t v = 0;
+
+		if (msr_bus_read(bus, p4_counters[n].cccr_msr, &v) == 0 &&
+		    (v & (CCCR_ENABLE | CCCR_CASCADE | CCCR_EXT_CASCADE))) {
+			shell_printf(sh, " %u (%s = %08llXH)", n, p4_counters[n].cccr_name,
+				     (unsigned long long)v);
+			used++;
+		}
+	}
+	shell_puts(sh, used ? "\n" : " none\n");
+}
+
+static int pmu_onoff(struct shell *sh, int argc, char **argv, bool *on)
+{
+	if (argc == 3 && parse_streq(argv[2], "on"))
+		*on = true;
+	else if (argc == 3 && parse_streq(argv[2], "off"))
+		*on = false;
+	else
+		return shell_error(sh, "usage: %s %s on|off", argv[0], argv[1]);
+	return 0;
+}
+
+static int pmu_backend(struct shell *sh, int argc, char **argv)
+{
+	struct p4_sig sig = perf_info()->sig;
+	bool ht = perf_info()->ht;
+	char err[192];
+
+	if (argc == 3 && parse_streq(argv[2], "hw")) {
+		if (perf_select_hw(err, sizeof(err)))
+			return shell_error(sh, "cannot use the hardware PMU: %s", err);
+	} else if (argc >= 3 && argc <= 5 && parse_streq(argv[2], "model")) {
+		for (int k = 3; k < argc; k++) {
+			if (parse_streq(argv[k], "ht"))
+				ht = true;
+			else if (parse_streq(argv[k], "noht"))
+				ht = false;
+			else if (stat_parse_sig(argv[k], &sig))
+				return shell_error(sh, "bad signature '%s' (e.g. 0F_04, 0F_02H:9)", argv[k]);
+		}
+		if (sig.family == 0)
+			return shell_error(sh, "this CPU is not NetBurst: name a model signature, e.g. "
+					   "'pmu backend model 0F_04'");
+		if (perf_select_model(&sig, ht, err, sizeof(err)))
+			return shell_error(sh, "%s", err);
+	} else {
+		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht]");
+	}
+	shell_printf(sh, "backend: %s\n", perf_backend_name(perf_info()->backend));
+	return 0;
+}
+
+/*
+ * `pmu bench [N]`: TSC cycles of stat's counting sequence around a
+ * workload - perf_count_start (plan applied: CCCRs off, ESCRs, counters
+ * written twice, CCCRs on, read back) and perf_count_stop (counters read,
+ * CCCRs off, totals) - for the default pair, N times. Under QEMU with
+ * -icount shift=7 a TSC cycle is 1 ns of virtual time and an instruction
+ * 128 of them (tools/bench.py).
+ */
+static int pmu_bench(struct shell *sh, int argc, char **argv)
+{
+	static struct perf_count sess;
+	static uint64_t t[STAT_MAX_REPEATS];
+	uint64_t n = 100, totals[P4_MAX_REQUESTS];
+	char *words[] = { "stat", "empty" };
+	struct stats_summary s;
+	const char *why;
+	char buf[4][24];
+
+	if (argc > 3 || (argc == 3 && !parse_u64(argv[2], STAT_MAX_REPEATS, &n, &why)) || n == 0)
+		return shell_error(sh, "usage: pmu bench [N] (1 .. %d)", STAT_MAX_REPEATS);
+	if (stat_prepare(sh, 2, words))
+		return 1;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = rdtsc();
+
+		if (perf_count_start(&sess, &st.plan, PERF_RELOAD_DEFAULT, st.err, sizeof(st.err)))
+			return shell_error(sh, "%s", st.err);
+		perf_count_stop(&sess, totals);
+		t[i] = rdtsc() - t0;
+	}
+	stats_summarise(t, (unsigned)n, &s);
+	stats_format(s.min, buf[0], sizeof(buf[0]));
+	stats_format(s.median, buf[1], sizeof(buf[1]));
+	stats_format(s.tmean, buf[2], sizeof(buf[2]));
+	stats_format(s.max, buf[3], sizeof(buf[3]));
+	shell_printf(sh, "start+stop+read, %llu runs, TSC cycles: min %s median %s tmean %s max %s\n",
+		     (unsigned long long)n, buf[0], buf[1], buf[2], buf[3]);
+	return 0;
+}
+
+static int cmd_pmu(struct shell *sh, int argc, char **argv)
+{
+	bool on = false;
+
+	if (argc == 1) {
+		pmu_show(sh);
+		return 0;
+	}
+	if (parse_streq(argv[1], "backend"))
+		return pmu_backend(sh, argc, argv);
+	if (parse_streq(argv[1], "trace")) {
+		if (pmu_onoff(sh, argc, argv, &on))
+			return 1;
+		perf_set_trace(on);
+		shell_printf(sh, "trace: %s\n", on ? "on" : "off");
+		return 0;
+	}
+	if (parse_streq(argv[1], "pmi")) {
+		if (argc != 3 || !(parse_streq(argv[2], "fixed") || parse_streq(argv[2], "nmi")))
+			return shell_error(sh, "usage: pmu pmi fixed|nmi");
+		perf_set_pmi_mode(parse_streq(argv[2], "nmi") ? PERF_PMI_NMI : PERF_PMI_FIXED);
+		shell_printf(sh, "PMI delivery: %s\n", argv[2]);
+		return 0;
+	}
+	if (parse_streq(argv[1], "bench"))
+		return pmu_bench(sh, argc, argv);
+	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench)", argv[1]);
+}
+
+/* ---- explain ------------------------------------------------------------- */
+
+static void explain_line(void *ctx, const char *s)
+{
+	shell_printf(ctx, "%s\n", s);
+}
+
+static int cmd_explain(struct shell *sh, int argc, char **argv)
+{
+	struct p4_msr_write w[16];
+	const struct perf_info *pi = perf_info();
+	struct p4_caps caps;
+	const struct p4_caps *cp = &pi->caps;
+	unsigned n;
+	int problems;
+
+	if (stat_parse_writes(argc - 1, argv + 1, w, 16, &n, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
+	if (pi->backend == PERF_BACKEND_NONE) {
+		struct p4_sig sig = { 0x0f, 4, 1 };
+
+		p4_caps_lookup(&sig, &caps);
+		cp = &caps;
+		shell_puts(sh, "(not a NetBurst CPU: explaining for 0F_04H)\n");
+	}
+	problems = p4_explain(w, n, cp, pi->ht || pi->backend == PERF_BACKEND_NONE, explain_line, sh);
+	shell_printf(sh, "%d problem(s)\n", problems);
+	return 0;
+}
+
+const struct shell_cmd perf_shell_cmds[] = {
+	{ "stat", "stat [-e SPEC [--after N:SPEC]]... [-r N] [--ring 0|3] [--baseline] "
+		  "[--preset VALUE] [--cpu 0|1|both] [--] WORKLOAD [ARGS] | stat ... [--stagger] "
+		  "--pair A [ARGS] -- [--ring 0|3] B [ARGS]",
+	  "count events over a workload (perf stat style)",
+	  "Counts the events over one run of WORKLOAD (see 'workloads') and prints each\n"
+	  "count with its canonical spec, the counter and ESCR used, and IPC when both\n"
+	  "instr_retired and global_power_events are counted. Counts are 64-bit: each\n"
+	  "counter interrupts on overflow and is extended in software.\n"
+	  "  -e SPEC        event spec (see 'events'); default: global_power_events:RUNNING\n"
+	  "                 and instr_retired. :t0=P and :t1=P (P = u, k, uk or -) set the\n"
+	  "                 ESCR's T0/T1 OS/USR bits directly (SDM Table 18-66).\n"
+	  "  --after N:SPEC the -e before it counts only after SPEC has occurred N times\n"
+	  "                 (cascading: bit 30 within a block, or bit 11 from counters\n"
+	  "                 16/17 on 0F_02/03/04/06); SPEC is counted and shown too.\n"
+	  "                 Same: -e A -e B:after=N. Refused where no link exists.\n"
+	  "  -r N           repeat N times (1-256): min, median, 20-80% trimmed mean, max\n"
+	  "  --ring 0|3     run the workload in ring 0 (default) or ring 3\n"
+	  "  --baseline     subtract the median of the same events over 'empty'\n"
+	  "  --preset V     test aid: counters start at V (40 bits, bit 39 set) and are\n"
+	  "                 reloaded with V on every overflow, forcing wraps every\n"
+	  "                 2^40 - V events; totals stay exact\n"
+	  "  --cpu 0|1|both run the workload on LP0, its Hyper-Threading sibling LP1, or\n"
+	  "                 both; specs without :t0/:t1 count those LPs\n"
+	  "  --pair A ARGS -- [--ring R] B ARGS   run A on LP0 and B on LP1 together\n"
+	  "                 (last option); --stagger starts B when A has ended\n"
+	  "With Hyper-Threading each count is tagged [T0], [T1] or [T0+T1] (its ESCR's\n"
+	  "thread bits); TI events are flagged: they cannot be attributed to a thread.\n"
+	  "Under the model backend the workload is single-stepped: instructions,\n"
+	  "branches (all predicted) and TSC cycles are real inputs; the synthetic\n"
+	  "workload injects any other event. Each count is tagged with its source.\n",
+	  cmd_stat },
+	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] | pmu trace on|off | "
+		 "pmu pmi fixed|nmi | pmu bench [N]",
+	  "show or choose the PMU backend",
+	  "Without arguments: the backend (hardware PMU or software model) and why,\n"
+	  "the signature, capabilities, PMI statistics and the counters in use.\n"
+	  "'pmu backend hw' uses the hardware PMU (refused with the reason when it\n"
+	  "does not count); 'pmu backend model 0F_02H:9 ht' selects a model with that\n"
+	  "DisplayFamily_DisplayModel[:stepping], with or without Hyper-Threading.\n"
+	  "'pmu trace on' prints every PMU register write as\n"
+	  "'wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)'. 'pmu pmi nmi' delivers\n"
+	  "overflow interrupts as NMIs instead of vector F8H. 'pmu bench N' times\n"
+	  "stat's start/stop/read sequence N times (TSC cycles).\n",
+	  cmd_pmu },
+	{ "explain", "explain MSR=VALUE ...", "decode PMU register writes and find their flaws",
+	  "Decodes each write (numbers as 3B8H, 0x3b8 or decimal) and analyses the\n"
+	  "final state: what each counter counts, cascades, PMI routing and problems\n"
+	  "(lines starting with '!'). Example 18-2 of the SDM:\n"
+	  "  explain 30CH=0 3B8H=04000603H 36CH=04038800H 310H=FFFFF000H\n"
+	  "          3CCH=0400060CH 370H=00039000H\n",
+	  cmd_explain },
+};
+
+const size_t perf_shell_ncmds = sizeof(perf_shell_cmds) / sizeof(perf_shell_cmds[0]);
+
+int perf_add_commands(struct shell *sh)
+{
+	return shell_add_commands(sh, perf_shell_cmds, perf_shell_ncmds);
+}
