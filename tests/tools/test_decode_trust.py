@@ -30,7 +30,7 @@ def unframe(line):
 
 
 def frame(seq, ftype, payload):
-    """An "NBD:" line with a correct CRC, as kernel/dump.c seals it."""
+    """An "NBD:" line with a correct CRC, as prof/dump.c seals it."""
     head = struct.pack("<IBH", seq, ftype, len(payload)) + payload
     return "NBD:" + base64.b64encode(head + struct.pack("<I", zlib.crc32(head))).decode()
 
