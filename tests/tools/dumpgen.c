@@ -32,7 +32,7 @@ static uint64_t text_start = 0x1000, text_end = 0x1400;
 static uint32_t rng = 1;
 /*
  * --pair: each LP samples only its own event, as `record --pair` makes
- * them (one counter per LP, spec ":t0" on LP0 and ":t1" on LP1); without
+ * them (one counter per LP, named "instr_retired.t0" on LP0 and ".t1" on LP1); without
  * it each LP samples both events.
  */
 static int pair;
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 		{ "instr_retired:nbogus", 10007 }, { "clockticks", 100003 },
 	};
 	static const struct sample_event pair_events[] = {
-		{ "instr_retired:t0", 29 }, { "instr_retired:t1", 29 },
+		{ "instr_retired.t0", 29 }, { "instr_retired.t1", 29 },
 	};
 	struct sample_run run = {
 		.stores = stores, .nstores = 2, .events = events, .nevents = 2,

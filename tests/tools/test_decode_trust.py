@@ -215,7 +215,7 @@ def test_pair_recording_folds_every_sample(dumpgen, decode, tmp_path, nm):
     p = decode(cap, "--nm", nm, "--folded", "out.folded", "--weight", "samples", "-q")
     got = folded(str(tmp_path / "out.folded"))
     assert sum(got.values()) == len(samples)
-    for lp, ev in ((0, "instr_retired:t0"), (1, "instr_retired:t1")):
+    for lp, ev in ((0, "instr_retired.t0"), (1, "instr_retired.t1")):
         root = "[LP%d %s]" % (lp, ev)
         mine = [s for s in samples if s["lp"] == lp]
         assert sum(v for k, v in got.items() if k.startswith(root + ";")) == len(mine)

@@ -82,7 +82,7 @@ def test_svg_carries_script_and_frame_data(graph):
             assert b["o"] >= a["o"] + a["n"]
     # the LP/event root frames of a --pair recording are there
     assert {f["name"] for f in frames if f["parent"] == 0} == \
-        {"[LP0 instr_retired:t0]", "[LP1 instr_retired:t1]"}
+        {"[LP0 instr_retired.t0]", "[LP1 instr_retired.t1]"}
 
 
 def run_js(svg, calls):
