@@ -59,6 +59,8 @@
  *   which both LPs are halted). Edge history restarts at 0 on every CCCR
  *   write and when a cascade starts the counter.
  * - FORCE_OVF: every increment is an overflow (SDM CCCR text).
+ * - Fault injection: a counter in m->dead (p4_model_set_dead) never counts,
+ *   as a broken counter would; its registers still read and write.
  *
  * Overflow, PMI, cascades
  * - Overflow is the increment that wraps FF_FFFF_FFFFH to 0 (or any
@@ -137,7 +139,14 @@ bool p4_model_running(const struct p4_model *m, enum p4_counter n)
 		return false;
 	if (!(m->cccr[n] & CCCR_ENABLE) && !(m->started & CTR_BIT(n)))
 		return false;
+	if (m->dead & CTR_BIT(n))
+		return false;
 	return counts_at_all(m, n);
+}
+
+void p4_model_set_dead(struct p4_model *m, uint32_t mask)
+{
+	m->dead = mask & (CTR_BIT(P4_NCOUNTER) - 1);
 }
 
 static bool active_thread_ok(const struct p4_model *m, enum p4_counter n)

@@ -79,6 +79,9 @@ struct p4_model {
 	uint64_t pmi_count[P4_MODEL_NLP];
 	uint64_t pmi_suppressed;	/* PMIs lost to the cascade-mode erratum */
 	uint64_t overflows[P4_NCOUNTER];
+
+	/* Fault injection (tests of the tests, e.g. `selftest --inject dead=N`). */
+	uint32_t dead;			/* counters (bit n) that never count */
 };
 
 /* Power-on state; 0, or -1 when cfg->sig is not family 0FH. */
@@ -109,7 +112,10 @@ void p4_model_tick(struct p4_model *m, uint64_t cycles);
 /* RDPMC with ECX = ecx: 0 and EDX:EAX in *value, or MSR_BUS_EFAULT (#GP). */
 int p4_model_rdpmc(const struct p4_model *m, uint32_t ecx, uint64_t *value);
 
-/* Does counter n count now (enabled, or started by a cascade)? */
+/* Fault injection: the counters in mask (bit n = counter n) stop counting; 0 heals them. */
+void p4_model_set_dead(struct p4_model *m, uint32_t mask);
+
+/* Does counter n count now (enabled, or started by a cascade, and not dead)? */
 bool p4_model_running(const struct p4_model *m, enum p4_counter n);
 
 /* Level of the PMI request to `lp`: some CCCR with OVF and OVF_PMI for it. */

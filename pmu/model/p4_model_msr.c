@@ -218,6 +218,7 @@ void p4_model_reset(struct p4_model *m)
 	m->edge_prev = 0;
 	m->cycles = 0;
 	m->pmi_suppressed = 0;
+	m->dead = 0;
 }
 
 int p4_model_init(struct p4_model *m, const struct p4_model_config *cfg)
