@@ -54,9 +54,9 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_model.c \
                   tests/host/test_paging.c tests/host/test_printf.c tests/host/test_report.c \
-                  tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
-                  tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
-                  tests/host/test_workload.c
+                  tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
+                  tests/host/test_spec.c tests/host/test_stat.c tests/host/test_tables.c \
+                  tests/host/test_topology.c tests/host/test_workload.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 

@@ -836,9 +836,11 @@ static int st_erratum(struct st *t)
 	ksnprintf(r->name, sizeof(r->name), "PMI from cascaded counter 16 (bit 30 from 14)");
 	r->status = (erratum ? m.interrupts == 0 && t->ovf[0] == 1 : m.interrupts > 0)
 		    ? SELFTEST_PASS : SELFTEST_FAIL;
-	ksnprintf(r->measured, sizeof(r->measured), "%llu PMI(s), OVF %llu",
-		  (unsigned long long)m.interrupts, (unsigned long long)t->ovf[0]);
-	ksnprintf(r->expected, sizeof(r->expected), erratum ? "0 PMIs, OVF 1" : "1 or more PMIs");
+	ksnprintf(r->measured, sizeof(r->measured), "%llu PMI(s), OVF %llu: %s",
+		  (unsigned long long)m.interrupts, (unsigned long long)t->ovf[0],
+		  m.interrupts ? "no erratum" : t->ovf[0] == 1 ? "erratum" : "no overflow");
+	ksnprintf(r->expected, sizeof(r->expected), erratum ? "0 PMIs, OVF 1: erratum" :
+		  "1 or more PMIs: no erratum");
 	ksnprintf(r->note, sizeof(r->note), "%s stepping %u: %s (SDM 18.15.5.7)", sig,
 		  pi->sig.stepping, erratum ? "erratum predicted, no PMI in cascade mode" :
 		  "no cascade-PMI erratum predicted");
