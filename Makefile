@@ -147,6 +147,7 @@ host-test: $(HOST_TESTS)
 # Host tools (tools/nbprof-decode) against recordings that the kernel's own
 # portable formatters print on the host (tests/tools/dumpgen.c).
 DUMPGEN     := $(B)/h/tools/dumpgen
+SELFTESTGEN := $(B)/h/tools/selftestgen
 TOOL_PYTEST := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/tools
 
 $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
@@ -154,7 +155,12 @@ $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) | deps-check
+$(SELFTESTGEN): tests/tools/selftestgen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+tool-test: $(DUMPGEN) $(SELFTESTGEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
@@ -198,7 +204,7 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(B)/BOOTX64.EFI check-deps | deps-check
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(B)/BOOTX64.EFI check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \

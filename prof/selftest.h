@@ -82,6 +82,16 @@ int selftest_frame(char *buf, size_t n, unsigned seq, const char *const *fields,
 /* The check line of r as a frame. */
 int selftest_frame_result(char *buf, size_t n, unsigned seq, const struct selftest_result *r);
 
+/*
+ * The whole report block (begin, machine, one check line per result, end)
+ * through out(), one NBS: line per call; backend names the PMU backend
+ * ("hardware 0F_02H stepping 9 with HT"). Returns the number of lines.
+ */
+struct selftest_machine;
+unsigned selftest_block(const struct selftest_machine *m, const char *backend,
+			const struct selftest_result *r, unsigned nres,
+			void (*out)(void *ctx, const char *line), void *ctx);
+
 /* ---- running (kernel) ---------------------------------------------------- */
 
 enum selftest_inject {

@@ -116,3 +116,65 @@ int selftest_frame_result(char *buf, size_t n, unsigned seq, const struct selfte
 
 	return selftest_frame(buf, n, seq, fields, sizeof(fields) / sizeof(fields[0]));
 }
+
+/* ---- the report block ------------------------------------------------------ */
+
+typedef void selftest_line_fn(void *ctx, const char *line);
+
+static unsigned selftest_put(char *line, size_t n, unsigned seq, const char *const *f,
+			     unsigned nf, selftest_line_fn *out, void *ctx)
+{
+	if (selftest_frame(line, n, seq, f, nf) > 0)
+		out(ctx, line);
+	return seq + 1;
+}
+
+static unsigned selftest_machine_line(char *line, size_t n, unsigned seq,
+				      const struct selftest_machine *m, const char *backend,
+				      selftest_line_fn *out, void *ctx)
+{
+	char f[7][80];
+	const char *fields[8] = { "machine", f[0], f[1], f[2], f[3], f[4], f[5], f[6] };
+
+	ksnprintf(f[0], sizeof(f[0]), "cpuid=%08X", m->signature);
+	ksnprintf(f[1], sizeof(f[1]), "sig=%s", m->display);
+	ksnprintf(f[2], sizeof(f[2]), "stepping=%u", m->stepping);
+	ksnprintf(f[3], sizeof(f[3]), "brand=%s", m->brand);
+	if (m->ucode_ok)
+		ksnprintf(f[4], sizeof(f[4]), "microcode=%08X", m->ucode);
+	else
+		ksnprintf(f[4], sizeof(f[4]), "microcode=unreadable");
+	if (m->misc_ok)
+		ksnprintf(f[5], sizeof(f[5]), "misc_enable=%016llX",
+			  (unsigned long long)m->misc_enable);
+	else
+		ksnprintf(f[5], sizeof(f[5]), "misc_enable=unreadable");
+	ksnprintf(f[6], sizeof(f[6]), "backend=%s", backend);
+	return selftest_put(line, n, seq, fields, 8, out, ctx);
+}
+
+unsigned selftest_block(const struct selftest_machine *m, const char *backend,
+			const struct selftest_result *r, unsigned nres,
+			selftest_line_fn *out, void *ctx)
+{
+	char line[SELFTEST_LINE_MAX], a[4][16];
+	const char *begin[] = { "begin", a[0], a[1] };
+	const char *end[] = { "end", a[0], a[1], a[2], a[3] };
+	struct selftest_totals t = { 0 };
+	unsigned seq = 0;
+
+	ksnprintf(a[0], sizeof(a[0]), "%u", SELFTEST_VERSION);
+	ksnprintf(a[1], sizeof(a[1]), "%u", nres);
+	seq = selftest_put(line, sizeof(line), seq, begin, 3, out, ctx);
+	seq = selftest_machine_line(line, sizeof(line), seq, m, backend, out, ctx);
+	for (unsigned i = 0; i < nres; i++) {
+		selftest_count(&t, &r[i]);
+		if (selftest_frame_result(line, sizeof(line), seq++, &r[i]) > 0)
+			out(ctx, line);
+	}
+	ksnprintf(a[0], sizeof(a[0]), "%u", t.passed);
+	ksnprintf(a[1], sizeof(a[1]), "%u", t.failed);
+	ksnprintf(a[2], sizeof(a[2]), "%u", t.skipped);
+	ksnprintf(a[3], sizeof(a[3]), "%u", seq + 1);
+	return selftest_put(line, sizeof(line), seq, end, 5, out, ctx);
+}

@@ -124,59 +124,16 @@ static void selftest_header(struct selftest_cmd *c)
 		     perf_info()->reason);
 }
 
-static void selftest_frame_out(struct selftest_cmd *c, unsigned seq, const char *const *f,
-			       unsigned n)
+static void selftest_line(void *ctx, const char *line)
 {
-	if (selftest_frame(c->line, sizeof(c->line), seq, f, n) > 0)
-		shell_printf(c->sh, "%s\n", c->line);
-}
-
-static void selftest_machine_frame(struct selftest_cmd *c, unsigned seq)
-{
-	const struct selftest_machine *m = &c->mach;
-	char f[7][80];
-	const char *fields[8] = { "machine", f[0], f[1], f[2], f[3], f[4], f[5], f[6] };
-
-	ksnprintf(f[0], sizeof(f[0]), "cpuid=%08X", m->signature);
-	ksnprintf(f[1], sizeof(f[1]), "sig=%s", m->display);
-	ksnprintf(f[2], sizeof(f[2]), "stepping=%u", m->stepping);
-	ksnprintf(f[3], sizeof(f[3]), "brand=%s", m->brand);
-	if (m->ucode_ok)
-		ksnprintf(f[4], sizeof(f[4]), "microcode=%08X", m->ucode);
-	else
-		ksnprintf(f[4], sizeof(f[4]), "microcode=unreadable");
-	ksnprintf(f[5], sizeof(f[5]), "misc_enable=%016llX", (unsigned long long)m->misc_enable);
-	selftest_backend(f[6] + ksnprintf(f[6], sizeof(f[6]), "backend="),
-			 sizeof(f[6]) - sizeof("backend=") + 1);
-	selftest_frame_out(c, seq, fields, 8);
-}
-
-/* begin, machine, one line per check, end (prof/selftest.h). */
-static void selftest_block(struct selftest_cmd *c, unsigned n)
-{
-	char a[4][16];
-	const char *begin[] = { "begin", a[0], a[1] };
-	const char *end[] = { "end", a[0], a[1], a[2], a[3] };
-	unsigned seq = 0;
-
-	ksnprintf(a[0], sizeof(a[0]), "%u", SELFTEST_VERSION);
-	ksnprintf(a[1], sizeof(a[1]), "%u", n);
-	selftest_frame_out(c, seq++, begin, 3);
-	selftest_machine_frame(c, seq++);
-	for (unsigned i = 0; i < n; i++)
-		if (selftest_frame_result(c->line, sizeof(c->line), seq++, &c->results[i]) > 0)
-			shell_printf(c->sh, "%s\n", c->line);
-	ksnprintf(a[0], sizeof(a[0]), "%u", c->totals.passed);
-	ksnprintf(a[1], sizeof(a[1]), "%u", c->totals.failed);
-	ksnprintf(a[2], sizeof(a[2]), "%u", c->totals.skipped);
-	ksnprintf(a[3], sizeof(a[3]), "%u", seq + 1);
-	selftest_frame_out(c, seq, end, 5);
+	shell_printf(ctx, "%s\n", line);
 }
 
 static int cmd_selftest(struct shell *sh, int argc, char **argv)
 {
 	struct selftest_cmd *c = &stc;
 	bool interrupted = false;
+	char backend[64];
 	int n;
 
 	c->sh = sh;
@@ -195,7 +152,8 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 	if (interrupted)
 		shell_printf(sh, "selftest: stopped (%s); the PMU registers were restored\n",
 			     c->err[0] ? c->err : "interrupted");
-	selftest_block(c, (unsigned)n);
+	selftest_backend(backend, sizeof(backend));
+	selftest_block(&c->mach, backend, c->results, (unsigned)n, selftest_line, sh);
 	shell_printf(sh, "selftest: %u passed, %u failed, %u skipped%s\n", c->totals.passed,
 		     c->totals.failed, c->totals.skipped, interrupted ? " (incomplete)" : "");
 	return c->totals.failed || interrupted;
