@@ -101,11 +101,15 @@ def test_0f02_stepping_9_finds_the_erratum(nb, tmp_path):
 def test_dead_counter_fails_and_is_named(nb, counter):
     backend(nb, "0F_04 ht")
     out, (passed, failed, skipped) = selftest(nb, "--quick --inject dead=%d" % counter)
+    named = re.compile(r"(^counter %d |\D%d -> |-> %d )" % (counter, counter, counter))
+    res = results(out)
     fails = failures(out)
     assert fails and failed == len(fails)
-    for f in fails:
-        assert re.search(r"(^counter %d |\D%d -> |-> %d )" % (counter, counter, counter), f), f
+    # every check of that counter fails (its count, the cascades both ways), no other does
+    assert all(named.search(f) for f in fails), fails
+    assert all(s == "FAIL" for s, g, rest in res if named.search(rest)), out
     assert any(f.startswith("counter %d " % counter) for f in fails), fails
+    assert sum(1 for f in fails if "->" in f) >= 2, fails
     # the injection ends with the selftest
     out, (passed, failed, skipped) = selftest(nb, "--quick")
     assert failed == 0, failures(out)
