@@ -64,6 +64,7 @@
 #define ST_READ_SLACK	2048		/* cycles between reading two counters */
 #define ST_START_LAG	64		/* cycles a cascade may take to start its counter */
 #define ST_NO_FROM	(-1)
+#define ST_ALWAYS_SELECT 0x3f		/* "any non-zero event select" (fact sheet 2.4) */
 
 /* One counter of a plan: where, what, and how it starts. */
 struct st_ctr {
@@ -74,6 +75,7 @@ struct st_ctr {
 	int from;		/* plan index of the counter that starts it, or ST_NO_FROM */
 	bool pmi;		/* OVF_PMI_T0 */
 	uint8_t tbits;		/* non-zero: ESCR bits 3:0 exactly this */
+	bool always;		/* spec unused: the always-true cycle count (st_escrs) */
 };
 
 /* What one counting run measured. */
@@ -157,6 +159,18 @@ static void st_cccr_cfg(const struct st_ctr *q, const struct p4_spec *spec,
 	cfg->ext_cascade = link && link->extended;
 }
 
+/*
+ * The always-true count as a spec: Compare, Complement, threshold 15, OS and
+ * USR. Its event is not used: st_add() writes the ESCR value itself (event
+ * select ST_ALWAYS_SELECT), and a counting run reads only the slot's values
+ * and the spec's period.
+ */
+static void st_always_spec(struct p4_spec *spec)
+{
+	*spec = (struct p4_spec){ .usr = true, .os = true, .compare = true, .complement = true,
+				  .threshold = 15 };
+}
+
 /* Add one counter to t->plan; -1 with t->err when the combination is impossible. */
 static int st_add(struct st *t, const struct st_ctr *q)
 {
@@ -168,9 +182,12 @@ static int st_add(struct st *t, const struct st_ctr *q)
 	struct p4_spec spec;
 	unsigned i = p->n;
 
-	if (i >= P4_MAX_REQUESTS || p4_spec_parse(q->spec, &pi->caps, &spec, &e))
+	if (q->always)
+		st_always_spec(&spec);
+	else if (i >= P4_MAX_REQUESTS || p4_spec_parse(q->spec, &pi->caps, &spec, &e))
 		return ksnprintf(t->err, t->errlen, "plan: '%s': %s", q->spec, e.msg), -1;
-	if (!st_escr_ok(&pi->caps, q->escr, q->counter, &spec))
+	if (i >= P4_MAX_REQUESTS || !(q->always ? (p4_escrs[q->escr].counters & P4_CTR(q->counter))
+						: st_escr_ok(&pi->caps, q->escr, q->counter, &spec)))
 		return ksnprintf(t->err, t->errlen, "plan: %s cannot count %s on counter %u",
 				 p4_escrs[q->escr].name, q->spec, q->counter), -1;
 	if (q->from != ST_NO_FROM &&
@@ -190,6 +207,9 @@ static int st_add(struct st *t, const struct st_ctr *q)
 		.cccr_value = p4_cccr_encode(&cfg, pi->ht),
 		.preset = q->period ? p4_counter_preset(q->period) : 0,
 	};
+	if (q->always)
+		p->slot[i].escr_value = field_prep(ESCR_EVENT_SELECT, ST_ALWAYS_SELECT) |
+					ESCR_T0_OS | ESCR_T0_USR;
 	if (q->tbits)
 		p->slot[i].escr_value = (p->slot[i].escr_value & ~BITS(3, 0)) | q->tbits;
 	p->n++;
@@ -365,7 +385,8 @@ static const struct st_counter_row st_counter_rows[P4_NCOUNTER] = {
 /* FSB_ESCR1 is unusable below signature F27H (fact sheet 1.2 note 2): BPU_ESCR1's cycles then. */
 static struct st_ctr st_counter_ctr(const struct st_counter_row *row)
 {
-	struct st_ctr q = { row->counter, row->escr, row->spec, 0, ST_NO_FROM, false, 0 };
+	struct st_ctr q = { .counter = row->counter, .escr = row->escr, .spec = row->spec,
+			    .from = ST_NO_FROM };
 
 	if (row->escr == P4_FSB_ESCR1 && !perf_info()->caps.fsb_escr1_ok) {
 		q.escr = P4_BPU_ESCR1;
@@ -418,8 +439,10 @@ static int st_counters(struct st *t)
 static int st_privilege(struct st *t)
 {
 	static const struct st_ctr q[] = {
-		{ P4_IQ_COUNTER0, P4_CRU_ESCR0, "instr_retired:k", 0, ST_NO_FROM, false, 0 },
-		{ P4_IQ_COUNTER2, P4_CRU_ESCR1, "instr_retired:u", 0, ST_NO_FROM, false, 0 },
+		{ .counter = P4_IQ_COUNTER0, .escr = P4_CRU_ESCR0, .spec = "instr_retired:k",
+		  .from = ST_NO_FROM },
+		{ .counter = P4_IQ_COUNTER2, .escr = P4_CRU_ESCR1, .spec = "instr_retired:u",
+		  .from = ST_NO_FROM },
 	};
 	uint64_t d[P4_MAX_REQUESTS];
 	struct st_meas last;
@@ -489,10 +512,10 @@ static int st_threads(struct st *t)
 	}
 	for (unsigned pair = 0; pair < 2; pair++) {
 		const struct st_ctr q[2] = {
-			{ P4_IQ_COUNTER0, P4_CRU_ESCR0, "instr_retired", 0, ST_NO_FROM, false,
-			  (uint8_t)st_tbits[2 * pair] },
-			{ P4_IQ_COUNTER2, P4_CRU_ESCR1, "instr_retired", 0, ST_NO_FROM, false,
-			  (uint8_t)st_tbits[2 * pair + 1] },
+			{ .counter = P4_IQ_COUNTER0, .escr = P4_CRU_ESCR0, .spec = "instr_retired",
+			  .from = ST_NO_FROM, .tbits = (uint8_t)st_tbits[2 * pair] },
+			{ .counter = P4_IQ_COUNTER2, .escr = P4_CRU_ESCR1, .spec = "instr_retired",
+			  .from = ST_NO_FROM, .tbits = (uint8_t)st_tbits[2 * pair + 1] },
 		};
 
 		if (st_plan(t, q, 2))
@@ -506,6 +529,154 @@ static int st_threads(struct st *t)
 			for (unsigned i = 0; i < 2; i++)
 				st_judge_cell(t, i, 2 * pair + i, lp, ring, d[i]);
 		}
+	}
+	return 0;
+}
+
+/* ---- escrs: every ESCR reaches every counter it drives ------------------------ */
+
+/*
+ * The "always true" count (fact sheet 2.4, the old Linux NMI watchdog's
+ * trick): event select 3FH with Compare and Complement at threshold 15
+ * counts every cycle, since at most 15 events occur in one (SDM 18.15.5.2).
+ * Through each ESCR it must give cycles on each counter the ESCR drives
+ * (fact sheet 3.1), which checks the whole ESCR-select map.
+ */
+static bool st_escr_usable(enum p4_escr e)
+{
+	return e != P4_FSB_ESCR1 || perf_info()->caps.fsb_escr1_ok;
+}
+
+static void st_judge_escr(struct st *t, enum p4_escr e, const struct st_meas *m)
+{
+	struct selftest_result *r = st_new(t, "escrs");
+	uint64_t lo = (WL_LOOP_K * ST_N2 + WL_LOOP_C) / 3;
+	size_t used = 0;
+	bool ok = true;
+
+	ksnprintf(r->name, sizeof(r->name), "%s (select %u) -> counters", p4_escrs[e].name,
+		  p4_escrs[e].select);
+	for (unsigned i = 0; i < t->plan.n; i++) {
+		if (t->plan.slot[i].escr != e)
+			continue;
+		ok &= m->totals[i] >= lo && m->totals[i] <= m->tsc;
+		ksnprintf(r->name + strlen(r->name), sizeof(r->name) - strlen(r->name), " %u",
+			  t->plan.slot[i].counter);
+		used += (size_t)ksnprintf(r->measured + used, sizeof(r->measured) - used, "%s%llu",
+					  used ? " " : "", (unsigned long long)m->totals[i]);
+		if (used >= sizeof(r->measured))
+			used = sizeof(r->measured) - 1;
+	}
+	r->status = ok ? SELFTEST_PASS : SELFTEST_FAIL;
+	ksnprintf(r->expected, sizeof(r->expected), "each %llu..%llu", (unsigned long long)lo,
+		  (unsigned long long)m->tsc);
+	ksnprintf(r->note, sizeof(r->note), "event select 3FH, cmp=15:compl: cycles over loop %u",
+		  ST_N2);
+	st_emit(t, r);
+}
+
+/* Add ESCR e on every counter it drives; false when one is taken already. */
+static int st_escr_add(struct st *t, enum p4_escr e, uint32_t *used)
+{
+	struct st_ctr q = { .escr = e, .spec = "always-true", .from = ST_NO_FROM, .always = true };
+
+	if (p4_escrs[e].counters & *used)
+		return 1;
+	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+		if (!(p4_escrs[e].counters & P4_CTR(c)))
+			continue;
+		q.counter = c;
+		if (st_add(t, &q))
+			return -1;
+	}
+	*used |= p4_escrs[e].counters;
+	return 0;
+}
+
+/* One run of ESCRs that drive disjoint counters; done[] marks those taken. */
+static int st_escr_run(struct st *t, bool *done, enum p4_escr *in, unsigned *nin)
+{
+	uint32_t used = 0;
+	int r;
+
+	t->plan = (struct p4_plan){ .ht = perf_info()->ht };
+	*nin = 0;
+	for (unsigned e = 0; e < P4_NESCR; e++) {
+		if (done[e] || (r = st_escr_add(t, e, &used)) > 0)
+			continue;
+		if (r < 0)
+			return -1;
+		done[e] = true;
+		in[(*nin)++] = e;
+	}
+	return 0;
+}
+
+static int st_escrs(struct st *t)
+{
+	bool done[P4_NESCR];
+	enum p4_escr in[P4_NESCR];
+	unsigned nin;
+	struct st_meas m;
+
+	for (unsigned e = 0; e < P4_NESCR; e++) {
+		done[e] = true;
+		if (!(p4_escrs[e].models & perf_info()->caps.escr_models))
+			continue;	/* not on this model (IQ_ESCR0/1 on models 3-6) */
+		if (!st_escr_usable(e))
+			st_skip(t, "escrs", p4_escrs[e].name, "not usable below signature F27H "
+				"(fact sheet 1.2 note 2)");
+		else
+			done[e] = false;
+	}
+	for (;;) {
+		if (st_escr_run(t, done, in, &nin))
+			return -1;
+		if (nin == 0)
+			return 0;
+		if (st_measure(t, ST_N2, 0, 0, 0, false, &m))
+			return -1;
+		for (unsigned k = 0; k < nin; k++)
+			st_judge_escr(t, in[k], &m);
+	}
+}
+
+/* ---- uops: documented lower bounds ---------------------------------------------- */
+
+/*
+ * Every instruction is at least one uop, and every retired uop went through
+ * the uop queue: uops_retired and uop_queue_writes grow at least as much as
+ * instr_retired between loop N1 and loop N2. Neither has an upper bound in
+ * the manual. The model has no input for them (perf_event_source).
+ */
+static int st_uops(struct st *t)
+{
+	static const struct st_ctr q[] = {
+		{ .counter = P4_IQ_COUNTER2, .escr = P4_CRU_ESCR1, .spec = "instr_retired",
+		  .from = ST_NO_FROM },
+		{ .counter = P4_IQ_COUNTER0, .escr = P4_CRU_ESCR0, .spec = "uops_retired",
+		  .from = ST_NO_FROM },
+		{ .counter = P4_MS_COUNTER0, .escr = P4_MS_ESCR0, .spec = "uop_queue_writes",
+		  .from = ST_NO_FROM },
+	};
+	uint64_t d[P4_MAX_REQUESTS];
+	struct st_meas last;
+
+	if (perf_model() && perf_event_source(P4_EV_UOPS_RETIRED, NULL) == PERF_SOURCE_NONE) {
+		st_skip(t, "uops", "uops_retired, uop_queue_writes >= instr_retired",
+			"the model has no input for uop events");
+		return 0;
+	}
+	if (st_plan(t, q, 3) || st_delta(t, 0, 0, d, &last))
+		return -1;
+	for (unsigned i = 1; i < 3; i++) {
+		struct selftest_result *r = st_new(t, "uops");
+
+		st_name_slot(t, r, i, q[i].spec);
+		selftest_judge_range(r, d[i], d[0], UINT64_MAX);
+		ksnprintf(r->note, sizeof(r->note), "at least instr_retired's %llu, loop %u minus "
+			  "loop %u", (unsigned long long)d[0], ST_N2, ST_N1);
+		st_emit(t, r);
 	}
 	return 0;
 }
@@ -552,8 +723,8 @@ static void st_judge_flag(struct st *t, const char *name, uint64_t got, uint64_t
 
 static int st_sticky(struct st *t)
 {
-	static const struct st_ctr q = { P4_IQ_COUNTER4, P4_CRU_ESCR0, "instr_retired:k", 0,
-					 ST_NO_FROM, false, 0 };
+	static const struct st_ctr q = { .counter = P4_IQ_COUNTER4, .escr = P4_CRU_ESCR0,
+					 .spec = "instr_retired:k", .from = ST_NO_FROM };
 	struct st_meas m;
 	int r;
 
@@ -575,8 +746,8 @@ static int st_sticky(struct st *t)
 /* The 40-bit wrap: counting across FF_FFFF_FFFFH -> 0 loses nothing. */
 static int st_wrap(struct st *t)
 {
-	static const struct st_ctr q = { P4_IQ_COUNTER4, P4_CRU_ESCR0, "instr_retired:k", 0,
-					 ST_NO_FROM, false, 0 };
+	static const struct st_ctr q = { .counter = P4_IQ_COUNTER4, .escr = P4_CRU_ESCR0,
+					 .spec = "instr_retired:k", .from = ST_NO_FROM };
 	struct st_meas m1, m2;
 	struct selftest_result *r;
 
@@ -593,8 +764,8 @@ static int st_wrap(struct st *t)
 
 static int st_force_ovf(struct st *t)
 {
-	static const struct st_ctr q = { P4_IQ_COUNTER4, P4_CRU_ESCR0, "instr_retired:k:force_ovf",
-					 0, ST_NO_FROM, false, 0 };
+	static const struct st_ctr q = { .counter = P4_IQ_COUNTER4, .escr = P4_CRU_ESCR0,
+					 .spec = "instr_retired:k:force_ovf", .from = ST_NO_FROM };
 	struct selftest_result *r;
 	struct st_meas m;
 	int rc;
@@ -670,8 +841,9 @@ static void st_pmi_judge(struct st *t, enum perf_pmi_mode mode, const struct st_
 
 static int st_pmis(struct st *t)
 {
-	static const struct st_ctr q = { P4_IQ_COUNTER4, P4_CRU_ESCR0, "instr_retired:u",
-					 ST_PMI_PERIOD, ST_NO_FROM, true, 0 };
+	static const struct st_ctr q = { .counter = P4_IQ_COUNTER4, .escr = P4_CRU_ESCR0,
+					 .spec = "instr_retired:u", .period = ST_PMI_PERIOD,
+					 .from = ST_NO_FROM, .pmi = true };
 	static const enum perf_pmi_mode modes[2] = { PERF_PMI_FIXED, PERF_PMI_NMI };
 	struct st_meas m;
 	int r = 0;
@@ -718,8 +890,8 @@ static bool st_escr1_side(enum p4_counter c)
 static struct st_ctr st_block_ctr(enum p4_counter c, uint64_t period, int from)
 {
 	const struct st_block_event *b = &st_block_events[p4_counters[c].group];
-	struct st_ctr q = { c, st_escr1_side(c) ? b->escr1 : b->escr0, b->spec, period, from,
-			    false, 0 };
+	struct st_ctr q = { .counter = c, .escr = st_escr1_side(c) ? b->escr1 : b->escr0,
+			    .spec = b->spec, .period = period, .from = from };
 
 	if (q.escr == P4_FSB_ESCR1 && !perf_info()->caps.fsb_escr1_ok) {
 		q.escr = P4_BPU_ESCR1;	/* fact sheet 1.2 note 2, as in st_counter_ctr */
@@ -824,8 +996,10 @@ static int st_erratum(struct st *t)
 {
 	const struct perf_info *pi = perf_info();
 	const struct st_ctr q[2] = {
-		{ P4_IQ_COUNTER2, P4_CRU_ESCR1, "instr_retired", 50, ST_NO_FROM, false, 0 },
-		{ P4_IQ_COUNTER4, P4_CRU_ESCR0, "instr_retired", 20, 0, true, 0 },
+		{ .counter = P4_IQ_COUNTER2, .escr = P4_CRU_ESCR1, .spec = "instr_retired",
+		  .period = 50, .from = ST_NO_FROM },
+		{ .counter = P4_IQ_COUNTER4, .escr = P4_CRU_ESCR0, .spec = "instr_retired",
+		  .period = 20, .from = 0, .pmi = true },
 	};
 	bool erratum = pi->caps.cascade_pmi_erratum;
 	struct selftest_result *r;
@@ -1026,6 +1200,8 @@ struct st_check {
 
 static const struct st_check st_checks[] = {
 	{ "counters", st_counters },
+	{ "escrs", st_escrs },
+	{ "uops", st_uops },
 	{ "privilege", st_privilege },
 	{ "threads", st_threads },
 	{ "overflow", st_overflow_flags },

@@ -58,7 +58,7 @@ struct selftest_totals {
 /* PASS when measured == expected; the values go into r->measured/expected. */
 void selftest_judge_exact(struct selftest_result *r, uint64_t measured, uint64_t expected);
 
-/* PASS when lo <= measured <= hi: "lo..hi" as the expectation. */
+/* PASS when lo <= measured <= hi: "lo..hi" (">= lo" when hi is UINT64_MAX) as the expectation. */
 void selftest_judge_range(struct selftest_result *r, uint64_t measured, uint64_t lo, uint64_t hi);
 
 /* A SKIP with its reason. */

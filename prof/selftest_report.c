@@ -31,8 +31,11 @@ void selftest_judge_range(struct selftest_result *r, uint64_t measured, uint64_t
 {
 	r->status = measured >= lo && measured <= hi ? SELFTEST_PASS : SELFTEST_FAIL;
 	ksnprintf(r->measured, sizeof(r->measured), "%llu", (unsigned long long)measured);
-	ksnprintf(r->expected, sizeof(r->expected), "%llu..%llu", (unsigned long long)lo,
-		  (unsigned long long)hi);
+	if (hi == UINT64_MAX)
+		ksnprintf(r->expected, sizeof(r->expected), ">= %llu", (unsigned long long)lo);
+	else
+		ksnprintf(r->expected, sizeof(r->expected), "%llu..%llu", (unsigned long long)lo,
+			  (unsigned long long)hi);
 }
 
 void selftest_skip(struct selftest_result *r, const char *why)

@@ -77,6 +77,11 @@ static void judge_exact_and_range(void **state)
 	assert_int_equal(r.status, SELFTEST_FAIL);
 	selftest_judge_range(&r, 1001, 152, 1000);
 	assert_int_equal(r.status, SELFTEST_FAIL);
+	selftest_judge_range(&r, 300, 300, UINT64_MAX);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.expected, ">= 300");
+	selftest_judge_range(&r, 299, 300, UINT64_MAX);
+	assert_int_equal(r.status, SELFTEST_FAIL);
 }
 
 static void totals_and_skip(void **state)

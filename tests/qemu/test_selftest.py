@@ -50,6 +50,18 @@ def decode(tmp_path, out):
     return p.stdout
 
 
+def counters_named(rest):
+    """The counters a result line names: "counter N ...", "A -> B", "-> counters A B C:"."""
+    m = re.match(r"counter (\d+) ", rest)
+    if m:
+        return {int(m.group(1))}
+    m = re.search(r"-> counters ([\d ]+):", rest)
+    if m:
+        return {int(x) for x in m.group(1).split()}
+    m = re.search(r" (\d+) -> (\d+) ", rest)
+    return {int(m.group(1)), int(m.group(2))} if m else set()
+
+
 def failures(out):
     return [rest for s, g, rest in results(out) if s == "FAIL"]
 
@@ -70,7 +82,10 @@ def test_0f04_ht_passes_everything(nb, tmp_path):
     cells = [rest for s, g, rest in res if g == "threads" and s == "PASS"]
     assert len(cells) == 16, cells
     assert sum(1 for s, g, rest in res if g == "cascade" and "CASCNT" in rest) == 4
-    assert {g for s, g, rest in res if s == "SKIP"} == {"pebs", "uncore"}
+    # the 43 ESCRs of model 4, each on every counter it drives (fact sheet 3.1)
+    escrs = [rest for s, g, rest in res if g == "escrs" and s == "PASS"]
+    assert len(escrs) == 43 and sum(len(counters_named(e)) for e in escrs) == 97, escrs
+    assert {g for s, g, rest in res if s == "SKIP"} == {"pebs", "uncore", "uops"}
     assert passed == len(res) - skipped
     report = decode(tmp_path, out)
     assert "selftest: %d passed, 0 failed, %d skipped" % (passed, skipped) in report
@@ -94,6 +109,9 @@ def test_0f02_stepping_9_finds_the_erratum(nb, tmp_path):
     assert "measured 0 PMI(s), OVF 1: erratum, expected 0 PMIs, OVF 1: erratum" in line[0]
     assert "0F_02H stepping 9: erratum predicted" in line[0]
     assert re.search(r"^SKIP  uncore .*no uncore counters", out, re.M), out
+    # models 0-2 have IQ_ESCR0/1 too: 45 ESCRs
+    assert len([1 for s, g, rest in results(out) if g == "escrs" and s == "PASS"]) == 45
+    assert re.search(r"^PASS  escrs +IQ_ESCR1 \(select 0\) -> counters 14 15 17:", out, re.M), out
     decode(tmp_path, out)
 
 
@@ -101,15 +119,16 @@ def test_0f02_stepping_9_finds_the_erratum(nb, tmp_path):
 def test_dead_counter_fails_and_is_named(nb, counter):
     backend(nb, "0F_04 ht")
     out, (passed, failed, skipped) = selftest(nb, "--quick --inject dead=%d" % counter)
-    named = re.compile(r"(^counter %d |\D%d -> |-> %d )" % (counter, counter, counter))
     res = results(out)
     fails = failures(out)
     assert fails and failed == len(fails)
-    # every check of that counter fails (its count, the cascades both ways), no other does
-    assert all(named.search(f) for f in fails), fails
-    assert all(s == "FAIL" for s, g, rest in res if named.search(rest)), out
+    # every check of that counter fails (its count, its ESCRs, the cascades both ways), no
+    # other does
+    assert all(counter in counters_named(f) for f in fails), fails
+    assert all(s == "FAIL" for s, g, rest in res if counter in counters_named(rest)), out
     assert any(f.startswith("counter %d " % counter) for f in fails), fails
-    assert sum(1 for f in fails if "->" in f) >= 2, fails
+    assert sum(1 for f in fails if " -> %d " % counter in f or " %d -> " % counter in f) >= 2
+    assert sum(1 for s, g, rest in res if g == "escrs" and s == "FAIL") >= 2, fails
     # the injection ends with the selftest
     out, (passed, failed, skipped) = selftest(nb, "--quick")
     assert failed == 0, failures(out)
