@@ -97,6 +97,7 @@ struct st {
 	size_t errlen;
 	struct p4_plan plan;
 	st_between_fn *between;	/* called after the workload, before the count stops */
+	bool irq;		/* run the workload with IF = 1, so a PMI by vector lands in it */
 	/* overflow hook statistics */
 	unsigned hook_calls, hook_masked;
 	/* the sticky-OVF and FORCE_OVF observations */
@@ -287,7 +288,7 @@ static int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t 
 	static struct perf_count sess;
 	const struct perf_pmi_stats *p = &perf_info()->pmi;
 	struct perf_pmi_stats before = *p;
-	uint64_t t0;
+	uint64_t t0, flags;
 	int r;
 
 	if (st_interrupted(t))
@@ -297,7 +298,12 @@ static int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t 
 		return -1;
 	if (inject)
 		st_inject(t);
+	flags = read_rflags();
+	if (t->irq)
+		cpu_sti();	/* as record does: with IF = 0 a fixed PMI would wait for the end */
 	r = st_workload(t, n, ring, lp);
+	if (t->irq && !(flags & RFLAGS_IF))
+		cpu_cli();
 	if (r == 0 && t->between)
 		t->between(t, &sess);
 	perf_count_stop(&sess, m->totals);
@@ -851,6 +857,7 @@ static int st_pmis(struct st *t)
 	if (st_plan(t, &q, 1))
 		return -1;
 	perf_set_overflow_hook(st_hook, t);
+	t->irq = true;
 	for (unsigned k = 0; k < 2 && r == 0; k++) {
 		perf_set_pmi_mode(modes[k]);
 		t->hook_calls = t->hook_masked = 0;
@@ -858,6 +865,7 @@ static int st_pmis(struct st *t)
 		if (r == 0)
 			st_pmi_judge(t, modes[k], &m);
 	}
+	t->irq = false;
 	perf_set_overflow_hook(NULL, NULL);
 	perf_set_pmi_mode(t->save_mode);
 	return r;
@@ -1011,7 +1019,9 @@ static int st_erratum(struct st *t)
 		return -1;
 	t->ovf[0] = 2;
 	t->between = st_erratum_between;
+	t->irq = true;
 	rc = st_measure(t, ST_CASCADE_N, 0, 0, 0, false, &m);
+	t->irq = false;
 	t->between = NULL;
 	if (rc)
 		return -1;
