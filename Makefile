@@ -5,6 +5,7 @@
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU tests, ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
+#   make model-bench  host timing of the software PMU's event input
 #   V=1             show full commands
 #
 # One make process, no recursion. Packages that are missing are installed by
@@ -29,7 +30,8 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
                shell/stat_opts.c
 SHELL_KSRCS := shell/cmd_record.c shell/cmd_selftest.c shell/cmd_stat.c shell/cmd_workload.c
 PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c prof/workload.c
-PROF_KSRCS  := prof/perf.c prof/record.c prof/selftest.c prof/workloads.c
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/selftest.c \
+               prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -38,8 +40,10 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c 
                arch/x86/timer.c arch/x86/user.c
 ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
-               pmu/model/p4_model.c pmu/model/p4_model_msr.c
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
+               pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_uncore.c \
+               pmu/model/p4_mem.c pmu/model/p4_cost.c
 LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
@@ -52,11 +56,13 @@ KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
 
 HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
-                  tests/host/test_explain.c tests/host/test_insn.c tests/host/test_model.c \
-                  tests/host/test_paging.c tests/host/test_printf.c tests/host/test_report.c \
-                  tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
-                  tests/host/test_spec.c tests/host/test_stat.c tests/host/test_tables.c \
-                  tests/host/test_topology.c tests/host/test_workload.c
+                  tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
+                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_printf.c \
+                  tests/host/test_probe.c tests/host/test_report.c \
+                  tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c tests/host/test_spec.c \
+                  tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
+                  tests/host/test_workload.c tests/host/test_model_route.c \
+                  tests/host/test_uncore.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 
@@ -81,7 +87,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image run check host-test tool-test model-bench qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI
 
 # --- kernel ------------------------------------------------------------------
@@ -122,9 +128,12 @@ $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
 	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k/syms.c
 
+# The PE image gets .bss as a section with no file contents (linker.ld), and
+# no .dynsym: gnu-efi's _relocate reads only .dynamic and .rela, whose
+# entries are all R_X86_64_RELATIVE (tests/tools/test_image.py checks both).
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
-	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+	$(Q)objcopy -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
 		-j .rel.* -j .rela.* -j .reloc --target efi-app-$(ARCH) --subsystem=10 $< $@
 
 # --- host tests --------------------------------------------------------------
@@ -160,8 +169,26 @@ $(SELFTESTGEN): tests/tools/selftestgen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) $(SELFTESTGEN) | deps-check
+# The kernel's x86 decoder on the host, compared with objdump (tests/tools/test_insnlen.py).
+INSNLEN     := $(B)/h/tools/insnlen
+
+$(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
+
+# Host timing of the model's event input, optimised and without sanitizers.
+MODEL_BENCH := $(B)/o/model_bench
+$(MODEL_BENCH): tests/bench/model_bench.c $(PMU_SRCS) $(LIB_SRCS) $(wildcard pmu/*.h pmu/model/*.h)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTCC  $@")
+	$(Q)$(HOST_CC) -std=gnu11 -O2 -I. $(WARN) tests/bench/model_bench.c $(PMU_SRCS) $(LIB_SRCS) -o $@
+
+model-bench: $(MODEL_BENCH)
+	$(Q)./$(MODEL_BENCH)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
@@ -204,7 +231,7 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(B)/BOOTX64.EFI check-deps | deps-check
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(B)/BOOTX64.EFI check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \

@@ -37,8 +37,9 @@
  *   Tt_OS (c = 0) or Tt_USR (c > 0) is set (Table 18-66).
  *
  * On the model backend the workloads are single-stepped (as in `stat`) and
- * RDPMC is the model's; fault injection (perf_inject(), and a counter that
- * never counts, p4_model_set_dead()) makes the matching checks fail.
+ * RDPMC is the model's (perf_rdpmc); fault injection (perf_inject(), and a
+ * counter that never counts, perf_inject_dead()) makes the matching checks
+ * fail.
  * The PMU registers are saved first and written back at the end, also
  * after Ctrl-C.
  */
@@ -47,7 +48,6 @@
 #include "arch/x86/msr.h"
 #include "lib/printf.h"
 #include "lib/string.h"
-#include "pmu/model/p4_model.h"
 #include "pmu/p4_apply.h"
 #include "pmu/p4_encode.h"
 #include "pmu/p4_regs.h"
@@ -217,12 +217,20 @@ static int st_add(struct st *t, const struct st_ctr *q)
 	return 0;
 }
 
+/* The null-event CCCRs counters are written under (p4_cccr_quiet), once the plan is whole. */
+static void st_quiet(struct p4_plan *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		p->slot[i].cccr_quiet = p4_cccr_quiet(p, i);
+}
+
 static int st_plan(struct st *t, const struct st_ctr *q, unsigned n)
 {
 	t->plan = (struct p4_plan){ .ht = perf_info()->ht };
 	for (unsigned i = 0; i < n; i++)
 		if (st_add(t, &q[i]))
 			return -1;
+	st_quiet(&t->plan);
 	return 0;
 }
 
@@ -259,7 +267,7 @@ static int st_workload(struct st *t, uint64_t n, int ring, unsigned lp)
 	for (unsigned k = 0; k < 2; k++) {
 		perf_hooks(&in[k], &h[k]);
 		jobs[k] = (struct workload_job){ .a = k == lp ? &a : NULL, .ring = ring,
-						 .step = perf_model() != NULL, .h = &h[k] };
+						 .step = perf_steps_workloads(), .h = &h[k] };
 	}
 	if (workload_run_lps(jobs, WORKLOAD_TOGETHER) || jobs[lp].res.status != WORKLOAD_OK) {
 		ksnprintf(t->err, t->errlen, "loop %llu on LP%u: %s", (unsigned long long)n, lp,
@@ -491,11 +499,11 @@ static void st_judge_cell(struct st *t, unsigned i, unsigned k, unsigned lp, int
 	ksnprintf(r->name, sizeof(r->name), "counter %u %s only, loop on LP%u ring %d",
 		  t->plan.slot[i].counter, st_tbit_names[k], lp, ring);
 	/*
-	 * LP0 waits at CPL 0 while LP1 works. The model sees only the stepped
-	 * workload, so T0_OS gains nothing from the wait there; on hardware the
-	 * wait loop's own instructions make that cell inexact.
+	 * LP0 waits at CPL 0 while LP1 works. A backend fed by stepping sees
+	 * only the workload, so T0_OS gains nothing from the wait there; on
+	 * hardware the wait loop's own instructions make that cell inexact.
 	 */
-	if (k == 0 && lp == 1 && !perf_model()) {
+	if (k == 0 && lp == 1 && !perf_steps_workloads()) {
 		selftest_skip(r, "LP0 runs the kernel's wait loop at CPL 0 meanwhile: not exact");
 	} else {
 		selftest_judge_exact(r, d, st_tbit_counts(k, lp, ring) ? st_expect(ST_INSTR) : 0);
@@ -668,7 +676,7 @@ static int st_uops(struct st *t)
 	uint64_t d[P4_MAX_REQUESTS];
 	struct st_meas last;
 
-	if (perf_model() && perf_event_source(P4_EV_UOPS_RETIRED, NULL) == PERF_SOURCE_NONE) {
+	if (perf_event_source(P4_EV_UOPS_RETIRED, NULL) == PERF_SOURCE_NONE) {
 		st_skip(t, "uops", "uops_retired, uop_queue_writes >= instr_retired",
 			"the model has no input for uop events");
 		return 0;
@@ -804,13 +812,15 @@ static int st_overflow_flags(struct st *t)
 
 /* ---- overflow: PMIs in both delivery modes, LVT auto-mask, workarounds ------- */
 
-static void st_hook(void *ctx, struct trap_frame *f, unsigned idx)
+/* The sample sink: counts the overflows handled and whether LVT PC was masked meanwhile. */
+static uint64_t st_sink(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct st *t = ctx;
 
 	t->hook_calls++;
 	if (!lapic_present() || (lapic_read(LAPIC_LVT_PMC) & LAPIC_LVT_MASKED))
 		t->hook_masked++;
+	return ov->reload;
 }
 
 static void st_pmi_result(struct st *t, const char *mode, const char *what, uint64_t got,
@@ -856,7 +866,7 @@ static int st_pmis(struct st *t)
 
 	if (st_plan(t, &q, 1))
 		return -1;
-	perf_set_overflow_hook(st_hook, t);
+	perf_set_sink(st_sink, t);
 	t->irq = true;
 	for (unsigned k = 0; k < 2 && r == 0; k++) {
 		perf_set_pmi_mode(modes[k]);
@@ -866,7 +876,7 @@ static int st_pmis(struct st *t)
 			st_pmi_judge(t, modes[k], &m);
 	}
 	t->irq = false;
-	perf_set_overflow_hook(NULL, NULL);
+	perf_set_sink(NULL, NULL);
 	perf_set_pmi_mode(t->save_mode);
 	return r;
 }
@@ -1051,14 +1061,6 @@ static int st_cascading(struct st *t)
 
 /* ---- RDPMC against RDMSR -------------------------------------------------------- */
 
-/* RDPMC with ECX = ecx: the model's on the model backend, else the instruction. */
-static int st_rdpmc(uint32_t ecx, uint64_t *v)
-{
-	struct p4_model *m = perf_model();
-
-	return m ? p4_model_rdpmc(m, ecx, v) : rdpmc_safe(ecx, v);
-}
-
 static void st_rdpmc_result(struct st *t, bool fast, unsigned good, const char *bad)
 {
 	struct selftest_result *r = st_new(t, "rdpmc");
@@ -1083,11 +1085,11 @@ static int st_rdpmc_check(struct st *t)
 		msr_bus_write(bus, p4_counters[c].cccr_msr, 0);
 		msr_bus_write(bus, p4_counters[c].msr, want);
 		p4_counter_read(bus, c, &msr);
-		if (st_rdpmc(c, &full) == 0 && full == msr)
+		if (perf_rdpmc(c, &full) == 0 && full == msr)
 			good[0]++;
 		else
 			ksnprintf(bad[0] + strlen(bad[0]), sizeof(bad[0]) - strlen(bad[0]), " %u", c);
-		if (st_rdpmc(c | (uint32_t)BIT(31), &fast) == 0 && fast == (uint32_t)msr)
+		if (perf_rdpmc(c | (uint32_t)BIT(31), &fast) == 0 && fast == (uint32_t)msr)
 			good[1]++;
 		else
 			ksnprintf(bad[1] + strlen(bad[1]), sizeof(bad[1]) - strlen(bad[1]), " %u", c);
@@ -1104,7 +1106,8 @@ static int st_pebs(struct st *t)
 {
 	uint64_t misc = 0;
 
-	if (cpu_read_misc_enable(&misc) == 0 && (misc & MISC_ENABLE_PEBS_UNAVAIL) && !perf_model())
+	if (perf_info()->backend == PERF_BACKEND_HW && cpu_read_misc_enable(&misc) == 0 &&
+	    (misc & MISC_ENABLE_PEBS_UNAVAIL))
 		st_skip(t, "pebs", "PEBS", "IA32_MISC_ENABLE bit 12: PEBS unavailable on this part");
 	else
 		st_skip(t, "pebs", "PEBS", "PEBS sampling is not implemented yet");
@@ -1119,7 +1122,7 @@ static int st_uncore(struct st *t)
 	if (c->uncore == P4_UNCORE_NONE)
 		ksnprintf(why, sizeof(why), "this model has no uncore counters");
 	else
-		ksnprintf(why, sizeof(why), "%s counters (%s) are not implemented yet",
+		ksnprintf(why, sizeof(why), "%s counters (%s): nbprof does not count with them yet",
 			  c->uncore_name, c->uncore_note);
 	st_skip(t, "uncore", "uncore L3/FSB counters", why);
 	return 0;
@@ -1167,9 +1170,9 @@ static void st_restore(struct st *t)
 	for (unsigned c = 0; c < P4_NCOUNTER; c++)
 		msr_bus_write(bus, p4_counters[c].cccr_msr, t->save_cccr[c]);
 	perf_set_pmi_mode(t->save_mode);
-	perf_set_overflow_hook(NULL, NULL);
-	if (perf_model())
-		p4_model_set_dead(perf_model(), 0);
+	perf_set_sink(NULL, NULL);
+	if (t->o->inject == SELFTEST_INJECT_DEAD)
+		perf_inject_dead(0, t->err, t->errlen);
 }
 
 /* How many of the saved ESCRs and CCCRs read back as saved (counters of stopped CCCRs too). */
@@ -1242,17 +1245,16 @@ static bool st_not_run(struct st *t, const struct st_check *c)
 static int st_setup(struct st *t, char *err, size_t n)
 {
 	const struct selftest_opts *o = t->o;
-	struct p4_model *m = perf_model();
 
 	if (!perf_bus())
 		return ksnprintf(err, n, "no PMU backend: %s", perf_info()->reason), -1;
-	if (o->inject != SELFTEST_INJECT_NONE && !m)
+	if (o->inject != SELFTEST_INJECT_NONE && !perf_can_inject())
 		return ksnprintf(err, n, "--inject needs the model backend ('pmu backend model')"), -1;
 	if (o->inject == SELFTEST_INJECT_DEAD && o->inject_arg >= P4_NCOUNTER)
 		return ksnprintf(err, n, "--inject dead=N: N is a counter, 0-17"), -1;
 	st_save(t);
-	if (o->inject == SELFTEST_INJECT_DEAD)
-		p4_model_set_dead(m, 1u << o->inject_arg);
+	if (o->inject == SELFTEST_INJECT_DEAD && perf_inject_dead(1u << o->inject_arg, err, n))
+		return -1;
 	return 0;
 }
 

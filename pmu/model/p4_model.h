@@ -26,6 +26,7 @@
 #include "pmu/p4_events.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
+#include "pmu/p4_uncore.h"
 
 #define P4_MODEL_NLP		2	/* logical processors of a Hyper-Threaded core */
 #define P4_MODEL_NUNCORE	8	/* 107CCH-107D3H */
@@ -75,10 +76,26 @@ struct p4_model {
 	uint8_t cycle_input[P4_NCOUNTER]; /* compare mode: this cycle's input, 0..15 */
 	uint64_t cycles;		/* cycles closed by p4_model_tick */
 
+	/*
+	 * Routing, kept up to date on every CCCR write and cascade start
+	 * (p4_model_route): which running counters read each ESCR, which
+	 * running counters compare, which CCCRs hold OVF, and which counters
+	 * each counter starts by a cascade (from p4_cascade_links[]).
+	 */
+	uint32_t escr_ctrs[P4_NESCR];	/* running counters whose CCCR selects ESCR e */
+	uint8_t ctr_route[P4_NCOUNTER];	/* the ESCR counter n is in, or P4_ESCR_NONE */
+	uint32_t cmp_running;		/* running counters in compare mode */
+	uint32_t ovf_set;		/* counters whose CCCR has OVF */
+	uint32_t cascade_to[P4_NCOUNTER]; /* counters that n's overflow may start */
+	uint64_t ev_escrs[P4_NEVENT];	/* ESCRs that observe each event (P4_MODEL_ESCR set) */
+	uint64_t ev_missing[(P4_NEVENT + 63) / 64]; /* events this part lacks (bit per event) */
+
 	/* Statistics for tests and the shell. */
 	uint64_t pmi_count[P4_MODEL_NLP];
 	uint64_t pmi_suppressed;	/* PMIs lost to the cascade-mode erratum */
 	uint64_t overflows[P4_NCOUNTER];
+	uint64_t examined;		/* counters the event path looked at (routing check) */
+	uint64_t uncore_wraps[P4_MODEL_NUNCORE]; /* 32-bit wraps of each uncore count */
 
 	/* Fault injection (tests of the tests, e.g. `selftest --inject dead=N`). */
 	uint32_t dead;			/* counters (bit n) that never count */
@@ -111,6 +128,20 @@ void p4_model_tick(struct p4_model *m, uint64_t cycles);
 
 /* RDPMC with ECX = ecx: 0 and EDX:EAX in *value, or MSR_BUS_EFAULT (#GP). */
 int p4_model_rdpmc(const struct p4_model *m, uint32_t ecx, uint64_t *value);
+
+/*
+ * n occurrences of an uncore `unit` event (p4_uncore.h) with attributes
+ * `attrs` (control-word bit positions: thread, type, snoop result, state,
+ * ...), for the whole package. Counted by every register of the unit whose
+ * upper 32 bits are non-zero and whose fields match; the low 32 bits wrap
+ * (m->uncore_wraps[]) unless Saturate is set. P4_UNC_IBUSQ_LAT adds n
+ * (weighted cycles) to IFSB_CNTR7 while IFSB_CTL6 bit 26 is set. -1 when
+ * the part has no uncore set or the unit belongs to the other set.
+ */
+int p4_model_uncore_event(struct p4_model *m, enum p4_unc_unit unit, uint64_t attrs, uint64_t n);
+
+/* Does uncore register i (0..7, 107CCH + i) count now? */
+bool p4_model_uncore_counting(const struct p4_model *m, unsigned i);
 
 /* Fault injection: the counters in mask (bit n = counter n) stop counting; 0 heals them. */
 void p4_model_set_dead(struct p4_model *m, uint32_t mask);

@@ -201,8 +201,10 @@ void p4_model_reset(struct p4_model *m)
 	}
 	for (unsigned e = 0; e < P4_NESCR; e++)
 		m->escr[e] = 0;
-	for (unsigned u = 0; u < P4_MODEL_NUNCORE; u++)
+	for (unsigned u = 0; u < P4_MODEL_NUNCORE; u++) {
 		m->uncore[u] = 0;
+		m->uncore_wraps[u] = 0;
+	}
 	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++) {
 		m->ds_area[lp] = 0;
 		m->active[lp] = lp < p4_model_nlp(m);
@@ -218,7 +220,9 @@ void p4_model_reset(struct p4_model *m)
 	m->edge_prev = 0;
 	m->cycles = 0;
 	m->pmi_suppressed = 0;
+	m->examined = 0;
 	m->dead = 0;
+	p4_model_route_all(m);
 }
 
 int p4_model_init(struct p4_model *m, const struct p4_model_config *cfg)
