@@ -52,7 +52,7 @@ def decode(tmp_path, out):
 
 def counters_named(rest):
     """The counters a result line names: "counter N ...", "A -> B", "-> counters A B C:"."""
-    m = re.match(r"counter (\d+) ", rest)
+    m = re.match(r"counter (\d+) ", rest) or re.search(r"cascaded counter (\d+) ", rest)
     if m:
         return {int(m.group(1))}
     m = re.search(r"-> counters ([\d ]+):", rest)
@@ -132,6 +132,33 @@ def test_dead_counter_fails_and_is_named(nb, counter):
     # the injection ends with the selftest
     out, (passed, failed, skipped) = selftest(nb, "--quick")
     assert failed == 0, failures(out)
+
+
+def test_dead_counter_16_fails_the_overflow_checks(nb):
+    backend(nb, "0F_04 noht")
+    out, (passed, failed, skipped) = selftest(nb, "--quick --inject dead=16")
+    fails = failures(out)
+    assert all(16 in counters_named(f) for f in fails), fails
+    for name in ("counter 16 MSR_IQ_COUNTER4 ", "counter 16 CCCR.OVF set by the wrap",
+                 "counter 16 CCCR.OVF sticky", "counter 16 40-bit wrap",
+                 "counter 16 FORCE_OVF", "counter 16 PMIs, PMI by vector F8H",
+                 "counter 16 PMIs, PMI by NMI", "counter 16 64-bit count with reloads",
+                 "PMI from cascaded counter 16"):
+        assert any(f.startswith(name) for f in fails), (name, fails)
+
+
+def test_dead_counter_12_fails_privilege_and_thread_cells(nb):
+    backend(nb, "0F_04 ht")
+    out, (passed, failed, skipped) = selftest(nb, "--quick --inject dead=12")
+    fails = failures(out)
+    assert all(12 in counters_named(f) for f in fails), fails
+    for name in ("counter 12 MSR_IQ_COUNTER0 via CRU_ESCR0: instr_retired:k, ring 0",
+                 "counter 12 T0_OS only, loop on LP0 ring 0",
+                 "counter 12 T1_OS only, loop on LP1 ring 0"):
+        assert any(f.startswith(name) for f in fails), (name, fails)
+    # the cells where counter 12 must stay at 0 still pass
+    assert re.search(r"^PASS  threads +counter 12 T0_OS only, loop on LP0 ring 3: measured 0",
+                     out, re.M), out
 
 
 @pytest.mark.parametrize("kind,check", [("unflagged=3", "overflows without CCCR.OVF"),
