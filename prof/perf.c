@@ -197,11 +197,11 @@ bool perf_can_inject(void)
 	return be && be->inject;
 }
 
-int perf_inject_dead(uint32_t mask, char *err, size_t n)
+int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
 {
-	if (!be || !be->inject_dead)
+	if (!be || !be->inject_fault)
 		return ksnprintf(err, n, "only the model can be made to misbehave"), -1;
-	return be->inject_dead(mask, err, n);
+	return be->inject_fault(kind, arg, err, n);
 }
 
 int perf_rdpmc(uint32_t ecx, uint64_t *value)

@@ -37,9 +37,9 @@
  *   Tt_OS (c = 0) or Tt_USR (c > 0) is set (Table 18-66).
  *
  * On the model backend the workloads are single-stepped (as in `stat`) and
- * RDPMC is the model's (perf_rdpmc); fault injection (perf_inject(), and a
- * counter that never counts, perf_inject_dead()) makes the matching checks
- * fail.
+ * RDPMC is the model's (perf_rdpmc); fault injection (perf_inject(): no
+ * OVF, lost reloads; perf_inject_fault(): a dead counter, a wrong RDPMC, no
+ * LVT PC auto-mask, the erratum flipped) makes the matching checks fail.
  * The PMU registers are saved first and written back at the end, also
  * after Ctrl-C.
  */
@@ -1130,6 +1130,26 @@ static int st_uncore(struct st *t)
 
 /* ---- the PMU as it was ------------------------------------------------------------ */
 
+/* The backend fault an injection asks for, or -1 (none, or one injected per count). */
+static int st_fault_kind(enum selftest_inject k)
+{
+	switch (k) {
+	case SELFTEST_INJECT_DEAD:	return PERF_FAULT_DEAD;
+	case SELFTEST_INJECT_RDPMC:	return PERF_FAULT_RDPMC;
+	case SELFTEST_INJECT_NOMASK:	return PERF_FAULT_NOMASK;
+	case SELFTEST_INJECT_ERRATUM:	return PERF_FAULT_ERRATUM;
+	default:			return -1;
+	}
+}
+
+static uint32_t st_fault_arg(const struct selftest_opts *o)
+{
+	if (o->inject == SELFTEST_INJECT_DEAD || o->inject == SELFTEST_INJECT_RDPMC)
+		return 1u << o->inject_arg;
+	return o->inject_arg;
+}
+
+
 static bool st_escr_exists(enum p4_escr e)
 {
 	return (p4_escrs[e].models & perf_info()->caps.escr_models) != 0;
@@ -1171,8 +1191,8 @@ static void st_restore(struct st *t)
 		msr_bus_write(bus, p4_counters[c].cccr_msr, t->save_cccr[c]);
 	perf_set_pmi_mode(t->save_mode);
 	perf_set_sink(NULL, NULL);
-	if (t->o->inject == SELFTEST_INJECT_DEAD)
-		perf_inject_dead(0, t->err, t->errlen);
+	if (st_fault_kind(t->o->inject) >= 0)
+		perf_inject_fault((enum perf_fault)st_fault_kind(t->o->inject), 0, t->err, t->errlen);
 }
 
 /* How many of the saved ESCRs and CCCRs read back as saved (counters of stopped CCCRs too). */
@@ -1250,10 +1270,12 @@ static int st_setup(struct st *t, char *err, size_t n)
 		return ksnprintf(err, n, "no PMU backend: %s", perf_info()->reason), -1;
 	if (o->inject != SELFTEST_INJECT_NONE && !perf_can_inject())
 		return ksnprintf(err, n, "--inject needs the model backend ('pmu backend model')"), -1;
-	if (o->inject == SELFTEST_INJECT_DEAD && o->inject_arg >= P4_NCOUNTER)
-		return ksnprintf(err, n, "--inject dead=N: N is a counter, 0-17"), -1;
+	if ((o->inject == SELFTEST_INJECT_DEAD || o->inject == SELFTEST_INJECT_RDPMC) &&
+	    o->inject_arg >= P4_NCOUNTER)
+		return ksnprintf(err, n, "--inject: the counter is 0-17"), -1;
 	st_save(t);
-	if (o->inject == SELFTEST_INJECT_DEAD && perf_inject_dead(1u << o->inject_arg, err, n))
+	if (st_fault_kind(o->inject) >= 0 &&
+	    perf_inject_fault((enum perf_fault)st_fault_kind(o->inject), st_fault_arg(o), err, n))
 		return -1;
 	return 0;
 }

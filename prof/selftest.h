@@ -99,6 +99,9 @@ enum selftest_inject {
 	SELFTEST_INJECT_UNFLAGGED,	/* overflows leave CCCR.OVF clear (model) */
 	SELFTEST_INJECT_N15,		/* reloads lose their counter writes (model) */
 	SELFTEST_INJECT_DEAD,		/* counter `arg` never counts (model) */
+	SELFTEST_INJECT_RDPMC,		/* RDPMC of counter `arg` differs from RDMSR (model) */
+	SELFTEST_INJECT_NOMASK,		/* `arg` PMIs leave LVT PC unmasked (model) */
+	SELFTEST_INJECT_ERRATUM,	/* the cascade-PMI erratum the other way round (model) */
 };
 
 struct selftest_opts {

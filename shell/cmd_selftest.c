@@ -39,6 +39,9 @@ static int selftest_parse_inject(struct shell *sh, const char *arg, struct selft
 		{ "unflagged=", SELFTEST_INJECT_UNFLAGGED, 1000 },
 		{ "n15=", SELFTEST_INJECT_N15, 1000 },
 		{ "dead=", SELFTEST_INJECT_DEAD, 17 },
+		{ "rdpmc=", SELFTEST_INJECT_RDPMC, 17 },
+		{ "nomask=", SELFTEST_INJECT_NOMASK, 1000 },
+		{ "erratum=", SELFTEST_INJECT_ERRATUM, 1 },
 	};
 	const char *why = "";
 	uint64_t v;
@@ -56,7 +59,8 @@ static int selftest_parse_inject(struct shell *sh, const char *arg, struct selft
 		o->inject_arg = (unsigned)v;
 		return 0;
 	}
-	return shell_error(sh, "--inject %s: expected unflagged=N, n15=N or dead=COUNTER", arg);
+	return shell_error(sh, "--inject %s: expected unflagged=N, n15=N, dead=COUNTER, "
+			   "rdpmc=COUNTER, nomask=N or erratum=1", arg);
 }
 
 static int selftest_parse(struct shell *sh, int argc, char **argv, struct selftest_opts *o)
@@ -160,7 +164,7 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 }
 
 static const struct shell_cmd selftest_cmds[] = {
-	{ "selftest", "selftest [--quick] [--verbose] [--inject unflagged=N|n15=N|dead=COUNTER]",
+	{ "selftest", "selftest [--quick] [--verbose] [--inject KIND=N]",
 	  "check this machine's PMU against the manual",
 	  "Programs every counter, ESCR pairing, privilege and thread filter, the\n"
 	  "overflow flag, FORCE_OVF, the 40-bit wrap, PMIs in both delivery modes,\n"
@@ -174,7 +178,9 @@ static const struct shell_cmd selftest_cmds[] = {
 	  "  --verbose   show how each expectation is made\n"
 	  "  --inject    model backend only, to see the checks fail: unflagged=N\n"
 	  "              overflows leave OVF clear, n15=N reloads lose their writes,\n"
-	  "              dead=C counter C never counts\n",
+	  "              dead=C counter C never counts, rdpmc=C RDPMC of counter C\n"
+	  "              reads wrong, nomask=N PMIs leave LVT PC unmasked, erratum=1\n"
+	  "              the cascade-PMI erratum the other way round\n",
 	  cmd_selftest },
 };
 

@@ -1,6 +1,6 @@
 /*
  * test_selftest.c - the portable half of `selftest` (prof/selftest_report.c)
- * and the model's dead-counter injection it uses.
+ * and the model's fault injection it uses (dead counter, RDPMC, erratum).
  *
  * The NBS: lines are checked against the format selftest.h describes, with
  * a parser and a bitwise CRC-32 written here (the reflected polynomial
@@ -168,19 +168,65 @@ static void model_dead_counter_never_counts(void **state)
 	assert_int_equal(msr_bus_write(&m.bus, 0x3b8, escr), 0);
 	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_CCCR0, cccr), 0);
 	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_CCCR4, cccr), 0);
-	p4_model_set_dead(&m, 1u << P4_IQ_COUNTER0);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .dead = 1u << P4_IQ_COUNTER0 });
 	assert_int_equal(p4_model_event(&m, 0, 0, P4_EV_INSTR_RETIRED, 1, 7), 0);
 	msr_bus_read(&m.bus, MSR_IQ_COUNTER0, &v12);
 	msr_bus_read(&m.bus, MSR_IQ_COUNTER4, &v16);
 	assert_int_equal(v12, 0);
 	assert_int_equal(v16, 7);
-	p4_model_set_dead(&m, 0);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ 0 });
 	assert_int_equal(p4_model_event(&m, 0, 0, P4_EV_INSTR_RETIRED, 1, 7), 0);
 	msr_bus_read(&m.bus, MSR_IQ_COUNTER0, &v12);
 	assert_int_equal(v12, 7);
-	p4_model_set_dead(&m, 1u << P4_IQ_COUNTER4);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .dead = 1u << P4_IQ_COUNTER4 });
 	p4_model_reset(&m);	/* power-on heals it */
-	assert_int_equal(m.dead, 0);
+	assert_int_equal(m.faults.dead, 0);
+}
+
+/* RDPMC of a faulty counter reads one more; the others still equal the counter. */
+static void model_rdpmc_fault(void **state)
+{
+	static struct p4_model m;
+	struct p4_model_config cfg = { .sig = { 0x0f, 4, 1 } };
+	uint64_t v;
+
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_COUNTER4, 0xab12345678ull), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_COUNTER5, 0xab12345678ull), 0);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .rdpmc = 1u << P4_IQ_COUNTER4 });
+	assert_int_equal(p4_model_rdpmc(&m, 16, &v), 0);
+	assert_int_equal(v, 0xab12345679ull);
+	assert_int_equal(p4_model_rdpmc(&m, 16 | 0x80000000u, &v), 0);
+	assert_int_equal(v, 0x12345679u);
+	assert_int_equal(p4_model_rdpmc(&m, 17, &v), 0);
+	assert_int_equal(v, 0xab12345678ull);
+}
+
+/*
+ * The erratum flipped: 0F_04 (no erratum) then loses the PMI of a counter
+ * in cascade mode, as 0F_02 does (SDM 18.15.5.7).
+ */
+static void model_erratum_flip(void **state)
+{
+	static struct p4_model m;
+	struct p4_model_config cfg = { .sig = { 0x0f, 4, 1 } };
+	uint64_t escr = (UINT64_C(2) << 25) | (UINT64_C(1) << 9) | ESCR_T0_OS | ESCR_T0_USR;
+	/* counter 12 in cascade mode (bit 30), started: OVF_PMI_T0, ESCR select 4 */
+	uint64_t cccr = CCCR_ENABLE | CCCR_CASCADE | CCCR_OVF_PMI_T0 | (UINT64_C(4) << 13) |
+			(UINT64_C(3) << 16);
+
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	assert_int_equal(msr_bus_write(&m.bus, 0x3b8, escr), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_COUNTER0, P4_COUNTER_MASK), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_CCCR0, cccr), 0);
+	p4_model_event(&m, 0, 0, P4_EV_INSTR_RETIRED, 1, 2);	/* overflow, then one more */
+	assert_int_equal(m.pmi_count[0], 1);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .erratum_flip = true });
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_COUNTER0, P4_COUNTER_MASK), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_CCCR0, cccr), 0);
+	p4_model_event(&m, 0, 0, P4_EV_INSTR_RETIRED, 1, 2);
+	assert_int_equal(m.pmi_count[0], 1);
+	assert_int_equal(m.pmi_suppressed, 1);
 }
 
 int main(void)
@@ -192,6 +238,8 @@ int main(void)
 		cmocka_unit_test(frame_fields_and_crc),
 		cmocka_unit_test(frame_corruption_and_space),
 		cmocka_unit_test(model_dead_counter_never_counts),
+		cmocka_unit_test(model_rdpmc_fault),
+		cmocka_unit_test(model_erratum_flip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

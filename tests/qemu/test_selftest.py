@@ -176,6 +176,36 @@ def test_injected_quirks_fail_their_checks(nb, kind, check):
                      re.M), out
 
 
+def test_wrong_rdpmc_is_named(nb):
+    backend(nb, "0F_04 noht")
+    out, (passed, failed, skipped) = selftest(nb, "--quick --inject rdpmc=5")
+    fails = failures(out)
+    assert len(fails) == 2 and failed == 2, fails
+    assert fails[0].startswith("RDPMC full") and fails[1].startswith("RDPMC fast"), fails
+    for f in fails:
+        assert "measured 17, expected 18 (differ: counter 5)" in f, f
+
+
+def test_missing_lvt_automask_fails(nb):
+    backend(nb, "0F_04 noht")
+    out, (passed, failed, skipped) = selftest(nb, "--quick --inject nomask=1000")
+    fails = failures(out)
+    assert len(fails) == 2 and failed == 2, fails
+    for f, mode in zip(fails, ("vector F8H", "NMI")):
+        assert f.startswith("counter 16 LVT PC masked at handler entry, PMI by " + mode), f
+        assert "measured 0, expected 30" in f, f
+
+
+@pytest.mark.parametrize("sig,found", [("0F_04", "erratum"), ("0F_02:9", "no erratum")])
+def test_unpredicted_erratum_fails(nb, sig, found):
+    backend(nb, sig + " ht")
+    out, (passed, failed, skipped) = selftest(nb, "--quick --inject erratum=1")
+    fails = failures(out)
+    assert len(fails) == 1 and failed == 1, fails
+    assert fails[0].startswith("PMI from cascaded counter 16"), fails
+    assert re.search(r"measured \d+ PMI\(s\), OVF \d: %s," % found, fails[0]), fails
+
+
 def test_registers_restored(nb):
     backend(nb, "0F_04 noht")
     assert "error" not in nb.cmd("msr write 0x3b8 0x0400060c")
@@ -192,7 +222,8 @@ def test_registers_restored(nb):
 def test_bad_arguments_change_nothing(nb):
     for args, msg in [("--bogus", "unknown argument '--bogus'"),
                       ("--inject dead=18", "--inject dead=18"),
-                      ("--inject hot=1", "expected unflagged=N, n15=N or dead=COUNTER")]:
+                      ("--inject rdpmc=99", "--inject rdpmc=99"),
+                      ("--inject hot=1", "expected unflagged=N, n15=N, dead=COUNTER")]:
         out = nb.cmd("selftest " + args)
         assert out.startswith("error: ") and msg in out and "\n" not in out, out
     assert "counters in use: none" in nb.cmd("pmu")
