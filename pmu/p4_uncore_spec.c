@@ -194,7 +194,7 @@ int p4_unc_spec_parse(const char *text, const struct p4_caps *caps, struct p4_un
 	struct unc_tok unit = { text, 0, 0 };
 	enum p4_unc_unit u;
 	unsigned pos;
-	uint64_t ctl;
+	uint64_t ctl = 0;
 	char why[160];
 
 	while (text[unit.len] && text[unit.len] != ':')

@@ -36,13 +36,15 @@
  *
  * Loads ECX with msr, sends an NMI by storing icr to *icr_lo, then spins
  * (at most 2^24 PAUSEs) until the NMI handler moves the return address
- * from the spin loop to selftest_nmi_rdmsr, which reads msr into *value.
+ * from the spin loop to the guarded RDMSR, which reads msr into *value.
  * Returns one of NMI_PROBE_*. The RDMSR is guarded like msr_read_safe's.
+ * Its inner labels are assembler-local (no symbols of their own, so every
+ * address in it is named selftest_nmi_probe+N); selftest_nmi_labels()
+ * hands their addresses to the C side.
  */
 int selftest_nmi_probe(uint32_t msr, uint64_t *value, volatile uint32_t *icr_lo, uint32_t icr);
-extern const char selftest_nmi_spin[] __attribute__((visibility("hidden")));
-extern const char selftest_nmi_spin_end[] __attribute__((visibility("hidden")));
-extern const char selftest_nmi_rdmsr[] __attribute__((visibility("hidden")));
+void selftest_nmi_labels(uint64_t *spin, uint64_t *spin_end, uint64_t *rdmsr);
+static uint64_t selftest_nmi_spin, selftest_nmi_spin_end, selftest_nmi_rdmsr;
 
 __asm__(".pushsection .text\n"
 	".globl selftest_nmi_probe\n"
@@ -53,24 +55,36 @@ __asm__(".pushsection .text\n"
 	"movl %edi, %ecx\n\t"			/* RDMSR's index, set before the NMI */
 	"movl $0x1000000, %r8d\n\t"
 	"movl %r9d, (%rdx)\n"			/* the ICR write sends the NMI */
-	"selftest_nmi_spin:\n\t"
+	".Lnmi_spin:\n\t"
 	"pause\n\t"
 	"decl %r8d\n\t"
-	"jnz selftest_nmi_spin\n"
-	"selftest_nmi_spin_end:\n\t"
+	"jnz .Lnmi_spin\n"
+	".Lnmi_spin_end:\n\t"
 	"movl $2, %eax\n\t"			/* NMI_PROBE_NO_NMI */
 	"ret\n"
-	"selftest_nmi_rdmsr:\n\t"
+	".Lnmi_rdmsr:\n\t"
 	"rdmsr\n\t"
 	"movl %eax, (%rsi)\n\t"
 	"movl %edx, 4(%rsi)\n\t"
 	"xorl %eax, %eax\n\t"			/* NMI_PROBE_OK */
 	"ret\n"
-	"selftest_nmi_fixup:\n\t"
+	".Lnmi_fixup:\n\t"
 	"movl $1, %eax\n\t"			/* NMI_PROBE_SKIPPED */
 	"ret\n\t"
-	EXTABLE_ENTRY(selftest_nmi_rdmsr, selftest_nmi_fixup)
+	EXTABLE_ENTRY(.Lnmi_rdmsr, .Lnmi_fixup)
 	".size selftest_nmi_probe, . - selftest_nmi_probe\n"
+	".globl selftest_nmi_labels\n"
+	".hidden selftest_nmi_labels\n"
+	".type selftest_nmi_labels, @function\n"
+	"selftest_nmi_labels:\n\t"
+	"leaq .Lnmi_spin(%rip), %rax\n\t"
+	"movq %rax, (%rdi)\n\t"
+	"leaq .Lnmi_spin_end(%rip), %rax\n\t"
+	"movq %rax, (%rsi)\n\t"
+	"leaq .Lnmi_rdmsr(%rip), %rax\n\t"
+	"movq %rax, (%rdx)\n\t"
+	"ret\n"
+	".size selftest_nmi_labels, . - selftest_nmi_labels\n"
 	".popsection\n");
 
 /* What the NMI handler saw during the probe. */
@@ -130,11 +144,11 @@ static void selftest_nmi_on_probe(struct trap_frame *f)
 
 	if (n < 2)
 		nmi_probe.rip[n] = f->rip;
-	if (n == 0 && f->rip >= (uint64_t)(uintptr_t)selftest_nmi_spin &&
-	    f->rip < (uint64_t)(uintptr_t)selftest_nmi_spin_end) {
+	if (n == 0 && f->rip >= selftest_nmi_spin &&
+	    f->rip < selftest_nmi_spin_end) {
 		/* Held pending until our IRET, then taken before the RDMSR runs. */
 		lapic_send_nmi(lapic_id());
-		f->rip = (uint64_t)(uintptr_t)selftest_nmi_rdmsr;
+		f->rip = selftest_nmi_rdmsr;
 	}
 }
 
@@ -159,6 +173,7 @@ static bool selftest_nmi_on_guarded_rdmsr(void)
 	uint32_t icr;
 	int r;
 
+	selftest_nmi_labels(&selftest_nmi_spin, &selftest_nmi_spin_end, &selftest_nmi_rdmsr);
 	nmi_probe.entries = 0;
 	nmi_probe.rip[0] = nmi_probe.rip[1] = 0;
 	if (msr_read_safe(MSR_IA32_APIC_BASE, &want) != 0)
@@ -169,14 +184,14 @@ static bool selftest_nmi_on_guarded_rdmsr(void)
 	selftest_nmi_wait(2);	/* a late second NMI still finds this handler */
 	idt_set_handler(VEC_NMI, NULL);
 	if (r == NMI_PROBE_OK && nmi_probe.entries == 2 &&
-	    nmi_probe.rip[1] == (uint64_t)(uintptr_t)selftest_nmi_rdmsr && got == want)
+	    nmi_probe.rip[1] == selftest_nmi_rdmsr && got == want)
 		return true;
 	kprintf("lapic: NMI on a guarded RDMSR: %s, handler ran %u times, second at %#llx "
 		"(RDMSR at %#llx), read %#llx, msr_read_safe %#llx\n",
 		r == NMI_PROBE_OK ? "RDMSR executed" :
 		r == NMI_PROBE_SKIPPED ? "RDMSR skipped as faulting" : "no NMI in time",
 		nmi_probe.entries, (unsigned long long)nmi_probe.rip[1],
-		(unsigned long long)(uintptr_t)selftest_nmi_rdmsr, (unsigned long long)got,
+		(unsigned long long)selftest_nmi_rdmsr, (unsigned long long)got,
 		(unsigned long long)want);
 	return false;
 }
