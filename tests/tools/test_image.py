@@ -117,6 +117,15 @@ def test_file_is_at_most_288_kib(image):
         assert s["PointerToRawData"] + s["SizeOfRawData"] <= len(raw), name
 
 
+def test_reloc_section_is_kept(image):
+    """gnu-efi's crt0 carries a dummy base-relocation block in .reloc; OVMF refuses an
+    image linked at ImageBase 0 without one (LoadImage: Invalid Parameter), so
+    --gc-sections must not drop it (linker.ld KEEP)."""
+    _, _, sec = image
+    assert ".reloc" in sec, sorted(sec)
+    assert sec[".reloc"]["SizeOfRawData"] > 0 and sec[".reloc"]["VirtualSize"] >= 10
+
+
 def test_relocations_are_relative_and_none_lands_in_bss(image):
     """_relocate handles R_X86_64_RELATIVE only and needs no .dynsym; a
     relocation into .bss would be undone when efi_main clears it."""
