@@ -31,7 +31,7 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
 SHELL_KSRCS := shell/cmd_record.c shell/cmd_selftest.c shell/cmd_stat.c shell/cmd_workload.c
 PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c prof/workload.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/selftest.c \
-               prof/workloads.c
+               prof/selftest_counts.c prof/selftest_overflow.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -59,7 +59,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
                   tests/host/test_model.c tests/host/test_paging.c tests/host/test_printf.c \
                   tests/host/test_probe.c tests/host/test_report.c \
-                  tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c tests/host/test_spec.c \
+                  tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
+                  tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c \
                   tests/host/test_uncore.c
@@ -87,7 +88,8 @@ $(B)/k/arch/x86/acpi.o $(B)/k/arch/x86/smp.o $(B)/k/arch/x86/power.o: K_OPT := -
 $(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_OPT := -Os
 $(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
 $(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
-$(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o: K_OPT := -Os
+$(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
+$(B)/k/prof/selftest_overflow.o: K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
 H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
