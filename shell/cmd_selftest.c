@@ -102,6 +102,10 @@ static void selftest_backend(char *buf, size_t n)
 	const struct perf_info *pi = perf_info();
 	char sig[8];
 
+	if (pi->backend == PERF_BACKEND_NONE) {
+		ksnprintf(buf, n, "none");
+		return;
+	}
 	p4_sig_format(&pi->sig, sig, sizeof(sig));
 	ksnprintf(buf, n, "%s %s stepping %u %s", perf_backend_name(pi->backend), sig,
 		  pi->sig.stepping, pi->ht ? "with HT" : "without HT");
