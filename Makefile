@@ -26,9 +26,9 @@ EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
 # Explicit lists: a new file is added here on purpose.
 BOOT_SRCS   := boot/efi_main.c
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
-SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
-               shell/stat_opts.c
-SHELL_KSRCS := shell/cmd_record.c shell/cmd_selftest.c shell/cmd_stat.c shell/cmd_workload.c
+SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
+               shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
+SHELL_KSRCS :=
 PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c prof/workload.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/selftest.c \
                prof/selftest_counts.c prof/selftest_overflow.c prof/workloads.c
@@ -54,7 +54,8 @@ PORTABLE_SRCS := $(LIB_SRCS) $(PMU_SRCS) $(ARCH_SRCS) $(PROF_SRCS) $(SHELL_SRCS)
 KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
                  $(filter-out kernel/config.c,$(KERNEL_SRCS)) $(BOOT_SRCS)
 
-HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
+HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_commands.c \
+                  tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
                   tests/host/test_model.c tests/host/test_paging.c tests/host/test_printf.c \
@@ -65,6 +66,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_workload.c tests/host/test_model_route.c \
                   tests/host/test_uncore.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
+# The profiling runtime stand-in, linked only where the profiling commands are.
+HOST_FAKE_PROF := tests/host/fake_prof.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 
 # --- flags -------------------------------------------------------------------
@@ -161,10 +164,12 @@ $(B)/h/%.o: %.c | deps-check
 $(B)/h/libportable.a: $(H_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(B)/h/tests/test_commands: $(B)/h/tests/host/fake_prof.o
+$(B)/h/tests/test_commands: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  HOSTLD  $@")
-	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(B)/h/libportable.a $(H_LDLIBS) -o $@
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(H_EXTRA) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
@@ -210,7 +215,7 @@ model-bench: $(MODEL_BENCH)
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT), \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF), \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:

@@ -353,6 +353,7 @@ static void model_pmi_flush(void)
 /* After the handler unmasked: a model still asserting (sticky OVF) interrupts again. */
 static void model_unmasked(unsigned lp)
 {
+	uint64_t t = rdtsc();
 	bool again;
 
 	perf_lock();
@@ -362,6 +363,7 @@ static void model_unmasked(unsigned lp)
 		perf_pmi_stats()->reraised++;
 		model_pmi_send(lp, false);
 	}
+	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 }
 
 static void model_run_begin(void)

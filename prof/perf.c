@@ -336,14 +336,13 @@ static struct trap_frame *perf_wl_frame(void)
 	return f ? f : user_gate_frame();
 }
 
-/* The backend's share of a handler: its bus time since b0, and its re-raise check. */
+/* After the unmask: the backend's re-raise, and its share of this handler since b0. */
 static void perf_pmi_unmasked(unsigned lp, uint64_t b0)
 {
-	uint64_t t = rdtsc();
-
 	if (be->unmasked)
 		be->unmasked(lp);
-	info.pmi.backend_tsc += rdtsc() - t + (be->bus_tsc ? be->bus_tsc() - b0 : 0);
+	if (be->bus_tsc)
+		info.pmi.backend_tsc += be->bus_tsc() - b0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)

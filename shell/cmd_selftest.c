@@ -10,7 +10,6 @@
  * "selftest: N passed, N failed, N skipped". Ctrl-C stops it between
  * workload runs; the PMU registers are written back either way.
  */
-#include "arch/x86/cpu.h"
 #include "lib/parse.h"
 #include "lib/printf.h"
 #include "prof/perf.h"
