@@ -68,9 +68,10 @@ struct selftest_result *st_new(struct st *t, const char *group)
 	return r;
 }
 
+/* Keep r (made by st_new) and hand it to the caller; one past the table is dropped. */
 void st_emit(struct st *t, struct selftest_result *r)
 {
-	if (r != &t->out[t->n < t->max ? t->n : 0] || t->n >= t->max)
+	if (t->n >= t->max || r != &t->out[t->n])
 		return;
 	t->n++;
 	if (t->o->emit)
