@@ -17,9 +17,11 @@
  *   counts of the repeats (something else running, e.g. SMM, only adds).
  * - Cycles have no exact count: clockticks and the compare/complement
  *   "always true" cycle count (fact sheet 2.4, 9.12) must lie between a third
- *   of the instructions (NetBurst retires at most 3 uops a cycle, SDM Vol. 1
- *   2.2.2.4; every instruction is at least one uop) and the TSC cycles of
- *   the whole count (the TSC ticks at the highest core clock).
+ *   of the instructions (NetBurst retires at most three uops a cycle: IA-32
+ *   Optimization Reference Manual 248966, chapter 1, "Up to three uops may
+ *   be retired per cycle"; every instruction is at least one uop) and the
+ *   TSC cycles of the whole count (the TSC ticks with the core clock, or at
+ *   its highest rate on later models: SDM Vol. 3B, "Time-Stamp Counter").
  * - Overflow: OVF is set on the wrap and stays set (sticky) until software
  *   clears it (fact sheet 2.2); FORCE_OVF makes every increment an overflow
  *   (SDM CCCR text); with a preset of -P a sampling counter overflows every
@@ -55,7 +57,7 @@
 #include "prof/selftest.h"
 #include "prof/selftest_internal.h"
 
-#define MSR_IA32_BIOS_SIGN_ID	0x8b	/* SDM Vol. 3A 9.11.7.1: microcode revision in 63:32 */
+#define MSR_IA32_BIOS_SIGN_ID	0x8b	/* SDM Vol. 3A 9.11.7.1, Table 9-11: revision in 63:32 */
 
 /* ---- results ------------------------------------------------------------- */
 
