@@ -1,6 +1,7 @@
 """test_selftest.py - `selftest`, the PMU conformance test, against the model.
 
-One machine with two hyper-threads; `pmu backend model SIG ht|noht` gives
+One machine with two hyper-threads, whose nbprof.cfg runs `selftest` at
+boot; `pmu backend model SIG ht|noht` then gives
 the three parts the issue names: 0F_04 with and without Hyper-Threading
 and 0F_02 stepping 9, whose cascade-PMI erratum (SDM 18.15.5.7) the
 erratum check must find. Every check must pass there, the NBS: block must
@@ -19,7 +20,7 @@ import pytest
 
 from conftest import REPO
 
-BOOT = {"smp_ht": True}
+BOOT = {"smp_ht": True, "cfg": "run = selftest --quick\n"}
 SELFTEST_TIMEOUT = 60
 SUMMARY = re.compile(r"^selftest: (\d+) passed, (\d+) failed, (\d+) skipped", re.M)
 RESULT = re.compile(r"^(PASS|FAIL|SKIP)  (\S+)\s+(.*)$", re.M)
@@ -64,6 +65,15 @@ def counters_named(rest):
 
 def failures(out):
     return [rest for s, g, rest in results(out) if s == "FAIL"]
+
+
+def test_batch_run_from_nbprof_cfg(nb, tmp_path):
+    """`run = selftest` in nbprof.cfg: the unattended way to send a report."""
+    out = nb.boot_output
+    m = SUMMARY.search(out)
+    assert m and m.group(2) == "0", out
+    report = decode(tmp_path, out)
+    assert "selftest: %s passed, 0 failed, %s skipped" % (m.group(1), m.group(3)) in report
 
 
 def test_0f04_ht_passes_everything(nb, tmp_path):
