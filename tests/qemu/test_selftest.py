@@ -1,14 +1,14 @@
 """test_selftest.py - `selftest`, the PMU conformance test, against the model.
 
 One machine with two hyper-threads, whose nbprof.cfg runs `selftest` at
-boot; `pmu backend model SIG ht|noht` then gives
-the three parts the issue names: 0F_04 with and without Hyper-Threading
-and 0F_02 stepping 9, whose cascade-PMI erratum (SDM 18.15.5.7) the
-erratum check must find. Every check must pass there, the NBS: block must
-decode (tools/selftest-report) to the same totals, and the model's fault
-injection (--inject: a dead counter, overflows without OVF, lost counter
-writes) must make exactly the matching checks fail, naming the counter.
-The PMU registers must read back as before, also after Ctrl-C.
+boot; `pmu backend model SIG ht|noht` then gives 0F_04 with and without
+Hyper-Threading and 0F_02 stepping 9, whose cascade-PMI erratum (SDM
+18.15.5.7) the erratum check must find. Every check must pass there, the
+NBS: block must decode (tools/selftest-report) to the same totals, and the
+model's fault injection (--inject: a dead counter, overflows without OVF,
+lost counter writes, a wrong RDPMC, no LVT PC auto-mask, the erratum the
+other way round) must make exactly the matching checks fail, naming the
+counter. The PMU registers must read back as before, also after Ctrl-C.
 """
 
 import os
