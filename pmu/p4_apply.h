@@ -14,7 +14,8 @@
  * (fact sheet 5.3: bit 25, relative to the writing LP); (5) the CCCRs of
  * cascaded counters (armed, Enable clear) before those that enable, so a
  * starter cannot overflow before its partner is armed. Then every written
- * ESCR and CCCR is read back and mismatches are counted.
+ * ESCR and CCCR is read back and mismatches are counted; a CCCR's OVF bit
+ * is not compared (the counter may have overflowed since it was enabled).
  */
 #ifndef NBPROF_PMU_P4_APPLY_H
 #define NBPROF_PMU_P4_APPLY_H

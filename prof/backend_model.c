@@ -52,6 +52,7 @@ struct model_bus {
 
 static struct p4_model model;
 static uint64_t bus_tsc[PERCPU_MAX];	/* TSC each LP spent in model register accesses */
+static uint64_t bus_call_tsc;		/* a call's cost outside the timed part (model_calibrate) */
 static struct model_bus locked_bus;
 static volatile uint32_t pmi_pending;	/* LPs the model asked to interrupt */
 static uint32_t lp_apic[P4_MODEL_NLP] = { MODEL_NO_APIC, MODEL_NO_APIC };
@@ -71,6 +72,7 @@ static char label[24];
  */
 static unsigned inj_unflagged, inj_reloads;
 static bool inj_dropping, inj_retry;	/* writes being lost; the rewrite after the read-back */
+static unsigned inj_nomask;	/* PMIs still to deliver without the LVT PC auto-mask */
 
 static void model_inject_read(uint32_t msr, uint64_t *value)
 {
@@ -111,7 +113,7 @@ static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 	if (r == 0 && (inj_unflagged | inj_reloads))
 		model_inject_read(msr, value);
 	perf_unlock();
-	bus_tsc[percpu_this()->index] += rdtsc() - t;
+	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 	return r;
 }
 
@@ -125,8 +127,33 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 	if (!model_inject_drops(msr))
 		r = msr_bus_write(&model.bus, msr, value);
 	perf_unlock();
-	bus_tsc[percpu_this()->index] += rdtsc() - t;
+	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 	return r;
+}
+
+static uint64_t model_bus_tsc_raw(void)
+{
+	return bus_tsc[percpu_this()->index];
+}
+
+/*
+ * What a bus call costs outside the part the wrappers time (the call, the
+ * prologue and epilogue, the bookkeeping), so that bus_tsc covers whole
+ * calls: the least over a few timed reads.
+ */
+static void model_calibrate(void)
+{
+	uint64_t v, best = UINT64_MAX;
+
+	bus_call_tsc = 0;
+	for (unsigned k = 0; k < 8; k++) {
+		uint64_t in = model_bus_tsc_raw(), t = rdtsc();
+
+		msr_bus_read(&locked_bus.bus, MSR_BPU_COUNTER0, &v);
+		t = rdtsc() - t - (model_bus_tsc_raw() - in);
+		best = t < best ? t : best;
+	}
+	bus_call_tsc = best;
 }
 
 static uint64_t model_bus_tsc(void)
@@ -149,6 +176,41 @@ static int model_inject(unsigned unflagged, unsigned reloads, char *err, size_t 
 	inj_dropping = inj_retry = false;
 	perf_unlock();
 	return 0;
+}
+
+static int model_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
+{
+	struct p4_model_faults f;
+
+	perf_lock();
+	f = model.faults;
+	switch (kind) {
+	case PERF_FAULT_DEAD:
+		f.dead = arg;
+		break;
+	case PERF_FAULT_RDPMC:
+		f.rdpmc = arg;
+		break;
+	case PERF_FAULT_ERRATUM:
+		f.erratum_flip = arg != 0;
+		break;
+	case PERF_FAULT_NOMASK:
+		inj_nomask = arg;
+		break;
+	}
+	p4_model_set_faults(&model, &f);
+	perf_unlock();
+	return 0;
+}
+
+static int model_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	int r;
+
+	perf_lock();
+	r = p4_model_rdpmc(&model, ecx, value);
+	perf_unlock();
+	return r;
 }
 
 /* ---- PMI delivery ------------------------------------------------------------- */
@@ -237,7 +299,9 @@ static void model_pmi_send(unsigned lp, bool wait)
 	}
 	perf_lock();		/* against the target's handler unmasking at the same time */
 	lvt = perf_lvt(lp);
-	if (!(lvt & LAPIC_LVT_MASKED))
+	if (!(lvt & LAPIC_LVT_MASKED) && inj_nomask)
+		inj_nomask--;		/* fault injection: a part that does not auto-mask */
+	else if (!(lvt & LAPIC_LVT_MASKED))
 		perf_lvt_automask(lp);
 	perf_unlock();
 	if (lvt & LAPIC_LVT_MASKED) {
@@ -289,6 +353,7 @@ static void model_pmi_flush(void)
 /* After the handler unmasked: a model still asserting (sticky OVF) interrupts again. */
 static void model_unmasked(unsigned lp)
 {
+	uint64_t t = rdtsc();
 	bool again;
 
 	perf_lock();
@@ -298,6 +363,7 @@ static void model_unmasked(unsigned lp)
 		perf_pmi_stats()->reraised++;
 		model_pmi_send(lp, false);
 	}
+	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 }
 
 static void model_run_begin(void)
@@ -478,6 +544,7 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg) != 0)
 		return ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04"), -1;
 	locked_bus.bus = (struct msr_bus){ .read = model_bus_read, .write = model_bus_write };
+	model_calibrate();
 	p4_model_set_active(&model, 0, true);	/* LP0 runs the shell */
 	p4_model_set_active(&model, 1, false);	/* the sibling halts until it runs a workload */
 	*caps = model.caps;
@@ -513,6 +580,8 @@ const struct perf_backend_ops perf_backend_model = {
 	.unmasked = model_unmasked,
 	.source = model_source,
 	.inject = model_inject,
+	.inject_fault = model_inject_fault,
+	.rdpmc = model_rdpmc,
 	.bus_tsc = model_bus_tsc,
 	.describe = model_describe,
 };
