@@ -1,5 +1,5 @@
 /*
- * fuzz.h - helpers shared by the libFuzzer harnesses in tests/fuzz/.
+ * fuzz.h - what the libFuzzer harnesses in tests/fuzz/ share.
  *
  * Each harness is one file defining LLVMFuzzerTestOneInput over one parser
  * of the portable sources (the Makefile's PORTABLE_SRCS, built with clang,
