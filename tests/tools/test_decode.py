@@ -86,15 +86,17 @@ def test_script_equals_kernel_script_command(dumpgen, decode, tmp_path, nm):
 
 def test_pair_samples_carry_each_lps_workload(dumpgen, decode, tmp_path, nm):
     # --pair A -- B: LP0's samples are A's (calls), LP1's are B's (loop)
-    cap = write(tmp_path, "cap.log", dumpgen("-n", N, "--pair", "dump"))
+    cap = write(tmp_path, "cap.log", dumpgen("-n", N, "--pair-comm", "dump"))
     decode(cap, "--nm", nm, "--script", "out.perf", "--folded", "out.folded", "-q")
     text = (tmp_path / "out.perf").read_text()
-    assert text == dumpgen("-n", N, "--pair", "script")
+    assert text == dumpgen("-n", N, "--pair-comm", "script")
     heads = [l for l in text.splitlines() if l and not l.startswith("\t")]
     assert heads and all(l.startswith("calls 0/0 ") or l.startswith("loop 0/1 ") for l in heads)
     assert {l.split()[0] for l in heads} == {"calls", "loop"}
     folded = (tmp_path / "out.folded").read_text().splitlines()
-    assert folded and all(l.startswith(("calls;", "loop;")) for l in folded)
+    # under each LP's root frame ("[LP1 clockticks]"), that LP's workload
+    assert folded and all(re.match(r"\[LP0 [^]]*\];calls;|\[LP1 [^]]*\];loop;", l)
+                          for l in folded), folded
 
 
 HEAD_RE = re.compile(r"^(\S.+?)\s+(\d+)/*(\d+)*\s+")
@@ -148,13 +150,19 @@ def test_script_folds_by_stackcollapse_rules(dumpgen, decode, tmp_path, nm):
     assert all(period <= s["weight"] <= period + 2 for s in picked)
     assert sum(folded.values()) == sum(s["weight"] for s in picked) > len(picked) * period
     assert 0 < len(folded) <= len(picked)
-    # The decoder's own folding is the same.
+    # The decoder's folding of that event is the same once the root frame
+    # that names each sample's LP and event ("[LP1 instr_retired:nbogus]") is
+    # taken off: stackcollapse-perf.pl merges the LPs.
     cap = write(tmp_path, "cap.log", dumpgen("-n", N, "dump"))
-    decode(cap, "--nm", nm, "--folded", "out.folded", "-q")
+    ev = ["instr_retired:nbogus", "clockticks"][first]
+    p = decode(cap, "--nm", nm, "--folded", "out.folded", "--event", ev, "-q")
+    assert "[LP0 %s]" % ev in p.stderr and "[LP1 %s]" % ev in p.stderr
     got = {}
     for line in (tmp_path / "out.folded").read_text().splitlines():
         k, _, v = line.rpartition(" ")
-        got[k] = int(v)
+        root, _, k = k.partition(";")
+        assert root in ("[LP0 %s]" % ev, "[LP1 %s]" % ev)
+        got[k] = got.get(k, 0) + int(v)
     assert got == folded
 
 
@@ -169,6 +177,9 @@ def test_corrupt_frame_is_reported_with_resume_command(dumpgen, decode, tmp_path
     p = decode(cap, "--nm", nm, "--csv", "out.csv", ok=(1,))
     assert "corrupt frame (probably frame %d): CRC mismatch" % k in p.stderr
     assert "missing frames: %d; send them again with: dump --from %d" % (k, k) in p.stderr
+    assert not (tmp_path / "out.csv").exists()          # not whole: nothing written
+    p = decode(cap, "--nm", nm, "--csv", "out.csv", "--partial", ok=(1,))
+    assert "PARTIAL" in p.stderr
     # Every other frame still decodes: only frame k's samples are gone.
     got = read_csv_samples(str(tmp_path / "out.csv"))
     want = truth(dumpgen, "-n", N)
