@@ -233,6 +233,24 @@ static int record_ret_at(uint64_t ip)
 }
 
 /*
+ * The weight of the first of the k samples of one overflow: the events
+ * since the counter was loaded, the PMI's own one included (the model
+ * interrupts on the event after the overflow, so with -c P a sample
+ * usually stands for P + 1). A poll's k samples share them: every one a
+ * full period but the first, which takes the rest; the events past the
+ * last whole period belong to the next one (record_poll_periods).
+ */
+static uint64_t record_first_weight(const struct record_state *r, const struct perf_overflow *ov,
+				    uint64_t k)
+{
+	uint64_t p = r->period[ov->idx], w = ov->events - (k - 1) * p;
+
+	if (r->cfg.polled[ov->idx] && !(ov->raw & BIT(39)))
+		w -= (ov->raw & P4_COUNTER_MASK) % p;
+	return w == 0 || w > ov->events ? p : w;	/* never 0, whatever the counter did */
+}
+
+/*
  * The sample sink (perf_sink_fn): interrupts off, maybe in an NMI, on the LP
  * that owns counter ov->idx; f is that LP's interrupted workload (or
  * record_no_frame). Returns the counter's reload: the next period.
@@ -268,18 +286,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 		s.nchain = (uint8_t)sample_walk_stack(f->rsp, f->rbp, record_ret_at(f->rip), s.chain,
 						       SAMPLE_MAX_CHAIN, record_mapped,
 						       s.cpl == 3 ? &s : NULL);
-	/*
-	 * Weights: the events since the counter was loaded, the PMI's own one
-	 * included (the model interrupts on the event after the overflow, so
-	 * with -c P a sample usually stands for P + 1). A poll's k samples
-	 * share them: every one a full period but the first, which takes the
-	 * rest; the events past the last whole period belong to the next one.
-	 */
-	first = ov->events - (k - 1) * r->period[idx];
-	if (r->cfg.polled[idx])
-		first -= (ov->raw & BIT(39)) ? 0 : (ov->raw & P4_COUNTER_MASK) % r->period[idx];
-	if (first == 0 || first > ov->events)
-		first = r->period[idx];		/* cannot happen with a sane counter; never 0 */
+	first = record_first_weight(r, ov, k);
 	t0 = rdtsc();
 	for (uint64_t j = 0; j < k; j++) {
 		s.weight = j == 0 ? first : r->period[idx];
