@@ -17,13 +17,14 @@
  * programming anything: what counts is whatever the PMU registers hold
  * (e.g. after `msr write`), which is how raw register sequences are tried.
  */
+#include "arch/x86/progress.h"
 #include "prof/perf.h"
 #include "prof/workload.h"
 #include "shell/cmds.h"
 #include "shell/shell.h"
 
-#define RUN_USAGE	"run [--cpu 0|1|both] [--ring 0|3] [--step] [--feed] WORKLOAD [ARGS]"
-#define PAIR_USAGE	"run-pair [--ring 0|3] [--step] [--feed] WORKLOAD_A [ARGS] -- " \
+#define RUN_USAGE	"run [--cpu 0|1|both] [--ring 0|3] [--step] [--feed] [--quiet] WORKLOAD [ARGS]"
+#define PAIR_USAGE	"run-pair [--ring 0|3] [--step] [--feed] [--quiet] WORKLOAD_A [ARGS] -- " \
 			"[--ring 0|3] [--step] WORKLOAD_B [ARGS]"
 
 enum run_cpu {
@@ -85,7 +86,7 @@ static int cmd_workloads(struct shell *sh, int argc, char **argv)
 
 struct run_opts {
 	int ring;
-	bool step, feed;
+	bool step, feed, quiet;
 	enum run_cpu cpu;
 	int first;	/* argv index of the workload name */
 	int end;	/* argv index after its last argument */
@@ -101,6 +102,8 @@ static int cmd_run_option(struct shell *sh, int argc, char **argv, int *i, struc
 		o->step = true;
 	} else if (parse_streq(a, "--feed")) {
 		o->feed = true;
+	} else if (parse_streq(a, "--quiet")) {
+		o->quiet = true;
 	} else if (parse_streq(a, "--ring")) {
 		if (*i + 1 >= argc)
 			return shell_error(sh, "--ring needs 0 or 3 (usage: %s)", usage);
@@ -222,7 +225,10 @@ static int cmd_run_jobs(struct shell *sh, const struct workload_args *a[2], stru
 		jobs[k] = (struct workload_job){ .a = a[k], .ring = o[k].ring, .step = o[k].step,
 						 .h = o[k].feed ? &h[k] : NULL };
 	}
-	if (workload_run_lps(jobs, WORKLOAD_TOGETHER))
+	progress_set_quiet(o[0].quiet || o[1].quiet);
+	bad = workload_run_lps(jobs, WORKLOAD_TOGETHER);
+	progress_set_quiet(false);
+	if (bad)
 		return shell_error(sh, "%s: %s", a[1]->w->name, jobs[1].res.error);
 	for (int k = 0; k < 2; k++) {
 		char who[8] = "";
@@ -294,6 +300,8 @@ static const struct shell_cmd workload_cmds[] = {
 	  "workload's own instructions are stepped: not the runner, not interrupt or\n"
 	  "gate handlers. A REP string instruction counts once. Ctrl-C stops a stepped\n"
 	  "run (checked every 65536 instructions); unstepped runs are not interruptible.\n"
+	  "A stepped run longer than a second shows '# stepped N instructions' on one\n"
+	  "line, cleared at the end; --quiet turns that off.\n"
 	  "--cpu 1 runs it on LP0's Hyper-Threading sibling (the shell stays on LP0),\n"
 	  "--cpu both on both LPs at once. --feed feeds the PMU model (stepped) without\n"
 	  "programming it, so raw 'msr write' set-ups count the run.\n",

@@ -135,6 +135,11 @@ static void run_reports_the_stepped_instructions(void **state)
 	assert_int_equal(cmd("run --step loop 1"), 0);
 	assert_int_equal(fake_prof.runs, 1);
 	assert_non_null(strstr(out, "instructions: 42"));
+	assert_false(fake_prof.last_quiet);
+	assert_int_equal(cmd("run --step --quiet loop 1"), 0);	/* no progress line */
+	assert_true(fake_prof.last_quiet);
+	assert_false(fake_prof.quiet);
+	assert_non_null(strstr(out, "instructions: 42"));
 }
 
 static void record_refuses_pebs_with_its_own_reason(void **state)
