@@ -262,6 +262,12 @@ def test_events_lists_the_tables(nb):
     for name in ("global_power_events", "ITLB_reference", "branch_retired", "replay_event",
                  "front_end_event", "x87_assist"):
         assert re.search(r"^%s\s" % name, full, re.M | re.I), name
+    # a header, and each row says where the model takes the event from
+    # (prof/backend_model.c: stepped instructions and branches, TSC clockticks)
+    assert full.splitlines()[0].startswith("event ") and "[source]" in full.splitlines()[0]
+    for name, src in (("instr_retired", "[real: stepped]"), ("branch_retired", "[real: stepped]"),
+                      ("global_power_events", "[real: TSC]"), ("ITLB_reference", "[synthetic]")):
+        assert re.search(r"^%s\s.*%s$" % (name, re.escape(src)), full, re.M), (name, full)
     out = nb.cmd("events zzzz")
     assert len(out.splitlines()) == 1 and out.startswith("error:"), out
 
