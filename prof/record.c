@@ -623,7 +623,7 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		record_timer(false);
 		perf_poll(&record_no_frame);	/* periods that ended after the last tick */
 	}
-	perf_count_stop(&r->sess, NULL);
+	perf_count_stop(&r->sess, res->counted);
 	perf_set_sink(NULL, NULL);
 	perf_set_pmi_mode(mode);
 	record_finish(r, res, &before);

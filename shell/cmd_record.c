@@ -558,6 +558,30 @@ static void rec_print_lps(struct shell *sh, const struct record_result *r)
 	shell_puts(sh, "\n");
 }
 
+/*
+ * Each sampling event's count over the run beside the weights of its
+ * samples: they agree up to the events after the last sample (fewer than
+ * a period), which no sample stands for.
+ */
+static void rec_print_counted(struct shell *sh)
+{
+	const struct sample_run *run = record_last();
+	uint64_t in[P4_MAX_REQUESTS] = { 0 };
+	struct sample_run_iter ri;
+	struct sample s;
+
+	if (!run)
+		return;
+	sample_run_iter_init(&ri, run);
+	while (sample_run_iter_next(&ri, &s))
+		if (s.event < P4_MAX_REQUESTS)
+			in[s.event] += sample_weight(run, &s);
+	for (unsigned i = 0; i < rc.cfg.plan.n; i++)
+		if (rc.cfg.sampler[i])
+			shell_printf(sh, "events: #%u %llu counted, %llu in its samples\n", i,
+				     (unsigned long long)rc.res.counted[i], (unsigned long long)in[i]);
+}
+
 static void rec_summary(struct shell *sh, int argc, char **argv)
 {
 	const struct record_result *r = &rc.res;
@@ -579,6 +603,7 @@ static void rec_summary(struct shell *sh, int argc, char **argv)
 		     (unsigned long long)(t->dropped + t->nested + r->unattributed),
 		     (unsigned long long)t->dropped, (unsigned long long)t->nested,
 		     (unsigned long long)r->unattributed, (unsigned long long)t->overwritten);
+	rec_print_counted(sh);
 	rec_print_lps(sh, r);
 	shell_printf(sh, "throttled: %llu\n", (unsigned long long)r->throttled);
 	shell_printf(sh, "workarounds fired: %llu unflagged overflow(s), %llu read-back mismatch(es)\n",

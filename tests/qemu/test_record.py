@@ -262,6 +262,7 @@ def test_sample_weights_add_up_to_the_count(nb, p, n):
     assert summary(out)["stored"] == k
     want = k * (p + 1)
     assert want == e or e % (p + 1) != 0
+    assert "\nevents: #0 %d counted, %d in its samples\n" % (e, want) in out, out
     rep = nb.cmd("report")
     assert re.search(r"^# event 0: instr_retired, period %d, %d events in its samples$" % (p, want),
                      rep, re.M), rep
