@@ -28,9 +28,9 @@ BOOT_SRCS   := boot/efi_main.c
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
                shell/stat_opts.c
-SHELL_KSRCS := shell/cmd_record.c shell/cmd_stat.c shell/cmd_workload.c
-PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/workload.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/workloads.c
+SHELL_KSRCS := shell/cmd_program.c shell/cmd_record.c shell/cmd_stat.c shell/cmd_workload.c
+PROF_SRCS   := prof/dump.c prof/program.c prof/report.c prof/samples.c prof/upload.c prof/workload.c
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/programs_k.c prof/record.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -61,7 +61,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c \
-                  tests/host/test_uncore.c
+                  tests/host/test_uncore.c tests/host/test_program.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 
@@ -162,6 +162,22 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
+# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests.
+SDK_CC    := sdk/nbprof-cc
+SDK_ELFS  := $(B)/sdk/hello.elf $(B)/sdk/loop.elf $(B)/sdk/prog_reloc.elf
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h
+$(B)/sdk/%.elf: sdk/examples/%.c $(SDK_DEPS)
+	@mkdir -p $(@D)
+	$(Q)$(SDK_CC) $< -o $@
+$(B)/sdk/%.elf: sdk/examples/%.S $(SDK_DEPS)
+	@mkdir -p $(@D)
+	$(Q)$(SDK_CC) $< -o $@
+$(B)/sdk/%.elf: tests/host/%.c $(SDK_DEPS)
+	@mkdir -p $(@D)
+	$(Q)$(SDK_CC) $< -o $@
+$(B)/h/tests/test_program: $(SDK_ELFS)
+$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
 
@@ -200,7 +216,7 @@ model-bench: $(MODEL_BENCH)
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT), \
+              $(HOST_TEST_SUPPORT) tests/host/prog_reloc.c, \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:

@@ -184,6 +184,7 @@ void kmain(struct bootinfo *bi)
 
 	shell_init(&shell, &io);
 	workload_add_commands(&shell);
+	program_add_commands(&shell);
 	perf_add_commands(&shell);
 	record_add_commands(&shell);
 	kmain_run_batch();

@@ -34,6 +34,8 @@
 
 #define WORKLOAD_MAX_PARAMS	3
 #define WORKLOAD_SPEC_MAX	64	/* synthetic SPEC, including the NUL */
+#define WORKLOAD_ARGV_MAX	16	/* a program's argv entries, its name included */
+#define WORKLOAD_ARGBUF		160	/* a program's argv strings, NULs included */
 
 enum workload_id {
 	WL_EMPTY,
@@ -47,7 +49,8 @@ enum workload_id {
 	WL_HALT,
 	WL_SYNTHETIC,
 	WL_FAULT_USER,
-	WL_NWORKLOADS
+	WL_NWORKLOADS,
+	WL_PROGRAM = WL_NWORKLOADS,	/* a user's program (prof/program.h), not in the table */
 };
 
 enum workload_param_kind {
@@ -86,13 +89,16 @@ struct workload {
 
 extern const struct workload workload_table[WL_NWORKLOADS];
 
-/* The workload called name, or NULL. */
+/* The workload called name (a built-in one, else a loaded program), or NULL. */
 const struct workload *workload_find(const char *name);
 
 struct workload_args {
 	const struct workload *w;
 	uint64_t v[WORKLOAD_MAX_PARAMS];	/* parameter values in table order, defaults filled */
 	char spec[WORKLOAD_SPEC_MAX];		/* WP_TEXT parameter */
+	/* WL_PROGRAM: argv[0] (the program's name) .. argv[argc-1], NUL-separated */
+	uint32_t argc;
+	char argbuf[WORKLOAD_ARGBUF];
 };
 
 /*

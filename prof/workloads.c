@@ -36,12 +36,14 @@
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
+#include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/step.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/user.h"
 #include "lib/printf.h"
+#include "prof/program.h"
 #include "prof/workload.h"
 
 #define USER_STACK_PAGES	4	/* 16 KiB: calls DEPTH 256 needs 4 KiB */
@@ -87,6 +89,7 @@ struct wl_run {
 	struct user_run user;
 	uint64_t buf, buf_pages;
 	uint64_t tsc0;
+	const struct program *prog;	/* WL_PROGRAM */
 };
 
 static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
@@ -123,6 +126,20 @@ static int workload_refuse(struct workload_result *res, const char *fmt, const c
 static uint64_t workload_ticks(uint64_t usec)
 {
 	return usec * (timer_tsc_hz() / US_PER_S);
+}
+
+/* A user's program: a fresh image, argc in RDI and argv in RSI (SysV ABI). */
+static int workload_program_setup(struct wl_run *r)
+{
+	char err[96];
+
+	r->prog = program_of(r->a->w);
+	if (!r->prog)
+		return workload_refuse(r->res, "%s", "the program is no longer loaded");
+	if (program_prepare(r->prog, r->a, &r->call.fn, &r->call.arg[1], err, sizeof(err)))
+		return workload_refuse(r->res, "%s", err);
+	r->call.arg[0] = r->a->argc;
+	return 0;
 }
 
 /* Function and arguments; resources. 0, or a refusal. */
@@ -173,6 +190,8 @@ static int workload_setup(struct wl_run *r)
 		break;
 	case WL_SYNTHETIC: r->call.fn = (uintptr_t)wl_synthetic; arg[0] = v[1]; break;
 	case WL_FAULT_USER: r->call.fn = (uintptr_t)wl_fault_user; arg[0] = (uintptr_t)&wl_kernel_word; break;
+	case WL_PROGRAM:
+		return workload_program_setup(r);
 	default:
 		return workload_refuse(r->res, "%s", "unknown workload");
 	}
@@ -189,6 +208,38 @@ static void workload_synthetic_gate(void *ctx, struct trap_frame *f)
 	r->res->synthetic++;
 	if (h && h->synthetic)
 		h->synthetic(h->ctx, r->res->lp, (uint8_t)(f->cs & 3), r->a->spec, 1);
+}
+
+/* write(buf, len): the bytes must be readable at the program's own CPL. */
+static uint64_t workload_program_write(struct trap_frame *f)
+{
+	uint64_t buf = f->rdi, len = f->rsi;
+
+	if (len > PROGRAM_WRITE_MAX || (len && !paging_is_mapped(buf, len, (f->cs & 3) == 3)))
+		return (uint64_t)-1;
+	console_write((const char *)(uintptr_t)buf, (size_t)len);
+	return len;
+}
+
+/* int 0x82 from a program: console output and counting markers. */
+static void workload_program_gate(void *ctx, struct trap_frame *f)
+{
+	struct wl_run *r = ctx;
+	const struct workload_hooks *h = r->h;
+
+	step_sync(f);
+	switch (f->rax) {
+	case PROGRAM_CALL_WRITE:
+		f->rax = workload_program_write(f);
+		break;
+	case PROGRAM_CALL_COUNT:
+		if (h && h->mark)
+			h->mark(h->ctx, r->res->lp, f->rdi != 0);
+		f->rax = 0;
+		break;
+	default:
+		f->rax = (uint64_t)-1;
+	}
 }
 
 /* LAPIC timer during `halt`: only a wake-up. */
@@ -210,8 +261,10 @@ static void workload_step_begin(struct wl_run *r)
 	struct step_run s = {
 		.entry = r->call.fn,
 		.stop_rip = r->ring == 3 ? (uintptr_t)wl_user_exit : (uintptr_t)wl_ring0_return,
-		.text_start = (uintptr_t)__workload_text_start,
-		.text_end = (uintptr_t)__workload_text_end,
+		.text_start = r->prog ? r->prog->base + r->prog->layout.text_lo
+				      : (uintptr_t)__workload_text_start,
+		.text_end = r->prog ? r->prog->base + r->prog->layout.text_hi
+				    : (uintptr_t)__workload_text_end,
 		.lp = r->res->lp, .h = r->h, .counts = &r->res->step,
 		.interrupted = workload_interrupted, .abort = workload_abort,
 	};
@@ -225,6 +278,8 @@ static int workload_guarded(void *arg)
 
 	if (r->h && r->h->begin)
 		r->h->begin(r->h->ctx, r->res->lp);
+	if (r->prog && r->h && r->h->mark && program_has_symbol(r->prog, PROGRAM_REGION_SYMBOL))
+		r->h->mark(r->h->ctx, r->res->lp, false);	/* counts only between its markers */
 	if (r->step)
 		workload_step_begin(r);
 	r->tsc0 = rdtsc();
@@ -252,6 +307,8 @@ static int workload_prepare_ring(struct wl_run *r)
 		.rflags = r->call.rflags,
 		.stack_base = user_stack[lp], .stack_size = USER_STACK_PAGES * MEM_PAGE_SIZE,
 		.extra_base = r->buf, .extra_len = r->buf_pages * MEM_PAGE_SIZE,
+		.prog_base = r->prog ? r->prog->base : 0,
+		.prog_len = r->prog ? r->prog->pages * MEM_PAGE_SIZE : 0,
 	};
 	if (user_prepare(&r->user, &r->call))
 		return workload_refuse(r->res, "%s", "cannot make the workload pages user-accessible");
@@ -279,6 +336,7 @@ static void workload_execute(struct wl_run *r)
 
 	workload_timer(r, true);
 	user_set_synthetic(workload_synthetic_gate, r);
+	user_set_call(workload_program_gate, r);
 	g = arch_run_guarded(workload_guarded, r);
 	res->tsc_cycles = rdtsc() - r->tsc0;
 	if (r->step && step_end())
@@ -286,6 +344,7 @@ static void workload_execute(struct wl_run *r)
 	if (r->ring == 3)
 		user_cleanup(&r->user);
 	user_set_synthetic(NULL, NULL);
+	user_set_call(NULL, NULL);
 	workload_timer(r, false);
 	if (g == ARCH_GUARD_FAULTED) {
 		res->status = WORKLOAD_FAULTED;
