@@ -81,6 +81,7 @@ $(B)/k/shell/%.o $(B)/k/kernel/%.o $(B)/k/boot/%.o $(B)/k/lib/printf.o: K_OPT :=
 $(B)/k/pmu/p4_explain.o $(B)/k/pmu/p4_spec.o $(B)/k/pmu/p4_list.o $(B)/k/pmu/p4_text.o: K_OPT := -Os
 $(B)/k/pmu/p4_uncore_spec.o $(B)/k/pmu/p4_uncore_list.o $(B)/k/prof/report.o: K_OPT := -Os
 $(B)/k/prof/dump.o $(B)/k/prof/workload.o $(B)/k/arch/x86/cpuid.o: K_OPT := -Os
+$(B)/k/prof/program.o $(B)/k/prof/programs_k.o $(B)/k/prof/upload.o: K_OPT := -Os
 $(B)/k/pmu/p4_alloc.o $(B)/k/pmu/p4_caps.o $(B)/k/pmu/p4_uncore.o $(B)/k/pmu/p4_probe.o: K_OPT := -Os
 $(B)/k/arch/x86/acpi.o $(B)/k/arch/x86/smp.o $(B)/k/arch/x86/power.o: K_OPT := -Os
 $(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_OPT := -Os
