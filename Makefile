@@ -176,7 +176,7 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 
 # Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests.
 SDK_CC    := sdk/nbprof-cc
-SDK_ELFS  := $(B)/sdk/hello.elf $(B)/sdk/loop.elf $(B)/sdk/prog_reloc.elf
+SDK_ELFS  := $(B)/sdk/hello.elf $(B)/sdk/sumloop.elf $(B)/sdk/prog_reloc.elf
 SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h
 $(B)/sdk/%.elf: sdk/examples/%.c $(SDK_DEPS)
 	@mkdir -p $(@D)

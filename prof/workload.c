@@ -152,6 +152,11 @@ const struct workload *workload_find(const char *name)
 	return p ? &p->wl : NULL;
 }
 
+int workload_default_ring(const struct workload *w)
+{
+	return w->id == WL_PROGRAM ? 3 : 0;
+}
+
 int workload_synopsis(const struct workload *w, char *buf, size_t n)
 {
 	int len = ksnprintf(buf, n, "%s", w->name);

@@ -109,6 +109,9 @@ struct workload_args {
 int workload_parse_args(const struct workload *w, int argc, char *const argv[],
 			struct workload_args *out, char *err, size_t errlen);
 
+/* The ring w runs in when none is asked for: 3 for a user's program, 0 for the rest. */
+int workload_default_ring(const struct workload *w);
+
 /* "loop N" style synopsis, with [OPTIONAL] parameters bracketed. */
 int workload_synopsis(const struct workload *w, char *buf, size_t n);
 

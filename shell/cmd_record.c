@@ -402,6 +402,7 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	if (rec_workload(sh, argc, argv, rc.o.workload, rc.o.workload_end, &rc.args) ||
 	    (rc.o.pair > 0 && rec_workload(sh, argc, argv, rc.o.pair, argc, &rc.args_b)))
 		return 1;
+	stat_opts_rings(&rc.o.so, rc.args.w, rc.o.pair > 0 ? rc.args_b.w : NULL);
 	rc.cfg = (struct record_cfg){ 0 };
 	if (rec_jobs(sh) || rec_requests(sh))
 		return 1;

@@ -1,5 +1,5 @@
 /*
- * loop.S - an nbprof program in assembly: main(argc, argv) runs a 3-instruction
+ * sumloop.S - an nbprof program in assembly: main(argc, argv) runs a 3-instruction
  * loop 1000 times. Retired instructions, from main's first to its ret:
  * 2 (mov, mov) + 3 * 1000 (add, sub, jnz) + 1 (ret) = 3003.
  */
