@@ -255,9 +255,14 @@ $(B)/image.cfg: FORCE
 	$(Q)$(if $(CFG),cat "$(CFG)",true) > $@.new && \
 		{ cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/image.cfg tools/mkimage | deps-image
+# PROGRAMS="a.elf b.elf" puts users' programs in the ESP's nbprof/ folder (read at boot).
+$(B)/image.programs: FORCE
+	@mkdir -p $(@D)
+	$(Q)echo "$(PROGRAMS)" > $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
+
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/image.cfg $(B)/image.programs $(PROGRAMS) tools/mkimage | deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
-	$(Q)tools/mkimage $@ $(B)/BOOTX64.EFI $(if $(CFG),$(B)/image.cfg)
+	$(Q)tools/mkimage $@ $(B)/BOOTX64.EFI "$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
 
 image: $(IMAGE)
 
