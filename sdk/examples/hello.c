@@ -3,8 +3,8 @@
 
 static volatile unsigned long sink;
 
-/* The measured region: n iterations of a dependent add. */
-static unsigned long work(unsigned long n)
+/* The measured region: n iterations of a shift, xor and add. */
+__attribute__((noinline)) unsigned long work(unsigned long n)
 {
 	unsigned long s = 0;
 
