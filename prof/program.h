@@ -50,6 +50,7 @@ enum program_call {
 	PROGRAM_CALL_COUNT = 2,		/* RDI 1: counting on, 0: off (markers); 0 */
 };
 #define PROGRAM_WRITE_MAX	4096	/* bytes per write call */
+#define PROGRAM_TIME_LIMIT_S	60	/* an unstepped run is stopped after this (stepped: Ctrl-C) */
 /* A program that has this symbol starts with counting off (it calls nb_count(1)). */
 #define PROGRAM_REGION_SYMBOL	"nb_count_region"
 

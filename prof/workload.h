@@ -130,7 +130,8 @@ int workload_synopsis(const struct workload *w, char *buf, size_t n);
 enum workload_status {
 	WORKLOAD_OK,
 	WORKLOAD_FAULTED,	/* an exception ended it (reported already) */
-	WORKLOAD_INTERRUPTED,	/* Ctrl-C while stepping or in a long workload */
+	WORKLOAD_INTERRUPTED,	/* Ctrl-C while stepping or in a long workload, or a program's
+				   time limit (timed_out) */
 	WORKLOAD_REFUSED,	/* not started: see error[] */
 };
 
@@ -143,6 +144,7 @@ struct workload_result {
 	struct step_counts step;	/* when stepping (else 0) */
 	/* always: */
 	uint64_t synthetic;		/* int 0x81 occurrences delivered to hooks->synthetic */
+	bool timed_out;			/* WORKLOAD_INTERRUPTED by a program's time limit, not Ctrl-C */
 	char error[96];			/* WORKLOAD_REFUSED: the reason */
 };
 

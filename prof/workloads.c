@@ -50,6 +50,7 @@
 #define HALT_WAKE_US		100	/* LAPIC timer period while halting */
 #define US_PER_S		UINT64_C(1000000)
 #define PAIR_POLL_US		20000	/* LP0 polls Ctrl-C this often while the sibling runs */
+#define PROGRAM_TICK_US		10000	/* an unstepped program's watchdog tick */
 
 /* Workload bodies (arch/x86/workloads.S). */
 #define WL_FN(name) extern char name[] __attribute__((visibility("hidden")))
@@ -90,9 +91,12 @@ struct wl_run {
 	uint64_t buf, buf_pages;
 	uint64_t tsc0;
 	const struct program *prog;	/* WL_PROGRAM */
+	bool watchdog;			/* an unstepped program: Ctrl-C and time limit by timer */
+	uint64_t deadline;		/* TSC at which the watchdog stops it */
 };
 
 static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
+static struct wl_run *watched[PERCPU_MAX];	/* the LP's program run under the watchdog */
 static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
 
 /*
@@ -242,18 +246,33 @@ static void workload_program_gate(void *ctx, struct trap_frame *f)
 	}
 }
 
-/* LAPIC timer during `halt`: only a wake-up. */
-static void workload_halt_tick(struct trap_frame *f)
-{
-	step_sync(f);
-}
-
 static void workload_abort(struct trap_frame *f)
 {
 	if ((f->cs & 3) == 3)
 		user_redirect_exit(f);
 	else
 		f->rip = (uint64_t)(uintptr_t)wl_ring0_abort;
+}
+
+/*
+ * LAPIC timer: during `halt` only a wake-up; during an unstepped program
+ * (which runs with RFLAGS.IF set, so the tick lands in its code) the
+ * watchdog: Ctrl-C or the time limit sends the program to its exit.
+ */
+static void workload_tick(struct trap_frame *f)
+{
+	struct wl_run *r = watched[percpu_this()->index];
+
+	if (!r) {
+		step_sync(f);
+		return;
+	}
+	if (!r->res->timed_out && rdtsc() >= r->deadline)
+		r->res->timed_out = true;
+	else if (!workload_interrupted())
+		return;
+	r->res->status = WORKLOAD_INTERRUPTED;
+	workload_abort(f);
 }
 
 static void workload_step_begin(struct wl_run *r)
@@ -287,6 +306,21 @@ static int workload_guarded(void *arg)
 	return 0;
 }
 
+/*
+ * An unstepped program cannot be polled by the stepper: it runs with
+ * interrupts enabled and the LAPIC timer as its watchdog (Ctrl-C, and at
+ * most PROGRAM_TIME_LIMIT_S seconds). Without a calibrated TSC or a local
+ * APIC it runs as a built-in workload does, without either.
+ */
+static void workload_watchdog(struct wl_run *r)
+{
+	if (!r->prog || r->step || !lapic_present() || !timer_tsc_hz() || !timer_lapic_hz())
+		return;
+	r->watchdog = true;
+	r->deadline = rdtsc() + PROGRAM_TIME_LIMIT_S * timer_tsc_hz();
+	r->call.rflags |= RFLAGS_IF;
+}
+
 static int workload_prepare_ring(struct wl_run *r)
 {
 	uint64_t rflags = read_rflags() & ~RFLAGS_TF;
@@ -294,6 +328,7 @@ static int workload_prepare_ring(struct wl_run *r)
 	if (r->step)
 		rflags |= RFLAGS_TF;
 	r->call.rflags = rflags;
+	workload_watchdog(r);
 	if (r->ring != 3)
 		return 0;
 	unsigned lp = percpu_this()->index;
@@ -317,17 +352,22 @@ static int workload_prepare_ring(struct wl_run *r)
 
 static void workload_timer(struct wl_run *r, bool on)
 {
-	if (r->a->w->id != WL_HALT)
+	uint64_t us = r->watchdog ? PROGRAM_TICK_US : HALT_WAKE_US;
+
+	if (r->a->w->id != WL_HALT && !r->watchdog)
 		return;
 	if (on) {
-		/* shared by both LPs' halt runs, so it stays installed */
-		idt_set_handler(LAPIC_TIMER_VECTOR, workload_halt_tick);
-		lapic_timer_start((uint32_t)(timer_lapic_hz() / (US_PER_S / HALT_WAKE_US)),
-				  LAPIC_TIMER_VECTOR, true);
+		watched[percpu_this()->index] = r->watchdog ? r : NULL;
+		/* shared by both LPs' runs, so it stays installed */
+		idt_set_handler(LAPIC_TIMER_VECTOR, workload_tick);
+		lapic_timer_start((uint32_t)(timer_lapic_hz() / (US_PER_S / us)), LAPIC_TIMER_VECTOR,
+				  true);
 	} else {
 		lapic_timer_stop();
+		watched[percpu_this()->index] = NULL;
 	}
 }
+
 
 static void workload_execute(struct wl_run *r)
 {

@@ -204,7 +204,8 @@ static int cmd_run_outcome(struct shell *sh, const struct workload_args *a, cons
 				   r->fault_vector, r->fault_vector == 14 ? "#PF" : r->fault_vector == 13 ?
 				   "#GP" : "see the report above");
 	if (r->status == WORKLOAD_INTERRUPTED)
-		return shell_error(sh, "%s%s: interrupted by Ctrl-C (counts above are partial)", who, name);
+		return shell_error(sh, "%s%s: %s (counts above are partial)", who, name,
+				   r->timed_out ? "stopped at its time limit" : "interrupted by Ctrl-C");
 	return 0;
 }
 

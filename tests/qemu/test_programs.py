@@ -302,6 +302,19 @@ def test_ctrl_c_stops_a_runaway_stepped_program(nb):
     assert "vendor" in nb.cmd("cpu").lower()
 
 
+def test_ctrl_c_stops_a_runaway_unstepped_program(nb):
+    # unstepped, the program runs with interrupts on and the LAPIC timer as watchdog
+    for ring in ("3", "0"):
+        nb.send("run --ring %s forever\r" % ring)
+        nb.expect(r"run --ring %s forever" % ring, 10)
+        import time
+        time.sleep(1)
+        nb.send("\x03")
+        nb.expect(r"error: forever: interrupted by Ctrl-C", 30)
+        nb.expect_exact("nbprof> ", 20)
+    assert "returned: 43" in nb.cmd("run stickwork 1 2")
+
+
 # --- through the host command (its own QEMU) -------------------------------------------
 
 @pytest.fixture(scope="module")
