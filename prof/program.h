@@ -21,6 +21,9 @@
  *
  * Entry: called like a C function, entry(argc, argv) under the SysV ABI
  * (RDI, RSI); its return value is the run's status (sdk/nbprof.h).
+ * One image per program: it runs on one logical processor at a time.
+ * i386: the checks take ELFCLASS64/EM_X86_64, the kernel's mode; a 32-bit
+ * kernel would take ELFCLASS32/EM_386 and R_386_RELATIVE in the same places.
  *
  * Portable (host-tested): the caller hands in memory; prof/programs_k.c
  * does the page allocation in the kernel.
@@ -106,6 +109,7 @@ struct program {
 	struct program_layout layout;
 	const char *origin;		/* "stick" or "serial" */
 	bool used;
+	uint32_t running;		/* LPs running it (at most 1: one .data, one .bss) */
 };
 
 /* A valid program name: 1..23 of [A-Za-z0-9._-], not a built-in workload's name. */

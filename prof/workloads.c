@@ -137,9 +137,14 @@ static int workload_program_setup(struct wl_run *r)
 {
 	char err[96];
 
-	r->prog = program_of(r->a->w);
-	if (!r->prog)
+	struct program *p = (struct program *)program_of(r->a->w);
+
+	if (!p)
 		return workload_refuse(r->res, "%s", "the program is no longer loaded");
+	if (__atomic_exchange_n(&p->running, 1, __ATOMIC_ACQUIRE))
+		return workload_refuse(r->res, "%s", "it is running on the other LP: a program has "
+				       "one .data and .bss, so it runs on one LP at a time");
+	r->prog = p;
 	if (program_prepare(r->prog, r->a, &r->call.fn, &r->call.arg[1], err, sizeof(err)))
 		return workload_refuse(r->res, "%s", err);
 	r->call.arg[0] = r->a->argc;
@@ -411,6 +416,8 @@ int workload_run(const struct workload_args *a, int ring, bool step,
 	}
 	if (r.buf)
 		mem_free_pages(r.buf, r.buf_pages);
+	if (r.prog)
+		__atomic_store_n(&((struct program *)r.prog)->running, 0, __ATOMIC_RELEASE);
 	return res->status;
 }
 
