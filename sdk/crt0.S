@@ -19,7 +19,7 @@ _start:
 	movq %rsp, %rbp			/* RSP is 16-aligned now, as main expects */
 	movq %rsp, nb_sp0(%rip)
 	call main
-nb_start_return:
+.Lnb_start_return:
 	movl %eax, %eax			/* status: an int, zero-extended */
 	popq %rbp
 	ret
