@@ -1,9 +1,9 @@
-/* hello.c - an nbprof program in C: prints its arguments, sums a loop in a region. */
+/* hello.c - an nbprof program in C (README, "Your own program"): prints its
+ * arguments and counts only work(), between the markers. */
 #include "nbprof.h"
 
 static volatile unsigned long sink;
 
-/* The measured region: n iterations of a shift, xor and add. */
 __attribute__((noinline)) unsigned long work(unsigned long n)
 {
 	unsigned long s = 0;
@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 {
 	unsigned long n = 1000;
 
-	for (int i = 0; i < argc; i++) {
+	for (int i = 0; i < argc; i++) {		/* "hello 1000" on the console */
 		nb_puts(argv[i]);
 		nb_puts(i + 1 < argc ? " " : "\n");
 	}
@@ -26,8 +26,8 @@ int main(int argc, char **argv)
 		for (const char *p = argv[1]; *p >= '0' && *p <= '9'; p++)
 			n = n * 10 + (unsigned long)(*p - '0');
 	}
-	nb_count_start();
+	nb_count_start();			/* count only work() */
 	sink = work(n);
 	nb_count_stop();
-	return (int)(sink & 0x7f);
+	return (int)(sink & 0x7f);		/* the run's status */
 }
