@@ -222,7 +222,7 @@ $(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) | deps-check
+tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # Host timing of the model's event input, optimised and without sanitizers.
@@ -319,7 +319,7 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(B)/BOOTX64.EFI check-deps | deps-check
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
