@@ -315,6 +315,29 @@ def test_ctrl_c_stops_a_runaway_unstepped_program(nb):
     assert "returned: 43" in nb.cmd("run stickwork 1 2")
 
 
+def test_full_program_table_is_an_error_that_changes_nothing(nb):
+    have = programs_listed(nb)
+    extra = ["fill%d" % i for i in range(8 - len(have))]
+    for name in extra:
+        upload(nb, SPIN, name)
+    before = programs_listed(nb)
+    assert len(before) == 8
+    t = tool()
+    blob = data(SPIN)
+    nb.send("upload programs %d onemore 0x%08x\r" % (len(blob), zlib.crc32(blob)))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"error: upload: onemore: the program table is full \(8 programs\); nothing was "
+              r"changed", 20)
+    nb.expect_exact("nbprof> ", 20)
+    assert programs_listed(nb) == before
+    for name in extra:
+        assert "removed %s" % name in nb.cmd("programs rm %s" % name)
+    assert "no program 'fill0'" in nb.cmd("programs rm fill0")
+    assert sorted(programs_listed(nb)) == sorted(have)
+
+
 # --- through the host command (its own QEMU) -------------------------------------------
 
 @pytest.fixture(scope="module")
