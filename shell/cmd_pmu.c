@@ -96,7 +96,7 @@ int cmd_events(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "no event matches '%s' (try 'events' for the list)", argv[1]);
 	if (table && plat_event_source(P4_EV_INSTR_RETIRED) &&
 	    !parse_streq(plat_event_source(P4_EV_INSTR_RETIRED), "hardware"))
-		shell_printf(sh, "# PMU model: [real: ...] counts what the workload does; "
-			     "[synthetic] only what 'synthetic SPEC N' emits\n");
+		shell_printf(sh, "# model: [real: ...] from the workload, [synthetic] from "
+			     "'synthetic' only\n");
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "pmu/p4_spec.h"
 #include "prof/dump.h"
 #include "prof/jitter.h"
+#include "prof/program.h"
 #include "prof/record.h"
 #include "prof/report.h"
 #include "shell/cmds.h"
@@ -352,9 +353,8 @@ static int rec_requests(struct shell *sh)
 					   so->ev[i].spec);
 		if (rec_has_modifier(so->ev[i].spec, "pebs") ||
 		    (so->ev[i].after_spec && rec_has_modifier(so->ev[i].after_spec, "pebs")))
-			return shell_error(sh, "record: '%s': PEBS is not available yet (nbprof does not "
-					   "set up the DS save area, SDM 18.15.7); record samples from "
-					   "the overflow interrupt: leave out :pebs", so->ev[i].spec);
+			return shell_error(sh, "record: '%s': PEBS is not available yet (no DS save "
+					   "area); leave out :pebs to sample by interrupt", so->ev[i].spec);
 	}
 	if (so->nev == 0) {
 		so->nev = 1;
@@ -437,6 +437,7 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	if (rec_workload(sh, argc, argv, rc.o.workload, rc.o.workload_end, &rc.args) ||
 	    (rc.o.pair > 0 && rec_workload(sh, argc, argv, rc.o.pair, argc, &rc.args_b)))
 		return 1;
+	stat_opts_rings(&rc.o.so, rc.args.w, rc.o.pair > 0 ? rc.args_b.w : NULL);
 	rc.cfg = (struct record_cfg){ 0 };
 	if (rec_jobs(sh) || rec_requests(sh))
 		return 1;
@@ -806,8 +807,8 @@ static int cmd_annotate(struct shell *sh, int argc, char **argv)
 	if (!(run = rec_run(sh)))
 		return 1;
 	if (!rec_symbol_known(argv[k]))
-		return shell_error(sh, "annotate: unknown symbol '%s' (not a function in the kernel's "
-				   "symbol table; 'report' lists the sampled ones)", argv[k]);
+		return shell_error(sh, "annotate: unknown symbol '%s' ('report' lists sampled ones)",
+				   argv[k]);
 	report_annotate(rec_lp_run(run, lp), argv[k], REPORT_ALL_EVENTS, &rec_syms, &bytes,
 			rc.scratch, REC_REPORT_ROWS, &out);
 	return 0;
@@ -842,6 +843,23 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 	};
 }
 
+/*
+ * One "NBP:" line per loaded program, so the host names samples in it from
+ * the program's ELF: name, the runtime address of its link address 0, its
+ * image span and the CRC-32 of its file (which ELF it was).
+ */
+static void rec_dump_programs(struct shell *sh)
+{
+	for (unsigned i = 0; i < PROGRAM_MAX; i++) {
+		const struct program *p = program_slot(i);
+
+		if (p->used)
+			shell_printf(sh, "NBP: %s base=%llx span=%llx crc=%08x\n", p->name,
+				     (unsigned long long)(p->base - p->layout.vaddr0),
+				     (unsigned long long)(p->pages * PROGRAM_PAGE), p->crc);
+	}
+}
+
 static int cmd_dump(struct shell *sh, int argc, char **argv)
 {
 	struct report_out out = { .ctx = sh, .line = rec_line };
@@ -870,6 +888,7 @@ static int cmd_dump(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "dump: the header does not fit a frame blob");
 	shell_printf(sh, "# dump: %u frames, frames %llu.. follow\n", dump_total_frames(&rc.enc),
 		     (unsigned long long)from);
+	rec_dump_programs(sh);
 	while (dump_next(&rc.enc, &out)) {
 		if (++frames % REC_DUMP_PROGRESS == 0)
 			shell_printf(sh, "# dump: frame %u of %u\n", rc.enc.seq, dump_total_frames(&rc.enc));
@@ -895,9 +914,8 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 (clockticks). --after N:SPEC / :after=N cascade as in 'stat';\n"
 	  "                 the starter takes no samples.\n"
 	  "  -c PERIOD      events per sample (1 .. 2^39-1); default: clockticks at -F 4000,\n"
-	  "                 other events 100000. The counter is preset to -PERIOD; the PMI\n"
-	  "                 comes on the event after the overflow, so a sample usually\n"
-	  "                 stands for PERIOD + 1 events: its weight (script, dump).\n"
+	  "                 other events 100000. The counter is preset to -PERIOD; a\n"
+	  "                 sample's weight is the events it stands for (PERIOD + 1)\n"
 	  "  -F FREQ        samples per second of clockticks: PERIOD = TSC Hz / FREQ\n"
 	  "  --nmi          PMI as NMI (default): samples land in interrupt-masked code too\n"
 	  "  --vector       PMI on vector F8H; the workload then runs with interrupts on\n"
@@ -909,14 +927,10 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 a sample without call chain takes 40 bytes\n"
 	  "  --throttle PCT raise the periods (x2) when PMI handling takes more than PCT\n"
 	  "                 percent of the time (default 25)\n"
-	  "  --quiet        no progress line during a long run (see 'help stat')\n"
-	  "  --jitter PCT   draw each next period at random from PERIOD +- PCT percent\n"
-	  "                 (1 .. 90; mean PERIOD; each sample still weighs the events it\n"
-	  "                 stands for). Use it when the workload loops: a fixed period\n"
-	  "                 that shares a factor with the loop's length samples the same\n"
-	  "                 few instructions every time (-c 10 on calls 8: 6 positions)\n"
-	  "  --seed N       the jitter's seed (default 1): the same seed gives the same\n"
-	  "                 periods, and on a deterministic workload the same samples\n"
+	  "  --quiet        no progress line (see 'help stat')\n"
+	  "  --jitter PCT   each period drawn from PERIOD +- PCT% (1..90), for loops: a\n"
+	  "                 fixed period samples the same few instructions of a loop\n"
+	  "  --seed N       the jitter's seed (default 1): same seed, same samples\n"
 	  "  --inject unflagged=N | n15=N   (model) the next N overflows leave CCCR.OVF\n"
 	  "                 clear / the next N reloads lose their writes (erratum N15):\n"
 	  "                 the handler's workarounds must keep the samples exact\n"

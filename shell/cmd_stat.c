@@ -404,6 +404,7 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 		return 1;
 	if (st.o.pair > 0 && stat_parse_b(sh, argc, argv))
 		return 1;
+	stat_opts_rings(&st.o, st.args.w, st.o.pair > 0 ? st.args_b.w : NULL);
 	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
 	if (p4_alloc_plan(&ctx, st.reqs.req, st.reqs.n, &st.plan, &aerr))
@@ -639,9 +640,7 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "  -r N           repeat N times (1-256): min, median, 20-80% trimmed mean, max\n"
 	  "  --ring 0|3     run the workload in ring 0 (default) or ring 3\n"
 	  "  --baseline     subtract the median of the same events over 'empty'\n"
-	  "  --quiet        no progress line: under the PMU model a run longer than a\n"
-	  "                 second shows '# stepped N instructions' about once a second\n"
-	  "                 on one line, cleared when the run ends\n"
+	  "  --quiet        no '# stepped N' progress line (runs over 1 s, model)\n"
 	  "  --preset V     test aid: counters start at V (40 bits, bit 39 set) and are\n"
 	  "                 reloaded with V on every overflow, forcing wraps every\n"
 	  "                 2^40 - V events; totals stay exact\n"

@@ -857,7 +857,7 @@ static void events_list_has_a_header_and_the_sources(void **state)
 	assert_true(strncmp(fio.out, "event ", 6) == 0);	/* the header comes first */
 	assert_output_has("[source]");
 	assert_output_has("[real: stepped]");
-	assert_output_has("# PMU model:");
+	assert_output_has("# model:");
 	fake_plat.event_source = "synthetic";
 	assert_int_equal(run("events"), 0);
 	assert_output_has("[synthetic]");
@@ -865,7 +865,7 @@ static void events_list_has_a_header_and_the_sources(void **state)
 	fake_plat.event_source = "hardware";	/* the hardware backend: no marks, no legend */
 	assert_int_equal(run("events"), 0);
 	assert_null(strstr(fio.out, "[synthetic]"));
-	assert_null(strstr(fio.out, "# PMU model:"));
+	assert_null(strstr(fio.out, "# model:"));
 	/* one event's details: no header, its row first */
 	assert_int_equal(run("events instr_retired"), 0);
 	assert_true(strncmp(fio.out, "instr_retired ", 14) == 0);
