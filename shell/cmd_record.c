@@ -784,13 +784,30 @@ static unsigned rec_read_bytes(void *ctx, uint64_t addr, uint8_t *buf, unsigned 
 	return n < max ? n : max;
 }
 
-/* True when name is a function in the kernel's symbol table (arch/x86/ksyms.h). */
+static void rec_symbol_match(void *ctx, uint64_t value, uint64_t size, const char *name)
+{
+	const char **want = ctx;
+
+	(void)value, (void)size;
+	if (*want && parse_streq(*want, name))
+		*want = NULL;
+}
+
+/* True when name is a function of the kernel (arch/x86/ksyms.h) or of a loaded program's ELF. */
 static bool rec_symbol_known(const char *name)
 {
+	const char *want = name;
+
 	for (uint32_t i = 0; i < ksym_count; i++)
 		if (parse_streq(ksym_get(i).name, name))
 			return true;
-	return false;
+	for (unsigned i = 0; i < PROGRAM_MAX && want; i++) {
+		const struct program *p = program_slot(i);
+
+		if (p->used && !p->layout.flat)
+			program_elf_symbols(p->file, p->file_len, rec_symbol_match, &want);
+	}
+	return want == NULL;
 }
 
 static int cmd_annotate(struct shell *sh, int argc, char **argv)
