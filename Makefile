@@ -1,6 +1,6 @@
 # nbprof - bare-metal profiling kernel for Intel NetBurst.
 #
-#   make            build build/BOOTX64.EFI
+#   make            build build/BOOTX64.EFI (x86-64) and build/BOOTIA32.EFI (ia32)
 #   make image      build/nbprof.img: GPT disk with a FAT ESP, ready for dd
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU tests, ends with a summary line
@@ -10,7 +10,6 @@
 # One make process, no recursion. Packages that are missing are installed by
 # tools/ensure-deps (apt-get, or sudo apt-get when not root).
 
-ARCH      ?= x86_64
 CC        ?= gcc
 HOST_CC   ?= cc
 PYTHON    ?= /usr/bin/python3
@@ -18,8 +17,11 @@ Q          = $(if $(V),,@)
 B          = build
 
 EFI_INC   := /usr/include/efi
-EFI_LIBDIR:= /usr/lib
-EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
+# Two kernels from the same sources: x86-64 (long mode, BOOTX64.EFI, objects
+# in build/k) and ia32 (32-bit protected mode with PAE paging, BOOTIA32.EFI,
+# objects in build/k32). Only the files in ARCH_MODE64/ARCH_MODE32 differ.
+EFI_LIBDIR64 := /usr/lib
+EFI_LIBDIR32 := /usr/lib32
 
 # --- sources -----------------------------------------------------------------
 # Explicit lists: a new file is added here on purpose.
@@ -31,12 +33,16 @@ SHELL_KSRCS := shell/cmd_record.c shell/cmd_stat.c shell/cmd_workload.c
 PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/workload.c
 PROF_KSRCS  := prof/perf.c prof/record.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
-ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
+ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
-               arch/x86/paging.c arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c \
+               arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
                arch/x86/timer.c arch/x86/user.c
+# What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
+ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
+ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
 ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
+ARCH_ASM32  := arch/x86/entry32.S arch/x86/trampoline32.S arch/x86/workloads32.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c
@@ -63,18 +69,29 @@ HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 # --- flags -------------------------------------------------------------------
 WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wno-unused-parameter
-K_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-stack-protector -fno-stack-check \
-            -fpic -fshort-wchar -mno-red-zone -mgeneral-regs-only \
+K_COMMON := -std=gnu11 -O2 -g -ffreestanding -fno-stack-protector -fno-stack-check \
+            -fpic -fshort-wchar -mgeneral-regs-only \
             -maccumulate-outgoing-args -fno-omit-frame-pointer -fno-strict-aliasing \
-            -DGNU_EFI_USE_MS_ABI -I. $(WARN) -MMD -MP
-EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/$(ARCH)
+            -I. $(WARN) -MMD -MP
+K_CFLAGS := $(K_COMMON) -mno-red-zone -DGNU_EFI_USE_MS_ABI
+EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined -T linker.ld
+# ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
+# firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
+# the 32-bit libgcc (gcc-multilib).
+K32_CFLAGS := $(K_COMMON) -m32 -march=i686
+EFI32_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/ia32
+K32_LDFLAGS := -m elf_i386 -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined \
+            -z notext -T linker32.ld
+K32_LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name)
 H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
 H_LDLIBS := -lcmocka
 
-K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY)) \
+K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_MODE64)) \
           $(patsubst %.S,$(B)/k/%.o,$(ARCH_ASM))
+K32_OBJS := $(patsubst %.c,$(B)/k32/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_MODE32)) \
+          $(patsubst %.S,$(B)/k32/%.o,$(ARCH_ASM32))
 H_OBJS := $(patsubst %.c,$(B)/h/%.o,$(PORTABLE_SRCS))
 H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # Test support objects are built through a pattern rule; keep make from deleting
@@ -82,7 +99,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 .SECONDARY: $(H_SUPPORT_OBJS)
 
 .PHONY: all image run check host-test tool-test qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
-all: $(B)/BOOTX64.EFI
+all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI
 
 # --- kernel ------------------------------------------------------------------
 $(B)/k/boot/%.o: boot/%.c | deps-build
@@ -105,7 +122,8 @@ $(B)/k/%.o: %.S | deps-build
 # The table lives in .data after .text, so text addresses do not move; the
 # third nm pass checks that.
 $(B)/nbprof-pass1.so: $(K_OBJS) $(B)/k/syms-empty.o linker.ld
-	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms-empty.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
+	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms-empty.o -o $@ \
+		-L$(EFI_LIBDIR64) -lefi -lgnuefi
 
 $(B)/k/syms-empty.c: tools/gensyms | deps-build
 	@mkdir -p $(@D)
@@ -119,13 +137,56 @@ $(B)/k/%.o: $(B)/k/%.c
 
 $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 	$(if $(V),,@echo "  LD      $@")
-	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
+	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms.o -o $@ \
+		-L$(EFI_LIBDIR64) -lefi -lgnuefi
 	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k/syms.c
+
+EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j .rel.* -j .rela.* -j .reloc
 
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
-	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
-		-j .rel.* -j .rela.* -j .reloc --target efi-app-$(ARCH) --subsystem=10 $< $@
+	$(Q)objcopy $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+
+# --- the ia32 kernel: the same steps with the 32-bit compiler and gnu-efi ---
+$(B)/k32/boot/%.o: boot/%.c | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC32    $<")
+	$(Q)$(CC) $(K32_CFLAGS) $(EFI32_CFLAGS) -c $< -o $@
+
+$(B)/k32/%.o: %.c | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC32    $<")
+	$(Q)$(CC) $(K32_CFLAGS) -c $< -o $@
+
+$(B)/k32/%.o: %.S | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  AS32    $<")
+	$(Q)$(CC) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+
+$(B)/k32/syms-empty.c: tools/gensyms | deps-build
+	@mkdir -p $(@D)
+	$(Q)$(PYTHON) tools/gensyms --empty > $@
+
+$(B)/k32/%.o: $(B)/k32/%.c
+	$(Q)$(CC) $(K32_CFLAGS) -c $< -o $@
+
+$(B)/k32/nbprof-pass1.so: $(K32_OBJS) $(B)/k32/syms-empty.o linker32.ld
+	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms-empty.o \
+		-o $@ -L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
+
+$(B)/k32/syms.c: $(B)/k32/nbprof-pass1.so tools/gensyms
+	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+
+$(B)/k32/nbprof.so: $(K32_OBJS) $(B)/k32/syms.o linker32.ld
+	$(if $(V),,@echo "  LD32    $@")
+	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms.o -o $@ \
+		-L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
+	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k32/syms.c
+
+$(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
+	$(if $(V),,@echo "  OBJCOPY $@")
+	$(Q)objcopy $(EFI_SECTIONS) --target efi-app-ia32 --subsystem=10 $< $@
 
 # --- host tests --------------------------------------------------------------
 $(B)/h/%.o: %.c | deps-check
@@ -160,7 +221,8 @@ tool-test: $(DUMPGEN) | deps-check
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
-UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(HOST_TEST_SRCS) \
+UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) \
+              $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
               $(HOST_TEST_SUPPORT), \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
@@ -182,9 +244,9 @@ $(B)/image.cfg: FORCE
 	$(Q)$(if $(CFG),cat "$(CFG)",true) > $@.new && \
 		{ cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/image.cfg tools/mkimage | deps-image
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/image.cfg tools/mkimage | deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
-	$(Q)tools/mkimage $@ $(B)/BOOTX64.EFI $(if $(CFG),$(B)/image.cfg)
+	$(Q)tools/mkimage --ia32 $(B)/BOOTIA32.EFI $@ $(B)/BOOTX64.EFI $(if $(CFG),$(B)/image.cfg)
 
 image: $(IMAGE)
 

@@ -13,6 +13,7 @@
 #include "arch/x86/console.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/ksyms.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/timer.h"
 #include "lib/parse.h"
@@ -817,7 +818,7 @@ static unsigned rec_read_bytes(void *ctx, uint64_t addr, uint8_t *buf, unsigned 
 	(void)ctx;
 	if (!ksym_lookup(addr, &off))
 		return 0;
-	insn_classify(p, max, true, &c);
+	insn_classify(p, max, MODE_IS_64, &c);
 	n = c.len ? c.len : rec_insn_len(p, max);
 	for (unsigned i = 0; i < n && i < max; i++)
 		buf[i] = p[i];

@@ -11,6 +11,14 @@ its own copy of the variable store per run, so runs never share state and
 two QEMUs can boot the same image at once. The default CPU carries a
 NetBurst signature (CPUID.1 EAX = 0F41H: family 0FH, model 4, stepping 1;
 vendor GenuineIntel) because nbprof's CPU detection keys on it.
+
+--firmware picks what boots the image (FIRMWARES below): uefi-x64 (the
+default: OVMF, BOOTX64.EFI, the 64-bit kernel) or uefi-ia32 (Debian's
+ovmf-ia32 in qemu-system-i386, BOOTIA32.EFI, the 32-bit kernel). ovmf-ia32
+ships only the Secure Boot build, which needs SMM and a secure pflash; its
+variable store is empty, so Secure Boot is off and the unsigned image runs
+(uefi-qemu-notes section 7). Under uefi-ia32 the CPU has no long mode
+(-lm), like every NetBurst part without EM64T.
 isa-debug-exit at port 0xf4 lets the guest end the run: a write of V makes
 QEMU exit with status (V << 1) | 1.
 """
@@ -25,26 +33,45 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.abspath(os.environ.get("NBPROF_BUILD") or os.path.join(REPO, "build"))
-QEMU = "qemu-system-x86_64"
 OVMF_DIRS = ("/usr/share/OVMF", "/usr/share/ovmf")
-OVMF_CODE = "OVMF_CODE_4M.fd"
-OVMF_VARS = "OVMF_VARS_4M.fd"
 DEFAULT_SIG = (15, 4, 1)
 DEBUG_EXIT_PORT = 0xF4
 
+# What each --firmware boots with: QEMU binary, OVMF code and variable-store
+# template, machine options, extra arguments, the Debian package, and what
+# the CPU model lacks.
+FIRMWARES = {
+    "uefi-x64": {
+        "qemu": "qemu-system-x86_64", "code": "OVMF_CODE_4M.fd", "vars": "OVMF_VARS_4M.fd",
+        "machine": "q35,sata=off,smbus=off", "extra": [], "package": "ovmf",
+        "cpu_flags": "",
+    },
+    "uefi-ia32": {
+        "qemu": "qemu-system-i386", "code": "OVMF32_CODE_4M.secboot.fd",
+        "vars": "OVMF32_VARS_4M.fd", "machine": "q35,smm=on,sata=off,smbus=off",
+        "extra": ["-global", "driver=cfi.pflash01,property=secure,value=on"],
+        "package": "ovmf-ia32", "cpu_flags": ",-lm,-syscall",
+    },
+}
+DEFAULT_FIRMWARE = "uefi-x64"
+QEMU = FIRMWARES[DEFAULT_FIRMWARE]["qemu"]
 
-def cpu_model(family, model, stepping, vendor="GenuineIntel"):
-    """The -cpu value for a given CPUID signature."""
-    return "qemu64,vendor=%s,family=%d,model=%d,stepping=%d" % (vendor, family, model, stepping)
+
+def cpu_model(family, model, stepping, vendor="GenuineIntel", firmware=DEFAULT_FIRMWARE):
+    """The -cpu value for a given CPUID signature (no long mode under uefi-ia32)."""
+    return "qemu64,vendor=%s,family=%d,model=%d,stepping=%d%s" % (
+        vendor, family, model, stepping, FIRMWARES[firmware]["cpu_flags"])
 
 
-def find_firmware():
-    """(code, vars template) of the 4 MiB OVMF build, or SystemExit."""
+def find_firmware(firmware=DEFAULT_FIRMWARE):
+    """(code, vars template) of that firmware's 4 MiB OVMF build, or SystemExit."""
+    fw = FIRMWARES[firmware]
     for d in OVMF_DIRS:
-        code, varstore = os.path.join(d, OVMF_CODE), os.path.join(d, OVMF_VARS)
+        code, varstore = os.path.join(d, fw["code"]), os.path.join(d, fw["vars"])
         if os.path.exists(code) and os.path.exists(varstore):
             return code, varstore
-    raise SystemExit("qemu.py: %s not found in %s (Debian package ovmf)" % (OVMF_CODE, " or ".join(OVMF_DIRS)))
+    raise SystemExit("qemu.py: %s not found in %s (Debian package %s)"
+                     % (fw["code"], " or ".join(OVMF_DIRS), fw["package"]))
 
 
 def make_vars(template):
@@ -58,7 +85,7 @@ def make_vars(template):
 
 
 def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=256,
-            interactive=False, gdb=False, extra=()):
+            interactive=False, gdb=False, extra=(), firmware=DEFAULT_FIRMWARE):
     """The QEMU argument vector for one run.
 
     interactive: serial and monitor multiplexed on stdio (Ctrl-A X quits,
@@ -66,9 +93,10 @@ def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=
     on stdio and there is no monitor. In both cases Ctrl-C is passed to the
     guest (signal=off) rather than killing QEMU.
     """
-    argv = [QEMU,
-            "-machine", "q35,sata=off,smbus=off", "-accel", "tcg",
-            "-cpu", cpu or cpu_model(*DEFAULT_SIG), "-m", str(mem),
+    fw = FIRMWARES[firmware]
+    argv = [fw["qemu"],
+            "-machine", fw["machine"], "-accel", "tcg"] + fw["extra"] + [
+            "-cpu", cpu or cpu_model(*DEFAULT_SIG, firmware=firmware), "-m", str(mem),
             "-nodefaults", "-nic", "none", "-display", "none", "-no-reboot",
             "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
             "-drive", "if=pflash,format=raw,unit=1,file=" + varstore,
@@ -128,6 +156,9 @@ def main():
     ap.add_argument("--sig", type=parse_sig, default=DEFAULT_SIG, metavar="F,M,S",
                     help="CPUID family,model,stepping (default 15,4,1)")
     ap.add_argument("--cpu", help="full -cpu value (overrides --sig)")
+    ap.add_argument("--firmware", choices=sorted(FIRMWARES), default=DEFAULT_FIRMWARE,
+                    help="uefi-x64: OVMF, the 64-bit kernel (default); "
+                         "uefi-ia32: OVMF ia32, the 32-bit kernel, a CPU without long mode")
     ap.add_argument("--smp-ht", action="store_true", help="one core, two hyper-threads")
     ap.add_argument("--icount", action="store_true", help="deterministic TSC (-icount shift=7)")
     ap.add_argument("--mem", type=int, default=256, help="guest RAM in MiB")
@@ -140,14 +171,17 @@ def main():
 
     if not os.path.exists(args.image):
         raise SystemExit("qemu.py: %s does not exist (make image)" % args.image)
-    if shutil.which(QEMU) is None:
-        raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % QEMU)
-    code, template = find_firmware()
+    qemu_bin = FIRMWARES[args.firmware]["qemu"]
+    if shutil.which(qemu_bin) is None:
+        raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % qemu_bin)
+    code, template = find_firmware(args.firmware)
     varstore = make_vars(template)
     interactive = not args.batch
-    argv = command(args.image, varstore, code, cpu=args.cpu or cpu_model(*args.sig),
+    argv = command(args.image, varstore, code,
+                   cpu=args.cpu or cpu_model(*args.sig, firmware=args.firmware),
                    smp_ht=args.smp_ht, icount=args.icount, mem=args.mem,
-                   interactive=interactive, gdb=args.gdb, extra=args.extra)
+                   interactive=interactive, gdb=args.gdb, extra=args.extra,
+                   firmware=args.firmware)
     if interactive:
         print("nbprof in QEMU: serial console on this terminal. Quit: Ctrl-A then X "
               "(Ctrl-A C: QEMU monitor).", flush=True)

@@ -50,7 +50,7 @@ void arch_raise_de(void)
 			 "movl $1, %%eax\n\t"
 			 "xorl %%edx, %%edx\n\t"
 			 "divl %%ecx"
-			 : : : "rax", "rcx", "rdx", "memory");
+			 : : : "eax", "ecx", "edx", "memory");
 }
 
 void arch_raise_ud(void)
@@ -58,17 +58,11 @@ void arch_raise_ud(void)
 	__asm__ volatile("ud2" : : : "memory");
 }
 
-void arch_raise_gp(void)
-{
-	/* A non-canonical address: #GP(0), not #PF (SDM Vol. 3A 3.3.7.1). */
-	__asm__ volatile("movabsq $0x8000000000000000, %%rcx\n\t"
-			 "movq (%%rcx), %%rax"
-			 : : : "rax", "rcx", "memory");
-}
+/* arch_raise_gp() depends on the mode: mode64.c, mode32.c. */
 
 void arch_raise_pf(void)
 {
-	__asm__ volatile("movq (%0), %%rax" : : "r"(ARCH_UNMAPPED_ADDR) : "rax", "memory");
+	__asm__ volatile("mov (%0), %%eax" : : "r"((uintptr_t)ARCH_UNMAPPED_ADDR) : "eax", "memory");
 }
 
 void arch_raise_bp(void)

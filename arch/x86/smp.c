@@ -35,16 +35,12 @@
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
-#include "arch/x86/msr.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/topology.h"
 #include "lib/string.h"
-
-#define MSR_IA32_GS_BASE	0xc0000101
-#define MSR_IA32_EFER		0xc0000080
-#define EFER_LMA		(UINT64_C(1) << 10)	/* read-only status: never written back */
 
 #define ICR_INIT		0x00004500u	/* INIT, level assert, physical destination */
 #define ICR_STARTUP		0x00004600u	/* start-up, level assert; vector = page number */
@@ -78,13 +74,13 @@ struct percpu *percpu_this(void)
 
 	if (!gs_ready)
 		return percpu_boot();
-	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(p));
 	return p;
 }
 
 static void smp_set_gs(struct percpu *pc)
 {
-	msr_write(MSR_IA32_GS_BASE, (uint64_t)(uintptr_t)pc);
+	mode_set_percpu_base(pc);
 }
 
 static void smp_topology(struct topo_shape *shape, struct cpu_info *ci)
@@ -304,7 +300,7 @@ static void smp_fill_params(uint64_t low_page, struct percpu *pc)
 
 	tp->cr3 = read_cr3();
 	tp->cr4 = read_cr4();
-	tp->efer = msr_read(MSR_IA32_EFER) & ~EFER_LMA;
+	tp->efer = mode_ap_efer();
 	tp->cr0 = read_cr0();
 	tp->stack = pc->stack_top;
 	tp->entry = (uint64_t)(uintptr_t)smp_ap_main;
