@@ -82,4 +82,12 @@ void cpu_identify(struct cpu_info *out)
 	out->tsc_hz = timer_tsc_hz();
 	out->lapic_ok = lapic_present();
 	out->lapic_id = out->lapic_ok ? lapic_id() : 0;
+	/*
+	 * UEFI is the only way in so far (boot/efi_main.c), and UEFI firmware
+	 * starts only applications of its own width: the kernel's mode says
+	 * which firmware booted it.
+	 */
+	out->booted_by = MODE_IS_64 ? "UEFI x64 (EFI/BOOT/BOOTX64.EFI)"
+				    : "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI)";
+	out->kernel_mode = MODE_NAME;
 }

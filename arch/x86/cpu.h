@@ -96,7 +96,7 @@ void cpu_read_cpuid(struct cpuid_raw *raw);
 /* IA32_MISC_ENABLE through the #GP-safe path: 0 or MSR_BUS_EFAULT. */
 int cpu_read_misc_enable(uint64_t *value);
 
-/* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency and APIC id. */
+/* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency, APIC id, boot and mode. */
 void cpu_identify(struct cpu_info *out);
 
 #endif

@@ -17,7 +17,7 @@
 
 #if defined(__x86_64__)
 #define MODE_BITS		64
-#define MODE_NAME		"64-bit (IA-32e mode)"
+#define MODE_NAME		"64-bit mode (IA-32e)"
 #define MODE_STACK_REG		"%%rsp"		/* for inline assembly */
 #define MODE_OP_SUFFIX		"q"
 /* struct percpu offsets (percpu.h) that workloads.S reads through %gs */
@@ -27,7 +27,7 @@
 #define MODE_UNMAPPED_ADDR	0x00007ffffffff000
 #else
 #define MODE_BITS		32
-#define MODE_NAME		"32-bit (protected mode, PAE paging)"
+#define MODE_NAME		"32-bit protected mode with PAE paging"
 #define MODE_STACK_REG		"%%esp"
 #define MODE_OP_SUFFIX		"l"
 #define PERCPU_WL_RING0_RSP	116

@@ -7,8 +7,6 @@
 #include "arch/x86/arch.h"
 #include "arch/x86/mode.h"
 
-#define CR4_RESERVED_BIT	(1u << 31)
-
 /* The 32-bit start-up (trampoline32.S) writes no EFER: parts without EM64T have none. */
 uint64_t mode_ap_efer(void)
 {
@@ -18,15 +16,14 @@ uint64_t mode_ap_efer(void)
 void arch_raise_gp(void)
 {
 	/*
-	 * 32-bit mode has no non-canonical addresses; a MOV to CR4 that sets a
-	 * reserved bit raises #GP(0) (SDM Vol. 3A 2.5, "Control Registers":
-	 * reserved CR4 bits must be written as 0). Bit 31 is reserved on every
-	 * processor nbprof runs on.
+	 * 32-bit mode has no non-canonical addresses; loading SS with a null
+	 * selector raises #GP(0) instead (SDM Vol. 2B MOV, protected-mode
+	 * exceptions: "#GP(0) if attempt is made to load SS register with NULL
+	 * segment selector"). SS is unchanged when the load faults.
 	 */
-	__asm__ volatile("movl %%cr4, %%eax\n\t"
-			 "orl %0, %%eax\n\t"
-			 "movl %%eax, %%cr4"
-			 : : "i"(CR4_RESERVED_BIT) : "eax", "memory");
+	__asm__ volatile("xorl %%eax, %%eax\n\t"
+			 "movw %%ax, %%ss"
+			 : : : "eax", "memory");
 }
 
 /*

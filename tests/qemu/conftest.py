@@ -14,6 +14,13 @@ sig is the CPUID family/model/stepping, cfg the text of an nbprof.cfg put
 on the ESP. Images are made with tools/mkimage from build/BOOTX64.EFI
 (NBPROF_BUILD names another build directory).
 
+--nbprof-firmware=uefi-ia32 (or NBPROF_FIRMWARE=uefi-ia32) runs the same
+modules against the 32-bit kernel: the image also carries
+build/BOOTIA32.EFI, and QEMU boots it with OVMF ia32 and a CPU without
+long mode (tools/qemu.py FIRMWARES). Images and transcripts then carry the
+suffix -ia32. The fixture `firmware` names the configuration, for the few
+assertions that differ between the kernels (address widths).
+
 With --nbprof-serial=/dev/ttyUSB0 the same tests talk to a real machine
 (115200 8N1) instead; boot it after starting pytest. Tests that need
 QEMU itself (exit status, a second image) are skipped there.
@@ -123,6 +130,10 @@ class Console:
 def pytest_addoption(parser):
     parser.addoption("--nbprof-serial", metavar="DEV",
                      help="talk to a real machine on this serial port instead of QEMU")
+    parser.addoption("--nbprof-firmware", choices=sorted(qemu.FIRMWARES),
+                     default=os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE,
+                     help="boot configuration: uefi-x64 (64-bit kernel, default) or "
+                          "uefi-ia32 (32-bit kernel)")
 
 
 def pytest_configure(config):
@@ -137,14 +148,23 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
 
 
-def make_image(name, cfg=None):
-    """build/qemu-test/NAME.img from build/BOOTX64.EFI (and an nbprof.cfg text)."""
+def make_image(name, cfg=None, firmware=qemu.DEFAULT_FIRMWARE):
+    """build/qemu-test/NAME.img from build/BOOTX64.EFI (and an nbprof.cfg text).
+
+    Under uefi-ia32 build/BOOTIA32.EFI goes in as well (tools/mkimage --ia32).
+    """
     os.makedirs(WORK, exist_ok=True)
     efi = os.path.join(qemu.BUILD, "BOOTX64.EFI")
-    if not os.path.exists(efi):
-        pytest.fail("%s is missing: run make (or make qemu-test)" % efi)
+    efi32 = os.path.join(qemu.BUILD, "BOOTIA32.EFI")
+    need = [efi] + ([efi32] if firmware == "uefi-ia32" else [])
+    for f in need:
+        if not os.path.exists(f):
+            pytest.fail("%s is missing: run make (or make qemu-test)" % f)
     img = os.path.join(WORK, name + ".img")
-    argv = [os.path.join(REPO, "tools", "mkimage"), img, efi]
+    argv = [os.path.join(REPO, "tools", "mkimage")]
+    if firmware == "uefi-ia32":
+        argv += ["--ia32", efi32]
+    argv += [img, efi]
     if cfg is not None:
         cfg_path = os.path.join(WORK, name + ".cfg")
         with open(cfg_path, "w") as f:
@@ -154,16 +174,18 @@ def make_image(name, cfg=None):
     return img
 
 
-def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False, extra=()):
+def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False, extra=(),
+              firmware=qemu.DEFAULT_FIRMWARE):
     """Start QEMU on a fresh image; a Console that has not yet waited for anything.
 
     extra: more QEMU arguments, e.g. ("-smp", "2") for two cores without HT.
+    firmware: a tools/qemu.py FIRMWARES key (uefi-ia32: the 32-bit kernel).
     """
-    img = make_image(name, cfg)
-    code, template = qemu.find_firmware()
+    img = make_image(name, cfg, firmware)
+    code, template = qemu.find_firmware(firmware)
     varstore = qemu.make_vars(template)
-    argv = qemu.command(img, varstore, code, cpu=qemu.cpu_model(*sig), smp_ht=smp_ht,
-                        icount=icount, extra=extra)
+    argv = qemu.command(img, varstore, code, cpu=qemu.cpu_model(*sig, firmware=firmware),
+                        smp_ht=smp_ht, icount=icount, extra=extra, firmware=firmware)
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
                           dimensions=(50, 200), timeout=CMD_TIMEOUT)
     con = Console(child, name)
@@ -203,11 +225,23 @@ def settle(con, quiet=1.0):
     pytest.fail("%s: the batch commands did not finish within %d s" % (con.name, BOOT_TIMEOUT))
 
 
+def firmware_suffix(firmware):
+    """"" for the default configuration, else "-ia32" etc. for image and log names."""
+    return "" if firmware == qemu.DEFAULT_FIRMWARE else "-" + firmware.rpartition("-")[2]
+
+
+@pytest.fixture(scope="session")
+def firmware(request):
+    """The boot configuration the QEMU tests run against (--nbprof-firmware)."""
+    return request.config.getoption("--nbprof-firmware")
+
+
 @pytest.fixture(scope="module")
-def nb(request):
+def nb(request, firmware):
     """A booted machine at its first prompt, shared by the tests of one module."""
-    name = request.module.__name__.rpartition(".")[2]
+    name = request.module.__name__.rpartition(".")[2] + firmware_suffix(firmware)
     opts = dict(getattr(request.module, "BOOT", {}))
+    opts.setdefault("firmware", firmware)
     dev = request.config.getoption("--nbprof-serial")
     t0 = time.monotonic()
     con = open_serial(dev) if dev else boot_qemu(name, **opts)
