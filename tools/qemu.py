@@ -57,6 +57,13 @@ DEFAULT_FIRMWARE = "uefi-x64"
 QEMU = FIRMWARES[DEFAULT_FIRMWARE]["qemu"]
 
 
+def kernel_elf(firmware=DEFAULT_FIRMWARE):
+    """The linked kernel (ELF with symbols) that a firmware configuration boots."""
+    if firmware == "uefi-ia32":
+        return os.path.join(BUILD, "k32", "nbprof.so")
+    return os.path.join(BUILD, "nbprof.so")
+
+
 def cpu_model(family, model, stepping, vendor="GenuineIntel", firmware=DEFAULT_FIRMWARE):
     """The -cpu value for a given CPUID signature (no long mode under uefi-ia32)."""
     return "qemu64,vendor=%s,family=%d,model=%d,stepping=%d%s" % (

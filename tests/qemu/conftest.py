@@ -137,6 +137,9 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # Modules that read the kernel ELF at import time (test_record.py) see
+    # the configuration through the environment.
+    os.environ["NBPROF_FIRMWARE"] = config.getoption("--nbprof-firmware")
     config.addinivalue_line("markers", "qemu_only: needs QEMU itself, not a real serial line")
 
 

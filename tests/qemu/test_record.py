@@ -29,7 +29,7 @@ import pytest
 import qemu  # tools/, put on the path by conftest.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ELF = os.path.join(qemu.BUILD, "nbprof.so")
+ELF = qemu.kernel_elf(os.environ.get("NBPROF_FIRMWARE", qemu.DEFAULT_FIRMWARE))
 DECODE = os.path.join(REPO, "tools", "nbprof-decode")
 WORK = os.path.join(qemu.BUILD, "qemu-test")
 
