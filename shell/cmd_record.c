@@ -868,7 +868,7 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 		.signature = ci.signature, .image_base = ksym_image_base(),
 		.text_start = ksym_text_start, .text_end = ksym_text_end,
 		.symtab_crc = dump_symtab_crc(ksym_table, ksym_count), .symtab_count = ksym_count,
-		.run_id = run->tsc_start,
+		.run_id = run->tsc_start, .ip_bits = MODE_BITS,
 	};
 }
 
