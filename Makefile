@@ -3,7 +3,7 @@
 #   make            build build/BOOTX64.EFI (x86-64) and build/BOOTIA32.EFI (ia32)
 #   make image      build/nbprof.img: GPT disk with a FAT ESP, ready for dd
 #   make run        boot it in QEMU with the serial shell on this terminal
-#   make check      host unit tests + QEMU tests, ends with a summary line
+#   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
 #   V=1             show full commands
 #
@@ -98,7 +98,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image run check host-test tool-test qemu-test qemu-test-ia32 check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI
 
 # --- kernel ------------------------------------------------------------------
@@ -238,6 +238,14 @@ check-deps:
 IMAGE       := $(B)/nbprof.img
 QEMU_FLAGS  ?=
 PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/qemu $(PYTEST_FLAGS)
+# The 32-bit kernel (OVMF ia32, a CPU without long mode) runs a representative
+# subset in `make check`: the shell, exact instruction counts, counting,
+# sampling and Hyper-Threading. `make qemu-test-ia32 IA32_TESTS=` runs them all.
+IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_ht
+PYTEST_IA32 := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
+               --nbprof-firmware=uefi-ia32 \
+               $(if $(strip $(IA32_TESTS)),$(patsubst %,tests/qemu/%.py,$(IA32_TESTS)),tests/qemu) \
+               $(PYTEST_FLAGS)
 
 $(B)/image.cfg: FORCE
 	@mkdir -p $(@D)
@@ -254,19 +262,24 @@ image: $(IMAGE)
 run: $(IMAGE) | deps-run
 	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
 
-# The QEMU tests make their own images from build/BOOTX64.EFI.
+# The QEMU tests make their own images from build/BOOTX64.EFI (and BOOTIA32.EFI).
 qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 	$(Q)$(PYTEST)
 
+qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/mkimage | deps-check
+	$(Q)$(PYTEST_IA32)
+
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(B)/BOOTX64.EFI check-deps | deps-check
-	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
+check: $(HOST_TESTS) $(DUMPGEN) $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI check-deps | deps-check
+	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts; \
+	h=0; t=0; q=0; i=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
+	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
-		qemu:$$q:$(B)/qemu.counts
+		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).
