@@ -278,7 +278,7 @@ def test_script_folds_like_stackcollapse(nb):
             assert set(names[:k]) == {"wl_calls_level"} and k <= depth + 1, names
 
 
-def test_dump_round_trip_and_corruption(nb):
+def test_dump_round_trip_and_corruption(nb, firmware):
     out = record(nb, "-g --throttle 100 -e instr_retired -c 37 calls 2 40")
     stored = summary(out)["stored"]
     script = nb.cmd("script", timeout=60)
@@ -288,6 +288,8 @@ def test_dump_round_trip_and_corruption(nb):
     r = decode(nb, "dump.log", dump, "--script", "-")
     assert r.returncode == 0, r.stderr
     assert "not the recording kernel" not in r.stderr, "%s does not match the booted image" % ELF
+    # The header says how wide the kernel's IPs are (dump format 2).
+    assert "%d-bit IPs" % (32 if firmware == "uefi-ia32" else 64) in r.stderr, r.stderr
     assert r.stdout.rstrip("\n") == script.rstrip("\n")
     assert len(parse_script(r.stdout)) == stored
     bad = lines[len(lines) // 2]

@@ -100,9 +100,10 @@ def one_machine(request):
         con.stop()
 
 
-def boot_other(name, extra):
+def boot_other(name, extra, firmware):
     """Boot another machine, return (boot log, `cpu` output, `cpu selftest` output)."""
-    con = conftest.boot_qemu(name, extra=extra)
+    name += conftest.firmware_suffix(firmware)
+    con = conftest.boot_qemu(name, extra=extra, firmware=firmware)
     try:
         con.expect_exact(conftest.READY, conftest.BOOT_TIMEOUT)
         con.expect_exact(conftest.PROMPT, conftest.CMD_TIMEOUT)
@@ -117,8 +118,8 @@ def boot_other(name, extra):
 
 # These two come last: they stop the module's machine.
 @pytest.mark.qemu_only
-def test_single_lp_degrades_cleanly(one_machine):
-    log, cpu, selftest = boot_other("test_smp_single", ())
+def test_single_lp_degrades_cleanly(one_machine, firmware):
+    log, cpu, selftest = boot_other("test_smp_single", (), firmware)
     msg = "1 logical processor; no Hyper-Threading sibling in this topology"
     assert msg in log and msg in cpu and msg in selftest
     rows = lp_rows(cpu)
@@ -127,8 +128,8 @@ def test_single_lp_degrades_cleanly(one_machine):
 
 
 @pytest.mark.qemu_only
-def test_two_cores_are_not_siblings(one_machine):
-    log, cpu, selftest = boot_other("test_smp_cores", ("-smp", "2"))
+def test_two_cores_are_not_siblings(one_machine, firmware):
+    log, cpu, selftest = boot_other("test_smp_cores", ("-smp", "2"), firmware)
     assert re.search(r"^cores\s+2 per package, 1 thread per core$", cpu, re.M), cpu
     rows = lp_rows(cpu)
     assert sorted(rows) == [0, 1], cpu
