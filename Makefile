@@ -1,7 +1,8 @@
 # nbprof - bare-metal profiling kernel for Intel NetBurst.
 #
 #   make            build build/BOOTX64.EFI (x86-64) and build/BOOTIA32.EFI (ia32)
-#   make image      build/nbprof.img: GPT disk with a FAT ESP, ready for dd
+#   make image      build/nbprof.img: GPT disk with a FAT ESP (both kernels) and GRUB for
+#                   legacy BIOS (the 32-bit kernel as a Multiboot ELF), ready for dd
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
@@ -26,6 +27,9 @@ EFI_LIBDIR32 := /usr/lib32
 # --- sources -----------------------------------------------------------------
 # Explicit lists: a new file is added here on purpose.
 BOOT_SRCS   := boot/efi_main.c
+# The ia32 kernel's other start: GRUB (i386-pc) from a legacy BIOS, Multiboot.
+BOOT_MB_SRCS := boot/multiboot.c
+BOOT_MB_ASM  := boot/multiboot_entry.S
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
                shell/stat_opts.c
@@ -92,6 +96,8 @@ K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_MODE6
           $(patsubst %.S,$(B)/k/%.o,$(ARCH_ASM))
 K32_OBJS := $(patsubst %.c,$(B)/k32/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_MODE32)) \
           $(patsubst %.S,$(B)/k32/%.o,$(ARCH_ASM32))
+K32MB_OBJS := $(filter-out $(patsubst %.c,$(B)/k32/%.o,$(BOOT_SRCS)),$(K32_OBJS)) \
+          $(patsubst %.c,$(B)/k32/%.o,$(BOOT_MB_SRCS)) $(patsubst %.S,$(B)/k32/%.o,$(BOOT_MB_ASM))
 H_OBJS := $(patsubst %.c,$(B)/h/%.o,$(PORTABLE_SRCS))
 H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # Test support objects are built through a pattern rule; keep make from deleting
@@ -99,7 +105,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 .SECONDARY: $(H_SUPPORT_OBJS)
 
 .PHONY: all image run check host-test tool-test qemu-test qemu-test-ia32 check-deps bench clean deps-build deps-run deps-check deps-image FORCE
-all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI
+all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
 $(B)/k/boot/%.o: boot/%.c | deps-build
@@ -188,6 +194,20 @@ $(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
 	$(Q)objcopy $(EFI_SECTIONS) --target efi-app-ia32 --subsystem=10 $< $@
 
+# The same ia32 objects as a Multiboot ELF for GRUB on a legacy BIOS.
+K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
+
+$(B)/k32/mb-pass1.elf: $(K32MB_OBJS) $(B)/k32/syms-empty.o linker-multiboot.ld
+	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/syms-empty.o -o $@ $(K32_LIBGCC)
+
+$(B)/k32/mb-syms.c: $(B)/k32/mb-pass1.elf tools/gensyms
+	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+
+$(B)/nbprof32.elf: $(K32MB_OBJS) $(B)/k32/mb-syms.o linker-multiboot.ld
+	$(if $(V),,@echo "  LD32    $@")
+	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/mb-syms.o -o $@ $(K32_LIBGCC)
+	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k32/mb-syms.c
+
 # --- host tests --------------------------------------------------------------
 $(B)/h/%.o: %.c | deps-check
 	@mkdir -p $(@D)
@@ -221,7 +241,7 @@ tool-test: $(DUMPGEN) | deps-check
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
-UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) \
+UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
               $(HOST_TEST_SUPPORT), \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
@@ -252,9 +272,11 @@ $(B)/image.cfg: FORCE
 	$(Q)$(if $(CFG),cat "$(CFG)",true) > $@.new && \
 		{ cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/image.cfg tools/mkimage | deps-image
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg tools/mkimage \
+		| deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
-	$(Q)tools/mkimage --ia32 $(B)/BOOTIA32.EFI $@ $(B)/BOOTX64.EFI $(if $(CFG),$(B)/image.cfg)
+	$(Q)tools/mkimage --ia32 $(B)/BOOTIA32.EFI --bios $(B)/nbprof32.elf $@ $(B)/BOOTX64.EFI \
+		$(if $(CFG),$(B)/image.cfg)
 
 image: $(IMAGE)
 

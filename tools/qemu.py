@@ -13,12 +13,15 @@ NetBurst signature (CPUID.1 EAX = 0F41H: family 0FH, model 4, stepping 1;
 vendor GenuineIntel) because nbprof's CPU detection keys on it.
 
 --firmware picks what boots the image (FIRMWARES below): uefi-x64 (the
-default: OVMF, BOOTX64.EFI, the 64-bit kernel) or uefi-ia32 (Debian's
-ovmf-ia32 in qemu-system-i386, BOOTIA32.EFI, the 32-bit kernel). ovmf-ia32
+default: OVMF, BOOTX64.EFI, the 64-bit kernel), uefi-ia32 (Debian's
+ovmf-ia32 in qemu-system-i386, BOOTIA32.EFI, the 32-bit kernel) or bios
+(SeaBIOS, QEMU's own firmware, boots the image as a disk: GRUB i386-pc
+from the MBR and the BIOS boot partition loads boot/nbprof32.elf, the
+32-bit kernel, with Multiboot; tools/mkimage --bios). ovmf-ia32
 ships only the Secure Boot build, which needs SMM and a secure pflash; its
 variable store is empty, so Secure Boot is off and the unsigned image runs
-(uefi-qemu-notes section 7). Under uefi-ia32 the CPU has no long mode
-(-lm), like every NetBurst part without EM64T.
+(uefi-qemu-notes section 7). Under uefi-ia32 and bios the CPU has no long
+mode (-lm), like every NetBurst part without EM64T.
 isa-debug-exit at port 0xf4 lets the guest end the run: a write of V makes
 QEMU exit with status (V << 1) | 1.
 """
@@ -52,6 +55,11 @@ FIRMWARES = {
         "extra": ["-global", "driver=cfi.pflash01,property=secure,value=on"],
         "package": "ovmf-ia32", "cpu_flags": ",-lm,-syscall",
     },
+    "bios": {
+        "qemu": "qemu-system-i386", "code": None, "vars": None,
+        "machine": "q35,sata=off,smbus=off", "extra": [], "package": "qemu-system-data",
+        "cpu_flags": ",-lm,-syscall",
+    },
 }
 DEFAULT_FIRMWARE = "uefi-x64"
 QEMU = FIRMWARES[DEFAULT_FIRMWARE]["qemu"]
@@ -61,6 +69,8 @@ def kernel_elf(firmware=DEFAULT_FIRMWARE):
     """The linked kernel (ELF with symbols) that a firmware configuration boots."""
     if firmware == "uefi-ia32":
         return os.path.join(BUILD, "k32", "nbprof.so")
+    if firmware == "bios":
+        return os.path.join(BUILD, "nbprof32.elf")
     return os.path.join(BUILD, "nbprof.so")
 
 
@@ -71,8 +81,13 @@ def cpu_model(family, model, stepping, vendor="GenuineIntel", firmware=DEFAULT_F
 
 
 def find_firmware(firmware=DEFAULT_FIRMWARE):
-    """(code, vars template) of that firmware's 4 MiB OVMF build, or SystemExit."""
+    """(code, vars template) of that firmware's 4 MiB OVMF build, or SystemExit.
+
+    (None, None) for bios: SeaBIOS is built into QEMU and keeps no variables.
+    """
     fw = FIRMWARES[firmware]
+    if fw["code"] is None:
+        return None, None
     for d in OVMF_DIRS:
         code, varstore = os.path.join(d, fw["code"]), os.path.join(d, fw["vars"])
         if os.path.exists(code) and os.path.exists(varstore):
@@ -82,7 +97,9 @@ def find_firmware(firmware=DEFAULT_FIRMWARE):
 
 
 def make_vars(template):
-    """A private copy of the OVMF variable store for one run, under build/."""
+    """A private copy of the OVMF variable store for one run, under build/ (None: none)."""
+    if template is None:
+        return None
     d = os.path.join(BUILD, "qemu")
     os.makedirs(d, exist_ok=True)
     fd, path = tempfile.mkstemp(prefix="vars-", suffix=".fd", dir=d)
@@ -104,10 +121,11 @@ def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=
     argv = [fw["qemu"],
             "-machine", fw["machine"], "-accel", "tcg"] + fw["extra"] + [
             "-cpu", cpu or cpu_model(*DEFAULT_SIG, firmware=firmware), "-m", str(mem),
-            "-nodefaults", "-nic", "none", "-display", "none", "-no-reboot",
-            "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
-            "-drive", "if=pflash,format=raw,unit=1,file=" + varstore,
-            "-drive", "if=none,id=disk0,format=raw,readonly=on,file=" + image,
+            "-nodefaults", "-nic", "none", "-display", "none", "-no-reboot"]
+    if code is not None:
+        argv += ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
+                 "-drive", "if=pflash,format=raw,unit=1,file=" + varstore]
+    argv += ["-drive", "if=none,id=disk0,format=raw,readonly=on,file=" + image,
             "-device", "virtio-blk-pci,drive=disk0",
             "-device", "isa-debug-exit,iobase=0x%x,iosize=0x04" % DEBUG_EXIT_PORT]
     if interactive:
@@ -165,7 +183,8 @@ def main():
     ap.add_argument("--cpu", help="full -cpu value (overrides --sig)")
     ap.add_argument("--firmware", choices=sorted(FIRMWARES), default=DEFAULT_FIRMWARE,
                     help="uefi-x64: OVMF, the 64-bit kernel (default); "
-                         "uefi-ia32: OVMF ia32, the 32-bit kernel, a CPU without long mode")
+                         "uefi-ia32: OVMF ia32, the 32-bit kernel, a CPU without long mode; "
+                         "bios: SeaBIOS and GRUB, the 32-bit kernel, a CPU without long mode")
     ap.add_argument("--smp-ht", action="store_true", help="one core, two hyper-threads")
     ap.add_argument("--icount", action="store_true", help="deterministic TSC (-icount shift=7)")
     ap.add_argument("--mem", type=int, default=256, help="guest RAM in MiB")
@@ -218,7 +237,8 @@ def main():
         if tty is not None:
             import termios
             termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, tty)
-        os.unlink(varstore)
+        if varstore:
+            os.unlink(varstore)
     print("\nqemu.py: exit status %s: %s" % ("-" if rc is None else rc, exit_meaning(rc)),
           file=sys.stderr)
     if rc is None:

@@ -1,7 +1,8 @@
 /*
  * bootinfo.h - the one structure that crosses from boot/ (UEFI) to the kernel.
  *
- * boot/efi_main.c fills it before and right after ExitBootServices and hands
+ * boot/efi_main.c fills it before and right after ExitBootServices (or
+ * boot/multiboot.c from what GRUB passes, ia32 kernel only) and hands
  * it to kmain(); after that nothing in the kernel calls or trusts firmware.
  * The memory map is converted to our own region types (enum boot_mem_type), with
  * adjacent regions of the same type merged. Physical addresses are identity
@@ -69,6 +70,13 @@ struct bootinfo {
 	uint32_t cfg_len;		/* bytes of nbprof.cfg, 0 if absent */
 	int32_t cfg_status;		/* 0, or why it could not be read (see boot_cfg_error) */
 	char cfg[BOOT_CFG_MAX];		/* raw file text, not terminated */
+	uint32_t boot_method;		/* enum boot_method */
+};
+
+/* How the kernel was started: by UEFI (boot/efi_main.c) or GRUB (boot/multiboot.c). */
+enum boot_method {
+	BOOT_METHOD_UEFI,
+	BOOT_METHOD_MULTIBOOT,
 };
 
 /* cfg_status values */

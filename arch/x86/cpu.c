@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "arch/x86/arch.h"
+#include "arch/x86/bootinfo.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuid.h"
 #include "arch/x86/lapic.h"
@@ -70,6 +71,8 @@ void arch_raise_bp(void)
 	__asm__ volatile("int3" : : : "memory");
 }
 
+static const char *booted_by;
+
 void cpu_identify(struct cpu_info *out)
 {
 	struct cpuid_raw raw;
@@ -82,12 +85,20 @@ void cpu_identify(struct cpu_info *out)
 	out->tsc_hz = timer_tsc_hz();
 	out->lapic_ok = lapic_present();
 	out->lapic_id = out->lapic_ok ? lapic_id() : 0;
-	/*
-	 * UEFI is the only way in so far (boot/efi_main.c), and UEFI firmware
-	 * starts only applications of its own width: the kernel's mode says
-	 * which firmware booted it.
-	 */
-	out->booted_by = MODE_IS_64 ? "UEFI x64 (EFI/BOOT/BOOTX64.EFI)"
-				    : "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI)";
+	out->booted_by = booted_by;
 	out->kernel_mode = MODE_NAME;
+}
+
+/*
+ * UEFI firmware starts only applications of its own width, so under UEFI
+ * the kernel's mode says which firmware booted it; GRUB from a BIOS starts
+ * the ia32 kernel's Multiboot build.
+ */
+void cpu_set_boot_method(uint32_t method)
+{
+	if (method == BOOT_METHOD_MULTIBOOT)
+		booted_by = "legacy BIOS (GRUB i386-pc, Multiboot, /boot/nbprof32.elf)";
+	else
+		booted_by = MODE_IS_64 ? "UEFI x64 (EFI/BOOT/BOOTX64.EFI)"
+				       : "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI)";
 }

@@ -17,8 +17,9 @@ on the ESP. Images are made with tools/mkimage from build/BOOTX64.EFI
 --nbprof-firmware=uefi-ia32 (or NBPROF_FIRMWARE=uefi-ia32) runs the same
 modules against the 32-bit kernel: the image also carries
 build/BOOTIA32.EFI, and QEMU boots it with OVMF ia32 and a CPU without
-long mode (tools/qemu.py FIRMWARES). Images and transcripts then carry the
-suffix -ia32. The fixture `firmware` names the configuration, for the few
+long mode (tools/qemu.py FIRMWARES). --nbprof-firmware=bios boots the
+32-bit kernel from SeaBIOS through GRUB (build/nbprof32.elf, Multiboot).
+Images and transcripts then carry the suffix -ia32 or -bios. The fixture `firmware` names the configuration, for the few
 assertions that differ between the kernels (address widths).
 
 With --nbprof-serial=/dev/ttyUSB0 the same tests talk to a real machine
@@ -154,20 +155,19 @@ def pytest_collection_modifyitems(config, items):
 def make_image(name, cfg=None, firmware=qemu.DEFAULT_FIRMWARE):
     """build/qemu-test/NAME.img from build/BOOTX64.EFI (and an nbprof.cfg text).
 
-    Under uefi-ia32 build/BOOTIA32.EFI goes in as well (tools/mkimage --ia32).
+    Under uefi-ia32 build/BOOTIA32.EFI goes in as well (tools/mkimage --ia32),
+    under bios GRUB and build/nbprof32.elf (--bios).
     """
     os.makedirs(WORK, exist_ok=True)
     efi = os.path.join(qemu.BUILD, "BOOTX64.EFI")
     efi32 = os.path.join(qemu.BUILD, "BOOTIA32.EFI")
-    need = [efi] + ([efi32] if firmware == "uefi-ia32" else [])
-    for f in need:
+    elf32 = os.path.join(qemu.BUILD, "nbprof32.elf")
+    extra = {"uefi-ia32": ["--ia32", efi32], "bios": ["--bios", elf32]}.get(firmware, [])
+    for f in [efi] + extra[1:]:
         if not os.path.exists(f):
             pytest.fail("%s is missing: run make (or make qemu-test)" % f)
     img = os.path.join(WORK, name + ".img")
-    argv = [os.path.join(REPO, "tools", "mkimage")]
-    if firmware == "uefi-ia32":
-        argv += ["--ia32", efi32]
-    argv += [img, efi]
+    argv = [os.path.join(REPO, "tools", "mkimage")] + extra + [img, efi]
     if cfg is not None:
         cfg_path = os.path.join(WORK, name + ".cfg")
         with open(cfg_path, "w") as f:
@@ -226,6 +226,11 @@ def settle(con, quiet=1.0):
             pytest.fail("%s: the machine stopped (QEMU status %s) during the batch commands"
                         % (con.name, con.rc))
     pytest.fail("%s: the batch commands did not finish within %d s" % (con.name, BOOT_TIMEOUT))
+
+
+def kernel_bits(firmware):
+    """64 for the x86-64 kernel (uefi-x64), 32 for the ia32 kernel (uefi-ia32, bios)."""
+    return 64 if firmware == "uefi-x64" else 32
 
 
 def firmware_suffix(firmware):

@@ -26,6 +26,7 @@ import re
 import subprocess
 
 import pytest
+import conftest
 import qemu  # tools/, put on the path by conftest.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -289,7 +290,7 @@ def test_dump_round_trip_and_corruption(nb, firmware):
     assert r.returncode == 0, r.stderr
     assert "not the recording kernel" not in r.stderr, "%s does not match the booted image" % ELF
     # The header says how wide the kernel's IPs are (dump format 2).
-    assert "%d-bit IPs" % (32 if firmware == "uefi-ia32" else 64) in r.stderr, r.stderr
+    assert "%d-bit IPs" % conftest.kernel_bits(firmware) in r.stderr, r.stderr
     assert r.stdout.rstrip("\n") == script.rstrip("\n")
     assert len(parse_script(r.stdout)) == stored
     bad = lines[len(lines) // 2]

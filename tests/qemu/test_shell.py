@@ -15,6 +15,8 @@ import re
 
 import pytest
 
+import conftest
+
 BUILTINS = ("help", "cpu", "mem", "msr", "fault", "reboot", "poweroff")
 
 
@@ -80,6 +82,11 @@ def test_cpu_shows_netburst_signature(nb, firmware):
     if firmware == "uefi-ia32":                   # qemu64 with -lm: no long mode
         assert field(out, "EM64T") == "no"
         assert field(out, "boot") == ("UEFI ia32 (EFI/BOOT/BOOTIA32.EFI); nbprof runs in "
+                                      "32-bit protected mode with PAE paging")
+    elif firmware == "bios":                      # SeaBIOS, GRUB, the Multiboot ELF
+        assert field(out, "EM64T") == "no"
+        assert field(out, "boot") == ("legacy BIOS (GRUB i386-pc, Multiboot, "
+                                      "/boot/nbprof32.elf); nbprof runs in "
                                       "32-bit protected mode with PAE paging")
     else:
         assert field(out, "EM64T") == "yes"      # qemu64 reports long mode
@@ -237,7 +244,7 @@ def test_fault_reported_and_recovered(nb, firmware, kind, mnemonic, vector, name
     # RCX (64-bit) or loads SS with the null selector in EAX (32-bit); #PF
     # reads the unmapped 00007FFFFFFFF000H (64-bit) or FF0H in page 0
     # (32-bit), which CR2 must name; #DE divides EDX:EAX = 0:1 by ECX = 0.
-    ia32 = firmware == "uefi-ia32"
+    ia32 = conftest.kernel_bits(firmware) == 32
     if kind == "gp":
         if ia32:
             assert int(regs["RAX"], 16) == 0 and int(regs["SS"], 16) == 0x10

@@ -1,0 +1,244 @@
+/*
+ * multiboot.c - the ia32 kernel's start from a legacy BIOS: GRUB (i386-pc)
+ * loads nbprof32.elf with the Multiboot protocol and jumps to
+ * multiboot_entry.S, which calls multiboot_main().
+ *
+ * What boot/efi_main.c gets from UEFI comes from elsewhere here:
+ *  - the memory map from the Multiboot information (Multiboot 0.6.96
+ *    section 3.3, flags bit 6: mmap_addr/mmap_length, entries of size,
+ *    base, length, type with type 1 = RAM, 3 = ACPI reclaimable, 4 = ACPI
+ *    NVS); the kernel image [__image_start, __image_end) is cut out of the
+ *    free RAM and listed as loader memory;
+ *  - the ACPI RSDP by the BIOS-area scan (ACPI 6.x 5.2.5.1): the first KiB
+ *    of the EBDA (segment at 40EH), then E0000H-FFFFFH, on 16-byte
+ *    boundaries, "RSD PTR " with a valid checksum over its first 20 bytes;
+ *  - nbprof.cfg as the first Multiboot module (flags bit 3), copied whole;
+ *  - stacks from the image's own .bss; the sibling's start-up page is the
+ *    highest free page below 9F000H (conventional memory, under the EBDA).
+ *
+ * Nothing here calls the BIOS: GRUB has left real mode for good.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arch/x86/arch.h"
+#include "arch/x86/bootinfo.h"
+#include "lib/string.h"
+
+#define MB_BOOTLOADER_MAGIC	0x2badb002u
+#define MB_INFO_MODS		(1u << 3)
+#define MB_INFO_MMAP		(1u << 6)
+#define MB_MMAP_RAM		1
+#define MB_MMAP_ACPI		3
+#define MB_MMAP_NVS		4
+
+#define LOW_PAGE_LIMIT		0x9f000u	/* below the EBDA on every PC */
+#define PAGE			0x1000u
+#define EBDA_SEG_PTR		0x40e
+#define BIOS_ROM_START		0xe0000u
+#define BIOS_ROM_END		0x100000u
+#define RSDP_CHECKSUM_LEN	20
+
+struct mb_info {
+	uint32_t flags;
+	uint32_t mem_lower, mem_upper;
+	uint32_t boot_device;
+	uint32_t cmdline;
+	uint32_t mods_count, mods_addr;
+	uint32_t syms[4];
+	uint32_t mmap_length, mmap_addr;
+} __attribute__((packed));
+
+struct mb_mmap {
+	uint32_t size;		/* of the rest of the entry */
+	uint64_t base, length;
+	uint32_t type;
+} __attribute__((packed));
+
+struct mb_module {
+	uint32_t start, end;
+	uint32_t string, reserved;
+} __attribute__((packed));
+
+void multiboot_main(uint32_t magic, const struct mb_info *mbi) __attribute__((noreturn));
+
+extern char __image_start[] __attribute__((visibility("hidden")));
+extern char __image_end[] __attribute__((visibility("hidden")));
+
+static struct bootinfo bootinfo;
+static uint8_t boot_stack[BOOT_STACK_SIZE] __attribute__((aligned(4096)));
+static uint8_t boot_ist[BOOT_NIST][BOOT_IST_SIZE] __attribute__((aligned(4096)));
+
+static enum boot_mem_type mb_type(uint32_t type)
+{
+	switch (type) {
+	case MB_MMAP_RAM:	return BMEM_FREE;
+	case MB_MMAP_ACPI:	return BMEM_ACPI;
+	case MB_MMAP_NVS:	return BMEM_ACPI_NVS;
+	default:		return BMEM_RESERVED;
+	}
+}
+
+/* Append a region (the map is sorted afterwards); full lists drop the rest. */
+static void mb_add(struct bootinfo *bi, uint64_t base, uint64_t size, enum boot_mem_type type)
+{
+	if (size == 0 || bi->nregions == BOOT_MAX_REGIONS)
+		return;
+	bi->regions[bi->nregions++] = (struct boot_region){ base, size, type, 0 };
+}
+
+/* A RAM entry, minus the kernel image [lo, hi), which becomes loader memory. */
+static void mb_add_ram(struct bootinfo *bi, uint64_t base, uint64_t end, uint64_t lo, uint64_t hi)
+{
+	if (end <= lo || base >= hi) {
+		mb_add(bi, base, end - base, BMEM_FREE);
+		return;
+	}
+	if (base < lo)
+		mb_add(bi, base, lo - base, BMEM_FREE);
+	if (end > hi)
+		mb_add(bi, hi, end - hi, BMEM_FREE);
+}
+
+static void mb_sort(struct bootinfo *bi)
+{
+	for (uint32_t i = 1; i < bi->nregions; i++) {
+		struct boot_region r = bi->regions[i];
+		uint32_t j = i;
+
+		for (; j > 0 && bi->regions[j - 1].base > r.base; j--)
+			bi->regions[j] = bi->regions[j - 1];
+		bi->regions[j] = r;
+	}
+}
+
+static void mb_memory_map(struct bootinfo *bi, const struct mb_info *mbi)
+{
+	uint64_t lo = (uintptr_t)__image_start & ~(uint64_t)(PAGE - 1);
+	uint64_t hi = ((uintptr_t)__image_end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	uintptr_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
+
+	while (p + sizeof(struct mb_mmap) <= end) {
+		const struct mb_mmap *e = (const struct mb_mmap *)p;
+		uint64_t base = e->base, top = e->base + e->length;
+
+		bi->efi_map_entries++;
+		if (e->type == MB_MMAP_RAM) {
+			/* whole pages only, as the allocator expects */
+			base = (base + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+			top &= ~(uint64_t)(PAGE - 1);
+			if (top > base)
+				mb_add_ram(bi, base, top, lo, hi);
+		} else {
+			mb_add(bi, base, e->length, mb_type(e->type));
+		}
+		p += e->size + sizeof(e->size);
+	}
+	mb_add(bi, lo, hi - lo, BMEM_LOADER);
+	mb_sort(bi);
+}
+
+/* The highest free page below LOW_PAGE_LIMIT, for the sibling's start-up code. */
+static uint64_t mb_low_page(const struct bootinfo *bi)
+{
+	uint64_t best = 0;
+
+	for (uint32_t i = 0; i < bi->nregions; i++) {
+		const struct boot_region *r = &bi->regions[i];
+		uint64_t top = r->base + r->size;
+
+		if (r->type != BMEM_FREE || r->base >= LOW_PAGE_LIMIT)
+			continue;
+		if (top > LOW_PAGE_LIMIT)
+			top = LOW_PAGE_LIMIT;
+		top &= ~(uint64_t)(PAGE - 1);
+		/* page 0 holds the real-mode IVT; never the start-up page */
+		if (top >= r->base + PAGE && top - PAGE > best && top - PAGE >= PAGE)
+			best = top - PAGE;
+	}
+	return best;
+}
+
+static bool mb_rsdp_ok(const uint8_t *p)
+{
+	uint8_t sum = 0;
+
+	if (memcmp(p, "RSD PTR ", 8) != 0)
+		return false;
+	for (unsigned i = 0; i < RSDP_CHECKSUM_LEN; i++)
+		sum += p[i];
+	return sum == 0;
+}
+
+static uint64_t mb_scan_rsdp(uintptr_t start, uintptr_t end)
+{
+	for (uintptr_t a = start & ~(uintptr_t)15; a + RSDP_CHECKSUM_LEN <= end; a += 16)
+		if (mb_rsdp_ok((const uint8_t *)a))
+			return a;
+	return 0;
+}
+
+/* A 16-bit word of the BIOS data area (low addresses GCC would take for a NULL offset). */
+static uint16_t mb_bda_word(uintptr_t addr)
+{
+	const volatile uint16_t *p;
+
+	__asm__("" : "=r"(p) : "0"(addr));
+	return *p;
+}
+
+static void mb_find_rsdp(struct bootinfo *bi)
+{
+	uintptr_t ebda = (uintptr_t)mb_bda_word(EBDA_SEG_PTR) << 4;
+	uint64_t rsdp = 0;
+
+	if (ebda >= 0x80000 && ebda < 0xa0000)
+		rsdp = mb_scan_rsdp(ebda, ebda + 1024);
+	if (!rsdp)
+		rsdp = mb_scan_rsdp(BIOS_ROM_START, BIOS_ROM_END);
+	bi->rsdp = rsdp;
+	/* RSDP byte 15: revision, 2 or more with an XSDT (ACPI 6.x Table 5.3) */
+	bi->rsdp_revision = rsdp && ((const uint8_t *)(uintptr_t)rsdp)[15] >= 2 ? 2 : 0;
+}
+
+static void mb_read_cfg(struct bootinfo *bi, const struct mb_info *mbi)
+{
+	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mbi->mods_addr;
+	uint32_t len;
+
+	bi->cfg_status = BOOT_CFG_ABSENT;
+	if (!(mbi->flags & MB_INFO_MODS) || mbi->mods_count == 0 || m->end < m->start)
+		return;
+	len = m->end - m->start;
+	if (len > BOOT_CFG_MAX) {
+		bi->cfg_status = BOOT_CFG_TOO_BIG;
+		return;
+	}
+	memcpy(bi->cfg, (const void *)(uintptr_t)m->start, len);
+	bi->cfg_len = len;
+	bi->cfg_status = BOOT_CFG_OK;
+}
+
+static void mb_enter_kernel(void *arg)
+{
+	kmain(arg);
+}
+
+void multiboot_main(uint32_t magic, const struct mb_info *mbi)
+{
+	struct bootinfo *bi = &bootinfo;
+
+	if (magic != MB_BOOTLOADER_MAGIC || !(mbi->flags & MB_INFO_MMAP))
+		arch_halt();	/* not started by a Multiboot loader with a memory map */
+	bi->boot_method = BOOT_METHOD_MULTIBOOT;
+	bi->image_base = 0;	/* linked where it runs: link addresses are addresses */
+	bi->image_size = (uintptr_t)__image_end - (uintptr_t)__image_start;
+	bi->stack_base = (uintptr_t)boot_stack;
+	for (int i = 0; i < BOOT_NIST; i++)
+		bi->ist_base[i] = (uintptr_t)boot_ist[i];
+	mb_read_cfg(bi, mbi);	/* before the module's memory counts as free */
+	mb_memory_map(bi, mbi);
+	bi->low_page = mb_low_page(bi);
+	mb_find_rsdp(bi);
+	arch_call_on_stack(bi->stack_base + BOOT_STACK_SIZE, mb_enter_kernel, bi);
+}
