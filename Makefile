@@ -104,7 +104,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test qemu-test qemu-test-ia32 check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image run check host-test tool-test qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -258,14 +258,18 @@ check-deps:
 IMAGE       := $(B)/nbprof.img
 QEMU_FLAGS  ?=
 PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/qemu $(PYTEST_FLAGS)
-# The 32-bit kernel (OVMF ia32, a CPU without long mode) runs a representative
-# subset in `make check`: the shell, exact instruction counts, counting,
-# sampling and Hyper-Threading. `make qemu-test-ia32 IA32_TESTS=` runs them all.
-IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_ht
-PYTEST_IA32 := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
-               --nbprof-firmware=uefi-ia32 \
-               $(if $(strip $(IA32_TESTS)),$(patsubst %,tests/qemu/%.py,$(IA32_TESTS)),tests/qemu) \
-               $(PYTEST_FLAGS)
+# The 32-bit kernel runs representative subsets in `make check`: under OVMF
+# ia32 the shell, exact instruction counts, counting and sampling; booted by
+# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. A CPU
+# without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or
+# qemu-test-bios BIOS_TESTS=) runs every module.
+IA32_TESTS  ?= test_shell test_workloads test_stat test_record
+BIOS_TESTS  ?= test_shell test_workloads test_record test_ht
+qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
+               --nbprof-firmware=$(1) \
+               $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
+PYTEST_IA32 := $(call qemu_subset,uefi-ia32,$(IA32_TESTS))
+PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
 
 $(B)/image.cfg: FORCE
 	@mkdir -p $(@D)
@@ -291,17 +295,24 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/mkimage | deps-check
 	$(Q)$(PYTEST_IA32)
 
+qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+	$(Q)$(PYTEST_BIOS)
+
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI check-deps | deps-check
-	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts; \
-	h=0; t=0; q=0; i=0; \
+check: $(HOST_TESTS) $(DUMPGEN) $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps \
+		| deps-check
+	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
+		$(B)/qemu-bios.counts; \
+	h=0; t=0; q=0; i=0; b=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
 	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
+	NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
-		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts
+		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
+		qemu-bios:$$b:$(B)/qemu-bios.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).
