@@ -12,6 +12,10 @@
  *  - the ACPI RSDP by the BIOS-area scan (ACPI 6.x 5.2.5.1): the first KiB
  *    of the EBDA (segment at 40EH), then E0000H-FFFFFH, on 16-byte
  *    boundaries, "RSD PTR " with a valid checksum over its first 20 bytes;
+ *  - the MP configuration table (MultiProcessor Specification 1.4, 4.1) by
+ *    the same kind of scan for the floating pointer "_MP_": the first KiB of
+ *    the EBDA, the last KiB of base memory, F0000H-FFFFFH; arch/x86/smp.c
+ *    falls back on it to find the sibling when there is no ACPI MADT;
  *  - nbprof.cfg as the first Multiboot module (flags bit 3), copied whole;
  *  - stacks from the image's own .bss; the sibling's start-up page is the
  *    highest free page below 9F000H (conventional memory, under the EBDA).
@@ -38,6 +42,9 @@
 #define BIOS_ROM_START		0xe0000u
 #define BIOS_ROM_END		0x100000u
 #define RSDP_CHECKSUM_LEN	20
+#define MP_FP_LEN		16
+#define BASE_MEM_LAST_KIB	0x9fc00u
+#define BIOS_F_SEGMENT		0xf0000u
 
 struct mb_info {
 	uint32_t flags;
@@ -201,6 +208,46 @@ static void mb_find_rsdp(struct bootinfo *bi)
 	bi->rsdp_revision = rsdp && ((const uint8_t *)(uintptr_t)rsdp)[15] >= 2 ? 2 : 0;
 }
 
+/* The MP floating pointer at a: "_MP_", the table's address, length in 16-byte units, checksum. */
+static uint64_t mb_mp_config_at(uintptr_t a)
+{
+	const uint8_t *p = (const uint8_t *)a;
+	uint8_t sum = 0;
+	uint32_t table;
+
+	if (memcmp(p, "_MP_", 4) != 0 || p[8] != 1)
+		return 0;
+	for (unsigned i = 0; i < MP_FP_LEN; i++)
+		sum += p[i];
+	memcpy(&table, p + 4, sizeof(table));
+	return sum == 0 ? table : 0;
+}
+
+static uint64_t mb_scan_mp(uintptr_t start, uintptr_t end)
+{
+	for (uintptr_t a = start; a + MP_FP_LEN <= end; a += 16) {
+		uint64_t t = mb_mp_config_at(a);
+
+		if (t)
+			return t;
+	}
+	return 0;
+}
+
+static void mb_find_mp(struct bootinfo *bi)
+{
+	uintptr_t ebda = (uintptr_t)mb_bda_word(EBDA_SEG_PTR) << 4;
+	uint64_t t = 0;
+
+	if (ebda >= 0x80000 && ebda < 0xa0000)
+		t = mb_scan_mp(ebda, ebda + 1024);
+	if (!t)
+		t = mb_scan_mp(BASE_MEM_LAST_KIB, BASE_MEM_LAST_KIB + 1024);
+	if (!t)
+		t = mb_scan_mp(BIOS_F_SEGMENT, BIOS_ROM_END);
+	bi->mp_config = t;
+}
+
 static void mb_read_cfg(struct bootinfo *bi, const struct mb_info *mbi)
 {
 	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mbi->mods_addr;
@@ -240,5 +287,6 @@ void multiboot_main(uint32_t magic, const struct mb_info *mbi)
 	mb_memory_map(bi, mbi);
 	bi->low_page = mb_low_page(bi);
 	mb_find_rsdp(bi);
+	mb_find_mp(bi);
 	arch_call_on_stack(bi->stack_base + BOOT_STACK_SIZE, mb_enter_kernel, bi);
 }

@@ -109,17 +109,19 @@ def make_vars(template):
 
 
 def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=256,
-            interactive=False, gdb=False, extra=(), firmware=DEFAULT_FIRMWARE):
+            interactive=False, gdb=False, extra=(), firmware=DEFAULT_FIRMWARE, machine=None):
     """The QEMU argument vector for one run.
 
     interactive: serial and monitor multiplexed on stdio (Ctrl-A X quits,
     Ctrl-A C switches to the monitor); otherwise the serial port alone is
     on stdio and there is no monitor. In both cases Ctrl-C is passed to the
-    guest (signal=off) rather than killing QEMU.
+    guest (signal=off) rather than killing QEMU. firmware: a FIRMWARES key;
+    machine replaces its -machine value (e.g. "pc,acpi=off": a BIOS machine
+    without ACPI tables).
     """
     fw = FIRMWARES[firmware]
     argv = [fw["qemu"],
-            "-machine", fw["machine"], "-accel", "tcg"] + fw["extra"] + [
+            "-machine", machine or fw["machine"], "-accel", "tcg"] + fw["extra"] + [
             "-cpu", cpu or cpu_model(*DEFAULT_SIG, firmware=firmware), "-m", str(mem),
             "-nodefaults", "-nic", "none", "-display", "none", "-no-reboot"]
     if code is not None:

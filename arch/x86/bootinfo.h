@@ -71,6 +71,8 @@ struct bootinfo {
 	int32_t cfg_status;		/* 0, or why it could not be read (see boot_cfg_error) */
 	char cfg[BOOT_CFG_MAX];		/* raw file text, not terminated */
 	uint32_t boot_method;		/* enum boot_method */
+	uint32_t pad;
+	uint64_t mp_config;		/* MP configuration table ("PCMP"), 0 if none (BIOS only) */
 };
 
 /* How the kernel was started: by UEFI (boot/efi_main.c) or GRUB (boot/multiboot.c). */

@@ -178,7 +178,7 @@ def make_image(name, cfg=None, firmware=qemu.DEFAULT_FIRMWARE):
 
 
 def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False, extra=(),
-              firmware=qemu.DEFAULT_FIRMWARE):
+              firmware=qemu.DEFAULT_FIRMWARE, machine=None):
     """Start QEMU on a fresh image; a Console that has not yet waited for anything.
 
     extra: more QEMU arguments, e.g. ("-smp", "2") for two cores without HT.
@@ -188,7 +188,8 @@ def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False, 
     code, template = qemu.find_firmware(firmware)
     varstore = qemu.make_vars(template)
     argv = qemu.command(img, varstore, code, cpu=qemu.cpu_model(*sig, firmware=firmware),
-                        smp_ht=smp_ht, icount=icount, extra=extra, firmware=firmware)
+                        smp_ht=smp_ht, icount=icount, extra=extra, firmware=firmware,
+                        machine=machine)
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
                           dimensions=(50, 200), timeout=CMD_TIMEOUT)
     con = Console(child, name)
