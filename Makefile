@@ -264,7 +264,7 @@ PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q test
 # without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or
 # qemu-test-bios BIOS_TESTS=) runs every module.
 IA32_TESTS  ?= test_shell test_workloads test_stat test_record
-BIOS_TESTS  ?= test_shell test_workloads test_record test_ht
+BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse
 qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)

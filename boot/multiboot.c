@@ -20,6 +20,13 @@
  *  - stacks from the image's own .bss; the sibling's start-up page is the
  *    highest free page below 9F000H (conventional memory, under the EBDA).
  *
+ * Before any of that, mb_refuse() checks what the 32-bit kernel cannot do
+ * without - CPUID, a local APIC and PAE (CPUID.01H:EDX bits 9 and 6),
+ * MB_MIN_RAM of RAM above 1 MiB - and on a machine that lacks one prints
+ * why on COM1 and on the VGA text screen GRUB leaves behind (B8000H, 80x25)
+ * and halts, instead of faulting later. A CPU that is not a NetBurst part
+ * is not refused: the kernel says so and the shell still works.
+ *
  * Nothing here calls the BIOS: GRUB has left real mode for good.
  */
 #include <stdbool.h>
@@ -27,6 +34,8 @@
 
 #include "arch/x86/arch.h"
 #include "arch/x86/bootinfo.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/serial.h"
 #include "lib/string.h"
 
 #define MB_BOOTLOADER_MAGIC	0x2badb002u
@@ -35,6 +44,16 @@
 #define MB_MMAP_RAM		1
 #define MB_MMAP_ACPI		3
 #define MB_MMAP_NVS		4
+#define MB_MIN_RAM		(16u << 20)	/* kernel, page tables, stacks, sample store */
+
+#define CPUID_EDX_PAE		(1u << 6)
+#define CPUID_EDX_APIC		(1u << 9)
+#define EFLAGS_ID		(1u << 21)
+#define VGA_TEXT		0xb8000u
+#define VGA_COLS		80
+#define VGA_ROWS		25
+#define VGA_ATTR		0x4f00u		/* white on red */
+#define COM1			0x3f8
 
 #define LOW_PAGE_LIMIT		0x9f000u	/* below the EBDA on every PC */
 #define PAGE			0x1000u
@@ -266,6 +285,79 @@ static void mb_read_cfg(struct bootinfo *bi, const struct mb_info *mbi)
 	bi->cfg_status = BOOT_CFG_OK;
 }
 
+/* --- machines the kernel cannot serve --------------------------------------- */
+
+/* One line on COM1 and on the VGA text screen (row `row`). */
+static void mb_say(unsigned row, const char *msg)
+{
+	volatile uint16_t *vga = (volatile uint16_t *)(uintptr_t)VGA_TEXT + row * VGA_COLS;
+	unsigned i = 0;
+
+	for (const char *p = msg; *p; p++) {
+		serial_putc(*p);
+		if (i < VGA_COLS)
+			vga[i++] = VGA_ATTR | (uint8_t)*p;
+	}
+	serial_putc('\r');
+	serial_putc('\n');
+	while (i < VGA_COLS)
+		vga[i++] = VGA_ATTR | ' ';
+}
+
+/* CPUID exists when EFLAGS.ID can be toggled (SDM Vol. 1 20.1.1, ID flag). */
+static bool mb_has_cpuid(void)
+{
+	uint32_t a, b;
+
+	__asm__ volatile("pushfl\n\t"
+			 "pushfl\n\t"
+			 "popl %0\n\t"
+			 "movl %0, %1\n\t"
+			 "xorl %2, %0\n\t"
+			 "pushl %0\n\t"
+			 "popfl\n\t"
+			 "pushfl\n\t"
+			 "popl %0\n\t"
+			 "popfl"
+			 : "=&r"(a), "=&r"(b) : "i"(EFLAGS_ID) : "cc");
+	return ((a ^ b) & EFLAGS_ID) != 0;
+}
+
+static uint64_t mb_free_ram(const struct bootinfo *bi)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < bi->nregions; i++)
+		if (bi->regions[i].type == BMEM_FREE && bi->regions[i].base >= 0x100000)
+			n += bi->regions[i].size;
+	return n;
+}
+
+/* Why this machine cannot run the kernel, or NULL. */
+static const char *mb_refuse(const struct bootinfo *bi)
+{
+	uint32_t edx;
+
+	if (!mb_has_cpuid())
+		return "no CPUID instruction: not a Pentium 4 or later";
+	edx = cpuid_count(1, 0).edx;
+	if (!(edx & CPUID_EDX_APIC))
+		return "no local APIC (CPUID.01H:EDX.APIC = 0): nbprof needs one for its interrupts";
+	if (!(edx & CPUID_EDX_PAE))
+		return "no PAE (CPUID.01H:EDX.PAE = 0): the 32-bit kernel pages with PAE";
+	if (mb_free_ram(bi) < MB_MIN_RAM)
+		return "less than 16 MiB of free RAM above 1 MiB";
+	return NULL;
+}
+
+static void __attribute__((noreturn)) mb_stop(unsigned row, const char *why)
+{
+	mb_say(row, "nbprof cannot run on this machine:");
+	mb_say(row + 1, why);
+	mb_say(row + 2, "halted.");
+	arch_halt();
+}
+
 static void mb_enter_kernel(void *arg)
 {
 	kmain(arg);
@@ -275,8 +367,11 @@ void multiboot_main(uint32_t magic, const struct mb_info *mbi)
 {
 	struct bootinfo *bi = &bootinfo;
 
+	const char *why;
+
+	serial_init(COM1, 115200);	/* for mb_say(); kmain sets the console up again */
 	if (magic != MB_BOOTLOADER_MAGIC || !(mbi->flags & MB_INFO_MMAP))
-		arch_halt();	/* not started by a Multiboot loader with a memory map */
+		mb_stop(0, "not started by a Multiboot loader that passes a memory map");
 	bi->boot_method = BOOT_METHOD_MULTIBOOT;
 	bi->image_base = 0;	/* linked where it runs: link addresses are addresses */
 	bi->image_size = (uintptr_t)__image_end - (uintptr_t)__image_start;
@@ -288,5 +383,8 @@ void multiboot_main(uint32_t magic, const struct mb_info *mbi)
 	bi->low_page = mb_low_page(bi);
 	mb_find_rsdp(bi);
 	mb_find_mp(bi);
+	why = mb_refuse(bi);
+	if (why)
+		mb_stop(0, why);
 	arch_call_on_stack(bi->stack_base + BOOT_STACK_SIZE, mb_enter_kernel, bi);
 }
