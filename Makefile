@@ -6,6 +6,7 @@
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
+#   make model-bench  host timing of the software PMU's event input
 #   V=1             show full commands
 #
 # One make process, no recursion. Packages that are missing are installed by
@@ -31,11 +32,12 @@ BOOT_SRCS   := boot/efi_main.c
 BOOT_MB_SRCS := boot/multiboot.c
 BOOT_MB_ASM  := boot/multiboot_entry.S
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
-SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
-               shell/stat_opts.c
-SHELL_KSRCS := shell/cmd_record.c shell/cmd_stat.c shell/cmd_workload.c
-PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/workload.c
-PROF_KSRCS  := prof/perf.c prof/record.c prof/workloads.c
+SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
+               shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
+SHELL_KSRCS :=
+PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c prof/workload.c
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/selftest.c \
+               prof/selftest_counts.c prof/selftest_overflow.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -45,11 +47,13 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/idt.c 
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
-ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
-ARCH_ASM32  := arch/x86/entry32.S arch/x86/trampoline32.S arch/x86/workloads32.S
+ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x86/workloads.S
+ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
-               pmu/model/p4_model.c pmu/model/p4_model_msr.c
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
+               pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_uncore.c \
+               pmu/model/p4_mem.c pmu/model/p4_cost.c
 LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
@@ -60,30 +64,52 @@ PORTABLE_SRCS := $(LIB_SRCS) $(PMU_SRCS) $(ARCH_SRCS) $(PROF_SRCS) $(SHELL_SRCS)
 KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
                  $(filter-out kernel/config.c,$(KERNEL_SRCS)) $(BOOT_SRCS)
 
-HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
+HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_cmd_selftest.c \
+                  tests/host/test_commands.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
-                  tests/host/test_explain.c tests/host/test_insn.c tests/host/test_model.c \
-                  tests/host/test_paging.c tests/host/test_printf.c tests/host/test_report.c \
-                  tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
+                  tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
+                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_printf.c \
+                  tests/host/test_probe.c tests/host/test_report.c \
+                  tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
+                  tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
-                  tests/host/test_workload.c
+                  tests/host/test_workload.c tests/host/test_model_route.c \
+                  tests/host/test_uncore.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
+# The profiling runtime stand-in, linked only where the profiling commands are.
+HOST_FAKE_PROF := tests/host/fake_prof.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 
 # --- flags -------------------------------------------------------------------
 WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wno-unused-parameter
-K_COMMON := -std=gnu11 -O2 -g -ffreestanding -fno-stack-protector -fno-stack-check \
+K_COMMON := -std=gnu11 -g -ffreestanding -fno-stack-protector -fno-stack-check \
             -fpic -fshort-wchar -mgeneral-regs-only \
             -maccumulate-outgoing-args -fno-omit-frame-pointer -fno-strict-aliasing \
+            -ffunction-sections -fdata-sections -fvisibility=hidden \
             -I. $(WARN) -MMD -MP
 K_CFLAGS := $(K_COMMON) -mno-red-zone -DGNU_EFI_USE_MS_ABI
 EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
-K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined -T linker.ld
+# -O2 where the cost is measured (the PMU path, the model, stepping); -Os for
+# commands, parsers and text, so the image stays small (tests/tools/test_image.py).
+K_OPT    := -O2
+$(B)/k/shell/%.o $(B)/k/kernel/%.o $(B)/k/boot/%.o $(B)/k/lib/printf.o: K_OPT := -Os
+$(B)/k/pmu/p4_explain.o $(B)/k/pmu/p4_spec.o $(B)/k/pmu/p4_list.o $(B)/k/pmu/p4_text.o: K_OPT := -Os
+$(B)/k/pmu/p4_uncore_spec.o $(B)/k/pmu/p4_uncore_list.o $(B)/k/prof/report.o: K_OPT := -Os
+$(B)/k/prof/dump.o $(B)/k/prof/workload.o $(B)/k/arch/x86/cpuid.o: K_OPT := -Os
+$(B)/k/pmu/p4_alloc.o $(B)/k/pmu/p4_caps.o $(B)/k/pmu/p4_uncore.o $(B)/k/pmu/p4_probe.o: K_OPT := -Os
+$(B)/k/arch/x86/acpi.o $(B)/k/arch/x86/smp.o $(B)/k/arch/x86/power.o: K_OPT := -Os
+$(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_OPT := -Os
+$(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
+$(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
+$(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
+$(B)/k/prof/selftest_overflow.o: K_OPT := -Os
+K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
-# the 32-bit libgcc (gcc-multilib).
-K32_CFLAGS := $(K_COMMON) -m32 -march=i686
+# the 32-bit libgcc (gcc-multilib). -O2 throughout: the size budget of
+# tests/tools/test_image.py is the x86-64 image's.
+K32_CFLAGS := $(K_COMMON) -O2 -m32 -march=i686
 EFI32_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/ia32
 K32_LDFLAGS := -m elf_i386 -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined \
             -z notext -T linker32.ld
@@ -104,24 +130,24 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
 $(B)/k/boot/%.o: boot/%.c | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC      $<")
-	$(Q)$(CC) $(K_CFLAGS) $(EFI_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) $(EFI_CFLAGS) -c $< -o $@
 
 $(B)/k/%.o: %.c | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC      $<")
-	$(Q)$(CC) $(K_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) -c $< -o $@
 
 $(B)/k/%.o: %.S | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  AS      $<")
-	$(Q)$(CC) $(K_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
 # Two links: the first finds every function's address, tools/gensyms turns
 # them into the kernel's embedded symbol table, the second link includes it.
@@ -139,7 +165,7 @@ $(B)/k/syms.c: $(B)/nbprof-pass1.so tools/gensyms
 	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
 
 $(B)/k/%.o: $(B)/k/%.c
-	$(Q)$(CC) $(K_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) -c $< -o $@
 
 $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 	$(if $(V),,@echo "  LD      $@")
@@ -147,12 +173,16 @@ $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 		-L$(EFI_LIBDIR64) -lefi -lgnuefi
 	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k/syms.c
 
-EFI_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
-		-j .rel.* -j .rela.* -j .reloc
-
+# The PE image gets .bss as a section with no file contents (linker.ld), and
+# no .dynsym: gnu-efi's _relocate reads only .dynamic and .rela, whose
+# entries are all R_X86_64_RELATIVE (tests/tools/test_image.py checks both).
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
-	$(Q)objcopy $(EFI_SECTIONS) --target efi-app-x86_64 --subsystem=10 $< $@
+	$(Q)objcopy -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
+		-j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
+EFI32_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j .rel.* -j .rela.* -j .reloc
 
 # --- the ia32 kernel: the same steps with the 32-bit compiler and gnu-efi ---
 $(B)/k32/boot/%.o: boot/%.c | deps-build
@@ -192,7 +222,7 @@ $(B)/k32/nbprof.so: $(K32_OBJS) $(B)/k32/syms.o linker32.ld
 
 $(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
-	$(Q)objcopy $(EFI_SECTIONS) --target efi-app-ia32 --subsystem=10 $< $@
+	$(Q)objcopy $(EFI32_SECTIONS) --target efi-app-ia32 --subsystem=10 $< $@
 
 # The same ia32 objects as a Multiboot ELF for GRUB on a legacy BIOS.
 K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
@@ -217,10 +247,12 @@ $(B)/h/%.o: %.c | deps-check
 $(B)/h/libportable.a: $(H_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
+$(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  HOSTLD  $@")
-	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(B)/h/libportable.a $(H_LDLIBS) -o $@
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(H_EXTRA) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
@@ -228,6 +260,7 @@ host-test: $(HOST_TESTS)
 # Host tools (tools/nbprof-decode) against recordings that the kernel's own
 # portable formatters print on the host (tests/tools/dumpgen.c).
 DUMPGEN     := $(B)/h/tools/dumpgen
+SELFTESTGEN := $(B)/h/tools/selftestgen
 TOOL_PYTEST := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/tools
 
 $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
@@ -235,15 +268,38 @@ $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) | deps-check
+$(SELFTESTGEN): tests/tools/selftestgen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+# The kernel's x86 decoder on the host, compared with objdump (tests/tools/test_insnlen.py).
+INSNLEN     := $(B)/h/tools/insnlen
+
+$(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
+
+# Host timing of the model's event input, optimised and without sanitizers.
+MODEL_BENCH := $(B)/o/model_bench
+$(MODEL_BENCH): tests/bench/model_bench.c $(PMU_SRCS) $(LIB_SRCS) $(wildcard pmu/*.h pmu/model/*.h)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTCC  $@")
+	$(Q)$(HOST_CC) -std=gnu11 -O2 -I. $(WARN) tests/bench/model_bench.c $(PMU_SRCS) $(LIB_SRCS) -o $@
+
+model-bench: $(MODEL_BENCH)
+	$(Q)./$(MODEL_BENCH)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT), \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF), \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
@@ -300,8 +356,8 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps \
-		| deps-check
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI \
+		$(B)/nbprof32.elf check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
 		$(B)/qemu-bios.counts; \
 	h=0; t=0; q=0; i=0; b=0; \

@@ -20,6 +20,11 @@
  *  - Between a failed ExitBootServices and the next attempt only
  *    GetMemoryMap may be called (UEFI 2.x, 7.4), so the map buffer is
  *    allocated once, with slack, before the first attempt.
+ *  - .bss is a section that takes no room in the file (linker.ld). A PE
+ *    loader zero-fills a section past its SizeOfRawData up to its
+ *    VirtualSize (PE/COFF specification; EDK2's BasePeCoffLib, hence OVMF,
+ *    does so in PeCoffLoaderLoadImage), but a firmware with another loader
+ *    might not: efi_main clears .bss itself before anything uses it.
  */
 /* gnu-efi 3.0.15's headers have old-style declarations (efiapi.h). */
 #pragma GCC diagnostic push
@@ -38,6 +43,10 @@
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
 
 static struct bootinfo bootinfo;
+
+/* Bounds of .bss (linker.ld). */
+extern char __bss_start[] __attribute__((visibility("hidden")));
+extern char __bss_end[] __attribute__((visibility("hidden")));
 
 static EFI_GUID loaded_image_guid = EFI_LOADED_IMAGE_PROTOCOL_GUID;
 static EFI_GUID sfs_guid = EFI_SIMPLE_FILE_SYSTEM_PROTOCOL_GUID;
@@ -234,12 +243,19 @@ static void boot_enter_kernel(void *arg)
 	kmain(arg);
 }
 
+/* Zero .bss; nothing before efi_main (crt0, _relocate) writes to it. */
+static void boot_clear_bss(void)
+{
+	memset(__bss_start, 0, (size_t)(__bss_end - __bss_start));
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
 	EFI_BOOT_SERVICES *bs = st->BootServices;
 	struct bootinfo *bi = &bootinfo;
 	EFI_LOADED_IMAGE *li;
 
+	boot_clear_bss();
 	if (bs->HandleProtocol(image, &loaded_image_guid, (void **)&li) != EFI_SUCCESS) {
 		boot_say(st, L"nbprof: no LoadedImage protocol\r\n");
 		return EFI_LOAD_ERROR;

@@ -24,41 +24,32 @@
 /* QEMU exits with (0x10 << 1) | 1 = 33: distinct from 1, which also means "QEMU could not start". */
 #define POWEROFF_QEMU_STATUS	0x10
 
-/* The model's bus for PMU registers when the model is the backend, else NULL. */
-static struct msr_bus *plat_model_bus(uint32_t msr)
+/*
+ * PMU registers go through the active backend's bus (and the write trace),
+ * whichever backend it is; every other MSR is the machine's.
+ */
+static struct msr_bus *plat_pmu_bus(uint32_t msr)
 {
-	if (perf_info()->backend != PERF_BACKEND_MODEL || !p4_msr_is_pmu(msr))
-		return NULL;
-	return perf_bus();
+	return p4_msr_is_pmu(msr) ? perf_bus() : NULL;
 }
 
 int plat_msr_read(uint32_t msr, uint64_t *v)
 {
-	struct msr_bus *bus = plat_model_bus(msr);
+	struct msr_bus *bus = plat_pmu_bus(msr);
 
 	return bus ? msr_bus_read(bus, msr, v) : msr_read_safe(msr, v);
 }
 
 int plat_msr_write(uint32_t msr, uint64_t v)
 {
-	struct msr_bus *bus = plat_model_bus(msr);
+	struct msr_bus *bus = plat_pmu_bus(msr);
 
-	/* In hardware mode PMU writes still pass the tracing bus. */
-	if (bus == NULL && p4_msr_is_pmu(msr) && perf_info()->backend == PERF_BACKEND_HW)
-		bus = perf_bus();
 	return bus ? msr_bus_write(bus, msr, v) : msr_write_safe(msr, v);
 }
 
 const char *plat_msr_backend(uint32_t msr)
 {
-	static char name[32];
-	char sig[16];
-
-	if (plat_model_bus(msr) == NULL)
-		return NULL;
-	p4_sig_format(&perf_info()->sig, sig, sizeof(sig));
-	ksnprintf(name, sizeof(name), "model %s", sig);
-	return name;
+	return plat_pmu_bus(msr) ? perf_msr_label() : NULL;
 }
 
 int plat_msr_trace(bool on)

@@ -470,5 +470,30 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 		if (reqs[i].role == P4_ROLE_PEBS)
 			plan->pebs = true;
 	}
+	for (unsigned i = 0; i < n; i++)	/* once every slot's ESCR is known */
+		plan->slot[i].cccr_quiet = p4_cccr_quiet(plan, i);
+	return 0;
+}
+
+/* True when the plan programs ESCR e. */
+static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e)
+{
+	for (unsigned k = 0; k < plan->n; k++)
+		if (plan->slot[k].escr == e)
+			return true;
+	return false;
+}
+
+uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i)
+{
+	enum p4_counter c = plan->slot[i].counter;
+
+	for (unsigned sel = 0; sel <= CCCR_ESCR_SELECT >> 13; sel++) {
+		enum p4_escr e = p4_escr_for_select(c, sel);
+
+		/* An ESCR every model has (the IQ_ESCRs are gone from model 3 on). */
+		if (e != P4_ESCR_NONE && p4_escrs[e].models == P4_MODELS_ALL && !p4_plan_uses(plan, e))
+			return (uint64_t)sel << 13;
+	}
 	return 0;
 }

@@ -72,6 +72,7 @@ struct p4_slot {
 	uint64_t escr_value;
 	uint64_t cccr_value;	/* as written last (with Enable unless cascaded) */
 	uint64_t preset;	/* counter value written before enabling */
+	uint64_t cccr_quiet;	/* the CCCR the counter is written under (p4_cccr_quiet) */
 	const struct p4_cascade_link *link;	/* how it is started, or NULL */
 };
 
@@ -88,6 +89,15 @@ struct p4_alloc_error {
 	uint8_t conflict[P4_MAX_REQUESTS];	/* their indices */
 	char msg[512];
 };
+
+/*
+ * The CCCR value a counter is written under (Xeon MP erratum O8, fact sheet
+ * 6): Enable and Compare clear, and the ESCR select naming an ESCR of the
+ * counter's block that the plan does not use - it is zero, so the counter's
+ * input is a null event. Select 0 when every ESCR is in use (never with
+ * P4_MAX_REQUESTS below the eight ESCRs a counter reaches).
+ */
+uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i);
 
 /* 0 with *plan filled, or -1 with *err naming the conflicting requests. */
 int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs, unsigned n,

@@ -1,6 +1,8 @@
 /*
- * p4_apply.c - the only PMU code that writes registers (see p4_apply.h).
- * Every step is a loop of writes; the decisions were made in p4_alloc.c.
+ * p4_apply.c - the only PMU code that writes registers (see p4_apply.h):
+ * programming a plan, stopping it, and the overflow handler's reload with
+ * the errata workarounds (N15, O8, O9). Every step is a loop of writes; the
+ * decisions were made in p4_alloc.c.
  */
 #include "pmu/p4_apply.h"
 #include "pmu/p4_regs.h"
@@ -12,13 +14,15 @@ static void p4_wr(struct msr_bus *bus, uint32_t msr, uint64_t v, struct p4_apply
 		res->faults++;
 }
 
-static void p4_verify(struct msr_bus *bus, uint32_t msr, uint64_t want, struct p4_apply_result *res)
+/* Read msr back and count a fault, or a mismatch in the bits outside `ignore`. */
+static void p4_verify(struct msr_bus *bus, uint32_t msr, uint64_t want, uint64_t ignore,
+		      struct p4_apply_result *res)
 {
 	uint64_t got = ~want;
 
 	if (msr_bus_read(bus, msr, &got) != 0)
 		res->faults++;
-	else if (got != want)
+	else if ((got & ~ignore) != (want & ~ignore))
 		res->mismatches++;
 }
 
@@ -43,11 +47,46 @@ static bool p4_escr_seen(const struct p4_plan *plan, unsigned i)
 	return false;
 }
 
+int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
+{
+	/*
+	 * The cascade bits stay: a counter a cascade has started keeps counting
+	 * whatever its Enable bit until a write clears both (SDM 18.15.5.6, as
+	 * the model follows it), and then could not be restarted by writing its
+	 * CCCR back. On the null event it counts nothing meanwhile.
+	 */
+	uint64_t keep = plan->slot[i].cccr_value & (CCCR_CASCADE | CCCR_EXT_CASCADE);
+
+	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
+			     plan->slot[i].cccr_quiet | keep);
+}
+
+void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
+		       uint64_t value, uint64_t cccr, uint64_t *mismatches)
+{
+	const struct p4_counter_desc *d = &p4_counters[plan->slot[i].counter];
+	uint64_t v = value & P4_COUNTER_MASK, got = 0;
+
+	msr_bus_write(bus, d->msr, v);
+	msr_bus_write(bus, d->msr, v);		/* Intel 249199 erratum N15 */
+	if (p4_counter_read(bus, plan->slot[i].counter, &got) == 0 && got != v) {
+		(*mismatches)++;		/* N15 struck despite the double write */
+		msr_bus_write(bus, d->msr, v);
+	}
+	msr_bus_write(bus, d->cccr_msr, cccr);
+}
+
+uint64_t p4_counter_settle(uint64_t running, uint64_t stopped)
+{
+	return (running + ((stopped - running) & UINT64_C(0xffffffff))) & P4_COUNTER_MASK;
+}
+
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
 {
 	*res = (struct p4_apply_result){ 0 };
+	/* Every counter stopped on a null event before anything is written (O8). */
 	for (unsigned i = 0; i < plan->n; i++)
-		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
+		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_quiet, res);
 	for (unsigned i = 0; i < plan->n; i++)
 		if (!p4_escr_seen(plan, i))
 			p4_wr(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, res);
@@ -66,11 +105,18 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 			if ((plan->slot[i].link != NULL) == (pass == 0))
 				p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr,
 				      plan->slot[i].cccr_value, res);
+	/*
+	 * The CCCRs are enabled by now: with FORCE_OVF or a short period a
+	 * counter may already have overflowed and the hardware set its sticky
+	 * OVF (CCCR bit 31, fact sheet 2.2), so OVF is left out of the CCCR
+	 * comparison. An ESCR has no OVF; all its bits are compared.
+	 */
 	for (unsigned i = 0; i < plan->n; i++) {
 		if (!p4_escr_seen(plan, i))
-			p4_verify(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, res);
+			p4_verify(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, 0,
+				  res);
 		p4_verify(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_value,
-			  res);
+			  CCCR_OVF, res);
 	}
 }
 

@@ -14,7 +14,8 @@
  * (fact sheet 5.3: bit 25, relative to the writing LP); (5) the CCCRs of
  * cascaded counters (armed, Enable clear) before those that enable, so a
  * starter cannot overflow before its partner is armed. Then every written
- * ESCR and CCCR is read back and mismatches are counted.
+ * ESCR and CCCR is read back and mismatches are counted; a CCCR's OVF bit
+ * is not compared (the counter may have overflowed since it was enabled).
  */
 #ifndef NBPROF_PMU_P4_APPLY_H
 #define NBPROF_PMU_P4_APPLY_H
@@ -37,5 +38,26 @@ void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_re
 
 /* Read counter c (40 bits). 0 or MSR_BUS_EFAULT. */
 int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64_t *value);
+
+
+/* Stop slot i's counter on its null event (slot.cccr_quiet, cascade bits kept): OVF cleared. */
+int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i);
+
+/*
+ * Reload slot i's counter, stopped by p4_counter_quiet, with value (the
+ * overflow handler): written twice (N15), read back and written once more
+ * when it still differs (counted in *mismatches), then `cccr` written back.
+ */
+void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
+		       uint64_t value, uint64_t cccr, uint64_t *mismatches);
+
+/*
+ * The counter's value from a read while it ran (`running`) and a read
+ * after it was stopped (`stopped`), Xeon MP erratum O9 (fact sheet 6):
+ * stopping on the carry from bit 31 to 32 loses that carry, so the
+ * stopped value may be 2^32 short. Events between the reads are fewer
+ * than 2^32, so running + (stopped - running) mod 2^32 is exact either way.
+ */
+uint64_t p4_counter_settle(uint64_t running, uint64_t stopped);
 
 #endif

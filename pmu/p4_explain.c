@@ -9,6 +9,7 @@
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
 #include "pmu/p4_text.h"
+#include "pmu/p4_uncore.h"
 
 struct p4_ex {
 	const struct p4_caps *caps;
@@ -227,6 +228,11 @@ static void p4_ex_counter_write(struct p4_ex *x, enum p4_counter c, uint64_t v)
 	x->ctr_written |= P4_CTR(c);
 }
 
+static void p4_ex_uncore_line(void *ctx, bool problem, const char *s)
+{
+	p4_ex_out(ctx, problem, "%s", s);
+}
+
 static void p4_ex_write(struct p4_ex *x, const struct p4_msr_write *w)
 {
 	enum p4_counter c;
@@ -245,6 +251,8 @@ static void p4_ex_write(struct p4_ex *x, const struct p4_msr_write *w)
 			  (w->value & PEBS_ENABLE_UOP_TAG) ? ", UOP_Tag" : "",
 			  (w->value & PEBS_ENABLE_MY_THR) ? ", PEBS for the writing LP" : "",
 			  (w->value & PEBS_ENABLE_OTH_THR) ? ", PEBS for the other LP" : "");
+	else if (w->msr >= MSR_P4_UNCORE_FIRST && w->msr <= MSR_P4_UNCORE_LAST)
+		p4_unc_describe(x->caps, w->msr, w->value, p4_ex_uncore_line, x);
 	else if (p4_msr_is_pmu(w->msr))
 		p4_ex_out(x, false, "%XH <- %llXH (PMU MSR, not decoded)", w->msr,
 			  (unsigned long long)w->value);

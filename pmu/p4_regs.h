@@ -68,6 +68,21 @@ static inline int field_fits(uint64_t mask, uint64_t v)
 /* Uncore L3/FSB MSRs of the Xeon MP parts (fact sheet 1.4). */
 #define MSR_P4_UNCORE_FIRST	0x107cc
 #define MSR_P4_UNCORE_LAST	0x107d3
+/* Models 3, 4 with L3 (SDM Table 35-42 names; the figures say IFSB_IBUSQx, IFSB_ISNPQx). */
+#define MSR_IFSB_BUSQ0		0x107cc
+#define MSR_IFSB_BUSQ1		0x107cd
+#define MSR_IFSB_SNPQ0		0x107ce
+#define MSR_IFSB_SNPQ1		0x107cf
+#define MSR_EFSB_DRDY0		0x107d0
+#define MSR_EFSB_DRDY1		0x107d1
+#define MSR_IFSB_CTL6		0x107d2
+#define MSR_IFSB_CNTR7		0x107d3
+/* Model 6 (Xeon 7100): MSR_EMON_L3_CTR_CTL0..7 at the same addresses. */
+#define MSR_EMON_L3_CTR_CTL0	0x107cc
+
+#define UNC_COUNT		BITS(31, 0)	/* 32-bit event count */
+#define UNC_CONTROL		BITS(63, 32)	/* control word; non-zero starts counting */
+#define IFSB_CTL6_ENABLE	BIT(26)		/* IBUSQ latency count on (SDM 18.20) */
 
 /* ESCR fields. */
 #define ESCR_T1_USR		BIT(0)

@@ -110,19 +110,35 @@ size_t dump_base64(char *out, const uint8_t *in, size_t n)
 	return o;
 }
 
+static uint32_t dump_symtab_crc_add(uint32_t crc, const struct ksym *sym)
+{
+	uint8_t addr[8];
+	size_t n = 0;
+
+	put_le(addr, sym->addr, 8);
+	crc = crc32_update(crc, addr, 8);
+	while (sym->name[n])
+		n++;
+	return crc32_update(crc, sym->name, n + 1);
+}
+
 uint32_t dump_symtab_crc(const struct ksym *table, uint32_t count)
 {
 	uint32_t crc = CRC32_INIT;
 
-	for (uint32_t i = 0; i < count; i++) {
-		uint8_t addr[8];
-		size_t n = 0;
+	for (uint32_t i = 0; i < count; i++)
+		crc = dump_symtab_crc_add(crc, &table[i]);
+	return crc;
+}
 
-		put_le(addr, table[i].addr, 8);
-		crc = crc32_update(crc, addr, 8);
-		while (table[i].name[n])
-			n++;
-		crc = crc32_update(crc, table[i].name, n + 1);
+uint32_t dump_symtab_crc_get(struct ksym (*get)(uint32_t i), uint32_t count)
+{
+	uint32_t crc = CRC32_INIT;
+
+	for (uint32_t i = 0; i < count; i++) {
+		struct ksym sym = get(i);
+
+		crc = dump_symtab_crc_add(crc, &sym);
 	}
 	return crc;
 }

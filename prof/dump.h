@@ -78,7 +78,7 @@ struct dump_info {
 	uint32_t signature;			/* CPUID.1:EAX */
 	uint64_t image_base;			/* runtime ImageBase */
 	uint64_t text_start, text_end;		/* link addresses (ksym_text_start/end) */
-	uint32_t symtab_crc;			/* dump_symtab_crc(ksym_table, ksym_count) */
+	uint32_t symtab_crc;			/* dump_symtab_crc_get(ksym_get, ksym_count) */
 	uint32_t symtab_count;
 	uint64_t run_id;			/* anything that tells runs apart (start TSC) */
 	uint8_t ip_bits;			/* 32 or 64 (mode.h MODE_BITS); 0 means 64 */
@@ -126,6 +126,8 @@ uint32_t dump_total_frames(const struct dump_enc *enc);
  * `nm -n` of the ELF to check that it symbolises with the right image.
  */
 uint32_t dump_symtab_crc(const struct ksym *table, uint32_t count);
+/* The same over symbols 0..count-1 as get(i) returns them (the kernel: ksym_get). */
+uint32_t dump_symtab_crc_get(struct ksym (*get)(uint32_t i), uint32_t count);
 
 /* RFC 4648 base64 with padding of in[0..n) into out (4 * ceil(n / 3) + 1 bytes). */
 size_t dump_base64(char *out, const uint8_t *in, size_t n);

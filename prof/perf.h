@@ -1,8 +1,9 @@
 /*
  * perf.h - the PMU as the running kernel sees it: which backend counts
- * (the hardware PMU or the software model behind the same struct msr_bus),
- * counting runs with 64-bit totals, overflow interrupts, the write
- * trace, and the workload hooks that feed the model.
+ * (the hardware PMU or the software model behind the same struct msr_bus,
+ * prof/backend.h), counting runs with 64-bit totals, the overflow interrupt
+ * and its sample sink, the write trace, and the workload hooks that feed a
+ * backend. Nothing here depends on which backend is in use.
  */
 #ifndef NBPROF_PROF_PERF_H
 #define NBPROF_PROF_PERF_H
@@ -11,11 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pmu/model/p4_model.h"
 #include "pmu/msr_bus.h"
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_caps.h"
 #include "prof/workload.h"
+#include "pmu/p4_events.h"
 
 enum perf_backend {
 	PERF_BACKEND_NONE,	/* not a NetBurst CPU and no model selected */
@@ -45,6 +46,7 @@ struct perf_pmi_stats {
 	uint64_t by_vector;	/* entries through the LVT PC vector (fixed delivery) */
 	uint64_t by_nmi;	/* entries through the NMI vector (NMI delivery) */
 	uint64_t lp_tsc[2];	/* tsc_total's part on LP0 / LP1 (T0 / T1): each LP's own share */
+	uint64_t backend_tsc;	/* tsc_total's part inside the backend (its bus, its re-raise) */
 };
 
 struct perf_info {
@@ -68,10 +70,14 @@ const char *perf_backend_name(enum perf_backend b);
 int perf_select_hw(char *err, size_t n);
 int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n);
 
-/* The bus PMU code uses (tracing wrapper over hardware or model), or NULL. */
+/* The bus PMU code uses (the backend's, wrapped by the trace while it is on), or NULL. */
 struct msr_bus *perf_bus(void);
-/* The model, when it is the backend. */
-struct p4_model *perf_model(void);
+/* The backend's events come from single-stepping workloads: run them stepped. */
+bool perf_steps_workloads(void);
+/* How `msr` labels PMU registers the backend serves instead of the machine, or NULL. */
+const char *perf_msr_label(void);
+/* One line of backend detail for `pmu` ("" when none). */
+void perf_describe(char *buf, size_t n);
 
 void perf_set_trace(bool on);
 void perf_set_pmi_mode(enum perf_pmi_mode mode);
@@ -106,14 +112,21 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 void perf_count_stop(struct perf_count *s, uint64_t *totals);
 
 /*
- * Called by the overflow handler (LVT PC vector or NMI, interrupts off) for
- * each overflowed counter of the running count, after its 64-bit base was
- * updated and before it is reloaded: idx is the plan index, f the
- * interrupted frame. For sampling; NULL removes the hook.
+ * The overflow path runs one way: the interrupt (LVT PC vector or NMI) or a
+ * poll finds an overflowed counter of the running count, stops it, adds its
+ * events to the 64-bit total, and calls the sample sink once; the sink
+ * returns the value to reload the counter with (usually ov->reload) and
+ * never touches the PMU itself. f is the interrupted workload's frame (NULL,
+ * or a caller's "no context" frame, from a poll without one).
  */
 struct trap_frame;
-typedef void perf_overflow_fn(void *ctx, struct trap_frame *f, unsigned idx);
-void perf_set_overflow_hook(perf_overflow_fn *fn, void *ctx);
+struct perf_overflow {
+	unsigned idx;		/* plan index */
+	uint64_t raw;		/* the counter as it stopped (40 bits) */
+	uint64_t reload;	/* what it is reloaded with unless the sink says otherwise */
+};
+typedef uint64_t perf_sink_fn(void *ctx, struct trap_frame *f, const struct perf_overflow *ov);
+void perf_set_sink(perf_sink_fn *fn, void *ctx);
 
 /*
  * The overflow handler's scan without an interrupt, for counters that
@@ -131,6 +144,22 @@ void perf_poll(struct trap_frame *f);
  * otherwise.
  */
 int perf_inject(unsigned unflagged, unsigned reloads, char *err, size_t n);
+/* Whether the backend can do that. */
+bool perf_can_inject(void);
+/*
+ * Model backend: faults that last until they are injected again with arg 0
+ * (-1 with err elsewhere), to see tests of the PMU fail.
+ */
+enum perf_fault {
+	PERF_FAULT_DEAD,	/* arg: counters (bit n) that never count */
+	PERF_FAULT_RDPMC,	/* arg: counters (bit n) whose RDPMC differs from RDMSR */
+	PERF_FAULT_NOMASK,	/* arg: PMIs delivered without masking LVT PC */
+	PERF_FAULT_ERRATUM,	/* arg 1: the cascade-PMI erratum opposite to the signature's */
+};
+int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n);
+
+/* RDPMC with ECX = ecx on the backend (the instruction, or the model's). 0 or MSR_BUS_EFAULT. */
+int perf_rdpmc(uint32_t ecx, uint64_t *value);
 
 /* What fed the model during a run (model backend). */
 struct perf_inputs {
@@ -144,7 +173,10 @@ struct perf_inputs {
 	bool synthetic_mixed;		/* more than one spec was seen */
 };
 
-/* Hooks for workload_run(); they feed the model (ignored on hardware). */
+/*
+ * Hooks for workload_run(): each LP programs its own LVT PC when its
+ * workload begins, and the backend's event feed (the model's) runs in them.
+ */
 void perf_hooks(struct perf_inputs *in, struct workload_hooks *h);
 
 /* Event sources of the model, for labelling counts. */
@@ -153,6 +185,7 @@ enum perf_source {
 	PERF_SOURCE_TSC,	/* clockticks from TSC deltas (real) */
 	PERF_SOURCE_SYNTHETIC,
 	PERF_SOURCE_NONE,	/* the model has nothing that produces it */
+	PERF_SOURCE_HW,		/* counted by the processor itself */
 };
 
 enum perf_source perf_event_source(enum p4_event ev, const struct perf_inputs *in);

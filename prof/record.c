@@ -1,23 +1,7 @@
 /*
- * record.c - sampling: overflow interrupts become samples in per-LP stores.
- *
- * The overflow path is prof/perf.c's PMI handler, in the order the
- * hardware needs (fact sheet 6, 9.1-9.4): scan every counter of the run
- * (CCCR.OVF, or bit 39 clear on a counter preset negative: "unflagged"),
- * call the overflow hook - record_overflow(), which takes the sample -
- * then clear OVF, reload -period (40 bits, written twice, Intel 249199
- * N15; a read-back mismatch is written again and counted), restart,
- * unmask LVT PC, and the dispatcher sends the EOI for a vector (an NMI
- * needs none). Model PMIs reach the same handler as real interrupts, with
- * the workload's frame as the interrupted one (perf.c explains how).
- *
- * Interrupt flag. With a fixed vector the PMI can only be taken where
- * RFLAGS.IF = 1, so a vector-mode recording runs the workload with
- * interrupts enabled; NMI mode (the default) keeps the shell's IF = 0, so
- * the samples land in interrupt-masked code, as NMIs do on hardware. The
- * sibling runs its job with IF = 0 (smp.h), so under the model a vector PMI
- * there is let in by perf.c's window inside the step handler and handed the
- * workload's frame, like an NMI.
+ * record.c - sampling: the sample sink of the overflow path (README "How a
+ * sample is taken" tells the path once), per-LP sample stores, polling on
+ * the erratum parts, throttling, and the cost figures of `make bench`.
  *
  * Erratum path. On parts with the cascade-PMI erratum (0F_02, and 0F_00/01
  * stepping > 09H; SDM 18.15.5.7, fact sheet 2.3) a cascaded counter raises
@@ -161,16 +145,6 @@ static int record_arena(char *err, size_t n)
 
 /* ---- the overflow hook ------------------------------------------------------ */
 
-/* The calling LP's job state, or NULL when it runs none of this recording's jobs. */
-static struct record_lp *record_this(struct record_state *r)
-{
-	unsigned idx = percpu_this()->index;
-
-	if (idx >= PERCPU_MAX || r->job_of[idx] == RECORD_NO_JOB)
-		return NULL;
-	return &r->lp[r->job_of[idx]];
-}
-
 /* The SMT ID whose handler takes a counter's overflows (perf.c's rule: T1 alone = 1). */
 static unsigned record_slot_lp(const struct p4_slot *slot)
 {
@@ -187,17 +161,18 @@ static bool record_mapped(void *ctx, uint64_t addr, uint64_t len)
 	return paging_is_mapped(addr, len, ctx != NULL);
 }
 
-/* A polled counter, some events past its overflow: periods ended; keep the phase. */
-static uint64_t record_poll_periods(struct record_state *r, unsigned idx)
+/*
+ * A polled counter, raw = some events past its overflow: the periods that
+ * ended, and in *next the reload that keeps the phase.
+ */
+static uint64_t record_poll_periods(struct record_state *r, const struct perf_overflow *ov,
+				    uint64_t *next)
 {
-	uint64_t raw = 0, p = r->period[idx], since;
+	uint64_t p = r->period[ov->idx], since = ov->raw & P4_COUNTER_MASK;
 
-	if (p4_counter_read(perf_bus(), r->sess.plan.slot[idx].counter, &raw))
-		return 1;
-	since = raw & P4_COUNTER_MASK;
 	if (since & BIT(39))
 		since = 0;		/* not past the wrap: an unflagged overflow */
-	r->sess.reload[idx] = p4_counter_preset(p - since % p);
+	*next = p4_counter_preset(p - since % p);
 	return 1 + since / p;
 }
 
@@ -208,9 +183,8 @@ static void record_raise_periods(struct record_state *r, struct record_lp *l)
 		if (!r->cfg.sampler[i] || r->period[i] >= P4_PERIOD_MAX ||
 		    record_slot_lp(&r->sess.plan.slot[i]) != l->smt)
 			continue;
+		/* taken by the counter at its next overflow (record_overflow) */
 		r->period[i] = r->period[i] * 2 > P4_PERIOD_MAX ? P4_PERIOD_MAX : r->period[i] * 2;
-		if (!r->cfg.polled[i])
-			r->sess.reload[i] = p4_counter_preset(r->period[i]);
 	}
 	l->throttled++;
 }
@@ -229,30 +203,33 @@ static void record_throttle(struct record_state *r, struct record_lp *l, uint64_
 }
 
 /*
- * perf_overflow_fn: interrupts off, maybe in an NMI, on the LP that owns
- * counter idx; f is that LP's interrupted workload (or record_no_frame).
+ * The sample sink (perf_sink_fn): interrupts off, maybe in an NMI, on the LP
+ * that owns counter ov->idx; f is that LP's interrupted workload (or
+ * record_no_frame). Returns the counter's reload: the next period.
  */
-static void record_overflow(void *ctx, struct trap_frame *f, unsigned idx)
+static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct record_state *r = ctx;
-	struct record_lp *l = record_this(r);
-	struct sample_store *st = &r->store[percpu_this()->index];
+	unsigned me = percpu_this()->index, idx = ov->idx;
+	struct record_lp *l = r->job_of[me] != RECORD_NO_JOB ? &r->lp[r->job_of[me]] : NULL;
+	struct sample_store *st = &r->store[me];
 	struct sample s;
-	uint64_t k = 1, t0;
+	uint64_t k = 1, t0, next;
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || !l)
-		return;
+		return ov->reload;
+	next = p4_counter_preset(r->period[idx]);
 	if (r->cfg.polled[idx])
-		k = record_poll_periods(r, idx);
-	if (!f || f == &record_no_frame || !st->buf) {
+		k = record_poll_periods(r, ov, &next);
+	if (f == &record_no_frame || !st->buf) {
 		l->unattributed += k;
-		return;
+		return next;
 	}
 	s.tsc = rdtsc();
 	s.ip = f->rip;
 	s.rflags = f->rflags;
 	if (l->job.step)
-		s.rflags &= ~RFLAGS_TF;	/* the stepper's trap flag (model), not the workload's */
+		s.rflags &= ~RFLAGS_TF;	/* the stepper's trap flag, not the workload's */
 	s.rsp = f->rsp;
 	s.event = (uint8_t)idx;
 	s.cpl = (uint8_t)(f->cs & 3);
@@ -266,6 +243,7 @@ static void record_overflow(void *ctx, struct trap_frame *f, unsigned idx)
 	l->store_tsc += rdtsc() - t0;
 	l->store_n++;
 	record_throttle(r, l, s.tsc);
+	return next;
 }
 
 /* ---- workload hooks: perf's, plus step timing for the PMI cost ---------------- */
@@ -407,7 +385,7 @@ static void record_store(struct record_state *r, const struct record_cfg *c, uns
 
 static void record_setup(struct record_state *r, const struct record_cfg *c, int sib)
 {
-	bool step = perf_model() != NULL;
+	bool step = perf_steps_workloads();
 
 	r->cfg = *c;
 	r->valid = false;
@@ -466,6 +444,8 @@ static void record_pmi_delta(struct perf_pmi_stats *d, const struct perf_pmi_sta
 				   b->lp_interrupts[1] - a->lp_interrupts[1] },
 		.tsc_total = b->tsc_total - a->tsc_total,
 		.lp_tsc = { b->lp_tsc[0] - a->lp_tsc[0], b->lp_tsc[1] - a->lp_tsc[1] },
+		.backend_tsc = b->backend_tsc - a->backend_tsc,
+		.by_vector = b->by_vector - a->by_vector, .by_nmi = b->by_nmi - a->by_nmi,
 	};
 }
 
@@ -556,16 +536,16 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		return -1;
 	record_setup(r, cfg, sib);
 	perf_set_pmi_mode(cfg->pmi);
-	perf_set_overflow_hook(record_overflow, r);
+	perf_set_sink(record_overflow, r);
 	if (perf_count_start(&r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
-		perf_set_overflow_hook(NULL, NULL);
+		perf_set_sink(NULL, NULL);
 		perf_set_pmi_mode(mode);
 		return -1;
 	}
 	if ((cfg->inject_unflagged || cfg->inject_n15) &&
 	    perf_inject(cfg->inject_unflagged, cfg->inject_n15, err, n)) {
 		perf_count_stop(&r->sess, NULL);
-		perf_set_overflow_hook(NULL, NULL);
+		perf_set_sink(NULL, NULL);
 		perf_set_pmi_mode(mode);
 		return -1;
 	}
@@ -584,7 +564,7 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		perf_poll(&record_no_frame);	/* periods that ended after the last tick */
 	}
 	perf_count_stop(&r->sess, NULL);
-	perf_set_overflow_hook(NULL, NULL);
+	perf_set_sink(NULL, NULL);
 	perf_set_pmi_mode(mode);
 	record_finish(r, res, &before);
 	if (lps < 0 && res->status == WORKLOAD_OK) {
@@ -597,7 +577,14 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 
 /* ---- the floor of the overflow path -------------------------------------------- */
 
-/* The register accesses of one overflow that no handler can avoid (counter 0, left disabled). */
+/*
+ * The register accesses of one overflow that no handler can avoid (counter
+ * 0, left disabled): the CCCR's OVF and the counter read, the counter
+ * stopped and read again (O8, O9), written twice and read back (N15: the
+ * double write is the erratum's workaround, and the fact sheet records that
+ * it did not always help, so only a read-back makes a count exact),
+ * restarted, the LVT PC unmasked and the EOI.
+ */
 static void record_floor_regs(void)
 {
 	uint64_t v;
@@ -605,10 +592,12 @@ static void record_floor_regs(void)
 	msr_read_safe(MSR_BPU_CCCR0, &v);
 	msr_read_safe(MSR_BPU_COUNTER0, &v);
 	msr_write_safe(MSR_BPU_CCCR0, 0);
+	msr_read_safe(MSR_BPU_COUNTER0, &v);
 	msr_write_safe(MSR_BPU_COUNTER0, 0);
 	msr_write_safe(MSR_BPU_COUNTER0, 0);
+	msr_read_safe(MSR_BPU_COUNTER0, &v);
 	msr_write_safe(MSR_BPU_CCCR0, 0);
-	lapic_write(LAPIC_LVT_PMC, lapic_read(LAPIC_LVT_PMC));
+	lapic_write(LAPIC_LVT_PMC, lapic_read(LAPIC_LVT_PMC) | LAPIC_LVT_MASKED);
 	lapic_eoi();
 }
 

@@ -416,7 +416,7 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	rc.cfg.throttle_pct = (unsigned)rc.o.throttle;
 	rc.cfg.inject_unflagged = (unsigned)rc.o.inject_unflagged;
 	rc.cfg.inject_n15 = (unsigned)rc.o.inject_n15;
-	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && pi->backend != PERF_BACKEND_MODEL)
+	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && !perf_can_inject())
 		return shell_error(sh, "record: --inject: only the model can be made to misbehave "
 				   "('pmu backend model SIG')");
 	if (rc.o.buffer_set && rc.o.buffer < sample_record_bytes(SAMPLE_MAX_CHAIN))
@@ -545,6 +545,12 @@ static void rec_summary(struct shell *sh, int argc, char **argv)
 		     (unsigned long long)r->pmi.interrupts, (unsigned long long)r->pmi.handoffs,
 		     (unsigned long long)r->pmi.overflows, (unsigned long long)r->pmi.polls,
 		     (unsigned long long)r->pmi.late);
+	if (r->pmi.interrupts && !r->pmi.polls)
+		shell_printf(sh, "PMI handler: %llu TSC cycles per PMI from entry to exit, %llu of them "
+			     "in the %s backend's own work\n",
+			     (unsigned long long)(r->pmi.tsc_total / r->pmi.interrupts),
+			     (unsigned long long)(r->pmi.backend_tsc / r->pmi.interrupts),
+			     perf_backend_name(perf_info()->backend));
 	rec_print_cost(sh, r);
 }
 
@@ -688,138 +694,17 @@ static int cmd_report(struct shell *sh, int argc, char **argv)
 	return 0;
 }
 
-/*
- * Instruction length for annotate's bytes column (SDM Vol. 2 Appendix A
- * opcode map, 64-bit mode): legacy prefixes, REX, the one-byte map and the
- * common 0F opcodes; 0 when the opcode is not covered.
- */
-enum { REC_IMM_Z = 0x10, REC_IMM_V = 0x20, REC_MODRM = 0x40, REC_GRP3 = 0x80, REC_BAD = 0xff };
-
-static unsigned rec_op1(uint8_t op)
-{
-	if (op < 0x40) {
-		if ((op & 7) < 4)
-			return REC_MODRM;
-		return (op & 7) == 4 ? 1 : (op & 7) == 5 ? REC_IMM_Z : REC_BAD;
-	}
-	if (op >= 0x50 && op <= 0x5f)
-		return 0;
-	if (op >= 0x70 && op <= 0x7f)
-		return 1;
-	if (op >= 0x84 && op <= 0x8f)
-		return REC_MODRM;
-	if ((op >= 0x90 && op <= 0x9f) || (op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf))
-		return 0;
-	if (op >= 0xb0 && op <= 0xb7)
-		return 1;
-	if (op >= 0xb8 && op <= 0xbf)
-		return REC_IMM_V;
-	if ((op >= 0xd0 && op <= 0xd3) || (op >= 0xd8 && op <= 0xdf))
-		return REC_MODRM;
-	switch (op) {
-	case 0x63: case 0xfe: case 0xff:	return REC_MODRM;
-	case 0x68: case 0xa9:			return REC_IMM_Z;
-	case 0x69: case 0x81: case 0xc7:	return REC_MODRM | REC_IMM_Z;
-	case 0x6a: case 0xa8: case 0xcd: case 0xeb:
-	case 0xe0: case 0xe1: case 0xe2: case 0xe3:
-	case 0xe4: case 0xe5: case 0xe6: case 0xe7:	return 1;
-	case 0x6b: case 0x80: case 0x83: case 0xc0: case 0xc1: case 0xc6:
-						return REC_MODRM | 1;
-	case 0xa0: case 0xa1: case 0xa2: case 0xa3:	return 8;
-	case 0xc2: case 0xca:			return 2;
-	case 0xc8:				return 3;
-	case 0xe8: case 0xe9:			return 4;
-	case 0xf6: case 0xf7:			return REC_MODRM | REC_GRP3;
-	case 0xc3: case 0xc9: case 0xcb: case 0xcc: case 0xcf: case 0xec: case 0xed:
-	case 0xee: case 0xef: case 0xf4: case 0xf5: case 0xf8: case 0xf9: case 0xfa:
-	case 0xfb: case 0xfc: case 0xfd:	return 0;
-	default:				return REC_BAD;
-	}
-}
-
-static unsigned rec_op0f(uint8_t op)
-{
-	if (op >= 0x80 && op <= 0x8f)
-		return 4;
-	if (op >= 0xc8 && op <= 0xcf)
-		return 0;
-	switch (op) {
-	case 0x05: case 0x0b: case 0x30: case 0x31: case 0x32: case 0x33: case 0xa2:
-		return 0;
-	case 0xba: case 0xa4: case 0xac:
-		return REC_MODRM | 1;
-	case 0x38: case 0x3a:
-		return REC_BAD;
-	default:
-		return REC_MODRM;
-	}
-}
-
-static unsigned rec_modrm_len(const uint8_t *p, unsigned i, unsigned max)
-{
-	uint8_t m = p[i], mod = m >> 6, rm = m & 7;
-	unsigned n = 1;
-
-	if (mod == 3)
-		return n;
-	if (rm == 4) {
-		if (i + 1 >= max)
-			return 0;
-		n++;
-		if (mod == 0 && (p[i + 1] & 7) == 5)
-			n += 4;
-	} else if (mod == 0 && rm == 5) {
-		n += 4;
-	}
-	return n + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
-}
-
-static unsigned rec_insn_len(const uint8_t *p, unsigned max)
-{
-	unsigned i = 0, t, imm, m = 0;
-	bool opsize = false, rexw = false;
-
-	while (i < max && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf0 || p[i] == 0xf2 ||
-			   p[i] == 0xf3 || p[i] == 0x2e || p[i] == 0x3e || p[i] == 0x26 ||
-			   p[i] == 0x36 || p[i] == 0x64 || p[i] == 0x65))
-		opsize |= p[i++] == 0x66;
-	if (i < max && (p[i] & 0xf0) == 0x40)
-		rexw = (p[i++] & 8) != 0;
-	if (i + 1 >= max)
-		return 0;
-	t = p[i] == 0x0f ? rec_op0f(p[i + 1]) : rec_op1(p[i]);
-	i += p[i] == 0x0f ? 2 : 1;
-	if (t == REC_BAD || i >= max)
-		return 0;
-	if (t & REC_MODRM) {
-		if ((m = rec_modrm_len(p, i, max)) == 0)
-			return 0;
-		if ((t & REC_GRP3) && ((p[i] >> 3) & 7) < 2)
-			t |= p[i - 1] == 0xf6 ? 1 : REC_IMM_Z;
-		i += m;
-	}
-	imm = t & 0x0f;
-	if (t & REC_IMM_Z)
-		imm += opsize ? 2 : 4;
-	if (t & REC_IMM_V)
-		imm += rexw ? 8 : opsize ? 2 : 4;
-	i += imm;
-	return i <= max ? i : 0;
-}
-
-/* Instruction bytes for annotate: the branch classifier's length, else rec_insn_len. */
+/* Instruction bytes for annotate: as many as the decoder's length (arch/x86/insn.c). */
 static unsigned rec_read_bytes(void *ctx, uint64_t addr, uint8_t *buf, unsigned max)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)addr;
-	struct insn_class c;
 	uint64_t off;
 	unsigned n;
 
 	(void)ctx;
 	if (!ksym_lookup(addr, &off))
 		return 0;
-	insn_classify(p, max, MODE_IS_64, &c);
-	n = c.len ? c.len : rec_insn_len(p, max);
+	n = (unsigned)insn_length(p, max, MODE_IS_64);
 	for (unsigned i = 0; i < n && i < max; i++)
 		buf[i] = p[i];
 	return n < max ? n : max;
@@ -867,7 +752,7 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 		.family = pi->sig.family, .model = pi->sig.model, .stepping = pi->sig.stepping,
 		.signature = ci.signature, .image_base = ksym_image_base(),
 		.text_start = ksym_text_start, .text_end = ksym_text_end,
-		.symtab_crc = dump_symtab_crc(ksym_table, ksym_count), .symtab_count = ksym_count,
+		.symtab_crc = dump_symtab_crc_get(ksym_get, ksym_count), .symtab_count = ksym_count,
 		.run_id = run->tsc_start, .ip_bits = MODE_BITS,
 	};
 }

@@ -92,7 +92,7 @@ static void stat_merge_inputs(void)
 static void stat_jobs(const struct workload_args *a, struct workload_job *jobs,
 		      struct workload_hooks *h)
 {
-	bool step = perf_model() != NULL;
+	bool step = perf_steps_workloads();
 	const struct workload_args *w[2] = {
 		st.o.cpu != STAT_CPU_1 ? a : NULL,
 		st.o.pair > 0 && a == &st.args ? &st.args_b : st.o.cpu != STAT_CPU_0 ? a : NULL,
@@ -174,9 +174,8 @@ static const char *stat_source_tag(const struct p4_request *r)
 	enum p4_event ev = r->spec.event;
 	bool syn = st.in.synthetic && (st.in.synthetic_mixed || st.in.synthetic_event == ev);
 
-	if (!perf_model())
-		return "";
 	switch (perf_event_source(ev, &st.in)) {
+	case PERF_SOURCE_HW:		return "";
 	case PERF_SOURCE_STEP:		return syn ? "[real: stepped + synthetic]" : "[real: stepped]";
 	case PERF_SOURCE_TSC:		return syn ? "[real: TSC + synthetic]" : "[real: TSC]";
 	case PERF_SOURCE_SYNTHETIC:	return "[synthetic]";
@@ -270,7 +269,7 @@ static void stat_inputs(struct shell *sh)
 	p4_sig_format(&pi->sig, sig, sizeof(sig));
 	shell_printf(sh, "backend: %s %s%s", perf_backend_name(pi->backend), sig,
 		     pi->ht ? " with HT" : "");
-	if (!perf_model()) {
+	if (!perf_steps_workloads()) {
 		shell_printf(sh, "; the workload ran unstepped%s\n",
 			     st.in.synthetic ? "; synthetic events are not counted by hardware" : "");
 		return;
@@ -359,7 +358,7 @@ static int stat_check_synthetic(struct shell *sh, const struct workload_args *a)
 	static struct p4_spec_error e;
 	struct p4_spec spec;
 
-	if (a->w->id != WL_SYNTHETIC || !perf_model() ||
+	if (a->w->id != WL_SYNTHETIC ||
 	    p4_spec_parse(a->spec, &perf_info()->caps, &spec, &e) == 0)
 		return 0;
 	return shell_error(sh, "synthetic: '%s': %s", a->spec, e.msg);
@@ -431,7 +430,7 @@ static void pmu_show(struct shell *sh)
 	const struct p4_caps *c = &pi->caps;
 	const struct perf_pmi_stats *p = &pi->pmi;
 	struct msr_bus *bus = perf_bus();
-	char sig[8];
+	char sig[8], detail[96];
 	unsigned used = 0;
 
 	shell_printf(sh, "backend: %s (%s)\n", perf_backend_name(pi->backend), pi->reason);
@@ -460,10 +459,9 @@ static void pmu_show(struct shell *sh)
 		     (unsigned long long)p->by_vector, (unsigned long long)p->by_nmi);
 	shell_printf(sh, "PMI by LP: handled on LP0 %llu, on LP1 %llu",
 		     (unsigned long long)p->lp_interrupts[0], (unsigned long long)p->lp_interrupts[1]);
-	if (perf_model())
-		shell_printf(sh, "; model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu",
-			     (unsigned long long)perf_model()->pmi_count[0],
-			     (unsigned long long)perf_model()->pmi_count[1]);
+	perf_describe(detail, sizeof(detail));
+	if (detail[0])
+		shell_printf(sh, "; %s", detail);
 	shell_puts(sh, "\n");
 	shell_printf(sh, "trace: %s\ncounters in use:", pi->trace ? "on" : "off");
 	for (unsigned n = 0; n < P4_NCOUNTER; n++) {

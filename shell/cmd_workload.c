@@ -216,7 +216,7 @@ static int cmd_run_jobs(struct shell *sh, const struct workload_args *a[2], stru
 	int bad = 0;
 
 	for (int k = 0; k < 2; k++) {
-		if (o[k].feed && perf_model())
+		if (o[k].feed && perf_steps_workloads())
 			o[k].step = true;
 		perf_hooks(&in[k], &h[k]);
 		jobs[k] = (struct workload_job){ .a = a[k], .ring = o[k].ring, .step = o[k].step,

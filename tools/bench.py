@@ -12,12 +12,19 @@ delta divided by 128 is an instruction count. Then it runs
                      instructions over the stepped `empty` workload)
   stat -r N -e instr_retired loop 100
 and then the sampling figures:
-  record --vector ... loop 3000   PMI handler cost from entry to IRETQ: under
-                     the model a vector PMI is taken between two stepped
-                     instructions, so record reports the median step with a
-                     PMI minus the median step without one (prof/record.c)
+  record --vector ... loop 3000   PMI cost: under the model a vector PMI is
+                     taken between two stepped instructions, so record
+                     reports the median step with a PMI minus the median
+                     step without one (delivery, the model's PMI emulation
+                     and the handler), and the handler's own time per PMI
+                     from entry to exit with the part spent inside the
+                     model's register accesses: the handler with the model
+                     excluded is what a real Pentium 4 would run
   record --floor N   the floor: the register accesses no handler can avoid
-                     (2 RDMSR, 4 WRMSR, LVT PC read + write, EOI) and one
+                     (4 RDMSR: OVF, the counter running, stopped (O9) and
+                     read back after the reload (N15); 4 WRMSR: stop on a
+                     null event (O8), the counter twice (N15), restart;
+                     LVT PC read + write, EOI) and one
                      store append, timed on the guest; plus the 38
                      instructions of the interrupt stub and isr_common
                      (3 + 15 pushes + cld + mov + call + 15 pops + add + iretq,
@@ -55,6 +62,7 @@ ANSI = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|[()][0-9A-Za-z]|[=>])")
 STATS = re.compile(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\w+)\S*\s+counter", re.M)
 BENCH = re.compile(r"min (\S+) median (\S+) tmean (\S+) max (\S+)")
 COST = re.compile(r"PMI cost \(entry to IRETQ, step-timed\): (\d+) TSC cycles")
+HANDLER = re.compile(r"PMI handler: (\d+) TSC cycles per PMI from entry to exit, (\d+) of them")
 FLOOR = re.compile(r"floor: registers (\d+) TSC cycles .*store (\d+) TSC cycles")
 STORED = re.compile(r"samples: (\d+) stored")
 ENTRY_INSNS = 38        # arch/x86/entry.S: stub (3) + isr_common (35), see the docstring
@@ -81,7 +89,7 @@ def insns(figures):
 def sampling(child):
     """The sampling figures: (cost, floor regs, floor store, script/dump bytes, link rate)."""
     out = run(child, "record --vector --throttle 100 -e instr_retired -c 99 loop 3000")
-    cost = int(COST.search(out).group(1))
+    cost = (int(COST.search(out).group(1)),) + tuple(map(int, HANDLER.search(out).groups()))
     regs, store = map(int, FLOOR.search(run(child, "record --floor 200")).groups())
     out = run(child, "record -g --throttle 100 -e instr_retired -c 97 calls 3 400")
     n = int(STORED.search(out).group(1))
@@ -100,9 +108,18 @@ def sampling(child):
 
 def print_sampling(cost, regs, store, sizes, link):
     floor = regs / TSC_PER_INSN + store / TSC_PER_INSN + ENTRY_INSNS
+    step, handler, model = cost
+    own = (handler - model) / TSC_PER_INSN + ENTRY_INSNS
     print()
     print("%-44s %12s %12s" % ("sampling (model backend)", "TSC", "instructions"))
-    print("%-44s %12d %12.1f" % ("PMI handler, entry to IRETQ (median)", cost, cost / TSC_PER_INSN))
+    print("%-44s %12d %12.1f" % ("PMI delivery + handler, step-timed (median)", step,
+                                 step / TSC_PER_INSN))
+    print("%-44s %12d %12.1f" % ("PMI handler with the model (mean, + entry)", handler,
+                                 handler / TSC_PER_INSN + ENTRY_INSNS))
+    print("%-44s %12d %12.1f" % ("  of which the model's register accesses", model,
+                                 model / TSC_PER_INSN))
+    print("%-44s %12d %12.1f  (%.2f x the floor)" % ("PMI handler, model excluded (+ entry)",
+                                                    handler - model, own, own / floor))
     print("%-44s %12d %12.1f" % ("floor: MSR/APIC accesses", regs, regs / TSC_PER_INSN))
     print("%-44s %12d %12.1f" % ("floor: one store append", store, store / TSC_PER_INSN))
     print("%-44s %12s %12d" % ("floor: interrupt entry/exit (counted)", "-", ENTRY_INSNS))

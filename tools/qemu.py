@@ -177,8 +177,8 @@ def parse_sig(text):
         raise argparse.ArgumentTypeError("not a number in %r" % text) from None
 
 
-def main():
-    ap = argparse.ArgumentParser(description="Boot an nbprof image in QEMU (TCG, OVMF).")
+def add_machine_options(ap):
+    """The options that describe the machine (tools/nbprof --qemu takes them too)."""
     ap.add_argument("--image", default=os.path.join(BUILD, "nbprof.img"))
     ap.add_argument("--sig", type=parse_sig, default=DEFAULT_SIG, metavar="F,M,S",
                     help="CPUID family,model,stepping (default 15,4,1)")
@@ -191,25 +191,39 @@ def main():
     ap.add_argument("--icount", action="store_true", help="deterministic TSC (-icount shift=7)")
     ap.add_argument("--mem", type=int, default=256, help="guest RAM in MiB")
     ap.add_argument("--gdb", action="store_true", help="wait for gdb on tcp::1234")
+
+
+def check_host(image, firmware=DEFAULT_FIRMWARE):
+    """SystemExit with the reason when the image or that firmware's QEMU is missing."""
+    qemu_bin = FIRMWARES[firmware]["qemu"]
+    if not os.path.exists(image):
+        raise SystemExit("qemu.py: %s does not exist (make image)" % image)
+    if shutil.which(qemu_bin) is None:
+        raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % qemu_bin)
+
+
+def machine_command(args, varstore, code, interactive=False, extra=()):
+    """command() for options parsed by add_machine_options()."""
+    return command(args.image, varstore, code,
+                   cpu=args.cpu or cpu_model(*args.sig, firmware=args.firmware),
+                   smp_ht=args.smp_ht, icount=args.icount, mem=args.mem,
+                   interactive=interactive, gdb=args.gdb, extra=extra, firmware=args.firmware)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Boot an nbprof image in QEMU (TCG, OVMF).")
+    add_machine_options(ap)
     ap.add_argument("--batch", action="store_true",
                     help="serial only on stdio, no monitor, no Ctrl-A escape")
     ap.add_argument("--timeout", type=float, help="kill QEMU after this many seconds")
     ap.add_argument("extra", nargs="*", help="more QEMU arguments (after --)")
     args = ap.parse_args()
 
-    if not os.path.exists(args.image):
-        raise SystemExit("qemu.py: %s does not exist (make image)" % args.image)
-    qemu_bin = FIRMWARES[args.firmware]["qemu"]
-    if shutil.which(qemu_bin) is None:
-        raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % qemu_bin)
+    check_host(args.image, args.firmware)
     code, template = find_firmware(args.firmware)
     varstore = make_vars(template)
     interactive = not args.batch
-    argv = command(args.image, varstore, code,
-                   cpu=args.cpu or cpu_model(*args.sig, firmware=args.firmware),
-                   smp_ht=args.smp_ht, icount=args.icount, mem=args.mem,
-                   interactive=interactive, gdb=args.gdb, extra=args.extra,
-                   firmware=args.firmware)
+    argv = machine_command(args, varstore, code, interactive=interactive, extra=args.extra)
     if interactive:
         print("nbprof in QEMU: serial console on this terminal. Quit: Ctrl-A then X "
               "(Ctrl-A C: QEMU monitor).", flush=True)

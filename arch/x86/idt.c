@@ -31,9 +31,11 @@
  * (struct percpu, arch/x86/percpu.h): a fault on LP1 unwinds LP1's guarded
  * run and never LP0's. Reports name the LP that faulted.
  *
- * Before any report, a fault at an instruction listed in the exception
+ * Before any report, a #GP or #UD at an instruction listed in the exception
  * table (extable.h) resumes at its fixup address: that is how msr_read_safe
- * and rdpmc_safe survive #GP/#UD.
+ * and rdpmc_safe survive them. No other vector is fixed up: an NMI or a #DB
+ * trap taken just before a guarded instruction has that instruction as its
+ * saved RIP, and must run its handler and return to it, not skip it.
  */
 #include <stddef.h>
 
@@ -215,11 +217,22 @@ static void exception_unwind_or_halt(const struct trap_frame *f)
 	arch_halt();
 }
 
+/*
+ * The faults a guarded instruction raises on purpose: RDMSR/WRMSR of a
+ * missing MSR or reserved bits #GP(0), RDPMC with a bad index #GP (SDM
+ * Vol. 2B, RDMSR, WRMSR, RDPMC), RDPMC where the CPU lacks it #UD
+ * (uefi-qemu-notes P5).
+ */
+static bool exception_has_fixup(unsigned v)
+{
+	return v == VEC_GP || v == VEC_UD;
+}
+
 static void exception_dispatch(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 	struct percpu *pc = percpu_this();
-	uint64_t fixup = extable_fixup(f->rip);
+	uint64_t fixup = exception_has_fixup(v) ? extable_fixup(f->rip) : 0;
 
 	if (fixup) {
 		f->rip = fixup;

@@ -1,8 +1,12 @@
 /*
- * insn.c - classify the instruction at an address as a branch (or not).
+ * insn.c - the x86 decoder: branch kinds, instruction lengths and memory
+ * operands, from one set of prefix, ModRM and opcode-map routines.
  *
- * The single-step engine (arch/x86/step.c) calls this for every retired
- * workload instruction. Only what a branch count needs is decoded:
+ * The single-step engine (arch/x86/step.c) calls insn_classify() for every
+ * retired workload instruction; the memory-system model (pmu/model/p4_mem.c)
+ * is meant to be fed by insn_mem_decode() on the same instruction with the
+ * trap frame's registers (second half of this file); annotate takes byte
+ * counts from insn_length(). For a branch count only this is decoded:
  *
  *  - legacy prefixes (F0 F2 F3 2E 36 3E 26 64 65 66 67) and, in 64-bit
  *    mode, one REX prefix (40-4F) right before the opcode;
@@ -28,6 +32,9 @@ struct insn_cursor {
 	const uint8_t *p;
 	size_t n, i;
 	bool opsize16, addr16, rep, mode64;
+	bool addr32;		/* 67 in 64-bit mode: 32-bit addressing */
+	uint8_t rex;		/* the REX byte right before the opcode, else 0 */
+	int8_t seg;		/* segment override (enum insn_seg), or -1 */
 };
 
 static bool insn_byte(struct insn_cursor *c, uint8_t *b)
@@ -50,6 +57,19 @@ static bool insn_is_legacy_prefix(uint8_t b)
 	}
 }
 
+/* Segment-override prefixes (SDM Vol. 2 2.1.1, group 2). */
+static void insn_note_segment(struct insn_cursor *c, uint8_t b)
+{
+	static const struct { uint8_t prefix; int8_t seg; } segs[] = {
+		{ 0x26, INSN_ES }, { 0x2e, INSN_CS }, { 0x36, INSN_SS },
+		{ 0x3e, INSN_DS }, { 0x64, INSN_FS }, { 0x65, INSN_GS },
+	};
+
+	for (size_t k = 0; k < sizeof(segs) / sizeof(segs[0]); k++)
+		if (segs[k].prefix == b)
+			c->seg = segs[k].seg;
+}
+
 /* Consume prefixes; *op receives the first opcode byte. */
 static bool insn_prefixes(struct insn_cursor *c, uint8_t *op)
 {
@@ -61,11 +81,16 @@ static bool insn_prefixes(struct insn_cursor *c, uint8_t *op)
 		if (insn_is_legacy_prefix(b)) {
 			c->opsize16 |= b == 0x66;
 			c->addr16 |= b == 0x67 && !c->mode64;
+			c->addr32 |= b == 0x67 && c->mode64;
 			c->rep |= b == 0xf2 || b == 0xf3;
+			c->rex = 0;	/* a REX not right before the opcode is ignored (SDM Vol. 2 2.2.1) */
+			insn_note_segment(c, b);
 			continue;
 		}
-		if (c->mode64 && (b & 0xf0) == 0x40)	/* REX: W does not change branch sizes */
+		if (c->mode64 && (b & 0xf0) == 0x40) {	/* REX: W does not change branch sizes */
+			c->rex = b;
 			continue;
+		}
 		*op = b;
 		return true;
 	}
@@ -191,7 +216,7 @@ static bool insn_one_byte(struct insn_cursor *c, uint8_t op, struct insn_class *
 
 bool insn_classify(const uint8_t *bytes, size_t n, bool mode64, struct insn_class *out)
 {
-	struct insn_cursor c = { .p = bytes, .n = n, .mode64 = mode64 };
+	struct insn_cursor c = { .p = bytes, .n = n, .mode64 = mode64, .seg = -1 };
 	uint8_t op;
 
 	*out = (struct insn_class){ .branch = INSN_NOT_BRANCH };
@@ -210,4 +235,571 @@ const char *insn_branch_name(enum insn_branch b)
 	};
 
 	return (unsigned)b < INSN_NBRANCH_KINDS ? names[b] : "?";
+}
+
+/*
+ * ---- memory operands ---------------------------------------------------------------
+ *
+ * insn_mem_decode() walks the same prefixes, then looks the opcode up in
+ * insn_map1[] (one-byte map, SDM Vol. 2 Table A-2) or insn_map2[] (0F map,
+ * Table A-3); ModRM-selected groups (Table A-6) in insn_groups[]. A row
+ * says whether a ModRM byte follows, what the r/m operand does to memory
+ * when it is a memory operand (load, store, both), the operand size, the
+ * immediate's size and any implicit access (stack, string, moffs). Rows
+ * left out are unknown. Known:
+ *  - ALU 00-3D (ADD OR ADC SBB AND SUB XOR CMP; CMP only reads), TEST
+ *    84/85/A8/A9, XCHG 86/87, MOV 88-8C/8E, C6/C7 /0, A0-A3 (moffs), B0-BF,
+ *    LEA 8D (no access), MOVSXD 63, IMUL 69/6B/0F AF, groups 1 (80-83),
+ *    2 (C0/C1/D0-D3), 3 (F6/F7), 4 (FE), 5 (FF /0 /1 /2 /4 /6), 1A (8F /0),
+ *    8 (0F BA), 9 (0F C7 /1 CMPXCHG8B/16B);
+ *  - stack: PUSH/POP reg (50-5F), PUSH imm (68/6A), PUSHF/POPF (9C/9D),
+ *    CALL E8 and FF /2, RET C3/C2, LEAVE C9, PUSH/POP r/m (FF /6, 8F /0);
+ *  - strings: MOVS CMPS STOS LODS SCAS (A4-A7, AA-AF), one iteration;
+ *  - 0F: CMOVcc (the operand is read whatever the condition, SDM CMOVcc),
+ *    SETcc, MOVZX/MOVSX, BSF/BSR, CMPXCHG, XADD, SHLD/SHRD, NOP r/m
+ *    (0F 1F: no access), BSWAP, Jcc, RDTSC, CPUID;
+ *  - no memory: Jcc/JMP/LOOP, NOP/PAUSE/XCHG reg, CBW/CWD, SAHF/LAHF,
+ *    HLT, CMC/CLC/STC/CLI/STI/CLD/STD, INC/DEC reg (40-4F, 32-bit code).
+ * Unknown on purpose, but with their length (status unknown, len set):
+ * INT n/INT3/INT1/IRET/SYSCALL/SYSRET/SYSENTER/SYSEXIT and far transfers
+ * (their stack accesses belong to another privilege level or segment),
+ * INS/OUTS/IN/OUT, ENTER, XLAT, BT/BTS/BTR/BTC with a register bit offset
+ * and a memory operand (the bit offset moves the address), x87, UD2,
+ * system instructions (0F 00/01/06-09/20-23/30/32/33, prefetches, group
+ * 15) and PUSH/POP FS/GS. Unknown with no length: every other opcode
+ * (MMX/SSE, VEX, ...), and invalid group rows.
+ *
+ * Addresses (SDM Vol. 2 2.1.5, Tables 2-1 to 2-3): base + index * scale +
+ * displacement, RIP-relative from the next instruction (mod 00 r/m 101 in
+ * 64-bit mode), truncated to the address size (64, 32 with 67, or 16 with
+ * 67 in 32-bit code, Table 2-1 forms); plus the segment base (default DS,
+ * SS for RSP/RBP-based forms, or the override). String destinations always
+ * use ES (no override). POP r/m with an RSP base uses RSP after the pop
+ * (SDM POP: "If the destination operand uses ESP as a base register, the
+ * address is computed after the POP has incremented ESP").
+ */
+
+enum insn_osz {
+	OSZ_V,			/* 16/32/64 by 66 and REX.W */
+	OSZ_B,			/* byte */
+	OSZ_W,			/* word */
+	OSZ_D,			/* dword */
+	OSZ_STACK,		/* 64 (16 with 66) in 64-bit mode, else 32 (16 with 66) */
+	OSZ_NEAR,		/* near branch target: 64 in 64-bit mode, else as OSZ_V */
+};
+
+enum insn_imm { IMM_NONE, IMM_B, IMM_W, IMM_Z, IMM_V, IMM_REL8, IMM_REL, IMM_ENTER };
+
+enum insn_form {
+	F_RM,			/* only the r/m operand, as .acc says (or nothing) */
+	F_PUSH, F_POP,		/* implicit stack store / load */
+	F_PUSH_RM, F_POP_RM,	/* FF /6, 8F /0 */
+	F_CALL, F_CALL_RM,	/* E8; FF /2 */
+	F_JMP_RM,		/* FF /4: loads the target */
+	F_RET, F_LEAVE,
+	F_MOVS, F_CMPS, F_STOS, F_LODS, F_SCAS,
+	F_MOFFS,		/* A0-A3: absolute address of address size */
+	F_BT_REG,		/* memory form unknown */
+	F_CX8,			/* CMPXCHG8B/16B: 8 or 16 bytes */
+};
+
+enum insn_group {
+	G_NONE, G_1, G_1A, G_2, G_3B, G_3V, G_4, G_5, G_8, G_9, G_11, INSN_NGROUPS
+};
+
+struct insn_desc {
+	bool valid;
+	bool len_only;		/* length known, memory accesses not modelled: unknown with len */
+	bool modrm;
+	uint8_t acc;		/* enum insn_access of a memory r/m operand; 0 = no access */
+	uint8_t osz;		/* enum insn_osz */
+	uint8_t imm;		/* enum insn_imm */
+	uint8_t form;		/* enum insn_form */
+	uint8_t group;		/* enum insn_group: the row for ModRM.reg overrides acc, imm, form */
+};
+
+#define D_NONE			{ .valid = true }
+#define D_IMM(i)		{ .valid = true, .imm = (i) }
+#define D_RM(a, s)		{ .valid = true, .modrm = true, .acc = (a), .osz = (s) }
+#define D_RMI(a, s, i)		{ .valid = true, .modrm = true, .acc = (a), .osz = (s), .imm = (i) }
+#define D_GRP(g, s, i)		{ .valid = true, .modrm = true, .osz = (s), .imm = (i), .group = (g) }
+#define D_FORM(f, s)		{ .valid = true, .osz = (s), .form = (f) }
+#define D_LEN(i)		{ .valid = true, .len_only = true, .imm = (i) }
+#define D_LENRM(i)		{ .valid = true, .len_only = true, .modrm = true, .imm = (i) }
+#define D_ALU(b, a)		[(b)] = D_RM(a, OSZ_B), [(b) + 1] = D_RM(a, OSZ_V), \
+				[(b) + 2] = D_RM(INSN_LOAD, OSZ_B), [(b) + 3] = D_RM(INSN_LOAD, OSZ_V), \
+				[(b) + 4] = D_IMM(IMM_B), [(b) + 5] = D_IMM(IMM_Z)
+
+static const struct insn_desc insn_map1[256] = {
+	D_ALU(0x00, INSN_LOAD_STORE), D_ALU(0x08, INSN_LOAD_STORE),	/* ADD, OR */
+	D_ALU(0x10, INSN_LOAD_STORE), D_ALU(0x18, INSN_LOAD_STORE),	/* ADC, SBB */
+	D_ALU(0x20, INSN_LOAD_STORE), D_ALU(0x28, INSN_LOAD_STORE),	/* AND, SUB */
+	D_ALU(0x30, INSN_LOAD_STORE), D_ALU(0x38, INSN_LOAD),		/* XOR, CMP */
+	[0x40 ... 0x4f] = D_NONE,		/* INC/DEC reg (32-bit code; REX in 64-bit) */
+	[0x50 ... 0x57] = D_FORM(F_PUSH, OSZ_STACK),
+	[0x58 ... 0x5f] = D_FORM(F_POP, OSZ_STACK),
+	[0x63] = D_RM(INSN_LOAD, OSZ_D),	/* MOVSXD r, r/m32 */
+	[0x68] = { .valid = true, .osz = OSZ_STACK, .imm = IMM_Z, .form = F_PUSH },
+	[0x69] = D_RMI(INSN_LOAD, OSZ_V, IMM_Z),
+	[0x6a] = { .valid = true, .osz = OSZ_STACK, .imm = IMM_B, .form = F_PUSH },
+	[0x6b] = D_RMI(INSN_LOAD, OSZ_V, IMM_B),
+	[0x6c ... 0x6f] = D_LEN(IMM_NONE),	/* INS/OUTS */
+	[0x70 ... 0x7f] = D_IMM(IMM_REL8),
+	[0x80] = D_GRP(G_1, OSZ_B, IMM_B), [0x81] = D_GRP(G_1, OSZ_V, IMM_Z),
+	[0x83] = D_GRP(G_1, OSZ_V, IMM_B),
+	[0x84] = D_RM(INSN_LOAD, OSZ_B), [0x85] = D_RM(INSN_LOAD, OSZ_V),
+	[0x86] = D_RM(INSN_LOAD_STORE, OSZ_B), [0x87] = D_RM(INSN_LOAD_STORE, OSZ_V),
+	[0x88] = D_RM(INSN_STORE, OSZ_B), [0x89] = D_RM(INSN_STORE, OSZ_V),
+	[0x8a] = D_RM(INSN_LOAD, OSZ_B), [0x8b] = D_RM(INSN_LOAD, OSZ_V),
+	[0x8c] = D_RM(INSN_STORE, OSZ_W),	/* MOV r/m16, Sreg */
+	[0x8d] = D_RM(0, OSZ_V),		/* LEA: address only */
+	[0x8e] = D_RM(INSN_LOAD, OSZ_W),	/* MOV Sreg, r/m16 */
+	[0x8f] = D_GRP(G_1A, OSZ_STACK, IMM_NONE),
+	[0x90 ... 0x99] = D_NONE,		/* NOP/PAUSE, XCHG reg, CBW/CWD */
+	[0x9c] = D_FORM(F_PUSH, OSZ_STACK), [0x9d] = D_FORM(F_POP, OSZ_STACK),
+	[0x9e] = D_NONE, [0x9f] = D_NONE,	/* SAHF, LAHF */
+	[0xa0] = { .valid = true, .acc = INSN_LOAD, .osz = OSZ_B, .form = F_MOFFS },
+	[0xa1] = { .valid = true, .acc = INSN_LOAD, .osz = OSZ_V, .form = F_MOFFS },
+	[0xa2] = { .valid = true, .acc = INSN_STORE, .osz = OSZ_B, .form = F_MOFFS },
+	[0xa3] = { .valid = true, .acc = INSN_STORE, .osz = OSZ_V, .form = F_MOFFS },
+	[0xa4] = D_FORM(F_MOVS, OSZ_B), [0xa5] = D_FORM(F_MOVS, OSZ_V),
+	[0xa6] = D_FORM(F_CMPS, OSZ_B), [0xa7] = D_FORM(F_CMPS, OSZ_V),
+	[0xa8] = D_IMM(IMM_B), [0xa9] = D_IMM(IMM_Z),
+	[0xaa] = D_FORM(F_STOS, OSZ_B), [0xab] = D_FORM(F_STOS, OSZ_V),
+	[0xac] = D_FORM(F_LODS, OSZ_B), [0xad] = D_FORM(F_LODS, OSZ_V),
+	[0xae] = D_FORM(F_SCAS, OSZ_B), [0xaf] = D_FORM(F_SCAS, OSZ_V),
+	[0xb0 ... 0xb7] = D_IMM(IMM_B), [0xb8 ... 0xbf] = D_IMM(IMM_V),
+	[0xc0] = D_GRP(G_2, OSZ_B, IMM_B), [0xc1] = D_GRP(G_2, OSZ_V, IMM_B),
+	[0xc2] = { .valid = true, .osz = OSZ_NEAR, .imm = IMM_W, .form = F_RET },
+	[0xc3] = D_FORM(F_RET, OSZ_NEAR),
+	[0xc6] = D_GRP(G_11, OSZ_B, IMM_B), [0xc7] = D_GRP(G_11, OSZ_V, IMM_Z),
+	[0xc8] = D_LEN(IMM_ENTER),
+	[0xc9] = D_FORM(F_LEAVE, OSZ_STACK),
+	[0xca] = D_LEN(IMM_W), [0xcb] = D_LEN(IMM_NONE),	/* far RET */
+	[0xcc] = D_LEN(IMM_NONE), [0xcd] = D_LEN(IMM_B), [0xcf] = D_LEN(IMM_NONE),	/* INT3, INT n, IRET */
+	[0xd0] = D_GRP(G_2, OSZ_B, IMM_NONE), [0xd1] = D_GRP(G_2, OSZ_V, IMM_NONE),
+	[0xd2] = D_GRP(G_2, OSZ_B, IMM_NONE), [0xd3] = D_GRP(G_2, OSZ_V, IMM_NONE),
+	[0xd7] = D_LEN(IMM_NONE),		/* XLAT */
+	[0xd8 ... 0xdf] = D_LENRM(IMM_NONE),	/* x87 */
+	[0xe0 ... 0xe3] = D_IMM(IMM_REL8),	/* LOOPcc, JrCXZ */
+	[0xe4 ... 0xe7] = D_LEN(IMM_B), [0xec ... 0xef] = D_LEN(IMM_NONE),	/* IN, OUT */
+	[0xe8] = { .valid = true, .osz = OSZ_NEAR, .imm = IMM_REL, .form = F_CALL },
+	[0xe9] = D_IMM(IMM_REL), [0xeb] = D_IMM(IMM_REL8),
+	[0xf1] = D_LEN(IMM_NONE),		/* INT1 */
+	[0xf4] = D_NONE, [0xf5] = D_NONE,	/* HLT, CMC */
+	[0xf6] = D_GRP(G_3B, OSZ_B, IMM_NONE), [0xf7] = D_GRP(G_3V, OSZ_V, IMM_NONE),
+	[0xf8 ... 0xfd] = D_NONE,		/* CLC STC CLI STI CLD STD */
+	[0xfe] = D_GRP(G_4, OSZ_B, IMM_NONE), [0xff] = D_GRP(G_5, OSZ_V, IMM_NONE),
+};
+
+static const struct insn_desc insn_map2[256] = {
+	[0x00 ... 0x01] = D_LENRM(IMM_NONE),	/* groups 6, 7 (LGDT, LIDT, SWAPGS...) */
+	[0x05 ... 0x09] = D_LEN(IMM_NONE),	/* SYSCALL CLTS SYSRET INVD WBINVD */
+	[0x0b] = D_LEN(IMM_NONE),		/* UD2 */
+	[0x0d] = D_LENRM(IMM_NONE), [0x18] = D_LENRM(IMM_NONE),	/* prefetches */
+	[0x1e] = D_RM(0, OSZ_V),		/* NOP r/m (ENDBR64 with F3) */
+	[0x1f] = D_RM(0, OSZ_V),		/* NOP r/m: no access */
+	[0x20 ... 0x23] = D_LENRM(IMM_NONE),	/* MOV to/from CR, DR */
+	[0x30] = D_LEN(IMM_NONE), [0x32 ... 0x35] = D_LEN(IMM_NONE),	/* WRMSR RDMSR RDPMC SYSENTER SYSEXIT */
+	[0xa0 ... 0xa1] = D_LEN(IMM_NONE), [0xa8 ... 0xa9] = D_LEN(IMM_NONE),	/* PUSH/POP FS, GS */
+	[0xae] = D_LENRM(IMM_NONE),		/* group 15: FXSAVE, fences */
+	[0xb8] = D_RM(INSN_LOAD, OSZ_V),	/* POPCNT (F3) */
+	[0x31] = D_NONE, [0xa2] = D_NONE,	/* RDTSC, CPUID */
+	[0x40 ... 0x4f] = D_RM(INSN_LOAD, OSZ_V),	/* CMOVcc */
+	[0x80 ... 0x8f] = D_IMM(IMM_REL),
+	[0x90 ... 0x9f] = D_RM(INSN_STORE, OSZ_B),	/* SETcc */
+	[0xa3] = { .valid = true, .modrm = true, .osz = OSZ_V, .form = F_BT_REG },
+	[0xab] = { .valid = true, .modrm = true, .osz = OSZ_V, .form = F_BT_REG },
+	[0xb3] = { .valid = true, .modrm = true, .osz = OSZ_V, .form = F_BT_REG },
+	[0xbb] = { .valid = true, .modrm = true, .osz = OSZ_V, .form = F_BT_REG },
+	[0xa4] = D_RMI(INSN_LOAD_STORE, OSZ_V, IMM_B), [0xa5] = D_RM(INSN_LOAD_STORE, OSZ_V),
+	[0xac] = D_RMI(INSN_LOAD_STORE, OSZ_V, IMM_B), [0xad] = D_RM(INSN_LOAD_STORE, OSZ_V),
+	[0xaf] = D_RM(INSN_LOAD, OSZ_V),	/* IMUL r, r/m */
+	[0xb0] = D_RM(INSN_LOAD_STORE, OSZ_B), [0xb1] = D_RM(INSN_LOAD_STORE, OSZ_V),
+	[0xb6] = D_RM(INSN_LOAD, OSZ_B), [0xb7] = D_RM(INSN_LOAD, OSZ_W),	/* MOVZX */
+	[0xba] = D_GRP(G_8, OSZ_V, IMM_B),
+	[0xbc] = D_RM(INSN_LOAD, OSZ_V), [0xbd] = D_RM(INSN_LOAD, OSZ_V),	/* BSF, BSR */
+	[0xbe] = D_RM(INSN_LOAD, OSZ_B), [0xbf] = D_RM(INSN_LOAD, OSZ_W),	/* MOVSX */
+	[0xc0] = D_RM(INSN_LOAD_STORE, OSZ_B), [0xc1] = D_RM(INSN_LOAD_STORE, OSZ_V),	/* XADD */
+	[0xc7] = D_GRP(G_9, OSZ_V, IMM_NONE),
+	[0xc8 ... 0xcf] = D_NONE,		/* BSWAP */
+};
+
+/* Group rows by ModRM.reg (Table A-6); imm here adds to the opcode row's (only group 3 has one). */
+#define G_ROW(a)		{ .valid = true, .acc = (a) }
+#define G_ROWI(a, i)		{ .valid = true, .acc = (a), .imm = (i) }
+#define G_ROWF(a, f)		{ .valid = true, .acc = (a), .form = (f) }
+#define G_LEN			{ .valid = true, .len_only = true }
+#define RMW			INSN_LOAD_STORE
+
+static const struct insn_desc insn_groups[INSN_NGROUPS][8] = {
+	[G_1] = { G_ROW(RMW), G_ROW(RMW), G_ROW(RMW), G_ROW(RMW),
+		  G_ROW(RMW), G_ROW(RMW), G_ROW(RMW), G_ROW(INSN_LOAD) },	/* /7 CMP */
+	[G_1A] = { [0] = G_ROWF(INSN_STORE, F_POP_RM) },
+	[G_2] = { G_ROW(RMW), G_ROW(RMW), G_ROW(RMW), G_ROW(RMW),
+		  G_ROW(RMW), G_ROW(RMW), G_ROW(RMW), G_ROW(RMW) },
+	[G_3B] = { G_ROWI(INSN_LOAD, IMM_B), G_ROWI(INSN_LOAD, IMM_B), G_ROW(RMW), G_ROW(RMW),
+		   G_ROW(INSN_LOAD), G_ROW(INSN_LOAD), G_ROW(INSN_LOAD), G_ROW(INSN_LOAD) },
+	[G_3V] = { G_ROWI(INSN_LOAD, IMM_Z), G_ROWI(INSN_LOAD, IMM_Z), G_ROW(RMW), G_ROW(RMW),
+		   G_ROW(INSN_LOAD), G_ROW(INSN_LOAD), G_ROW(INSN_LOAD), G_ROW(INSN_LOAD) },
+	[G_4] = { G_ROW(RMW), G_ROW(RMW) },
+	[G_5] = { [0] = G_ROW(RMW), [1] = G_ROW(RMW), [2] = G_ROWF(INSN_LOAD, F_CALL_RM),
+		  [3] = G_LEN, [4] = G_ROWF(INSN_LOAD, F_JMP_RM), [5] = G_LEN,
+		  [6] = G_ROWF(INSN_LOAD, F_PUSH_RM) },	/* /3 /5: far CALL/JMP */
+	[G_8] = { [4] = G_ROW(INSN_LOAD), [5] = G_ROW(RMW), [6] = G_ROW(RMW), [7] = G_ROW(RMW) },
+	[G_9] = { [1] = G_ROWF(RMW, F_CX8) },
+	[G_11] = { [0] = G_ROW(INSN_STORE) },
+};
+
+/* A decoded ModRM memory operand, before RIP-relative resolution. */
+struct insn_ea {
+	bool mem;		/* mod != 3 */
+	bool rip_rel;
+	int8_t base, index;	/* enum insn_reg, or -1 */
+	uint8_t scale;
+	int64_t disp;
+	int8_t seg;		/* default segment (DS or SS) */
+	bool bp16, bx16, si16, di16;	/* 16-bit forms (Table 2-1) */
+};
+
+struct insn_dec {
+	struct insn_cursor c;
+	const struct insn_regs *regs;
+	struct insn_desc d;	/* opcode row merged with its group row */
+	struct insn_ea ea;
+	uint8_t modrm;
+	uint8_t osz_bytes;	/* operand size in bytes */
+	uint64_t moffs;
+	struct insn_mem *out;
+};
+
+/* Little-endian immediate/displacement of n bytes, sign-extended. */
+static bool insn_read_signed(struct insn_cursor *c, unsigned n, int64_t *v)
+{
+	uint64_t u = 0;
+	uint8_t b;
+
+	for (unsigned k = 0; k < n; k++) {
+		if (!insn_byte(c, &b))
+			return false;
+		u |= (uint64_t)b << (8 * k);
+	}
+	if (n < 8 && (u >> (8 * n - 1)) & 1)
+		u |= ~UINT64_C(0) << (8 * n);
+	*v = (int64_t)u;
+	return true;
+}
+
+static unsigned insn_addr_bytes(const struct insn_cursor *c)
+{
+	if (c->mode64)
+		return c->addr32 ? 4 : 8;
+	return c->addr16 ? 2 : 4;
+}
+
+static uint8_t insn_operand_bytes(const struct insn_cursor *c, enum insn_osz osz)
+{
+	bool w = (c->rex & 0x08) != 0;
+
+	switch (osz) {
+	case OSZ_B: return 1;
+	case OSZ_W: return 2;
+	case OSZ_D: return 4;
+	case OSZ_STACK: return c->opsize16 ? 2 : c->mode64 ? 8 : 4;
+	case OSZ_NEAR: if (c->mode64) return 8;	/* fall through */
+	default: return w ? 8 : c->opsize16 ? 2 : 4;	/* OSZ_V */
+	}
+}
+
+/* Table 2-1: 16-bit ModRM forms. */
+static bool insn_ea16(struct insn_cursor *c, unsigned mod, unsigned rm, struct insn_ea *ea)
+{
+	static const uint8_t forms[8] = { 0x5, 0x9, 0x6, 0xa, 0x1, 0x8, 0x2, 0x4 };	/* bit0 SI, bit1 BP, bit2 BX, bit3 DI */
+	unsigned f = forms[rm];
+
+	ea->si16 = f & 1;
+	ea->bp16 = f & 2;
+	ea->bx16 = f & 4;
+	ea->di16 = f & 8;
+	if (mod == 0 && rm == 6) {
+		ea->bp16 = false;
+		return insn_read_signed(c, 2, &ea->disp);
+	}
+	ea->seg = ea->bp16 ? INSN_SS : INSN_DS;
+	return mod == 0 || insn_read_signed(c, mod == 1 ? 1 : 2, &ea->disp);
+}
+
+/* Tables 2-2 and 2-3 (with REX.B/REX.X), and RIP-relative in 64-bit mode. */
+static bool insn_ea32(struct insn_cursor *c, unsigned mod, unsigned rm, struct insn_ea *ea)
+{
+	uint8_t sib;
+
+	if (rm == 4) {
+		if (!insn_byte(c, &sib))
+			return false;
+		unsigned idx = ((sib >> 3) & 7) | ((c->rex & 0x02) ? 8 : 0);
+
+		ea->index = idx == INSN_RSP ? -1 : (int8_t)idx;
+		ea->scale = (uint8_t)(1u << (sib >> 6));
+		if (mod == 0 && (sib & 7) == 5)
+			return insn_read_signed(c, 4, &ea->disp);	/* no base */
+		ea->base = (int8_t)((sib & 7) | ((c->rex & 0x01) ? 8 : 0));
+	} else if (mod == 0 && rm == 5) {
+		ea->rip_rel = c->mode64;
+		return insn_read_signed(c, 4, &ea->disp);
+	} else {
+		ea->base = (int8_t)(rm | ((c->rex & 0x01) ? 8 : 0));
+	}
+	if (ea->base == INSN_RSP || ea->base == INSN_RBP)
+		ea->seg = INSN_SS;
+	return mod == 0 || insn_read_signed(c, mod == 1 ? 1 : 4, &ea->disp);
+}
+
+static bool insn_modrm_ea(struct insn_cursor *c, uint8_t modrm, struct insn_ea *ea)
+{
+	unsigned mod = modrm >> 6, rm = modrm & 7;
+
+	*ea = (struct insn_ea){ .mem = mod != 3, .base = -1, .index = -1, .scale = 1, .seg = INSN_DS };
+	if (mod == 3)
+		return true;
+	return c->addr16 ? insn_ea16(c, mod, rm, ea) : insn_ea32(c, mod, rm, ea);
+}
+
+static uint64_t insn_trunc(uint64_t v, unsigned bytes)
+{
+	return bytes >= 8 ? v : v & ((UINT64_C(1) << (8 * bytes)) - 1);
+}
+
+/* Segment base + offset, as the mode adds them (64-bit mode: FS and GS only). */
+static uint64_t insn_linear(const struct insn_dec *x, int seg, uint64_t off)
+{
+	uint64_t base = x->regs->seg_base[seg];
+
+	if (x->c.mode64)
+		return seg == INSN_FS || seg == INSN_GS ? base + off : off;
+	return (uint32_t)(base + off);
+}
+
+static int insn_seg_of(const struct insn_dec *x, int dflt)
+{
+	return x->c.seg >= 0 ? x->c.seg : dflt;
+}
+
+/* Effective address of the ModRM operand; rsp_adjust is added to an RSP base (POP r/m). */
+static uint64_t insn_ea_addr(const struct insn_dec *x, int64_t rsp_adjust)
+{
+	const struct insn_ea *ea = &x->ea;
+	const uint64_t *r = x->regs->gpr;
+	unsigned ab = insn_addr_bytes(&x->c);
+	uint64_t off = (uint64_t)ea->disp;
+
+	if (x->c.addr16) {
+		off += (ea->bx16 ? r[INSN_RBX] : 0) + (ea->bp16 ? r[INSN_RBP] : 0) +
+		       (ea->si16 ? r[INSN_RSI] : 0) + (ea->di16 ? r[INSN_RDI] : 0);
+	} else if (ea->rip_rel) {
+		off += x->regs->rip + x->c.i;
+	} else {
+		if (ea->base >= 0)
+			off += r[ea->base] + (ea->base == INSN_RSP ? (uint64_t)rsp_adjust : 0);
+		if (ea->index >= 0)
+			off += insn_trunc(r[ea->index], ab) * ea->scale;
+	}
+	return insn_linear(x, insn_seg_of(x, ea->seg), insn_trunc(off, ab));
+}
+
+static void insn_add_op(struct insn_dec *x, uint64_t addr, unsigned size, enum insn_access a)
+{
+	struct insn_mem *o = x->out;
+
+	o->op[o->nops++] = (struct insn_mem_op){ .addr = addr, .size = (uint16_t)size, .access = a };
+}
+
+/* The stack slot at RSP + delta (SS, stack address size). */
+static uint64_t insn_stack(const struct insn_dec *x, int64_t delta)
+{
+	unsigned sb = x->c.mode64 ? 8 : 4;	/* 32-bit code: a 32-bit stack assumed (SS.B = 1) */
+
+	return insn_linear(x, INSN_SS, insn_trunc(x->regs->gpr[INSN_RSP] + (uint64_t)delta, sb));
+}
+
+static size_t insn_imm_bytes(const struct insn_dec *x, enum insn_imm imm)
+{
+	switch (imm) {
+	case IMM_B: case IMM_REL8: return 1;
+	case IMM_W: return 2;
+	case IMM_ENTER: return 3;	/* imm16, imm8 */
+	case IMM_Z: return x->osz_bytes == 2 ? 2 : 4;
+	case IMM_V: return x->osz_bytes;
+	case IMM_REL: return insn_rel_size(&x->c);
+	default: return 0;
+	}
+}
+
+/* The count register of a REP prefix, at the address size (SDM REP: CX, ECX or RCX). */
+static uint64_t insn_rep_count(const struct insn_dec *x)
+{
+	return insn_trunc(x->regs->gpr[INSN_RCX], insn_addr_bytes(&x->c));
+}
+
+/* One iteration of a string instruction: source DS:RSI (overridable), destination ES:RDI. */
+static void insn_string(struct insn_dec *x, enum insn_form f)
+{
+	unsigned ab = insn_addr_bytes(&x->c), sz = x->osz_bytes;
+	uint64_t src = insn_linear(x, insn_seg_of(x, INSN_DS), insn_trunc(x->regs->gpr[INSN_RSI], ab));
+	uint64_t dst = insn_linear(x, INSN_ES, insn_trunc(x->regs->gpr[INSN_RDI], ab));
+
+	if (x->c.rep && insn_rep_count(x) == 0)
+		return;			/* REP with a zero count touches nothing */
+	if (f == F_MOVS || f == F_CMPS || f == F_LODS)
+		insn_add_op(x, src, sz, INSN_LOAD);
+	if (f == F_MOVS || f == F_STOS)
+		insn_add_op(x, dst, sz, INSN_STORE);
+	if (f == F_CMPS || f == F_SCAS)
+		insn_add_op(x, dst, sz, INSN_LOAD);
+}
+
+/* Implicit stack accesses and the r/m operand, in execution order. False: unknown form. */
+static bool insn_operands(struct insn_dec *x)
+{
+	enum insn_form f = (enum insn_form)x->d.form;
+	unsigned sz = x->osz_bytes;
+	unsigned near = insn_operand_bytes(&x->c, OSZ_NEAR);
+	unsigned stk = insn_operand_bytes(&x->c, OSZ_STACK);
+	bool mem = x->ea.mem;
+
+	switch (f) {
+	case F_PUSH: insn_add_op(x, insn_stack(x, -(int64_t)sz), sz, INSN_STORE); return true;
+	case F_POP: insn_add_op(x, insn_stack(x, 0), sz, INSN_LOAD); return true;
+	case F_RET: insn_add_op(x, insn_stack(x, 0), near, INSN_LOAD); return true;
+	case F_CALL: insn_add_op(x, insn_stack(x, -(int64_t)near), near, INSN_STORE); return true;
+	case F_LEAVE:
+		insn_add_op(x, insn_linear(x, INSN_SS, x->regs->gpr[INSN_RBP]), sz, INSN_LOAD);
+		return true;
+	case F_MOVS: case F_CMPS: case F_STOS: case F_LODS: case F_SCAS:
+		insn_string(x, f);
+		return true;
+	case F_MOFFS:
+		insn_add_op(x, insn_linear(x, insn_seg_of(x, INSN_DS), x->moffs), sz, x->d.acc);
+		return true;
+	case F_CALL_RM:
+		if (mem)
+			insn_add_op(x, insn_ea_addr(x, 0), near, INSN_LOAD);
+		insn_add_op(x, insn_stack(x, -(int64_t)near), near, INSN_STORE);
+		return true;
+	case F_JMP_RM:
+		if (mem)
+			insn_add_op(x, insn_ea_addr(x, 0), near, INSN_LOAD);
+		return true;
+	case F_PUSH_RM:
+		if (mem)
+			insn_add_op(x, insn_ea_addr(x, 0), stk, INSN_LOAD);
+		insn_add_op(x, insn_stack(x, -(int64_t)stk), stk, INSN_STORE);
+		return true;
+	case F_POP_RM:
+		insn_add_op(x, insn_stack(x, 0), stk, INSN_LOAD);
+		if (mem)
+			insn_add_op(x, insn_ea_addr(x, stk), stk, INSN_STORE);
+		return true;
+	case F_BT_REG:
+		return !mem;		/* memory form: the bit offset moves the address */
+	case F_CX8:
+		if (!mem)
+			return false;	/* register form is #UD */
+		insn_add_op(x, insn_ea_addr(x, 0), (x->c.rex & 0x08) ? 16 : 8, INSN_LOAD_STORE);
+		return true;
+	default:		/* F_RM */
+		if (mem && x->d.acc)
+			insn_add_op(x, insn_ea_addr(x, 0), sz, x->d.acc);
+		return true;
+	}
+}
+
+/* Opcode row (and group row), ModRM with its address bytes, immediates. */
+static bool insn_mem_parse(struct insn_dec *x, uint8_t op, bool *known)
+{
+	struct insn_cursor *c = &x->c;
+	const struct insn_desc *row = &insn_map1[op];
+	size_t imm;
+
+	*known = false;
+	if (op == 0x0f) {
+		if (!insn_byte(c, &op))
+			return false;
+		row = &insn_map2[op];
+	}
+	x->d = *row;
+	if (!x->d.valid || (row == &insn_map1[0x63] && !c->mode64))
+		return true;		/* unknown; 63 outside 64-bit mode is ARPL */
+	if (x->d.modrm) {
+		if (!insn_byte(c, &x->modrm) || !insn_modrm_ea(c, x->modrm, &x->ea))
+			return false;
+		if (x->d.group) {
+			const struct insn_desc *g = &insn_groups[x->d.group][(x->modrm >> 3) & 7];
+
+			if (!g->valid)
+				return true;
+			x->d.acc = g->acc;
+			x->d.form = g->form;
+			x->d.len_only = g->len_only;
+			if (g->imm)
+				x->d.imm = g->imm;
+		}
+	}
+	x->osz_bytes = insn_operand_bytes(c, (enum insn_osz)x->d.osz);
+	if (x->d.form == F_MOFFS) {
+		int64_t v;
+
+		if (!insn_read_signed(c, insn_addr_bytes(c), &v))
+			return false;
+		x->moffs = insn_trunc((uint64_t)v, insn_addr_bytes(c));
+	}
+	imm = insn_imm_bytes(x, (enum insn_imm)x->d.imm);
+	if (!insn_skip(c, imm))
+		return false;
+	*known = true;
+	return true;
+}
+
+enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64,
+				     const struct insn_regs *regs, struct insn_mem *out)
+{
+	struct insn_dec x = {
+		.c = { .p = bytes, .n = n, .mode64 = mode64, .seg = -1 },
+		.regs = regs, .out = out,
+	};
+	bool known;
+	uint8_t op;
+
+	*out = (struct insn_mem){ .status = INSN_MEM_TRUNCATED };
+	if (!insn_prefixes(&x.c, &op) || !insn_mem_parse(&x, op, &known))
+		return out->status;
+	out->status = INSN_MEM_UNKNOWN;
+	if (!known)
+		return out->status;
+	out->len = (uint8_t)x.c.i;	/* RIP-relative operands need it first */
+	if (x.d.len_only || !insn_operands(&x)) {
+		out->nops = 0;		/* unknown accesses, known length */
+		return out->status;
+	}
+	out->status = INSN_MEM_OK;
+	return out->status;
+}
+
+const char *insn_access_name(enum insn_access a)
+{
+	switch (a) {
+	case INSN_LOAD: return "load";
+	case INSN_STORE: return "store";
+	case INSN_LOAD_STORE: return "load+store";
+	default: return "?";
+	}
+}
+
+size_t insn_length(const uint8_t *bytes, size_t n, bool mode64)
+{
+	static const struct insn_regs zero;
+	struct insn_mem m;
+
+	insn_mem_decode(bytes, n, mode64, &zero, &m);
+	return m.status == INSN_MEM_TRUNCATED ? 0 : m.len;
 }

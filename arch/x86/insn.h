@@ -1,5 +1,6 @@
 /*
- * insn.h - portable x86 branch classifier for the single-step engine.
+ * insn.h - portable x86 decoder for the single-step engine: branch kinds
+ * and memory operands.
  *
  * Given the bytes at a retired instruction's address, insn_classify() tells
  * whether it is a branch and of which kind, and how long it is when the
@@ -7,9 +8,15 @@
  * that a REP prefix repeats). Opcodes follow the SDM Vol. 2 opcode map
  * (Appendix A, Tables A-2 and A-3). The decoder knows legacy prefixes,
  * REX, the one-byte and 0F two-byte maps as far as branches need, and
- * ModRM/SIB/displacement sizes for FF /2 /3 /4 /5. It does not decode
- * general instruction lengths: for non-branches len is 0 unless the
- * instruction is a REP string operation.
+ * ModRM/SIB/displacement sizes for FF /2 /3 /4 /5. insn_classify() does
+ * not give general instruction lengths: for non-branches its len is 0
+ * unless the instruction is a REP string operation (insn_length() does).
+ *
+ * insn_mem_decode() decodes a whole instruction (length included) and, given
+ * the register file at the moment it is about to execute, computes each
+ * memory operand's linear address, size and access kind, for the common
+ * integer ISA (see insn.c for the exact list); anything else is reported
+ * as unknown, never guessed.
  *
  * Pure logic: no hardware, compiled on the host for tests/host/test_insn.c.
  */
@@ -47,5 +54,77 @@ bool insn_classify(const uint8_t *bytes, size_t n, bool mode64, struct insn_clas
 
 /* "cond", "jmp", "jmp-ind", "call", "call-ind", "ret", "other", "-" for INSN_NOT_BRANCH. */
 const char *insn_branch_name(enum insn_branch b);
+
+/* ---- memory operands ------------------------------------------------------------ */
+
+/* General registers in their encoding order (SDM Vol. 2 Table 2-2, REX.B/X/R extend to 8-15). */
+enum insn_reg {
+	INSN_RAX, INSN_RCX, INSN_RDX, INSN_RBX, INSN_RSP, INSN_RBP, INSN_RSI, INSN_RDI,
+	INSN_R8, INSN_R9, INSN_R10, INSN_R11, INSN_R12, INSN_R13, INSN_R14, INSN_R15,
+	INSN_NREGS
+};
+
+/* Segment registers in their Sreg encoding order (SDM Vol. 2 3.1.1.1: ES=0 ... GS=5). */
+enum insn_seg { INSN_ES, INSN_CS, INSN_SS, INSN_DS, INSN_FS, INSN_GS, INSN_NSEGS };
+
+/*
+ * The register file before the instruction executes. In 64-bit mode only
+ * the FS and GS bases are used (the others count as 0, SDM Vol. 3A 3.2.4);
+ * in 32-bit mode every segment's base is added.
+ */
+struct insn_regs {
+	uint64_t gpr[INSN_NREGS];
+	uint64_t rip;			/* address of the instruction itself */
+	uint64_t seg_base[INSN_NSEGS];
+};
+
+enum insn_access {
+	INSN_LOAD = 1,
+	INSN_STORE = 2,
+	INSN_LOAD_STORE = 3,		/* read-modify-write of one operand */
+};
+
+struct insn_mem_op {
+	uint64_t addr;			/* linear address */
+	uint16_t size;			/* bytes */
+	enum insn_access access;
+};
+
+#define INSN_MAX_MEM_OPS	2	/* e.g. MOVS: load and store; PUSH m: load and store */
+
+enum insn_mem_status {
+	INSN_MEM_OK,			/* len and ops[0..nops) valid (nops may be 0) */
+	INSN_MEM_UNKNOWN,		/* accesses not known; len > 0 if the length is */
+	INSN_MEM_TRUNCATED,		/* the bytes end inside the instruction, or > 15 bytes */
+};
+
+struct insn_mem {
+	enum insn_mem_status status;
+	uint8_t len;			/* bytes, when status is INSN_MEM_OK */
+	uint8_t nops;
+	struct insn_mem_op op[INSN_MAX_MEM_OPS];
+};
+
+/*
+ * Decode the instruction at bytes[0..n) (mode64: 64-bit code) as it would
+ * execute with *regs. Returns out->status. A REP string instruction is
+ * one iteration (the step engine traps once per iteration): its operands
+ * are at the current RSI/RDI, and none when the count register is 0.
+ * The registers must be those before the instruction runs: under single-
+ * stepping, the frame of the trap that stops in front of it (where
+ * step.c classifies the next instruction), not the frame after it.
+ */
+enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64,
+				     const struct insn_regs *regs, struct insn_mem *out);
+
+/*
+ * Length in bytes of the instruction at bytes[0..n), from the same tables
+ * (registers play no part); 0 when the opcode is unknown or the bytes end
+ * early.
+ */
+size_t insn_length(const uint8_t *bytes, size_t n, bool mode64);
+
+/* "load", "store", "load+store", or "?" */
+const char *insn_access_name(enum insn_access a);
 
 #endif

@@ -16,6 +16,11 @@ uint64_t ksym_image_base(void)
 	return (uint64_t)(uintptr_t)ImageBase;
 }
 
+struct ksym ksym_get(uint32_t i)
+{
+	return (struct ksym){ ksym_table[i].addr, ksym_names + ksym_table[i].name };
+}
+
 const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 {
 	uint64_t rel = addr - ksym_image_base();
@@ -36,5 +41,5 @@ const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 		return NULL;
 	if (offset)
 		*offset = rel - ksym_table[lo].addr;
-	return ksym_table[lo].name;
+	return ksym_names + ksym_table[lo].name;
 }

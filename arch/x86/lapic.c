@@ -124,6 +124,14 @@ void lapic_send_nmi(uint32_t apic_id)
 	lapic_icr_send(apic_id, ICR_LEVEL_ASSERT | LAPIC_LVT_DELIVERY_NMI);
 }
 
+uint32_t lapic_nmi_prepare(uint32_t apic_id, volatile uint32_t **icr_lo)
+{
+	lapic_icr_wait();
+	lapic_write(LAPIC_ICR_HI, apic_id << 24);
+	*icr_lo = &apic[LAPIC_ICR_LO / 4];
+	return ICR_LEVEL_ASSERT | LAPIC_LVT_DELIVERY_NMI;
+}
+
 void lapic_timer_start(uint32_t count, uint8_t vector, bool periodic)
 {
 	lapic_write(LAPIC_TIMER_DIVIDE, TIMER_DIVIDE_BY_1);

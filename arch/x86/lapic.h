@@ -40,6 +40,8 @@ enum lapic_reg {
 
 #define LAPIC_LVT_MASKED	(1u << 16)
 #define LAPIC_LVT_DELIVERY_NMI	(4u << 8)
+#define LAPIC_LVT_DELIVERY_MODE	(7u << 8)
+#define LAPIC_LVT_VECTOR	0xffu
 #define LAPIC_TIMER_PERIODIC	(1u << 17)
 
 /* Enable the APIC (base from IA32_APIC_BASE), mask every LVT. False if CPUID says none. */
@@ -61,6 +63,12 @@ void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
  * lists self + NMI as invalid on Pentium 4 and Xeon (uefi-qemu-notes P10).
  */
 void lapic_send_nmi(uint32_t apic_id);
+/*
+ * The same NMI, split for code that must send it from a known instruction:
+ * addresses the ICR to apic_id and returns the value that, stored to
+ * *icr_lo (the ICR's low half), sends it.
+ */
+uint32_t lapic_nmi_prepare(uint32_t apic_id, volatile uint32_t **icr_lo);
 
 /* Timer: divide by 1, count down from count, raise vector (masked if vector == 0). */
 void lapic_timer_start(uint32_t count, uint8_t vector, bool periodic);

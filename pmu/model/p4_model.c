@@ -59,6 +59,10 @@
  *   which both LPs are halted). Edge history restarts at 0 on every CCCR
  *   write and when a cascade starts the counter.
  * - FORCE_OVF: every increment is an overflow (SDM CCCR text).
+ * - Fault injection (p4_model_set_faults): a dead counter never counts, as a
+ *   broken one would (its registers still read and write); RDPMC of a
+ *   faulty counter reads one more than the counter; the erratum can be
+ *   flipped, so the part does what its signature does not predict.
  *
  * Overflow, PMI, cascades
  * - Overflow is the increment that wraps FF_FFFF_FFFFH to 0 (or any
@@ -81,11 +85,22 @@
  *   from 14, 17 only from 15 (18.15.5.6); bit 11: 12 from 16, 15 from 17,
  *   16 from 17, 17 from 16 (Table 18-65). test_model.c checks those links
  *   against its own transcription of the manual.
+ *
+ * Routing (speed)
+ * - An event never scans the 18 counters. Each CCCR write and each cascade
+ *   start recomputes that counter's place in m->escr_ctrs[] (the running
+ *   counters whose CCCR selects a given ESCR), m->cmp_running and
+ *   m->ovf_set; an event visits only the counters of the ESCRs that observe
+ *   it and whose event select, mask and T-bits take it, the clock only the
+ *   compare-mode counters, the PMI level only CCCRs with OVF, and an
+ *   overflow only the counters p4_cascade_links[] lets it start.
+ *   m->examined counts the counters the event path looked at.
  */
 #include "pmu/model/p4_model.h"
 #include "pmu/model/p4_model_internal.h"
 
 #define CTR_BIT(n)	(1u << (n))
+
 #define INPUT_MAX	15u
 #define LP_BIT(lp)	(1u << (lp))
 
@@ -96,6 +111,15 @@ struct model_ev {
 	uint16_t mask;
 	unsigned lp, cpl;
 };
+
+/* The lowest counter in the non-empty set *left, taken out of it. */
+static enum p4_counter pop_ctr(uint32_t *left)
+{
+	enum p4_counter c = (enum p4_counter)__builtin_ctz(*left);
+
+	*left &= *left - 1;
+	return c;
+}
 
 unsigned p4_model_nlp(const struct p4_model *m)
 {
@@ -115,14 +139,6 @@ bool p4_model_has_ext_source(enum p4_counter n)
 	return false;
 }
 
-void p4_model_cccr_written(struct p4_model *m, enum p4_counter n)
-{
-	if (!(m->cccr[n] & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
-		m->started &= ~CTR_BIT(n);
-	m->edge_prev &= ~CTR_BIT(n);
-	m->cycle_input[n] = 0;
-}
-
 /* ---- counting helpers --------------------------------------------------- */
 
 static bool counts_at_all(const struct p4_model *m, enum p4_counter n)
@@ -137,7 +153,23 @@ bool p4_model_running(const struct p4_model *m, enum p4_counter n)
 		return false;
 	if (!(m->cccr[n] & CCCR_ENABLE) && !(m->started & CTR_BIT(n)))
 		return false;
+	if (m->faults.dead & CTR_BIT(n))
+		return false;
 	return counts_at_all(m, n);
+}
+
+void p4_model_set_faults(struct p4_model *m, const struct p4_model_faults *f)
+{
+	m->faults = *f;
+	m->faults.dead &= CTR_BIT(P4_NCOUNTER) - 1;
+	m->faults.rdpmc &= CTR_BIT(P4_NCOUNTER) - 1;
+	p4_model_route_all(m);	/* the routing tables follow p4_model_running() */
+}
+
+/* Does this part lose PMIs of counters in cascade mode (caps, unless a fault flips it)? */
+static bool cascade_pmi_erratum(const struct p4_model *m)
+{
+	return m->caps.cascade_pmi_erratum != m->faults.erratum_flip;
 }
 
 static bool active_thread_ok(const struct p4_model *m, enum p4_counter n)
@@ -178,14 +210,9 @@ static uint64_t thread_bit(unsigned lp, unsigned cpl)
 	return cpl == 0 ? ESCR_T1_OS : ESCR_T1_USR;
 }
 
-static bool escr_takes(const struct p4_model *m, enum p4_counter n, const struct model_ev *ev)
+/* Do ESCR value v's event select, mask and T-bits take ev? */
+static bool escr_matches(uint64_t v, const struct model_ev *ev)
 {
-	enum p4_escr e = counter_escr(m, n);
-	uint64_t v;
-
-	if (e == P4_ESCR_NONE || !(ev->escrs & P4_MODEL_ESCR(e)))
-		return false;
-	v = m->escr[e];
 	if (field_get(ESCR_EVENT_SELECT, v) != ev->select)
 		return false;
 	if (!(field_get(ESCR_EVENT_MASK, v) & ev->mask))
@@ -219,22 +246,94 @@ static uint64_t to_overflow(const struct p4_model *m, enum p4_counter n)
 	return (P4_COUNTER_MASK - m->counter[n]) + 1;
 }
 
+/* ---- routing ------------------------------------------------------------ */
+
+static void set_ctr_bit(uint32_t *set, enum p4_counter n, bool on)
+{
+	*set = on ? *set | CTR_BIT(n) : *set & ~CTR_BIT(n);
+}
+
+/* Recompute counter n's routing from its CCCR and m->started. */
+static void route_counter(struct p4_model *m, enum p4_counter n)
+{
+	bool run = p4_model_running(m, n);
+	enum p4_escr e = run ? counter_escr(m, n) : P4_ESCR_NONE;
+	enum p4_escr old;
+
+	if (n >= P4_NCOUNTER)
+		return;
+	old = (enum p4_escr)m->ctr_route[n];
+	if (old != P4_ESCR_NONE)
+		m->escr_ctrs[old] &= ~CTR_BIT(n);
+	if (e != P4_ESCR_NONE)
+		m->escr_ctrs[e] |= CTR_BIT(n);
+	m->ctr_route[n] = (uint8_t)e;
+	set_ctr_bit(&m->cmp_running, n, run && compare_mode(m, n));
+	set_ctr_bit(&m->ovf_set, n, (m->cccr[n] & CCCR_OVF) != 0);
+}
+
+/* The ESCRs that observe each event on this part, and the events it lacks. */
+static void route_events(struct p4_model *m)
+{
+	for (unsigned w = 0; w < sizeof(m->ev_missing) / sizeof(m->ev_missing[0]); w++)
+		m->ev_missing[w] = 0;
+	for (unsigned ev = 0; ev < P4_NEVENT; ev++) {
+		const struct p4_event_desc *d = &p4_events[ev];
+		uint64_t escrs = 0;
+
+		for (unsigned i = 0; i < 2; i++)
+			if (d->escrs[i] != P4_ESCR_NONE)
+				escrs |= P4_MODEL_ESCR(d->escrs[i]);
+		if (d->flags & P4_EVF_TAG_ONLY)
+			escrs = 0;	/* uop_type only tags uops, it never counts (fact sheet 4.2) */
+		m->ev_escrs[ev] = escrs;
+		if (d->need == P4_NEED_INSTR_COMPLETED && !m->caps.instr_completed)
+			m->ev_missing[ev / 64] |= UINT64_C(1) << (ev % 64);
+	}
+}
+
+void p4_model_route_all(struct p4_model *m)
+{
+	route_events(m);
+	for (unsigned e = 0; e < P4_NESCR; e++)
+		m->escr_ctrs[e] = 0;
+	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+		m->ctr_route[c] = P4_ESCR_NONE;
+		m->cascade_to[c] = 0;
+	}
+	m->cmp_running = m->ovf_set = 0;
+	for (unsigned i = 0; i < P4_NCASCADE_LINKS; i++)
+		m->cascade_to[p4_cascade_links[i].from] |= CTR_BIT(p4_cascade_links[i].to);
+	for (unsigned c = 0; c < P4_NCOUNTER; c++)
+		route_counter(m, c);
+}
+
+void p4_model_cccr_written(struct p4_model *m, enum p4_counter n)
+{
+	if (!(m->cccr[n] & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
+		m->started &= ~CTR_BIT(n);
+	m->edge_prev &= ~CTR_BIT(n);
+	m->cycle_input[n] = 0;
+	route_counter(m, n);
+}
+
 /* ---- overflow, PMI, cascade --------------------------------------------- */
 
 /* Start every counter that `src` cascades into (p4_cascade_links[]). */
 static void cascade_start(struct p4_model *m, enum p4_counter src)
 {
-	for (unsigned i = 0; i < P4_NCASCADE_LINKS; i++) {
-		const struct p4_cascade_link *l = &p4_cascade_links[i];
+	for (uint32_t left = m->cascade_to[src]; left;) {
+		enum p4_counter to = pop_ctr(&left);
+		const struct p4_cascade_link *l = p4_cascade_find(src, to);
 		uint64_t bit = l->extended ? CCCR_EXT_CASCADE : CCCR_CASCADE;
-		uint64_t c = m->cccr[l->to];
+		uint64_t c = m->cccr[to];
 
-		if (l->from != src || !(c & bit) || (c & CCCR_ENABLE) ||
-		    (m->started & CTR_BIT(l->to)))
+		if (!(c & bit) || (c & CCCR_ENABLE) || (m->started & CTR_BIT(to)))
 			continue;
-		m->started |= CTR_BIT(l->to);
-		m->edge_prev &= ~CTR_BIT(l->to);
-		m->cycle_input[l->to] = 0;
+		m->started |= CTR_BIT(to);
+		m->edge_prev &= ~CTR_BIT(to);
+		m->cycle_input[to] = 0;
+		route_counter(m, to);
 	}
 }
 
@@ -244,12 +343,13 @@ static void overflow(struct p4_model *m, enum p4_counter n)
 	uint8_t lps = 0;
 
 	m->cccr[n] |= CCCR_OVF;
+	m->ovf_set |= CTR_BIT(n);
 	m->overflows[n]++;
 	if (c & CCCR_OVF_PMI_T0)
 		lps |= LP_BIT(0);
 	if (c & CCCR_OVF_PMI_T1)
 		lps |= LP_BIT(1);
-	if (lps && m->caps.cascade_pmi_erratum && (c & (CCCR_CASCADE | CCCR_EXT_CASCADE))) {
+	if (lps && cascade_pmi_erratum(m) && (c & (CCCR_CASCADE | CCCR_EXT_CASCADE))) {
 		m->pmi_suppressed++;
 		lps = 0;
 	}
@@ -292,15 +392,33 @@ static void counter_add(struct p4_model *m, enum p4_counter n, uint64_t step)
 
 /* ---- events ------------------------------------------------------------- */
 
+/* Running counters that ev reaches: those of each observing ESCR that takes it. */
+static uint32_t event_targets(const struct p4_model *m, const struct model_ev *ev)
+{
+	uint64_t escrs = ev->escrs;
+	uint32_t cand = 0;
+
+	while (escrs) {
+		unsigned e = (unsigned)__builtin_ctzll(escrs);
+
+		escrs &= escrs - 1;
+		if (e < P4_NESCR && m->escr_ctrs[e] && escr_matches(m->escr[e], ev))
+			cand |= m->escr_ctrs[e];
+	}
+	return cand;
+}
+
 static void route_event(struct p4_model *m, const struct model_ev *ev, uint64_t n)
 {
 	while (n > 0) {
 		uint32_t direct = 0, cmp = 0;
 		uint64_t step = n;
 
-		for (unsigned c = 0; c < P4_NCOUNTER; c++) {
-			if (!p4_model_running(m, c) || !escr_takes(m, c, ev))
-				continue;
+		/* Recomputed per step: an overflow may have started a cascade. */
+		for (uint32_t left = event_targets(m, ev); left;) {
+			enum p4_counter c = pop_ctr(&left);
+
+			m->examined++;
 			if (compare_mode(m, c)) {
 				cmp |= CTR_BIT(c);
 			} else if (active_thread_ok(m, c)) {
@@ -312,7 +430,9 @@ static void route_event(struct p4_model *m, const struct model_ev *ev, uint64_t 
 		}
 		if (!direct && !cmp)
 			return;
-		for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+		for (uint32_t left = direct | cmp; left;) {
+			enum p4_counter c = pop_ctr(&left);
+
 			if (cmp & CTR_BIT(c)) {
 				uint64_t in = m->cycle_input[c] + step;
 
@@ -348,20 +468,9 @@ int p4_model_event_raw(struct p4_model *m, unsigned lp, unsigned cpl, uint64_t e
 int p4_model_event(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
 		   uint16_t mask, uint64_t n)
 {
-	const struct p4_event_desc *d;
-	uint64_t escrs = 0;
-
-	if (ev >= P4_NEVENT)
+	if (ev >= P4_NEVENT || (m->ev_missing[ev / 64] & (UINT64_C(1) << (ev % 64))))
 		return -1;
-	d = &p4_events[ev];
-	if (d->need == P4_NEED_INSTR_COMPLETED && !m->caps.instr_completed)
-		return -1;
-	for (unsigned i = 0; i < 2; i++)
-		if (d->escrs[i] != P4_ESCR_NONE)
-			escrs |= P4_MODEL_ESCR(d->escrs[i]);
-	if (d->flags & P4_EVF_TAG_ONLY)
-		escrs = 0;	/* uop_type only tags uops, it never counts (fact sheet 4.2) */
-	return p4_model_event_raw(m, lp, cpl, escrs, d->event_select, mask, n);
+	return p4_model_event_raw(m, lp, cpl, m->ev_escrs[ev], p4_events[ev].event_select, mask, n);
 }
 
 /* ---- clock -------------------------------------------------------------- */
@@ -381,17 +490,11 @@ static bool compare_out(const struct p4_model *m, enum p4_counter n)
 
 static void close_cycle(struct p4_model *m)
 {
-	uint32_t run = 0;
-
 	/* Counters a cascade starts during this close begin with the next cycle. */
-	for (unsigned c = 0; c < P4_NCOUNTER; c++)
-		if (p4_model_running(m, c) && compare_mode(m, c))
-			run |= CTR_BIT(c);
-	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+	for (uint32_t left = m->cmp_running; left;) {
+		enum p4_counter c = pop_ctr(&left);
 		bool out, fire;
 
-		if (!(run & CTR_BIT(c)))
-			continue;
 		out = compare_out(m, c);
 		fire = out && (!(m->cccr[c] & CCCR_EDGE) || !(m->edge_prev & CTR_BIT(c)));
 		m->edge_prev = out ? m->edge_prev | CTR_BIT(c) : m->edge_prev & ~CTR_BIT(c);
@@ -412,11 +515,10 @@ static uint64_t empty_bulk(const struct p4_model *m, uint64_t limit, uint32_t *a
 	uint64_t bulk = limit;
 
 	*adders = 0;
-	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+	for (uint32_t left = m->cmp_running; left;) {
+		enum p4_counter c = pop_ctr(&left);
 		bool out, prev = (m->edge_prev & CTR_BIT(c)) != 0;
 
-		if (!p4_model_running(m, c) || !compare_mode(m, c))
-			continue;
 		out = compare_out(m, c);
 		if (out != prev)
 			return 0;
@@ -446,9 +548,8 @@ void p4_model_tick(struct p4_model *m, uint64_t cycles)
 			cycles--;
 			continue;
 		}
-		for (unsigned c = 0; c < P4_NCOUNTER; c++)
-			if (adders & CTR_BIT(c))
-				m->counter[c] += bulk;	/* stays below the wrap */
+		for (uint32_t left = adders; left;)
+			m->counter[pop_ctr(&left)] += bulk;	/* stays below the wrap */
 		m->cycles += bulk;
 		cycles -= bulk;
 	}
@@ -460,12 +561,13 @@ bool p4_model_pmi_asserted(const struct p4_model *m, unsigned lp)
 
 	if (lp >= p4_model_nlp(m))
 		return false;
-	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+	for (uint32_t left = m->ovf_set; left;) {
+		enum p4_counter c = pop_ctr(&left);
 		uint64_t v = m->cccr[c];
 
-		if (!(v & CCCR_OVF) || !(v & bit))
+		if (!(v & bit))
 			continue;
-		if (m->caps.cascade_pmi_erratum && (v & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
+		if (cascade_pmi_erratum(m) && (v & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
 			continue;
 		return true;
 	}

@@ -26,6 +26,7 @@
 #include "pmu/p4_events.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
+#include "pmu/p4_uncore.h"
 
 #define P4_MODEL_NLP		2	/* logical processors of a Hyper-Threaded core */
 #define P4_MODEL_NUNCORE	8	/* 107CCH-107D3H */
@@ -35,6 +36,16 @@
 #define P4_MODEL_ESCR(e)	(UINT64_C(1) << (e))
 
 struct p4_model;
+
+/*
+ * Fault injection, to see tests of the PMU fail (e.g. `selftest --inject`):
+ * what a broken or unexpected part would do.
+ */
+struct p4_model_faults {
+	uint32_t dead;			/* counters (bit n) that never count */
+	uint32_t rdpmc;			/* counters (bit n) whose RDPMC reads 1 more than RDMSR */
+	bool erratum_flip;		/* the cascade-PMI erratum the other way round from caps */
+};
 
 /* Called once per PMI request, with the LP that OVF_PMI_T0/T1 names. */
 typedef void p4_model_pmi_fn(struct p4_model *m, unsigned lp, void *ctx);
@@ -75,10 +86,28 @@ struct p4_model {
 	uint8_t cycle_input[P4_NCOUNTER]; /* compare mode: this cycle's input, 0..15 */
 	uint64_t cycles;		/* cycles closed by p4_model_tick */
 
+	/*
+	 * Routing, kept up to date on every CCCR write and cascade start
+	 * (p4_model_route): which running counters read each ESCR, which
+	 * running counters compare, which CCCRs hold OVF, and which counters
+	 * each counter starts by a cascade (from p4_cascade_links[]).
+	 */
+	uint32_t escr_ctrs[P4_NESCR];	/* running counters whose CCCR selects ESCR e */
+	uint8_t ctr_route[P4_NCOUNTER];	/* the ESCR counter n is in, or P4_ESCR_NONE */
+	uint32_t cmp_running;		/* running counters in compare mode */
+	uint32_t ovf_set;		/* counters whose CCCR has OVF */
+	uint32_t cascade_to[P4_NCOUNTER]; /* counters that n's overflow may start */
+	uint64_t ev_escrs[P4_NEVENT];	/* ESCRs that observe each event (P4_MODEL_ESCR set) */
+	uint64_t ev_missing[(P4_NEVENT + 63) / 64]; /* events this part lacks (bit per event) */
+
 	/* Statistics for tests and the shell. */
 	uint64_t pmi_count[P4_MODEL_NLP];
 	uint64_t pmi_suppressed;	/* PMIs lost to the cascade-mode erratum */
 	uint64_t overflows[P4_NCOUNTER];
+	uint64_t examined;		/* counters the event path looked at (routing check) */
+	uint64_t uncore_wraps[P4_MODEL_NUNCORE]; /* 32-bit wraps of each uncore count */
+
+	struct p4_model_faults faults;	/* injected (p4_model_set_faults); zero at reset */
 };
 
 /* Power-on state; 0, or -1 when cfg->sig is not family 0FH. */
@@ -109,7 +138,24 @@ void p4_model_tick(struct p4_model *m, uint64_t cycles);
 /* RDPMC with ECX = ecx: 0 and EDX:EAX in *value, or MSR_BUS_EFAULT (#GP). */
 int p4_model_rdpmc(const struct p4_model *m, uint32_t ecx, uint64_t *value);
 
-/* Does counter n count now (enabled, or started by a cascade)? */
+/*
+ * n occurrences of an uncore `unit` event (p4_uncore.h) with attributes
+ * `attrs` (control-word bit positions: thread, type, snoop result, state,
+ * ...), for the whole package. Counted by every register of the unit whose
+ * upper 32 bits are non-zero and whose fields match; the low 32 bits wrap
+ * (m->uncore_wraps[]) unless Saturate is set. P4_UNC_IBUSQ_LAT adds n
+ * (weighted cycles) to IFSB_CNTR7 while IFSB_CTL6 bit 26 is set. -1 when
+ * the part has no uncore set or the unit belongs to the other set.
+ */
+int p4_model_uncore_event(struct p4_model *m, enum p4_unc_unit unit, uint64_t attrs, uint64_t n);
+
+/* Does uncore register i (0..7, 107CCH + i) count now? */
+bool p4_model_uncore_counting(const struct p4_model *m, unsigned i);
+
+/* Inject faults (a zeroed struct heals the model). */
+void p4_model_set_faults(struct p4_model *m, const struct p4_model_faults *f);
+
+/* Does counter n count now (enabled, or started by a cascade, and not dead)? */
 bool p4_model_running(const struct p4_model *m, enum p4_counter n);
 
 /* Level of the PMI request to `lp`: some CCCR with OVF and OVF_PMI for it. */

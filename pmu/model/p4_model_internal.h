@@ -19,4 +19,7 @@ bool p4_model_has_ext_source(enum p4_counter n);
 /* Hidden state to reset after software wrote CCCR n (already stored). */
 void p4_model_cccr_written(struct p4_model *m, enum p4_counter n);
 
+/* Rebuild all routing state from the registers (after reset). */
+void p4_model_route_all(struct p4_model *m);
+
 #endif

@@ -86,9 +86,16 @@ static void varint_and_zigzag(void **state)
 	assert_int_equal(dump_zigzag(0, UINT64_MAX), 2);	/* wraps: 0 - (-1) = 1 */
 }
 
+static const struct ksym crc_syms[] = { { 0x1234, "ab" }, { 0x10000, "c" } };
+
+static struct ksym crc_sym_get(uint32_t i)
+{
+	return crc_syms[i];
+}
+
 static void symtab_crc_covers_address_and_name(void **state)
 {
-	static const struct ksym t[] = { { 0x1234, "ab" }, { 0x10000, "c" } };
+	const struct ksym *t = crc_syms;
 	static const uint8_t bytes[] = {
 		0x34, 0x12, 0, 0, 0, 0, 0, 0, 'a', 'b', 0,
 		0, 0, 1, 0, 0, 0, 0, 0, 'c', 0,
@@ -96,6 +103,10 @@ static void symtab_crc_covers_address_and_name(void **state)
 
 	assert_int_equal(dump_symtab_crc(t, 2), crc_bitwise(bytes, sizeof(bytes)));
 	assert_int_equal(dump_symtab_crc(t, 0), 0);
+	/* the kernel's form, one symbol at a time (ksym_get) */
+	assert_int_equal(dump_symtab_crc_get(crc_sym_get, 2), crc_bitwise(bytes, sizeof(bytes)));
+	assert_int_equal(dump_symtab_crc_get(crc_sym_get, 1), crc_bitwise(bytes, 11));
+	assert_int_equal(dump_symtab_crc_get(crc_sym_get, 0), 0);
 }
 
 /* --- a decoder written from dump.h -------------------------------------------- */

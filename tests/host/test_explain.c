@@ -138,8 +138,11 @@ static int plan_intent(const struct p4_caps *caps, struct p4_plan *plan, struct 
 static void example_as_intended_write_sequence(void **state)
 {
 	static const struct recbus_write want[] = {
-		{ 0x371, 0 },			/* IQ_CCCR5 off (starter's counter 17) */
-		{ 0x370, 0 },			/* IQ_CCCR4 off (sampler's counter 16) */
+		/* IQ_CCCR5 and IQ_CCCR4 off on a null event (Xeon MP erratum O8): ESCR
+		 * select 1, the unused ALF_ESCR (select 0 names IQ_ESCR0/1, which
+		 * models 3 and later lack) */
+		{ 0x371, 0x2000 },
+		{ 0x370, 0x2000 },
 		{ 0x3b9, 0x0400060c },		/* CRU_ESCR1: instr_retired, LP0 (step 5's value) */
 		{ 0x3b8, 0x04000603 },		/* CRU_ESCR0: instr_retired, LP1 (step 2) */
 		{ 0x311, 0xfffffff000ull },	/* counter 17 = -4096 in 40 bits, twice (N15) */

@@ -17,7 +17,8 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(REPO, os.environ.get("NBPROF_BUILD", "build"))
 GENSYMS = os.path.join(REPO, "tools", "gensyms")
-ENTRY = re.compile(r'^\t\{ 0x([0-9a-f]+), "([^"]*)" \},$', re.M)
+ENTRY = re.compile(r'^\t\{ 0x([0-9a-f]+), (\d+) \},\t/\* (\S+) \*/$', re.M)
+NAMES = re.compile(r'^const char ksym_names\[\] =\n((?:\t"[^"\n]*"\n)*)\t"[^"\n]*";$', re.M)
 
 NM = """\
                  U memcpy
@@ -49,7 +50,32 @@ def gensyms(*args, stdin=""):
 
 
 def entries(text):
-    return [(int(a, 16), n) for a, n in ENTRY.findall(text)]
+    """(address, name) rows, each name looked up at its offset in ksym_names."""
+    m = NAMES.search(text)
+    assert m, text
+    blob = "".join(re.findall(r'"([^"]*)"', m.group(1))).replace("\\0", "\0")
+    rows = []
+    for a, off, comment in ENTRY.findall(text):
+        off = int(off)
+        assert 0 <= off < len(blob) and (off == 0 or blob[off - 1] == "\0"), (off, blob)
+        name = blob[off:blob.index("\0", off)]
+        assert comment == name, (comment, name)
+        rows.append((int(a, 16), name))
+    return rows
+
+
+def test_names_are_offsets_into_one_string():
+    """No pointers in the table, so it costs no load-time relocations."""
+    p = gensyms(stdin=NM)
+    assert p.returncode == 0, p.stderr
+    assert "const struct ksym_entry ksym_table[] = {" in p.stdout
+    assert re.findall(r"^\t\{ 0x([0-9a-f]+), (\d+) \},", p.stdout, re.M)[:3] == \
+        [("1000", "0"), ("1028", "7"), ("1040", "13")]    # "_start\0" ".exit\0" "efi_main"
+    assert '"_start\\0"' in p.stdout and "struct ksym ksym_table" not in p.stdout
+    far = NM.replace("0000000000001100 t helper_local", "0000000100000000 t helper_local")
+    far = far.replace("0000000000003000 T _etext", "0000000200000000 T _etext")
+    p = gensyms(stdin=far)
+    assert p.returncode != 0 and "32 bits" in p.stderr
 
 
 def test_keeps_global_and_local_code_symbols_only():
@@ -86,6 +112,8 @@ def test_check_accepts_the_same_link_and_rejects_a_moved_symbol(tmp_path):
 def test_empty_table_and_missing_bounds():
     p = gensyms("--empty")
     assert p.returncode == 0 and "ksym_count = 0;" in p.stdout
+    assert "\t{ 0x0, 0 },\n};" in p.stdout  # C wants one row; ksym_count says none
+    assert entries(p.stdout) == []
     p = gensyms(stdin=NM.replace("T _etext", "T not_etext"))
     assert p.returncode != 0 and "_text/_etext" in p.stderr
     assert gensyms("--bogus").returncode == 2

@@ -1,0 +1,87 @@
+/*
+ * backend.h - a PMU backend is one const table of operations (the shape of
+ * Linux's struct x86_pmu and hwpmc's class ops). prof/perf.c runs counting,
+ * the overflow interrupt and polling through it and never asks which
+ * backend it has: the hardware (backend_hw.c) and the software model with
+ * its adapter (backend_model.c) differ only in what these operations do.
+ *
+ * Also declared here: the few services perf.c offers its backends (the PMU
+ * lock, the LPs' LVT PC entries, the interrupt statistics).
+ */
+#ifndef NBPROF_PROF_BACKEND_H
+#define NBPROF_PROF_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu/msr_bus.h"
+#include "pmu/p4_caps.h"
+#include "prof/perf.h"
+
+struct perf_backend_ops {
+	const char *name;		/* "hardware", "model" */
+	/* Its events are fed from single-stepping the workload (workloads then run stepped). */
+	bool steps_workloads;
+	/*
+	 * Make this backend usable for the CPU with signature sig (its own
+	 * checks first: the hardware backend touches no PMU register before
+	 * IA32_MISC_ENABLE says there is one). 0, or -1 with the reason.
+	 */
+	int (*select)(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n);
+	struct msr_bus *(*bus)(void);	/* the PMU registers */
+	/* Text shown with `msr` for PMU registers it serves instead of the machine, or NULL. */
+	const char *(*msr_label)(void);
+	/* Its event feed, called from the workload hooks (prof/workload.h); NULL: none. */
+	void (*begin)(struct perf_inputs *in, uint8_t lp);
+	void (*end)(struct perf_inputs *in, uint8_t lp);
+	void (*step)(void *in, const struct step_info *s);	/* in: struct perf_inputs */
+	void (*synthetic)(void *in, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
+	/* A counting run starts / has stopped (interrupts of the old run are forgotten). */
+	void (*run_begin)(void);
+	void (*run_end)(void);
+	/* The calling LP has just unmasked its LVT PC (perf_pmi_handler's last step). */
+	void (*unmasked)(unsigned lp);
+	enum perf_source (*source)(enum p4_event ev, const struct perf_inputs *in);
+	/* Quirk injection into the running count; NULL where it cannot be done. */
+	int (*inject)(unsigned unflagged, unsigned reloads, char *err, size_t n);
+	/* Fault injection (perf_inject_fault); NULL where it cannot be done. */
+	int (*inject_fault)(enum perf_fault kind, uint32_t arg, char *err, size_t n);
+	/* RDPMC with ECX = ecx (the instruction, or the model's): 0, or MSR_BUS_EFAULT. */
+	int (*rdpmc)(uint32_t ecx, uint64_t *value);
+	/* TSC the calling LP has spent inside this backend (its bus, unmasked) so far; NULL: not measured. */
+	uint64_t (*bus_tsc)(void);
+	/* One line of backend detail for `pmu` (may be empty). */
+	void (*describe)(char *buf, size_t n);
+};
+
+extern const struct perf_backend_ops perf_backend_hw;
+extern const struct perf_backend_ops perf_backend_model;
+
+/* ---- services of prof/perf.c for the backends ------------------------------ */
+
+/*
+ * The PMU lock: one LP at a time programs the PMU, handles an overflow or
+ * (model) runs a model call. It may be retaken by the LP that holds it; an
+ * NMI that arrives on that LP meanwhile is handled when it is released.
+ */
+void perf_lock(void);
+void perf_unlock(void);
+
+/* The PMU's name for the calling LP: its SMT ID, T0 = 0, T1 = 1 (fact sheet 8). */
+unsigned perf_this_lp(void);
+
+/* LP lp's LVT PC entry as the PMU code last set it (each LP programs its own). */
+uint32_t perf_lvt(unsigned lp);
+/* Set LP lp's entry's mask bit, as NetBurst does when it delivers a PMI (fact sheet 6). */
+void perf_lvt_automask(unsigned lp);
+
+/* True while a counting run is programmed. */
+bool perf_counting(void);
+/* The most events one feed may add: no counter of the running count can wrap twice in it. */
+uint64_t perf_feed_chunk(void);
+
+/* The interrupt statistics, for the backend's own entries (late, deferred, ...). */
+struct perf_pmi_stats *perf_pmi_stats(void);
+
+#endif

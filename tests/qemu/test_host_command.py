@@ -1,0 +1,80 @@
+"""test_host_command.py - tools/nbprof --qemu against the real kernel.
+
+The host command boots its own QEMU (on an image made here, as the other
+modules' machines are), so these tests do not use the shared `nb` machine.
+`stat loop 1000` must count exactly 3N+6 = 3006 retired instructions, and
+`record` must leave perf.data, perf.script, stacks.folded and flamegraph.svg
+in the output directory, with `perf report` naming wl_loop (skipped with
+the reason when Debian's linux-perf is not installed).
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import REPO, make_image
+
+TOOL = os.path.join(REPO, "tools", "nbprof")
+TIMEOUT = 300
+
+pytestmark = pytest.mark.qemu_only
+
+
+@pytest.fixture(scope="module")
+def image():
+    return make_image("test_host_command")
+
+
+def nbprof(image, *args):
+    return subprocess.run(["/usr/bin/python3", TOOL, "--qemu", "--image", image] + list(args),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=TIMEOUT)
+
+
+def test_stat_counts_loop_exactly(image):
+    p = nbprof(image, "stat", "loop", "1000")
+    assert p.returncode == 0, p.stderr
+    m = re.search(r"^\s*(\d+)  instr_retired:\S+  counter", p.stdout, flags=re.M)
+    assert m and int(m.group(1)) == 3 * 1000 + 6, p.stdout
+    p = nbprof(image, "--json", "stat", "-e", "instr_retired", "loop", "1000")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["counts"] == {"instr_retired:NBOGUSNTAG:NBOGUSTAG:u:k": 3006}
+    assert r["runs"] == 1 and r["workload"] == "loop 1000"
+
+
+def test_target_error_is_exit_1(image):
+    p = nbprof(image, "stat", "-e", "instr_retired:nbogus", "loop", "1")
+    assert p.returncode == 1
+    assert "error: 'instr_retired:nbogus'" in p.stdout
+
+
+def test_record_writes_the_outputs(image, tmp_path):
+    out = tmp_path / "rec"
+    p = nbprof(image, "--json", "record", "-e", "instr_retired", "-c", "97", "loop", "1000",
+               "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    # 3006 instructions, a sample every 97 + 1 (the model interrupts on the
+    # event after the overflow): 3006 // 98 = 30.
+    assert r["samples"] == 3006 // 98 == 30
+    assert "30 stored" in r["output"] and "wl_loop" in r["report"]
+    folded = (out / "stacks.folded").read_text().split()
+    assert folded == ["loop;wl_loop", str(30 * 97)]
+    script = (out / "perf.script").read_text()
+    assert script.count("instr_retired") == 30 and script.count("wl_loop+0x") == 30
+    ET.parse(str(out / "flamegraph.svg"))
+    if shutil.which("perf") is None:
+        pytest.skip("perf is not installed (Debian linux-perf): perf.data not read back")
+    rep = subprocess.run(["perf", "report", "-i", str(out / "perf.data"), "--stdio"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True)
+    assert rep.returncode == 0, rep.stderr
+    rows = re.findall(r"^\s+([\d.]+)%\s+[\d.]+%\s+(\S+)\s+(\S+)\s+\[\.\]\s+(\S+)",
+                      rep.stdout, flags=re.M)
+    assert rows and rows[0] == ("100.00", "loop", "nbprof.so", "wl_loop"), rep.stdout
