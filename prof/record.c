@@ -417,8 +417,7 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 		return ksnprintf(err, n, "the erratum path polls with the LAPIC timer, which is not "
 				 "calibrated"), -1;
 	if (record_polling(c) && c->jitter_pct)
-		return ksnprintf(err, n, "--jitter: the erratum path polls whole periods; sample "
-				 "without jitter on this part"), -1;
+		return ksnprintf(err, n, "--jitter: not on this part's polled path"), -1;
 	if (record_polling(c) && a0->w->id == WL_HALT)
 		return ksnprintf(err, n, "the halt workload uses the LAPIC timer that polling needs"), -1;
 	if (record_arena(err, n))

@@ -20,8 +20,7 @@
 #define PMU_LINE_MAX	240
 
 static const char pmu_header[] =
-	"event                        code     ESCR(counters) / ESCR(counters)  TS|TI, flags"
-	"  [source]";
+	"event  code sel  ESCRs(counters)  TS|TI flags  [source]";
 
 /* The source label of an event row (a line that starts with an event name), or NULL. */
 static const char *pmu_source_of(const char *s)

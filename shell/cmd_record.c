@@ -13,6 +13,7 @@
 #include "arch/x86/console.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/ksyms.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/progress.h"
 #include "arch/x86/timer.h"
@@ -778,7 +779,7 @@ static unsigned rec_read_bytes(void *ctx, uint64_t addr, uint8_t *buf, unsigned 
 	(void)ctx;
 	if (!ksym_lookup(addr, &off))
 		return 0;
-	n = (unsigned)insn_length(p, max, true);
+	n = (unsigned)insn_length(p, max, MODE_IS_64);
 	for (unsigned i = 0; i < n && i < max; i++)
 		buf[i] = p[i];
 	return n < max ? n : max;
@@ -856,7 +857,7 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 		.signature = ci.signature, .image_base = ksym_image_base(),
 		.text_start = ksym_text_start, .text_end = ksym_text_end,
 		.symtab_crc = dump_symtab_crc_get(ksym_get, ksym_count), .symtab_count = ksym_count,
-		.run_id = run->tsc_start,
+		.run_id = run->tsc_start, .ip_bits = MODE_BITS,
 	};
 }
 
@@ -931,8 +932,7 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 (clockticks). --after N:SPEC / :after=N cascade as in 'stat';\n"
 	  "                 the starter takes no samples.\n"
 	  "  -c PERIOD      events per sample (1 .. 2^39-1); default: clockticks at -F 4000,\n"
-	  "                 other events 100000. The counter is preset to -PERIOD; a\n"
-	  "                 sample's weight is the events it stands for (PERIOD + 1)\n"
+	  "                 other events 100000; a sample weighs PERIOD + 1 events\n"
 	  "  -F FREQ        samples per second of clockticks: PERIOD = TSC Hz / FREQ\n"
 	  "  --nmi          PMI as NMI (default): samples land in interrupt-masked code too\n"
 	  "  --vector       PMI on vector F8H; the workload then runs with interrupts on\n"
@@ -945,9 +945,8 @@ static const struct shell_cmd record_cmds[] = {
 	  "  --throttle PCT raise the periods (x2) when PMI handling takes more than PCT\n"
 	  "                 percent of the time (default 25)\n"
 	  "  --quiet        no progress line (see 'help stat')\n"
-	  "  --jitter PCT   each period drawn from PERIOD +- PCT% (1..90), for loops: a\n"
-	  "                 fixed period samples the same few instructions of a loop\n"
-	  "  --seed N       the jitter's seed (default 1): same seed, same samples\n"
+	  "  --jitter PCT   periods drawn from PERIOD +- PCT% (1..90): use it on loops\n"
+	  "  --seed N       the jitter's seed (default 1)\n"
 	  "  --inject unflagged=N | n15=N   (model) the next N overflows leave CCCR.OVF\n"
 	  "                 clear / the next N reloads lose their writes (erratum N15):\n"
 	  "                 the handler's workarounds must keep the samples exact\n"

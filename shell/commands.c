@@ -49,8 +49,8 @@ const struct shell_cmd shell_builtin_cmds[] = {
 	  "Without PATTERN, lists every event with its ESCRs and counters. PATTERN\n"
 	  "picks the events whose name contains it (case-insensitive); when one\n"
 	  "event matches, its mask bits and details are shown. Events this CPU\n"
-	  "model lacks are marked, and under the PMU model where each is counted\n"
-	  "from: [real: stepped], [real: TSC] or [synthetic].\n", cmd_events },
+	  "model lacks are marked; the model's sources: [real: ...] or [synthetic].\n",
+	  cmd_events },
 	{ "reboot", "reboot", "restart the machine", "Resets the machine.\n", cmd_reboot },
 	{ "poweroff", "poweroff", "switch the machine off",
 	  "Powers the machine off (in QEMU: exits through isa-debug-exit).\n", cmd_poweroff },
