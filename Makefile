@@ -29,17 +29,20 @@ BOOT_SRCS   := boot/efi_main.c
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
-SHELL_KSRCS :=
-PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c prof/workload.c
+SHELL_KSRCS := shell/cmd_bench.c
+PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c prof/workload.c \
+               prof/snippet.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/selftest.c \
-               prof/selftest_counts.c prof/selftest_overflow.c prof/workloads.c
+               prof/selftest_counts.c prof/selftest_overflow.c prof/workloads.c \
+               prof/snippet_run.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/paging.c arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
                arch/x86/timer.c arch/x86/user.c
-ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
+ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S \
+               arch/x86/snippet_area.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
@@ -67,6 +70,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_workload.c tests/host/test_model_route.c \
                   tests/host/test_uncore.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
+HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c

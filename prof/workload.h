@@ -47,6 +47,7 @@ enum workload_id {
 	WL_HALT,
 	WL_SYNTHETIC,
 	WL_FAULT_USER,
+	WL_SNIPPET,
 	WL_NWORKLOADS
 };
 
