@@ -1,0 +1,119 @@
+"""test_bench.py - `bench`, the snippet benchmark, under the PMU model.
+
+Under the model the counts come from single-stepping the generated loop, so
+per-iteration values are exact: k single-uop instructions give k.00 retired
+instructions per iteration, whatever the unroll, and a snippet's branches
+are counted as branches. Bad input is refused before anything runs; the
+snippet workload then still holds the code of the last good bench (or its
+initial ret), which `run --step snippet` shows by its instruction count.
+"""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import REPO, make_image
+
+ROW = re.compile(r"^ *(-?\d+\.\d\d) +(-?\d+\.\d\d) +(-?\d+\.\d\d)  (\S+)  group (\d+)", re.M)
+ADD_EAX_EBX = "01d8"            # add eax, ebx (SDM Vol. 2, ADD 01 /r)
+SINGLE_UOP = ["01d8", "01d1", "31f6", "4801c8", "29d3"]   # add, add, xor, add r64, sub
+
+
+def rows(out):
+    """[(spec, (min, median, tmean), group)] in printed order."""
+    return [(m.group(4), m.group(1, 2, 3), int(m.group(5))) for m in ROW.finditer(out)]
+
+
+def row(out, spec):
+    """The figures of the first row whose spec starts with spec (the target adds :u:k)."""
+    for name, figs, _ in rows(out):
+        if name == spec or name.startswith(spec + ":"):
+            return figs
+    raise AssertionError("no row for %s in:\n%s" % (spec, out))
+
+
+def bench(nb, args):
+    out = nb.cmd("bench " + args)
+    assert "error:" not in out, out
+    return out
+
+
+INSTR = "instr_retired:NBOGUSNTAG"
+
+
+def test_one_add_is_one_instruction(nb):
+    out = bench(nb, "-e instr_retired:NBOGUSNTAG " + ADD_EAX_EBX)
+    assert row(out, INSTR) == ("1.00", "1.00", "1.00")
+    assert len(rows(out)) == 1
+    assert re.search(r"^interference: none \(PMIs 0, NMIs 0 during the runs; all runs agree\)$",
+                     out, re.M)
+
+
+@pytest.mark.parametrize("ring", [0, 3])
+@pytest.mark.parametrize("u", [1, 4])
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_k_instructions_give_k(nb, k, u, ring):
+    code = "".join(SINGLE_UOP[:k])
+    out = bench(nb, "-e instr_retired:NBOGUSNTAG -u %d -n 20 -r 3 --ring %d %s" % (u, ring, code))
+    assert row(out, INSTR) == ("%d.00" % k,) * 3
+    assert "unroll %d and %d, loop 20" % (u, 2 * u) in out
+
+
+def test_branch_snippet_counts_its_branches(nb):
+    # jmp over a never executed nop (EB 01 90), add (01 D8), jz +0 (74 00): three
+    # instructions, two branches. The model predicts every branch (MMxP); the jmp is
+    # taken, the jz +0 lands on the next instruction either way: retired not taken.
+    out = bench(nb, "-e instr_retired:NBOGUSNTAG -e branch_retired:MMTP -e branch_retired:MMNP "
+                    "-u 2 -n 10 eb019001d87400")
+    assert row(out, INSTR) == ("3.00",) * 3
+    assert row(out, "branch_retired:MMTP") == ("1.00",) * 3
+    assert row(out, "branch_retired:MMNP") == ("1.00",) * 3
+
+
+def test_init_code_cancels(nb):
+    # five init instructions run once per call: they cancel in the difference
+    out = bench(nb, "-e instr_retired:NBOGUSNTAG --init 01d801d801d801d801d8 -n 7 01d8")
+    assert row(out, INSTR)[1] == "1.00"
+
+
+def test_more_events_than_fit_are_grouped(nb):
+    # instr_retired counts only through CRU_ESCR0/1, which reach the six IQ counters
+    # 12-17 (fact sheet 1, counter and ESCR tables): a seventh copy needs a second group
+    ev = " ".join(["-e instr_retired:NBOGUSNTAG"] * 7)
+    out = bench(nb, ev + " 01d8")          # 16 words: the shell's limit
+    assert [g for _, _, g in rows(out)] == [1] * 6 + [2], out
+    assert all(figs == ("1.00",) * 3 for _, figs, _ in rows(out))
+
+
+def snippet_steps(nb):
+    out = nb.cmd("run --step snippet")
+    m = re.search(r"^instructions: (\d+)", out, re.M)
+    assert m, out
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("args, msg", [
+    ("01d", r"odd number of hex digits"),
+    ("01zz", r"'z' at position 3 is not a hex digit"),
+    ("--init 0g 01d8", r"--init: 'g' at position 2"),
+    ('""', r"the snippet is empty"),
+    # 2U = 4096 copies of 8 bytes: 32768 bytes and 37 of loop (10 push, 7 mov, 3 dec, 6 jnz, 11 pop+ret)
+    ("-u 2048 " + "90" * 8, r"\(32805 bytes: 4096 x 8 snippet bytes, 0 init and 37 of loop\) "
+                            r"does not fit the 16384-byte snippet area"),
+    ("-u 2049 01d8", r"-u: must be 1\.\.2048"),
+    ("-e no_such_event 01d8", r"no_such_event"),
+    ("-r 0 01d8", r"-r: must be 1\.\.64"),
+    ("--ring 2 01d8", r"--ring: must be 0 or 3"),
+    ("", r"no CODEHEX"),
+])
+def test_bad_input_runs_nothing(nb, args, msg):
+    bench(nb, "-e instr_retired:NBOGUSNTAG -n 3 01d801d8")
+    # 14 + I + N*(U*K + 2) (the snippet workload's help): the 2U = 2 loop ran last
+    before = snippet_steps(nb)
+    assert before == 14 + 0 + 3 * (2 * 2 + 2)
+    out = nb.cmd("bench " + args)
+    assert re.search(r"^error: .*" + msg, out, re.M), out
+    assert "interference" not in out
+    assert snippet_steps(nb) == before
