@@ -8,6 +8,7 @@ snippet workload then still holds the code of the last good bench (or its
 initial ret), which `run --step snippet` shows by its instruction count.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -117,3 +118,23 @@ def test_bad_input_runs_nothing(nb, args, msg):
     assert re.search(r"^error: .*" + msg, out, re.M), out
     assert "interference" not in out
     assert snippet_steps(nb) == before
+
+
+@pytest.mark.qemu_only
+def test_host_command_prints_one_per_iteration():
+    """tools/nbprof --qemu assembles the text, runs bench on its own machine, prints the table."""
+    image = make_image("test_bench_host")
+    tool = os.path.join(REPO, "tools", "nbprof")
+    p = subprocess.run(["/usr/bin/python3", tool, "--qemu", "--image", image, "bench", "--asm",
+                        "add eax, ebx", "-e", "instr_retired"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert row(p.stdout, "instr_retired") == ("1.00",) * 3
+    p = subprocess.run(["/usr/bin/python3", tool, "--qemu", "--image", image, "--json", "bench",
+                        "--asm", "add eax, ebx; sub ecx, edx", "-u", "4", "-e", "instr_retired"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       timeout=300)
+    res = json.loads(p.stdout)
+    assert res["status"] == 0 and res["command"].endswith(" 01d829d1")
+    assert [e["median"] for e in res["events"]] == [2.0]
+    assert res["interference"] is False and res["unroll"] == 4
