@@ -98,7 +98,7 @@ $(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_O
 $(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
 $(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
 $(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
-$(B)/k/prof/selftest_overflow.o: K_OPT := -Os
+$(B)/k/prof/selftest_overflow.o $(B)/k/prof/snippet.o $(B)/k/prof/snippet_run.o: K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
 H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer -I. $(WARN) -MMD -MP

@@ -32,10 +32,10 @@
 #include <stdint.h>
 
 /* The snippet area in .wltext (arch/x86/snippet_area.S): the generated code's limit. */
-#define SNIPPET_AREA_SIZE	16384u
-#define SNIPPET_HEX_MAX		4096u		/* bytes of snippet or init code */
+#define SNIPPET_AREA_SIZE	3072u
+#define SNIPPET_HEX_MAX		2048u		/* bytes of snippet or init code */
 #define SNIPPET_N_MAX		UINT64_C(0x7fffffff)	/* mov r15, imm32 sign-extends */
-#define SNIPPET_U_MAX		4096u
+#define SNIPPET_U_MAX		2048u
 
 struct snippet_code {
 	const uint8_t *init;

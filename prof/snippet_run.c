@@ -12,12 +12,14 @@
 #include "lib/printf.h"
 
 extern char snippet_area[] __attribute__((visibility("hidden")));
+extern char snippet_area_end[] __attribute__((visibility("hidden")));
 
 int snippet_load(const uint8_t *code, size_t n, char *err, size_t errlen)
 {
 	volatile uint8_t *dst = (volatile uint8_t *)snippet_area;
 
-	if (n == 0 || n > SNIPPET_AREA_SIZE) {
+	/* the area as linked, should the .S and the header ever disagree */
+	if (n == 0 || n > SNIPPET_AREA_SIZE || n > (size_t)(snippet_area_end - snippet_area)) {
 		ksnprintf(err, errlen, "generated code of %u bytes: the snippet area holds 1..%u",
 			  (unsigned)n, SNIPPET_AREA_SIZE);
 		return -1;

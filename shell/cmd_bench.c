@@ -408,7 +408,7 @@ static const struct shell_cmd bench_cmds[] = {
 	  "so loop and measurement overhead cancel. Events that do not fit at once are\n"
 	  "measured in successive groups. Without -e: global_power_events:RUNNING and\n"
 	  "instr_retired. Interrupts are off while measuring. The generated loop must fit\n"
-	  "the 16 KiB snippet area. The host command 'tools/nbprof bench --asm TEXT'\n"
+	  "the 3 KiB snippet area. The host command 'tools/nbprof bench --asm TEXT'\n"
 	  "assembles Intel-syntax text for you.\n",
 	  cmd_bench },
 };

@@ -112,13 +112,13 @@ static void limits_are_errors(void **state)
 	assert_int_equal(snippet_build(&c, 1, 0, buf, sizeof(buf), err, sizeof(err)), 0);
 	assert_int_equal(snippet_build(&c, 1, SNIPPET_N_MAX + 1, buf, sizeof(buf), err, sizeof(err)), 0);
 	assert_int_equal(snippet_build(&c, SNIPPET_U_MAX + 1, 1, buf, sizeof(buf), err, sizeof(err)), 0);
-	/* 4096 x 4 bytes = the whole area, plus 37 bytes of loop */
-	assert_int_equal(snippet_build(&c, 4096, 1, buf, sizeof(buf), err, sizeof(err)), 0);
-	assert_string_equal(err, "the generated code (16421 bytes: 4096 x 4 snippet bytes, 0 init and "
-			    "37 of loop) does not fit the 16384-byte snippet area");
-	/* the largest unroll that fits: 4086 x 4 + 37 = 16381 */
-	assert_int_equal(snippet_build(&c, 4087, 1, buf, sizeof(buf), err, sizeof(err)), 0);
-	assert_int_equal(snippet_build(&c, 4086, 1, buf, sizeof(buf), err, sizeof(err)), 16381);
+	/* 1000 x 4 bytes plus 37 bytes of loop */
+	assert_int_equal(snippet_build(&c, 1000, 1, buf, sizeof(buf), err, sizeof(err)), 0);
+	assert_string_equal(err, "the generated code (4037 bytes: 1000 x 4 snippet bytes, 0 init and "
+			    "37 of loop) does not fit the 3072-byte snippet area");
+	/* the largest unroll that fits: 758 x 4 + 37 = 3069 */
+	assert_int_equal(snippet_build(&c, 759, 1, buf, sizeof(buf), err, sizeof(err)), 0);
+	assert_int_equal(snippet_build(&c, 758, 1, buf, sizeof(buf), err, sizeof(err)), 3069);
 }
 
 /* Copy to an executable page and call it. */
@@ -138,7 +138,7 @@ static uint64_t run(const uint8_t *code, size_t len)
 static void generated_loop_runs_n_times_u(void **state)
 {
 	static const struct { unsigned u; uint64_t n; } cases[] = { { 1, 1 }, { 1, 100 }, { 4, 25 },
-								     { 7, 1000 }, { 2048, 3 } };
+								     { 7, 1000 }, { 758, 3 } };
 	struct snippet_code c = { xor_eax, sizeof(xor_eax), add_rax_1, sizeof(add_rax_1) };
 
 	(void)state;

@@ -100,10 +100,10 @@ def snippet_steps(nb):
     ("01zz", r"'z' at position 3 is not a hex digit"),
     ("--init 0g 01d8", r"--init: 'g' at position 2"),
     ('""', r"the snippet is empty"),
-    # 2U = 4096 copies of 8 bytes: 32768 bytes and 37 of loop (10 push, 7 mov, 3 dec, 6 jnz, 11 pop+ret)
-    ("-u 2048 " + "90" * 8, r"\(32805 bytes: 4096 x 8 snippet bytes, 0 init and 37 of loop\) "
-                            r"does not fit the 16384-byte snippet area"),
-    ("-u 2049 01d8", r"-u: must be 1\.\.2048"),
+    # 2U = 2048 copies of 2 bytes and 37 of loop (10 push, 7 mov, 3 dec, 6 jnz, 11 pop+ret)
+    ("-u 1024 9090", r"\(4133 bytes: 2048 x 2 snippet bytes, 0 init and 37 of loop\) "
+                     r"does not fit the 3072-byte snippet area"),
+    ("-u 1025 01d8", r"-u: must be 1\.\.1024"),
     ("-e no_such_event 01d8", r"no_such_event"),
     ("-r 0 01d8", r"-r: must be 1\.\.64"),
     ("--ring 2 01d8", r"--ring: must be 0 or 3"),
