@@ -62,7 +62,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_commands.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
-                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_printf.c \
+                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_perf.c \
+                  tests/host/test_printf.c \
                   tests/host/test_probe.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
                   tests/host/test_spec.c \
@@ -170,6 +171,8 @@ $(B)/h/%.o: %.c | deps-check
 $(B)/h/libportable.a: $(H_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(B)/h/tests/test_perf: $(B)/h/prof/perf.o
+$(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
