@@ -16,9 +16,10 @@
  * Events that do not fit the PMU at once are measured in successive groups:
  * as many as p4_alloc places together, in order. Everything (hex, sizes,
  * events, groups) is checked before anything runs. Interrupts are off
- * during the measurement; PMI and NMI entries (perf_info()->pmi) are
- * compared before and after, and the output says whether any happened or
- * the runs disagree.
+ * during the measurement; overflow-interrupt entries (perf_info()->pmi:
+ * all, and those delivered as NMIs) are compared before and after, and the
+ * output says whether any happened or the runs disagree. Other NMIs have
+ * no counter in the kernel and are not seen here.
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/regs.h"
