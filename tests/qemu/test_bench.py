@@ -138,3 +138,13 @@ def test_host_command_prints_one_per_iteration():
     assert res["status"] == 0 and res["command"].endswith(" 01d829d1")
     assert [e["median"] for e in res["events"]] == [2.0]
     assert res["interference"] is False and res["unroll"] == 4
+
+
+@pytest.mark.parametrize("args, vector", [("0f0b", 6),             # ud2: #UD
+                                          ("--ring 3 fa", 13)])    # cli at CPL 3: #GP
+def test_faulting_snippet_is_reported_and_the_shell_lives(nb, args, vector):
+    out = nb.cmd("bench -e instr_retired " + args)
+    assert re.search(r"^error: the snippet faulted \(vector %d\); nothing measured$" % vector,
+                     out, re.M), out
+    assert "interference" not in out
+    assert row(bench(nb, "-e instr_retired -n 5 01d8"), "instr_retired") == ("1.00",) * 3
