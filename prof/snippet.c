@@ -6,6 +6,7 @@
  * r64 58+rd (REX.B = 41 for R8-R15), MOV r/m64, imm32 REX.W C7 /0, DEC r/m64
  * REX.W FF /1, JNZ rel32 0F 85 cd, RET C3.
  */
+#include "arch/x86/insn.h"
 #include "lib/printf.h"
 #include "prof/snippet.h"
 
@@ -56,6 +57,35 @@ int snippet_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *
 	for (size_t i = 0; i < len; i += 2)
 		out[i / 2] = (uint8_t)(snippet_hex_digit(s[i]) << 4 | snippet_hex_digit(s[i + 1]));
 	*n = len / 2;
+	return 0;
+}
+
+#define INSN_MAX	15	/* SDM Vol. 2 2.3.11: an instruction is at most 15 bytes */
+
+int snippet_check_boundary(const uint8_t *code, size_t n, char *err, size_t errlen)
+{
+	size_t at = 0;
+
+	while (at < n) {
+		size_t len = insn_length(code + at, n - at, true), left = n - at, need;
+		uint8_t pad[2 * INSN_MAX] = { 0 };
+
+		if (len) {
+			at += len;
+			continue;
+		}
+		if (left >= INSN_MAX)
+			return 1;	/* a whole instruction's worth of bytes: unknown opcode */
+		for (size_t i = 0; i < left; i++)
+			pad[i] = code[at + i];
+		/* with bytes to spare the decoder knows it: the bytes ran out */
+		need = insn_length(pad, sizeof(pad), true);
+		if (!need)
+			return 1;
+		ksnprintf(err, errlen, "the instruction at byte %u is cut off (needs %u bytes, has %u)",
+			  (unsigned)at, (unsigned)need, (unsigned)left);
+		return -1;
+	}
 	return 0;
 }
 

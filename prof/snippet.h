@@ -53,6 +53,15 @@ struct snippet_code {
 int snippet_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *err,
 		      size_t errlen);
 
+/*
+ * Whether code[0..n) ends on an instruction boundary, walked with the step
+ * engine's decoder (insn_length): 0 it does, -1 with err when the last
+ * instruction is cut off (its opcode needs more bytes than are left: the
+ * next copy would be decoded into it), 1 when an opcode the decoder does
+ * not know stops the walk (nothing can be said; the code is not refused).
+ */
+int snippet_check_boundary(const uint8_t *code, size_t n, char *err, size_t errlen);
+
 /* Bytes of the generated function for unroll u (no overflow for the limits above). */
 size_t snippet_size(const struct snippet_code *c, unsigned u);
 

@@ -164,6 +164,10 @@ static int bench_code(struct shell *sh)
 		return shell_error(sh, "CODEHEX: %s", bs.err);
 	if (nb == 0)
 		return shell_error(sh, "CODEHEX: the snippet is empty");
+	if (snippet_check_boundary(bs.init, ni, bs.err, sizeof(bs.err)) < 0)
+		return shell_error(sh, "--init: %s", bs.err);
+	if (snippet_check_boundary(bs.body, nb, bs.err, sizeof(bs.err)) < 0)
+		return shell_error(sh, "CODEHEX: %s", bs.err);
 	bs.code = (struct snippet_code){ .init = bs.init, .ninit = ni, .body = bs.body, .nbody = nb };
 	/* 2U is the larger of the two: if it fits, U does */
 	if (!snippet_build(&bs.code, (unsigned)(2 * bs.o.u), bs.o.n, bs.gen, sizeof(bs.gen), bs.err,
@@ -284,40 +288,37 @@ static int bench_group_run(struct shell *sh, const struct bench_group *g)
 
 /* ---- printing ----------------------------------------------------------- */
 
-/* Always two decimals ("1.00", "-0.50"): a value x STATS_SCALE. */
+/* Always two decimals ("1.00"): a value x STATS_SCALE, never negative (see below). */
 static void bench_fmt(int64_t centi, char *buf, size_t n)
 {
-	uint64_t a = centi < 0 ? (uint64_t)-centi : (uint64_t)centi;
-
-	ksnprintf(buf, n, "%s%llu.%02llu", centi < 0 ? "-" : "", (unsigned long long)(a / 100),
-		  (unsigned long long)(a % 100));
+	ksnprintf(buf, n, "%llu.%02llu", (unsigned long long)centi / 100,
+		  (unsigned long long)centi % 100);
 }
 
-/* Per-iteration x 100 of a summary figure of the differences (itself x 100). */
+/* Per-iteration x 100 of a summary figure of the differences (itself x 100, >= 0). */
 static int64_t bench_scale(int64_t centi_diff)
 {
-	int64_t d = (int64_t)(bs.o.n * bs.o.u);
+	uint64_t d = bs.o.n * bs.o.u;
 
-	return centi_diff >= 0 ? (centi_diff + d / 2) / d : -((-centi_diff + d / 2) / d);
+	return (int64_t)(((uint64_t)centi_diff + d / 2) / d);	/* rounded to the hundredth */
 }
 
-/* Summary of request i's R differences; *negative when some run's 2U count was lower. */
+/*
+ * Summary of request i's R differences count(2U) - count(U); a negative one
+ * (*negative) counts as 0. The runs agree when every difference is the same.
+ */
 static void bench_summary(unsigned i, struct stats_summary *s, bool *negative, bool *agree)
 {
 	static uint64_t d[BENCH_MAX_RUNS];
-	int64_t first = 0;
 
 	*negative = false;
 	*agree = true;
 	for (unsigned k = 0; k < bs.o.r; k++) {
 		uint64_t c1 = bs.totals[0][k][i], c2 = bs.totals[1][k][i];
-		int64_t v = snippet_per_iter(c1, c2, bs.o.n, (unsigned)bs.o.u);
 
 		*negative |= c2 < c1;
 		d[k] = c2 >= c1 ? c2 - c1 : 0;
-		if (k == 0)
-			first = v;
-		*agree &= v == first;
+		*agree &= d[k] == d[0];
 	}
 	stats_summarise(d, (unsigned)bs.o.r, s);
 	s->min = bench_scale(s->min);

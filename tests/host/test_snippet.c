@@ -103,6 +103,22 @@ static void every_instruction_boundary_decodes(void **state)
 	assert_int_equal(count, 6 + 1 + 1 + 5 + 2 + 7);
 }
 
+static void a_cut_off_instruction_is_found(void **state)
+{
+	static const uint8_t whole[] = { 0x01, 0xd8, 0x48, 0x83, 0xc0, 0x01 };	/* add; add rax, 1 */
+	static const uint8_t cut[] = { 0x01, 0xd8, 0x48, 0x83, 0xc0 };		/* imm8 missing */
+	static const uint8_t sse[] = { 0x0f, 0x58, 0xc1 };	/* addps: not in the decoder's tables */
+
+	(void)state;
+	assert_int_equal(snippet_check_boundary(whole, sizeof(whole), err, sizeof(err)), 0);
+	assert_int_equal(snippet_check_boundary(cut, sizeof(cut), err, sizeof(err)), -1);
+	assert_string_equal(err, "the instruction at byte 2 is cut off (needs 4 bytes, has 3)");
+	assert_int_equal(snippet_check_boundary(whole, 1, err, sizeof(err)), -1);
+	assert_string_equal(err, "the instruction at byte 0 is cut off (needs 2 bytes, has 1)");
+	assert_int_equal(snippet_check_boundary(sse, sizeof(sse), err, sizeof(err)), 1);
+	assert_int_equal(snippet_check_boundary(whole, 0, err, sizeof(err)), 0);
+}
+
 static void limits_are_errors(void **state)
 {
 	struct snippet_code c = { NULL, 0, add_rax_1, sizeof(add_rax_1) };
@@ -192,6 +208,7 @@ int main(void)
 		cmocka_unit_test(bad_hex_is_an_error_that_writes_nothing),
 		cmocka_unit_test(generated_bytes_follow_the_listing),
 		cmocka_unit_test(every_instruction_boundary_decodes),
+		cmocka_unit_test(a_cut_off_instruction_is_found),
 		cmocka_unit_test(limits_are_errors),
 		cmocka_unit_test(generated_loop_runs_n_times_u),
 		cmocka_unit_test(callee_saved_registers_survive),

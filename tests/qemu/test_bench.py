@@ -100,6 +100,8 @@ def snippet_steps(nb):
     ("01zz", r"'z' at position 3 is not a hex digit"),
     ("--init 0g 01d8", r"--init: 'g' at position 2"),
     ('""', r"the snippet is empty"),
+    ("01d84883c0", r"CODEHEX: the instruction at byte 2 is cut off \(needs 4 bytes, has 3\)"),
+    ("--init 01 01d8", r"--init: the instruction at byte 0 is cut off"),
     # 2U = 2048 copies of 2 bytes and 37 of loop (10 push, 7 mov, 3 dec, 6 jnz, 11 pop+ret)
     ("-u 1024 9090", r"\(4133 bytes: 2048 x 2 snippet bytes, 0 init and 37 of loop\) "
                      r"does not fit the 3072-byte snippet area"),
