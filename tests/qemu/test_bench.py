@@ -150,3 +150,11 @@ def test_faulting_snippet_is_reported_and_the_shell_lives(nb, args, vector):
                      out, re.M), out
     assert "interference" not in out
     assert row(bench(nb, "-e instr_retired -n 5 01d8"), "instr_retired") == ("1.00",) * 3
+
+
+def test_help_describes_bench(nb):
+    out = nb.cmd("help bench")
+    assert out.splitlines()[0] == ("usage: bench [-e SPEC]... [--init HEX] [-u U] [-n N] [-w W] "
+                                   "[-r R] [--ring 0|3] CODEHEX")
+    assert "counter in R15" in out and "3 KiB snippet area" in out
+    assert re.search(r"^  bench +measure a code snippet per iteration", nb.cmd("help"), re.M)
