@@ -6,7 +6,7 @@
  * decodes and counts it and a ring-3 run can execute it exactly like a
  * built-in workload. It is SNIPPET_AREA_SIZE bytes of ret (C3), so the
  * `snippet` workload returns at once until a snippet is loaded. It is
- * stored in the image (the whole kernel file is held to 288 KiB,
+ * stored in the image (the whole kernel file has a size budget,
  * tests/tools/test_image.py): 3 KiB keeps it and the workload bodies on
  * one page.
  */
