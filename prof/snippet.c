@@ -4,7 +4,8 @@
  *
  * Encodings from the SDM Vol. 2 instruction pages: PUSH r64 50+rd and POP
  * r64 58+rd (REX.B = 41 for R8-R15), MOV r/m64, imm32 REX.W C7 /0, DEC r/m64
- * REX.W FF /1, JNZ rel32 0F 85 cd, RET C3.
+ * REX.W FF /1, JNZ rel32 0F 85 cd, RET C3; ia32: PUSH imm32 68 id, DEC r/m32
+ * FF /1 with [esp] (ModRM 0C, SIB 24), ADD r/m32, imm8 83 /0 ib.
  */
 #include "arch/x86/insn.h"
 #include "lib/printf.h"
@@ -17,8 +18,27 @@ static const uint8_t snippet_epilogue[] = {
 	0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b,	/* pop r15..rbx */
 	0xc3,								/* ret */
 };
-#define SNIPPET_MOV_LEN		7	/* 49 C7 C7 imm32: mov r15, imm32 */
-#define SNIPPET_DEC_LEN		3	/* 49 FF CF: dec r15 */
+static const uint8_t snippet_prologue32[] = { 0x53, 0x55, 0x56, 0x57 };	/* push ebx..edi */
+static const uint8_t snippet_epilogue32[] = {
+	0x83, 0xc4, 0x04,						/* add esp, 4 */
+	0x5f, 0x5e, 0x5d, 0x5b, 0xc3,					/* pop edi..ebx; ret */
+};
+
+/* The mode's fixed pieces: prologue, counter set-up opcode, decrement, epilogue. */
+struct snippet_frame {
+	const uint8_t *pro, *set, *dec, *epi;
+	size_t npro, nset, ndec, nepi;
+};
+
+static const uint8_t set64[] = { 0x49, 0xc7, 0xc7 }, dec64[] = { 0x49, 0xff, 0xcf };	/* r15 */
+static const uint8_t set32[] = { 0x68 }, dec32[] = { 0xff, 0x0c, 0x24 };		/* [esp] */
+
+static const struct snippet_frame snippet_frames[2] = {
+	{ snippet_prologue32, set32, dec32, snippet_epilogue32, sizeof(snippet_prologue32),
+	  sizeof(set32), sizeof(dec32), sizeof(snippet_epilogue32) },
+	{ snippet_prologue, set64, dec64, snippet_epilogue, sizeof(snippet_prologue),
+	  sizeof(set64), sizeof(dec64), sizeof(snippet_epilogue) },
+};
 #define SNIPPET_JNZ_LEN		6	/* 0F 85 rel32 */
 
 static int snippet_hex_digit(char c)
@@ -62,12 +82,12 @@ int snippet_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *
 
 #define INSN_MAX	15	/* SDM Vol. 2 2.3.11: an instruction is at most 15 bytes */
 
-int snippet_check_boundary(const uint8_t *code, size_t n, char *err, size_t errlen)
+int snippet_check_boundary(const uint8_t *code, size_t n, bool mode64, char *err, size_t errlen)
 {
 	size_t at = 0;
 
 	while (at < n) {
-		size_t len = insn_length(code + at, n - at, true), left = n - at, need;
+		size_t len = insn_length(code + at, n - at, mode64), left = n - at, need;
 		uint8_t pad[2 * INSN_MAX] = { 0 };
 
 		if (len) {
@@ -79,7 +99,7 @@ int snippet_check_boundary(const uint8_t *code, size_t n, char *err, size_t errl
 		for (size_t i = 0; i < left; i++)
 			pad[i] = code[at + i];
 		/* with bytes to spare the decoder knows it: the bytes ran out */
-		need = insn_length(pad, sizeof(pad), true);
+		need = insn_length(pad, sizeof(pad), mode64);
 		if (!need)
 			return 1;
 		ksnprintf(err, errlen, "the instruction at byte %u is cut off (needs %u bytes, has %u)",
@@ -91,8 +111,10 @@ int snippet_check_boundary(const uint8_t *code, size_t n, char *err, size_t errl
 
 size_t snippet_size(const struct snippet_code *c, unsigned u)
 {
-	return sizeof(snippet_prologue) + c->ninit + SNIPPET_MOV_LEN + (size_t)u * c->nbody +
-	       SNIPPET_DEC_LEN + SNIPPET_JNZ_LEN + sizeof(snippet_epilogue);
+	const struct snippet_frame *f = &snippet_frames[c->mode64];
+
+	return f->npro + c->ninit + f->nset + 4 + (size_t)u * c->nbody + f->ndec + SNIPPET_JNZ_LEN +
+	       f->nepi;
 }
 
 static size_t snippet_put(uint8_t *out, size_t at, const uint8_t *b, size_t n)
@@ -112,8 +134,8 @@ static size_t snippet_put32(uint8_t *out, size_t at, uint32_t v)
 size_t snippet_build(const struct snippet_code *c, unsigned u, uint64_t n, uint8_t *out,
 		     size_t max, char *err, size_t errlen)
 {
-	static const uint8_t mov[] = { 0x49, 0xc7, 0xc7 }, dec[] = { 0x49, 0xff, 0xcf },
-			     jnz[] = { 0x0f, 0x85 };
+	static const uint8_t jnz[] = { 0x0f, 0x85 };
+	const struct snippet_frame *f = &snippet_frames[c->mode64];
 	size_t at, loop, need;
 
 	if (n < 1 || n > SNIPPET_N_MAX || u < 1 || u > SNIPPET_U_MAX) {
@@ -129,18 +151,18 @@ size_t snippet_build(const struct snippet_code *c, unsigned u, uint64_t n, uint8
 			  (unsigned)(need - u * c->nbody - c->ninit), (unsigned)max);
 		return 0;
 	}
-	at = snippet_put(out, 0, snippet_prologue, sizeof(snippet_prologue));
+	at = snippet_put(out, 0, f->pro, f->npro);
 	at = snippet_put(out, at, c->init, c->ninit);
-	at = snippet_put(out, at, mov, sizeof(mov));
+	at = snippet_put(out, at, f->set, f->nset);
 	at = snippet_put32(out, at, (uint32_t)n);
 	loop = at;
 	for (unsigned k = 0; k < u; k++)
 		at = snippet_put(out, at, c->body, c->nbody);
-	at = snippet_put(out, at, dec, sizeof(dec));
+	at = snippet_put(out, at, f->dec, f->ndec);
 	at = snippet_put(out, at, jnz, sizeof(jnz));
 	/* rel32 counts from the end of the jnz */
 	at = snippet_put32(out, at, (uint32_t)(int32_t)-(int32_t)(at + 4 - loop));
-	return snippet_put(out, at, snippet_epilogue, sizeof(snippet_epilogue));
+	return snippet_put(out, at, f->epi, f->nepi);
 }
 
 int64_t snippet_per_iter(uint64_t c1, uint64_t c2, uint64_t n, unsigned u)

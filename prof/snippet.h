@@ -13,7 +13,14 @@
  *   jnz L                              (0F 85 rel32)
  *   pop r15; pop r14; pop r13; pop r12; pop rbp; pop rbx; ret
  *
- * R15 is reserved: the snippet must not change it (nor RSP, nor leave
+ * The ia32 kernel (mode64 false) keeps the counter on the stack instead,
+ * as 32-bit mode has no spare register (and 40-4F are INC/DEC there):
+ *
+ *   push ebx; push ebp; push esi; push edi; INIT; push N (68 imm32)
+ * L: SNIPPET x U; dec dword [esp] (FF 0C 24); jnz L (0F 85 rel32)
+ *   add esp, 4 (83 C4 04); pop edi; pop esi; pop ebp; pop ebx; ret
+ *
+ * In 64-bit mode R15 is reserved: the snippet must not change it (nor RSP, nor leave
  * unbalanced pushes). The target cannot tell reliably from the bytes
  * whether a snippet writes R15; the host command (`tools/nbprof bench
  * --asm`) refuses assembly text that names r15.
@@ -28,6 +35,7 @@
 #ifndef NBPROF_PROF_SNIPPET_H
 #define NBPROF_PROF_SNIPPET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +46,7 @@
 #define SNIPPET_U_MAX		2048u
 
 struct snippet_code {
+	bool mode64;			/* x86-64 code, else ia32 */
 	const uint8_t *init;
 	size_t ninit;
 	const uint8_t *body;
@@ -60,7 +69,7 @@ int snippet_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *
  * next copy would be decoded into it), 1 when an opcode the decoder does
  * not know stops the walk (nothing can be said; the code is not refused).
  */
-int snippet_check_boundary(const uint8_t *code, size_t n, char *err, size_t errlen);
+int snippet_check_boundary(const uint8_t *code, size_t n, bool mode64, char *err, size_t errlen);
 
 /* Bytes of the generated function for unroll u (no overflow for the limits above). */
 size_t snippet_size(const struct snippet_code *c, unsigned u);

@@ -146,7 +146,8 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 		.help = "Runs the loop `bench` generated last (prof/snippet.h): push of RBX, RBP,\n"
 			"R12-R15, INIT, mov r15 N, U snippet copies, dec r15, jnz, six pops, ret.\n"
 			"Instructions: 14 + I + N*(U*K + 2), I and K the init and snippet\n"
-			"instruction counts; 1 (ret) before any bench.\n",
+			"instruction counts (ia32: counter on the stack, 11 + I + N*(U*K + 2));\n"
+			"1 (ret) before any bench.\n",
 	},
 };
 

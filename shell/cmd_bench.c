@@ -41,6 +41,7 @@
 #define BENCH_DEFAULT_N		100
 #define BENCH_DEFAULT_W		1
 #define BENCH_DEFAULT_R		5
+#define BENCH_MODE64		(sizeof(void *) == 8)	/* the kernel's own mode: its code's */
 
 struct bench_opts {
 	unsigned nev;
@@ -164,11 +165,12 @@ static int bench_code(struct shell *sh)
 		return shell_error(sh, "CODEHEX: %s", bs.err);
 	if (nb == 0)
 		return shell_error(sh, "CODEHEX: the snippet is empty");
-	if (snippet_check_boundary(bs.init, ni, bs.err, sizeof(bs.err)) < 0)
+	if (snippet_check_boundary(bs.init, ni, BENCH_MODE64, bs.err, sizeof(bs.err)) < 0)
 		return shell_error(sh, "--init: %s", bs.err);
-	if (snippet_check_boundary(bs.body, nb, bs.err, sizeof(bs.err)) < 0)
+	if (snippet_check_boundary(bs.body, nb, BENCH_MODE64, bs.err, sizeof(bs.err)) < 0)
 		return shell_error(sh, "CODEHEX: %s", bs.err);
-	bs.code = (struct snippet_code){ .init = bs.init, .ninit = ni, .body = bs.body, .nbody = nb };
+	bs.code = (struct snippet_code){ .mode64 = BENCH_MODE64, .init = bs.init, .ninit = ni,
+					 .body = bs.body, .nbody = nb };
 	/* 2U is the larger of the two: if it fits, U does */
 	if (!snippet_build(&bs.code, (unsigned)(2 * bs.o.u), bs.o.n, bs.gen, sizeof(bs.gen), bs.err,
 			   sizeof(bs.err)))
@@ -404,8 +406,8 @@ static const struct shell_cmd bench_cmds[] = {
 	  "measure a code snippet per iteration (nanoBench style)",
 	  "CODEHEX is the snippet's machine code as hex (e.g. 01d8 = add eax, ebx); --init\n"
 	  "code runs once before the loop. The loop runs N times (default 100) a body of U\n"
-	  "copies (default 1) with its counter in R15: the snippet must not change R15 or\n"
-	  "RSP. Each event group runs W warm-up (default 1) and R measured (default 5)\n"
+	  "copies (default 1) with its counter in R15 (ia32: on the stack): the snippet\n"
+	  "must not change R15 or RSP. Each event group runs W warm-up (default 1) and R measured (default 5)\n"
 	  "times with unroll U and with 2U; per iteration = (count(2U) - count(U)) / (N*U),\n"
 	  "so loop and measurement overhead cancel. Events that do not fit at once are\n"
 	  "measured in successive groups. Without -e: global_power_events:RUNNING and\n"

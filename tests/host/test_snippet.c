@@ -73,7 +73,7 @@ static void generated_bytes_follow_the_listing(void **state)
 		0x0f, 0x85, 0xf1, 0xff, 0xff, 0xff,	/* jnz -15: back to the first copy */
 		0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b, 0xc3,
 	};
-	struct snippet_code c = { xor_eax, sizeof(xor_eax), body, sizeof(body) };
+	struct snippet_code c = { true, xor_eax, sizeof(xor_eax), body, sizeof(body) };
 	size_t len;
 
 	(void)state;
@@ -83,9 +83,37 @@ static void generated_bytes_follow_the_listing(void **state)
 	assert_memory_equal(buf, want, sizeof(want));
 }
 
+static void ia32_keeps_the_counter_on_the_stack(void **state)
+{
+	static const uint8_t body[] = { 0x01, 0xd8 };	/* add eax, ebx */
+	static const uint8_t want[] = {
+		0x53, 0x55, 0x56, 0x57,			/* push ebx, ebp, esi, edi */
+		0x68, 0x05, 0x00, 0x00, 0x00,		/* push 5 */
+		0x01, 0xd8, 0x01, 0xd8,			/* U = 2 copies */
+		0xff, 0x0c, 0x24,			/* dec dword [esp] */
+		0x0f, 0x85, 0xf3, 0xff, 0xff, 0xff,	/* jnz -13 */
+		0x83, 0xc4, 0x04,			/* add esp, 4 */
+		0x5f, 0x5e, 0x5d, 0x5b, 0xc3,
+	};
+	struct snippet_code c = { false, NULL, 0, body, sizeof(body) };
+	size_t len = snippet_build(&c, 2, 5, buf, sizeof(buf), err, sizeof(err)), at = 0;
+
+	(void)state;
+	assert_int_equal(len, sizeof(want));
+	assert_int_equal(snippet_size(&c, 2), sizeof(want));
+	assert_memory_equal(buf, want, sizeof(want));
+	while (at < len && insn_length(buf + at, len - at, false))
+		at += insn_length(buf + at, len - at, false);
+	assert_int_equal(at, len);
+	/* 41 is INC ECX in 32-bit mode, a one-byte instruction, not a prefix */
+	assert_int_equal(snippet_check_boundary((const uint8_t *)"\x41\x83\xc0", 3, false, err,
+						sizeof(err)), -1);
+	assert_string_equal(err, "the instruction at byte 1 is cut off (needs 3 bytes, has 2)");
+}
+
 static void every_instruction_boundary_decodes(void **state)
 {
-	struct snippet_code c = { xor_eax, sizeof(xor_eax), add_rax_1, sizeof(add_rax_1) };
+	struct snippet_code c = { true, xor_eax, sizeof(xor_eax), add_rax_1, sizeof(add_rax_1) };
 	size_t len = snippet_build(&c, 5, 1000, buf, sizeof(buf), err, sizeof(err)), at = 0;
 	unsigned count = 0;
 
@@ -110,18 +138,18 @@ static void a_cut_off_instruction_is_found(void **state)
 	static const uint8_t sse[] = { 0x0f, 0x58, 0xc1 };	/* addps: not in the decoder's tables */
 
 	(void)state;
-	assert_int_equal(snippet_check_boundary(whole, sizeof(whole), err, sizeof(err)), 0);
-	assert_int_equal(snippet_check_boundary(cut, sizeof(cut), err, sizeof(err)), -1);
+	assert_int_equal(snippet_check_boundary(whole, sizeof(whole), true, err, sizeof(err)), 0);
+	assert_int_equal(snippet_check_boundary(cut, sizeof(cut), true, err, sizeof(err)), -1);
 	assert_string_equal(err, "the instruction at byte 2 is cut off (needs 4 bytes, has 3)");
-	assert_int_equal(snippet_check_boundary(whole, 1, err, sizeof(err)), -1);
+	assert_int_equal(snippet_check_boundary(whole, 1, true, err, sizeof(err)), -1);
 	assert_string_equal(err, "the instruction at byte 0 is cut off (needs 2 bytes, has 1)");
-	assert_int_equal(snippet_check_boundary(sse, sizeof(sse), err, sizeof(err)), 1);
-	assert_int_equal(snippet_check_boundary(whole, 0, err, sizeof(err)), 0);
+	assert_int_equal(snippet_check_boundary(sse, sizeof(sse), true, err, sizeof(err)), 1);
+	assert_int_equal(snippet_check_boundary(whole, 0, true, err, sizeof(err)), 0);
 }
 
 static void limits_are_errors(void **state)
 {
-	struct snippet_code c = { NULL, 0, add_rax_1, sizeof(add_rax_1) };
+	struct snippet_code c = { true, NULL, 0, add_rax_1, sizeof(add_rax_1) };
 
 	(void)state;
 	assert_int_equal(snippet_build(&c, 0, 10, buf, sizeof(buf), err, sizeof(err)), 0);
@@ -155,7 +183,7 @@ static void generated_loop_runs_n_times_u(void **state)
 {
 	static const struct { unsigned u; uint64_t n; } cases[] = { { 1, 1 }, { 1, 100 }, { 4, 25 },
 								     { 7, 1000 }, { 758, 3 } };
-	struct snippet_code c = { xor_eax, sizeof(xor_eax), add_rax_1, sizeof(add_rax_1) };
+	struct snippet_code c = { true, xor_eax, sizeof(xor_eax), add_rax_1, sizeof(add_rax_1) };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -171,7 +199,7 @@ static void callee_saved_registers_survive(void **state)
 	/* xor ebx,ebx; xor ebp,ebp; xor r12d..r14d; mov eax, 7 */
 	static const uint8_t body[] = { 0x31, 0xdb, 0x31, 0xed, 0x45, 0x31, 0xe4, 0x45, 0x31, 0xed,
 					0x45, 0x31, 0xf6, 0xb8, 0x07, 0x00, 0x00, 0x00 };
-	struct snippet_code c = { NULL, 0, body, sizeof(body) };
+	struct snippet_code c = { true, NULL, 0, body, sizeof(body) };
 	size_t len = snippet_build(&c, 3, 5, buf, sizeof(buf), err, sizeof(err));
 	uint64_t rbx = 0x1111, ret;
 
@@ -207,6 +235,7 @@ int main(void)
 		cmocka_unit_test(hex_parses_pairs_of_either_case),
 		cmocka_unit_test(bad_hex_is_an_error_that_writes_nothing),
 		cmocka_unit_test(generated_bytes_follow_the_listing),
+		cmocka_unit_test(ia32_keeps_the_counter_on_the_stack),
 		cmocka_unit_test(every_instruction_boundary_decodes),
 		cmocka_unit_test(a_cut_off_instruction_is_found),
 		cmocka_unit_test(limits_are_errors),
