@@ -29,7 +29,7 @@ KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_stat.c \
                shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
 SHELL_KSRCS :=
-PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/workload.c
+PROF_SRCS   := prof/dump.c prof/memfeed.c prof/report.c prof/samples.c prof/workload.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \

@@ -27,6 +27,7 @@
 #include "lib/stats.h"
 #include "pmu/p4_explain.h"
 #include "pmu/p4_regs.h"
+#include "prof/backend_model.h"
 #include "prof/perf.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
@@ -179,6 +180,8 @@ static const char *stat_source_tag(const struct p4_request *r)
 	case PERF_SOURCE_STEP:		return syn ? "[real: stepped + synthetic]" : "[real: stepped]";
 	case PERF_SOURCE_TSC:		return syn ? "[real: TSC + synthetic]" : "[real: TSC]";
 	case PERF_SOURCE_SYNTHETIC:	return "[synthetic]";
+	case PERF_SOURCE_MEMORY:	return syn ? "[memory model + synthetic]" : "[memory model]";
+	case PERF_SOURCE_COST:		return syn ? "[cost model + synthetic]" : "[cost model]";
 	default:			return "[no model input]";
 	}
 }
@@ -448,6 +451,13 @@ static void pmu_show(struct shell *sh)
 		     "%s, instr_completed %s, uncore %s\n", c->nescr, c->iq_escr01 ? "yes" : "no",
 		     c->ext_cascade ? "yes" : "no", c->cascade_pmi_erratum ? "yes" : "no",
 		     c->instr_completed ? "yes" : "no", c->uncore_name ? c->uncore_name : "none");
+	if (pi->backend == PERF_BACKEND_MODEL) {
+		char mem[200];
+
+		perf_model_mem_describe(mem, sizeof(mem));
+		if (mem[0])
+			shell_printf(sh, "%s\n", mem);
+	}
 	shell_printf(sh, "PMI: %s; interrupts %llu, overflows %llu, unflagged %llu, re-raised %llu, "
 		     "deferred %llu, dropped %llu, late %llu\n",
 		     pi->pmi_mode == PERF_PMI_NMI ? "LVT PC NMI" : "LVT PC vector F8H (fixed)",
@@ -491,28 +501,31 @@ static int pmu_onoff(struct shell *sh, int argc, char **argv, bool *on)
 static int pmu_backend(struct shell *sh, int argc, char **argv)
 {
 	struct p4_sig sig = perf_info()->sig;
-	bool ht = perf_info()->ht;
+	bool ht = perf_info()->ht, l3 = false;
 	char err[192];
 
 	if (argc == 3 && parse_streq(argv[2], "hw")) {
 		if (perf_select_hw(err, sizeof(err)))
 			return shell_error(sh, "cannot use the hardware PMU: %s", err);
-	} else if (argc >= 3 && argc <= 5 && parse_streq(argv[2], "model")) {
+	} else if (argc >= 3 && argc <= 6 && parse_streq(argv[2], "model")) {
 		for (int k = 3; k < argc; k++) {
 			if (parse_streq(argv[k], "ht"))
 				ht = true;
 			else if (parse_streq(argv[k], "noht"))
 				ht = false;
+			else if (parse_streq(argv[k], "l3"))
+				l3 = true;
 			else if (stat_parse_sig(argv[k], &sig))
 				return shell_error(sh, "bad signature '%s' (e.g. 0F_04, 0F_02H:9)", argv[k]);
 		}
 		if (sig.family == 0)
 			return shell_error(sh, "this CPU is not NetBurst: name a model signature, e.g. "
 					   "'pmu backend model 0F_04'");
+		perf_model_set_l3(l3);
 		if (perf_select_model(&sig, ht, err, sizeof(err)))
 			return shell_error(sh, "%s", err);
 	} else {
-		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht]");
+		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht] [l3]");
 	}
 	shell_printf(sh, "backend: %s\n", perf_backend_name(perf_info()->backend));
 	return 0;
@@ -584,7 +597,15 @@ static int cmd_pmu(struct shell *sh, int argc, char **argv)
 	}
 	if (parse_streq(argv[1], "bench"))
 		return pmu_bench(sh, argc, argv);
-	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench)", argv[1]);
+	if (parse_streq(argv[1], "clock")) {
+		if (argc != 3 || !(parse_streq(argv[2], "tsc") || parse_streq(argv[2], "model")))
+			return shell_error(sh, "usage: pmu clock tsc|model");
+		perf_model_set_clock(parse_streq(argv[2], "tsc") ? PERF_CLOCK_TSC : PERF_CLOCK_MODEL);
+		shell_printf(sh, "model clockticks: %s\n", perf_model_clock_name(perf_model_clock()));
+		return 0;
+	}
+	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench, clock)",
+			   argv[1]);
 }
 
 /* ---- explain ------------------------------------------------------------- */
@@ -649,14 +670,21 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "branches (all predicted) and TSC cycles are real inputs; the synthetic\n"
 	  "workload injects any other event. Each count is tagged with its source.\n",
 	  cmd_stat },
-	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] | pmu trace on|off | "
-		 "pmu pmi fixed|nmi | pmu bench [N]",
+	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] | pmu trace on|off | "
+		 "pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model",
 	  "show or choose the PMU backend",
 	  "Without arguments: the backend (hardware PMU or software model) and why,\n"
 	  "the signature, capabilities, PMI statistics and the counters in use.\n"
 	  "'pmu backend hw' uses the hardware PMU (refused with the reason when it\n"
 	  "does not count); 'pmu backend model 0F_02H:9 ht' selects a model with that\n"
-	  "DisplayFamily_DisplayModel[:stepping], with or without Hyper-Threading.\n"
+	  "DisplayFamily_DisplayModel[:stepping], with or without Hyper-Threading;\n"
+	  "with 'l3' the model is the Xeon MP of that model with its L3 (models 2, 3,\n"
+	  "4, 6), and on 0F_03/0F_04 the IFSB/EFSB uncore counters count its L3\n"
+	  "misses and bus traffic. The model's memory system (caches, TLBs: a model,\n"
+	  "README 'What the model counts') is fed by the stepped loads, stores and\n"
+	  "fetches. 'pmu clock model' (default) takes clockticks from the cost\n"
+	  "model (uops and miss penalties, the same on every run); 'pmu clock tsc'\n"
+	  "from the TSC cycles each stepped instruction took.\n"
 	  "'pmu trace on' prints every PMU register write as\n"
 	  "'wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)'. 'pmu pmi nmi' delivers\n"
 	  "overflow interrupts as NMIs instead of vector F8H. 'pmu bench N' times\n"

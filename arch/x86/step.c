@@ -37,6 +37,18 @@
  * REP string instructions trap once per iteration with RIP unchanged; they
  * count once, when RIP finally moves, with the cycles of all iterations.
  *
+ * Memory operands: where the next instruction is classified - at a trap,
+ * with that trap's frame holding the registers before it runs - it is also
+ * decoded with insn_mem_decode() (FS and GS bases from IA32_FS_BASE and
+ * IA32_GS_BASE, read once per run), and step_info carries its length and
+ * operands. A REP string instruction is decoded before its first iteration;
+ * its later iterations' operands follow from the element size and
+ * RFLAGS.DF (SDM Vol. 2B, MOVS: RSI/RDI move by the size, down when DF is
+ * set), so step_info gives the first iteration's operands, the stride and
+ * the iteration count. The first instruction of a run whose arming
+ * breakpoint did not fire, and an instruction reached through step_sync()
+ * without a frame in front of it, are reported with INSN_MEM_UNKNOWN.
+ *
  * Cycles: the workload's own time, as close as software can get to it.
  * entry.S reads the TSC first thing in the #DB entry path and again right
  * before the handler's IRETQ (its exit stamp, step.h). The time of a step
@@ -80,6 +92,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/insn.h"
+#include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
 
@@ -89,12 +102,18 @@
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
+#define RFLAGS_DF_BIT		(UINT64_C(1) << 10)	/* direction flag (SDM Vol. 1 3.4.3.2) */
+#define MSR_IA32_FS_BASE	0xc0000100u		/* SDM Vol. 3A 3.2.4 */
+#define MSR_IA32_GS_BASE	0xc0000101u
 
 struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
 	uint64_t last_rip;
 	struct insn_class cls;		/* of the instruction at last_rip */
+	struct insn_mem mem;		/* its memory operands, from the registers before it ran */
+	uint32_t rep_iters;		/* REP string: iterations seen so far (traps with RIP unchanged + 1) */
+	uint64_t fs_base, gs_base;	/* read at step_begin: workloads do not change them */
 	uint64_t resume;		/* TSC of the last exit stamp (entry.S writes it), or step_begin's */
 	uint64_t cycles;		/* pending for the instruction at last_rip */
 	uint64_t polls;
@@ -163,13 +182,69 @@ static uint64_t step_take(const struct step_state *s, uint64_t now)
 
 /* ---- stepping ----------------------------------------------------------------- */
 
-static void step_classify(struct step_state *s, uint64_t rip)
+/* Frame f's registers in the decoder's order (a long-mode frame always holds RSP). */
+static void step_regs(const struct step_state *s, const struct trap_frame *f, struct insn_regs *r)
+{
+	*r = (struct insn_regs){ .rip = f->rip };
+	r->gpr[INSN_RAX] = f->rax;
+	r->gpr[INSN_RCX] = f->rcx;
+	r->gpr[INSN_RDX] = f->rdx;
+	r->gpr[INSN_RBX] = f->rbx;
+	r->gpr[INSN_RSP] = f->rsp;
+	r->gpr[INSN_RBP] = f->rbp;
+	r->gpr[INSN_RSI] = f->rsi;
+	r->gpr[INSN_RDI] = f->rdi;
+	r->gpr[INSN_R8] = f->r8;
+	r->gpr[INSN_R9] = f->r9;
+	r->gpr[INSN_R10] = f->r10;
+	r->gpr[INSN_R11] = f->r11;
+	r->gpr[INSN_R12] = f->r12;
+	r->gpr[INSN_R13] = f->r13;
+	r->gpr[INSN_R14] = f->r14;
+	r->gpr[INSN_R15] = f->r15;
+	r->seg_base[INSN_FS] = s->fs_base;
+	r->seg_base[INSN_GS] = s->gs_base;
+}
+
+/*
+ * Classify the instruction at rip; f: the frame of the trap in front of it
+ * (its registers are the instruction's inputs), or NULL when there is none.
+ */
+static void step_classify(struct step_state *s, uint64_t rip, const struct trap_frame *f)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)rip;
+	struct insn_regs regs;
 
 	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
-	if (rip >= s->run.text_start && rip < s->run.text_end)
-		insn_classify(p, s->run.text_end - rip, true, &s->cls);
+	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
+	s->rep_iters = 1;
+	if (rip < s->run.text_start || rip >= s->run.text_end)
+		return;
+	insn_classify(p, s->run.text_end - rip, true, &s->cls);
+	if (f && f->rip == rip) {
+		step_regs(s, f, &regs);
+		insn_mem_decode(p, s->run.text_end - rip, true, &regs, &s->mem);
+	} else {
+		s->mem.len = (uint8_t)insn_length(p, s->run.text_end - rip, true);
+	}
+}
+
+/* Copy the decoded operands of the instruction at last_rip into *si. */
+static void step_fill_mem(const struct step_state *s, struct step_info *si, uint64_t rflags)
+{
+	const struct insn_mem *m = &s->mem;
+
+	si->len = m->len;
+	si->mem_status = m->status;
+	si->rep_iters = s->rep_iters;
+	if (m->status != INSN_MEM_OK)
+		return;
+	si->nmem = m->nops;
+	for (unsigned i = 0; i < m->nops; i++)
+		si->mem[i] = m->op[i];
+	if (s->cls.rep_string && m->nops)
+		si->mem_stride = (rflags & RFLAGS_DF_BIT) ? -(int32_t)m->op[0].size
+							  : (int32_t)m->op[0].size;
 }
 
 static void step_count(struct step_counts *res, const struct step_info *si)
@@ -191,9 +266,11 @@ static void step_count(struct step_counts *res, const struct step_info *si)
 	}
 }
 
-/* The instruction at last_rip retired; execution continues at next. */
-static void step_emit(struct step_state *s, uint64_t next, uint8_t cpl)
+/* The instruction at last_rip retired; execution continues at f's RIP (f: that trap's frame). */
+static void step_emit(struct step_state *s, const struct trap_frame *f)
 {
+	uint64_t next = f->rip;
+	uint8_t cpl = (uint8_t)(f->cs & 3);
 	struct step_info si = {
 		.rip = s->last_rip, .next_rip = next, .cpl = cpl, .lp = s->run.lp,
 		.branch = s->cls.branch, .cycles = s->cycles,
@@ -201,12 +278,13 @@ static void step_emit(struct step_state *s, uint64_t next, uint8_t cpl)
 	const struct workload_hooks *h = s->run.h;
 
 	si.taken = si.branch != INSN_NOT_BRANCH && next != s->last_rip + s->cls.len;
+	step_fill_mem(s, &si, f->rflags);
 	s->cycles = 0;
 	step_count(s->run.counts, &si);
 	if (h && h->step)
 		h->step(h->ctx, &si);
 	s->last_rip = next;
-	step_classify(s, next);
+	step_classify(s, next, f);
 }
 
 static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cycles)
@@ -216,7 +294,7 @@ static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cy
 	if (!s->started) {
 		s->started = true;
 		s->last_rip = s->run.entry;
-		step_classify(s, s->run.entry);
+		step_classify(s, s->run.entry, rip == s->run.entry ? f : NULL);
 		step_bp_clear(s);
 		if (rip == s->run.entry) {
 			f->rflags |= RFLAGS_RF;	/* a breakpoint fault resumes past its breakpoint */
@@ -224,9 +302,11 @@ static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cy
 		}
 	}
 	s->cycles += cycles;
-	if (rip == s->last_rip && s->cls.rep_string)
+	if (rip == s->last_rip && s->cls.rep_string) {
+		s->rep_iters++;
 		return;			/* one more REP iteration */
-	step_emit(s, rip, (uint8_t)(f->cs & 3));
+	}
+	step_emit(s, f);
 	if (rip == s->run.stop_rip) {
 		f->rflags &= ~RFLAGS_TF;
 		s->done = true;
@@ -283,7 +363,7 @@ void step_sync(struct trap_frame *f)
 		 * the step hook raises samples the workload, not this handler.
 		 */
 		st->frame = f;
-		step_emit(st, f->rip, (uint8_t)(f->cs & 3));
+		step_emit(st, f);
 		st->frame = NULL;
 	}
 	step_stamp_exit(st, f);		/* the next step starts at this handler's IRETQ */
@@ -378,6 +458,8 @@ void step_begin(const struct step_run *r)
 	st->last_rip = 0;
 	st->cycles = st->polls = 0;
 	st->frame = NULL;
+	st->fs_base = msr_read(MSR_IA32_FS_BASE);
+	st->gs_base = msr_read(MSR_IA32_GS_BASE);
 	step_bp_set(st, r->entry);	/* ring 3: arm before the first instruction */
 	st->resume = rdtsc();
 }
