@@ -70,10 +70,98 @@ static uint32_t lp_apic[P4_MODEL_NLP] = { MODEL_NO_APIC, MODEL_NO_APIC };
 static uint64_t model_clock;		/* cycles ticked into the model: the core's clock */
 static uint64_t lp_clock[P4_MODEL_NLP];	/* each stepping LP's position on that clock */
 static char label[24];
+static uint64_t live_ev[(P4_NEVENT + 63) / 64];	/* events a counter may count (model_live_update) */
+static bool live_dirty = true;		/* a register was written since live_ev was computed */
+static bool live_mem;			/* some event of the memory model is live */
 static struct p4_mem mem;		/* the memory system of the selected part */
+static struct memfeed_ctx feed;		/* the feed's view of it (prof/memfeed.h) */
 static bool mem_ready;			/* mem holds a part (p4_mem_init succeeded) */
 static bool want_l3;			/* the next selection models the Xeon MP with L3 */
 static enum perf_model_clock clock_src = PERF_CLOCK_MODEL;
+
+/* ---- batching ------------------------------------------------------------------ */
+
+/*
+ * The two events every step feeds - instr_retired NBOGUSNTAG and
+ * global_power_events RUNNING - and the clock are added up here while
+ * nothing can tell the difference, and reach the model in one call each
+ * (batch_flush) before anything can: before every register access (so
+ * reads see exact counts), before every other kind of input (another LP or
+ * CPL, begin, end, synthetic), and before the count that would overflow a
+ * counter, which is then fed on its own step so that the PMI lands on
+ * that instruction. Allowed only while no counter compares (compare mode
+ * works on each cycle's input, fact sheet 9.12), none owes a PMI on its
+ * next count, and none waits for a cascade; the budget keeps the pending
+ * events below the nearest overflow of any running counter. PMU lock held
+ * throughout.
+ */
+struct model_batch {
+	unsigned lp, cpl;
+	uint64_t instr, clk, ticks;	/* pending events and cycles */
+	uint64_t budget;		/* pending events allowed, 0: none (batch_budget) */
+	bool budget_dirty;
+};
+
+static struct model_batch batch = { .budget_dirty = true };
+
+static uint64_t batch_budget(void)
+{
+	uint64_t best = UINT64_MAX;
+
+	if (model.cmp_running)
+		return 0;
+	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+		uint64_t d;
+
+		if (model.pmi_due[c])
+			return 0;
+		if (model.ctr_route[c] == P4_ESCR_NONE) {
+			if (model.cccr[c] & (CCCR_CASCADE | CCCR_EXT_CASCADE))
+				return 0;
+			continue;
+		}
+		d = (model.cccr[c] & CCCR_FORCE_OVF) ? 1 : (P4_COUNTER_MASK - model.counter[c]) + 1;
+		best = d < best ? d : best;
+	}
+	return best - 1;		/* the overflowing count itself goes unbatched */
+}
+
+static void batch_flush(void)
+{
+	struct model_batch *b = &batch;
+
+	if (b->instr)
+		p4_model_event(&model, b->lp, b->cpl, P4_EV_INSTR_RETIRED,
+			       P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), b->instr);
+	if (b->clk)
+		p4_model_event(&model, b->lp, b->cpl, P4_EV_GLOBAL_POWER_EVENTS,
+			       P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), b->clk);
+	if (b->ticks)
+		p4_model_tick(&model, b->ticks);
+	if (b->instr | b->clk | b->ticks)
+		b->budget_dirty = true;
+	b->instr = b->clk = b->ticks = 0;
+}
+
+/* Can n more events of this step (at lp, cpl) wait in the batch? */
+static bool batch_takes(unsigned lp, unsigned cpl, uint64_t n)
+{
+	struct model_batch *b = &batch;
+
+	if (lp != b->lp || cpl != b->cpl) {
+		batch_flush();
+		b->lp = lp;
+		b->cpl = cpl;
+	}
+	if (b->budget_dirty) {
+		b->budget = batch_budget();
+		b->budget_dirty = false;
+	}
+	if (b->instr + b->clk + n < b->budget)
+		return true;
+	batch_flush();
+	return false;
+}
 
 /* ---- the bus, and quirk injection ------------------------------------------- */
 
@@ -123,12 +211,80 @@ static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 
 	(void)bus;
 	perf_lock();
+	batch_flush();
 	r = msr_bus_read(&model.bus, msr, value);
 	if (r == 0 && (inj_unflagged | inj_reloads))
 		model_inject_read(msr, value);
 	perf_unlock();
 	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 	return r;
+}
+
+/* Events the memory model drives (memfeed.c), on the parts that have them. */
+static bool model_memory_event(enum p4_event ev)
+{
+	switch (ev) {
+	case P4_EV_ITLB_REFERENCE:
+	case P4_EV_PAGE_WALK_TYPE:
+	case P4_EV_BSQ_CACHE_REFERENCE:
+	case P4_EV_IOQ_ALLOCATION:
+	case P4_EV_IOQ_ACTIVE_ENTRIES:
+	case P4_EV_BSQ_ALLOCATION:
+	case P4_EV_FSB_DATA_ACTIVITY:
+	case P4_EV_REPLAY_EVENT:
+	case P4_EV_FRONT_END_EVENT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Which events a counter counts now or may count after a cascade starts it
+ * (PMU lock held): an event is live when one of its ESCRs feeds a running
+ * counter and selects it (event select, fact sheet 2.2); while a counter
+ * waits for a cascade, every event with an ESCR is (its start happens
+ * inside the model, with no register write to tell). Recomputed at the
+ * first step after a register write, so that the step feed skips the
+ * events the model would only look at and drop.
+ */
+static void model_live_update(void)
+{
+	uint64_t escrs = 0;
+	bool all = false;
+
+	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+		if (model.ctr_route[c] != P4_ESCR_NONE)
+			escrs |= P4_MODEL_ESCR(model.ctr_route[c]);
+		else if (model.cccr[c] & (CCCR_CASCADE | CCCR_EXT_CASCADE))
+			all = true;
+	}
+	for (unsigned w = 0; w < sizeof(live_ev) / sizeof(live_ev[0]); w++)
+		live_ev[w] = 0;
+	for (unsigned ev = 0; ev < P4_NEVENT; ev++) {
+		uint64_t left = model.ev_escrs[ev] & (all ? ~UINT64_C(0) : escrs);
+		bool live = false;
+
+		while (left && !live) {
+			unsigned e = (unsigned)__builtin_ctzll(left);
+
+			left &= left - 1;
+			live = all || field_get(ESCR_EVENT_SELECT, model.escr[e]) ==
+				      p4_events[ev].event_select;
+		}
+		if (live)
+			live_ev[ev / 64] |= UINT64_C(1) << (ev % 64);
+	}
+	live_mem = false;
+	for (unsigned ev = 0; ev < P4_NEVENT; ev++)
+		live_mem |= model_memory_event((enum p4_event)ev) &&
+			    ((live_ev[ev / 64] >> (ev % 64)) & 1u);
+	live_dirty = false;
+}
+
+static bool model_live(enum p4_event ev)
+{
+	return (live_ev[ev / 64] >> (ev % 64)) & 1u;
 }
 
 static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
@@ -138,8 +294,11 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 
 	(void)bus;
 	perf_lock();
+	batch_flush();
 	if (!model_inject_drops(msr))
 		r = msr_bus_write(&model.bus, msr, value);
+	live_dirty = true;
+	batch.budget_dirty = true;
 	perf_unlock();
 	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 	return r;
@@ -334,6 +493,7 @@ static void model_unmasked(unsigned lp)
 	bool again;
 
 	perf_lock();
+	batch_flush();
 	again = p4_model_pmi_asserted(&model, lp);
 	perf_unlock();
 	if (again) {
@@ -346,12 +506,17 @@ static void model_unmasked(unsigned lp)
 static void model_run_begin(void)
 {
 	pmi_pending = 0;
-	if (mem_ready)
+	if (mem_ready) {
 		p4_mem_flush(&mem);
+		memfeed_reset(&feed);
+	}
 }
 
 static void model_run_end(void)
 {
+	perf_lock();
+	batch_flush();
+	perf_unlock();
 	pmi_pending = 0;
 	inj_unflagged = inj_reloads = 0;
 	inj_dropping = inj_retry = false;
@@ -368,7 +533,9 @@ static void model_feed(unsigned lp, unsigned cpl, enum p4_event ev, uint16_t mas
 		uint64_t k = n < chunk ? n : chunk;
 
 		perf_lock();
+		batch_flush();
 		p4_model_event(&model, lp, cpl, ev, mask, k);
+		batch.budget_dirty = true;
 		perf_unlock();
 		model_pmi_flush();
 		n -= k;
@@ -410,6 +577,7 @@ static void model_begin(struct perf_inputs *in, uint8_t lp)
 {
 	(void)in;
 	perf_lock();
+	batch_flush();
 	p4_model_set_active(&model, lp, true);
 	if (lp < P4_MODEL_NLP)
 		lp_clock[lp] = model_clock;	/* its workload starts now on the core's clock */
@@ -421,6 +589,7 @@ static void model_end(struct perf_inputs *in, uint8_t lp)
 	(void)in;
 	model_pmi_flush();
 	perf_lock();
+	batch_flush();
 	p4_model_set_cpl(&model, lp, 0);	/* back in the kernel */
 	/* LP0 goes back to the shell (running); the sibling goes back to HLT (inactive). */
 	p4_model_set_active(&model, lp, percpu_this()->index == 0);
@@ -441,7 +610,10 @@ static void model_clock_advance(unsigned lp, uint64_t cycles)
 
 	*pos += cycles;
 	if (*pos > model_clock) {
-		p4_model_tick(&model, *pos - model_clock);
+		if (batch.budget)	/* batch_takes ran this step: no counter compares */
+			batch.ticks += *pos - model_clock;
+		else
+			p4_model_tick(&model, *pos - model_clock);
 		model_clock = *pos;
 	}
 }
@@ -457,8 +629,8 @@ struct step_feed {
 
 static void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
 {
-	if (n == 0)
-		return;
+	if (n == 0 || !model_live(ev))
+		return;			/* nothing counts it: the model would look and add nothing */
 	if (sf->fed + n > sf->chunk) {
 		perf_unlock();
 		model_pmi_flush();
@@ -472,14 +644,28 @@ static void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, ui
 		sf->fed = 0;
 	}
 	p4_model_event(&model, sf->lp, sf->cpl, ev, mask, n);
+	batch.budget_dirty = true;
 	sf->fed += n;
+}
+
+/* instr_retired NBOGUSNTAG or global_power_events RUNNING: batched when it can be. */
+static void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n,
+			 uint64_t *pending)
+{
+	if (n == 0 || !model_live(ev))
+		return;
+	if (batch_takes(sf->lp, sf->cpl, n)) {
+		*pending += n;
+		return;
+	}
+	step_event(sf, ev, mask, n);
 }
 
 static void step_retired(struct step_feed *sf, const struct step_info *s)
 {
 	uint16_t type;
 
-	step_event(sf, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1);
+	step_batched(sf, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1, &batch.instr);
 	if (model.caps.instr_completed)
 		step_event(sf, P4_EV_INSTR_COMPLETED, P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
 	if (s->branch == INSN_NOT_BRANCH)
@@ -519,9 +705,11 @@ static void step_memory(struct step_feed *sf, struct perf_inputs *in, const stru
 	struct memfeed_uncore unc[MEMFEED_MAX_UNCORE];
 	unsigned n;
 
-	memfeed_step(&mem, s, &f);
+	memfeed_step(&feed, s, &f);
 	in->mem_unknown += !f.known;
 	*cycles = f.cycles;
+	if (!live_mem && !model.cfg.uncore)
+		return;			/* only the clockticks are wanted */
 	n = memfeed_events(&f, model.pebs_enable, model.pebs_matrix_vert, ev, MEMFEED_MAX_EVENTS);
 	for (unsigned i = 0; i < n; i++)
 		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
@@ -544,6 +732,19 @@ static void model_step(void *ctx, const struct step_info *s)
 	in->steps++;
 	in->branches += s->branch != INSN_NOT_BRANCH;
 	perf_lock();
+	if (live_dirty)
+		model_live_update();
+	if (batch.lp != s->lp || batch.cpl != s->cpl) {
+		batch_flush();
+		batch.lp = s->lp;
+		batch.cpl = s->cpl;
+	}
+	if (batch.budget_dirty) {
+		batch.budget = batch_budget();
+		batch.budget_dirty = false;
+	}
+	if (!batch.budget)
+		batch_flush();		/* nothing may wait this step, the clock included */
 	p4_model_set_cpl(&model, s->lp, s->cpl);
 	step_retired(&sf, s);
 	if (mem_ready)
@@ -552,8 +753,8 @@ static void model_step(void *ctx, const struct step_info *s)
 		cycles = s->cycles;
 	if (cycles) {
 		in->cycles += cycles;
-		step_event(&sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING),
-			   cycles);
+		step_batched(&sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING),
+			     cycles, &batch.clk);
 		model_clock_advance(s->lp, cycles);
 	}
 	perf_unlock();
@@ -577,25 +778,6 @@ static void model_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text
 	in->synthetic_event = spec.event;
 	in->synthetic += n;
 	model_feed(lp, cpl, spec.event, spec.mask, n);
-}
-
-/* Events the memory model drives (memfeed.c), on the parts that have them. */
-static bool model_memory_event(enum p4_event ev)
-{
-	switch (ev) {
-	case P4_EV_ITLB_REFERENCE:
-	case P4_EV_PAGE_WALK_TYPE:
-	case P4_EV_BSQ_CACHE_REFERENCE:
-	case P4_EV_IOQ_ALLOCATION:
-	case P4_EV_IOQ_ACTIVE_ENTRIES:
-	case P4_EV_BSQ_ALLOCATION:
-	case P4_EV_FSB_DATA_ACTIVITY:
-	case P4_EV_REPLAY_EVENT:
-	case P4_EV_FRONT_END_EVENT:
-		return true;
-	default:
-		return false;
-	}
 }
 
 static enum perf_source model_source(enum p4_event ev, const struct perf_inputs *in)
@@ -641,12 +823,14 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 		return ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04"), -1;
 	mem_ready = p4_mem_init(&mem, sig, want_l3 ? P4_MEM_XEON_MP_L3 : P4_MEM_DESKTOP,
 				model_page_shift, NULL) == 0;
+	memfeed_init(&feed, &mem);
 	locked_bus.bus = (struct msr_bus){ .read = model_bus_read, .write = model_bus_write };
 	model_calibrate();
 	p4_model_set_active(&model, 0, true);	/* LP0 runs the shell */
 	p4_model_set_active(&model, 1, false);	/* the sibling halts until it runs a workload */
 	*caps = model.caps;
 	pmi_pending = 0;
+	live_dirty = true;
 	p4_sig_format(sig, sigtext, sizeof(sigtext));
 	ksnprintf(label, sizeof(label), "model %s%s", sigtext, want_l3 ? " L3" : "");
 	return 0;

@@ -69,6 +69,30 @@
 
 /* ---- modelling one instruction ---------------------------------------------- */
 
+/*
+ * The fetch short cut. A fetch of the same lines as the previous fetch,
+ * with no L2 access in between (every store writes through to L2; a load
+ * reaches it when it misses L1), finds what the previous one left: the
+ * ITLB entries in front (only fetches use the ITLB) and the lines in L2,
+ * at the front of their sets. Looking them up again would change nothing,
+ * so the previous outcome, which was then all hits, is repeated as is:
+ * the same events and the same (zero) penalty as the lookup would give.
+ */
+void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
+{
+	*c = (struct memfeed_ctx){ .mem = m };
+}
+
+void memfeed_reset(struct memfeed_ctx *c)
+{
+	c->fetch_valid = false;
+}
+
+static bool memfeed_all_hits(const struct p4_mem_result *r)
+{
+	return r->tlb_miss == 0 && r->hit[P4_LVL_L2] == r->pieces && r->page_walks == 0;
+}
+
 static void memfeed_add(struct memfeed *f, const struct p4_mem_result *r)
 {
 	bool read = r->kind != P4_MEM_STORE;
@@ -90,25 +114,38 @@ static void memfeed_add(struct memfeed *f, const struct p4_mem_result *r)
 	f->cycles += r->cycles;
 }
 
-static void memfeed_fetch(struct p4_mem *m, const struct step_info *s, struct memfeed *f)
+static void memfeed_fetch(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *f)
 {
 	struct p4_mem_result r;
+	uint64_t first = s->rip >> 6, last = (s->rip + s->len - 1u) >> 6;
 
-	if (!s->len || p4_mem_access(m, P4_MEM_FETCH, s->rip, s->len, &r) != 0)
+	if (!s->len)
 		return;
+	if (c->fetch_valid && first == c->fetch_first && last == c->fetch_last) {
+		r = c->last_fetch;
+	} else {
+		if (p4_mem_access(c->mem, P4_MEM_FETCH, s->rip, s->len, &r) != 0)
+			return;
+		c->fetch_first = first;
+		c->fetch_last = last;
+		c->last_fetch = r;
+		c->fetch_valid = memfeed_all_hits(&r);
+	}
 	f->itlb_hit += r.tlb_hit;
 	f->itlb_miss += r.tlb_miss;
 	memfeed_add(f, &r);
 }
 
 /* One access of one operand; false when the model refuses it (size). */
-static bool memfeed_access(struct p4_mem *m, enum p4_mem_kind kind, uint64_t addr, uint16_t size,
-			   struct memfeed *f)
+static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_t addr,
+			   uint16_t size, struct memfeed *f)
 {
 	struct p4_mem_result r;
 
-	if (p4_mem_access(m, kind, addr, size, &r) != 0)
+	if (p4_mem_access(c->mem, kind, addr, size, &r) != 0)
 		return false;
+	if (kind == P4_MEM_STORE || r.l1_miss)
+		c->fetch_valid = false;		/* L2 was looked up: its order may have changed */
 	if (kind == P4_MEM_LOAD) {
 		f->loads++;
 		f->load_l1_miss += r.l1_miss != 0;
@@ -123,7 +160,7 @@ static bool memfeed_access(struct p4_mem *m, enum p4_mem_kind kind, uint64_t add
 }
 
 /* One iteration's operands, delta bytes past the decoded addresses; false: one was refused. */
-static bool memfeed_operands(struct p4_mem *m, const struct step_info *s, int64_t delta,
+static bool memfeed_operands(struct memfeed_ctx *c, const struct step_info *s, int64_t delta,
 			     struct memfeed *f)
 {
 	bool ok = true;
@@ -133,9 +170,9 @@ static bool memfeed_operands(struct p4_mem *m, const struct step_info *s, int64_
 		uint64_t a = op->addr + (uint64_t)delta;
 
 		if (op->access & INSN_LOAD)
-			ok &= memfeed_access(m, P4_MEM_LOAD, a, op->size, f);
+			ok &= memfeed_access(c, P4_MEM_LOAD, a, op->size, f);
 		if (op->access & INSN_STORE)
-			ok &= memfeed_access(m, P4_MEM_STORE, a, op->size, f);
+			ok &= memfeed_access(c, P4_MEM_STORE, a, op->size, f);
 	}
 	return ok;
 }
@@ -146,17 +183,17 @@ static uint64_t memfeed_base(unsigned uops)
 	return p4_cost_insn(uops, NULL, 0);
 }
 
-void memfeed_step(struct p4_mem *m, const struct step_info *s, struct memfeed *out)
+void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
 	struct memfeed f = { 0 };
 	uint32_t iters = s->rep_iters ? s->rep_iters : 1;
 	unsigned loads = 0, stores = 0, uops;
 
-	memfeed_fetch(m, s, &f);
+	memfeed_fetch(c, s, &f);
 	f.known = s->mem_status == INSN_MEM_OK;
 	if (f.known && s->nmem) {
 		for (uint32_t i = 0; i < iters && f.known; i++)
-			f.known = memfeed_operands(m, s, (int64_t)i * s->mem_stride, &f);
+			f.known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, &f);
 	} else {
 		iters = 1;
 	}

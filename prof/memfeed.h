@@ -46,12 +46,28 @@ struct memfeed {
 };
 
 /*
- * Model the instruction of *s in *m and fill *out. The fetch (s->rip,
+ * The memory model with what the feed remembers between instructions: the
+ * last fetch, repeated without a lookup while nothing can have changed its
+ * outcome (memfeed.c). memfeed_init() after p4_mem_init(), memfeed_reset()
+ * after p4_mem_flush().
+ */
+struct memfeed_ctx {
+	struct p4_mem *mem;
+	bool fetch_valid;		/* last_fetch may be repeated */
+	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
+	struct p4_mem_result last_fetch;
+};
+
+void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m);
+void memfeed_reset(struct memfeed_ctx *c);
+
+/*
+ * Model the instruction of *s in c's memory model and fill *out. The fetch (s->rip,
  * s->len) is modelled when the length is known; the operands when
  * s->mem_status is INSN_MEM_OK. An instruction whose operands are not
  * known costs its base cycle and its fetch only (out->known false).
  */
-void memfeed_step(struct p4_mem *m, const struct step_info *s, struct memfeed *out);
+void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out);
 
 /* One occurrence batch for p4_model_event(). */
 struct memfeed_event {

@@ -46,6 +46,7 @@ struct stat_state {
 	struct perf_inputs in;			/* both LPs' inputs together (source tags) */
 	struct perf_inputs in_lp[2];		/* LP0's, LP1's */
 	uint64_t interrupts, overflows;
+	uint64_t wall_tsc;		/* the last run's TSC from begin to end (stepping included) */
 	char err[STAT_ERR_MAX];
 };
 
@@ -78,6 +79,7 @@ static void stat_merge_inputs(void)
 	st.in.branches += b->branches;
 	st.in.cycles += b->cycles;
 	st.in.synthetic_bad += b->synthetic_bad;
+	st.in.mem_unknown += b->mem_unknown;
 	if (b->synthetic && st.in.synthetic && b->synthetic_event != st.in.synthetic_event)
 		st.in.synthetic_mixed = true;
 	if (b->synthetic && !st.in.synthetic) {
@@ -121,6 +123,7 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 		return shell_error(sh, "%s", st.err);
 	r = workload_run_lps(jobs, st.o.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
 	perf_count_stop(&sess, totals);
+	st.wall_tsc = jobs[0].a ? jobs[0].res.tsc_cycles : jobs[1].res.tsc_cycles;
 	stat_merge_inputs();
 	st.interrupts += perf_info()->pmi.interrupts - before;
 	for (unsigned i = 0; i < st.plan.n; i++)
@@ -278,8 +281,10 @@ static void stat_inputs(struct shell *sh)
 		return;
 	}
 	shell_printf(sh, "; inputs (last run): real: %llu stepped instructions, %llu branches, %llu "
-		     "TSC cycles; synthetic: ", (unsigned long long)st.in.steps,
-		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles);
+		     "%s; synthetic: ", (unsigned long long)st.in.steps,
+		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles,
+		     perf_event_source(P4_EV_GLOBAL_POWER_EVENTS, &st.in) == PERF_SOURCE_COST ?
+		     "clockticks from the cost model (a model, not measured)" : "TSC cycles");
 	if (st.in_lp[1].steps || st.in_lp[1].synthetic)
 		shell_printf(sh, "(LP0 %llu steps %llu synthetic, LP1 %llu steps %llu synthetic) ",
 			     (unsigned long long)st.in_lp[0].steps,
@@ -294,6 +299,12 @@ static void stat_inputs(struct shell *sh)
 	if (st.in.synthetic_bad)
 		shell_printf(sh, "warning: %llu synthetic occurrence(s) had a spec the model rejects\n",
 			     (unsigned long long)st.in.synthetic_bad);
+	if (st.in.mem_unknown)
+		shell_printf(sh, "memory model: %llu stepped instruction(s) with operands the decoder does "
+			     "not know: only their fetch was modelled\n",
+			     (unsigned long long)st.in.mem_unknown);
+	shell_printf(sh, "wall: %llu TSC cycles (last run, stepping and the model included)\n",
+		     (unsigned long long)st.wall_tsc);
 }
 
 static void stat_print(struct shell *sh, int argc, char **argv)
@@ -666,9 +677,12 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "                 (last option); --stagger starts B when A has ended\n"
 	  "With Hyper-Threading each count is tagged [T0], [T1] or [T0+T1] (its ESCR's\n"
 	  "thread bits); TI events are flagged: they cannot be attributed to a thread.\n"
-	  "Under the model backend the workload is single-stepped: instructions,\n"
-	  "branches (all predicted) and TSC cycles are real inputs; the synthetic\n"
-	  "workload injects any other event. Each count is tagged with its source.\n",
+	  "Under the model backend the workload is single-stepped: instructions and\n"
+	  "branches (all predicted) are real inputs; its loads, stores and fetches\n"
+	  "drive a model of the caches, TLBs and bus ([memory model]); clockticks\n"
+	  "come from a cost model ([cost model]; 'pmu clock tsc': TSC cycles); the\n"
+	  "synthetic workload injects any other event. Each count is tagged with its\n"
+	  "source; '[no model input]' marks events nothing feeds.\n",
 	  cmd_stat },
 	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] | pmu trace on|off | "
 		 "pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model",

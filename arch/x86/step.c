@@ -106,6 +106,23 @@
 #define MSR_IA32_FS_BASE	0xc0000100u		/* SDM Vol. 3A 3.2.4 */
 #define MSR_IA32_GS_BASE	0xc0000101u
 
+/*
+ * Decoded instructions by RIP, per LP: what does not depend on the
+ * registers (the branch class, and the whole operand decode of an
+ * instruction that touches no memory) is decoded once per run. An
+ * instruction with memory operands is decoded again at every step, since
+ * its addresses come from the registers; so is a REP string instruction,
+ * whose operands vanish when the count is 0. Emptied at step_begin.
+ */
+#define STEP_DCACHE		64
+
+struct step_dcache {
+	uint64_t rip;
+	bool valid, regs_free;		/* regs_free: mem below holds for any registers */
+	struct insn_class cls;
+	struct insn_mem mem;
+};
+
 struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
@@ -114,6 +131,7 @@ struct step_state {
 	struct insn_mem mem;		/* its memory operands, from the registers before it ran */
 	uint32_t rep_iters;		/* REP string: iterations seen so far (traps with RIP unchanged + 1) */
 	uint64_t fs_base, gs_base;	/* read at step_begin: workloads do not change them */
+	struct step_dcache dcache[STEP_DCACHE];
 	uint64_t resume;		/* TSC of the last exit stamp (entry.S writes it), or step_begin's */
 	uint64_t cycles;		/* pending for the instruction at last_rip */
 	uint64_t polls;
@@ -206,27 +224,49 @@ static void step_regs(const struct step_state *s, const struct trap_frame *f, st
 	r->seg_base[INSN_GS] = s->gs_base;
 }
 
+/* The operands of the instruction at rip, decoded with frame f's registers (or without: NULL). */
+static void step_decode(struct step_state *s, uint64_t rip, const struct trap_frame *f)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)rip;
+	struct insn_regs regs;
+
+	if (f && f->rip == rip) {
+		step_regs(s, f, &regs);
+		insn_mem_decode(p, s->run.text_end - rip, true, &regs, &s->mem);
+	} else {
+		s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
+		s->mem.len = (uint8_t)insn_length(p, s->run.text_end - rip, true);
+	}
+}
+
 /*
  * Classify the instruction at rip; f: the frame of the trap in front of it
  * (its registers are the instruction's inputs), or NULL when there is none.
  */
 static void step_classify(struct step_state *s, uint64_t rip, const struct trap_frame *f)
 {
-	const uint8_t *p = (const uint8_t *)(uintptr_t)rip;
-	struct insn_regs regs;
+	struct step_dcache *d = &s->dcache[(rip ^ (rip >> 6)) % STEP_DCACHE];
 
 	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
 	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
 	s->rep_iters = 1;
 	if (rip < s->run.text_start || rip >= s->run.text_end)
 		return;
-	insn_classify(p, s->run.text_end - rip, true, &s->cls);
-	if (f && f->rip == rip) {
-		step_regs(s, f, &regs);
-		insn_mem_decode(p, s->run.text_end - rip, true, &regs, &s->mem);
-	} else {
-		s->mem.len = (uint8_t)insn_length(p, s->run.text_end - rip, true);
+	if (d->valid && d->rip == rip) {
+		s->cls = d->cls;
+		if (d->regs_free)
+			s->mem = d->mem;
+		else
+			step_decode(s, rip, f);
+		return;
 	}
+	insn_classify((const uint8_t *)(uintptr_t)rip, s->run.text_end - rip, true, &s->cls);
+	step_decode(s, rip, f);
+	if (!f || f->rip != rip)
+		return;			/* decoded without registers: not worth keeping */
+	*d = (struct step_dcache){ .rip = rip, .valid = true, .cls = s->cls, .mem = s->mem };
+	d->regs_free = !s->cls.rep_string && s->mem.status != INSN_MEM_TRUNCATED &&
+		       (s->mem.status == INSN_MEM_UNKNOWN || s->mem.nops == 0);
 }
 
 /* Copy the decoded operands of the instruction at last_rip into *si. */
@@ -458,6 +498,8 @@ void step_begin(const struct step_run *r)
 	st->last_rip = 0;
 	st->cycles = st->polls = 0;
 	st->frame = NULL;
+	for (unsigned i = 0; i < STEP_DCACHE; i++)
+		st->dcache[i].valid = false;
 	st->fs_base = msr_read(MSR_IA32_FS_BASE);
 	st->gs_base = msr_read(MSR_IA32_GS_BASE);
 	step_bp_set(st, r->entry);	/* ring 3: arm before the first instruction */
