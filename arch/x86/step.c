@@ -130,6 +130,7 @@ struct step_state {
 	struct insn_class cls;		/* of the instruction at last_rip */
 	struct insn_mem mem;		/* its memory operands, from the registers before it ran */
 	uint32_t rep_iters;		/* REP string: iterations seen so far (traps with RIP unchanged + 1) */
+	uint64_t rep_count;		/* REP string: RCX before the first iteration */
 	uint64_t fs_base, gs_base;	/* read at step_begin: workloads do not change them */
 	struct step_dcache dcache[STEP_DCACHE];
 	uint64_t resume;		/* TSC of the last exit stamp (entry.S writes it), or step_begin's */
@@ -250,6 +251,7 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
 	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
 	s->rep_iters = 1;
+	s->rep_count = f ? f->rcx : 0;
 	if (rip < s->run.text_start || rip >= s->run.text_end)
 		return;
 	if (d->valid && d->rip == rip) {
@@ -269,21 +271,35 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 		       (s->mem.status == INSN_MEM_UNKNOWN || s->mem.nops == 0);
 }
 
-/* Copy the decoded operands of the instruction at last_rip into *si. */
-static void step_fill_mem(const struct step_state *s, struct step_info *si, uint64_t rflags)
+/*
+ * Iterations a REP string instruction ran: RCX counts them down (SDM Vol. 2B,
+ * REP), which is exact where the traps are not - QEMU traps once more, with
+ * RIP unchanged, before the iteration that finds RCX = 0 and leaves. The
+ * trap count stands when RCX does not add up (an address-size prefix).
+ */
+static uint32_t step_rep_iters(const struct step_state *s, const struct trap_frame *f)
+{
+	uint64_t done = s->rep_count - f->rcx;
+
+	return s->rep_count >= f->rcx && done <= s->rep_iters ? (uint32_t)done : s->rep_iters;
+}
+
+/* Copy the decoded operands of the instruction at last_rip into *si (f: the trap after it). */
+static void step_fill_mem(const struct step_state *s, struct step_info *si,
+			  const struct trap_frame *f)
 {
 	const struct insn_mem *m = &s->mem;
 
 	si->len = m->len;
 	si->mem_status = m->status;
-	si->rep_iters = s->rep_iters;
+	si->rep_iters = s->cls.rep_string ? step_rep_iters(s, f) : 1;
 	if (m->status != INSN_MEM_OK)
 		return;
 	si->nmem = m->nops;
 	for (unsigned i = 0; i < m->nops; i++)
 		si->mem[i] = m->op[i];
 	if (s->cls.rep_string && m->nops)
-		si->mem_stride = (rflags & RFLAGS_DF_BIT) ? -(int32_t)m->op[0].size
+		si->mem_stride = (f->rflags & RFLAGS_DF_BIT) ? -(int32_t)m->op[0].size
 							  : (int32_t)m->op[0].size;
 }
 
@@ -318,7 +334,7 @@ static void step_emit(struct step_state *s, const struct trap_frame *f)
 	const struct workload_hooks *h = s->run.h;
 
 	si.taken = si.branch != INSN_NOT_BRANCH && next != s->last_rip + s->cls.len;
-	step_fill_mem(s, &si, f->rflags);
+	step_fill_mem(s, &si, f);
 	s->cycles = 0;
 	step_count(s->run.counts, &si);
 	if (h && h->step)
