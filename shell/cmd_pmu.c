@@ -1,11 +1,15 @@
 /*
  * cmd_pmu.c - shell commands over the PMU tables: `events [PATTERN]`.
  *
- * The text comes from pmu/ (p4_events_list), so the listing and the tables
- * cannot disagree; this file only chooses the CPU's capabilities (events a
- * model lacks are marked) and writes the lines.
+ * The text comes from pmu/ (p4_events_list, p4_unc_list for the uncore
+ * units), so the listing and the tables cannot disagree; this file only
+ * chooses the CPU's capabilities (events a model lacks are marked) and
+ * writes the lines (`pmu` says where the software model's counts of each
+ * event come from).
  */
+#include "pmu/p4_events.h"
 #include "pmu/p4_spec.h"
+#include "pmu/p4_uncore.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
 
@@ -35,10 +39,15 @@ static const struct p4_caps *pmu_this_cpu(struct p4_caps *caps)
 int cmd_events(struct shell *sh, int argc, char **argv)
 {
 	struct p4_caps caps;
+	const struct p4_caps *cp = pmu_this_cpu(&caps);
+	const char *pattern = argc == 2 ? argv[1] : NULL;
+	int core, unc;
 
 	if (argc > 2)
 		return shell_error(sh, "usage: events [PATTERN]");
-	if (p4_events_list(argc == 2 ? argv[1] : NULL, pmu_this_cpu(&caps), pmu_line, sh) == 0)
+	core = p4_events_list(pattern, cp, pmu_line, sh);
+	unc = p4_unc_list(pattern, cp, pmu_line, sh);
+	if (core == 0 && unc == 0)
 		return shell_error(sh, "no event matches '%s' (try 'events' for the list)", argv[1]);
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include "arch/x86/smp.h"
 #include "lib/parse.h"
 #include "lib/stats.h"
+#include "pmu/p4_events.h"
 #include "pmu/p4_explain.h"
 #include "pmu/p4_regs.h"
 #include "prof/backend_model.h"
@@ -438,6 +439,34 @@ static int cmd_stat(struct shell *sh, int argc, char **argv)
 
 /* ---- pmu ----------------------------------------------------------------- */
 
+/* Under the model: the events of each input kind, one line per kind. */
+static void pmu_sources(struct shell *sh)
+{
+	static const struct { enum perf_source src; const char *what; } kinds[] = {
+		{ PERF_SOURCE_STEP, "stepped instructions" },
+		{ PERF_SOURCE_MEMORY, "the memory model" },
+		{ PERF_SOURCE_COST, "the cost model" },
+		{ PERF_SOURCE_TSC, "TSC time" },
+		{ PERF_SOURCE_NONE, "nothing (counts 0 unless the synthetic workload emits them)" },
+	};
+
+	if (perf_info()->backend != PERF_BACKEND_MODEL)
+		return;
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		unsigned n = 0;
+
+		for (unsigned ev = 0; ev < P4_NEVENT; ev++) {
+			if (perf_event_source((enum p4_event)ev, NULL) != kinds[k].src)
+				continue;
+			if (n++ == 0)
+				shell_printf(sh, "model input from %s:", kinds[k].what);
+			shell_printf(sh, " %s", p4_events[ev].name);
+		}
+		if (n)
+			shell_puts(sh, "\n");
+	}
+}
+
 static void pmu_show(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
@@ -468,6 +497,7 @@ static void pmu_show(struct shell *sh)
 		perf_model_mem_describe(mem, sizeof(mem));
 		if (mem[0])
 			shell_printf(sh, "%s\n", mem);
+		pmu_sources(sh);
 	}
 	shell_printf(sh, "PMI: %s; interrupts %llu, overflows %llu, unflagged %llu, re-raised %llu, "
 		     "deferred %llu, dropped %llu, late %llu\n",

@@ -196,3 +196,51 @@ def test_l3_needs_a_part_that_has_one(nb):
 def test_unknown_clock_source_is_refused(nb):
     assert "usage: pmu clock tsc|model" in nb.cmd("pmu clock fast")
     assert "model clockticks: model" in nb.cmd("pmu clock model")
+
+
+MSR_VALUE = re.compile(r"^MSR [0-9A-F]+H = ([0-9A-F]+)H", re.M)
+IBUSQ_ALL = 0x00FFFFF0 << 32        # `ibusq`: t0 t1, every type, snoop and L3 state bit
+IBUSQ_FILL = 0x02FFFFF0 << 32       # `ibusq:fill=1`
+EFSB_OTHER = 0x00000002 << 32       # `efsb:other`
+
+
+def rdmsr(nb, msr):
+    out = nb.cmd("msr read %XH" % msr)
+    m = MSR_VALUE.search(out)
+    assert m, out
+    return int(m.group(1), 16)
+
+
+def test_uncore_counts_the_modelled_l3_misses(nb):
+    """0F_04 with its L3: IBUSQ counts one transaction per L3 miss (loads, fetches and the
+    push's RFO alike), EFSB DRDY from other agents 2 bus clocks per line read. The counts
+    sit in the low 32 bits; the control word in the upper half stays as written."""
+    nb.cmd("pmu backend model 0F_04 l3")
+    for msr, v in ((0x107CC, IBUSQ_ALL), (0x107CD, IBUSQ_FILL), (0x107D0, EFSB_OTHER)):
+        assert "<-" in nb.cmd("msr write %XH 0x%X" % (msr, v))
+    size = 1024 * 1024              # = the L2 of this part, cold: every sector misses L3
+    rows, _ = stat(nb, "-e BSQ_cache_reference:RD_3rdL_MISS memwalk %d %d 1" % (size, SECTOR))
+    reads = count(rows, "BSQ_cache_reference")
+    assert reads == size // SECTOR + 1                  # + the code sector
+    misses = reads + 1                                  # + the push's RFO
+    assert rdmsr(nb, 0x107CC) == IBUSQ_ALL | misses
+    assert rdmsr(nb, 0x107CD) == IBUSQ_FILL | misses
+    assert rdmsr(nb, 0x107D0) == EFSB_OTHER | 2 * misses
+
+
+def test_uncore_low_half_wraps_at_32_bits(nb):
+    nb.cmd("pmu backend model 0F_04 l3")
+    start = 0xFFFFFF00
+    nb.cmd("msr write 107CCH 0x%X" % (IBUSQ_ALL | start))
+    stat(nb, "memwalk %d %d 1" % (1024 * 1024, SECTOR))
+    misses = 1024 * 1024 // SECTOR + 2
+    assert rdmsr(nb, 0x107CC) == IBUSQ_ALL | ((start + misses) & 0xFFFFFFFF)
+    nb.cmd("msr write 107CCH 0")
+    stat(nb, "memwalk 4096 128 1")
+    assert rdmsr(nb, 0x107CC) == 0                       # upper half 0: not counting
+
+
+@pytest.mark.parametrize("backend", ["0F_02 l3", "0F_04"])
+def test_parts_without_the_uncore_set_refuse_its_registers(nb, backend):
+    nb.cmd("pmu backend model " + backend)
+    assert "#GP" in nb.cmd("msr read 107CCH")
