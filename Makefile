@@ -27,7 +27,8 @@ EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
 BOOT_SRCS   := boot/efi_main.c
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_stat.c \
-               shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
+               shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
+               shell/stat_uncore.c
 SHELL_KSRCS :=
 PROF_SRCS   := prof/dump.c prof/memfeed.c prof/report.c prof/samples.c prof/workload.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/workloads.c

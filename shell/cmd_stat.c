@@ -34,6 +34,7 @@
 #include "shell/platform.h"
 #include "shell/shell.h"
 #include "shell/stat_opts.h"
+#include "shell/stat_uncore.h"
 
 #define STAT_ERR_MAX	600
 
@@ -48,6 +49,8 @@ struct stat_state {
 	struct perf_inputs in_lp[2];		/* LP0's, LP1's */
 	uint64_t interrupts, overflows;
 	uint64_t wall_tsc;		/* the last run's TSC from begin to end (stepping included) */
+	struct stat_unc unc;		/* uncore events (stat_uncore.c) */
+	uint64_t unc_runs[P4_UNC_NREG][STAT_MAX_REPEATS];
 	char err[STAT_ERR_MAX];
 };
 
@@ -119,11 +122,16 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	int r;
 
 	stat_jobs(a, jobs, h);
-	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
-			       st.err, sizeof(st.err)))
+	if (stat_unc_start(&st.unc, perf_bus(), st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
+			       st.err, sizeof(st.err))) {
+		stat_unc_stop(&st.unc, perf_bus());
+		return shell_error(sh, "%s", st.err);
+	}
 	r = workload_run_lps(jobs, st.o.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
 	perf_count_stop(&sess, totals);
+	stat_unc_stop(&st.unc, perf_bus());
 	st.wall_tsc = jobs[0].a ? jobs[0].res.tsc_cycles : jobs[1].res.tsc_cycles;
 	stat_merge_inputs();
 	st.interrupts += perf_info()->pmi.interrupts - before;
@@ -147,6 +155,8 @@ static int stat_repeat(struct shell *sh, const struct workload_args *a)
 			return 1;
 		for (unsigned i = 0; i < st.plan.n; i++)
 			st.runs[i][r] = totals[i];
+		for (unsigned i = 0; i < st.unc.n; i++)
+			st.unc_runs[i][r] = st.unc.ev[i].total;
 	}
 	return 0;
 }
@@ -308,6 +318,34 @@ static void stat_inputs(struct shell *sh)
 		     (unsigned long long)st.wall_tsc);
 }
 
+/* The uncore counts (package-wide; --baseline is not subtracted from them). */
+static void stat_unc_lines(struct shell *sh)
+{
+	char buf[4][24], spec[96];
+
+	for (unsigned i = 0; i < st.unc.n; i++) {
+		const struct stat_unc_event *e = &st.unc.ev[i];
+		const struct p4_unc_reg *r = p4_unc_reg_at(perf_info()->caps.uncore, e->reg);
+		struct stats_summary s;
+
+		stats_summarise(st.unc_runs[i], st.o.repeats, &s);
+		stats_format(s.median, buf[1], sizeof(buf[1]));
+		p4_unc_spec_format(&e->spec, spec, sizeof(spec));
+		if (st.o.repeats > 1) {
+			stats_format(s.min, buf[0], sizeof(buf[0]));
+			stats_format(s.tmean, buf[2], sizeof(buf[2]));
+			stats_format(s.max, buf[3], sizeof(buf[3]));
+			shell_printf(sh, "%14s %14s %14s %14s", buf[0], buf[1], buf[2], buf[3]);
+		} else {
+			shell_printf(sh, "%14s", buf[1]);
+		}
+		shell_printf(sh, "  %s  uncore %s (%XH, RDPMC %u) [package]%s%s\n", spec,
+			     r ? r->name : "?", MSR_P4_UNCORE_FIRST + e->reg, P4_UNC_RDPMC_FIRST + e->reg,
+			     perf_info()->backend == PERF_BACKEND_MODEL ? " [memory model]" : "",
+			     st.o.baseline ? " (no baseline subtracted)" : "");
+	}
+}
+
 static void stat_print(struct shell *sh, int argc, char **argv)
 {
 	char buf[4][24], line[128];
@@ -339,6 +377,7 @@ static void stat_print(struct shell *sh, int argc, char **argv)
 		}
 		stat_event_line(sh, i, line);
 	}
+	stat_unc_lines(sh);
 	stat_ipc(sh);
 	stat_inputs(sh);
 	shell_printf(sh, "overflow interrupts: %llu (counters reloaded: %llu)\n",
@@ -404,6 +443,8 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "%s", st.err);
 	if (pi->backend == PERF_BACKEND_NONE)
 		return shell_error(sh, "no PMU backend: %s", pi->reason);
+	if (stat_unc_take(&st.o, &pi->caps, &st.unc, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
 	if (stat_prepare_lps(sh))
 		return 1;
 	w = workload_find(argv[st.o.workload]);

@@ -244,3 +244,41 @@ def test_uncore_low_half_wraps_at_32_bits(nb):
 def test_parts_without_the_uncore_set_refuse_its_registers(nb, backend):
     nb.cmd("pmu backend model " + backend)
     assert "#GP" in nb.cmd("msr read 107CCH")
+
+
+def test_stat_counts_uncore_next_to_core_events(nb):
+    nb.cmd("pmu backend model 0F_04 l3")
+    size = 1024 * 1024
+    rows, out = stat(nb, "-e BSQ_cache_reference:RD_3rdL_MISS -e ibusq -e ibusq:fill=1 "
+                         "-e efsb:other memwalk %d %d 1" % (size, SECTOR))
+    misses = count(rows, "BSQ_cache_reference") + 1         # + the push's RFO
+    unc = {m.group(2): int(m.group(1)) for m in
+           re.finditer(r"^\s*(\d+)\s+(\S+)\s+uncore (MSR_\w+) \(([0-9A-F]+)H, RDPMC (\d+)\)", out, re.M)}
+    assert unc.get("ibusq") == misses, out
+    assert [v for k, v in unc.items() if k.startswith("ibusq:") and "fill" in k] == [misses], out
+    assert [v for k, v in unc.items() if k.startswith("efsb")] == [2 * misses], out
+    assert "RDPMC 18)" in out and "RDPMC 19)" in out and "RDPMC 22)" in out, out
+    # stopped after the run: the upper half is 0 again
+    assert rdmsr(nb, 0x107CC) >> 32 == 0
+
+
+def test_stat_uncore_repeats_count_alike(nb):
+    nb.cmd("pmu backend model 0F_04 l3")
+    out = nb.cmd("stat -r 3 -e ibusq memwalk 65536 128 1", timeout=300)
+    m = re.search(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+ibusq\s", out, re.M)
+    assert m and len(set(m.groups())) == 1 and int(m.group(1)) == 65536 // SECTOR + 2, out
+
+
+@pytest.mark.parametrize("backend,why", [("0F_02 l3", "0F_02H has no uncore counters"),
+                                         ("0F_04", "this part has no uncore counters")])
+def test_stat_refuses_uncore_where_the_part_has_none(nb, backend, why):
+    nb.cmd("pmu backend model " + backend)
+    out = nb.cmd("stat -e ibusq loop 10")
+    assert out.startswith("error:") or "\nerror:" in out, out
+    assert "ibusq" in out and why in out, out
+    assert rdmsr_gp_or_zero(nb)
+
+
+def rdmsr_gp_or_zero(nb):
+    out = nb.cmd("msr read 107CCH")
+    return "#GP" in out or MSR_VALUE.search(out).group(1).lstrip("0") == ""
