@@ -49,6 +49,8 @@ struct perf_backend_ops {
 	uint64_t (*bus_tsc)(void);
 	/* One line of backend detail for `pmu` (may be empty). */
 	void (*describe)(char *buf, size_t n);
+	/* RDPMC with ECX = ecx: 0 and EDX:EAX in *value, or -1 where it faults. */
+	int (*rdpmc)(uint32_t ecx, uint64_t *value);
 };
 
 extern const struct perf_backend_ops perf_backend_hw;

@@ -894,6 +894,18 @@ static const char *model_msr_label(void)
 	return label;
 }
 
+/* RDPMC as the model answers it (counters 0-17, uncore 18-25 with EDX 0). */
+static int model_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	int r;
+
+	perf_lock();
+	batch_flush();
+	r = p4_model_rdpmc(&model, ecx, value);
+	perf_unlock();
+	return r == 0 ? 0 : -1;
+}
+
 static void model_describe(char *buf, size_t n)
 {
 	ksnprintf(buf, n, "model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu",
@@ -917,4 +929,5 @@ const struct perf_backend_ops perf_backend_model = {
 	.inject = model_inject,
 	.bus_tsc = model_bus_tsc,
 	.describe = model_describe,
+	.rdpmc = model_rdpmc,
 };

@@ -167,6 +167,11 @@ struct msr_bus *perf_bus(void)
 	return info.trace ? &trace_bus.bus : be->bus();
 }
 
+int perf_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	return be && be->rdpmc ? be->rdpmc(ecx, value) : -1;
+}
+
 bool perf_steps_workloads(void)
 {
 	return be && be->steps_workloads;

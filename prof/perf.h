@@ -72,6 +72,8 @@ int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n);
 
 /* The bus PMU code uses (the backend's, wrapped by the trace while it is on), or NULL. */
 struct msr_bus *perf_bus(void);
+/* RDPMC through the backend (the model answers for its registers): 0, or -1 (#GP / no backend). */
+int perf_rdpmc(uint32_t ecx, uint64_t *value);
 /* The backend's events come from single-stepping workloads: run them stepped. */
 bool perf_steps_workloads(void);
 /* How `msr` labels PMU registers the backend serves instead of the machine, or NULL. */

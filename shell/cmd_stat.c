@@ -653,6 +653,27 @@ static int pmu_bench(struct shell *sh, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * `pmu rdpmc N`: RDPMC with ECX = N through the backend - the model answers
+ * for its registers (0-17: 40-bit counters; 18-25: the uncore counters'
+ * low 32 bits with EDX 0, SDM 18.20). Bit 31 of N asks for the fast read.
+ */
+static int pmu_rdpmc(struct shell *sh, int argc, char **argv)
+{
+	uint64_t ecx, v;
+	const char *why;
+
+	if (argc != 3 || !parse_u64(argv[2], UINT32_MAX, &ecx, &why))
+		return shell_error(sh, "usage: pmu rdpmc N (ECX: 0-17 counters, 18-25 uncore)");
+	if (perf_rdpmc((uint32_t)ecx, &v))
+		return shell_error(sh, "RDPMC %llu: #GP (no such counter on this part)",
+				   (unsigned long long)ecx);
+	shell_printf(sh, "RDPMC %llu: EDX %08llXH EAX %08llXH = %llu\n", (unsigned long long)ecx,
+		     (unsigned long long)(v >> 32), (unsigned long long)(v & 0xffffffffu),
+		     (unsigned long long)v);
+	return 0;
+}
+
 static int cmd_pmu(struct shell *sh, int argc, char **argv)
 {
 	bool on = false;
@@ -679,6 +700,8 @@ static int cmd_pmu(struct shell *sh, int argc, char **argv)
 	}
 	if (parse_streq(argv[1], "bench"))
 		return pmu_bench(sh, argc, argv);
+	if (parse_streq(argv[1], "rdpmc"))
+		return pmu_rdpmc(sh, argc, argv);
 	if (parse_streq(argv[1], "clock")) {
 		if (argc != 3 || !(parse_streq(argv[2], "tsc") || parse_streq(argv[2], "model")))
 			return shell_error(sh, "usage: pmu clock tsc|model");
@@ -686,7 +709,7 @@ static int cmd_pmu(struct shell *sh, int argc, char **argv)
 		shell_printf(sh, "model clockticks: %s\n", perf_model_clock_name(perf_model_clock()));
 		return 0;
 	}
-	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench, clock)",
+	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench, clock, rdpmc)",
 			   argv[1]);
 }
 
@@ -732,6 +755,10 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "  -e SPEC        event spec (see 'events'); default: global_power_events:RUNNING\n"
 	  "                 and instr_retired. :t0=P and :t1=P (P = u, k, uk or -) set the\n"
 	  "                 ESCR's T0/T1 OS/USR bits directly (SDM Table 18-66).\n"
+	  "                 An uncore spec (ibusq, isnpq, efsb[:FIELD=N]..., see 'events\n"
+	  "                 ibusq') counts the package's L3/FSB counters 107CCH-107D3H next\n"
+	  "                 to the core events (0F_03/0F_04 with an L3: 'pmu backend model\n"
+	  "                 0F_04 l3'); 32-bit counts extended to 64 bits by polling.\n"
 	  "  --after N:SPEC the -e before it counts only after SPEC has occurred N times\n"
 	  "                 (cascading: bit 30 within a block, or bit 11 from counters\n"
 	  "                 16/17 on 0F_02/03/04/06); SPEC is counted and shown too.\n"
@@ -756,7 +783,7 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "source; '[no model input]' marks events nothing feeds.\n",
 	  cmd_stat },
 	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] | pmu trace on|off | "
-		 "pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model",
+		 "pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model | pmu rdpmc N",
 	  "show or choose the PMU backend",
 	  "Without arguments: the backend (hardware PMU or software model) and why,\n"
 	  "the signature, capabilities, PMI statistics and the counters in use.\n"
@@ -769,7 +796,8 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "README 'What the model counts') is fed by the stepped loads, stores and\n"
 	  "fetches. 'pmu clock model' (default) takes clockticks from the cost\n"
 	  "model (uops and miss penalties, the same on every run); 'pmu clock tsc'\n"
-	  "from the TSC cycles each stepped instruction took.\n"
+	  "from the TSC cycles each stepped instruction took. 'pmu rdpmc N' runs\n"
+	  "RDPMC with ECX = N through the backend (18-25: the uncore counters, EDX 0).\n"
 	  "'pmu trace on' prints every PMU register write as\n"
 	  "'wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)'. 'pmu pmi nmi' delivers\n"
 	  "overflow interrupts as NMIs instead of vector F8H. 'pmu bench N' times\n"

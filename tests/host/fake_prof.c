@@ -59,6 +59,11 @@ int perf_select_hw(char *err, size_t n)
 	return ksnprintf(err, n, "the host has no NetBurst PMU"), -1;
 }
 
+int perf_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	return info.backend == PERF_BACKEND_MODEL ? p4_model_rdpmc(&model, ecx, value) : -1;
+}
+
 /* The model backend's settings (prof/backend_model.h), kept as set. */
 static bool model_l3;
 static enum perf_model_clock model_clock_src = PERF_CLOCK_MODEL;

@@ -282,3 +282,22 @@ def test_stat_refuses_uncore_where_the_part_has_none(nb, backend, why):
 def rdmsr_gp_or_zero(nb):
     out = nb.cmd("msr read 107CCH")
     return "#GP" in out or MSR_VALUE.search(out).group(1).lstrip("0") == ""
+
+
+RDPMC = re.compile(r"^RDPMC (\d+): EDX ([0-9A-F]{8})H EAX ([0-9A-F]{8})H", re.M)
+
+
+def test_rdpmc_18_to_25_read_the_uncore_low_half_with_edx_0(nb):
+    nb.cmd("pmu backend model 0F_04 l3")
+    nb.cmd("msr write 107CCH 0x%X" % (IBUSQ_ALL | 0x1234))
+    nb.cmd("msr write 107D1H 0x%X" % (EFSB_OTHER | 0x89ABCDEF))
+    for idx, low in ((18, 0x1234), (23, 0x89ABCDEF), (25, 0)):
+        m = RDPMC.search(nb.cmd("pmu rdpmc %d" % idx))
+        assert m and int(m.group(1)) == idx, idx
+        assert (int(m.group(2), 16), int(m.group(3), 16)) == (0, low), idx
+    assert "#GP" in nb.cmd("pmu rdpmc 26")
+    nb.cmd("msr write 107CCH 0")
+    nb.cmd("msr write 107D1H 0")
+    nb.cmd("pmu backend model 0F_04")
+    assert "#GP" in nb.cmd("pmu rdpmc 18")          # no uncore set on the desktop part
+    assert RDPMC.search(nb.cmd("pmu rdpmc 0"))
