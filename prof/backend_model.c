@@ -76,6 +76,7 @@ static bool live_mem;			/* some event of the memory model is live */
 static struct p4_mem mem;		/* the memory system of the selected part */
 static struct memfeed_ctx feed;		/* the feed's view of it (prof/memfeed.h) */
 static bool mem_ready;			/* mem holds a part (p4_mem_init succeeded) */
+static bool mem_touched;		/* accesses went in since the last flush */
 static bool want_l3;			/* the next selection models the Xeon MP with L3 */
 static enum perf_model_clock clock_src = PERF_CLOCK_MODEL;
 
@@ -506,9 +507,10 @@ static void model_unmasked(unsigned lp)
 static void model_run_begin(void)
 {
 	pmi_pending = 0;
-	if (mem_ready) {
+	if (mem_ready && mem_touched) {
 		p4_mem_flush(&mem);
 		memfeed_reset(&feed);
+		mem_touched = false;
 	}
 }
 
@@ -706,6 +708,7 @@ static void step_memory(struct step_feed *sf, struct perf_inputs *in, const stru
 	unsigned n;
 
 	memfeed_step(&feed, s, &f);
+	mem_touched = true;
 	in->mem_unknown += !f.known;
 	*cycles = f.cycles;
 	if (!live_mem && !model.cfg.uncore)
@@ -824,6 +827,7 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 	mem_ready = p4_mem_init(&mem, sig, want_l3 ? P4_MEM_XEON_MP_L3 : P4_MEM_DESKTOP,
 				model_page_shift, NULL) == 0;
 	memfeed_init(&feed, &mem);
+	mem_touched = false;
 	locked_bus.bus = (struct msr_bus){ .read = model_bus_read, .write = model_bus_write };
 	model_calibrate();
 	p4_model_set_active(&model, 0, true);	/* LP0 runs the shell */
