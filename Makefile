@@ -6,6 +6,7 @@
 #   make check      host unit tests + QEMU tests, ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
+#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
 #   V=1             show full commands
 #
 # One make process, no recursion. Packages that are missing are installed by
@@ -26,12 +27,14 @@ EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
 # Explicit lists: a new file is added here on purpose.
 BOOT_SRCS   := boot/efi_main.c
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
-SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_stat.c \
-               shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
+SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
+               shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
                shell/stat_uncore.c
 SHELL_KSRCS :=
-PROF_SRCS   := prof/dump.c prof/memfeed.c prof/report.c prof/samples.c prof/workload.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/workloads.c
+PROF_SRCS   := prof/dump.c prof/memfeed.c prof/report.c prof/samples.c prof/selftest_report.c \
+               prof/workload.c
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/selftest.c \
+               prof/selftest_counts.c prof/selftest_overflow.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -54,16 +57,19 @@ PORTABLE_SRCS := $(LIB_SRCS) $(PMU_SRCS) $(ARCH_SRCS) $(PROF_SRCS) $(SHELL_SRCS)
 KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
                  $(filter-out kernel/config.c,$(KERNEL_SRCS)) $(BOOT_SRCS)
 
-HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_commands.c \
-                  tests/host/test_config.c \
+HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_cmd_selftest.c \
+                  tests/host/test_commands.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
-                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_printf.c \
+                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_perf.c \
+                  tests/host/test_printf.c \
                   tests/host/test_probe.c tests/host/test_report.c \
-                  tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
+                  tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
+                  tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c \
                   tests/host/test_uncore.c tests/host/test_memfeed.c
+HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -90,6 +96,8 @@ $(B)/k/arch/x86/acpi.o $(B)/k/arch/x86/smp.o $(B)/k/arch/x86/power.o: K_OPT := -
 $(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_OPT := -Os
 $(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
 $(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
+$(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
+$(B)/k/prof/selftest_overflow.o: K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
 H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
@@ -161,8 +169,10 @@ $(B)/h/%.o: %.c | deps-check
 $(B)/h/libportable.a: $(H_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/h/tests/test_commands: $(B)/h/tests/host/fake_prof.o
-$(B)/h/tests/test_commands: H_EXTRA := $(B)/h/tests/host/fake_prof.o
+$(B)/h/tests/test_perf: $(B)/h/prof/perf.o
+$(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
+$(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
+$(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  HOSTLD  $@")
@@ -174,9 +184,15 @@ host-test: $(HOST_TESTS)
 # Host tools (tools/nbprof-decode) against recordings that the kernel's own
 # portable formatters print on the host (tests/tools/dumpgen.c).
 DUMPGEN     := $(B)/h/tools/dumpgen
+SELFTESTGEN := $(B)/h/tools/selftestgen
 TOOL_PYTEST := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/tools
 
 $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+$(SELFTESTGEN): tests/tools/selftestgen.c $(B)/h/libportable.a
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
@@ -189,7 +205,7 @@ $(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) $(INSNLEN) | deps-check
+tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # Host timing of the model's event input, optimised and without sanitizers.
@@ -201,6 +217,44 @@ $(MODEL_BENCH): tests/bench/model_bench.c $(PMU_SRCS) $(LIB_SRCS) $(wildcard pmu
 
 model-bench: $(MODEL_BENCH)
 	$(Q)./$(MODEL_BENCH)
+
+# --- fuzzing -----------------------------------------------------------------
+# libFuzzer harnesses (tests/fuzz/), one per input-facing parser, linked with
+# the same portable sources as the host tests, built by clang with ASan and
+# UBSan into $(B)/fuzz/. `make fuzz` runs each for FUZZ_SECONDS from its
+# committed seed corpus; `make fuzz-ci` is the short pass CI runs (fixed
+# seed). A crash fails the run; its reproducer stays in $(B)/fuzz/crashes/.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CI_SECONDS ?= 11
+FUZZ_SEED    ?= 1
+FUZZ_NAMES   := config editor explain parse samples shell spec stat
+FUZZ_BINS    := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+                -fno-sanitize-recover=all -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
+FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/%.o,$(PORTABLE_SRCS) tests/host/fake_platform.c)
+FUZZ_RUN     := $(PYTHON) tools/run-fuzz --corpus tests/fuzz/corpus --work $(B)/fuzz
+.PHONY: fuzz fuzz-ci fuzz-build deps-fuzz
+
+$(B)/fuzz/%.o: %.c | deps-fuzz
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(B)/fuzz/libportable.a: $(FUZZ_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libportable.a | deps-fuzz
+	$(if $(V),,@echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libportable.a -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+fuzz-ci: $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_BINS)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
@@ -243,7 +297,7 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(INSNLEN) $(B)/BOOTX64.EFI check-deps | deps-check
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(B)/BOOTX64.EFI check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
@@ -266,6 +320,8 @@ deps-run:
 	$(Q)tools/ensure-deps run
 deps-check:
 	$(Q)tools/ensure-deps check
+deps-fuzz:
+	$(Q)tools/ensure-deps fuzz
 
 clean:
 	rm -rf $(B)

@@ -45,12 +45,14 @@ struct perf_backend_ops {
 	enum perf_source (*source)(enum p4_event ev, const struct perf_inputs *in);
 	/* Quirk injection into the running count; NULL where it cannot be done. */
 	int (*inject)(unsigned unflagged, unsigned reloads, char *err, size_t n);
+	/* Fault injection (perf_inject_fault); NULL where it cannot be done. */
+	int (*inject_fault)(enum perf_fault kind, uint32_t arg, char *err, size_t n);
+	/* RDPMC with ECX = ecx (the instruction, or the model's): 0, or MSR_BUS_EFAULT. */
+	int (*rdpmc)(uint32_t ecx, uint64_t *value);
 	/* TSC the calling LP has spent inside this backend (its bus, unmasked) so far; NULL: not measured. */
 	uint64_t (*bus_tsc)(void);
 	/* One line of backend detail for `pmu` (may be empty). */
 	void (*describe)(char *buf, size_t n);
-	/* RDPMC with ECX = ecx: 0 and EDX:EAX in *value, or -1 where it faults. */
-	int (*rdpmc)(uint32_t ecx, uint64_t *value);
 };
 
 extern const struct perf_backend_ops perf_backend_hw;

@@ -61,7 +61,7 @@ static enum perf_source hw_source(enum p4_event ev, const struct perf_inputs *in
 
 static int hw_rdpmc(uint32_t ecx, uint64_t *value)
 {
-	return rdpmc_safe(ecx, value) == 0 ? 0 : -1;
+	return rdpmc_safe(ecx, value);
 }
 
 static void hw_describe(char *buf, size_t n)
@@ -76,6 +76,6 @@ const struct perf_backend_ops perf_backend_hw = {
 	.select = hw_select,
 	.bus = hw_bus,
 	.source = hw_source,
-	.describe = hw_describe,
 	.rdpmc = hw_rdpmc,
+	.describe = hw_describe,
 };

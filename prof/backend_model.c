@@ -176,6 +176,7 @@ static bool batch_takes(unsigned lp, unsigned cpl, uint64_t n)
  */
 static unsigned inj_unflagged, inj_reloads;
 static bool inj_dropping, inj_retry;	/* writes being lost; the rewrite after the read-back */
+static unsigned inj_nomask;	/* PMIs still to deliver without the LVT PC auto-mask */
 
 static void model_inject_read(uint32_t msr, uint64_t *value)
 {
@@ -352,6 +353,42 @@ static int model_inject(unsigned unflagged, unsigned reloads, char *err, size_t 
 	return 0;
 }
 
+static int model_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
+{
+	struct p4_model_faults f;
+
+	perf_lock();
+	f = model.faults;
+	switch (kind) {
+	case PERF_FAULT_DEAD:
+		f.dead = arg;
+		break;
+	case PERF_FAULT_RDPMC:
+		f.rdpmc = arg;
+		break;
+	case PERF_FAULT_ERRATUM:
+		f.erratum_flip = arg != 0;
+		break;
+	case PERF_FAULT_NOMASK:
+		inj_nomask = arg;
+		break;
+	}
+	p4_model_set_faults(&model, &f);
+	perf_unlock();
+	return 0;
+}
+
+static int model_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	int r;
+
+	perf_lock();
+	batch_flush();		/* the counts read must include the batched events */
+	r = p4_model_rdpmc(&model, ecx, value);
+	perf_unlock();
+	return r;
+}
+
 /* ---- PMI delivery ------------------------------------------------------------- */
 
 static void model_raise(struct p4_model *m, unsigned lp, void *ctx)
@@ -438,7 +475,9 @@ static void model_pmi_send(unsigned lp, bool wait)
 	}
 	perf_lock();		/* against the target's handler unmasking at the same time */
 	lvt = perf_lvt(lp);
-	if (!(lvt & LAPIC_LVT_MASKED))
+	if (!(lvt & LAPIC_LVT_MASKED) && inj_nomask)
+		inj_nomask--;		/* fault injection: a part that does not auto-mask */
+	else if (!(lvt & LAPIC_LVT_MASKED))
 		perf_lvt_automask(lp);
 	perf_unlock();
 	if (lvt & LAPIC_LVT_MASKED) {
@@ -898,18 +937,6 @@ static const char *model_msr_label(void)
 	return label;
 }
 
-/* RDPMC as the model answers it (counters 0-17, uncore 18-25 with EDX 0). */
-static int model_rdpmc(uint32_t ecx, uint64_t *value)
-{
-	int r;
-
-	perf_lock();
-	batch_flush();
-	r = p4_model_rdpmc(&model, ecx, value);
-	perf_unlock();
-	return r == 0 ? 0 : -1;
-}
-
 static void model_describe(char *buf, size_t n)
 {
 	ksnprintf(buf, n, "model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu",
@@ -931,7 +958,8 @@ const struct perf_backend_ops perf_backend_model = {
 	.unmasked = model_unmasked,
 	.source = model_source,
 	.inject = model_inject,
+	.inject_fault = model_inject_fault,
+	.rdpmc = model_rdpmc,
 	.bus_tsc = model_bus_tsc,
 	.describe = model_describe,
-	.rdpmc = model_rdpmc,
 };

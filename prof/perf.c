@@ -167,11 +167,6 @@ struct msr_bus *perf_bus(void)
 	return info.trace ? &trace_bus.bus : be->bus();
 }
 
-int perf_rdpmc(uint32_t ecx, uint64_t *value)
-{
-	return be && be->rdpmc ? be->rdpmc(ecx, value) : -1;
-}
-
 bool perf_steps_workloads(void)
 {
 	return be && be->steps_workloads;
@@ -200,6 +195,18 @@ int perf_inject(unsigned unflagged, unsigned reloads, char *err, size_t n)
 bool perf_can_inject(void)
 {
 	return be && be->inject;
+}
+
+int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
+{
+	if (!be || !be->inject_fault)
+		return ksnprintf(err, n, "only the model can be made to misbehave"), -1;
+	return be->inject_fault(kind, arg, err, n);
+}
+
+int perf_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	return be && be->rdpmc ? be->rdpmc(ecx, value) : MSR_BUS_EFAULT;
 }
 
 enum perf_source perf_event_source(enum p4_event ev, const struct perf_inputs *in)
