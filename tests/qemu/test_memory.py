@@ -125,11 +125,11 @@ def test_l2_sectors_fill_both_lines(nb):
         # every L2 miss leaves the package as one bus read (no L3, nothing dirty evicted),
         # and so does the push's read-for-ownership
         assert count(rows, "BSQ_allocation") == size // SECTOR + 1 + 1
-        assert rows["IOQ_allocation:ALL_READ:u:k"] == size // SECTOR + 1 + 1
+        assert [v for k, v in rows.items() if k.startswith("IOQ_allocation")] == [size // SECTOR + 2]
         rows, _ = stat(nb, "-e IOQ_allocation:ALL_READ memwalk %d %d %d" % (size, LINE, passes))
         # the default Edge counts cycles that start a run of allocations: the code fetch
         # and the push's RFO come in the first instruction's cycle, one edge
-        assert rows["IOQ_allocation:ALL_READ:u:k:edge"] == size // SECTOR + 1
+        assert [v for k, v in rows.items() if k.startswith("IOQ_allocation")] == [size // SECTOR + 1]
 
 
 def test_memwalk_clockticks_by_hand(nb):
