@@ -127,7 +127,7 @@ static uint64_t batch_budget(void)
 	return best - 1;		/* the overflowing count itself goes unbatched */
 }
 
-static void batch_flush(void)
+static void batch_flush_now(void)
 {
 	struct model_batch *b = &batch;
 
@@ -142,6 +142,13 @@ static void batch_flush(void)
 	if (b->instr | b->clk | b->ticks)
 		b->budget_dirty = true;
 	b->instr = b->clk = b->ticks = 0;
+}
+
+/* Hand the pending events to the model (nothing to do, the common case, costs one test). */
+static inline void batch_flush(void)
+{
+	if (batch.instr | batch.clk | batch.ticks)
+		batch_flush_now();
 }
 
 /* Can n more events of this step (at lp, cpl) wait in the batch? */
