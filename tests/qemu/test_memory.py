@@ -213,7 +213,7 @@ def rdmsr(nb, msr):
 
 def test_uncore_counts_the_modelled_l3_misses(nb):
     """0F_04 with its L3: IBUSQ counts one transaction per L3 miss (loads, fetches and the
-    push's RFO alike), EFSB DRDY from other agents 2 bus clocks per line read. The counts
+    push's RFO alike), EFSB DRDY driven by others (Other) 2 bus clocks per line read. The counts
     sit in the low 32 bits; the control word in the upper half stays as written."""
     nb.cmd("pmu backend model 0F_04 l3")
     for msr, v in ((0x107CC, IBUSQ_ALL), (0x107CD, IBUSQ_FILL), (0x107D0, EFSB_OTHER)):
