@@ -138,10 +138,12 @@ class ElfSyms:
     def __init__(self):
         out = subprocess.run(["nm", "-S", ELF], stdout=subprocess.PIPE, check=True,
                              universal_newlines=True).stdout
-        self.size, self.addr = {}, {}
+        self.size, self.addr, self.dup = {}, {}, set()
         for line in out.splitlines():
             f = line.split()
             if len(f) in (3, 4):
+                if self.addr.get(f[-1], int(f[0], 16)) != int(f[0], 16):
+                    self.dup.add(f[-1])     # e.g. a static inline emitted in two objects
                 self.addr[f[-1]] = int(f[0], 16)
                 self.size[f[-1]] = int(f[1], 16) if len(f) == 4 else 0
 
@@ -149,7 +151,14 @@ class ElfSyms:
         return self.size.get(name, default)
 
     def key(self, name):
-        """Aliases (symbols at one address) are one function: perf shows one of them."""
+        """Aliases (symbols at one address) are one function: perf shows one of them.
+
+        A name that two functions share (local symbols of two objects) is a
+        tuple key: perf lists the two on rows of their own with one name, so
+        the per-function comparisons leave it out.
+        """
+        if name in self.dup:
+            return ("shared name", name)
         return self.addr.get(name, name)
 
 
