@@ -69,7 +69,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c \
-                  tests/host/test_uncore.c tests/host/test_program.c tests/host/test_memfeed.c
+                  tests/host/test_uncore.c tests/host/test_program.c tests/host/test_memfeed.c \
+                  tests/host/test_stat_uncore.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
