@@ -40,6 +40,7 @@
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/mem.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
 #include "arch/x86/user.h"
@@ -73,7 +74,7 @@ static char label[24];
 static uint64_t live_ev[(P4_NEVENT + 63) / 64];	/* events a counter may count (model_live_update) */
 static bool live_dirty = true;		/* a register was written since live_ev was computed */
 static bool live_mem;			/* some event of the memory model is live */
-static struct p4_mem mem;		/* the memory system of the selected part */
+static struct p4_mem *mem;		/* the memory system of the selected part (model_mem_get) */
 static struct memfeed_ctx feed;		/* the feed's view of it (prof/memfeed.h) */
 static bool mem_ready;			/* mem holds a part (p4_mem_init succeeded) */
 static bool mem_touched;		/* accesses went in since the last flush */
@@ -554,7 +555,7 @@ static void model_run_begin(void)
 {
 	pmi_pending = 0;
 	if (mem_ready && mem_touched) {
-		p4_mem_flush(&mem);
+		p4_mem_flush(mem);
 		memfeed_reset(&feed);
 		mem_touched = false;
 	}
@@ -857,6 +858,22 @@ static unsigned model_page_shift(void *ctx, uint64_t addr)
 	return paging_page_shift(addr);
 }
 
+/*
+ * The memory model's state (1.3 MB, sized for the largest part) from the
+ * page allocator at the first selection, not in .bss: the ia32 image stores
+ * its .bss in the file. NULL when there is no memory for it (then no memory
+ * model: clockticks from the TSC, and its events have no input).
+ */
+static struct p4_mem *model_mem_get(void)
+{
+	if (!mem) {
+		uint64_t a = mem_alloc_pages((sizeof(struct p4_mem) + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE);
+
+		mem = (struct p4_mem *)(uintptr_t)a;
+	}
+	return mem;
+}
+
 static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise };
@@ -870,9 +887,9 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 	cfg.uncore = want_l3 && caps->uncore != P4_UNCORE_NONE;
 	if (p4_model_init(&model, &cfg) != 0)
 		return ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04"), -1;
-	mem_ready = p4_mem_init(&mem, sig, want_l3 ? P4_MEM_XEON_MP_L3 : P4_MEM_DESKTOP,
-				model_page_shift, NULL) == 0;
-	memfeed_init(&feed, &mem);
+	mem_ready = model_mem_get() && p4_mem_init(mem, sig, want_l3 ? P4_MEM_XEON_MP_L3 : P4_MEM_DESKTOP,
+						   model_page_shift, NULL) == 0;
+	memfeed_init(&feed, mem);
 	mem_touched = false;
 	locked_bus.bus = (struct msr_bus){ .read = model_bus_read, .write = model_bus_write };
 	model_calibrate();
@@ -924,7 +941,7 @@ static void model_geom(char *buf, size_t n, const char *what, const struct p4_ca
 
 void perf_model_mem_describe(char *buf, size_t n)
 {
-	const struct p4_mem_part *p = mem.part;
+	const struct p4_mem_part *p = mem ? mem->part : NULL;
 	char l1[32], l2[32], l3[32];
 
 	if (!mem_ready || !p) {

@@ -40,7 +40,8 @@
  * Memory operands: where the next instruction is classified - at a trap,
  * with that trap's frame holding the registers before it runs - it is also
  * decoded with insn_mem_decode() (FS and GS bases from IA32_FS_BASE and
- * IA32_GS_BASE, read once per run), and step_info carries its length and
+ * IA32_GS_BASE, read once per run; the ia32 kernel takes every segment base
+ * as 0), and step_info carries its length and
  * operands. A REP string instruction is decoded before its first iteration;
  * its later iterations' operands follow from the element size and
  * RFLAGS.DF (SDM Vol. 2B, MOVS: RSI/RDI move by the size, down when DF is
@@ -92,6 +93,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/insn.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
@@ -156,13 +158,13 @@ static struct step_state *step_this(void)
 
 static void step_write_dr7(uint64_t v)
 {
-	__asm__ volatile("mov %0, %%dr7" : : "r"(v));
+	__asm__ volatile("mov %0, %%dr7" : : "r"((uintptr_t)v));
 }
 
 static void step_bp_set(struct step_state *s, uint64_t addr)
 {
-	__asm__ volatile("mov %0, %%dr0" : : "r"(addr));
-	__asm__ volatile("mov %0, %%dr6" : : "r"(DR6_CLEAR));
+	__asm__ volatile("mov %0, %%dr0" : : "r"((uintptr_t)addr));
+	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
 	step_write_dr7(DR7_L0);
 	s->bp_armed = true;
 }
@@ -172,7 +174,7 @@ static void step_bp_clear(struct step_state *s)
 	if (!s->bp_armed)
 		return;
 	step_write_dr7(0);
-	__asm__ volatile("mov %0, %%dr6" : : "r"(DR6_CLEAR));
+	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
 	s->bp_armed = false;
 }
 
@@ -233,10 +235,10 @@ static void step_decode(struct step_state *s, uint64_t rip, const struct trap_fr
 
 	if (f && f->rip == rip) {
 		step_regs(s, f, &regs);
-		insn_mem_decode(p, s->run.text_end - rip, true, &regs, &s->mem);
+		insn_mem_decode(p, s->run.text_end - rip, MODE_IS_64, &regs, &s->mem);
 	} else {
 		s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
-		s->mem.len = (uint8_t)insn_length(p, s->run.text_end - rip, true);
+		s->mem.len = (uint8_t)insn_length(p, s->run.text_end - rip, MODE_IS_64);
 	}
 }
 
@@ -262,7 +264,7 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 			step_decode(s, rip, f);
 		return;
 	}
-	insn_classify((const uint8_t *)(uintptr_t)rip, s->run.text_end - rip, true, &s->cls);
+	insn_classify((const uint8_t *)(uintptr_t)rip, s->run.text_end - rip, MODE_IS_64, &s->cls);
 	step_decode(s, rip, f);
 	if (!f || f->rip != rip)
 		return;			/* decoded without registers: not worth keeping */
@@ -442,20 +444,20 @@ static uint64_t step_time_nops(void)
 			 "movl %%eax, %%ecx\n\t"
 			 "rdtsc\n\t"
 			 "subl %%ecx, %%eax"
-			 : "=&r"(d_nops), "=&a"(d_empty) : : "rcx", "rdx", "cc");
+			 : "=&r"(d_nops), "=&a"(d_empty) : : "ecx", "edx", "cc");
 	return d_nops > d_empty ? d_nops - d_empty : 0;
 }
 
 /* The same nops with TF set: one #DB each (recorded by step_db in calibration mode). */
 static void step_nops_stepped(void)
 {
-	__asm__ volatile("pushfq\n\t"
-			 "orq $0x100, (%%rsp)\n\t"	/* RFLAGS_TF */
-			 "popfq\n\t"
+	__asm__ volatile("pushf\n\t"
+			 "or" MODE_OP_SUFFIX " $0x100, (" MODE_STACK_REG ")\n\t"	/* RFLAGS_TF */
+			 "popf\n\t"
 			 ".rept " STEP_STR(STEP_CAL_NOPS) "\n\tnop\n\t.endr\n\t"
-			 "pushfq\n\t"
-			 "andq $~0x100, (%%rsp)\n\t"
-			 "popfq"
+			 "pushf\n\t"
+			 "and" MODE_OP_SUFFIX " $~0x100, (" MODE_STACK_REG ")\n\t"
+			 "popf"
 			 : : : "memory", "cc");
 }
 
@@ -516,8 +518,12 @@ void step_begin(const struct step_run *r)
 	st->frame = NULL;
 	for (unsigned i = 0; i < STEP_DCACHE; i++)
 		st->dcache[i].valid = false;
-	st->fs_base = msr_read(MSR_IA32_FS_BASE);
-	st->gs_base = msr_read(MSR_IA32_GS_BASE);
+	if (MODE_IS_64) {	/* the ia32 kernel's segments are flat but for its GS (taken as 0) */
+		st->fs_base = msr_read(MSR_IA32_FS_BASE);
+		st->gs_base = msr_read(MSR_IA32_GS_BASE);
+	} else {
+		st->fs_base = st->gs_base = 0;
+	}
 	step_bp_set(st, r->entry);	/* ring 3: arm before the first instruction */
 	st->resume = rdtsc();
 }
