@@ -5,9 +5,12 @@ file: it is a section with SizeOfRawData 0 that the loader zero-fills up to
 its VirtualSize, and the whole file stays within 336 KiB (256 KiB was the
 goal when .bss stopped being stored; `selftest` then added about 29 KiB of
 code and text, user programs - the ELF loader, upload, the program gate and
-their symbols - about 14 KiB, and the stepped feed of the memory-system
-model - the operand decoder, the caches and TLBs, the cost model - with the
-uncore counters under `stat` about 19 KiB). The layout read
+their symbols - about 14 KiB, snippet benchmarks - `bench`, its loop
+generator and messages; the snippet area shares the workload page - about
+8 KiB, a page of it where the kernel text crossed a page boundary, and the
+stepped feed of the memory-system model - the operand decoder, the caches
+and TLBs, the cost model - with the uncore counters under `stat` about
+20 KiB). The layout read
 here is the PE/COFF one (Microsoft PE Format: MS-DOS stub with e_lfanew at
 3CH, "PE\\0\\0", COFF file header, PE32+ optional header with magic 20BH,
 40-byte section headers) and the ELF64 Rela entry (System V x86-64 ABI:
