@@ -34,9 +34,10 @@ BOOT_MB_SRCS := boot/multiboot.c
 BOOT_MB_ASM  := boot/multiboot_entry.S
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
-               shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
+               shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
+               shell/stat_uncore.c
 SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c
-PROF_SRCS   := prof/dump.c prof/jitter.c prof/program.c prof/report.c prof/samples.c \
+PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/program.c prof/report.c prof/samples.c \
                prof/selftest_report.c prof/upload.c prof/workload.c prof/snippet.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/programs_k.c prof/record.c \
                prof/selftest.c \
@@ -81,7 +82,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c \
-                  tests/host/test_uncore.c tests/host/test_program.c
+                  tests/host/test_uncore.c tests/host/test_program.c tests/host/test_memfeed.c \
+                  tests/host/test_stat_uncore.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c

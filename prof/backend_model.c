@@ -9,11 +9,19 @@
  *   the LP (SMT ID, T0/T1) and CPL that retired it: instr_retired NBOGUSNTAG,
  *   instr_completed NBOGUS where the model has it, branch_retired (MMTP when
  *   taken, MMNP when not: there is no predictor to observe, so nothing is
- *   ever mispredicted) and retired_branch_type (perf_branch_type below), and
- *   global_power_events RUNNING from the step's TSC cycles. The synthetic
- *   workload's int 0x81 feeds its spec's event. Nothing else: no cache, TLB,
- *   bus, replay, µop or front-end event has a real source in QEMU, and
- *   kernel code outside the workload is never seen.
+ *   ever mispredicted) and retired_branch_type (perf_branch_type below); its
+ *   fetch and memory operands go through the memory-system model
+ *   (prof/memfeed.c: TLB, cache, bus, replay-tag and uncore events); and
+ *   global_power_events RUNNING gets the cost model's clockticks for it
+ *   (p4_cost.c; `pmu clock tsc` feeds the step's TSC cycles instead). The
+ *   synthetic workload's int 0x81 feeds its spec's event. Kernel code
+ *   outside the workload is never seen. The PMU lock is taken once per step
+ *   and the PMIs the step raised are sent once, after it (earlier only when
+ *   the events fed in the step reach perf_feed_chunk(), so that no counter
+ *   wraps twice before its interrupt): a PMI lands on the instruction whose
+ *   events raised it.
+ * - The memory model is emptied when a counting run starts, so each run
+ *   starts cold and two runs of one workload count alike.
  * - Its interrupts: the model's raise_pmi() only records the request; after
  *   the model call returns (never inside it: the handler rewrites model
  *   registers) the request becomes a real interrupt on the LP that
@@ -32,6 +40,7 @@
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/mem.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
 #include "arch/x86/user.h"
@@ -41,7 +50,10 @@
 #include "pmu/p4_regs.h"
 #include "pmu/p4_spec.h"
 #include "pmu/p4_tables.h"
+#include "arch/x86/paging.h"
 #include "prof/backend.h"
+#include "prof/backend_model.h"
+#include "prof/memfeed.h"
 
 #define MODEL_IRQ_WAIT	100000u		/* pause loops a PMI the model sent may take */
 #define MODEL_NO_APIC	UINT32_MAX
@@ -59,6 +71,106 @@ static uint32_t lp_apic[P4_MODEL_NLP] = { MODEL_NO_APIC, MODEL_NO_APIC };
 static uint64_t model_clock;		/* cycles ticked into the model: the core's clock */
 static uint64_t lp_clock[P4_MODEL_NLP];	/* each stepping LP's position on that clock */
 static char label[24];
+static uint64_t live_ev[(P4_NEVENT + 63) / 64];	/* events a counter may count (model_live_update) */
+static bool live_dirty = true;		/* a register was written since live_ev was computed */
+static bool live_mem;			/* some event of the memory model is live */
+static struct p4_mem *mem;		/* the memory system of the selected part (model_mem_get) */
+static struct memfeed_ctx feed;		/* the feed's view of it (prof/memfeed.h) */
+static bool mem_ready;			/* mem holds a part (p4_mem_init succeeded) */
+static bool mem_touched;		/* accesses went in since the last flush */
+static bool want_l3;			/* the next selection models the Xeon MP with L3 */
+static enum perf_model_clock clock_src = PERF_CLOCK_MODEL;
+
+/* ---- batching ------------------------------------------------------------------ */
+
+/*
+ * The two events every step feeds - instr_retired NBOGUSNTAG and
+ * global_power_events RUNNING - and the clock are added up here while
+ * nothing can tell the difference, and reach the model in one call each
+ * (batch_flush) before anything can: before every register access (so
+ * reads see exact counts), before every other kind of input (another LP or
+ * CPL, begin, end, synthetic), and before the count that would overflow a
+ * counter, which is then fed on its own step so that the PMI lands on
+ * that instruction. Allowed only while no counter compares (compare mode
+ * works on each cycle's input, fact sheet 9.12), none owes a PMI on its
+ * next count, and none waits for a cascade; the budget keeps the pending
+ * events below the nearest overflow of any running counter. PMU lock held
+ * throughout.
+ */
+struct model_batch {
+	unsigned lp, cpl;
+	uint64_t instr, clk, ticks;	/* pending events and cycles */
+	uint64_t budget;		/* pending events allowed, 0: none (batch_budget) */
+	bool budget_dirty;
+};
+
+static struct model_batch batch = { .budget_dirty = true };
+
+static uint64_t batch_budget(void)
+{
+	uint64_t best = UINT64_MAX;
+
+	if (model.cmp_running)
+		return 0;
+	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+		uint64_t d;
+
+		if (model.pmi_due[c])
+			return 0;
+		if (model.ctr_route[c] == P4_ESCR_NONE) {
+			if (model.cccr[c] & (CCCR_CASCADE | CCCR_EXT_CASCADE))
+				return 0;
+			continue;
+		}
+		d = (model.cccr[c] & CCCR_FORCE_OVF) ? 1 : (P4_COUNTER_MASK - model.counter[c]) + 1;
+		best = d < best ? d : best;
+	}
+	return best - 1;		/* the overflowing count itself goes unbatched */
+}
+
+static void batch_flush_now(void)
+{
+	struct model_batch *b = &batch;
+
+	if (b->instr)
+		p4_model_event(&model, b->lp, b->cpl, P4_EV_INSTR_RETIRED,
+			       P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), b->instr);
+	if (b->clk)
+		p4_model_event(&model, b->lp, b->cpl, P4_EV_GLOBAL_POWER_EVENTS,
+			       P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), b->clk);
+	if (b->ticks)
+		p4_model_tick(&model, b->ticks);
+	if (b->instr | b->clk | b->ticks)
+		b->budget_dirty = true;
+	b->instr = b->clk = b->ticks = 0;
+}
+
+/* Hand the pending events to the model (nothing to do, the common case, costs one test). */
+static inline void batch_flush(void)
+{
+	if (batch.instr | batch.clk | batch.ticks)
+		batch_flush_now();
+}
+
+/* Can n more events of this step (at lp, cpl) wait in the batch? */
+static bool batch_takes(unsigned lp, unsigned cpl, uint64_t n)
+{
+	struct model_batch *b = &batch;
+
+	if (lp != b->lp || cpl != b->cpl) {
+		batch_flush();
+		b->lp = lp;
+		b->cpl = cpl;
+	}
+	if (b->budget_dirty) {
+		b->budget = batch_budget();
+		b->budget_dirty = false;
+	}
+	if (b->instr + b->clk + n < b->budget)
+		return true;
+	batch_flush();
+	return false;
+}
 
 /* ---- the bus, and quirk injection ------------------------------------------- */
 
@@ -109,12 +221,80 @@ static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 
 	(void)bus;
 	perf_lock();
+	batch_flush();
 	r = msr_bus_read(&model.bus, msr, value);
 	if (r == 0 && (inj_unflagged | inj_reloads))
 		model_inject_read(msr, value);
 	perf_unlock();
 	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 	return r;
+}
+
+/* Events the memory model drives (memfeed.c), on the parts that have them. */
+static bool model_memory_event(enum p4_event ev)
+{
+	switch (ev) {
+	case P4_EV_ITLB_REFERENCE:
+	case P4_EV_PAGE_WALK_TYPE:
+	case P4_EV_BSQ_CACHE_REFERENCE:
+	case P4_EV_IOQ_ALLOCATION:
+	case P4_EV_IOQ_ACTIVE_ENTRIES:
+	case P4_EV_BSQ_ALLOCATION:
+	case P4_EV_FSB_DATA_ACTIVITY:
+	case P4_EV_REPLAY_EVENT:
+	case P4_EV_FRONT_END_EVENT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Which events a counter counts now or may count after a cascade starts it
+ * (PMU lock held): an event is live when one of its ESCRs feeds a running
+ * counter and selects it (event select, fact sheet 2.2); while a counter
+ * waits for a cascade, every event with an ESCR is (its start happens
+ * inside the model, with no register write to tell). Recomputed at the
+ * first step after a register write, so that the step feed skips the
+ * events the model would only look at and drop.
+ */
+static void model_live_update(void)
+{
+	uint64_t escrs = 0;
+	bool all = false;
+
+	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+		if (model.ctr_route[c] != P4_ESCR_NONE)
+			escrs |= P4_MODEL_ESCR(model.ctr_route[c]);
+		else if (model.cccr[c] & (CCCR_CASCADE | CCCR_EXT_CASCADE))
+			all = true;
+	}
+	for (unsigned w = 0; w < sizeof(live_ev) / sizeof(live_ev[0]); w++)
+		live_ev[w] = 0;
+	for (unsigned ev = 0; ev < P4_NEVENT; ev++) {
+		uint64_t left = model.ev_escrs[ev] & (all ? ~UINT64_C(0) : escrs);
+		bool live = false;
+
+		while (left && !live) {
+			unsigned e = (unsigned)__builtin_ctzll(left);
+
+			left &= left - 1;
+			live = all || field_get(ESCR_EVENT_SELECT, model.escr[e]) ==
+				      p4_events[ev].event_select;
+		}
+		if (live)
+			live_ev[ev / 64] |= UINT64_C(1) << (ev % 64);
+	}
+	live_mem = false;
+	for (unsigned ev = 0; ev < P4_NEVENT; ev++)
+		live_mem |= model_memory_event((enum p4_event)ev) &&
+			    ((live_ev[ev / 64] >> (ev % 64)) & 1u);
+	live_dirty = false;
+}
+
+static bool model_live(enum p4_event ev)
+{
+	return (live_ev[ev / 64] >> (ev % 64)) & 1u;
 }
 
 static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
@@ -124,8 +304,11 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 
 	(void)bus;
 	perf_lock();
+	batch_flush();
 	if (!model_inject_drops(msr))
 		r = msr_bus_write(&model.bus, msr, value);
+	live_dirty = true;
+	batch.budget_dirty = true;
 	perf_unlock();
 	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 	return r;
@@ -208,6 +391,7 @@ static int model_rdpmc(uint32_t ecx, uint64_t *value)
 	int r;
 
 	perf_lock();
+	batch_flush();		/* the counts read must include the batched events */
 	r = p4_model_rdpmc(&model, ecx, value);
 	perf_unlock();
 	return r;
@@ -357,6 +541,7 @@ static void model_unmasked(unsigned lp)
 	bool again;
 
 	perf_lock();
+	batch_flush();
 	again = p4_model_pmi_asserted(&model, lp);
 	perf_unlock();
 	if (again) {
@@ -369,10 +554,18 @@ static void model_unmasked(unsigned lp)
 static void model_run_begin(void)
 {
 	pmi_pending = 0;
+	if (mem_ready && mem_touched) {
+		p4_mem_flush(mem);
+		memfeed_reset(&feed);
+		mem_touched = false;
+	}
 }
 
 static void model_run_end(void)
 {
+	perf_lock();
+	batch_flush();
+	perf_unlock();
 	pmi_pending = 0;
 	inj_unflagged = inj_reloads = 0;
 	inj_dropping = inj_retry = false;
@@ -389,7 +582,9 @@ static void model_feed(unsigned lp, unsigned cpl, enum p4_event ev, uint16_t mas
 		uint64_t k = n < chunk ? n : chunk;
 
 		perf_lock();
+		batch_flush();
 		p4_model_event(&model, lp, cpl, ev, mask, k);
+		batch.budget_dirty = true;
 		perf_unlock();
 		model_pmi_flush();
 		n -= k;
@@ -431,6 +626,7 @@ static void model_begin(struct perf_inputs *in, uint8_t lp)
 {
 	(void)in;
 	perf_lock();
+	batch_flush();
 	p4_model_set_active(&model, lp, true);
 	if (lp < P4_MODEL_NLP)
 		lp_clock[lp] = model_clock;	/* its workload starts now on the core's clock */
@@ -442,6 +638,7 @@ static void model_end(struct perf_inputs *in, uint8_t lp)
 	(void)in;
 	model_pmi_flush();
 	perf_lock();
+	batch_flush();
 	p4_model_set_cpl(&model, lp, 0);	/* back in the kernel */
 	/* LP0 goes back to the shell (running); the sibling goes back to HLT (inactive). */
 	p4_model_set_active(&model, lp, percpu_this()->index == 0);
@@ -462,40 +659,156 @@ static void model_clock_advance(unsigned lp, uint64_t cycles)
 
 	*pos += cycles;
 	if (*pos > model_clock) {
-		p4_model_tick(&model, *pos - model_clock);
+		if (batch.budget)	/* batch_takes ran this step: no counter compares */
+			batch.ticks += *pos - model_clock;
+		else
+			p4_model_tick(&model, *pos - model_clock);
 		model_clock = *pos;
 	}
+}
+
+/*
+ * The step's feed: the PMU lock held throughout, PMIs flushed only when the
+ * events fed since the last flush could make a counter wrap twice.
+ */
+struct step_feed {
+	unsigned lp, cpl;
+	uint64_t fed, chunk;
+};
+
+static void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
+{
+	if (n == 0 || !model_live(ev))
+		return;			/* nothing counts it: the model would look and add nothing */
+	if (sf->fed + n > sf->chunk) {
+		perf_unlock();
+		model_pmi_flush();
+		if (n > sf->chunk) {		/* a long REP string, `pmu clock tsc` */
+			model_feed(sf->lp, sf->cpl, ev, mask, n);
+			perf_lock();
+			sf->fed = 0;
+			return;
+		}
+		perf_lock();
+		sf->fed = 0;
+	}
+	p4_model_event(&model, sf->lp, sf->cpl, ev, mask, n);
+	batch.budget_dirty = true;
+	sf->fed += n;
+}
+
+/* instr_retired NBOGUSNTAG or global_power_events RUNNING: batched when it can be. */
+static void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n,
+			 uint64_t *pending)
+{
+	if (n == 0 || !model_live(ev))
+		return;
+	if (batch_takes(sf->lp, sf->cpl, n)) {
+		*pending += n;
+		return;
+	}
+	step_event(sf, ev, mask, n);
+}
+
+static void step_retired(struct step_feed *sf, const struct step_info *s)
+{
+	uint16_t type;
+
+	step_batched(sf, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1, &batch.instr);
+	if (model.caps.instr_completed)
+		step_event(sf, P4_EV_INSTR_COMPLETED, P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
+	if (s->branch == INSN_NOT_BRANCH)
+		return;
+	step_event(sf, P4_EV_BRANCH_RETIRED,
+		   P4_EVMASK(s->taken ? P4_BRANCH_RETIRED_MMTP : P4_BRANCH_RETIRED_MMNP), 1);
+	if ((type = model_branch_type(s->branch)) != 0)
+		step_event(sf, P4_EV_RETIRED_BRANCH_TYPE, type, 1);
+}
+
+/*
+ * Front-end tagging (fact sheet 5.6): does a RAT ESCR select uop_type with
+ * mask bit k (TAGLOADS, TAGSTORES)? Tagged uops are then counted by
+ * front_end_event NBOGUS when they retire. The ESCR's T-bits are not
+ * consulted: the model tags the uops of both LPs alike.
+ */
+static bool model_uop_tags(unsigned k)
+{
+	static const enum p4_escr rat[] = { P4_RAT_ESCR0, P4_RAT_ESCR1 };
+
+	for (unsigned i = 0; i < sizeof(rat) / sizeof(rat[0]); i++) {
+		uint64_t v = model.escr[rat[i]];
+
+		if (field_get(ESCR_EVENT_SELECT, v) == p4_events[P4_EV_UOP_TYPE].event_select &&
+		    (field_get(ESCR_EVENT_MASK, v) & P4_EVMASK(k)))
+			return true;
+	}
+	return false;
+}
+
+/* The memory model's events for one instruction; its clockticks in *cycles. */
+static void step_memory(struct step_feed *sf, struct perf_inputs *in, const struct step_info *s,
+			uint64_t *cycles)
+{
+	struct memfeed f;
+	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
+	struct memfeed_uncore unc[MEMFEED_MAX_UNCORE];
+	unsigned n;
+
+	memfeed_step(&feed, s, &f);
+	mem_touched = true;
+	in->mem_unknown += !f.known;
+	*cycles = f.cycles;
+	if (!live_mem && !model.cfg.uncore)
+		return;			/* only the clockticks are wanted */
+	n = memfeed_events(&f, model.pebs_enable, model.pebs_matrix_vert, ev, MEMFEED_MAX_EVENTS);
+	for (unsigned i = 0; i < n; i++)
+		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
+	step_event(sf, P4_EV_FRONT_END_EVENT, P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS),
+		   memfeed_frontend_tagged(&f, model_uop_tags(P4_UOP_TYPE_TAGLOADS),
+					   model_uop_tags(P4_UOP_TYPE_TAGSTORES)));
+	if (!model.cfg.uncore)
+		return;
+	n = memfeed_uncore(&f, s->lp, unc, MEMFEED_MAX_UNCORE);
+	for (unsigned i = 0; i < n; i++)
+		p4_model_uncore_event(&model, unc[i].unit, unc[i].attrs, unc[i].n);
 }
 
 static void model_step(void *ctx, const struct step_info *s)
 {
 	struct perf_inputs *in = ctx;
-	uint16_t type;
+	struct step_feed sf = { .lp = s->lp, .cpl = s->cpl, .chunk = perf_feed_chunk() };
+	uint64_t cycles = 0;
 
 	in->steps++;
+	in->branches += s->branch != INSN_NOT_BRANCH;
 	perf_lock();
+	if (live_dirty)
+		model_live_update();
+	if (batch.lp != s->lp || batch.cpl != s->cpl) {
+		batch_flush();
+		batch.lp = s->lp;
+		batch.cpl = s->cpl;
+	}
+	if (batch.budget_dirty) {
+		batch.budget = batch_budget();
+		batch.budget_dirty = false;
+	}
+	if (!batch.budget)
+		batch_flush();		/* nothing may wait this step, the clock included */
 	p4_model_set_cpl(&model, s->lp, s->cpl);
+	step_retired(&sf, s);
+	if (mem_ready)
+		step_memory(&sf, in, s, &cycles);
+	if (clock_src == PERF_CLOCK_TSC || !mem_ready)
+		cycles = s->cycles;
+	if (cycles) {
+		in->cycles += cycles;
+		step_batched(&sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING),
+			     cycles, &batch.clk);
+		model_clock_advance(s->lp, cycles);
+	}
 	perf_unlock();
-	model_feed(s->lp, s->cpl, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1);
-	if (model.caps.instr_completed)
-		model_feed(s->lp, s->cpl, P4_EV_INSTR_COMPLETED,
-			   P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
-	if (s->branch != INSN_NOT_BRANCH) {
-		in->branches++;
-		model_feed(s->lp, s->cpl, P4_EV_BRANCH_RETIRED,
-			   P4_EVMASK(s->taken ? P4_BRANCH_RETIRED_MMTP : P4_BRANCH_RETIRED_MMNP), 1);
-		if ((type = model_branch_type(s->branch)) != 0)
-			model_feed(s->lp, s->cpl, P4_EV_RETIRED_BRANCH_TYPE, type, 1);
-	}
-	if (s->cycles) {
-		in->cycles += s->cycles;
-		model_feed(s->lp, s->cpl, P4_EV_GLOBAL_POWER_EVENTS,
-			   P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), s->cycles);
-		perf_lock();
-		model_clock_advance(s->lp, s->cycles);
-		perf_unlock();
-		model_pmi_flush();
-	}
+	model_pmi_flush();
 }
 
 static void model_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n)
@@ -526,8 +839,11 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 	case P4_EV_RETIRED_BRANCH_TYPE:
 		return PERF_SOURCE_STEP;
 	case P4_EV_GLOBAL_POWER_EVENTS:
-		return PERF_SOURCE_TSC;
+		return clock_src == PERF_CLOCK_TSC || !mem_ready ? PERF_SOURCE_TSC : PERF_SOURCE_COST;
 	default:
+		if (mem_ready && model_memory_event(ev))
+			return in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev)
+			       ? PERF_SOURCE_SYNTHETIC : PERF_SOURCE_MEMORY;
 		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))
 			return PERF_SOURCE_SYNTHETIC;
 		return PERF_SOURCE_NONE;
@@ -536,22 +852,108 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 
 /* ---- selection and status -------------------------------------------------------- */
 
+static unsigned model_page_shift(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return paging_page_shift(addr);
+}
+
+/*
+ * The memory model's state (1.3 MB, sized for the largest part) from the
+ * page allocator at the first selection, not in .bss: the ia32 image stores
+ * its .bss in the file. NULL when there is no memory for it (then no memory
+ * model: clockticks from the TSC, and its events have no input).
+ */
+static struct p4_mem *model_mem_get(void)
+{
+	if (!mem) {
+		uint64_t a = mem_alloc_pages((sizeof(struct p4_mem) + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE);
+
+		mem = (struct p4_mem *)(uintptr_t)a;
+	}
+	return mem;
+}
+
 static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise };
 	char sigtext[8];
 
-	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg) != 0)
+	if (!p4_caps_lookup(sig, caps))
 		return ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04"), -1;
+	if (want_l3 && !p4_mem_part_lookup(sig, P4_MEM_XEON_MP_L3))
+		return ksnprintf(err, n, "no Xeon MP with an L3 has signature %02X_%02X (the L3 parts are "
+				 "models 2, 3, 4 and 6)", sig->family, sig->model), -1;
+	cfg.uncore = want_l3 && caps->uncore != P4_UNCORE_NONE;
+	if (p4_model_init(&model, &cfg) != 0)
+		return ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04"), -1;
+	mem_ready = model_mem_get() && p4_mem_init(mem, sig, want_l3 ? P4_MEM_XEON_MP_L3 : P4_MEM_DESKTOP,
+						   model_page_shift, NULL) == 0;
+	memfeed_init(&feed, mem);
+	mem_touched = false;
 	locked_bus.bus = (struct msr_bus){ .read = model_bus_read, .write = model_bus_write };
 	model_calibrate();
 	p4_model_set_active(&model, 0, true);	/* LP0 runs the shell */
 	p4_model_set_active(&model, 1, false);	/* the sibling halts until it runs a workload */
 	*caps = model.caps;
 	pmi_pending = 0;
+	live_dirty = true;
 	p4_sig_format(sig, sigtext, sizeof(sigtext));
-	ksnprintf(label, sizeof(label), "model %s", sigtext);
+	ksnprintf(label, sizeof(label), "model %s%s", sigtext, want_l3 ? " L3" : "");
 	return 0;
+}
+
+/* ---- settings (backend_model.h) -------------------------------------------------- */
+
+void perf_model_set_l3(bool l3)
+{
+	want_l3 = l3;
+}
+
+bool perf_model_l3(void)
+{
+	return want_l3;
+}
+
+void perf_model_set_clock(enum perf_model_clock c)
+{
+	clock_src = c;
+}
+
+enum perf_model_clock perf_model_clock(void)
+{
+	return clock_src;
+}
+
+const char *perf_model_clock_name(enum perf_model_clock c)
+{
+	return c == PERF_CLOCK_TSC ? "tsc" : "model";
+}
+
+static void model_geom(char *buf, size_t n, const char *what, const struct p4_cache_geom *g)
+{
+	if (g->size)
+		ksnprintf(buf, n, ", %s %u KB %u-way", what, (unsigned)(g->size / 1024u),
+			  (unsigned)g->ways);
+	else
+		ksnprintf(buf, n, "%s", "");
+}
+
+void perf_model_mem_describe(char *buf, size_t n)
+{
+	const struct p4_mem_part *p = mem ? mem->part : NULL;
+	char l1[32], l2[32], l3[32];
+
+	if (!mem_ready || !p) {
+		ksnprintf(buf, n, "%s", "");
+		return;
+	}
+	model_geom(l1, sizeof(l1), "L1D", &p->l1d);
+	model_geom(l2, sizeof(l2), "L2", &p->l2);
+	model_geom(l3, sizeof(l3), "L3", &p->l3);
+	ksnprintf(buf, n, "memory model: %s%s%s%s, DTLB %u, ITLB %u; clockticks: %s", p->name,
+		  l1, l2, l3, (unsigned)p->dtlb.entries, (unsigned)p->itlb.entries,
+		  clock_src == PERF_CLOCK_TSC ? "TSC (measured)" : "cost model (a model)");
 }
 
 static const char *model_msr_label(void)

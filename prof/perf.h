@@ -172,6 +172,7 @@ struct perf_inputs {
 	char synthetic_spec[WORKLOAD_SPEC_MAX];
 	enum p4_event synthetic_event;
 	bool synthetic_mixed;		/* more than one spec was seen */
+	uint64_t mem_unknown;		/* stepped instructions whose memory operands were not decoded */
 };
 
 /*
@@ -187,6 +188,8 @@ enum perf_source {
 	PERF_SOURCE_SYNTHETIC,
 	PERF_SOURCE_NONE,	/* the model has nothing that produces it */
 	PERF_SOURCE_HW,		/* counted by the processor itself */
+	PERF_SOURCE_MEMORY,	/* the memory-system model fed by the stepped accesses */
+	PERF_SOURCE_COST,	/* clockticks from the cost model (a model, not a measurement) */
 };
 
 enum perf_source perf_event_source(enum p4_event ev, const struct perf_inputs *in);

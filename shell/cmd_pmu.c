@@ -1,19 +1,20 @@
 /*
  * cmd_pmu.c - shell commands over the PMU tables: `events [PATTERN]`.
  *
- * The text comes from pmu/ (p4_events_list), so the listing and the tables
- * cannot disagree; this file only chooses the CPU's capabilities (events a
- * model lacks are marked), puts a header over a list, and marks each
- * event's row with where the active PMU backend takes it from
- * (plat_event_source: under the software model "[real: stepped]" and
- * "[real: TSC]" for the events it counts from what the workload really
- * does, "[synthetic]" for those only the `synthetic` workload emits; the
- * same labels as stat's counts).
+ * The text comes from pmu/ (p4_events_list, p4_unc_list for the uncore
+ * units), so the listing and the tables cannot disagree; this file only
+ * chooses the CPU's capabilities (events a model lacks are marked), puts a
+ * header over a list, and marks each event's row with where the active PMU
+ * backend takes it from (plat_event_source: under the software model
+ * "[real: stepped]" and "[real: TSC]" for the events it counts from what
+ * the workload really does, "[synthetic]" for those only the `synthetic`
+ * workload emits; `pmu` lists every event's model input in full).
  */
 #include "lib/parse.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_spec.h"
 #include "pmu/p4_text.h"
+#include "pmu/p4_uncore.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
 
@@ -84,14 +85,19 @@ int cmd_events(struct shell *sh, int argc, char **argv)
 {
 	const char *pattern = argc == 2 ? argv[1] : "";
 	struct p4_caps caps;
+	const struct p4_caps *cp;
 	bool table;
+	int core, unc;
 
 	if (argc > 2)
 		return shell_error(sh, "usage: events [PATTERN]");
+	cp = pmu_this_cpu(&caps);
 	table = pmu_is_table(pattern);
 	if (table)
 		shell_printf(sh, "%s\n", pmu_header);
-	if (p4_events_list(pattern, pmu_this_cpu(&caps), pmu_line, sh) == 0)
+	core = p4_events_list(pattern, cp, pmu_line, sh);
+	unc = p4_unc_list(pattern, cp, pmu_line, sh);
+	if (core == 0 && unc == 0)
 		return shell_error(sh, "no event matches '%s' (try 'events' for the list)", argv[1]);
 	if (table && plat_event_source(P4_EV_INSTR_RETIRED) &&
 	    !parse_streq(plat_event_source(P4_EV_INSTR_RETIRED), "hardware"))

@@ -26,13 +26,16 @@
 #include "arch/x86/smp.h"
 #include "lib/parse.h"
 #include "lib/stats.h"
+#include "pmu/p4_events.h"
 #include "pmu/p4_explain.h"
 #include "pmu/p4_regs.h"
+#include "prof/backend_model.h"
 #include "prof/perf.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
 #include "shell/shell.h"
 #include "shell/stat_opts.h"
+#include "shell/stat_uncore.h"
 
 #define STAT_ERR_MAX	600
 
@@ -46,6 +49,9 @@ struct stat_state {
 	struct perf_inputs in;			/* both LPs' inputs together (source tags) */
 	struct perf_inputs in_lp[2];		/* LP0's, LP1's */
 	uint64_t interrupts, overflows;
+	uint64_t wall_tsc;		/* the last run's TSC from begin to end (stepping included) */
+	struct stat_unc unc;		/* uncore events (stat_uncore.c) */
+	uint64_t unc_runs[P4_UNC_NREG][STAT_MAX_REPEATS];
 	char err[STAT_ERR_MAX];
 };
 
@@ -78,6 +84,7 @@ static void stat_merge_inputs(void)
 	st.in.branches += b->branches;
 	st.in.cycles += b->cycles;
 	st.in.synthetic_bad += b->synthetic_bad;
+	st.in.mem_unknown += b->mem_unknown;
 	if (b->synthetic && st.in.synthetic && b->synthetic_event != st.in.synthetic_event)
 		st.in.synthetic_mixed = true;
 	if (b->synthetic && !st.in.synthetic) {
@@ -116,13 +123,19 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	int r;
 
 	stat_jobs(a, jobs, h);
-	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
-			       st.err, sizeof(st.err)))
+	if (stat_unc_start(&st.unc, perf_bus(), st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
+			       st.err, sizeof(st.err))) {
+		stat_unc_stop(&st.unc, perf_bus());
+		return shell_error(sh, "%s", st.err);
+	}
 	progress_set_quiet(st.o.quiet);
 	r = workload_run_lps(jobs, st.o.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
 	progress_set_quiet(false);
 	perf_count_stop(&sess, totals);
+	stat_unc_stop(&st.unc, perf_bus());
+	st.wall_tsc = jobs[0].a ? jobs[0].res.tsc_cycles : jobs[1].res.tsc_cycles;
 	stat_merge_inputs();
 	st.interrupts += perf_info()->pmi.interrupts - before;
 	for (unsigned i = 0; i < st.plan.n; i++)
@@ -145,6 +158,8 @@ static int stat_repeat(struct shell *sh, const struct workload_args *a)
 			return 1;
 		for (unsigned i = 0; i < st.plan.n; i++)
 			st.runs[i][r] = totals[i];
+		for (unsigned i = 0; i < st.unc.n; i++)
+			st.unc_runs[i][r] = st.unc.ev[i].total;
 	}
 	return 0;
 }
@@ -182,6 +197,8 @@ static const char *stat_source_tag(const struct p4_request *r)
 	case PERF_SOURCE_STEP:		return syn ? "[real: stepped + synthetic]" : "[real: stepped]";
 	case PERF_SOURCE_TSC:		return syn ? "[real: TSC + synthetic]" : "[real: TSC]";
 	case PERF_SOURCE_SYNTHETIC:	return "[synthetic]";
+	case PERF_SOURCE_MEMORY:	return syn ? "[memory model + synthetic]" : "[memory model]";
+	case PERF_SOURCE_COST:		return syn ? "[cost model + synthetic]" : "[cost model]";
 	default:			return "[no model input]";
 	}
 }
@@ -278,8 +295,10 @@ static void stat_inputs(struct shell *sh)
 		return;
 	}
 	shell_printf(sh, "; inputs (last run): real: %llu stepped instructions, %llu branches, %llu "
-		     "TSC cycles; synthetic: ", (unsigned long long)st.in.steps,
-		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles);
+		     "%s; synthetic: ", (unsigned long long)st.in.steps,
+		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles,
+		     perf_event_source(P4_EV_GLOBAL_POWER_EVENTS, &st.in) == PERF_SOURCE_COST ?
+		     "clockticks from the cost model (a model, not measured)" : "TSC cycles");
 	if (st.in_lp[1].steps || st.in_lp[1].synthetic)
 		shell_printf(sh, "(LP0 %llu steps %llu synthetic, LP1 %llu steps %llu synthetic) ",
 			     (unsigned long long)st.in_lp[0].steps,
@@ -294,6 +313,40 @@ static void stat_inputs(struct shell *sh)
 	if (st.in.synthetic_bad)
 		shell_printf(sh, "warning: %llu synthetic occurrence(s) had a spec the model rejects\n",
 			     (unsigned long long)st.in.synthetic_bad);
+	if (st.in.mem_unknown)
+		shell_printf(sh, "memory model: %llu stepped instruction(s) with operands the decoder does "
+			     "not know: only their fetch was modelled\n",
+			     (unsigned long long)st.in.mem_unknown);
+	shell_printf(sh, "wall: %llu TSC cycles (last run, stepping and the model included)\n",
+		     (unsigned long long)st.wall_tsc);
+}
+
+/* The uncore counts (package-wide; --baseline is not subtracted from them). */
+static void stat_unc_lines(struct shell *sh)
+{
+	char buf[4][24], spec[96];
+
+	for (unsigned i = 0; i < st.unc.n; i++) {
+		const struct stat_unc_event *e = &st.unc.ev[i];
+		const struct p4_unc_reg *r = p4_unc_reg_at(perf_info()->caps.uncore, e->reg);
+		struct stats_summary s;
+
+		stats_summarise(st.unc_runs[i], st.o.repeats, &s);
+		stats_format(s.median, buf[1], sizeof(buf[1]));
+		p4_unc_spec_format(&e->spec, spec, sizeof(spec));
+		if (st.o.repeats > 1) {
+			stats_format(s.min, buf[0], sizeof(buf[0]));
+			stats_format(s.tmean, buf[2], sizeof(buf[2]));
+			stats_format(s.max, buf[3], sizeof(buf[3]));
+			shell_printf(sh, "%14s %14s %14s %14s", buf[0], buf[1], buf[2], buf[3]);
+		} else {
+			shell_printf(sh, "%14s", buf[1]);
+		}
+		shell_printf(sh, "  %s  uncore %s (%XH, RDPMC %u) [package]%s%s\n", spec,
+			     r ? r->name : "?", MSR_P4_UNCORE_FIRST + e->reg, P4_UNC_RDPMC_FIRST + e->reg,
+			     perf_info()->backend == PERF_BACKEND_MODEL ? " [memory model]" : "",
+			     st.o.baseline ? " (no baseline subtracted)" : "");
+	}
 }
 
 static void stat_print(struct shell *sh, int argc, char **argv)
@@ -327,6 +380,7 @@ static void stat_print(struct shell *sh, int argc, char **argv)
 		}
 		stat_event_line(sh, i, line);
 	}
+	stat_unc_lines(sh);
 	stat_ipc(sh);
 	stat_inputs(sh);
 	shell_printf(sh, "overflow interrupts: %llu (counters reloaded: %llu)\n",
@@ -392,6 +446,8 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "%s", st.err);
 	if (pi->backend == PERF_BACKEND_NONE)
 		return shell_error(sh, "no PMU backend: %s", pi->reason);
+	if (stat_unc_take(&st.o, &pi->caps, &st.unc, st.err, sizeof(st.err)))
+		return shell_error(sh, "%s", st.err);
 	if (stat_prepare_lps(sh))
 		return 1;
 	w = workload_find(argv[st.o.workload]);
@@ -428,6 +484,34 @@ static int cmd_stat(struct shell *sh, int argc, char **argv)
 
 /* ---- pmu ----------------------------------------------------------------- */
 
+/* Under the model: the events of each input kind, one line per kind. */
+static void pmu_sources(struct shell *sh)
+{
+	static const struct { enum perf_source src; const char *what; } kinds[] = {
+		{ PERF_SOURCE_STEP, "stepped instructions" },
+		{ PERF_SOURCE_MEMORY, "the memory model" },
+		{ PERF_SOURCE_COST, "the cost model" },
+		{ PERF_SOURCE_TSC, "TSC time" },
+		{ PERF_SOURCE_NONE, "nothing (counts 0 unless the synthetic workload emits them)" },
+	};
+
+	if (perf_info()->backend != PERF_BACKEND_MODEL)
+		return;
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		unsigned n = 0;
+
+		for (unsigned ev = 0; ev < P4_NEVENT; ev++) {
+			if (perf_event_source((enum p4_event)ev, NULL) != kinds[k].src)
+				continue;
+			if (n++ == 0)
+				shell_printf(sh, "model input from %s:", kinds[k].what);
+			shell_printf(sh, " %s", p4_events[ev].name);
+		}
+		if (n)
+			shell_puts(sh, "\n");
+	}
+}
+
 static void pmu_show(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
@@ -452,6 +536,14 @@ static void pmu_show(struct shell *sh)
 		     "%s, instr_completed %s, uncore %s\n", c->nescr, c->iq_escr01 ? "yes" : "no",
 		     c->ext_cascade ? "yes" : "no", c->cascade_pmi_erratum ? "yes" : "no",
 		     c->instr_completed ? "yes" : "no", c->uncore_name ? c->uncore_name : "none");
+	if (pi->backend == PERF_BACKEND_MODEL) {
+		char mem[200];
+
+		perf_model_mem_describe(mem, sizeof(mem));
+		if (mem[0])
+			shell_printf(sh, "%s\n", mem);
+		pmu_sources(sh);
+	}
 	shell_printf(sh, "PMI: %s; interrupts %llu, overflows %llu, unflagged %llu, re-raised %llu, "
 		     "deferred %llu, dropped %llu, late %llu\n",
 		     pi->pmi_mode == PERF_PMI_NMI ? "LVT PC NMI" : "LVT PC vector F8H (fixed)",
@@ -495,28 +587,31 @@ static int pmu_onoff(struct shell *sh, int argc, char **argv, bool *on)
 static int pmu_backend(struct shell *sh, int argc, char **argv)
 {
 	struct p4_sig sig = perf_info()->sig;
-	bool ht = perf_info()->ht;
+	bool ht = perf_info()->ht, l3 = false;
 	char err[192];
 
 	if (argc == 3 && parse_streq(argv[2], "hw")) {
 		if (perf_select_hw(err, sizeof(err)))
 			return shell_error(sh, "cannot use the hardware PMU: %s", err);
-	} else if (argc >= 3 && argc <= 5 && parse_streq(argv[2], "model")) {
+	} else if (argc >= 3 && argc <= 6 && parse_streq(argv[2], "model")) {
 		for (int k = 3; k < argc; k++) {
 			if (parse_streq(argv[k], "ht"))
 				ht = true;
 			else if (parse_streq(argv[k], "noht"))
 				ht = false;
+			else if (parse_streq(argv[k], "l3"))
+				l3 = true;
 			else if (stat_parse_sig(argv[k], &sig))
 				return shell_error(sh, "bad signature '%s' (e.g. 0F_04, 0F_02H:9)", argv[k]);
 		}
 		if (sig.family == 0)
 			return shell_error(sh, "this CPU is not NetBurst: name a model signature, e.g. "
 					   "'pmu backend model 0F_04'");
+		perf_model_set_l3(l3);
 		if (perf_select_model(&sig, ht, err, sizeof(err)))
 			return shell_error(sh, "%s", err);
 	} else {
-		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht]");
+		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht] [l3]");
 	}
 	shell_printf(sh, "backend: %s\n", perf_backend_name(perf_info()->backend));
 	return 0;
@@ -562,6 +657,27 @@ static int pmu_bench(struct shell *sh, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * `pmu rdpmc N`: RDPMC with ECX = N through the backend - the model answers
+ * for its registers (0-17: 40-bit counters; 18-25: the uncore counters'
+ * low 32 bits with EDX 0, SDM 18.20). Bit 31 of N asks for the fast read.
+ */
+static int pmu_rdpmc(struct shell *sh, int argc, char **argv)
+{
+	uint64_t ecx, v;
+	const char *why;
+
+	if (argc != 3 || !parse_u64(argv[2], UINT32_MAX, &ecx, &why))
+		return shell_error(sh, "usage: pmu rdpmc N (ECX: 0-17 counters, 18-25 uncore)");
+	if (perf_rdpmc((uint32_t)ecx, &v))
+		return shell_error(sh, "RDPMC %llu: #GP (no such counter on this part)",
+				   (unsigned long long)ecx);
+	shell_printf(sh, "RDPMC %llu: EDX %08llXH EAX %08llXH = %llu\n", (unsigned long long)ecx,
+		     (unsigned long long)(v >> 32), (unsigned long long)(v & 0xffffffffu),
+		     (unsigned long long)v);
+	return 0;
+}
+
 static int cmd_pmu(struct shell *sh, int argc, char **argv)
 {
 	bool on = false;
@@ -588,7 +704,17 @@ static int cmd_pmu(struct shell *sh, int argc, char **argv)
 	}
 	if (parse_streq(argv[1], "bench"))
 		return pmu_bench(sh, argc, argv);
-	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench)", argv[1]);
+	if (parse_streq(argv[1], "rdpmc"))
+		return pmu_rdpmc(sh, argc, argv);
+	if (parse_streq(argv[1], "clock")) {
+		if (argc != 3 || !(parse_streq(argv[2], "tsc") || parse_streq(argv[2], "model")))
+			return shell_error(sh, "usage: pmu clock tsc|model");
+		perf_model_set_clock(parse_streq(argv[2], "tsc") ? PERF_CLOCK_TSC : PERF_CLOCK_MODEL);
+		shell_printf(sh, "model clockticks: %s\n", perf_model_clock_name(perf_model_clock()));
+		return 0;
+	}
+	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench, clock, rdpmc)",
+			   argv[1]);
 }
 
 /* ---- explain ------------------------------------------------------------- */
@@ -633,6 +759,10 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "  -e SPEC        event spec (see 'events'); default: global_power_events:RUNNING\n"
 	  "                 and instr_retired. :t0=P and :t1=P (P = u, k, uk or -) set the\n"
 	  "                 ESCR's T0/T1 OS/USR bits directly (SDM Table 18-66).\n"
+	  "                 An uncore spec (ibusq, isnpq, efsb[:FIELD=N]..., see 'events\n"
+	  "                 ibusq') counts the package's L3/FSB counters 107CCH-107D3H next\n"
+	  "                 to the core events (0F_03/0F_04 with an L3: 'pmu backend model\n"
+	  "                 0F_04 l3'); 32-bit counts extended to 64 bits by polling.\n"
 	  "  --after N:SPEC the -e before it counts only after SPEC has occurred N times\n"
 	  "                 (cascading: bit 30 within a block, or bit 11 from counters\n"
 	  "                 16/17 on 0F_02/03/04/06); SPEC is counted and shown too.\n"
@@ -650,18 +780,29 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "                 (last option); --stagger starts B when A has ended\n"
 	  "With Hyper-Threading each count is tagged [T0], [T1] or [T0+T1] (its ESCR's\n"
 	  "thread bits); TI events are flagged: they cannot be attributed to a thread.\n"
-	  "Under the model backend the workload is single-stepped: instructions,\n"
-	  "branches (all predicted) and TSC cycles are real inputs; the synthetic\n"
-	  "workload injects any other event. Each count is tagged with its source.\n",
+	  "Under the model backend the workload is single-stepped: instructions and\n"
+	  "branches (all predicted) are real inputs; its loads, stores and fetches\n"
+	  "drive a model of the caches, TLBs and bus ([memory model]); clockticks\n"
+	  "come from a cost model ([cost model]; 'pmu clock tsc': TSC cycles); the\n"
+	  "synthetic workload injects any other event. Each count is tagged with its\n"
+	  "source; '[no model input]' marks events nothing feeds.\n",
 	  cmd_stat },
-	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] | pmu trace on|off | "
-		 "pmu pmi fixed|nmi | pmu bench [N]",
+	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] | pmu trace on|off | "
+		 "pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model | pmu rdpmc N",
 	  "show or choose the PMU backend",
 	  "Without arguments: the backend (hardware PMU or software model) and why,\n"
 	  "the signature, capabilities, PMI statistics and the counters in use.\n"
 	  "'pmu backend hw' uses the hardware PMU (refused with the reason when it\n"
 	  "does not count); 'pmu backend model 0F_02H:9 ht' selects a model with that\n"
-	  "DisplayFamily_DisplayModel[:stepping], with or without Hyper-Threading.\n"
+	  "DisplayFamily_DisplayModel[:stepping], with or without Hyper-Threading;\n"
+	  "with 'l3' the model is the Xeon MP of that model with its L3 (models 2, 3,\n"
+	  "4, 6), and on 0F_03/0F_04 the IFSB/EFSB uncore counters count its L3\n"
+	  "misses and bus traffic. The model's memory system (caches, TLBs: a model,\n"
+	  "README 'What the model counts') is fed by the stepped loads, stores and\n"
+	  "fetches. 'pmu clock model' (default) takes clockticks from the cost\n"
+	  "model (uops and miss penalties, the same on every run); 'pmu clock tsc'\n"
+	  "from the TSC cycles each stepped instruction took. 'pmu rdpmc N' runs\n"
+	  "RDPMC with ECX = N through the backend (18-25: the uncore counters, EDX 0).\n"
 	  "'pmu trace on' prints every PMU register write as\n"
 	  "'wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)'. 'pmu pmi nmi' delivers\n"
 	  "overflow interrupts as NMIs instead of vector F8H. 'pmu bench N' times\n"

@@ -11,6 +11,12 @@ delta divided by 128 is an instruction count. Then it runs
   stat -r N empty    the spread of an empty measurement (clockticks and
                      instructions over the stepped `empty` workload)
   stat -r N -e instr_retired loop 100
+  stat loop 10000 / 20000 (model backend only) the cost of one stepped
+                     instruction under stat with the default events and the
+                     memory model on: the difference of the two runs' wall
+                     TSC (stat's `wall:` line) over the 30000 extra stepped
+                     instructions, in guest instructions (TSC / 128); the
+                     goal is at most 1000
 and then the sampling figures:
   record --vector ... loop 3000   PMI cost: under the model a vector PMI is
                      taken between two stepped instructions, so record
@@ -65,6 +71,9 @@ COST = re.compile(r"PMI cost \(entry to IRETQ, step-timed\): (\d+) TSC cycles")
 HANDLER = re.compile(r"PMI handler: (\d+) TSC cycles per PMI from entry to exit, (\d+) of them")
 FLOOR = re.compile(r"floor: registers (\d+) TSC cycles .*store (\d+) TSC cycles")
 STORED = re.compile(r"samples: (\d+) stored")
+WALL = re.compile(r"^wall: (\d+) TSC cycles", re.M)
+STEP_LOOPS = (10000, 20000)     # loop N: 3N + 6 instructions
+STEP_GOAL = 1000                # guest instructions per stepped instruction under stat
 ENTRY_INSNS = 38        # arch/x86/entry.S: stub (3) + isr_common (35), see the docstring
 BAUD_BYTES = 115200 // 10   # 8N1: 10 bits per byte
 
@@ -104,6 +113,18 @@ def sampling(child):
     secs = time.monotonic() - t0
     nbytes = sum(len(l) + 2 for l in dump.split("\n") if l.startswith("NBD:"))
     return cost, regs, store, sizes, (big, nbytes, secs)
+
+
+def step_cost(child):
+    """Guest instructions one stepped instruction costs under `stat` (default events)."""
+    walls = []
+    for n in STEP_LOOPS:
+        m = WALL.search(run(child, "stat loop %d" % n))
+        if not m:
+            raise SystemExit("bench: stat printed no wall line")
+        walls.append(int(m.group(1)))
+    extra = 3 * (STEP_LOOPS[1] - STEP_LOOPS[0])
+    return (walls[1] - walls[0]) / TSC_PER_INSN / extra
 
 
 def print_sampling(cost, regs, store, sizes, link):
@@ -162,6 +183,7 @@ def main():
         empty = STATS.findall(run(child, "stat -r %d empty" % n))
         loop = STATS.findall(run(child, "stat -r %d -e instr_retired loop 100" % n))
         samp = None if port else sampling(child)
+        per_step = None if port else step_cost(child)
     except (pexpect.TIMEOUT, pexpect.EOF) as e:
         raise SystemExit("bench: the machine did not answer (%s)" % type(e).__name__)
     finally:
@@ -182,6 +204,10 @@ def main():
         row("stat empty: " + r[4], "count", r[:4])
     for r in loop:
         row("stat loop 100: " + r[4], "count", r[:4])
+    if per_step is not None:
+        print()
+        print("stepped instruction under stat (default events, memory model on): %.1f guest "
+              "instructions (goal <= %d)" % (per_step, STEP_GOAL))
     if samp:
         print_sampling(*samp)
     return 0

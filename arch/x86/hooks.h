@@ -19,6 +19,21 @@ struct step_info {
 	bool taken;		/* next_rip != fall-through (branches only) */
 	uint64_t cycles;	/* TSC cycles spent in the workload since the previous step
 				   (trap-handler time excluded) */
+	/*
+	 * What the instruction touched (step.c decodes it with insn_mem_decode
+	 * and the registers of the trap in front of it): its length (0 when
+	 * unknown; the fetch is rip .. rip + len), and its memory operands when
+	 * mem_status is INSN_MEM_OK. A REP string instruction ran rep_iters
+	 * iterations (else rep_iters is 1): mem[] are the first iteration's
+	 * operands, and each later iteration's are mem_stride bytes further
+	 * (negative with RFLAGS.DF set).
+	 */
+	uint8_t len;
+	enum insn_mem_status mem_status;
+	uint8_t nmem;
+	struct insn_mem_op mem[INSN_MAX_MEM_OPS];
+	uint32_t rep_iters;
+	int32_t mem_stride;
 };
 
 struct workload_hooks {

@@ -179,6 +179,13 @@ int paging_set_uncached(uint64_t base, uint64_t len)
 	return 0;
 }
 
+unsigned paging_page_shift(uint64_t addr)
+{
+	const uint64_t *e = pd_entry(addr);
+
+	return e && (*e & PTE_PS) ? 21u : 12u;
+}
+
 /* A paging-structure entry: tables are identity-mapped, so a physical address is readable. */
 static uint64_t paging_read_live(void *ctx, uint64_t table, unsigned index)
 {

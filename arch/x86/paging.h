@@ -42,6 +42,13 @@ int paging_set_uncached(uint64_t base, uint64_t len);
 bool paging_is_mapped(uint64_t addr, uint64_t len, bool user);
 
 /*
+ * The page size that maps addr in the kernel's tables, as a shift: 21 for a
+ * 2 MiB page, 12 for a 4 KiB one (the first 2 MiB, ranges split by
+ * paging_set_user) and for addresses outside the map.
+ */
+unsigned paging_page_shift(uint64_t addr);
+
+/*
  * The walk behind paging_is_mapped, portable (arch/x86/pagewalk.c, also
  * built on the host): root is CR3's table address, and read(ctx, table, i)
  * returns entry i (0-511) of the paging structure at physical address

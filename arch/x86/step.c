@@ -37,6 +37,19 @@
  * REP string instructions trap once per iteration with RIP unchanged; they
  * count once, when RIP finally moves, with the cycles of all iterations.
  *
+ * Memory operands: where the next instruction is classified - at a trap,
+ * with that trap's frame holding the registers before it runs - it is also
+ * decoded with insn_mem_decode() (FS and GS bases from IA32_FS_BASE and
+ * IA32_GS_BASE, read once per run; the ia32 kernel takes every segment base
+ * as 0), and step_info carries its length and
+ * operands. A REP string instruction is decoded before its first iteration;
+ * its later iterations' operands follow from the element size and
+ * RFLAGS.DF (SDM Vol. 2B, MOVS: RSI/RDI move by the size, down when DF is
+ * set), so step_info gives the first iteration's operands, the stride and
+ * the iteration count. The first instruction of a run whose arming
+ * breakpoint did not fire, and an instruction reached through step_sync()
+ * without a frame in front of it, are reported with INSN_MEM_UNKNOWN.
+ *
  * Cycles: the workload's own time, as close as software can get to it.
  * entry.S reads the TSC first thing in the #DB entry path and again right
  * before the handler's IRETQ (its exit stamp, step.h). The time of a step
@@ -81,6 +94,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/mode.h"
+#include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/progress.h"
 #include "arch/x86/step.h"
@@ -91,12 +105,37 @@
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
+#define RFLAGS_DF_BIT		(UINT64_C(1) << 10)	/* direction flag (SDM Vol. 1 3.4.3.2) */
+#define MSR_IA32_FS_BASE	0xc0000100u		/* SDM Vol. 3A 3.2.4 */
+#define MSR_IA32_GS_BASE	0xc0000101u
+
+/*
+ * Decoded instructions by RIP, per LP: what does not depend on the
+ * registers (the branch class, and the whole operand decode of an
+ * instruction that touches no memory) is decoded once per run. An
+ * instruction with memory operands is decoded again at every step, since
+ * its addresses come from the registers; so is a REP string instruction,
+ * whose operands vanish when the count is 0. Emptied at step_begin.
+ */
+#define STEP_DCACHE		64
+
+struct step_dcache {
+	uint64_t rip;
+	bool valid, regs_free;		/* regs_free: mem below holds for any registers */
+	struct insn_class cls;
+	struct insn_mem mem;
+};
 
 struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
 	uint64_t last_rip;
 	struct insn_class cls;		/* of the instruction at last_rip */
+	struct insn_mem mem;		/* its memory operands, from the registers before it ran */
+	uint32_t rep_iters;		/* REP string: iterations seen so far (traps with RIP unchanged + 1) */
+	uint64_t rep_count;		/* REP string: RCX before the first iteration */
+	uint64_t fs_base, gs_base;	/* read at step_begin: workloads do not change them */
+	struct step_dcache dcache[STEP_DCACHE];
 	uint64_t resume;		/* TSC of the last exit stamp (entry.S writes it), or step_begin's */
 	uint64_t cycles;		/* pending for the instruction at last_rip */
 	uint64_t polls;
@@ -166,13 +205,106 @@ static uint64_t step_take(const struct step_state *s, uint64_t now)
 
 /* ---- stepping ----------------------------------------------------------------- */
 
-static void step_classify(struct step_state *s, uint64_t rip)
+/* Frame f's registers in the decoder's order (a long-mode frame always holds RSP). */
+static void step_regs(const struct step_state *s, const struct trap_frame *f, struct insn_regs *r)
+{
+	*r = (struct insn_regs){ .rip = f->rip };
+	r->gpr[INSN_RAX] = f->rax;
+	r->gpr[INSN_RCX] = f->rcx;
+	r->gpr[INSN_RDX] = f->rdx;
+	r->gpr[INSN_RBX] = f->rbx;
+	r->gpr[INSN_RSP] = f->rsp;
+	r->gpr[INSN_RBP] = f->rbp;
+	r->gpr[INSN_RSI] = f->rsi;
+	r->gpr[INSN_RDI] = f->rdi;
+	r->gpr[INSN_R8] = f->r8;
+	r->gpr[INSN_R9] = f->r9;
+	r->gpr[INSN_R10] = f->r10;
+	r->gpr[INSN_R11] = f->r11;
+	r->gpr[INSN_R12] = f->r12;
+	r->gpr[INSN_R13] = f->r13;
+	r->gpr[INSN_R14] = f->r14;
+	r->gpr[INSN_R15] = f->r15;
+	r->seg_base[INSN_FS] = s->fs_base;
+	r->seg_base[INSN_GS] = s->gs_base;
+}
+
+/* The operands of the instruction at rip, decoded with frame f's registers (or without: NULL). */
+static void step_decode(struct step_state *s, uint64_t rip, const struct trap_frame *f)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)rip;
+	struct insn_regs regs;
+
+	if (f && f->rip == rip) {
+		step_regs(s, f, &regs);
+		insn_mem_decode(p, s->run.text_end - rip, MODE_IS_64, &regs, &s->mem);
+	} else {
+		s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
+		s->mem.len = (uint8_t)insn_length(p, s->run.text_end - rip, MODE_IS_64);
+	}
+}
+
+/*
+ * Classify the instruction at rip; f: the frame of the trap in front of it
+ * (its registers are the instruction's inputs), or NULL when there is none.
+ */
+static void step_classify(struct step_state *s, uint64_t rip, const struct trap_frame *f)
+{
+	struct step_dcache *d = &s->dcache[(rip ^ (rip >> 6)) % STEP_DCACHE];
 
 	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
-	if (rip >= s->run.text_start && rip < s->run.text_end)
-		insn_classify(p, s->run.text_end - rip, MODE_IS_64, &s->cls);
+	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
+	s->rep_iters = 1;
+	s->rep_count = f ? f->rcx : 0;
+	if (rip < s->run.text_start || rip >= s->run.text_end)
+		return;
+	if (d->valid && d->rip == rip) {
+		s->cls = d->cls;
+		if (d->regs_free)
+			s->mem = d->mem;
+		else
+			step_decode(s, rip, f);
+		return;
+	}
+	insn_classify((const uint8_t *)(uintptr_t)rip, s->run.text_end - rip, MODE_IS_64, &s->cls);
+	step_decode(s, rip, f);
+	if (!f || f->rip != rip)
+		return;			/* decoded without registers: not worth keeping */
+	*d = (struct step_dcache){ .rip = rip, .valid = true, .cls = s->cls, .mem = s->mem };
+	d->regs_free = !s->cls.rep_string && s->mem.status != INSN_MEM_TRUNCATED &&
+		       (s->mem.status == INSN_MEM_UNKNOWN || s->mem.nops == 0);
+}
+
+/*
+ * Iterations a REP string instruction ran: RCX counts them down (SDM Vol. 2B,
+ * REP), which is exact where the traps are not - QEMU traps once more, with
+ * RIP unchanged, before the iteration that finds RCX = 0 and leaves. The
+ * trap count stands when RCX does not add up (an address-size prefix).
+ */
+static uint32_t step_rep_iters(const struct step_state *s, const struct trap_frame *f)
+{
+	uint64_t done = s->rep_count - f->rcx;
+
+	return s->rep_count >= f->rcx && done <= s->rep_iters ? (uint32_t)done : s->rep_iters;
+}
+
+/* Copy the decoded operands of the instruction at last_rip into *si (f: the trap after it). */
+static void step_fill_mem(const struct step_state *s, struct step_info *si,
+			  const struct trap_frame *f)
+{
+	const struct insn_mem *m = &s->mem;
+
+	si->len = m->len;
+	si->mem_status = m->status;
+	si->rep_iters = s->cls.rep_string ? step_rep_iters(s, f) : 1;
+	if (m->status != INSN_MEM_OK)
+		return;
+	si->nmem = m->nops;
+	for (unsigned i = 0; i < m->nops; i++)
+		si->mem[i] = m->op[i];
+	if (s->cls.rep_string && m->nops)
+		si->mem_stride = (f->rflags & RFLAGS_DF_BIT) ? -(int32_t)m->op[0].size
+							  : (int32_t)m->op[0].size;
 }
 
 static void step_count(struct step_counts *res, const struct step_info *si)
@@ -194,9 +326,11 @@ static void step_count(struct step_counts *res, const struct step_info *si)
 	}
 }
 
-/* The instruction at last_rip retired; execution continues at next. */
-static void step_emit(struct step_state *s, uint64_t next, uint8_t cpl)
+/* The instruction at last_rip retired; execution continues at f's RIP (f: that trap's frame). */
+static void step_emit(struct step_state *s, const struct trap_frame *f)
 {
+	uint64_t next = f->rip;
+	uint8_t cpl = (uint8_t)(f->cs & 3);
 	struct step_info si = {
 		.rip = s->last_rip, .next_rip = next, .cpl = cpl, .lp = s->run.lp,
 		.branch = s->cls.branch, .cycles = s->cycles,
@@ -204,13 +338,14 @@ static void step_emit(struct step_state *s, uint64_t next, uint8_t cpl)
 	const struct workload_hooks *h = s->run.h;
 
 	si.taken = si.branch != INSN_NOT_BRANCH && next != s->last_rip + s->cls.len;
+	step_fill_mem(s, &si, f);
 	s->cycles = 0;
 	step_count(s->run.counts, &si);
 	if (h && h->step)
 		h->step(h->ctx, &si);
 	progress_tick(++s->emitted);
 	s->last_rip = next;
-	step_classify(s, next);
+	step_classify(s, next, f);
 }
 
 static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cycles)
@@ -220,7 +355,7 @@ static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cy
 	if (!s->started) {
 		s->started = true;
 		s->last_rip = s->run.entry;
-		step_classify(s, s->run.entry);
+		step_classify(s, s->run.entry, rip == s->run.entry ? f : NULL);
 		step_bp_clear(s);
 		if (rip == s->run.entry) {
 			f->rflags |= RFLAGS_RF;	/* a breakpoint fault resumes past its breakpoint */
@@ -228,9 +363,11 @@ static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cy
 		}
 	}
 	s->cycles += cycles;
-	if (rip == s->last_rip && s->cls.rep_string)
+	if (rip == s->last_rip && s->cls.rep_string) {
+		s->rep_iters++;
 		return;			/* one more REP iteration */
-	step_emit(s, rip, (uint8_t)(f->cs & 3));
+	}
+	step_emit(s, f);
 	if (rip == s->run.stop_rip) {
 		f->rflags &= ~RFLAGS_TF;
 		s->done = true;
@@ -287,7 +424,7 @@ void step_sync(struct trap_frame *f)
 		 * the step hook raises samples the workload, not this handler.
 		 */
 		st->frame = f;
-		step_emit(st, f->rip, (uint8_t)(f->cs & 3));
+		step_emit(st, f);
 		st->frame = NULL;
 	}
 	step_stamp_exit(st, f);		/* the next step starts at this handler's IRETQ */
@@ -383,6 +520,14 @@ void step_begin(const struct step_run *r)
 	st->cycles = st->polls = st->emitted = 0;
 	st->frame = NULL;
 	progress_start();
+	for (unsigned i = 0; i < STEP_DCACHE; i++)
+		st->dcache[i].valid = false;
+	if (MODE_IS_64) {	/* the ia32 kernel's segments are flat but for its GS (taken as 0) */
+		st->fs_base = msr_read(MSR_IA32_FS_BASE);
+		st->gs_base = msr_read(MSR_IA32_GS_BASE);
+	} else {
+		st->fs_base = st->gs_base = 0;
+	}
 	step_bp_set(st, r->entry);	/* ring 3: arm before the first instruction */
 	st->resume = rdtsc();
 }

@@ -427,14 +427,18 @@ static bool mem_fits(const struct p4_cache_geom *g, uint32_t max_blocks)
 	       g->size / ((uint32_t)g->line * g->lines_per_sector) <= max_blocks;
 }
 
+/* Empty the ways the part's geometry uses (the rest of the storage is never looked at). */
+static void cache_flush(struct p4_cache *c)
+{
+	for (size_t i = 0; i < (size_t)c->sets * c->g.ways; i++)
+		c->way[i] = (struct p4_mem_way){ 0 };
+}
+
 void p4_mem_flush(struct p4_mem *m)
 {
-	for (size_t i = 0; i < P4_MEM_MAX_L1_LINES; i++)
-		m->l1_store[i] = (struct p4_mem_way){ 0 };
-	for (size_t i = 0; i < P4_MEM_MAX_L2_SECTORS; i++)
-		m->l2_store[i] = (struct p4_mem_way){ 0 };
-	for (size_t i = 0; i < P4_MEM_MAX_L3_SECTORS; i++)
-		m->l3_store[i] = (struct p4_mem_way){ 0 };
+	cache_flush(&m->l1d);
+	cache_flush(&m->l2);
+	cache_flush(&m->l3);
 	for (size_t i = 0; i < P4_MEM_MAX_TLB; i++)
 		m->dtlb.e[i] = m->itlb.e[i] = (struct p4_tlb_entry){ 0 };
 }

@@ -22,6 +22,7 @@
 #include "pmu/model/p4_model.h"
 #include "pmu/p4_apply.h"
 #include "pmu/p4_regs.h"
+#include "prof/backend_model.h"
 #include "prof/perf.h"
 #include "prof/record.h"
 #include "tests/host/fake_prof.h"
@@ -57,6 +58,46 @@ const char *perf_backend_name(enum perf_backend b)
 int perf_select_hw(char *err, size_t n)
 {
 	return ksnprintf(err, n, "the host has no NetBurst PMU"), -1;
+}
+
+int perf_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	return info.backend == PERF_BACKEND_MODEL ? p4_model_rdpmc(&model, ecx, value) : -1;
+}
+
+/* The model backend's settings (prof/backend_model.h), kept as set. */
+static bool model_l3;
+static enum perf_model_clock model_clock_src = PERF_CLOCK_MODEL;
+
+void perf_model_set_l3(bool l3)
+{
+	model_l3 = l3;
+}
+
+bool perf_model_l3(void)
+{
+	return model_l3;
+}
+
+void perf_model_set_clock(enum perf_model_clock c)
+{
+	model_clock_src = c;
+}
+
+enum perf_model_clock perf_model_clock(void)
+{
+	return model_clock_src;
+}
+
+const char *perf_model_clock_name(enum perf_model_clock c)
+{
+	return c == PERF_CLOCK_TSC ? "tsc" : "model";
+}
+
+void perf_model_mem_describe(char *buf, size_t n)
+{
+	ksnprintf(buf, n, "memory model: %s; clockticks: %s", model_l3 ? "Xeon MP with L3" : "desktop",
+		  perf_model_clock_name(model_clock_src));
 }
 
 int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n)

@@ -1,5 +1,9 @@
-"""test_accuracy.py - what the model's clockticks measure, under QEMU -icount.
+"""test_accuracy.py - what the step engine's TSC timing measures, under QEMU -icount.
 
+The model's clockticks come from the cost model by default (p4_cost.c,
+hand-computed counts in test_memory.py); `pmu clock tsc` feeds the TSC
+cycles the step engine measured instead, and that is what this module
+checks (every test runs with it).
 With `-icount shift=7,sleep=off` (tools/qemu.py --icount) QEMU's TSC is its
 virtual clock, which advances 2^7 = 128 per guest instruction. The stepper
 (arch/x86/step.c) times each stepped instruction from the TSC read right
@@ -66,6 +70,7 @@ def one(rows, prefix):
 def plain_model(nb):
     assert "backend: model" in nb.cmd("pmu backend model 0F_04")
     nb.cmd("pmu pmi fixed")
+    assert "model clockticks: tsc" in nb.cmd("pmu clock tsc")
 
 
 @pytest.mark.parametrize("ring", [0, 3])

@@ -1,0 +1,240 @@
+/*
+ * test_memfeed.c - prof/memfeed.c: stepped instructions through the memory
+ * model, the events their outcomes make, and the fetch short cut.
+ *
+ * Geometry (p4_mem.c): 0F_04H desktop, L1D 16 KB 8-way with 64-byte lines,
+ * L2 2 MB 8-way of 128-byte sectors, 64-entry TLBs, L2 latency 20; 0F_04H
+ * Xeon MP: L2 1 MB, L3 8 MB. Cost model (p4_cost.c): memory 20 + 12 + 12 *
+ * 15 = 212 after a 20-clock L2, a page walk 30.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "prof/memfeed.h"
+
+#define CODE		UINT64_C(0x100000)
+#define BUF		UINT64_C(0x40000000)
+#define MEM_COST	212u
+#define WALK		30u
+
+static struct p4_mem mem, mem2;		/* large: static */
+static const struct p4_sig sig04 = { 0x0f, 0x04, 1 };
+
+static void setup(struct memfeed_ctx *c, struct p4_mem *m, enum p4_mem_variant v)
+{
+	assert_int_equal(p4_mem_init(m, &sig04, v, NULL, NULL), 0);
+	memfeed_init(c, m);
+}
+
+/* A 4-byte instruction at rip with one operand (access 0: none). */
+static struct step_info insn(uint64_t rip, enum insn_access acc, uint64_t addr, uint16_t size)
+{
+	struct step_info s = { .rip = rip, .len = 4, .mem_status = INSN_MEM_OK, .rep_iters = 1 };
+
+	if (acc) {
+		s.nmem = 1;
+		s.mem[0] = (struct insn_mem_op){ .addr = addr, .size = size, .access = acc };
+	}
+	return s;
+}
+
+static void walk_twice_l1_counts_every_load(void **state)
+{
+	struct memfeed_ctx c;
+	struct memfeed f;
+	unsigned misses = 0, loads = 0;
+
+	(void)state;
+	setup(&c, &mem, P4_MEM_DESKTOP);
+	for (unsigned pass = 0; pass < 3; pass++) {
+		for (uint64_t a = 0; a < 32 * 1024; a += 64) {
+			struct step_info s = insn(CODE, INSN_LOAD, BUF + a, 1);
+
+			memfeed_step(&c, &s, &f);
+			assert_true(f.known);
+			misses += f.load_l1_miss;
+			loads += f.loads;
+		}
+	}
+	assert_int_equal(loads, 3 * 512);
+	assert_int_equal(misses, 3 * 512);	/* 16 lines per set cycling through 8 ways */
+}
+
+static void rep_iterations_follow_the_stride(void **state)
+{
+	struct memfeed_ctx c;
+	struct memfeed f;
+	struct step_info s = insn(CODE, INSN_LOAD, BUF, 1);
+
+	(void)state;
+	setup(&c, &mem, P4_MEM_DESKTOP);
+	s.nmem = 2;				/* MOVSB: load [rsi], store [rdi] */
+	s.mem[1] = (struct insn_mem_op){ .addr = BUF + 8192, .size = 1, .access = INSN_STORE };
+	s.rep_iters = 256;
+	s.mem_stride = 1;
+	memfeed_step(&c, &s, &f);
+	assert_int_equal(f.loads, 256);
+	assert_int_equal(f.stores, 256);
+	assert_int_equal(f.load_l1_miss, 4);	/* 256 bytes = 4 lines */
+	assert_int_equal(f.l2_miss, 2 + 1);	/* 2 source sectors + the code sector */
+	/* 256 x 2 cycles (4 uops) + 2 sectors x (212 + 20) + code 212 + 3 walks (code, src, dst) */
+	assert_int_equal(f.cycles, 256 * 2 + 2 * (MEM_COST + 20) + MEM_COST + 3 * WALK);
+	/* DF set: the same bytes walked downwards from the last one */
+	setup(&c, &mem, P4_MEM_DESKTOP);
+	s.mem[0].addr = BUF + 255;
+	s.mem[1].addr = BUF + 8192 + 255;
+	s.mem_stride = -1;
+	memfeed_step(&c, &s, &f);
+	assert_int_equal(f.load_l1_miss, 4);
+}
+
+/* The same stream with and without the fetch short cut gives the same totals. */
+static void fetch_short_cut_changes_nothing(void **state)
+{
+	struct memfeed_ctx a, b;
+	struct memfeed fa, fb;
+	uint64_t sum_a[4] = { 0 }, sum_b[4] = { 0 };
+
+	(void)state;
+	setup(&a, &mem, P4_MEM_DESKTOP);
+	setup(&b, &mem2, P4_MEM_DESKTOP);
+	for (unsigned i = 0; i < 40000; i++) {
+		uint64_t rip = CODE + (i % 5) * 4 + (i % 7 == 0 ? 60 : 0);	/* some fetches split lines */
+		enum insn_access acc = i % 3 == 0 ? INSN_LOAD : i % 11 == 0 ? INSN_STORE : 0;
+		struct step_info s = insn(rip, acc, BUF + (uint64_t)(i * 4160u) % (4u << 20), 4);
+
+		memfeed_step(&a, &s, &fa);
+		b.fetch_valid = false;		/* b always looks up */
+		memfeed_step(&b, &s, &fb);
+		sum_a[0] += fa.cycles, sum_b[0] += fb.cycles;
+		sum_a[1] += fa.itlb_hit + 1000u * fa.itlb_miss, sum_b[1] += fb.itlb_hit + 1000u * fb.itlb_miss;
+		sum_a[2] += fa.l2_hite + 7u * fa.l2_hitm + 1000u * fa.l2_miss;
+		sum_b[2] += fb.l2_hite + 7u * fb.l2_hitm + 1000u * fb.l2_miss;
+		sum_a[3] += fa.bus_read + fa.bus_writeback, sum_b[3] += fb.bus_read + fb.bus_writeback;
+	}
+	assert_memory_equal(sum_a, sum_b, sizeof(sum_a));
+	assert_true(sum_a[2] > 0);
+}
+
+static const struct memfeed_event *find(const struct memfeed_event *ev, unsigned n,
+					enum p4_event e, uint16_t mask)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ev[i].ev == e && ev[i].mask == mask)
+			return &ev[i];
+	return NULL;
+}
+
+static void events_carry_the_table_masks(void **state)
+{
+	struct memfeed f = { .itlb_hit = 3, .itlb_miss = 1, .dtlb_walks = 2, .itlb_walks = 1,
+			     .l2_hite = 4, .l2_hitm = 1, .l2_miss = 5, .bus_read = 5, .bus_writeback = 2,
+			     .load_l1_miss = 6, .load_l2_miss = 5, .load_dtlb_miss = 2,
+			     .store_dtlb_miss = 1 };
+	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
+	const struct memfeed_event *e;
+	unsigned n;
+
+	(void)state;
+	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	assert_non_null(e = find(ev, n, P4_EV_ITLB_REFERENCE, P4_EVMASK(P4_ITLB_REFERENCE_MISS)));
+	assert_int_equal(e->n, 1);
+	assert_non_null(e = find(ev, n, P4_EV_PAGE_WALK_TYPE, P4_EVMASK(P4_PAGE_WALK_TYPE_DTMISS)));
+	assert_int_equal(e->n, 2);
+	assert_non_null(e = find(ev, n, P4_EV_BSQ_CACHE_REFERENCE,
+				 P4_EVMASK(P4_BSQ_CACHE_REFERENCE_RD_2NDL_HITM)));
+	assert_int_equal(e->n, 1);
+	assert_non_null(e = find(ev, n, P4_EV_BSQ_CACHE_REFERENCE,
+				 P4_EVMASK(P4_BSQ_CACHE_REFERENCE_RD_2NDL_MISS)));
+	assert_int_equal(e->n, 5);
+	assert_null(find(ev, n, P4_EV_BSQ_CACHE_REFERENCE,
+			 P4_EVMASK(P4_BSQ_CACHE_REFERENCE_RD_3RDL_MISS)));	/* n = 0: left out */
+	assert_null(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS)));
+	for (unsigned i = 0; i < n; i++)
+		if (ev[i].ev == P4_EV_FSB_DATA_ACTIVITY)
+			assert_int_equal(ev[i].n, (ev[i].mask & P4_EVMASK(P4_FSB_DATA_ACTIVITY_DRDY_OWN))
+						  ? 2 * 2 : 5 * 2);	/* 2 bus clocks per line */
+	/* replay metrics: PEBS_ENABLE bit 24 + metric bit, MATRIX_VERT loads/stores */
+	n = memfeed_events(&f, 0x01000001, 1, ev, MEMFEED_MAX_EVENTS);
+	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 6);
+	n = memfeed_events(&f, 0x01000002, 1, ev, MEMFEED_MAX_EVENTS);
+	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 5);
+	n = memfeed_events(&f, 0x01000004, 3, ev, MEMFEED_MAX_EVENTS);
+	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 3);
+	n = memfeed_events(&f, 0x01000004, 2, ev, MEMFEED_MAX_EVENTS);
+	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 1);
+	n = memfeed_events(&f, 0x00000001, 1, ev, MEMFEED_MAX_EVENTS);	/* no UOP_Tag bit */
+	assert_null(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS)));
+	/* a list too short is cut, never overrun */
+	assert_int_equal(memfeed_events(&f, 0, 0, ev, 2), 2);
+	/* front-end tagging */
+	f.loads = 4;
+	f.stores = 3;
+	assert_int_equal(memfeed_frontend_tagged(&f, true, false), 4);
+	assert_int_equal(memfeed_frontend_tagged(&f, true, true), 7);
+	assert_int_equal(memfeed_frontend_tagged(&f, false, false), 0);
+}
+
+static void uncore_counts_l3_misses_per_lp(void **state)
+{
+	struct memfeed_ctx c;
+	struct memfeed f;
+	struct memfeed_uncore u[MEMFEED_MAX_UNCORE];
+	unsigned n, l3 = 0;
+
+	(void)state;
+	setup(&c, &mem, P4_MEM_XEON_MP_L3);
+	for (uint64_t a = 0; a < 64 * 128; a += 128) {
+		struct step_info s = insn(CODE, INSN_LOAD, BUF + a, 8);
+
+		memfeed_step(&c, &s, &f);
+		l3 += f.l3_miss;
+		n = memfeed_uncore(&f, 1, u, MEMFEED_MAX_UNCORE);
+		for (unsigned i = 0; i < n; i++) {
+			if (u[i].unit == P4_UNC_IBUSQ) {
+				assert_int_equal(u[i].n, f.l3_fill_miss);
+				assert_true(u[i].attrs & (UINT64_C(1) << 37));	/* T1_match */
+				assert_false(u[i].attrs & (UINT64_C(1) << 36));
+			}
+		}
+	}
+	assert_int_equal(l3, 64 + 1);		/* 64 sectors + the code */
+}
+
+static void unknown_operands_cost_the_base_and_fetch(void **state)
+{
+	struct memfeed_ctx c;
+	struct memfeed f;
+	struct step_info s = insn(CODE, 0, 0, 0);
+
+	(void)state;
+	setup(&c, &mem, P4_MEM_DESKTOP);
+	s.mem_status = INSN_MEM_UNKNOWN;
+	memfeed_step(&c, &s, &f);
+	assert_false(f.known);
+	assert_int_equal(f.cycles, 1 + WALK + MEM_COST);
+	memfeed_step(&c, &s, &f);
+	assert_int_equal(f.cycles, 1);
+	/* an operand the model refuses (over 64 bytes) makes the instruction unknown */
+	s = insn(CODE, INSN_LOAD, BUF, 512);
+	memfeed_step(&c, &s, &f);
+	assert_false(f.known);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(walk_twice_l1_counts_every_load),
+		cmocka_unit_test(rep_iterations_follow_the_stride),
+		cmocka_unit_test(fetch_short_cut_changes_nothing),
+		cmocka_unit_test(events_carry_the_table_masks),
+		cmocka_unit_test(uncore_counts_l3_misses_per_lp),
+		cmocka_unit_test(unknown_operands_cost_the_base_and_fetch),
+	};
+
+	return cmocka_run_group_tests_name("memfeed", tests, NULL, NULL);
+}
