@@ -39,7 +39,7 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c 
                arch/x86/timer.c arch/x86/user.c
 ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
@@ -56,7 +56,8 @@ KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
 HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
-                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_printf.c \
+                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_pebs.c \
+                  tests/host/test_printf.c \
                   tests/host/test_probe.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
