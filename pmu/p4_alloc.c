@@ -464,6 +464,10 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 	plan->n = n;
 	plan->ht = ctx->ht;
 	plan->pebs = false;
+	plan->writer_lp = 0;
+	plan->ds_area_set = false;
+	plan->pebs_metric = 0;
+	plan->matrix_vert = 0;
 	for (unsigned i = 0; i < n; i++) {
 		plan->req[i] = reqs[i];
 		p4_fill_slot(&s, i, plan);

@@ -5,6 +5,7 @@
  * decisions were made in p4_alloc.c.
  */
 #include "pmu/p4_apply.h"
+#include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
 
 static void p4_wr(struct msr_bus *bus, uint32_t msr, uint64_t v, struct p4_apply_result *res)
@@ -81,6 +82,38 @@ uint64_t p4_counter_settle(uint64_t running, uint64_t stopped)
 	return (running + ((stopped - running) & UINT64_C(0xffffffff))) & P4_COUNTER_MASK;
 }
 
+/* OR `bits` into a shared MSR, keeping what is there (the sibling's bits). */
+static void p4_or_into(struct msr_bus *bus, uint32_t msr, uint64_t bits,
+		       struct p4_apply_result *res)
+{
+	uint64_t cur = 0;
+
+	if (!bits)
+		return;
+	if (msr_bus_read(bus, msr, &cur) != 0)
+		res->faults++;
+	else if ((cur & bits) != bits)
+		p4_wr(bus, msr, cur | bits, res);
+}
+
+static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
+			  struct p4_apply_result *res)
+{
+	uint64_t bits = plan->pebs_metric;
+
+	for (unsigned i = 0; plan->pebs && i < plan->n; i++) {
+		if (plan->req[i].role != P4_ROLE_PEBS)
+			continue;
+		if (!plan->ds_area_set)
+			res->pebs_refused = true;
+		else
+			bits |= p4_pebs_thr_bit(plan->writer_lp,
+						plan->req[i].lp == P4_LP1 ? 1 : 0);
+	}
+	p4_or_into(bus, MSR_PEBS_ENABLE, bits, res);
+	p4_or_into(bus, MSR_PEBS_MATRIX_VERT, plan->matrix_vert, res);
+}
+
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
 {
 	*res = (struct p4_apply_result){ 0 };
@@ -98,8 +131,7 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 		p4_wr(bus, msr, v, res);
 		p4_wr(bus, msr, v, res);
 	}
-	if (plan->pebs)
-		p4_wr(bus, MSR_PEBS_ENABLE, PEBS_ENABLE_MY_THR, res);
+	p4_apply_pebs(bus, plan, res);
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned i = 0; i < plan->n; i++)
 			if ((plan->slot[i].link != NULL) == (pass == 0))

@@ -435,6 +435,12 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		perf_lvt_write(lp, perf_lvt_value(false));
 	p4_apply(bus, &s->plan, &res);
 	perf_unlock();
+	if (res.pebs_refused) {
+		perf_count_stop(s, NULL);
+		ksnprintf(err, n, "PEBS not enabled: no DS save area is set up for its logical "
+			  "processor (IA32_DS_AREA)");
+		return -1;
+	}
 	if (res.faults || res.mismatches) {
 		perf_count_stop(s, NULL);
 		ksnprintf(err, n, "programming the PMU failed: %u faulting access(es), %u register(s) "
