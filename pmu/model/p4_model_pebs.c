@@ -1,0 +1,124 @@
+/*
+ * p4_model_pebs.c - the PEBS assist of the software NetBurst PMU.
+ *
+ * Fact sheet 5.1-5.3 and SDM 18.16.3, with the model's decisions:
+ * - PEBS is armed for LP t when MSR_PEBS_ENABLE has t's bit (MY_THR or
+ *   OTH_THR, relative to the LP that wrote it; the model keeps the
+ *   absolute LPs in m->pebs_lps), and only on counter 16 for LP0 and
+ *   counter 17 for LP1 (IQ_CCCR4 / IQ_CCCR5), for an event of LP t whose
+ *   counter's ESCR holds a PEBS-capable event (front_end_event,
+ *   execution_event, replay_event).
+ * - On such an overflow the model reads LP t's DS save area at
+ *   IA32_DS_AREA[t] (64-bit layout unless cfg.ds32), writes one record
+ *   (flags, linear IP, general registers of the instruction that caused
+ *   the event: p4_model_set_pebs_regs) at the PEBS index, advances the
+ *   index, and reloads the counter from the counter-reset field. It never
+ *   writes past the absolute maximum: a record that does not fit is
+ *   counted in m->pebs_lost[t] and the index stays (the buffer does not
+ *   wrap). The overflow then neither sets CCCR.OVF nor owes an OVF PMI
+ *   nor starts cascades: the record takes the overflow's place
+ *   (UNVERIFIED: the fact sheet says only that the counter is reloaded).
+ * - The PMI: when a record moves the index from below the interrupt
+ *   threshold to or past it, LP t gets raise_pmi() (the same LVT PC
+ *   vector, fact sheet 5.2 "DS ISR"); m->pebs_pmis[t] counts them. A
+ *   handler that drains the buffer resets the index to the base.
+ * - A DS area or buffer the memory callback cannot reach: nothing is
+ *   written, the counter is reloaded from 0 (no reset value could be read)
+ *   and m->pebs_faults counts it.
+ */
+#include "pmu/model/p4_model.h"
+#include "pmu/model/p4_model_internal.h"
+#include "pmu/p4_pebs.h"
+
+/* The PEBS counter of each LP (SDM 18.16.3). */
+static bool pebs_counter_lp(enum p4_counter n, unsigned *lp)
+{
+	if (n != P4_IQ_COUNTER4 && n != P4_IQ_COUNTER5)
+		return false;
+	*lp = n == P4_IQ_COUNTER4 ? 0 : 1;
+	return true;
+}
+
+/* Does counter n's ESCR hold front_end_event, execution_event or replay_event? */
+static bool pebs_event(const struct p4_model *m, enum p4_counter n)
+{
+	enum p4_escr e = m->ctr_route[n];
+	enum p4_event ev;
+
+	if (e >= P4_NESCR)
+		return false;
+	if (!p4_event_by_escr(e, (unsigned)field_get(ESCR_EVENT_SELECT, m->escr[e]), &ev))
+		return false;
+	return (p4_events[ev].flags & P4_EVF_PEBS) != 0;
+}
+
+static int mem(struct p4_model *m, uint64_t addr, void *buf, unsigned len, bool write)
+{
+	if (!m->cfg.mem)
+		return -1;
+	return m->cfg.mem(m->cfg.mem_ctx, addr, buf, len, write);
+}
+
+static void pebs_pmi(struct p4_model *m, unsigned lp)
+{
+	m->pebs_pmis[lp]++;
+	m->pmi_count[lp]++;
+	if (m->cfg.raise_pmi)
+		m->cfg.raise_pmi(m, lp, m->cfg.ctx);
+}
+
+/* Write one record for LP lp into its DS buffer; the counter's new value. */
+static uint64_t pebs_record(struct p4_model *m, unsigned lp)
+{
+	enum p4_ds_form form = m->cfg.ds32 ? P4_DS_32 : P4_DS_64;
+	const struct p4_ds_layout *l = &p4_ds_layouts[form];
+	uint8_t area[0x50], rec[144];
+	struct p4_ds_pebs p;
+	uint64_t next;
+
+	if (mem(m, m->ds_area[lp], area, l->size, false) != 0) {
+		m->pebs_faults++;
+		return 0;
+	}
+	p4_ds_get_pebs(form, area, &p);
+	if (p.index < p.base || p.index + l->record_size > p.max) {
+		m->pebs_lost[lp]++;
+		return p.reset;
+	}
+	p4_pebs_record_encode(form, &m->pebs_regs[lp], rec);
+	if (mem(m, p.index, rec, l->record_size, true) != 0) {
+		m->pebs_faults++;
+		return p.reset;
+	}
+	next = p.index + l->record_size;
+	p4_ds_put(form, area, P4_DS_PEBS_INDEX, next);
+	if (mem(m, m->ds_area[lp] + l->field_off[P4_DS_PEBS_INDEX],
+		area + l->field_off[P4_DS_PEBS_INDEX], l->word, true) != 0) {
+		m->pebs_faults++;
+		return p.reset;
+	}
+	m->pebs_records[lp]++;
+	if (p.index < p.threshold && next >= p.threshold)
+		pebs_pmi(m, lp);
+	return p.reset;
+}
+
+bool p4_model_pebs_assist(struct p4_model *m, enum p4_counter n)
+{
+	unsigned lp;
+
+	if (!pebs_counter_lp(n, &lp) || m->ev_lp != lp || !(m->pebs_lps & (1u << lp)) ||
+	    m->cfg.pebs_unavailable || !pebs_event(m, n))
+		return false;
+	m->overflows[n]++;
+	m->counter[n] = pebs_record(m, lp) & P4_COUNTER_MASK;
+	return true;
+}
+
+int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs_record *r)
+{
+	if (lp >= p4_model_nlp(m))
+		return -1;
+	m->pebs_regs[lp] = *r;
+	return 0;
+}
