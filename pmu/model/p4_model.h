@@ -147,6 +147,17 @@ int p4_model_event_raw(struct p4_model *m, unsigned lp, unsigned cpl, uint64_t e
  */
 int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs_record *r);
 
+/*
+ * Front-end tagging (fact sheet 5.6): an instruction of LP lp at CPL cpl
+ * retires with `loads` load and `stores` store µops. Those that an ESCR
+ * holding uop_type with TAGLOADS / TAGSTORES and the LP's T-bit for that
+ * CPL tags count once each as front_end_event NBOGUS, at retirement. The
+ * upstream ESCR tags whether or not a counter reads it (uop_type itself
+ * never increments a counter). -1 on a bad LP or CPL.
+ */
+int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned loads,
+			unsigned stores);
+
 /* Close the current cycle and run `cycles` - 1 more cycles without events. */
 void p4_model_tick(struct p4_model *m, uint64_t cycles);
 

@@ -1,5 +1,6 @@
 /*
- * p4_model_pebs.c - the PEBS assist of the software NetBurst PMU.
+ * p4_model_pebs.c - the PEBS assist and front-end tagging of the software
+ * NetBurst PMU.
  *
  * Fact sheet 5.1-5.3 and SDM 18.16.3, with the model's decisions:
  * - PEBS is armed for LP t when MSR_PEBS_ENABLE has t's bit (MY_THR or
@@ -121,4 +122,52 @@ int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs
 		return -1;
 	m->pebs_regs[lp] = *r;
 	return 0;
+}
+
+/* ---- front-end tagging (fact sheet 5.6) ---------------------------------- */
+
+static uint64_t escr_thread_bit(unsigned lp, unsigned cpl)
+{
+	if (lp == 0)
+		return cpl == 0 ? ESCR_T0_OS : ESCR_T0_USR;
+	return cpl == 0 ? ESCR_T1_OS : ESCR_T1_USR;
+}
+
+/* The uop_type TAGLOADS / TAGSTORES mask bits in force for LP lp at CPL cpl. */
+static uint16_t front_end_tags(const struct p4_model *m, unsigned lp, unsigned cpl)
+{
+	const struct p4_event_desc *d = &p4_events[P4_EV_UOP_TYPE];
+	uint16_t tags = 0;
+
+	for (unsigned side = 0; side < 2; side++) {
+		enum p4_escr e = d->escrs[side];
+		uint64_t v;
+
+		if (e == P4_ESCR_NONE || !p4_model_escr_exists(m, e))
+			continue;
+		v = m->escr[e];
+		if (field_get(ESCR_EVENT_SELECT, v) == d->event_select &&
+		    (v & escr_thread_bit(lp, cpl)))
+			tags |= (uint16_t)field_get(ESCR_EVENT_MASK, v);
+	}
+	return tags;
+}
+
+int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned loads,
+			unsigned stores)
+{
+	uint16_t tags;
+	uint64_t tagged = 0;
+
+	if (lp >= p4_model_nlp(m) || cpl > 3)
+		return -1;
+	tags = front_end_tags(m, lp, cpl);
+	if (tags & P4_EVMASK(P4_UOP_TYPE_TAGLOADS))
+		tagged += loads;
+	if (tags & P4_EVMASK(P4_UOP_TYPE_TAGSTORES))
+		tagged += stores;
+	if (tagged == 0)
+		return 0;
+	return p4_model_event(m, lp, cpl, P4_EV_FRONT_END_EVENT,
+			      P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS), tagged);
 }

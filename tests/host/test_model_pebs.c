@@ -288,6 +288,62 @@ static void ordinary_overflows_stay_ordinary(void **state)
 	assert_int_equal(m.pebs_records[0], 0);
 }
 
+/*
+ * Front-end tagging (fact sheet 5.6): uop_type TAGLOADS tags load µops and
+ * front_end_event NBOGUS counts them at retirement. A loop whose every
+ * third instruction loads (i % 3 == 1) and every fifth stores: with
+ * TAGLOADS only, PEBS records land on loads alone, every 2nd load.
+ */
+static void tagged_loads_only(void **state)
+{
+	static struct p4_model m;
+	struct p4_caps caps;
+	struct p4_alloc_ctx ctx = { &caps, true, P4_SPLIT_GLOBAL };
+	struct p4_request r[2];
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+	struct p4_pebs_record rec;
+	unsigned loads = 0;
+
+	memset(r, 0, sizeof(r));
+	model_new(&m, false);
+	caps = m.caps;
+	ds_setup(&m, 0, P4_DS_64, 32, 1, 2);
+	assert_int_equal(p4_spec_parse("uop_type:tagloads", NULL, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_spec_parse("front_end_event:nbogus:period=2", NULL, &r[1].spec,
+				       &serr), 0);
+	r[1].role = P4_ROLE_PEBS;
+	if (p4_alloc_plan(&ctx, r, 2, &plan, &err))
+		fail_msg("%s", err.msg);
+	plan.ds_area_set = true;
+	assert_int_equal(p4_model_set_bus_lp(&m, 0), 0);
+	p4_apply(&m.bus, &plan, &res);
+	assert_false(res.pebs_refused);
+	for (unsigned i = 0; i < 30; i++) {
+		struct p4_pebs_record regs = { { 0 } };
+		unsigned ld = i % 3 == 1, st = i % 5 == 0;
+
+		regs.reg[P4_PEBS_IP] = 0x500000 + i;
+		p4_model_set_pebs_regs(&m, 0, &regs);
+		assert_int_equal(p4_model_retire_mem(&m, 0, 3, ld, st), 0);
+		loads += ld;
+	}
+	assert_int_equal(loads, 10);
+	assert_int_equal(m.pebs_records[0], loads / 2);
+	for (unsigned k = 0; k < loads / 2; k++) {
+		record_at(0, P4_DS_64, k, &rec);
+		/* the (2k+2)th load: instruction 3 * (2k + 1) + 1 */
+		assert_true(rec.reg[P4_PEBS_IP] == 0x500000 + 3 * (2 * k + 1) + 1);
+	}
+	/* Without an ESCR tagging them, no load counts. */
+	model_new(&m, false);
+	assert_int_equal(p4_model_retire_mem(&m, 0, 0, 5, 5), 0);
+	assert_int_equal(m.overflows[P4_IQ_COUNTER4], 0);
+	assert_int_equal(p4_model_retire_mem(&m, 2, 0, 1, 0), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +352,7 @@ int main(void)
 		cmocka_unit_test(thirty_two_bit_records),
 		cmocka_unit_test(my_thr_and_oth_thr),
 		cmocka_unit_test(ordinary_overflows_stay_ordinary),
+		cmocka_unit_test(tagged_loads_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
