@@ -30,7 +30,8 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
                shell/stat_opts.c
 SHELL_KSRCS := shell/cmd_record.c shell/cmd_stat.c shell/cmd_workload.c
 PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/workload.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/record.c prof/workloads.c
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/record.c \
+               prof/tagfeed.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \

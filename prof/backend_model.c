@@ -42,6 +42,8 @@
 #include "pmu/p4_spec.h"
 #include "pmu/p4_tables.h"
 #include "prof/backend.h"
+#include "prof/pebs.h"
+#include "prof/tagfeed.h"
 
 #define MODEL_IRQ_WAIT	100000u		/* pause loops a PMI the model sent may take */
 #define MODEL_NO_APIC	UINT32_MAX
@@ -108,6 +110,7 @@ static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 
 	(void)bus;
 	perf_lock();
+	p4_model_set_bus_lp(&model, perf_this_lp());	/* DS_AREA, PEBS_ENABLE: per LP */
 	r = msr_bus_read(&model.bus, msr, value);
 	if (r == 0 && (inj_unflagged | inj_reloads))
 		model_inject_read(msr, value);
@@ -123,6 +126,7 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 
 	(void)bus;
 	perf_lock();
+	p4_model_set_bus_lp(&model, perf_this_lp());
 	if (!model_inject_drops(msr))
 		r = msr_bus_write(&model.bus, msr, value);
 	perf_unlock();
@@ -435,7 +439,9 @@ static void model_step(void *ctx, const struct step_info *s)
 	in->steps++;
 	perf_lock();
 	p4_model_set_cpl(&model, s->lp, s->cpl);
+	tagfeed_step(&model, s, step_frame());	/* PEBS registers, tagged loads/stores */
 	perf_unlock();
+	model_pmi_flush();
 	model_feed(s->lp, s->cpl, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1);
 	if (model.caps.instr_completed)
 		model_feed(s->lp, s->cpl, P4_EV_INSTR_COMPLETED,
@@ -498,7 +504,8 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 
 static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
-	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise };
+	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise,
+				       .mem = pebs_mem };
 	char sigtext[8];
 
 	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg) != 0)
@@ -521,8 +528,11 @@ static const char *model_msr_label(void)
 
 static void model_describe(char *buf, size_t n)
 {
-	ksnprintf(buf, n, "model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu",
-		  (unsigned long long)model.pmi_count[0], (unsigned long long)model.pmi_count[1]);
+	ksnprintf(buf, n, "model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu; PEBS records written "
+		  "%llu, lost to a full buffer %llu (since the model was selected)",
+		  (unsigned long long)model.pmi_count[0], (unsigned long long)model.pmi_count[1],
+		  (unsigned long long)(model.pebs_records[0] + model.pebs_records[1]),
+		  (unsigned long long)(model.pebs_lost[0] + model.pebs_lost[1]));
 }
 
 const struct perf_backend_ops perf_backend_model = {

@@ -129,6 +129,15 @@ typedef uint64_t perf_sink_fn(void *ctx, struct trap_frame *f, const struct perf
 void perf_set_sink(perf_sink_fn *fn, void *ctx);
 
 /*
+ * PEBS (prof/pebs.h): the PMI handler calls fn after its counter scan, on
+ * the interrupted LP with the PMU lock held, so that a PEBS buffer that
+ * reached its threshold is drained (a PEBS PMI sets no CCCR.OVF). NULL:
+ * none.
+ */
+typedef void perf_pebs_fn(void *ctx, unsigned lp, struct trap_frame *f);
+void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx);
+
+/*
  * The overflow handler's scan without an interrupt, for counters that
  * cannot raise one (the cascade-PMI erratum, fact sheet 2.3): called from
  * a timer interrupt with the interrupted frame. LVT PC is masked during the

@@ -44,6 +44,7 @@ struct record_cfg {
 	size_t buffer;				/* store bytes per LP; 0 = the LP's whole share */
 	unsigned throttle_pct;			/* 1..100; 100 = never throttle */
 	unsigned inject_unflagged, inject_n15;	/* model quirks (perf_inject) */
+	unsigned pebs_records;			/* PEBS buffer slots per LP (PEBS requests) */
 };
 
 /* What a run did, for record's summary (and the tests). */
@@ -67,6 +68,8 @@ struct record_result {
 	uint64_t step_plain, step_pmi;		/* medians: steps without / with a PMI inside */
 	size_t buffer;				/* store bytes used per LP */
 	uint64_t steps;				/* stepped instructions (model), both LPs */
+	uint64_t pebs_records;			/* PEBS records drained into samples */
+	uint64_t pebs_drains, pebs_full;	/* drains; drains that found the buffer full */
 };
 
 /*

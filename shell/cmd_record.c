@@ -18,6 +18,7 @@
 #include "lib/parse.h"
 #include "pmu/p4_spec.h"
 #include "prof/dump.h"
+#include "prof/pebs.h"
 #include "prof/record.h"
 #include "prof/report.h"
 #include "shell/cmds.h"
@@ -38,6 +39,8 @@ struct rec_opts {
 	struct stat_opts so;		/* -e/--after/--ring/--cpu/--stagger/--pair, stat's parser */
 	uint64_t period, freq, buffer, throttle, floor_n;
 	uint64_t inject_unflagged, inject_n15;	/* --inject: model quirks (perf_inject) */
+	uint64_t pebs_records;		/* --pebs-buffer N: PEBS record slots per LP */
+	bool pebs;			/* --pebs: every -e event samples by PEBS */
 	bool period_set, freq_set, buffer_set, callchain, wrap, floor;
 	enum perf_pmi_mode pmi;
 	int workload;			/* argv index of the (first) workload's name */
@@ -52,6 +55,9 @@ struct rec_state {
 	struct record_result res;
 	struct workload_args args, args_b;
 	char *words[REC_MAX_WORDS];
+	char pebs_spec[STAT_MAX_EVENTS][STAT_SPEC_MAX];	/* -e specs with :pebs taken out */
+	bool pebs_ev[STAT_MAX_EVENTS];			/* ... which had it */
+	bool tagger[P4_MAX_REQUESTS];			/* uop_type added for front-end tagging */
 	struct report_entry scratch[REC_REPORT_ROWS];
 	struct dump_enc enc;
 	char err[REC_ERR_MAX];
@@ -192,6 +198,10 @@ static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 	}
 	if (parse_streq(a, "--inject"))
 		return rec_inject(sh, argc, argv, k);
+	if (parse_streq(a, "--pebs"))
+		return o->pebs = true, 0;
+	if (parse_streq(a, "--pebs-buffer"))
+		return rec_number(sh, argc, argv, k, 2, PEBS_RECORDS_MAX, &o->pebs_records);
 	if (parse_streq(a, "--buffer")) {
 		if (*k + 1 >= argc)
 			return rec_fail(sh, a, "missing value");
@@ -309,6 +319,116 @@ static int rec_split_lps(struct shell *sh)
 	return 0;
 }
 
+/* ---- PEBS (fact sheet 5): :pebs, --pebs, and the tagging the events need ----- */
+
+static bool rec_word_is(const char *w, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n && name[i]; i++)
+		if ((w[i] | 0x20) != name[i])
+			return false;
+	return i == n && name[i] == '\0';
+}
+
+/* Copy spec without its ":pebs" words; true when it had one. */
+static bool rec_strip_pebs(const char *spec, char *out, size_t n)
+{
+	size_t o = 0;
+	bool had = false;
+
+	for (const char *w = spec; *w;) {
+		const char *e = w;
+
+		while (*e && *e != ':')
+			e++;
+		if (w != spec && rec_word_is(w, (size_t)(e - w), "pebs")) {
+			had = true;
+		} else {
+			if (w != spec && o + 1 < n)
+				out[o++] = ':';
+			for (const char *c = w; c < e && o + 1 < n; c++)
+				out[o++] = *c;
+		}
+		w = *e ? e + 1 : e;
+	}
+	out[o] = '\0';
+	return had;
+}
+
+static void rec_pebs_specs(void)
+{
+	struct stat_opts *so = &rc.o.so;
+
+	for (unsigned i = 0; i < so->nev; i++) {
+		rc.pebs_ev[i] = rec_strip_pebs(so->ev[i].spec, rc.pebs_spec[i], STAT_SPEC_MAX) ||
+				rc.o.pebs;
+		so->ev[i].spec = rc.pebs_spec[i];
+	}
+}
+
+/* Event i of -e samples by PEBS: counter 16/17 (p4_alloc), records drained by the PMI. */
+static int rec_pebs_roles(struct shell *sh)
+{
+	struct stat_opts *so = &rc.o.so;
+
+	for (unsigned i = 0; i < so->nev; i++) {
+		struct p4_request *q = &rc.reqs.req[i];
+
+		if (!rc.pebs_ev[i])
+			continue;
+		if (so->ev[i].after || rc.reqs.n != so->nev)
+			return shell_error(sh, "record: PEBS events cannot be cascaded (--after)");
+		if (!(p4_events[q->spec.event].flags & P4_EVF_PEBS))
+			return shell_error(sh, "record: '%s': PEBS works only with front_end_event, "
+					   "execution_event and replay_event (SDM 18.16.3)",
+					   so->ev[i].spec);
+		q->role = P4_ROLE_PEBS;
+		q->spec.pebs = true;
+	}
+	return 0;
+}
+
+static bool rec_has_tagger(enum p4_lp lp)
+{
+	for (unsigned i = 0; i < rc.reqs.n; i++)
+		if (rc.reqs.req[i].spec.event == P4_EV_UOP_TYPE && rc.reqs.req[i].lp == lp)
+			return true;
+	return false;
+}
+
+/*
+ * front_end_event counts µops the front end tagged (fact sheet 5.6): unless
+ * the user gave one, add uop_type TAGLOADS:TAGSTORES for the same LP. It
+ * takes a counter but never increments it.
+ */
+static int rec_add_taggers(struct shell *sh)
+{
+	struct p4_spec_error e;
+	unsigned n0 = rc.reqs.n;
+
+	for (unsigned i = 0; i < n0; i++) {
+		struct p4_request *q = &rc.reqs.req[i], *t;
+
+		if (q->spec.event != P4_EV_FRONT_END_EVENT || rec_has_tagger(q->lp))
+			continue;
+		if (rc.reqs.n == P4_MAX_REQUESTS)
+			return shell_error(sh, "record: no room for the uop_type tagging request");
+		t = &rc.reqs.req[rc.reqs.n];
+		*t = (struct p4_request){ .lp = q->lp, .pmi = P4_PMI_NONE, .role = P4_ROLE_COUNT };
+		if (p4_spec_parse("uop_type:TAGLOADS:TAGSTORES", &perf_info()->caps, &t->spec, &e))
+			return shell_error(sh, "record: uop_type: %s", e.msg);
+		t->spec.thread = q->spec.thread;
+		t->spec.os = q->spec.os;
+		t->spec.usr = q->spec.usr;
+		rc.reqs.tbits[rc.reqs.n] = rc.reqs.tbits[i];
+		rc.reqs.starter[rc.reqs.n] = false;
+		rc.reqs.pmi_lost[rc.reqs.n] = false;
+		rc.tagger[rc.reqs.n++] = true;
+	}
+	return 0;
+}
+
 static int rec_requests(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
@@ -324,23 +444,28 @@ static int rec_requests(struct shell *sh)
 		so->nev = 1;
 		so->ev[0] = (struct stat_event_opt){ .spec = REC_DEFAULT_EVENT };
 	}
+	rec_pebs_specs();
 	if (stat_build_requests(so, &pi->caps, &rc.reqs, rc.err, sizeof(rc.err)))
 		return shell_error(sh, "record: %s", rc.err);
-	if (rec_split_lps(sh) || rec_period(sh, &period))
+	for (unsigned i = 0; i < P4_MAX_REQUESTS; i++)
+		rc.tagger[i] = false;
+	if (rec_pebs_roles(sh) || rec_split_lps(sh) || rec_add_taggers(sh) ||
+	    rec_period(sh, &period))
 		return 1;
 	for (unsigned i = 0; i < rc.reqs.n; i++) {
 		struct p4_request *q = &rc.reqs.req[i];
 		bool lp_names = rc.cfg.job[1].args != NULL && q->lp != P4_LP_BOTH;
 
-		rc.cfg.sampler[i] = !rc.reqs.starter[i];
+		rc.cfg.sampler[i] = !rc.reqs.starter[i] && !rc.tagger[i];
 		rc.cfg.polled[i] = rc.cfg.sampler[i] && rc.reqs.pmi_lost[i];
 		if (rc.cfg.sampler[i])
 			q->spec.period = period;
 		if (rc.cfg.polled[i])
 			q->pmi = P4_PMI_NONE;
 		/* with work on LP1, names say whose events: perf's "event.qualifier" style */
-		ksnprintf(rc.cfg.name[i], RECORD_NAME_MAX, "%s%s", p4_events[q->spec.event].name,
-			  !lp_names ? "" : q->lp == P4_LP1 ? ".t1" : ".t0");
+		ksnprintf(rc.cfg.name[i], RECORD_NAME_MAX, "%s%s%s", p4_events[q->spec.event].name,
+			  !lp_names ? "" : q->lp == P4_LP1 ? ".t1" : ".t0",
+			  q->role == P4_ROLE_PEBS ? ":pebs" : "");
 	}
 	return 0;
 }
@@ -415,6 +540,7 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	rc.cfg.throttle_pct = (unsigned)rc.o.throttle;
 	rc.cfg.inject_unflagged = (unsigned)rc.o.inject_unflagged;
 	rc.cfg.inject_n15 = (unsigned)rc.o.inject_n15;
+	rc.cfg.pebs_records = (unsigned)rc.o.pebs_records;
 	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && !perf_can_inject())
 		return shell_error(sh, "record: --inject: only the model can be made to misbehave "
 				   "('pmu backend model SIG')");
@@ -437,7 +563,9 @@ static void rec_print_events(struct shell *sh)
 		p4_spec_format(&plan->req[i].spec, spec, sizeof(spec));
 		shell_printf(sh, "  #%u %s counter %u (%s)", i, spec, slot->counter,
 			     p4_counters[slot->counter].name);
-		if (!rc.cfg.sampler[i])
+		if (rc.tagger[i])
+			shell_puts(sh, ": front-end tagging (tags loads and stores, never counts)\n");
+		else if (!rc.cfg.sampler[i])
 			shell_printf(sh, ": cascade starter after %llu events, no samples\n",
 				     (unsigned long long)plan->req[i].spec.period);
 		else
@@ -514,6 +642,66 @@ static void rec_print_lps(struct shell *sh, const struct record_result *r)
 	shell_puts(sh, "\n");
 }
 
+/*
+ * Skid: an interrupt-sampled request q and a PEBS request p of the same
+ * event, mask, LP and period overflow on the same event, so their k-th
+ * samples pair up; the interrupt-based sample's IP minus the PEBS record's
+ * IP is that sample's skid (0: it landed on the instruction itself).
+ */
+static void rec_print_skid(struct shell *sh, const struct sample_run *run, unsigned q, unsigned p)
+{
+	static uint64_t ips[2][512];
+	unsigned n[2] = { 0, 0 }, pairs, same = 0;
+	struct sample_run_iter ri;
+	struct sample smp;
+	int64_t sum = 0, max = 0;
+
+	sample_run_iter_init(&ri, run);
+	while (sample_run_iter_next(&ri, &smp)) {
+		unsigned w = smp.event == q ? 0 : smp.event == p ? 1 : 2;
+
+		if (w < 2 && n[w] < 512)
+			ips[w][n[w]++] = smp.ip;
+	}
+	pairs = n[0] < n[1] ? n[0] : n[1];
+	for (unsigned k = 0; k < pairs; k++) {
+		int64_t d = (int64_t)(ips[0][k] - ips[1][k]);
+
+		same += d == 0;
+		sum += d < 0 ? -d : d;
+		max = (d < 0 ? -d : d) > max ? (d < 0 ? -d : d) : max;
+	}
+	shell_printf(sh, "skid: #%u (interrupt) vs #%u (PEBS): %u sample pairs, %u at the PEBS IP, "
+		     "mean %lld bytes, max %lld bytes from it\n", q, p, pairs, same,
+		     (long long)(pairs ? sum / pairs : 0), (long long)max);
+}
+
+static void rec_print_pebs(struct shell *sh, const struct record_result *r)
+{
+	const struct p4_plan *plan = &rc.cfg.plan;
+	const struct sample_run *run = record_last();
+	char detail[160];
+
+	if (!plan->pebs)
+		return;
+	shell_printf(sh, "PEBS: %llu records drained in %llu drains (%u slots per LP, threshold "
+		     "1 record below the maximum), buffer found full %llu time(s)\n",
+		     (unsigned long long)r->pebs_records, (unsigned long long)r->pebs_drains,
+		     rc.cfg.pebs_records ? rc.cfg.pebs_records : PEBS_RECORDS_DEFAULT,
+		     (unsigned long long)r->pebs_full);
+	perf_describe(detail, sizeof(detail));
+	if (detail[0])
+		shell_printf(sh, "PEBS backend: %s\n", detail);
+	for (unsigned q = 0; run && q < plan->n; q++)
+		for (unsigned p = 0; p < plan->n; p++)
+			if (rc.cfg.sampler[q] && plan->req[q].role != P4_ROLE_PEBS &&
+			    plan->req[p].role == P4_ROLE_PEBS &&
+			    plan->req[q].spec.event == plan->req[p].spec.event &&
+			    plan->req[q].spec.mask == plan->req[p].spec.mask &&
+			    plan->req[q].lp == plan->req[p].lp && r->period[q] == r->period[p])
+				rec_print_skid(sh, run, q, p);
+}
+
 static void rec_summary(struct shell *sh, int argc, char **argv)
 {
 	const struct record_result *r = &rc.res;
@@ -536,6 +724,7 @@ static void rec_summary(struct shell *sh, int argc, char **argv)
 		     (unsigned long long)t->dropped, (unsigned long long)t->nested,
 		     (unsigned long long)r->unattributed, (unsigned long long)t->overwritten);
 	rec_print_lps(sh, r);
+	rec_print_pebs(sh, r);
 	shell_printf(sh, "throttled: %llu\n", (unsigned long long)r->throttled);
 	shell_printf(sh, "workarounds fired: %llu unflagged overflow(s), %llu read-back mismatch(es)\n",
 		     (unsigned long long)r->pmi.unflagged, (unsigned long long)r->pmi.mismatches);

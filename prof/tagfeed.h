@@ -1,0 +1,25 @@
+/*
+ * tagfeed.h - what the model needs from one stepped instruction for PEBS
+ * and front-end tagging (fact sheet 5.2, 5.6): its registers (for the
+ * record a PEBS overflow writes) and its load and store µops (from
+ * arch/x86/insn.c's insn_mem_decode). The model adapter calls
+ * tagfeed_step() once per step, before the step's events.
+ */
+#ifndef NBPROF_PROF_TAGFEED_H
+#define NBPROF_PROF_TAGFEED_H
+
+#include "arch/x86/hooks.h"
+#include "arch/x86/idt.h"
+#include "pmu/model/p4_model.h"
+
+/* Loads and stores of the instruction at s->rip (0 and 0 when not decodable). */
+void tagfeed_mem_uops(const struct step_info *s, const struct trap_frame *f, unsigned *loads,
+		      unsigned *stores);
+
+/*
+ * Under the PMU lock: hand m the instruction's registers (f: the workload's
+ * frame after it; the linear IP is s->rip) and its tagged µops.
+ */
+void tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f);
+
+#endif
