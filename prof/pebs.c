@@ -106,6 +106,11 @@ void pebs_release(void)
 		bufs[lp].armed = false;
 }
 
+void pebs_reset_stats(void)
+{
+	memset(&stats, 0, sizeof(stats));
+}
+
 unsigned pebs_drain(unsigned lp, pebs_record_fn *fn, void *ctx)
 {
 	struct p4_ds_pebs p;

@@ -67,6 +67,7 @@ struct pebs_stats {
 	uint64_t full[PEBS_NLP];	/* drains that found the buffer full */
 };
 const struct pebs_stats *pebs_stats(void);
+void pebs_reset_stats(void);
 
 /*
  * Memory access for the model's PEBS assist (p4_model_mem_fn): only the

@@ -321,8 +321,11 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 /* The PMI handler's hook: drain the interrupted LP's buffer. */
 static void record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
 {
+	const struct record_state *r = ctx;
+
 	(void)f;
-	pebs_drain(lp, record_pebs_sample, ctx);
+	if (!r->cfg.pebs_drain_end)
+		pebs_drain(lp, record_pebs_sample, ctx);
 }
 
 /* Availability, each PEBS LP's DS area, and the plan's promise that they are in place. */
@@ -332,6 +335,7 @@ static int record_pebs_start(struct record_state *r, char *err, size_t n)
 	unsigned me = percpu_this()->topo.smt & 1;
 
 	pebs_release();
+	pebs_reset_stats();
 	if (!plan->pebs)
 		return 0;
 	if (pebs_check(err, n))

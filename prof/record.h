@@ -45,6 +45,7 @@ struct record_cfg {
 	unsigned throttle_pct;			/* 1..100; 100 = never throttle */
 	unsigned inject_unflagged, inject_n15;	/* model quirks (perf_inject) */
 	unsigned pebs_records;			/* PEBS buffer slots per LP (PEBS requests) */
+	bool pebs_drain_end;			/* drain after the run only: a full buffer loses */
 };
 
 /* What a run did, for record's summary (and the tests). */

@@ -41,6 +41,7 @@ struct rec_opts {
 	uint64_t inject_unflagged, inject_n15;	/* --inject: model quirks (perf_inject) */
 	uint64_t pebs_records;		/* --pebs-buffer N: PEBS record slots per LP */
 	bool pebs;			/* --pebs: every -e event samples by PEBS */
+	bool pebs_drain_end;		/* --pebs-drain-at-end: PMIs leave the buffer alone */
 	bool period_set, freq_set, buffer_set, callchain, wrap, floor;
 	enum perf_pmi_mode pmi;
 	int workload;			/* argv index of the (first) workload's name */
@@ -200,6 +201,8 @@ static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 		return rec_inject(sh, argc, argv, k);
 	if (parse_streq(a, "--pebs"))
 		return o->pebs = true, 0;
+	if (parse_streq(a, "--pebs-drain-at-end"))
+		return o->pebs_drain_end = true, 0;
 	if (parse_streq(a, "--pebs-buffer"))
 		return rec_number(sh, argc, argv, k, 2, PEBS_RECORDS_MAX, &o->pebs_records);
 	if (parse_streq(a, "--buffer")) {
@@ -456,6 +459,8 @@ static int rec_requests(struct shell *sh)
 		struct p4_request *q = &rc.reqs.req[i];
 		bool lp_names = rc.cfg.job[1].args != NULL && q->lp != P4_LP_BOTH;
 
+		if (q->spec.event == P4_EV_UOP_TYPE)
+			rc.tagger[i] = true;	/* tags µops, never increments a counter */
 		rc.cfg.sampler[i] = !rc.reqs.starter[i] && !rc.tagger[i];
 		rc.cfg.polled[i] = rc.cfg.sampler[i] && rc.reqs.pmi_lost[i];
 		if (rc.cfg.sampler[i])
@@ -541,6 +546,10 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	rc.cfg.inject_unflagged = (unsigned)rc.o.inject_unflagged;
 	rc.cfg.inject_n15 = (unsigned)rc.o.inject_n15;
 	rc.cfg.pebs_records = (unsigned)rc.o.pebs_records;
+	rc.cfg.pebs_drain_end = rc.o.pebs_drain_end;
+	if ((rc.o.pebs_records || rc.o.pebs_drain_end) && !rc.cfg.plan.pebs)
+		return shell_error(sh, "record: --pebs-buffer and --pebs-drain-at-end need a PEBS "
+				   "event (EVENT:pebs or --pebs)");
 	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && !perf_can_inject())
 		return shell_error(sh, "record: --inject: only the model can be made to misbehave "
 				   "('pmu backend model SIG')");
@@ -643,37 +652,53 @@ static void rec_print_lps(struct shell *sh, const struct record_result *r)
 }
 
 /*
- * Skid: an interrupt-sampled request q and a PEBS request p of the same
- * event, mask, LP and period overflow on the same event, so their k-th
- * samples pair up; the interrupt-based sample's IP minus the PEBS record's
- * IP is that sample's skid (0: it landed on the instruction itself).
+ * Skid: request q samples an event by interrupt, request p the same event
+ * (mask, LP, period) by PEBS, on the same run. A PEBS sample's IP is the
+ * instruction that caused the event (fact sheet 5.2), so the PEBS IPs are
+ * where the event happens; an interrupt-based sample's skid is the
+ * distance in bytes from its IP to the nearest PEBS IP (0: it landed on
+ * such an instruction).
  */
 static void rec_print_skid(struct shell *sh, const struct sample_run *run, unsigned q, unsigned p)
 {
-	static uint64_t ips[2][512];
-	unsigned n[2] = { 0, 0 }, pairs, same = 0;
+	static uint64_t at[64];
+	unsigned nat = 0, nq = 0, np = 0, zero = 0;
 	struct sample_run_iter ri;
 	struct sample smp;
-	int64_t sum = 0, max = 0;
+	uint64_t sum = 0, max = 0;
 
 	sample_run_iter_init(&ri, run);
 	while (sample_run_iter_next(&ri, &smp)) {
-		unsigned w = smp.event == q ? 0 : smp.event == p ? 1 : 2;
+		unsigned k = 0;
 
-		if (w < 2 && n[w] < 512)
-			ips[w][n[w]++] = smp.ip;
+		if (smp.event != p)
+			continue;
+		np++;
+		while (k < nat && at[k] != smp.ip)
+			k++;
+		if (k == nat && nat < 64)
+			at[nat++] = smp.ip;
 	}
-	pairs = n[0] < n[1] ? n[0] : n[1];
-	for (unsigned k = 0; k < pairs; k++) {
-		int64_t d = (int64_t)(ips[0][k] - ips[1][k]);
+	sample_run_iter_init(&ri, run);
+	while (nat && sample_run_iter_next(&ri, &smp)) {
+		uint64_t best = UINT64_MAX;
 
-		same += d == 0;
-		sum += d < 0 ? -d : d;
-		max = (d < 0 ? -d : d) > max ? (d < 0 ? -d : d) : max;
+		if (smp.event != q)
+			continue;
+		for (unsigned k = 0; k < nat; k++) {
+			uint64_t d = smp.ip > at[k] ? smp.ip - at[k] : at[k] - smp.ip;
+
+			best = d < best ? d : best;
+		}
+		nq++;
+		zero += best == 0;
+		sum += best;
+		max = best > max ? best : max;
 	}
-	shell_printf(sh, "skid: #%u (interrupt) vs #%u (PEBS): %u sample pairs, %u at the PEBS IP, "
-		     "mean %lld bytes, max %lld bytes from it\n", q, p, pairs, same,
-		     (long long)(pairs ? sum / pairs : 0), (long long)max);
+	shell_printf(sh, "skid: #%u (interrupt) %u samples, %u at a PEBS IP, mean %llu bytes, max "
+		     "%llu bytes from the nearest; #%u (PEBS) %u samples at %u distinct IPs\n", q, nq,
+		     zero, (unsigned long long)(nq ? sum / nq : 0), (unsigned long long)max, p, np,
+		     nat);
 }
 
 static void rec_print_pebs(struct shell *sh, const struct record_result *r)
@@ -986,7 +1011,8 @@ static int cmd_dump(struct shell *sh, int argc, char **argv)
 
 static const struct shell_cmd record_cmds[] = {
 	{ "record", "record [-e SPEC [--after N:SPEC]]... [-c PERIOD | -F FREQ] [--nmi|--vector] [-g] "
-		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--cpu 0|1|both] [--] "
+		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--pebs] [--pebs-buffer N] "
+		    "[--pebs-drain-at-end] [--cpu 0|1|both] [--] "
 		    "WORKLOAD [ARGS] | record ... [--stagger] --pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "sample a workload (perf record style)",
 	  "Runs WORKLOAD once and takes a sample (TSC, LP, event, RIP, CPL, RFLAGS,\n"
@@ -1013,6 +1039,17 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 the handler's workarounds must keep the samples exact\n"
 	  "  --floor [N]    time the overflow path's unavoidable register accesses and\n"
 	  "                 one store append (TSC cycles, medians of N)\n"
+	  "PEBS (front_end_event, execution_event, replay_event; fact sheet 5):\n"
+	  "  EVENT:pebs / --pebs   sample by PEBS on counter 16 (LP0) / 17 (LP1): each\n"
+	  "                 sample is a PEBS record's linear IP and registers, the\n"
+	  "                 instruction that caused the event (script marks the event\n"
+	  "                 ':pebs'); front_end_event gets uop_type TAGLOADS:TAGSTORES\n"
+	  "                 unless a uop_type event is given. With an interrupt-sampled\n"
+	  "                 twin of the same event, record reports the twin's skid.\n"
+	  "  --pebs-buffer N  PEBS record slots per LP (2 .. 128, default 64); the PMI\n"
+	  "                 comes one record below the maximum and drains the buffer\n"
+	  "  --pebs-drain-at-end  PMIs leave the buffer alone: a full buffer then shows\n"
+	  "                 its loss (records the processor could not write)\n"
 	  "Hyper-Threading (as in 'stat'):\n"
 	  "  --cpu 0|1|both run the workload on LP0, its sibling LP1, or both\n"
 	  "  --pair A ARGS -- [--ring R] B ARGS   A on LP0 and B on LP1 together (last\n"

@@ -22,11 +22,13 @@ import pytest
 import qemu  # tools/, put on the path by conftest.py
 
 ELF = os.path.join(qemu.BUILD, "nbprof.so")
+BOOT = {"smp_ht": True}
 PEBS = re.compile(r"^PEBS: (\d+) records drained in (\d+) drains \((\d+) slots per LP, "
                   r"threshold 1 record below the maximum\), buffer found full (\d+) time", re.M)
 SAMPLES = re.compile(r"^samples: (\d+) stored, (\d+) held, (\d+) lost", re.M)
-SKID = re.compile(r"^skid: #(\d+) \(interrupt\) vs #(\d+) \(PEBS\): (\d+) sample pairs, (\d+) at "
-                  r"the PEBS IP, mean (\d+) bytes, max (\d+) bytes", re.M)
+SKID = re.compile(r"^skid: #(\d+) \(interrupt\) (\d+) samples, (\d+) at a PEBS IP, mean (\d+) bytes, "
+                  r"max (\d+) bytes from the nearest; #(\d+) \(PEBS\) (\d+) samples at (\d+) distinct",
+                  re.M)
 BACKEND = re.compile(r"PEBS records written (\d+), lost to a full buffer (\d+)")
 
 
@@ -88,3 +90,89 @@ def test_pebs_samples_are_the_tagged_loads(nb):
     assert int(s.group(1)) == len(loads) // p and int(s.group(3)) == 0
     want = [loads[k * p - 1] for k in range(1, len(loads) // p + 1)]
     assert script_ips(nb, "front_end_event:pebs") == want
+
+
+def test_threshold_pmi_drains(nb):
+    """8 slots, threshold 1 below the maximum: a PMI (and a drain) every 7 records."""
+    size, stride, p, slots = 4096, 16, 3, 8
+    loads = memwalk_loads(size, stride)
+    records = len(loads) // p
+    out = record(nb, "--throttle 100 --pebs-buffer %d -e front_end_event:nbogus:pebs "
+                 "-e uop_type:tagloads -c %d memwalk %d %d" % (slots, p, size, stride))
+    m = PEBS.search(out)
+    assert m, out
+    assert int(m.group(1)) == records and int(m.group(4)) == 0
+    pmis = int(re.search(r"^PMIs: (\d+)", out, re.M).group(1))
+    assert pmis == records // (slots - 1)
+    drains = records // (slots - 1) + (1 if records % (slots - 1) else 0)
+    assert int(m.group(2)) == drains
+    want = [loads[k * p - 1] for k in range(1, records + 1)]
+    assert script_ips(nb, "front_end_event:pebs") == want
+
+
+def test_full_buffer_reports_its_loss(nb):
+    """Drained only after the run: 6 slots hold 6 records, the rest are lost and counted."""
+    size, stride, p, slots = 4096, 16, 5, 6
+    loads = memwalk_loads(size, stride)
+    before = BACKEND.search(nb.cmd("pmu")) if "PEBS records" in nb.cmd("pmu") else None
+    lost0 = int(before.group(2)) if before else 0
+    out = record(nb, "--throttle 100 --pebs-buffer %d --pebs-drain-at-end "
+                 "-e front_end_event:nbogus:pebs -e uop_type:tagloads -c %d memwalk %d %d"
+                 % (slots, p, size, stride))
+    m = PEBS.search(out)
+    assert int(m.group(1)) == slots and int(m.group(4)) == 1
+    b = BACKEND.search(out)
+    assert int(b.group(2)) - lost0 == len(loads) // p - slots
+    assert script_ips(nb, "front_end_event:pebs") == [loads[k * p - 1] for k in range(1, slots + 1)]
+
+
+def test_skid_interrupt_vs_pebs(nb):
+    """The same event sampled both ways on one run: PEBS lands on the load, the PMI after it."""
+    size, stride, p = 1024, 16, 4
+    loads = memwalk_loads(size, stride)
+    out = record(nb, "--throttle 100 -e front_end_event:nbogus -e front_end_event:nbogus:pebs "
+                 "-e uop_type:tagloads -c %d memwalk %d %d" % (p, size, stride))
+    m = SKID.search(out)
+    assert m, out
+    nq, zero, mean = int(m.group(2)), int(m.group(3)), int(m.group(4))
+    assert int(m.group(7)) == len(loads) // p            # PEBS: one per period
+    assert nq > 0 and zero == 0 and mean > 0             # interrupts never on the load itself
+    pebs_ips = script_ips(nb, "front_end_event:pebs")
+    assert pebs_ips == [loads[k * p - 1] for k in range(1, len(loads) // p + 1)]
+    assert int(m.group(8)) == len(set(pebs_ips))
+
+
+def test_pebs_refused_for_other_events(nb):
+    out = nb.cmd("record -e instr_retired:pebs -c 100 loop 10", timeout=60)
+    assert "PEBS works only with front_end_event, execution_event and replay_event" in out
+    out = nb.cmd("record --pebs-buffer 8 -e instr_retired -c 100 loop 10", timeout=60)
+    assert "need a PEBS event" in out
+
+
+def test_lp1_pebs_written_from_lp0_is_oth_thr(nb):
+    """SDM 18.16.3: LP0 programs the PMU, so LP1's PEBS is OTH_THR (bit 26), on counter 17."""
+    size, stride, p = 2048, 16, 7
+    loads = memwalk_loads(size, stride)
+    nb.cmd("pmu backend model 0F_04 ht")
+    nb.cmd("msr trace on")
+    out = nb.cmd("record --throttle 100 --cpu 1 -e front_end_event:nbogus:pebs "
+                 "-c %d memwalk %d %d" % (p, size, stride), timeout=180)
+    nb.cmd("msr trace off")
+    assert "error" not in out, out
+    assert re.search(r"wrmsr 3F1H <- 04000000H", out), out
+    assert not re.search(r"wrmsr 3F1H <- 0*2000000H", out), out
+    assert "counter 17 (MSR_IQ_COUNTER5)" in out
+    m = PEBS.search(out)
+    assert int(m.group(1)) == len(loads) // p
+    # TAGLOADS:TAGSTORES by default: the push of %rbp is a tagged store too
+    ins = function_insns("wl_memwalk")
+    push = [off for off, text in ins if text.startswith("push")]
+    tagged = push + loads
+    want = [tagged[k * p - 1] for k in range(1, len(tagged) // p + 1)]
+    got = []
+    for block in nb.cmd("script", timeout=60).split("\n\n"):
+        lines = [l for l in block.strip().split("\n") if l.strip()]
+        if lines and "front_end_event" in lines[0]:
+            assert " 0/1 " in lines[0], lines[0]         # LP1's store
+            got.append(int(lines[1].split()[1].split("+0x")[1], 16))
+    assert got == want
