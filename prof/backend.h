@@ -54,6 +54,9 @@ struct perf_backend_ops {
 extern const struct perf_backend_ops perf_backend_hw;
 extern const struct perf_backend_ops perf_backend_model;
 
+/* The model's IA32_MISC_ENABLE bit 12 (PEBS unavailable) at its next selection. */
+void backend_model_set_pebs_unavailable(bool unavailable);
+
 /* ---- services of prof/perf.c for the backends ------------------------------ */
 
 /*

@@ -61,6 +61,7 @@ static uint32_t lp_apic[P4_MODEL_NLP] = { MODEL_NO_APIC, MODEL_NO_APIC };
 static uint64_t model_clock;		/* cycles ticked into the model: the core's clock */
 static uint64_t lp_clock[P4_MODEL_NLP];	/* each stepping LP's position on that clock */
 static char label[24];
+static bool no_pebs;			/* `pmu backend model ... nopebs` */
 
 /* ---- the bus, and quirk injection ------------------------------------------- */
 
@@ -505,7 +506,7 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise,
-				       .mem = pebs_mem };
+				       .mem = pebs_mem, .pebs_unavailable = no_pebs };
 	char sigtext[8];
 
 	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg) != 0)
@@ -519,6 +520,11 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 	p4_sig_format(sig, sigtext, sizeof(sigtext));
 	ksnprintf(label, sizeof(label), "model %s", sigtext);
 	return 0;
+}
+
+void backend_model_set_pebs_unavailable(bool unavailable)
+{
+	no_pebs = unavailable;
 }
 
 static const char *model_msr_label(void)

@@ -27,6 +27,7 @@
 #include "lib/stats.h"
 #include "pmu/p4_explain.h"
 #include "pmu/p4_regs.h"
+#include "prof/backend.h"
 #include "prof/perf.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
@@ -497,22 +498,28 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 	if (argc == 3 && parse_streq(argv[2], "hw")) {
 		if (perf_select_hw(err, sizeof(err)))
 			return shell_error(sh, "cannot use the hardware PMU: %s", err);
-	} else if (argc >= 3 && argc <= 5 && parse_streq(argv[2], "model")) {
+	} else if (argc >= 3 && argc <= 6 && parse_streq(argv[2], "model")) {
+		bool nopebs = false;
+
 		for (int k = 3; k < argc; k++) {
 			if (parse_streq(argv[k], "ht"))
 				ht = true;
 			else if (parse_streq(argv[k], "noht"))
 				ht = false;
+			else if (parse_streq(argv[k], "nopebs"))
+				nopebs = true;	/* IA32_MISC_ENABLE bit 12 set (fact sheet 5.1) */
 			else if (stat_parse_sig(argv[k], &sig))
 				return shell_error(sh, "bad signature '%s' (e.g. 0F_04, 0F_02H:9)", argv[k]);
 		}
 		if (sig.family == 0)
 			return shell_error(sh, "this CPU is not NetBurst: name a model signature, e.g. "
 					   "'pmu backend model 0F_04'");
+		backend_model_set_pebs_unavailable(nopebs);
 		if (perf_select_model(&sig, ht, err, sizeof(err)))
 			return shell_error(sh, "%s", err);
 	} else {
-		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht]");
+		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht] "
+				   "[nopebs]");
 	}
 	shell_printf(sh, "backend: %s\n", perf_backend_name(perf_info()->backend));
 	return 0;
@@ -649,14 +656,16 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "branches (all predicted) and TSC cycles are real inputs; the synthetic\n"
 	  "workload injects any other event. Each count is tagged with its source.\n",
 	  cmd_stat },
-	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] | pmu trace on|off | "
+	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [nopebs] | "
+		 "pmu trace on|off | "
 		 "pmu pmi fixed|nmi | pmu bench [N]",
 	  "show or choose the PMU backend",
 	  "Without arguments: the backend (hardware PMU or software model) and why,\n"
 	  "the signature, capabilities, PMI statistics and the counters in use.\n"
 	  "'pmu backend hw' uses the hardware PMU (refused with the reason when it\n"
 	  "does not count); 'pmu backend model 0F_02H:9 ht' selects a model with that\n"
-	  "DisplayFamily_DisplayModel[:stepping], with or without Hyper-Threading.\n"
+	  "DisplayFamily_DisplayModel[:stepping], with or without Hyper-Threading;\n"
+	  "'nopebs' gives it IA32_MISC_ENABLE bit 12 set (PEBS unavailable).\n"
 	  "'pmu trace on' prints every PMU register write as\n"
 	  "'wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)'. 'pmu pmi nmi' delivers\n"
 	  "overflow interrupts as NMIs instead of vector F8H. 'pmu bench N' times\n"

@@ -176,3 +176,15 @@ def test_lp1_pebs_written_from_lp0_is_oth_thr(nb):
             assert " 0/1 " in lines[0], lines[0]         # LP1's store
             got.append(int(lines[1].split()[1].split("+0x")[1], 16))
     assert got == want
+
+
+def test_pebs_refused_where_unavailable(nb):
+    """Fact sheet 5.1: IA32_MISC_ENABLE bit 12 set -> no PEBS, refused before anything runs."""
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht nopebs")
+    out = nb.cmd("record -e front_end_event:nbogus:pebs -c 5 memwalk 1024 16", timeout=60)
+    assert "error: record: PEBS is not available: IA32_MISC_ENABLE bit 12 (PEBS unavailable) " \
+           "is set" in out, out
+    assert "samples:" not in out
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht")
+    out = record(nb, "-e front_end_event:nbogus:pebs -e uop_type:tagloads -c 5 memwalk 1024 16")
+    assert int(PEBS.search(out).group(1)) == len(memwalk_loads(1024, 16)) // 5
