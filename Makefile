@@ -26,12 +26,13 @@ EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
 # Explicit lists: a new file is added here on purpose.
 BOOT_SRCS   := boot/efi_main.c
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
-SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/commands.c shell/shell.c \
-               shell/stat_opts.c
-SHELL_KSRCS := shell/cmd_record.c shell/cmd_stat.c shell/cmd_workload.c
-PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/workload.c
+SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
+               shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
+SHELL_KSRCS :=
+PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c prof/workload.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/record.c \
-               prof/tagfeed.c prof/workloads.c
+               prof/selftest.c prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c \
+               prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -54,17 +55,21 @@ PORTABLE_SRCS := $(LIB_SRCS) $(PMU_SRCS) $(ARCH_SRCS) $(PROF_SRCS) $(SHELL_SRCS)
 KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
                  $(filter-out kernel/config.c,$(KERNEL_SRCS)) $(BOOT_SRCS)
 
-HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_config.c \
+HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_cmd_selftest.c \
+                  tests/host/test_commands.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
                   tests/host/test_model.c tests/host/test_paging.c tests/host/test_pebs.c \
                   tests/host/test_printf.c \
                   tests/host/test_probe.c tests/host/test_report.c \
-                  tests/host/test_samples.c tests/host/test_shell.c tests/host/test_spec.c \
+                  tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
+                  tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c \
                   tests/host/test_uncore.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
+# The profiling runtime stand-in, linked only where the profiling commands are.
+HOST_FAKE_PROF := tests/host/fake_prof.c
 HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 
 # --- flags -------------------------------------------------------------------
@@ -88,6 +93,9 @@ $(B)/k/arch/x86/acpi.o $(B)/k/arch/x86/smp.o $(B)/k/arch/x86/power.o: K_OPT := -
 $(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_OPT := -Os
 $(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
 $(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
+$(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
+$(B)/k/prof/selftest_overflow.o: K_OPT := -Os
+$(B)/k/pmu/p4_pebs.o $(B)/k/prof/pebs.o $(B)/k/prof/tagfeed.o: K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
 H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
@@ -159,10 +167,12 @@ $(B)/h/%.o: %.c | deps-check
 $(B)/h/libportable.a: $(H_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
+$(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  HOSTLD  $@")
-	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(B)/h/libportable.a $(H_LDLIBS) -o $@
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(H_EXTRA) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
@@ -170,9 +180,15 @@ host-test: $(HOST_TESTS)
 # Host tools (tools/nbprof-decode) against recordings that the kernel's own
 # portable formatters print on the host (tests/tools/dumpgen.c).
 DUMPGEN     := $(B)/h/tools/dumpgen
+SELFTESTGEN := $(B)/h/tools/selftestgen
 TOOL_PYTEST := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/tools
 
 $(DUMPGEN): tests/tools/dumpgen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
+$(SELFTESTGEN): tests/tools/selftestgen.c $(B)/h/libportable.a
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
@@ -185,7 +201,7 @@ $(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) $(INSNLEN) | deps-check
+tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # Host timing of the model's event input, optimised and without sanitizers.
@@ -202,7 +218,7 @@ model-bench: $(MODEL_BENCH)
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT), \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF), \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
@@ -239,7 +255,7 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(INSNLEN) $(B)/BOOTX64.EFI check-deps | deps-check
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(B)/BOOTX64.EFI check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \

@@ -186,6 +186,7 @@ void kmain(struct bootinfo *bi)
 	workload_add_commands(&shell);
 	perf_add_commands(&shell);
 	record_add_commands(&shell);
+	selftest_add_commands(&shell);
 	kmain_run_batch();
 	while (shell_readline(&shell) >= 0)
 		shell.last_status = arch_run_guarded(kmain_run_line, shell.line);

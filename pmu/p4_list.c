@@ -2,23 +2,15 @@
  * p4_list.c - the `events [PATTERN]` listing, built only from p4_events[]
  * and p4_escrs[] so that the listing cannot disagree with the tables.
  */
+#include "lib/parse.h"
 #include "pmu/p4_spec.h"
 #include "pmu/p4_text.h"
-
-static size_t p4_strlen(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
 
 static bool p4_event_name_is(int e, const char *pattern)
 {
 	enum p4_event found;
 
-	return p4_event_by_name(pattern, (unsigned)p4_strlen(pattern), &found) && (int)found == e;
+	return p4_event_by_name(pattern, (unsigned)parse_strlen(pattern), &found) && (int)found == e;
 }
 
 static bool p4_list_available(enum p4_event ev, const struct p4_caps *caps)
@@ -130,7 +122,7 @@ int p4_events_list(const char *pattern, const struct p4_caps *caps,
 		}
 	}
 	for (int e = 0; e < P4_NEVENT; e++) {
-		if (p4_text_contains(p4_events[e].name, p4_strlen(p4_events[e].name), pattern)) {
+		if (p4_text_contains(p4_events[e].name, parse_strlen(p4_events[e].name), pattern)) {
 			matched++;
 			only = e;
 		}
@@ -140,7 +132,7 @@ int p4_events_list(const char *pattern, const struct p4_caps *caps,
 		return 1;
 	}
 	for (int e = 0; e < P4_NEVENT; e++)
-		if (p4_text_contains(p4_events[e].name, p4_strlen(p4_events[e].name), pattern))
+		if (p4_text_contains(p4_events[e].name, parse_strlen(p4_events[e].name), pattern))
 			p4_list_summary((enum p4_event)e, caps, line, ctx);
 	return matched;
 }

@@ -2,17 +2,9 @@
  * p4_uncore_list.c - the uncore units as an `events`-style listing, built
  * only from p4_unc_units[] and the register tables (p4_uncore.c).
  */
+#include "lib/parse.h"
 #include "pmu/p4_text.h"
 #include "pmu/p4_uncore.h"
-
-static size_t unc_strlen(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
 
 /* "MSR_IFSB_BUSQ0 MSR_IFSB_BUSQ1" */
 static void unc_list_regs(struct p4_text *t, enum p4_unc_unit u)
@@ -73,7 +65,7 @@ static void unc_list_long(enum p4_unc_unit u, const struct p4_caps *caps,
 int p4_unc_list(const char *pattern, const struct p4_caps *caps,
 		void (*line)(void *ctx, const char *s), void *ctx)
 {
-	size_t plen = pattern ? unc_strlen(pattern) : 0;
+	size_t plen = pattern ? parse_strlen(pattern) : 0;
 	enum p4_unc_unit exact = p4_unc_unit_by_name(pattern ? pattern : "", plen);
 	int n = 0;
 
@@ -84,7 +76,7 @@ int p4_unc_list(const char *pattern, const struct p4_caps *caps,
 	for (unsigned u = 0; u < P4_NUNC_UNIT; u++) {
 		const char *name = p4_unc_units[u].name;
 
-		if (plen && !p4_text_contains(name, unc_strlen(name), pattern))
+		if (plen && !p4_text_contains(name, parse_strlen(name), pattern))
 			continue;
 		unc_list_short((enum p4_unc_unit)u, caps, line, ctx);
 		n++;

@@ -45,7 +45,11 @@ struct perf_backend_ops {
 	enum perf_source (*source)(enum p4_event ev, const struct perf_inputs *in);
 	/* Quirk injection into the running count; NULL where it cannot be done. */
 	int (*inject)(unsigned unflagged, unsigned reloads, char *err, size_t n);
-	/* TSC the calling LP has spent inside this backend's bus so far; NULL: not measured. */
+	/* Fault injection (perf_inject_fault); NULL where it cannot be done. */
+	int (*inject_fault)(enum perf_fault kind, uint32_t arg, char *err, size_t n);
+	/* RDPMC with ECX = ecx (the instruction, or the model's): 0, or MSR_BUS_EFAULT. */
+	int (*rdpmc)(uint32_t ecx, uint64_t *value);
+	/* TSC the calling LP has spent inside this backend (its bus, unmasked) so far; NULL: not measured. */
 	uint64_t (*bus_tsc)(void);
 	/* One line of backend detail for `pmu` (may be empty). */
 	void (*describe)(char *buf, size_t n);
@@ -53,9 +57,6 @@ struct perf_backend_ops {
 
 extern const struct perf_backend_ops perf_backend_hw;
 extern const struct perf_backend_ops perf_backend_model;
-
-/* The model's IA32_MISC_ENABLE bit 12 (PEBS unavailable) at its next selection. */
-void backend_model_set_pebs_unavailable(bool unavailable);
 
 /* ---- services of prof/perf.c for the backends ------------------------------ */
 

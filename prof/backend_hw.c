@@ -59,6 +59,11 @@ static enum perf_source hw_source(enum p4_event ev, const struct perf_inputs *in
 	return PERF_SOURCE_HW;
 }
 
+static int hw_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	return rdpmc_safe(ecx, value);
+}
+
 static void hw_describe(char *buf, size_t n)
 {
 	if (n)
@@ -71,5 +76,6 @@ const struct perf_backend_ops perf_backend_hw = {
 	.select = hw_select,
 	.bus = hw_bus,
 	.source = hw_source,
+	.rdpmc = hw_rdpmc,
 	.describe = hw_describe,
 };

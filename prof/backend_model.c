@@ -75,6 +75,7 @@ static bool no_pebs;			/* `pmu backend model ... nopebs` */
  */
 static unsigned inj_unflagged, inj_reloads;
 static bool inj_dropping, inj_retry;	/* writes being lost; the rewrite after the read-back */
+static unsigned inj_nomask;	/* PMIs still to deliver without the LVT PC auto-mask */
 
 static void model_inject_read(uint32_t msr, uint64_t *value)
 {
@@ -182,6 +183,41 @@ static int model_inject(unsigned unflagged, unsigned reloads, char *err, size_t 
 	return 0;
 }
 
+static int model_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
+{
+	struct p4_model_faults f;
+
+	perf_lock();
+	f = model.faults;
+	switch (kind) {
+	case PERF_FAULT_DEAD:
+		f.dead = arg;
+		break;
+	case PERF_FAULT_RDPMC:
+		f.rdpmc = arg;
+		break;
+	case PERF_FAULT_ERRATUM:
+		f.erratum_flip = arg != 0;
+		break;
+	case PERF_FAULT_NOMASK:
+		inj_nomask = arg;
+		break;
+	}
+	p4_model_set_faults(&model, &f);
+	perf_unlock();
+	return 0;
+}
+
+static int model_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	int r;
+
+	perf_lock();
+	r = p4_model_rdpmc(&model, ecx, value);
+	perf_unlock();
+	return r;
+}
+
 /* ---- PMI delivery ------------------------------------------------------------- */
 
 static void model_raise(struct p4_model *m, unsigned lp, void *ctx)
@@ -268,7 +304,9 @@ static void model_pmi_send(unsigned lp, bool wait)
 	}
 	perf_lock();		/* against the target's handler unmasking at the same time */
 	lvt = perf_lvt(lp);
-	if (!(lvt & LAPIC_LVT_MASKED))
+	if (!(lvt & LAPIC_LVT_MASKED) && inj_nomask)
+		inj_nomask--;		/* fault injection: a part that does not auto-mask */
+	else if (!(lvt & LAPIC_LVT_MASKED))
 		perf_lvt_automask(lp);
 	perf_unlock();
 	if (lvt & LAPIC_LVT_MASKED) {
@@ -320,6 +358,7 @@ static void model_pmi_flush(void)
 /* After the handler unmasked: a model still asserting (sticky OVF) interrupts again. */
 static void model_unmasked(unsigned lp)
 {
+	uint64_t t = rdtsc();
 	bool again;
 
 	perf_lock();
@@ -329,6 +368,7 @@ static void model_unmasked(unsigned lp)
 		perf_pmi_stats()->reraised++;
 		model_pmi_send(lp, false);
 	}
+	bus_tsc[percpu_this()->index] += rdtsc() - t + bus_call_tsc;
 }
 
 static void model_run_begin(void)
@@ -522,7 +562,7 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 	return 0;
 }
 
-void backend_model_set_pebs_unavailable(bool unavailable)
+void perf_model_set_pebs_unavailable(bool unavailable)
 {
 	no_pebs = unavailable;
 }
@@ -556,6 +596,8 @@ const struct perf_backend_ops perf_backend_model = {
 	.unmasked = model_unmasked,
 	.source = model_source,
 	.inject = model_inject,
+	.inject_fault = model_inject_fault,
+	.rdpmc = model_rdpmc,
 	.bus_tsc = model_bus_tsc,
 	.describe = model_describe,
 };

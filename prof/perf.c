@@ -199,6 +199,18 @@ bool perf_can_inject(void)
 	return be && be->inject;
 }
 
+int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
+{
+	if (!be || !be->inject_fault)
+		return ksnprintf(err, n, "only the model can be made to misbehave"), -1;
+	return be->inject_fault(kind, arg, err, n);
+}
+
+int perf_rdpmc(uint32_t ecx, uint64_t *value)
+{
+	return be && be->rdpmc ? be->rdpmc(ecx, value) : MSR_BUS_EFAULT;
+}
+
 enum perf_source perf_event_source(enum p4_event ev, const struct perf_inputs *in)
 {
 	return be ? be->source(ev, in) : PERF_SOURCE_NONE;
@@ -326,14 +338,13 @@ static struct trap_frame *perf_wl_frame(void)
 	return f ? f : user_gate_frame();
 }
 
-/* The backend's share of a handler: its bus time since b0, and its re-raise check. */
+/* After the unmask: the backend's re-raise, and its share of this handler since b0. */
 static void perf_pmi_unmasked(unsigned lp, uint64_t b0)
 {
-	uint64_t t = rdtsc();
-
 	if (be->unmasked)
 		be->unmasked(lp);
-	info.pmi.backend_tsc += rdtsc() - t + (be->bus_tsc ? be->bus_tsc() - b0 : 0);
+	if (be->bus_tsc)
+		info.pmi.backend_tsc += be->bus_tsc() - b0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)

@@ -69,6 +69,8 @@ const char *perf_backend_name(enum perf_backend b);
 /* Switch backends; -1 with err when impossible (nothing changed then). */
 int perf_select_hw(char *err, size_t n);
 int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n);
+/* The model's IA32_MISC_ENABLE bit 12 (PEBS unavailable) from its next selection on. */
+void perf_model_set_pebs_unavailable(bool unavailable);
 
 /* The bus PMU code uses (the backend's, wrapped by the trace while it is on), or NULL. */
 struct msr_bus *perf_bus(void);
@@ -155,6 +157,20 @@ void perf_poll(struct trap_frame *f);
 int perf_inject(unsigned unflagged, unsigned reloads, char *err, size_t n);
 /* Whether the backend can do that. */
 bool perf_can_inject(void);
+/*
+ * Model backend: faults that last until they are injected again with arg 0
+ * (-1 with err elsewhere), to see tests of the PMU fail.
+ */
+enum perf_fault {
+	PERF_FAULT_DEAD,	/* arg: counters (bit n) that never count */
+	PERF_FAULT_RDPMC,	/* arg: counters (bit n) whose RDPMC differs from RDMSR */
+	PERF_FAULT_NOMASK,	/* arg: PMIs delivered without masking LVT PC */
+	PERF_FAULT_ERRATUM,	/* arg 1: the cascade-PMI erratum opposite to the signature's */
+};
+int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n);
+
+/* RDPMC with ECX = ecx on the backend (the instruction, or the model's). 0 or MSR_BUS_EFAULT. */
+int perf_rdpmc(uint32_t ecx, uint64_t *value);
 
 /* What fed the model during a run (model backend). */
 struct perf_inputs {

@@ -146,16 +146,6 @@ static int record_arena(char *err, size_t n)
 
 /* ---- the overflow hook ------------------------------------------------------ */
 
-/* The calling LP's job state, or NULL when it runs none of this recording's jobs. */
-static struct record_lp *record_this(struct record_state *r)
-{
-	unsigned idx = percpu_this()->index;
-
-	if (idx >= PERCPU_MAX || r->job_of[idx] == RECORD_NO_JOB)
-		return NULL;
-	return &r->lp[r->job_of[idx]];
-}
-
 /* The SMT ID whose handler takes a counter's overflows (perf.c's rule: T1 alone = 1). */
 static unsigned record_slot_lp(const struct p4_slot *slot)
 {
@@ -221,9 +211,9 @@ static void record_throttle(struct record_state *r, struct record_lp *l, uint64_
 static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct record_state *r = ctx;
-	struct record_lp *l = record_this(r);
-	struct sample_store *st = &r->store[percpu_this()->index];
-	unsigned idx = ov->idx;
+	unsigned me = percpu_this()->index, idx = ov->idx;
+	struct record_lp *l = r->job_of[me] != RECORD_NO_JOB ? &r->lp[r->job_of[me]] : NULL;
+	struct sample_store *st = &r->store[me];
 	struct sample s;
 	uint64_t k = 1, t0, next;
 
@@ -723,9 +713,10 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 /*
  * The register accesses of one overflow that no handler can avoid (counter
  * 0, left disabled): the CCCR's OVF and the counter read, the counter
- * stopped and read again (O8, O9), written twice (N15), restarted, the LVT
- * PC unmasked and the EOI. The handler's read-back after the reload is
- * above the floor.
+ * stopped and read again (O8, O9), written twice and read back (N15: the
+ * double write is the erratum's workaround, and the fact sheet records that
+ * it did not always help, so only a read-back makes a count exact),
+ * restarted, the LVT PC unmasked and the EOI.
  */
 static void record_floor_regs(void)
 {
@@ -737,6 +728,7 @@ static void record_floor_regs(void)
 	msr_read_safe(MSR_BPU_COUNTER0, &v);
 	msr_write_safe(MSR_BPU_COUNTER0, 0);
 	msr_write_safe(MSR_BPU_COUNTER0, 0);
+	msr_read_safe(MSR_BPU_COUNTER0, &v);
 	msr_write_safe(MSR_BPU_CCCR0, 0);
 	lapic_write(LAPIC_LVT_PMC, lapic_read(LAPIC_LVT_PMC) | LAPIC_LVT_MASKED);
 	lapic_eoi();

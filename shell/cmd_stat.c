@@ -27,7 +27,6 @@
 #include "lib/stats.h"
 #include "pmu/p4_explain.h"
 #include "pmu/p4_regs.h"
-#include "prof/backend.h"
 #include "prof/perf.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
@@ -514,7 +513,7 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 		if (sig.family == 0)
 			return shell_error(sh, "this CPU is not NetBurst: name a model signature, e.g. "
 					   "'pmu backend model 0F_04'");
-		backend_model_set_pebs_unavailable(nopebs);
+		perf_model_set_pebs_unavailable(nopebs);
 		if (perf_select_model(&sig, ht, err, sizeof(err)))
 			return shell_error(sh, "%s", err);
 	} else {

@@ -20,5 +20,6 @@ int cmd_events(struct shell *sh, int argc, char **argv);
 int perf_add_commands(struct shell *sh);		/* stat, pmu, explain (cmd_stat.c) */
 int record_add_commands(struct shell *sh);	/* record, report, annotate, script, dump */
 int workload_add_commands(struct shell *sh);	/* workloads, run, run-pair */
+int selftest_add_commands(struct shell *sh);	/* selftest (cmd_selftest.c) */
 
 #endif

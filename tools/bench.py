@@ -21,7 +21,10 @@ and then the sampling figures:
                      model's register accesses: the handler with the model
                      excluded is what a real Pentium 4 would run
   record --floor N   the floor: the register accesses no handler can avoid
-                     (3 RDMSR, 4 WRMSR, LVT PC read + write, EOI) and one
+                     (4 RDMSR: OVF, the counter running, stopped (O9) and
+                     read back after the reload (N15); 4 WRMSR: stop on a
+                     null event (O8), the counter twice (N15), restart;
+                     LVT PC read + write, EOI) and one
                      store append, timed on the guest; plus the 38
                      instructions of the interrupt stub and isr_common
                      (3 + 15 pushes + cld + mov + call + 15 pops + add + iretq,

@@ -66,7 +66,21 @@ struct percpu *percpu_get(unsigned index);	/* NULL past the end */
 /* LP0's entry, valid (for idt.c's guard state) even before percpu_add. */
 struct percpu *percpu_boot(void);
 
-/* This LP's entry (arch/x86/smp.c); percpu_boot() until smp_init_bsp() sets GS. */
-struct percpu *percpu_this(void);
+/*
+ * This LP's entry: GS:0 holds a pointer to it once smp_init_bsp() has set
+ * GS (arch/x86/smp.c), percpu_boot() before. Inline: the PMI handler asks
+ * several times per interrupt.
+ */
+extern bool percpu_gs_ready;
+
+static inline struct percpu *percpu_this(void)
+{
+	struct percpu *p;
+
+	if (!percpu_gs_ready)
+		return percpu_boot();
+	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
+	return p;
+}
 
 #endif

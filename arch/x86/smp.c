@@ -69,18 +69,8 @@ extern const char smp_tramp_start[] __attribute__((visibility("hidden")));
 extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
 extern const char smp_tramp_params[] __attribute__((visibility("hidden")));
 
-static bool gs_ready;
+bool percpu_gs_ready;
 static const char *lp_source = "LP0 only";
-
-struct percpu *percpu_this(void)
-{
-	struct percpu *p;
-
-	if (!gs_ready)
-		return percpu_boot();
-	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
-	return p;
-}
 
 static void smp_set_gs(struct percpu *pc)
 {
@@ -109,7 +99,7 @@ void smp_init_bsp(void)
 		pc = percpu_add(ci.initial_apic_id, &id);
 	pc->state = LP_RUNNING;		/* LP0 runs the shell */
 	smp_set_gs(pc);
-	gs_ready = true;
+	percpu_gs_ready = true;
 }
 
 unsigned smp_count(void)

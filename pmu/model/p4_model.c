@@ -59,6 +59,10 @@
  *   which both LPs are halted). Edge history restarts at 0 on every CCCR
  *   write and when a cascade starts the counter.
  * - FORCE_OVF: every increment is an overflow (SDM CCCR text).
+ * - Fault injection (p4_model_set_faults): a dead counter never counts, as a
+ *   broken one would (its registers still read and write); RDPMC of a
+ *   faulty counter reads one more than the counter; the erratum can be
+ *   flipped, so the part does what its signature does not predict.
  *
  * Overflow, PMI, cascades
  * - Overflow is the increment that wraps FF_FFFF_FFFFH to 0 (or any
@@ -149,7 +153,23 @@ bool p4_model_running(const struct p4_model *m, enum p4_counter n)
 		return false;
 	if (!(m->cccr[n] & CCCR_ENABLE) && !(m->started & CTR_BIT(n)))
 		return false;
+	if (m->faults.dead & CTR_BIT(n))
+		return false;
 	return counts_at_all(m, n);
+}
+
+void p4_model_set_faults(struct p4_model *m, const struct p4_model_faults *f)
+{
+	m->faults = *f;
+	m->faults.dead &= CTR_BIT(P4_NCOUNTER) - 1;
+	m->faults.rdpmc &= CTR_BIT(P4_NCOUNTER) - 1;
+	p4_model_route_all(m);	/* the routing tables follow p4_model_running() */
+}
+
+/* Does this part lose PMIs of counters in cascade mode (caps, unless a fault flips it)? */
+static bool cascade_pmi_erratum(const struct p4_model *m)
+{
+	return m->caps.cascade_pmi_erratum != m->faults.erratum_flip;
 }
 
 static bool active_thread_ok(const struct p4_model *m, enum p4_counter n)
@@ -332,7 +352,7 @@ static void overflow(struct p4_model *m, enum p4_counter n)
 		lps |= LP_BIT(0);
 	if (c & CCCR_OVF_PMI_T1)
 		lps |= LP_BIT(1);
-	if (lps && m->caps.cascade_pmi_erratum && (c & (CCCR_CASCADE | CCCR_EXT_CASCADE))) {
+	if (lps && cascade_pmi_erratum(m) && (c & (CCCR_CASCADE | CCCR_EXT_CASCADE))) {
 		m->pmi_suppressed++;
 		lps = 0;
 	}
@@ -552,7 +572,7 @@ bool p4_model_pmi_asserted(const struct p4_model *m, unsigned lp)
 
 		if (!(v & bit))
 			continue;
-		if (m->caps.cascade_pmi_erratum && (v & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
+		if (cascade_pmi_erratum(m) && (v & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
 			continue;
 		return true;
 	}

@@ -38,6 +38,16 @@
 
 struct p4_model;
 
+/*
+ * Fault injection, to see tests of the PMU fail (e.g. `selftest --inject`):
+ * what a broken or unexpected part would do.
+ */
+struct p4_model_faults {
+	uint32_t dead;			/* counters (bit n) that never count */
+	uint32_t rdpmc;			/* counters (bit n) whose RDPMC reads 1 more than RDMSR */
+	bool erratum_flip;		/* the cascade-PMI erratum the other way round from caps */
+};
+
 /* Called once per PMI request, with the LP that OVF_PMI_T0/T1 names. */
 typedef void p4_model_pmi_fn(struct p4_model *m, unsigned lp, void *ctx);
 
@@ -116,6 +126,8 @@ struct p4_model {
 	uint64_t pebs_lost[P4_MODEL_NLP];	/* PEBS records not written: buffer full */
 	uint64_t pebs_pmis[P4_MODEL_NLP];	/* PMIs raised at the PEBS threshold */
 	uint64_t pebs_faults;			/* DS area or buffer not accessible */
+
+	struct p4_model_faults faults;	/* injected (p4_model_set_faults); zero at reset */
 };
 
 /* Power-on state; 0, or -1 when cfg->sig is not family 0FH. */
@@ -178,7 +190,10 @@ int p4_model_uncore_event(struct p4_model *m, enum p4_unc_unit unit, uint64_t at
 /* Does uncore register i (0..7, 107CCH + i) count now? */
 bool p4_model_uncore_counting(const struct p4_model *m, unsigned i);
 
-/* Does counter n count now (enabled, or started by a cascade)? */
+/* Inject faults (a zeroed struct heals the model). */
+void p4_model_set_faults(struct p4_model *m, const struct p4_model_faults *f);
+
+/* Does counter n count now (enabled, or started by a cascade, and not dead)? */
 bool p4_model_running(const struct p4_model *m, enum p4_counter n);
 
 /* Level of the PMI request to `lp`: some CCCR with OVF and OVF_PMI for it. */

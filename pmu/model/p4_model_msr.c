@@ -179,7 +179,9 @@ int p4_model_rdpmc(const struct p4_model *m, uint32_t ecx, uint64_t *value)
 	uint32_t idx = ecx & ~(uint32_t)BIT(31);
 
 	if (idx < P4_NCOUNTER) {
-		*value = fast ? (uint32_t)m->counter[idx] : m->counter[idx];
+		uint64_t v = m->counter[idx] + ((m->faults.rdpmc >> idx) & 1);	/* fault injection */
+
+		*value = fast ? (uint32_t)v : v & P4_COUNTER_MASK;
 		return 0;
 	}
 	/* Uncore: indices 18-25, 32 bits, EDX 0 (SDM 18.20); order UNVERIFIED. */
@@ -235,6 +237,7 @@ void p4_model_reset(struct p4_model *m)
 	m->cycles = 0;
 	m->pmi_suppressed = 0;
 	m->examined = 0;
+	m->faults = (struct p4_model_faults){ 0 };
 	p4_model_route_all(m);
 }
 

@@ -1,0 +1,246 @@
+/*
+ * test_selftest.c - the portable half of `selftest` (prof/selftest_report.c)
+ * and the model's fault injection it uses (dead counter, RDPMC, erratum).
+ *
+ * The NBS: lines are checked against the format selftest.h describes, with
+ * a parser and a bitwise CRC-32 written here (the reflected polynomial
+ * EDB88320H, preset and final inversion of IEEE 802.3), so a mismatch
+ * between description and encoder fails.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pmu/model/p4_model.h"
+#include "pmu/p4_regs.h"
+#include "prof/selftest.h"
+
+static uint32_t crc_bitwise(const char *p, size_t n)
+{
+	uint32_t c = 0xffffffff;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= (uint8_t)p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (c & 1 ? 0xedb88320 : 0);
+	}
+	return ~c;
+}
+
+/* Split an NBS: line into fields (after the prefix, before the CRC); checks the CRC. */
+static int parse_line(const char *line, char fields[][128], unsigned max)
+{
+	const char *body = line + strlen(SELFTEST_PREFIX), *last = strrchr(line, '|');
+	unsigned n = 0;
+	char crc[9];
+
+	assert_int_equal(strncmp(line, SELFTEST_PREFIX, strlen(SELFTEST_PREFIX)), 0);
+	assert_non_null(last);
+	assert_int_equal(strlen(last + 1), 8);
+	snprintf(crc, sizeof(crc), "%08X", crc_bitwise(body, (size_t)(last - body)));
+	assert_string_equal(last + 1, crc);
+	for (const char *p = body; p <= last && n < max; n++) {
+		const char *q = strchr(p, '|');
+		size_t len = (size_t)(q - p);
+
+		assert_true(len < 128);
+		memcpy(fields[n], p, len);
+		fields[n][len] = '\0';
+		p = q + 1;
+		if (q == last)
+			return (int)n + 1;
+	}
+	return (int)n;
+}
+
+static void judge_exact_and_range(void **state)
+{
+	struct selftest_result r = { .group = "counters" };
+
+	selftest_judge_exact(&r, 300, 300);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.measured, "300");
+	assert_string_equal(r.expected, "300");
+	selftest_judge_exact(&r, 0, 300);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	selftest_judge_range(&r, 152, 152, 1000);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.expected, "152..1000");
+	selftest_judge_range(&r, 1000, 152, 1000);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_range(&r, 151, 152, 1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	selftest_judge_range(&r, 1001, 152, 1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	selftest_judge_range(&r, 300, 300, UINT64_MAX);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.expected, ">= 300");
+	selftest_judge_range(&r, 299, 300, UINT64_MAX);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+}
+
+static void totals_and_skip(void **state)
+{
+	struct selftest_result r[3] = { { .group = "a" }, { .group = "b" }, { .group = "c" } };
+	struct selftest_totals t = { 0 };
+
+	selftest_judge_exact(&r[0], 1, 1);
+	selftest_judge_exact(&r[1], 1, 2);
+	selftest_skip(&r[2], "not implemented yet");
+	for (int i = 0; i < 3; i++)
+		selftest_count(&t, &r[i]);
+	assert_int_equal(t.passed, 1);
+	assert_int_equal(t.failed, 1);
+	assert_int_equal(t.skipped, 1);
+	assert_string_equal(r[2].note, "not implemented yet");
+	assert_string_equal(selftest_status_name(r[2].status), "SKIP");
+}
+
+static void human_line_shows_both_values(void **state)
+{
+	struct selftest_result r = { .group = "counters", .name = "counter 12" };
+	char buf[SELFTEST_LINE_MAX];
+
+	selftest_judge_exact(&r, 299, 300);
+	snprintf(r.note, sizeof(r.note), "loop 150 minus loop 50");
+	selftest_format(&r, false, buf, sizeof(buf));
+	/* a failure always shows how the expectation was made */
+	assert_non_null(strstr(buf, "FAIL"));
+	assert_non_null(strstr(buf, "measured 299, expected 300 (loop 150 minus loop 50)"));
+	selftest_judge_exact(&r, 300, 300);
+	selftest_format(&r, false, buf, sizeof(buf));
+	assert_null(strstr(buf, "loop 150"));
+	selftest_format(&r, true, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "(loop 150 minus loop 50)"));
+}
+
+static void frame_fields_and_crc(void **state)
+{
+	struct selftest_result r = { .group = "cascade", .name = "bit 30 0 -> 2 (BPU)" };
+	char line[SELFTEST_LINE_MAX], f[10][128];
+
+	selftest_judge_range(&r, 45511, 43463, 47559);
+	snprintf(r.note, sizeof(r.note), "a|b\tc");	/* '|' and a control character */
+	assert_true(selftest_frame_result(line, sizeof(line), 7, &r) > 0);
+	assert_int_equal(parse_line(line, f, 10), 8);
+	assert_string_equal(f[0], "7");
+	assert_string_equal(f[1], "check");
+	assert_string_equal(f[2], "cascade");
+	assert_string_equal(f[3], "PASS");
+	assert_string_equal(f[4], "bit 30 0 -> 2 (BPU)");
+	assert_string_equal(f[5], "45511");
+	assert_string_equal(f[6], "43463..47559");
+	assert_string_equal(f[7], "a/b?c");
+}
+
+static void frame_corruption_and_space(void **state)
+{
+	const char *fields[] = { "end", "79", "0", "2", "84" };
+	char line[SELFTEST_LINE_MAX], small[24];
+	int n = selftest_frame(line, sizeof(line), 83, fields, 5);
+	char *last;
+
+	assert_int_equal(n, (int)strlen(line));
+	assert_int_equal(strncmp(line, "NBS:83|end|79|0|2|84|", 21), 0);
+	/* one changed digit no longer matches the CRC */
+	last = strrchr(line, '|');
+	line[8] = line[8] == '7' ? '8' : '7';
+	assert_int_not_equal(crc_bitwise(line + 4, (size_t)(last - line - 4)),
+			     (uint32_t)strtoul(last + 1, NULL, 16));
+	assert_int_equal(selftest_frame(small, sizeof(small), 83, fields, 5), -1);
+}
+
+static void model_dead_counter_never_counts(void **state)
+{
+	static struct p4_model m;
+	struct p4_model_config cfg = { .sig = { 0x0f, 4, 1 } };
+	/* instr_retired NBOGUSNTAG on CRU_ESCR0 (T0_OS|T0_USR), counters 12 and 16 (select 4) */
+	uint64_t escr = (UINT64_C(2) << 25) | (UINT64_C(1) << 9) | ESCR_T0_OS | ESCR_T0_USR;
+	uint64_t cccr = CCCR_ENABLE | (UINT64_C(4) << 13) | (UINT64_C(3) << 16);
+	uint64_t v12, v16;
+
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	assert_int_equal(msr_bus_write(&m.bus, 0x3b8, escr), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_CCCR0, cccr), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_CCCR4, cccr), 0);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .dead = 1u << P4_IQ_COUNTER0 });
+	assert_int_equal(p4_model_event(&m, 0, 0, P4_EV_INSTR_RETIRED, 1, 7), 0);
+	msr_bus_read(&m.bus, MSR_IQ_COUNTER0, &v12);
+	msr_bus_read(&m.bus, MSR_IQ_COUNTER4, &v16);
+	assert_int_equal(v12, 0);
+	assert_int_equal(v16, 7);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ 0 });
+	assert_int_equal(p4_model_event(&m, 0, 0, P4_EV_INSTR_RETIRED, 1, 7), 0);
+	msr_bus_read(&m.bus, MSR_IQ_COUNTER0, &v12);
+	assert_int_equal(v12, 7);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .dead = 1u << P4_IQ_COUNTER4 });
+	p4_model_reset(&m);	/* power-on heals it */
+	assert_int_equal(m.faults.dead, 0);
+}
+
+/* RDPMC of a faulty counter reads one more; the others still equal the counter. */
+static void model_rdpmc_fault(void **state)
+{
+	static struct p4_model m;
+	struct p4_model_config cfg = { .sig = { 0x0f, 4, 1 } };
+	uint64_t v;
+
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_COUNTER4, 0xab12345678ull), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_COUNTER5, 0xab12345678ull), 0);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .rdpmc = 1u << P4_IQ_COUNTER4 });
+	assert_int_equal(p4_model_rdpmc(&m, 16, &v), 0);
+	assert_int_equal(v, 0xab12345679ull);
+	assert_int_equal(p4_model_rdpmc(&m, 16 | 0x80000000u, &v), 0);
+	assert_int_equal(v, 0x12345679u);
+	assert_int_equal(p4_model_rdpmc(&m, 17, &v), 0);
+	assert_int_equal(v, 0xab12345678ull);
+}
+
+/*
+ * The erratum flipped: 0F_04 (no erratum) then loses the PMI of a counter
+ * in cascade mode, as 0F_02 does (SDM 18.15.5.7).
+ */
+static void model_erratum_flip(void **state)
+{
+	static struct p4_model m;
+	struct p4_model_config cfg = { .sig = { 0x0f, 4, 1 } };
+	uint64_t escr = (UINT64_C(2) << 25) | (UINT64_C(1) << 9) | ESCR_T0_OS | ESCR_T0_USR;
+	/* counter 12 in cascade mode (bit 30), started: OVF_PMI_T0, ESCR select 4 */
+	uint64_t cccr = CCCR_ENABLE | CCCR_CASCADE | CCCR_OVF_PMI_T0 | (UINT64_C(4) << 13) |
+			(UINT64_C(3) << 16);
+
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	assert_int_equal(msr_bus_write(&m.bus, 0x3b8, escr), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_COUNTER0, P4_COUNTER_MASK), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_CCCR0, cccr), 0);
+	p4_model_event(&m, 0, 0, P4_EV_INSTR_RETIRED, 1, 2);	/* overflow, then one more */
+	assert_int_equal(m.pmi_count[0], 1);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .erratum_flip = true });
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_COUNTER0, P4_COUNTER_MASK), 0);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IQ_CCCR0, cccr), 0);
+	p4_model_event(&m, 0, 0, P4_EV_INSTR_RETIRED, 1, 2);
+	assert_int_equal(m.pmi_count[0], 1);
+	assert_int_equal(m.pmi_suppressed, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(judge_exact_and_range),
+		cmocka_unit_test(totals_and_skip),
+		cmocka_unit_test(human_line_shows_both_values),
+		cmocka_unit_test(frame_fields_and_crc),
+		cmocka_unit_test(frame_corruption_and_space),
+		cmocka_unit_test(model_dead_counter_never_counts),
+		cmocka_unit_test(model_rdpmc_fault),
+		cmocka_unit_test(model_erratum_flip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,113 @@
+/*
+ * selftestgen.c - a `selftest` report block made on the host by the
+ * kernel's own portable formatter (prof/selftest_report.c), for the tests
+ * of tools/selftest-report and nbprof-decode --selftest.
+ *
+ *	selftestgen [-n N] [-s SEED] block|truth
+ *
+ * N results (default 40) with pseudo-random statuses, values and notes
+ * (fixed seed), some holding '|' or a tab, which the block must clean.
+ *   block  what a serial log of `selftest` holds: the human lines, the
+ *          NBS: block and the summary line, with other text around it
+ *   truth  one line per result: group, status, name, measured, expected,
+ *          note, separated by tabs, as the results were before framing
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/selftest.h"
+
+#define MAXN	SELFTEST_MAX_RESULTS
+
+static const char *const groups[] = { "counters", "privilege", "threads", "overflow",
+				      "cascade", "rdpmc", "pebs" };
+static struct selftest_result res[MAXN];
+static uint32_t rng = 1;
+
+static uint32_t next_rand(void)
+{
+	rng = rng * 1103515245u + 12345u;
+	return rng >> 8;
+}
+
+static void make_result(struct selftest_result *r, unsigned i)
+{
+	uint64_t want = next_rand() % 5000, got = want;
+	unsigned kind = next_rand() % 8;
+
+	*r = (struct selftest_result){ .group = groups[(i * 7 / MAXN) % 7] };
+	snprintf(r->name, sizeof(r->name), "counter %u check %u%s", i % 18, i,
+		 i % 11 == 3 ? " a|b" : "");
+	if (kind == 0) {
+		selftest_skip(r, i % 2 ? "not implemented yet" : "no Hyper-Threading\ahere");
+		return;
+	}
+	if (kind == 1)
+		got += 1 + next_rand() % 7;
+	if (kind == 2)
+		selftest_judge_range(r, got, want / 3, want + 100);
+	else
+		selftest_judge_exact(r, got, want);
+	if (next_rand() % 2)
+		snprintf(r->note, sizeof(r->note), "loop %u minus loop %u", 150 + i, 50);
+}
+
+static void out_line(void *ctx, const char *line)
+{
+	printf("%s\r\n", line);
+}
+
+static void print_block(unsigned n)
+{
+	struct selftest_machine m = {
+		.signature = 0xf29, .display = "0F_02H", .stepping = 9,
+		.brand = "Intel(R) Pentium(R) 4 CPU 2.80GHz", .ucode_ok = true, .ucode = 0x2e,
+		.misc_ok = true, .misc_enable = 0x00000000000c0089ull,
+	};
+	struct selftest_totals t = { 0 };
+	char line[SELFTEST_LINE_MAX];
+
+	printf("nbprof> selftest\r\nselftest: PMU conformance test (nbprof)\r\n");
+	for (unsigned i = 0; i < n; i++) {
+		selftest_count(&t, &res[i]);
+		selftest_format(&res[i], false, line, sizeof(line));
+		printf("%s\r\n", line);
+	}
+	selftest_block(&m, "hardware 0F_02H stepping 9 with HT", res, n, out_line, NULL);
+	printf("selftest: %u passed, %u failed, %u skipped\r\nnbprof> \r\n", t.passed, t.failed,
+	       t.skipped);
+}
+
+static void print_truth(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		printf("%s\t%s\t%s\t%s\t%s\t%s\n", res[i].group, selftest_status_name(res[i].status),
+		       res[i].name, res[i].measured, res[i].expected, res[i].note);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned n = 40;
+	int i = 1;
+
+	for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+		if (!strcmp(argv[i], "-n"))
+			n = (unsigned)strtoul(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "-s"))
+			rng = (uint32_t)strtoul(argv[i + 1], NULL, 0);
+	}
+	if (i >= argc || n > MAXN) {
+		fprintf(stderr, "usage: selftestgen [-n N (<= %d)] [-s SEED] block|truth\n", MAXN);
+		return 2;
+	}
+	for (unsigned k = 0; k < n; k++)
+		make_result(&res[k], k);
+	if (!strcmp(argv[i], "block"))
+		print_block(n);
+	else if (!strcmp(argv[i], "truth"))
+		print_truth(n);
+	else
+		return 2;
+	return 0;
+}

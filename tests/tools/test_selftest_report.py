@@ -1,0 +1,115 @@
+"""test_selftest_report.py - tools/selftest-report and nbprof-decode --selftest
+against report blocks printed by the kernel's own formatter
+(tests/tools/selftestgen.c, prof/selftest_report.c).
+
+The round trip compares every check the decoder reads back with the
+results before framing, cleaned as prof/selftest.h says ('|' -> '/',
+control characters -> '?'); corrupt, missing and cut-off lines must be
+reported with exit status 1, and a capture without a block with 2.
+"""
+
+import csv
+import io
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import BUILD, DECODE, REPO
+
+SELFTESTGEN = os.path.join(BUILD, "h", "tools", "selftestgen")
+REPORT = os.path.join(REPO, "tools", "selftest-report")
+FIELDS = ("group", "status", "name", "measured", "expected", "note")
+
+
+@pytest.fixture(scope="module")
+def gen():
+    if not os.path.exists(SELFTESTGEN):
+        subprocess.run(["make", "-s", "-C", REPO, "B=" + BUILD,
+                        os.path.relpath(SELFTESTGEN, REPO)], check=True)
+
+    def run(*args):
+        return subprocess.run([SELFTESTGEN] + [str(a) for a in args], stdout=subprocess.PIPE,
+                              check=True, universal_newlines=True).stdout
+    return run
+
+
+def cleaned(s):
+    return re.sub(r"[\x00-\x1f\x7f]", "?", s.replace("|", "/"))
+
+
+def truth(gen, *args):
+    rows = []
+    for line in gen(*args, "truth").splitlines():
+        rows.append(dict(zip(FIELDS, (cleaned(f) for f in line.split("\t")))))
+    return rows
+
+
+def report(tmp_path, text, *extra, tool=REPORT, ok=(0,)):
+    cap = tmp_path / "cap.log"
+    cap.write_text(text)
+    p = subprocess.run(["/usr/bin/python3", tool, str(cap)] + list(extra),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, cwd=str(tmp_path))
+    assert p.returncode in ok, "exit %d\n%s" % (p.returncode, p.stderr)
+    return p
+
+
+def rows_of(csv_text):
+    return [{k: r[k] for k in FIELDS} for r in csv.DictReader(io.StringIO(csv_text))]
+
+
+@pytest.mark.parametrize("seed", [1, 7, 99])
+def test_round_trip_every_check(gen, tmp_path, seed):
+    want = truth(gen, "-s", seed, "-n", 60)
+    p = report(tmp_path, gen("-s", seed, "-n", 60, "block"), "--csv", "-")
+    got = rows_of(p.stdout[p.stdout.index("block,group"):])
+    assert got == want
+    counts = [sum(r["status"] == s for r in want) for s in ("PASS", "FAIL", "SKIP")]
+    assert "selftest: %d passed, %d failed, %d skipped" % tuple(counts) in p.stdout
+    assert "incomplete" not in p.stdout
+    assert "0F_02H, CPUID 00000F29 stepping 9" in p.stdout
+    assert "microcode 0000002E" in p.stdout
+
+
+def test_decoder_detects_and_forwards(gen, tmp_path):
+    block = gen("-s", 3, "block")
+    auto = report(tmp_path, block, tool=DECODE)
+    forced = report(tmp_path, block, "--selftest", tool=DECODE)
+    direct = report(tmp_path, block)
+    assert auto.stdout == forced.stdout == direct.stdout
+    assert "nbprof selftest report" in auto.stdout
+
+
+def test_corrupt_line_is_named(gen, tmp_path):
+    lines = gen("-s", 5, "block").splitlines()
+    k = next(i for i, l in enumerate(lines) if l.startswith("NBS:7|"))
+    lines[k] = lines[k].replace("check", "chack", 1)
+    p = report(tmp_path, "\n".join(lines) + "\n", ok=(1,))
+    assert "cap.log:%d: corrupt NBS: line (CRC mismatch)" % (k + 1) in p.stderr
+    assert "incomplete: missing line(s): 7" in p.stdout
+
+
+def test_cut_off_block(gen, tmp_path):
+    lines = [l for l in gen("-s", 5, "block").splitlines() if not re.match(r"NBS:\d+\|end\|", l)]
+    p = report(tmp_path, "\n".join(lines) + "\n", ok=(1,))
+    assert "incomplete: the end line is missing" in p.stdout
+
+
+def test_totals_must_agree(gen, tmp_path):
+    import zlib
+    out = []
+    for line in gen("-s", 9, "block").splitlines():
+        m = re.match(r"NBS:(\d+\|end\|)(\d+)(\|.*)\|[0-9A-F]{8}\s*$", line)
+        if m:   # a well-formed end line that claims one more PASS
+            body = m.group(1) + str(int(m.group(2)) + 1) + m.group(3)
+            line = "NBS:%s|%08X" % (body, zlib.crc32(body.encode()))
+        out.append(line)
+    p = report(tmp_path, "\n".join(out) + "\n", ok=(1,))
+    assert "incomplete: the end line says" in p.stdout
+
+
+def test_no_block(tmp_path):
+    p = report(tmp_path, "nbprof> cpu\nnothing here\n", ok=(2,))
+    assert "no selftest report block" in p.stderr
