@@ -90,6 +90,13 @@ struct p4_plan {
 	uint8_t writer_lp;
 	bool ds_area_set;
 	uint32_t pebs_metric, matrix_vert;
+	/*
+	 * A replay-tagging metric's extra upstream ESCR (MOB and split
+	 * metrics, fact sheet 5.5): planned like a slot's ESCR (no request may
+	 * use it), written by p4_apply; P4_ESCR_NONE when none.
+	 */
+	enum p4_escr metric_escr;
+	uint64_t metric_escr_value;
 	struct p4_request req[P4_MAX_REQUESTS];
 	struct p4_slot slot[P4_MAX_REQUESTS];
 };

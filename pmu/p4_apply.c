@@ -110,6 +110,8 @@ static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
 			bits |= p4_pebs_thr_bit(plan->writer_lp,
 						plan->req[i].lp == P4_LP1 ? 1 : 0);
 	}
+	if (plan->metric_escr != P4_ESCR_NONE)
+		p4_wr(bus, p4_escrs[plan->metric_escr].msr, plan->metric_escr_value, res);
 	p4_or_into(bus, MSR_PEBS_ENABLE, bits, res);
 	p4_or_into(bus, MSR_PEBS_MATRIX_VERT, plan->matrix_vert, res);
 }

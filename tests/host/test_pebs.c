@@ -9,11 +9,17 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "pmu/p4_alloc.h"
+#include "pmu/p4_apply.h"
+#include "pmu/p4_explain.h"
 #include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
+#include "pmu/p4_spec.h"
+#include "tests/host/recbus.h"
 
 static void availability(void **state)
 {
@@ -198,6 +204,100 @@ static void replay_metrics(void **state)
 	assert_null(p4_replay_metric_by_name("1stL_cache_load_miss", 20));
 }
 
+static int plan_specs(const char *const *specs, unsigned n, struct p4_plan *plan,
+		      struct p4_alloc_error *err)
+{
+	static struct p4_caps caps;
+	struct p4_alloc_ctx ctx = { &caps, false, P4_SPLIT_GLOBAL };
+	struct p4_request r[4];
+	struct p4_spec_error serr;
+
+	assert_true(p4_caps_lookup(&(struct p4_sig){ 15, 4, 1 }, &caps));
+	memset(r, 0, sizeof(r));
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(p4_spec_parse(specs[i], &caps, &r[i].spec, &serr), 0);
+	return p4_alloc_plan(&ctx, r, n, plan, err);
+}
+
+/*
+ * A metric name is replay_event NBOGUS plus the metric's PEBS_ENABLE and
+ * MATRIX_VERT (fact sheet 5.5: 1stL_cache_load_miss_retired 01000001H and
+ * 1H), ORed in by p4_apply; the split metrics also program their upstream
+ * ESCR, which no other event may then take; one metric per plan.
+ */
+static void metrics_are_planned(void **state)
+{
+	static const char *const one[] = { "1stL_cache_load_miss_retired" };
+	static const char *const split[] = { "split_load_retired:u" };
+	static const char *const two[] = { "1stL_cache_load_miss_retired",
+					   "DTLB_load_miss_retired" };
+	static const char *const taken[] = { "load_port_replay:split_ld:u",
+					     "load_port_replay:split_ld:k",
+					     "split_load_retired" };
+	struct p4_spec spec;
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+	struct recbus rb;
+	char text[96];
+
+	assert_int_equal(p4_spec_parse("1stl_cache_load_miss_retired", NULL, &spec, &serr), 0);
+	assert_int_equal(spec.event, P4_EV_REPLAY_EVENT);
+	assert_int_equal(spec.mask, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS));
+	p4_spec_format(&spec, text, sizeof(text));
+	assert_string_equal(text, "1stL_cache_load_miss_retired:NBOGUS:u:k");
+
+	assert_int_equal(plan_specs(one, 1, &plan, &err), 0);
+	assert_int_equal(plan.pebs_metric, 0x01000001);
+	assert_int_equal(plan.matrix_vert, 0x1);
+	assert_int_equal(plan.metric_escr, P4_ESCR_NONE);
+	recbus_init(&rb);
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(recbus_value(&rb, MSR_PEBS_ENABLE), 0x01000001);
+	assert_int_equal(recbus_value(&rb, MSR_PEBS_MATRIX_VERT), 0x1);
+	assert_int_equal(res.faults + res.mismatches, 0);
+
+	assert_int_equal(plan_specs(split, 1, &plan, &err), 0);
+	assert_int_equal(plan.pebs_metric, 0x01000400);
+	assert_int_equal(plan.metric_escr, P4_SAAT_ESCR1);
+	/* load_port_replay (event select 04H) SPLIT_LD (mask bit 1), T0_USR */
+	assert_int_equal(plan.metric_escr_value, (0x04u << 25) | (1u << 10) | ESCR_T0_USR);
+	recbus_init(&rb);
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(recbus_value(&rb, p4_escrs[P4_SAAT_ESCR1].msr), plan.metric_escr_value);
+
+	assert_int_equal(plan_specs(two, 2, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "one replay-tagging metric at a time"));
+	assert_int_equal(plan_specs(taken, 3, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "upstream ESCR is taken"));
+}
+
+static void collect_line(void *ctx, const char *line)
+{
+	char *out = ctx;
+	size_t len = strlen(out);
+
+	snprintf(out + len, 2048 - len, "%s\n", line);
+}
+
+/* explain names the metric a PEBS_ENABLE / MATRIX_VERT value selects. */
+static void explain_names_metrics(void **state)
+{
+	struct p4_caps caps;
+	char out[2048];
+	struct p4_msr_write w[2] = { { MSR_PEBS_ENABLE, 0x01000001 },
+				     { MSR_PEBS_MATRIX_VERT, 0x2 } };
+
+	assert_true(p4_caps_lookup(&(struct p4_sig){ 15, 4, 1 }, &caps));
+	out[0] = '\0';
+	p4_explain(w, 2, &caps, false, collect_line, out);
+	assert_non_null(strstr(out, "PEBS_ENABLE <- 1000001H: metrics 1H, UOP_Tag: replay metric "
+			       "1stL_cache_load_miss_retired\n"));
+	assert_non_null(strstr(out, "PEBS_MATRIX_VERT <- 2H: as for DTLB_store_miss_retired | "
+			       "split_store_retired\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +308,8 @@ int main(void)
 		cmocka_unit_test(pebs_area_round_trip),
 		cmocka_unit_test(thread_bits),
 		cmocka_unit_test(replay_metrics),
+		cmocka_unit_test(metrics_are_planned),
+		cmocka_unit_test(explain_names_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
