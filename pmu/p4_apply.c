@@ -82,9 +82,12 @@ uint64_t p4_counter_settle(uint64_t running, uint64_t stopped)
 	return (running + ((stopped - running) & UINT64_C(0xffffffff))) & P4_COUNTER_MASK;
 }
 
-/* OR `bits` into a shared MSR, keeping what is there (the sibling's bits). */
-static void p4_or_into(struct msr_bus *bus, uint32_t msr, uint64_t bits,
-		       struct p4_apply_result *res)
+/*
+ * Set `bits` in a shared MSR, replacing only the bits in `field` and
+ * keeping the rest (the sibling's PEBS thread bits).
+ */
+static void p4_set_in(struct msr_bus *bus, uint32_t msr, uint64_t field, uint64_t bits,
+		      struct p4_apply_result *res)
 {
 	uint64_t cur = 0;
 
@@ -92,8 +95,8 @@ static void p4_or_into(struct msr_bus *bus, uint32_t msr, uint64_t bits,
 		return;
 	if (msr_bus_read(bus, msr, &cur) != 0)
 		res->faults++;
-	else if ((cur & bits) != bits)
-		p4_wr(bus, msr, cur | bits, res);
+	else if (((cur & ~field) | bits) != cur)
+		p4_wr(bus, msr, (cur & ~field) | bits, res);
 }
 
 static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
@@ -112,8 +115,9 @@ static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
 	}
 	if (plan->metric_escr != P4_ESCR_NONE)
 		p4_wr(bus, p4_escrs[plan->metric_escr].msr, plan->metric_escr_value, res);
-	p4_or_into(bus, MSR_PEBS_ENABLE, bits, res);
-	p4_or_into(bus, MSR_PEBS_MATRIX_VERT, plan->matrix_vert, res);
+	/* A plan's metric replaces an older one: one plan programs both LPs' counters. */
+	p4_set_in(bus, MSR_PEBS_ENABLE, plan->pebs_metric ? PEBS_ENABLE_METRICS : 0, bits, res);
+	p4_set_in(bus, MSR_PEBS_MATRIX_VERT, ~UINT64_C(0), plan->matrix_vert, res);
 }
 
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)

@@ -11,8 +11,9 @@
  * touching its counter (fact sheet 9.16, 5.8 step 2); (2) each ESCR once;
  * (3) each counter's preset, masked to 40 bits, written twice (Intel 249199
  * erratum N15); (4) MSR_PEBS_ENABLE and MSR_PEBS_MATRIX_VERT, read and
- * written back with the plan's bits ORed in, never cleared (the sibling LP
- * may use them: fact sheet 5.5, Linux's FIXME): the replay metric bits and,
+ * written back with the plan's bits set and the sibling's PEBS bits kept
+ * (fact sheet 5.5, Linux's FIXME): a plan's replay metric replaces the
+ * metric bits and MATRIX_VERT (one plan programs both LPs' counters), and,
  * for a PEBS request, MY_THR or OTH_THR for its LP as seen from
  * plan->writer_lp (fact sheet 5.3, SDM 18.16.3) - only when
  * plan->ds_area_set says the DS save area is in place, otherwise PEBS is

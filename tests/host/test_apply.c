@@ -296,15 +296,16 @@ static void pebs_enable_relative_and_kept(void **state)
 	recbus_init(&rb);
 	p4_apply(&rb.bus, &plan, &res);
 	assert_int_equal(recbus_value(&rb, 0x3f1), 0x02000000);
-	/* a replay metric: bits ORed into both MSRs, no thread bit without PEBS */
+	/* a replay metric replaces an older one; thread bits stay; none without PEBS */
 	plan = plan_of("replay_event:nbogus", false);
 	plan.pebs_metric = 0x01000004;
 	plan.matrix_vert = 0x2;
 	recbus_init(&rb);
+	msr_bus_write(&rb.bus, 0x3f1, 0x05000001);	/* old metric, sibling's OTH_THR */
 	msr_bus_write(&rb.bus, 0x3f2, 0x1);
 	p4_apply(&rb.bus, &plan, &res);
-	assert_int_equal(recbus_value(&rb, 0x3f1), 0x01000004);
-	assert_int_equal(recbus_value(&rb, 0x3f2), 0x3);
+	assert_int_equal(recbus_value(&rb, 0x3f1), 0x05000004);
+	assert_int_equal(recbus_value(&rb, 0x3f2), 0x2);
 }
 
 /*

@@ -188,3 +188,23 @@ def test_pebs_refused_where_unavailable(nb):
     assert "error" not in nb.cmd("pmu backend model 0F_04 ht")
     out = record(nb, "-e front_end_event:nbogus:pebs -e uop_type:tagloads -c 5 memwalk 1024 16")
     assert int(PEBS.search(out).group(1)) == len(memwalk_loads(1024, 16)) // 5
+
+
+def test_replay_metric_counts_with_its_tagging(nb):
+    """Fact sheet 5.5: 1stL_cache_load_miss_retired = replay_event NBOGUS with PEBS_ENABLE
+    01000001H and MATRIX_VERT 1H; in the model its input is synthetic replay_event NBOGUS."""
+    out = nb.cmd("events 1stL_cache_load_miss_retired")
+    assert "PEBS_ENABLE 01000001H, MATRIX_VERT 1H" in out, out
+    nb.cmd("msr trace on")
+    out = nb.cmd("stat -e 1stL_cache_load_miss_retired synthetic replay_event:NBOGUS 7", timeout=60)
+    nb.cmd("msr trace off")
+    assert "error" not in out, out
+    assert re.search(r"^\s+7\s+1stL_cache_load_miss_retired:NBOGUS:u:k\s.*\[synthetic\]", out,
+                     re.M), out
+    assert "wrmsr 3F1H <- 01000001H (MSR_PEBS_ENABLE)" in out
+    assert "wrmsr 3F2H <- 00000001H (MSR_PEBS_MATRIX_VERT)" in out
+    out = nb.cmd("explain 3F1H=01000400H 3F2H=2H")
+    assert "replay metric split_load_retired | split_store_retired" in out, out
+    assert "as for DTLB_store_miss_retired | split_store_retired" in out, out
+    out = nb.cmd("stat -e split_store_retired -e store_port_replay:split_st loop 10", timeout=60)
+    assert "upstream ESCR is taken" in out, out
