@@ -33,7 +33,8 @@ PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c p
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/record.c \
                prof/selftest.c prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c \
                prof/workloads.c
-ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
+ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
+               arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/paging.c arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c \
@@ -65,7 +66,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
                   tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
-                  tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c \
+                  tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c tests/host/test_insn_simd.c \
                   tests/host/test_uncore.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.

@@ -9,8 +9,11 @@
  * stores: one µop per memory operand access (a read-modify-write operand
  * counts as one load and one store), decoded with the frame's registers
  * (only the kinds are used, so post-instruction addresses do not matter).
+ * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h) is
+ * one µop of the matching upstream event (fact sheet 5.7).
  */
 #include "arch/x86/insn.h"
+#include "arch/x86/insn_simd.h"
 #include "prof/tagfeed.h"
 
 #define TAGFEED_INSN_MAX	15
@@ -58,8 +61,26 @@ void tagfeed_mem_uops(const struct step_info *s, const struct trap_frame *f, uns
 	}
 }
 
+/* The upstream event of an instruction's SIMD/x87 class (fact sheet 5.7), or P4_NEVENT. */
+static enum p4_event tagfeed_exec_event(const struct step_info *s)
+{
+	static const enum p4_event ev[] = {
+		[INSN_SIMD_NONE] = P4_NEVENT,
+		[INSN_SIMD_X87] = P4_EV_X87_FP_UOP,
+		[INSN_SIMD_MMX64] = P4_EV_64BIT_MMX_UOP,
+		[INSN_SIMD_MMX128] = P4_EV_128BIT_MMX_UOP,
+		[INSN_SIMD_PACKED_SP] = P4_EV_PACKED_SP_UOP,
+		[INSN_SIMD_PACKED_DP] = P4_EV_PACKED_DP_UOP,
+		[INSN_SIMD_SCALAR_SP] = P4_EV_SCALAR_SP_UOP,
+		[INSN_SIMD_SCALAR_DP] = P4_EV_SCALAR_DP_UOP,
+	};
+
+	return ev[insn_simd_class((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX)];
+}
+
 void tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
 {
+	enum p4_event exec;
 	struct p4_pebs_record r = { { 0 } };
 	unsigned loads, stores;
 
@@ -87,4 +108,6 @@ void tagfeed_step(struct p4_model *m, const struct step_info *s, const struct tr
 	tagfeed_mem_uops(s, f, &loads, &stores);
 	if (loads | stores)
 		p4_model_retire_mem(m, s->lp, s->cpl, loads, stores);
+	if ((exec = tagfeed_exec_event(s)) != P4_NEVENT)
+		p4_model_retire_exec(m, s->lp, s->cpl, exec, 1);
 }

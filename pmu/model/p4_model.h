@@ -170,6 +170,17 @@ int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs
 int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned loads,
 			unsigned stores);
 
+/*
+ * Execution tagging (fact sheet 5.7): `uops` µops of upstream event ev (one
+ * of the FIRM events, P4_EVF_UPSTREAM_TAG: packed_SP_uop ... x87_SIMD_moves_uop)
+ * retire on LP lp at CPL cpl. They count as ev with all its mask bits, and a
+ * FIRM ESCR holding ev with Tag enable and the LP's T-bit tags them with its
+ * tag value; execution_event NBOGUSn then counts each µop whose tag has bit
+ * n (NBOGUSn is mask bit n). -1 on bad input or an event that cannot tag.
+ */
+int p4_model_retire_exec(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
+			 unsigned uops);
+
 /* Close the current cycle and run `cycles` - 1 more cycles without events. */
 void p4_model_tick(struct p4_model *m, uint64_t cycles);
 

@@ -344,6 +344,52 @@ static void tagged_loads_only(void **state)
 	assert_int_equal(p4_model_retire_mem(&m, 2, 0, 1, 0), -1);
 }
 
+/*
+ * Execution tagging (fact sheet 5.7): packed_SP_uop with tag value 1 and
+ * x87_FP_uop with tag value 2 on the FIRM ESCRs; execution_event NBOGUS0
+ * counts the µops tagged with bit 0, NBOGUS1 those with bit 1; untagged
+ * classes (scalar_DP_uop here) reach neither.
+ */
+static void execution_tagging(void **state)
+{
+	static const char *const specs[] = { "packed_SP_uop:ALL:TAG0", "x87_FP_uop:ALL:TAG1",
+					     "execution_event:NBOGUS0", "execution_event:NBOGUS1" };
+	static struct p4_model m;
+	struct p4_caps caps;
+	struct p4_alloc_ctx ctx = { &caps, true, P4_SPLIT_GLOBAL };
+	struct p4_request r[4];
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+	uint64_t want[4] = { 5, 3, 5, 3 };
+
+	memset(r, 0, sizeof(r));
+	model_new(&m, false);
+	caps = m.caps;
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(p4_spec_parse(specs[i], NULL, &r[i].spec, &serr), 0);
+	if (p4_alloc_plan(&ctx, r, 4, &plan, &err))
+		fail_msg("%s", err.msg);
+	p4_apply(&m.bus, &plan, &res);
+	assert_int_equal(res.faults + res.mismatches, 0);
+	assert_int_equal(p4_model_retire_exec(&m, 0, 3, P4_EV_PACKED_SP_UOP, 5), 0);
+	assert_int_equal(p4_model_retire_exec(&m, 0, 3, P4_EV_X87_FP_UOP, 3), 0);
+	assert_int_equal(p4_model_retire_exec(&m, 0, 3, P4_EV_SCALAR_DP_UOP, 4), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t got = (m.counter[plan.slot[i].counter] - plan.slot[i].preset) &
+			       P4_COUNTER_MASK;
+
+		if (got != want[i])
+			fail_msg("%s: %llu, want %llu (counter %u, ESCR %s = %llx)", specs[i],
+				 (unsigned long long)got, (unsigned long long)want[i],
+				 plan.slot[i].counter, p4_escrs[plan.slot[i].escr].name,
+				 (unsigned long long)m.escr[plan.slot[i].escr]);
+	}
+	/* Only the FIRM events can tag. */
+	assert_int_equal(p4_model_retire_exec(&m, 0, 0, P4_EV_INSTR_RETIRED, 1), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +399,7 @@ int main(void)
 		cmocka_unit_test(my_thr_and_oth_thr),
 		cmocka_unit_test(ordinary_overflows_stay_ordinary),
 		cmocka_unit_test(tagged_loads_only),
+		cmocka_unit_test(execution_tagging),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
