@@ -18,25 +18,32 @@
 
 #define TAGFEED_INSN_MAX	15
 
+#include <stddef.h>
+
+#define TF(r)	((uint8_t)(offsetof(struct trap_frame, r) / sizeof(uint64_t)))
+
+/* Frame slots of the general registers, in insn.h's order (RAX, RCX, ... R15). */
+static const uint8_t tagfeed_gpr[INSN_NREGS] = {
+	TF(rax), TF(rcx), TF(rdx), TF(rbx), TF(rsp), TF(rbp), TF(rsi), TF(rdi),
+	TF(r8), TF(r9), TF(r10), TF(r11), TF(r12), TF(r13), TF(r14), TF(r15),
+};
+
+/* ... and in a PEBS record's order (flags, IP, then RAX, RBX, RCX, RDX, ...). */
+static const uint8_t tagfeed_rec[P4_PEBS_NREG] = {
+	TF(rflags), TF(rip), TF(rax), TF(rbx), TF(rcx), TF(rdx), TF(rsi), TF(rdi), TF(rbp),
+	TF(rsp), TF(r8), TF(r9), TF(r10), TF(r11), TF(r12), TF(r13), TF(r14), TF(r15),
+};
+
+static uint64_t tagfeed_slot(const struct trap_frame *f, uint8_t slot)
+{
+	return ((const uint64_t *)f)[slot];
+}
+
 static void tagfeed_regs(const struct trap_frame *f, struct insn_regs *r)
 {
 	*r = (struct insn_regs){ .rip = f->rip };
-	r->gpr[INSN_RAX] = f->rax;
-	r->gpr[INSN_RCX] = f->rcx;
-	r->gpr[INSN_RDX] = f->rdx;
-	r->gpr[INSN_RBX] = f->rbx;
-	r->gpr[INSN_RSP] = f->rsp;
-	r->gpr[INSN_RBP] = f->rbp;
-	r->gpr[INSN_RSI] = f->rsi;
-	r->gpr[INSN_RDI] = f->rdi;
-	r->gpr[INSN_R8] = f->r8;
-	r->gpr[INSN_R9] = f->r9;
-	r->gpr[INSN_R10] = f->r10;
-	r->gpr[INSN_R11] = f->r11;
-	r->gpr[INSN_R12] = f->r12;
-	r->gpr[INSN_R13] = f->r13;
-	r->gpr[INSN_R14] = f->r14;
-	r->gpr[INSN_R15] = f->r15;
+	for (unsigned i = 0; i < INSN_NREGS; i++)
+		r->gpr[i] = tagfeed_slot(f, tagfeed_gpr[i]);
 }
 
 void tagfeed_mem_uops(const struct step_info *s, const struct trap_frame *f, unsigned *loads,
@@ -84,25 +91,8 @@ void tagfeed_step(struct p4_model *m, const struct step_info *s, const struct tr
 	struct p4_pebs_record r = { { 0 } };
 	unsigned loads, stores;
 
-	if (f) {
-		r.reg[P4_PEBS_FLAGS] = f->rflags;
-		r.reg[P4_PEBS_AX] = f->rax;
-		r.reg[P4_PEBS_BX] = f->rbx;
-		r.reg[P4_PEBS_CX] = f->rcx;
-		r.reg[P4_PEBS_DX] = f->rdx;
-		r.reg[P4_PEBS_SI] = f->rsi;
-		r.reg[P4_PEBS_DI] = f->rdi;
-		r.reg[P4_PEBS_BP] = f->rbp;
-		r.reg[P4_PEBS_SP] = f->rsp;
-		r.reg[P4_PEBS_R8] = f->r8;
-		r.reg[P4_PEBS_R9] = f->r9;
-		r.reg[P4_PEBS_R10] = f->r10;
-		r.reg[P4_PEBS_R11] = f->r11;
-		r.reg[P4_PEBS_R12] = f->r12;
-		r.reg[P4_PEBS_R13] = f->r13;
-		r.reg[P4_PEBS_R14] = f->r14;
-		r.reg[P4_PEBS_R15] = f->r15;
-	}
+	for (unsigned i = 0; f && i < P4_PEBS_NREG; i++)
+		r.reg[i] = tagfeed_slot(f, tagfeed_rec[i]);
 	r.reg[P4_PEBS_IP] = s->rip;
 	p4_model_set_pebs_regs(m, s->lp, &r);
 	tagfeed_mem_uops(s, f, &loads, &stores);
