@@ -6,13 +6,18 @@
  * - Its bus: the model's registers under the PMU lock (both LPs feed and
  *   program one model), plus the quirk injection of `record --inject`.
  * - Its event feed: the workload hooks. Each stepped instruction is fed at
- *   the LP (SMT ID, T0/T1) and CPL that retired it: instr_retired NBOGUSNTAG,
- *   instr_completed NBOGUS where the model has it, branch_retired (MMTP when
- *   taken, MMNP when not: there is no predictor to observe, so nothing is
- *   ever mispredicted) and retired_branch_type (perf_branch_type below), and
- *   global_power_events RUNNING from the step's TSC cycles. The synthetic
- *   workload's int 0x81 feeds its spec's event. Nothing else: no cache, TLB,
- *   bus, replay, µop or front-end event has a real source in QEMU, and
+ *   the LP (SMT ID, T0/T1) and CPL that retired it: instr_retired
+ *   NBOGUSNTAG (NBOGUSTAG when the front end tagged one of its loads or
+ *   stores, prof/tagfeed.c), instr_completed NBOGUS where the model has
+ *   it, branch_retired (MMTP when taken, MMNP when not: there is no
+ *   predictor to observe, so nothing is ever mispredicted) and
+ *   retired_branch_type (perf_branch_type below), global_power_events
+ *   RUNNING from the step's TSC cycles, and through prof/tagfeed.c the
+ *   step's registers (PEBS records), its tagged loads/stores
+ *   (front_end_event) and its x87/SIMD class (the FIRM events and
+ *   execution_event). The synthetic workload's int 0x81 feeds its spec's
+ *   event. Nothing else: no cache, TLB, bus or replay event has a real
+ *   source in QEMU, and
  *   kernel code outside the workload is never seen.
  * - Its interrupts: the model's raise_pmi() only records the request; after
  *   the model call returns (never inside it: the handler rewrites model
@@ -475,15 +480,15 @@ static void model_clock_advance(unsigned lp, uint64_t cycles)
 static void model_step(void *ctx, const struct step_info *s)
 {
 	struct perf_inputs *in = ctx;
-	uint16_t type;
+	uint16_t type, retired;
 
 	in->steps++;
 	perf_lock();
 	p4_model_set_cpl(&model, s->lp, s->cpl);
-	tagfeed_step(&model, s, step_frame());	/* PEBS registers, tagged loads/stores */
+	retired = tagfeed_step(&model, s, step_frame());	/* PEBS registers, tagging */
 	perf_unlock();
 	model_pmi_flush();
-	model_feed(s->lp, s->cpl, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1);
+	model_feed(s->lp, s->cpl, P4_EV_INSTR_RETIRED, retired, 1);
 	if (model.caps.instr_completed)
 		model_feed(s->lp, s->cpl, P4_EV_INSTR_COMPLETED,
 			   P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);

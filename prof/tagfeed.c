@@ -85,11 +85,12 @@ static enum p4_event tagfeed_exec_event(const struct step_info *s)
 	return ev[insn_simd_class((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX)];
 }
 
-void tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
+uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
 {
 	enum p4_event exec;
 	struct p4_pebs_record r = { { 0 } };
 	unsigned loads, stores;
+	int tagged = 0;
 
 	for (unsigned i = 0; f && i < P4_PEBS_NREG; i++)
 		r.reg[i] = tagfeed_slot(f, tagfeed_rec[i]);
@@ -97,7 +98,9 @@ void tagfeed_step(struct p4_model *m, const struct step_info *s, const struct tr
 	p4_model_set_pebs_regs(m, s->lp, &r);
 	tagfeed_mem_uops(s, f, &loads, &stores);
 	if (loads | stores)
-		p4_model_retire_mem(m, s->lp, s->cpl, loads, stores);
+		tagged = p4_model_retire_mem(m, s->lp, s->cpl, loads, stores);
 	if ((exec = tagfeed_exec_event(s)) != P4_NEVENT)
 		p4_model_retire_exec(m, s->lp, s->cpl, exec, 1);
+	/* fact sheet 5.6: instr_retired NBOGUSTAG counts front-end tagged instructions */
+	return P4_EVMASK(tagged > 0 ? P4_INSTR_RETIRED_NBOGUSTAG : P4_INSTR_RETIRED_NBOGUSNTAG);
 }

@@ -18,8 +18,10 @@ void tagfeed_mem_uops(const struct step_info *s, const struct trap_frame *f, uns
 
 /*
  * Under the PMU lock: hand m the instruction's registers (f: the workload's
- * frame after it; the linear IP is s->rip) and its tagged µops.
+ * frame after it; the linear IP is s->rip) and its tagged µops. Returns the
+ * instr_retired mask bit the instruction retires as: NBOGUSTAG when the
+ * front end tagged one of its µops, else NBOGUSNTAG.
  */
-void tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f);
+uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f);
 
 #endif

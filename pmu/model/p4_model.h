@@ -165,7 +165,9 @@ int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs
  * holding uop_type with TAGLOADS / TAGSTORES and the LP's T-bit for that
  * CPL tags count once each as front_end_event NBOGUS, at retirement. The
  * upstream ESCR tags whether or not a counter reads it (uop_type itself
- * never increments a counter). -1 on a bad LP or CPL.
+ * never increments a counter). Returns the tagged µops (the instruction
+ * is then a tagged one for instr_retired NBOGUSTAG), or -1 on a bad LP or
+ * CPL.
  */
 int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned loads,
 			unsigned stores);

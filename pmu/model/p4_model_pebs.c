@@ -168,8 +168,10 @@ int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned 
 		tagged += stores;
 	if (tagged == 0)
 		return 0;
-	return p4_model_event(m, lp, cpl, P4_EV_FRONT_END_EVENT,
-			      P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS), tagged);
+	if (p4_model_event(m, lp, cpl, P4_EV_FRONT_END_EVENT,
+			   P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS), tagged) != 0)
+		return -1;
+	return (int)tagged;
 }
 
 /* ---- execution tagging (fact sheet 5.7) ----------------------------------- */

@@ -208,3 +208,19 @@ def test_replay_metric_counts_with_its_tagging(nb):
     assert "as for DTLB_store_miss_retired | split_store_retired" in out, out
     out = nb.cmd("stat -e split_store_retired -e store_port_replay:split_st loop 10", timeout=60)
     assert "upstream ESCR is taken" in out, out
+
+
+def test_instr_retired_tag_bits_follow_front_end_tagging(nb):
+    """Fact sheet 5.6: instr_retired NBOGUSTAG counts the instructions the front end tagged:
+    with uop_type TAGLOADS, memwalk's loads (movzbl per stride, pop, ret); the rest NBOGUSNTAG."""
+    size, stride = 1024, 16
+    n = len(memwalk_loads(size, stride))
+    total = 6 + (3 + 5 * (size // stride))          # workloads.S: 6 + passes * (3 + 5M)
+    got = {}
+    for mask in ("nbogustag", "nbogusntag"):     # one CRU ESCR per LP: one setting per run
+        out = nb.cmd("stat -e uop_type:tagloads -e instr_retired:%s memwalk %d %d"
+                     % (mask, size, stride), timeout=60)
+        assert "error" not in out, out
+        got.update((name, int(v)) for v, name in
+                   re.findall(r"^\s+(\d+)\s+(instr_retired:\w+):u:k", out, re.M))
+    assert got == {"instr_retired:NBOGUSTAG": n, "instr_retired:NBOGUSNTAG": total - n}, got
