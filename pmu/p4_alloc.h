@@ -93,7 +93,8 @@ struct p4_plan {
 	/*
 	 * A replay-tagging metric's extra upstream ESCR (MOB and split
 	 * metrics, fact sheet 5.5): planned like a slot's ESCR (no request may
-	 * use it), written by p4_apply; P4_ESCR_NONE when none.
+	 * use it), written by p4_apply; none when metric_escr_value is 0 (or
+	 * metric_escr is P4_ESCR_NONE).
 	 */
 	enum p4_escr metric_escr;
 	uint64_t metric_escr_value;

@@ -113,7 +113,8 @@ static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
 			bits |= p4_pebs_thr_bit(plan->writer_lp,
 						plan->req[i].lp == P4_LP1 ? 1 : 0);
 	}
-	if (plan->metric_escr != P4_ESCR_NONE)
+	/* metric_escr_value 0: none (a plan built field by field leaves both zero) */
+	if (plan->metric_escr_value && plan->metric_escr != P4_ESCR_NONE)
 		p4_wr(bus, p4_escrs[plan->metric_escr].msr, plan->metric_escr_value, res);
 	/* A plan's metric replaces an older one: one plan programs both LPs' counters. */
 	p4_set_in(bus, MSR_PEBS_ENABLE, plan->pebs_metric ? PEBS_ENABLE_METRICS : 0, bits, res);

@@ -17,8 +17,7 @@
  *   (front_end_event) and its x87/SIMD class (the FIRM events and
  *   execution_event). The synthetic workload's int 0x81 feeds its spec's
  *   event. Nothing else: no cache, TLB, bus or replay event has a real
- *   source in QEMU, and
- *   kernel code outside the workload is never seen.
+ *   source in QEMU, and kernel code outside the workload is never seen.
  * - Its interrupts: the model's raise_pmi() only records the request; after
  *   the model call returns (never inside it: the handler rewrites model
  *   registers) the request becomes a real interrupt on the LP that
@@ -536,10 +535,14 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 	case P4_EV_INSTR_COMPLETED:
 	case P4_EV_BRANCH_RETIRED:
 	case P4_EV_RETIRED_BRANCH_TYPE:
+	case P4_EV_FRONT_END_EVENT:	/* tagged loads/stores (prof/tagfeed.c) */
+	case P4_EV_EXECUTION_EVENT:	/* tagged x87/SIMD µops */
 		return PERF_SOURCE_STEP;
 	case P4_EV_GLOBAL_POWER_EVENTS:
 		return PERF_SOURCE_TSC;
 	default:
+		if (p4_events[ev].flags & P4_EVF_UPSTREAM_TAG)
+			return PERF_SOURCE_STEP;	/* the FIRM events: x87/SIMD class */
 		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))
 			return PERF_SOURCE_SYNTHETIC;
 		return PERF_SOURCE_NONE;
