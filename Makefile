@@ -6,6 +6,7 @@
 #   make check      host unit tests + QEMU tests, ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
+#   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
 #   V=1             show full commands
 #
 # One make process, no recursion. Packages that are missing are installed by
@@ -61,6 +62,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
                   tests/host/test_model.c tests/host/test_paging.c tests/host/test_pebs.c \
+                  tests/host/test_perf.c \
                   tests/host/test_printf.c \
                   tests/host/test_probe.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
@@ -68,6 +70,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c tests/host/test_insn_simd.c \
                   tests/host/test_uncore.c
+HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -169,6 +172,8 @@ $(B)/h/%.o: %.c | deps-check
 $(B)/h/libportable.a: $(H_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(B)/h/tests/test_perf: $(B)/h/prof/perf.o
+$(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
@@ -215,6 +220,44 @@ $(MODEL_BENCH): tests/bench/model_bench.c $(PMU_SRCS) $(LIB_SRCS) $(wildcard pmu
 
 model-bench: $(MODEL_BENCH)
 	$(Q)./$(MODEL_BENCH)
+
+# --- fuzzing -----------------------------------------------------------------
+# libFuzzer harnesses (tests/fuzz/), one per input-facing parser, linked with
+# the same portable sources as the host tests, built by clang with ASan and
+# UBSan into $(B)/fuzz/. `make fuzz` runs each for FUZZ_SECONDS from its
+# committed seed corpus; `make fuzz-ci` is the short pass CI runs (fixed
+# seed). A crash fails the run; its reproducer stays in $(B)/fuzz/crashes/.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CI_SECONDS ?= 11
+FUZZ_SEED    ?= 1
+FUZZ_NAMES   := config editor explain parse samples shell spec stat
+FUZZ_BINS    := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+                -fno-sanitize-recover=all -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
+FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/%.o,$(PORTABLE_SRCS) tests/host/fake_platform.c)
+FUZZ_RUN     := $(PYTHON) tools/run-fuzz --corpus tests/fuzz/corpus --work $(B)/fuzz
+.PHONY: fuzz fuzz-ci fuzz-build deps-fuzz
+
+$(B)/fuzz/%.o: %.c | deps-fuzz
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(B)/fuzz/libportable.a: $(FUZZ_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libportable.a | deps-fuzz
+	$(if $(V),,@echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libportable.a -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+fuzz-ci: $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_BINS)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
@@ -280,6 +323,8 @@ deps-run:
 	$(Q)tools/ensure-deps run
 deps-check:
 	$(Q)tools/ensure-deps check
+deps-fuzz:
+	$(Q)tools/ensure-deps fuzz
 
 clean:
 	rm -rf $(B)

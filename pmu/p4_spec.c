@@ -356,6 +356,8 @@ int p4_spec_format(const struct p4_spec *spec, char *buf, size_t n)
 		p4_text_add(&t, ":compl");
 	if (spec->edge)
 		p4_text_add(&t, ":edge");
+	else if (ev->flags & P4_EVF_WANTS_EDGE)
+		p4_text_add(&t, ":noedge");	/* else parsing turns the default edge back on */
 	if (spec->force_ovf)
 		p4_text_add(&t, ":force_ovf");
 	if (spec->pebs)

@@ -9,10 +9,15 @@
 #include "shell/cmds.h"
 #include "shell/platform.h"
 
+_Static_assert(SHELL_LINE_MAX - 1 == 255 && PARSE_MAX_ARGS == 16,
+	       "`help help` states these limits in words");
+
 const struct shell_cmd shell_builtin_cmds[] = {
 	{ "help", "help [CMD]", "list the commands, or explain one",
 	  "Without an argument, lists every command with a one-line summary.\n"
-	  "With CMD, shows its usage and details.\n", cmd_help },
+	  "With CMD, shows its usage and details.\n"
+	  "A command line holds at most 255 characters and 16 words (the command\n"
+	  "and its arguments); a longer line is refused whole, with an error.\n", cmd_help },
 	{ "cpu", "cpu", "identify the processor and its PMU capabilities",
 	  "Shows the vendor, DisplayFamily_DisplayModel (e.g. 0F_04H) and stepping,\n"
 	  "brand string, Hyper-Threading and cores, EM64T, DS/DTES64, the\n"
@@ -72,7 +77,8 @@ int cmd_help(struct shell *sh, int argc, char **argv)
 		for (size_t i = 0; i < sh->tables[t].n; i++)
 			shell_printf(sh, "  %-10s %s\n", sh->tables[t].cmds[i].name,
 				     sh->tables[t].cmds[i].summary);
-	shell_puts(sh, "type 'help CMD' for details\n");
+	shell_printf(sh, "type 'help CMD' for details; a line holds at most %d characters and %d words\n",
+		     SHELL_LINE_MAX - 1, PARSE_MAX_ARGS);
 	return 0;
 }
 

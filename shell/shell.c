@@ -5,6 +5,8 @@
  * every edit is echoed with plain characters and "\b \b"; that works on any
  * serial terminal. History is a ring of SHELL_HISTORY lines; browsing it
  * keeps the line being typed in sh->edit so ESC [ B brings it back.
+ * A line longer than SHELL_LINE_MAX - 1 characters is refused whole, never
+ * cut and run; escape sequences never leave bytes in the line.
  */
 #include "shell/shell.h"
 
@@ -169,35 +171,169 @@ static void shell_hist_move(struct shell *sh, bool older)
 }
 
 /*
- * After ESC: CSI (ESC [) and SS3 (ESC O) sequences run to a final byte in
- * 40H..7EH; only ESC [ A and ESC [ B mean something here. Returns -1 at end of input.
+ * Escape sequences (ECMA-48 section 5.3, as VT100-family terminals send
+ * them). After ESC comes one of:
+ *   [ (CSI) or O (SS3): parameter and intermediate bytes 20H..3FH, of any
+ *     number, then a final byte 40H..7EH; only ESC [ A and ESC [ B mean
+ *     something here (history);
+ *   ] (OSC), P (DCS), X (SOS), ^ (PM), _ (APC): a control string, ended by
+ *     BEL or by ST (ESC \); nothing of it is typed into the line;
+ *   intermediate bytes 20H..2FH then one final byte (e.g. ESC ( B);
+ *   any other byte 30H..7EH (e.g. Alt-x): both dropped.
+ * A control byte where a sequence expects a parameter or a final byte ends
+ * the sequence and then counts as the key it is, so ESC followed by Enter
+ * still ends the line; ESC starts a new sequence. In a control string,
+ * CAN, SUB and Ctrl-C end it, so a stray ESC ] never holds the shell.
+ * Each function returns ESC_DONE, ESC_EOF or a byte to treat as a key.
  */
+#define ESC_DONE	(-2)	/* sequence swallowed */
+#define ESC_EOF		(-1)	/* input ended inside it */
+#define ESC_AGAIN	(-3)	/* another ESC: *next is the byte after it */
+#define KEY_BEL		0x07
+#define KEY_CAN		0x18
+#define KEY_SUB		0x1a
+
+/* The byte after an ESC inside a sequence; ESC_EOF at end of input. */
+static int shell_escape_restart(struct shell *sh, int *next)
+{
+	*next = sh->io.getc(sh->io.ctx);
+	return *next < 0 ? ESC_EOF : ESC_AGAIN;
+}
+
+/* CSI / SS3 after the introducer: parameters of any length, then a final byte. */
+static int shell_escape_csi(struct shell *sh, bool csi, int *next)
+{
+	for (unsigned params = 0;; params++) {
+		int c = sh->io.getc(sh->io.ctx);
+
+		if (c < 0)
+			return ESC_EOF;
+		if (c >= 0x40 && c <= 0x7e) {
+			if (csi && params == 0 && (c == 'A' || c == 'B') && !sh->overflow)
+				shell_hist_move(sh, c == 'A');
+			return ESC_DONE;
+		}
+		if (c == KEY_ESC)
+			return shell_escape_restart(sh, next);
+		if (c < 0x20)
+			return c;		/* malformed: the control byte is a key */
+		if (c > 0x7e)
+			return ESC_DONE;	/* malformed: swallowed */
+	}
+}
+
+/* OSC, DCS, SOS, PM, APC: swallow the control string up to BEL or ST. */
+static int shell_escape_string(struct shell *sh, int *next)
+{
+	for (;;) {
+		int c = sh->io.getc(sh->io.ctx);
+
+		if (c < 0)
+			return ESC_EOF;
+		if (c == KEY_BEL || c == KEY_CAN || c == KEY_SUB)
+			return ESC_DONE;
+		if (c == KEY_CTRL_C)
+			return c;
+		if (c != KEY_ESC)
+			continue;
+		c = sh->io.getc(sh->io.ctx);
+		if (c < 0)
+			return ESC_EOF;
+		if (c == '\\')
+			return ESC_DONE;	/* ST */
+		*next = c;			/* ESC + another byte: a new sequence */
+		return ESC_AGAIN;
+	}
+}
+
+/* nF sequences: intermediate bytes 20H..2FH, then one final byte. */
+static int shell_escape_nf(struct shell *sh, int *next)
+{
+	for (;;) {
+		int c = sh->io.getc(sh->io.ctx);
+
+		if (c < 0)
+			return ESC_EOF;
+		if (c == KEY_ESC)
+			return shell_escape_restart(sh, next);
+		if (c < 0x20)
+			return c;
+		if (c > 0x2f)
+			return ESC_DONE;
+	}
+}
+
+/* What follows one ESC whose next byte is c. */
+static int shell_escape_one(struct shell *sh, int c, int *next)
+{
+	switch (c) {
+	case '[':
+	case 'O':
+		return shell_escape_csi(sh, c == '[', next);
+	case ']':
+	case 'P':
+	case 'X':
+	case '^':
+	case '_':
+		return shell_escape_string(sh, next);
+	case KEY_ESC:
+		return shell_escape_restart(sh, next);
+	}
+	if (c < 0x20)
+		return c;		/* ESC then Enter, Ctrl-C, ...: the key counts */
+	if (c < 0x30)
+		return shell_escape_nf(sh, next);
+	return ESC_DONE;		/* ESC + one byte (e.g. Alt-x): both dropped */
+}
+
+/* After ESC: returns ESC_DONE, ESC_EOF, or a control byte to handle as a key. */
 static int shell_escape(struct shell *sh)
 {
 	int c = sh->io.getc(sh->io.ctx);
-	bool csi = c == '[';
 
-	if (c < 0)
-		return -1;
-	if (c != '[' && c != 'O')
-		return 0;	/* ESC + one byte (e.g. Alt-x): both dropped */
-	for (int params = 0;; params++) {
-		c = sh->io.getc(sh->io.ctx);
-		if (c < 0)
-			return -1;
-		if (c >= 0x40 && c <= 0x7e) {
-			if (csi && params == 0 && (c == 'A' || c == 'B'))
-				shell_hist_move(sh, c == 'A');
-			return 0;
-		}
-		if (c < 0x20 || params > 16)
-			return 0;	/* not a well-formed sequence: stop swallowing */
+	/* A loop, not recursion: a run of ESC bytes must not grow the stack. */
+	while (c >= 0) {
+		int r = shell_escape_one(sh, c, &c);
+
+		if (r != ESC_AGAIN)
+			return r;
 	}
+	return ESC_EOF;
 }
 
 static void shell_prompt(struct shell *sh)
 {
 	shell_puts(sh, SHELL_PROMPT);
+}
+
+/*
+ * A printable byte. A line that does not fit is not cut: from the first
+ * byte too many (signalled with one bell) input is discarded up to the end
+ * of the line, which then reports the error and runs nothing.
+ */
+static void shell_type(struct shell *sh, char ch)
+{
+	if (sh->overflow)
+		return;
+	if (sh->len + 1 < SHELL_LINE_MAX) {
+		sh->line[sh->len++] = ch;
+		shell_write(sh, &ch, 1);
+		return;
+	}
+	sh->overflow = true;
+	shell_write(sh, "\a", 1);
+}
+
+/* End of line; an overlong one becomes an empty line after its error. */
+static int shell_enter(struct shell *sh)
+{
+	shell_puts(sh, "\n");
+	if (sh->overflow) {
+		shell_error(sh, "line too long (max %u characters)", SHELL_LINE_MAX - 1);
+		sh->overflow = false;
+		sh->len = 0;
+	}
+	return 1;
 }
 
 /* One input byte; returns 1 when the line is complete, -1 at end of input, else 0. */
@@ -213,11 +349,10 @@ static int shell_key(struct shell *sh, int c)
 		/* fall through */
 	case KEY_CR:
 		sh->after_cr = c == KEY_CR;
-		shell_puts(sh, "\n");
-		return 1;
+		return shell_enter(sh);
 	case KEY_BS:
 	case KEY_DEL:
-		if (sh->len > 0) {
+		if (sh->len > 0 && !sh->overflow) {
 			sh->len--;
 			shell_erase(sh, 1);
 		}
@@ -225,26 +360,24 @@ static int shell_key(struct shell *sh, int c)
 	case KEY_CTRL_U:
 		shell_erase(sh, sh->len);
 		sh->len = 0;
+		sh->overflow = false;
 		return 0;
 	case KEY_CTRL_C:
 		shell_puts(sh, "^C\n");
 		sh->len = 0;
 		sh->hist_pos = 0;
+		sh->overflow = false;
 		shell_prompt(sh);
 		return 0;
 	case KEY_ESC:
-		return shell_escape(sh);
+		c = shell_escape(sh);
+		if (c == ESC_EOF)
+			return -1;
+		/* the control byte that ended a sequence (never ESC: that restarts one) */
+		return c == ESC_DONE ? 0 : shell_key(sh, c);
 	}
-	if (c >= 0x20 && c < 0x7f) {
-		if (sh->len + 1 < SHELL_LINE_MAX) {
-			char ch = (char)c;
-
-			sh->line[sh->len++] = ch;
-			shell_write(sh, &ch, 1);
-		} else {
-			shell_write(sh, "\a", 1);	// line full
-		}
-	}
+	if (c >= 0x20 && c < 0x7f)
+		shell_type(sh, (char)c);
 	return 0;	/* other control bytes are ignored */
 }
 
@@ -252,6 +385,7 @@ int shell_readline(struct shell *sh)
 {
 	sh->len = 0;
 	sh->hist_pos = 0;
+	sh->overflow = false;
 	shell_prompt(sh);
 	for (;;) {
 		int c = sh->io.getc(sh->io.ctx);

@@ -15,9 +15,12 @@
  *
  * Line editor: printable characters, backspace (08H) and DEL (7FH), Ctrl-U
  * kills the line, Ctrl-C abandons it ("^C", new prompt), CR, LF or CRLF ends
- * it, ESC [ A / ESC [ B walk the history; other escape sequences are
- * swallowed whole. Everything after the line editor sees only a NUL-
- * terminated string.
+ * it, ESC [ A / ESC [ B walk the history; other escape sequences (CSI and
+ * SS3 with parameters of any length, OSC/DCS/SOS/PM/APC strings up to BEL
+ * or ESC \) are swallowed whole. A line longer than SHELL_LINE_MAX - 1
+ * characters prints "error: line too long" at its end and comes back
+ * empty. Everything after the line editor sees only a NUL-terminated
+ * string.
  */
 #ifndef NBPROF_SHELL_SHELL_H
 #define NBPROF_SHELL_SHELL_H
@@ -69,6 +72,7 @@ struct shell {
 	unsigned hist_pos;			/* 0 = the line being typed, k = k-th newest */
 	char edit[SHELL_LINE_MAX];		/* the typed line while browsing history */
 	bool after_cr;				/* swallow the LF of a CRLF */
+	bool overflow;				/* line too long: discard up to its end */
 	struct shell_cmd_table tables[SHELL_MAX_TABLES];
 	unsigned ntables;
 	int last_status;			/* what the last command returned */
@@ -90,7 +94,9 @@ const struct shell_cmd *shell_find(const struct shell *sh, const char *name);
 /*
  * Print the prompt and edit one line. Returns its length (the text is in
  * sh->line, also added to the history when not empty and not equal to the
- * newest entry), or SHELL_EOF when getc reported the end of input.
+ * newest entry), or SHELL_EOF when getc reported the end of input. A line
+ * too long for sh->line is reported with one "error: ..." line and
+ * returned empty (length 0), so nothing of it runs.
  */
 int shell_readline(struct shell *sh);
 

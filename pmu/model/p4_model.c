@@ -308,12 +308,34 @@ void p4_model_route_all(struct p4_model *m)
 		route_counter(m, c);
 }
 
+/* The LPs whose PMI request CCCR value v asserts (OVF with OVF_PMI_Tx, erratum aside). */
+static uint8_t pmi_request(const struct p4_model *m, uint64_t v)
+{
+	uint8_t lps = 0;
+
+	if (!(v & CCCR_OVF))
+		return 0;
+	if (m->caps.cascade_pmi_erratum && (v & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
+		return 0;
+	if (v & CCCR_OVF_PMI_T0)
+		lps |= LP_BIT(0);
+	if (v & CCCR_OVF_PMI_T1)
+		lps |= LP_BIT(1);
+	return lps;
+}
+
 void p4_model_cccr_written(struct p4_model *m, enum p4_counter n)
 {
 	if (!(m->cccr[n] & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
 		m->started &= ~CTR_BIT(n);
 	m->edge_prev &= ~CTR_BIT(n);
 	m->cycle_input[n] = 0;
+	/*
+	 * OVF keeps the PMI request asserted until software clears it (fact
+	 * sheet 8): clearing OVF, or the OVF_PMI bit of an LP, before the next
+	 * count withdraws the PMI still due from this counter.
+	 */
+	m->pmi_due[n] &= pmi_request(m, m->cccr[n]);
 	route_counter(m, n);
 }
 

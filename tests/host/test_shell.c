@@ -272,16 +272,129 @@ static void editor_eof(void **state)
 	assert_int_equal(shell_readline(&sh), SHELL_EOF);
 }
 
-static void editor_long_line_is_capped(void **state)
+/* An input of n copies of ch followed by tail, in buf. */
+static const char *repeat_then(char *buf, size_t cap, char ch, size_t n, const char *tail)
+{
+	assert_true(n + strlen(tail) < cap);
+	memset(buf, ch, n);
+	strcpy(buf + n, tail);
+	return buf;
+}
+
+static void editor_longest_line_fits(void **state)
 {
 	char in[400];
 
-	memset(in, 'a', 300);
-	in[300] = '\r';
-	in[301] = '\0';
-	feed(in);
+	feed(repeat_then(in, sizeof(in), 'a', SHELL_LINE_MAX - 1, "\r"));
 	assert_int_equal(shell_readline(&sh), SHELL_LINE_MAX - 1);
 	assert_int_equal(strlen(sh.line), SHELL_LINE_MAX - 1);
+	assert_null(strchr(fio.out, '\a'));
+}
+
+static void editor_overlong_line_is_an_error(void **state)
+{
+	char in[400];
+
+	feed(repeat_then(in, sizeof(in), 'a', SHELL_LINE_MAX, "\rcpu\r"));
+	assert_int_equal(shell_readline(&sh), 0);
+	assert_string_equal(sh.line, "");
+	/* one bell where the line overflowed, one error line after Enter */
+	assert_int_equal(strchr(fio.out, '\a') - fio.out, strlen(SHELL_PROMPT) + SHELL_LINE_MAX - 1);
+	assert_null(strchr(strchr(fio.out, '\a') + 1, '\a'));
+	assert_non_null(strstr(fio.out, "\a\nerror: line too long (max 255 characters)\n"));
+	assert_int_equal(sh.hist_count, 0);
+	/* the next line is read normally */
+	assert_int_equal(shell_readline(&sh), 3);
+	assert_string_equal(sh.line, "cpu");
+}
+
+static void editor_overlong_command_runs_nothing(void **state)
+{
+	char in[400], want[600];
+
+	/* cut at 255 characters, this would still be a valid `cpu` */
+	feed(repeat_then(in, sizeof(in), ' ', 297, "\r"));
+	memcpy(in, "cpu", 3);
+	shell_run(&sh);
+	snprintf(want, sizeof(want), "%s%.*s\a\nerror: line too long (max 255 characters)\n%s",
+		 SHELL_PROMPT, SHELL_LINE_MAX - 1, in, SHELL_PROMPT);
+	assert_string_equal(fio.out, want);
+}
+
+static void editor_overlong_discards_edits_until_enter(void **state)
+{
+	char in[400];
+
+	/* backspace and history keys after the overflow change nothing */
+	readline_of("older\r");
+	feed(repeat_then(in, sizeof(in), 'b', 300, "\b\b\x7f\x1b[A\r"));
+	clear_output();
+	assert_int_equal(shell_readline(&sh), 0);
+	assert_output_has("error: line too long");
+	assert_null(strstr(fio.out, "older"));
+	/* Ctrl-C abandons an overlong line without an error */
+	feed(repeat_then(in, sizeof(in), 'c', 300, "\x03ok\r"));
+	clear_output();
+	assert_int_equal(shell_readline(&sh), 2);
+	assert_string_equal(sh.line, "ok");
+	assert_null(strstr(fio.out, "error"));
+}
+
+static void editor_swallows_osc_and_dcs(void **state)
+{
+	/* OSC ended by BEL and by ST; DCS (DECRQSS reply); APC, PM, SOS */
+	assert_string_equal(readline_of("ab\x1b]0;title\x07" "cd\r"), "abcd");
+	assert_string_equal(fio.out, "nbprof> abcd\n");
+	assert_string_equal(readline_of("x\x1b]8;;http://e.x/\x1b\\y\r"), "xy");
+	assert_string_equal(readline_of("\x1bP1$r0m\x1b\\" "cpu\r"), "cpu");
+	assert_string_equal(readline_of("\x1b_apc\x1b\\\x1b^pm\x1b\\\x1bXsos\x1b\\z\r"), "z");
+	/* a control string may hold CR and LF: they do not end the line */
+	assert_string_equal(readline_of("\x1bPq\r\n#0\x1b\\ok\r"), "ok");
+	/* ESC + other byte ends the string and starts a new sequence */
+	assert_string_equal(readline_of("\x1b]junk\x1b[Cmem\r"), "mem");
+	/* Ctrl-C leaves a string that never ends */
+	assert_string_equal(readline_of("\x1b]stuck\x03" "cpu\r"), "cpu");
+	assert_string_equal(fio.out, "nbprof> ^C\nnbprof> cpu\n");
+}
+
+static void editor_swallows_long_csi(void **state)
+{
+	char in[300];
+
+	/* 40 parameter bytes, then the final byte */
+	strcpy(in, "a\x1b[");
+	for (int i = 0; i < 20; i++)
+		strcat(in, "1;");
+	strcat(in, "5Db\r");
+	assert_string_equal(readline_of(in), "ab");
+	assert_string_equal(fio.out, "nbprof> ab\n");
+	/* charset designation (ESC ( B) and a run of ESC bytes */
+	assert_string_equal(readline_of("\x1b(Bc\x1b\x1b\x1b\x1b[Cd\r"), "cd");
+	/* a long run of ESC costs no stack */
+	{
+		static char many[200000];
+
+		memset(many, 0x1b, sizeof(many) - 4);
+		strcpy(many + sizeof(many) - 4, "[Ce");
+		feed(many);
+		clear_output();
+		assert_int_equal(shell_readline(&sh), SHELL_EOF);
+		assert_int_equal(sh.len, 1);
+	}
+}
+
+static void editor_esc_then_enter_keeps_enter(void **state)
+{
+	feed("ls\x1b\rcpu\x1b[1\rmem\x1b(\r");
+	assert_int_equal(shell_readline(&sh), 2);
+	assert_string_equal(sh.line, "ls");
+	assert_int_equal(shell_readline(&sh), 3);	/* CR inside a CSI */
+	assert_string_equal(sh.line, "cpu");
+	assert_int_equal(shell_readline(&sh), 3);	/* CR after an intermediate byte */
+	assert_string_equal(sh.line, "mem");
+	/* ESC then Ctrl-C and ESC then backspace are those keys */
+	assert_string_equal(readline_of("x\x1b\x03y\x1b\bz\r"), "z");
+	assert_string_equal(fio.out, "nbprof> x^C\nnbprof> y\b \bz\n");
 }
 
 static void history_up_down(void **state)
@@ -361,6 +474,18 @@ static void help_lists_everything(void **state)
 	assert_output_has("--force");
 	assert_one_error(run("help nosuch"), "unknown command 'nosuch'");
 	assert_one_error(run("help a b"), "at most one argument");
+}
+
+static void help_states_the_limits(void **state)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "at most %d characters and %d words", SHELL_LINE_MAX - 1,
+		 PARSE_MAX_ARGS);
+	assert_int_equal(run("help"), 0);
+	assert_output_has(want);
+	assert_int_equal(run("help help"), 0);
+	assert_output_has(want);
 }
 
 static int cmd_hello(struct shell *s, int argc, char **argv)
@@ -740,7 +865,10 @@ int main(void)
 		T(numbers_accepted), T(numbers_refused), T(numbers_overflow),
 		T(editor_plain_line_and_prompt), T(editor_line_endings), T(editor_backspace_and_del),
 		T(editor_ctrl_u), T(editor_ctrl_c), T(editor_ignores_other_escapes_and_controls),
-		T(editor_eof), T(editor_long_line_is_capped),
+		T(editor_eof), T(editor_longest_line_fits), T(editor_overlong_line_is_an_error),
+		T(editor_overlong_command_runs_nothing), T(editor_overlong_discards_edits_until_enter),
+		T(editor_swallows_osc_and_dcs), T(editor_swallows_long_csi),
+		T(editor_esc_then_enter_keeps_enter), T(help_states_the_limits),
 		T(history_up_down), T(history_no_duplicate_of_previous), T(history_keeps_sixteen),
 		T(unknown_command), T(empty_line_and_bad_quote), T(help_lists_everything),
 		T(extra_command_table), T(run_loop_until_eof),

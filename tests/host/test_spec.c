@@ -168,6 +168,36 @@ static void format_round_trips(void **state)
 	}
 }
 
+/* Found by tests/fuzz/fuzz_spec.c: :noedge on an event that wants the edge
+ * detector was dropped by the canonical form, which then re-parsed with edge on. */
+static void format_keeps_noedge(void **state)
+{
+	static const char *const specs[] = { "IOQ_allocation:noedge", "IOQ_allocation:u:noedge:cmp=3" };
+	char buf[160];
+
+	for (unsigned i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct p4_spec s = parse_ok(specs[i], NULL), again;
+
+		assert_false(s.edge);
+		p4_spec_format(&s, buf, sizeof(buf));
+		assert_non_null(strstr(buf, ":noedge"));
+		again = parse_ok(buf, NULL);
+		assert_true(s.mask_default && !again.mask_default);	/* the default mask is spelled out */
+		again.mask_default = true;
+		assert_memory_equal(&s, &again, sizeof(s));
+	}
+	/* the default (edge on) still formats as :edge */
+	{
+		struct p4_spec s = parse_ok("IOQ_allocation", NULL);
+
+		assert_true(s.edge);
+		p4_spec_format(&s, buf, sizeof(buf));
+		assert_non_null(strstr(buf, ":edge"));
+		assert_null(strstr(buf, "noedge"));
+		assert_true(parse_ok(buf, NULL).edge);
+	}
+}
+
 struct lines {
 	int n;
 	char all[8192];
@@ -227,6 +257,7 @@ int main(void)
 		cmocka_unit_test(bad_tokens_point_at_themselves),
 		cmocka_unit_test(model_gating),
 		cmocka_unit_test(format_round_trips),
+		cmocka_unit_test(format_keeps_noedge),
 		cmocka_unit_test(events_listing),
 	};
 

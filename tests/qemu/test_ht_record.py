@@ -127,10 +127,23 @@ def test_pair_each_lp_samples_its_own_workload(nb):
     assert loop_offsets([r for r in rows if r[0] == 1]) == want_offsets(n1, p, samples(e1, p))
     assert all(a == b for a, b, _ in rows)              # tid and [cpu] both name the LP
     # dump carries LP and CPL of every sample: LP0 ran at ring 0, LP1 at ring 3
-    r = decode(nb, "ht-pair.log", nb.cmd("dump", timeout=60), "--csv", "-")
+    dump = nb.cmd("dump", timeout=60)
+    r = decode(nb, "ht-pair.log", dump, "--csv", "-")
     assert r.returncode == 0, r.stderr
     seen = {(row["lp"], row["cpl"], row["symbol"]) for row in csv.DictReader(io.StringIO(r.stdout))}
     assert seen == {("0", "0", "wl_loop"), ("1", "3", "wl_loop")}
+    # folded stacks keep both LPs' samples, each under its LP and event
+    r = decode(nb, "ht-pair.log", dump, "--folded", "-", "--weight", "samples", "-q")
+    assert r.returncode == 0, r.stderr
+    per_root = {}
+    for line in r.stdout.splitlines():
+        stack, _, n = line.rpartition(" ")
+        root = stack.split(";")[0]
+        per_root[root] = per_root.get(root, 0) + int(n)
+    assert {k.split(" ")[0]: v for k, v in per_root.items()} == \
+        {"[LP0": samples(e0, p), "[LP1": samples(e1, p)}, per_root
+    assert all(k.endswith("t0]") if k.startswith("[LP0") else k.endswith("t1]")
+               for k in per_root), per_root
     # report counts each LP and filters by LP
     rep = nb.cmd("report")
     assert "# samples by LP: LP0 %d held, LP1 %d held" % (samples(e0, p), samples(e1, p)) in rep

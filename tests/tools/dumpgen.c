@@ -2,7 +2,7 @@
  * dumpgen.c - a recording made on the host, printed by the kernel's own
  * formatters, for the tests of tools/nbprof-decode.
  *
- *	dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] dump|samples|script|report
+ *	dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] [--pair] dump|samples|script|report
  *
  * Samples are pseudo-random (fixed seed) over the text symbols of an `nm -n`
  * listing (FILE, e.g. of build/nbprof.so; a small built-in table without
@@ -30,6 +30,12 @@ static char names[MAXSYMS * 16];	/* symbol names from --nm, packed */
 static uint32_t nsyms;
 static uint64_t text_start = 0x1000, text_end = 0x1400;
 static uint32_t rng = 1;
+/*
+ * --pair: each LP samples only its own event, as `record --pair` makes
+ * them (one counter per LP, named "instr_retired.t0" on LP0 and ".t1" on LP1); without
+ * it each LP samples both events.
+ */
+static int pair;
 
 static uint32_t next_rand(void)
 {
@@ -148,7 +154,7 @@ static void make_samples(struct sample_store *st, int n, uint8_t lp)
 		s.rflags = r & 1 ? 0x246 : 0x202;
 		s.rsp = UINT64_C(0x7fff0000) - (r % 512) * 8;
 		s.cpl = r % 3 == 0 ? 3 : 0;
-		s.event = (r >> 4) % 2;
+		s.event = pair ? lp : (r >> 4) % 2;
 		s.nchain = (uint8_t)((r >> 6) % 5 == 0 ? 0 : (r >> 9) % 6);
 		if (i % 97 == 0)
 			s.nchain = SAMPLE_MAX_CHAIN;
@@ -180,7 +186,8 @@ static void print_samples(const struct sample_run *run)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] dump|samples|script|report|nm\n");
+	fprintf(stderr, "usage: dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] [--pair] "
+		"dump|samples|script|report|nm\n");
 	return 2;
 }
 
@@ -191,7 +198,12 @@ int main(int argc, char **argv)
 	static struct report_entry scratch[4096];
 	static struct dump_enc enc;
 	const struct sample_store *stores[] = { &st0, &st1 };
-	const struct sample_event events[] = { { "instr_retired:nbogus", 10007 }, { "clockticks", 100003 } };
+	static const struct sample_event events[] = {
+		{ "instr_retired:nbogus", 10007 }, { "clockticks", 100003 },
+	};
+	static const struct sample_event pair_events[] = {
+		{ "instr_retired.t0", 29 }, { "instr_retired.t1", 29 },
+	};
 	struct sample_run run = {
 		.stores = stores, .nstores = 2, .events = events, .nevents = 2,
 		.comm = "calls", .tsc_hz = 2800000000u, .tsc_start = UINT64_C(5000000000),
@@ -211,6 +223,8 @@ int main(int argc, char **argv)
 			nm = argv[++i];
 		else if (!strcmp(argv[i], "--from") && i + 1 < argc)
 			from = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--pair"))
+			pair = 1;
 		else if (argv[i][0] != '-' && !what)
 			what = argv[i];
 		else
@@ -229,6 +243,8 @@ int main(int argc, char **argv)
 		printf("%016llx T _etext\n", (unsigned long long)text_end);
 		return 0;
 	}
+	if (pair)
+		run.events = pair_events;
 	sample_store_init(&st0, m0, sizeof(m0), SAMPLE_STOP_WHEN_FULL, 0);
 	sample_store_init(&st1, m1, sizeof(m1), SAMPLE_WRAP, 1);
 	make_samples(&st0, n - n / 3, 0);

@@ -133,13 +133,19 @@ def test_script_folds_by_stackcollapse_rules(dumpgen, decode, tmp_path, nm):
     assert sum(folded.values()) == len(picked) * period
     assert sum(k.count(";") for k, v in folded.items() for _ in range(v // period)) == \
         sum(1 + len(s["chain"]) for s in picked)
-    # The decoder's own folding is the same.
+    # The decoder's folding of that event is the same once the root frame
+    # that names each sample's LP and event ("[LP1 instr_retired:nbogus]") is
+    # taken off: stackcollapse-perf.pl merges the LPs.
     cap = write(tmp_path, "cap.log", dumpgen("-n", N, "dump"))
-    decode(cap, "--nm", nm, "--folded", "out.folded", "-q")
+    ev = ["instr_retired:nbogus", "clockticks"][first]
+    p = decode(cap, "--nm", nm, "--folded", "out.folded", "--event", ev, "-q")
+    assert "[LP0 %s]" % ev in p.stderr and "[LP1 %s]" % ev in p.stderr
     got = {}
     for line in (tmp_path / "out.folded").read_text().splitlines():
         k, _, v = line.rpartition(" ")
-        got[k] = int(v)
+        root, _, k = k.partition(";")
+        assert root in ("[LP0 %s]" % ev, "[LP1 %s]" % ev)
+        got[k] = got.get(k, 0) + int(v)
     assert got == folded
 
 
@@ -154,6 +160,9 @@ def test_corrupt_frame_is_reported_with_resume_command(dumpgen, decode, tmp_path
     p = decode(cap, "--nm", nm, "--csv", "out.csv", ok=(1,))
     assert "corrupt frame (probably frame %d): CRC mismatch" % k in p.stderr
     assert "missing frames: %d; send them again with: dump --from %d" % (k, k) in p.stderr
+    assert not (tmp_path / "out.csv").exists()          # not whole: nothing written
+    p = decode(cap, "--nm", nm, "--csv", "out.csv", "--partial", ok=(1,))
+    assert "PARTIAL" in p.stderr
     # Every other frame still decodes: only frame k's samples are gone.
     got = read_csv_samples(str(tmp_path / "out.csv"))
     want = truth(dumpgen, "-n", N)

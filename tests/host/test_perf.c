@@ -1,0 +1,358 @@
+/*
+ * test_perf.c - prof/perf.c, the overflow path every backend shares, on the
+ * host: the real model behind a test backend whose bus can let events (and
+ * an NMI) arrive between two register accesses, two simulated logical
+ * processors with a local APIC each, and the handlers perf.c installs.
+ *
+ * The hardware-path defects of the one-path change, as scenarios:
+ * - H5: events that arrive while the handler runs, between its counter read
+ *   and its stop, are counted;
+ * - H4: an NMI that lands inside a count's stop does not corrupt the totals;
+ * - H2: the sibling's LVT PC is unmasked (by the sibling itself) when its
+ *   workload begins, whichever backend is in use;
+ * and the one-way path: the sink is called once per overflow and its return
+ * value is what the counter is reloaded with.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "arch/x86/console.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/step.h"
+#include "arch/x86/user.h"
+#include "lib/printf.h"
+#include "pmu/model/p4_model.h"
+#include "pmu/p4_alloc.h"
+#include "pmu/p4_apply.h"
+#include "pmu/p4_encode.h"
+#include "pmu/p4_regs.h"
+#include "pmu/p4_spec.h"
+#include "prof/backend.h"
+#include "prof/perf.h"
+
+/* ---- two logical processors with a local APIC each ----------------------------- */
+
+static struct percpu lps[2];
+static unsigned cur;			/* the LP "running" now */
+static uint32_t lvt_pc[2];		/* each LP's real LVT PC register */
+static trap_handler_fn handlers[256];
+bool percpu_gs_ready;			/* false: percpu_this() asks percpu_boot() */
+
+struct percpu *percpu_boot(void)
+{
+	return &lps[cur];
+}
+
+bool lapic_present(void)
+{
+	return true;
+}
+
+void lapic_write(enum lapic_reg reg, uint32_t v)
+{
+	if (reg == LAPIC_LVT_PMC)
+		lvt_pc[cur] = v;
+}
+
+void idt_set_handler(uint8_t vector, trap_handler_fn fn)
+{
+	handlers[vector] = fn;
+}
+
+struct trap_frame *step_frame(void)
+{
+	return NULL;
+}
+
+struct trap_frame *user_gate_frame(void)
+{
+	return NULL;
+}
+
+void cpu_identify(struct cpu_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->display_family = 0x0f;
+	out->display_model = 4;
+	out->stepping = 1;
+	out->is_netburst = true;
+	out->threads_per_core = 2;
+}
+
+int kprintf(const char *fmt, ...)
+{
+	return 0;
+}
+
+/* ---- a backend: the model, with something to happen during a bus access ---------- */
+
+static struct p4_model model;
+static unsigned pmi_requests[2];
+static void (*during)(uint32_t msr);	/* called before a bus access, once */
+static bool during_writes_only;		/* ... before a register write only */
+
+static void raise(struct p4_model *m, unsigned lp, void *ctx)
+{
+	pmi_requests[lp]++;
+}
+
+static void maybe_during(uint32_t msr)
+{
+	void (*fn)(uint32_t) = during;
+
+	if (fn) {
+		during = NULL;
+		fn(msr);
+	}
+}
+
+static int test_read(struct msr_bus *bus, uint32_t msr, uint64_t *v)
+{
+	if (!during_writes_only)
+		maybe_during(msr);
+	return msr_bus_read(&model.bus, msr, v);
+}
+
+static int test_write(struct msr_bus *bus, uint32_t msr, uint64_t v)
+{
+	maybe_during(msr);
+	return msr_bus_write(&model.bus, msr, v);
+}
+
+static struct msr_bus test_bus = { .read = test_read, .write = test_write };
+
+static int test_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
+{
+	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = raise };
+
+	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg))
+		return -1;
+	p4_model_set_active(&model, 0, true);
+	p4_model_set_active(&model, 1, true);
+	*caps = model.caps;
+	return 0;
+}
+
+static struct msr_bus *test_get_bus(void)
+{
+	return &test_bus;
+}
+
+static enum perf_source test_source(enum p4_event ev, const struct perf_inputs *in)
+{
+	return PERF_SOURCE_STEP;
+}
+
+static void test_describe(char *buf, size_t n)
+{
+	buf[0] = '\0';
+}
+
+const struct perf_backend_ops perf_backend_model = {
+	.name = "model", .steps_workloads = true, .select = test_select, .bus = test_get_bus,
+	.source = test_source, .describe = test_describe,
+};
+
+static int hw_refuse(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
+{
+	return ksnprintf(err, n, "no hardware PMU on the host"), -1;
+}
+
+const struct perf_backend_ops perf_backend_hw = {
+	.name = "hardware", .select = hw_refuse, .bus = test_get_bus, .source = test_source,
+	.describe = test_describe,
+};
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static struct trap_frame frame;
+static unsigned sinks;
+static uint64_t sink_reload;		/* 0: return ov->reload */
+
+static uint64_t sink(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
+{
+	sinks++;
+	return sink_reload ? sink_reload : ov->reload;
+}
+
+static void instr(unsigned lp, uint64_t n)
+{
+	p4_model_event(&model, lp, 0, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), n);
+}
+
+/* A plan of one instr_retired counter for lp, sampling every period events (0: counting). */
+static struct p4_plan plan_of(unsigned lp, uint64_t period)
+{
+	const struct perf_info *pi = perf_info();
+	struct p4_alloc_ctx ctx = { &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
+	struct p4_request r = { 0 };
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_plan plan;
+
+	assert_int_equal(p4_spec_parse(lp ? "instr_retired:t1" : "instr_retired:t0", &pi->caps,
+				       &r.spec, &serr), 0);
+	r.spec.period = period;
+	r.lp = lp ? P4_LP1 : P4_LP0;
+	r.pmi = lp ? P4_PMI_LP1 : P4_PMI_LP0;
+	if (p4_alloc_plan(&ctx, &r, 1, &plan, &err))
+		fail_msg("%s", err.msg);
+	return plan;
+}
+
+static int setup(void **state)
+{
+	char err[96];
+
+	memset(lps, 0, sizeof(lps));
+	lps[0].index = 0;
+	lps[1].index = 1;
+	lps[1].topo.smt = 1;
+	cur = 0;
+	lvt_pc[0] = lvt_pc[1] = LAPIC_LVT_MASKED;
+	during = NULL;
+	during_writes_only = false;
+	sinks = 0;
+	sink_reload = 0;
+	pmi_requests[0] = pmi_requests[1] = 0;
+	perf_init();
+	assert_int_equal(perf_select_model(&(struct p4_sig){ 0x0f, 4, 1 }, true, err, sizeof(err)), 0);
+	perf_set_sink(sink, NULL);
+	return 0;
+}
+
+static void pmi(void)
+{
+	handlers[LAPIC_PMI_VECTOR](&frame);
+}
+
+/* ---- H5: events during the handler ---------------------------------------------------- */
+
+static void five_more(uint32_t msr)
+{
+	instr(0, 5);
+}
+
+static void events_during_the_handler_are_counted(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	uint64_t total = 0;
+	char err[96];
+
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	instr(0, 101);			/* overflow on the 100th; the PMI is due */
+	assert_true(pmi_requests[0] > 0);
+	/* 5 events arrive after the handler has read the counter, before it stops it */
+	during = five_more;
+	during_writes_only = true;
+	pmi();
+	assert_int_equal(sinks, 1);
+	instr(0, 10);
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 101 + 5 + 10);
+}
+
+/* ---- H4: an NMI inside a count's stop ---------------------------------------------------- */
+
+static void overflow_and_nmi(uint32_t msr)
+{
+	instr(0, 3);			/* 49 + 3: the counter overflows now */
+	handlers[VEC_NMI](&frame);	/* and its NMI lands in the middle of the stop */
+}
+
+static void nmi_during_stop_keeps_the_totals(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 50);
+	uint64_t total = 0;
+	char err[96];
+
+	uint64_t nmis = perf_info()->pmi.lp_interrupts[0];
+
+	perf_set_pmi_mode(PERF_PMI_NMI);
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	instr(0, 49);
+	during = overflow_and_nmi;
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 52);
+	assert_false(s.running);
+	/* the NMI was taken once the stop had finished: nothing left to handle */
+	assert_int_equal(perf_info()->pmi.lp_interrupts[0], nmis + 1);
+	assert_int_equal(sinks, 0);
+}
+
+/* ---- H2: each LP unmasks its own LVT PC ------------------------------------------------------ */
+
+static void sibling_programs_its_own_lvt_pc(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(1, 100);
+	struct perf_inputs in;
+	struct workload_hooks h;
+	char err[96];
+
+	perf_set_pmi_mode(PERF_PMI_NMI);
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	/* LP0 started the count: its own entry is live, LP1's is not touched from LP0 */
+	assert_int_equal(lvt_pc[0], LAPIC_LVT_DELIVERY_NMI);
+	assert_int_equal(lvt_pc[1], LAPIC_LVT_MASKED);
+	/* LP1 begins its workload and writes its own entry */
+	perf_hooks(&in, &h);
+	cur = 1;
+	h.begin(h.ctx, 1);
+	assert_int_equal(lvt_pc[1], LAPIC_LVT_DELIVERY_NMI);
+	/* its PMI is handled on LP1 and unmasks LP1's entry again after the auto-mask */
+	instr(1, 101);
+	lvt_pc[1] |= LAPIC_LVT_MASKED;		/* what the processor does on delivery */
+	handlers[VEC_NMI](&frame);
+	assert_int_equal(sinks, 1);
+	assert_int_equal(lvt_pc[1], LAPIC_LVT_DELIVERY_NMI);
+	assert_int_equal(perf_info()->pmi.lp_interrupts[1], 1);
+	cur = 0;
+	perf_count_stop(&s, NULL);
+}
+
+/* ---- the one-way path: the sink's return is the reload ------------------------------------------ */
+
+static void sink_return_is_the_next_period(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	uint64_t total = 0, raw = 0;
+	char err[96];
+
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	sink_reload = p4_counter_preset(30);
+	instr(0, 101);
+	pmi();
+	assert_int_equal(sinks, 1);
+	assert_int_equal(p4_counter_read(perf_bus(), plan.slot[0].counter, &raw), 0);
+	assert_int_equal(raw, p4_counter_preset(30));
+	instr(0, 31);			/* the next overflow comes after 30 */
+	pmi();
+	assert_int_equal(sinks, 2);
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 101 + 31);
+}
+
+#define T(f) cmocka_unit_test_setup(f, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(events_during_the_handler_are_counted),
+		T(nmi_during_stop_keeps_the_totals),
+		T(sibling_programs_its_own_lvt_pc),
+		T(sink_return_is_the_next_period),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
