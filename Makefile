@@ -29,11 +29,12 @@ BOOT_SRCS   := boot/efi_main.c
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
-SHELL_KSRCS :=
-PROF_SRCS   := prof/dump.c prof/report.c prof/samples.c prof/selftest_report.c prof/workload.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/record.c \
-               prof/selftest.c prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c \
-               prof/workloads.c
+SHELL_KSRCS := shell/cmd_program.c
+PROF_SRCS   := prof/dump.c prof/program.c prof/report.c prof/samples.c prof/selftest_report.c \
+               prof/upload.c prof/workload.c
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/programs_k.c \
+               prof/record.c prof/selftest.c \
+               prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
                arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
@@ -68,8 +69,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
                   tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
-                  tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c tests/host/test_insn_simd.c \
-                  tests/host/test_uncore.c
+                  tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c \
+                  tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
@@ -92,6 +93,7 @@ $(B)/k/shell/%.o $(B)/k/kernel/%.o $(B)/k/boot/%.o $(B)/k/lib/printf.o: K_OPT :=
 $(B)/k/pmu/p4_explain.o $(B)/k/pmu/p4_spec.o $(B)/k/pmu/p4_list.o $(B)/k/pmu/p4_text.o: K_OPT := -Os
 $(B)/k/pmu/p4_uncore_spec.o $(B)/k/pmu/p4_uncore_list.o $(B)/k/prof/report.o: K_OPT := -Os
 $(B)/k/prof/dump.o $(B)/k/prof/workload.o $(B)/k/arch/x86/cpuid.o: K_OPT := -Os
+$(B)/k/prof/program.o $(B)/k/prof/programs_k.o $(B)/k/prof/upload.o: K_OPT := -Os
 $(B)/k/pmu/p4_alloc.o $(B)/k/pmu/p4_caps.o $(B)/k/pmu/p4_uncore.o $(B)/k/pmu/p4_probe.o: K_OPT := -Os
 $(B)/k/arch/x86/acpi.o $(B)/k/arch/x86/smp.o $(B)/k/arch/x86/power.o: K_OPT := -Os
 $(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_OPT := -Os
@@ -181,6 +183,22 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(H_EXTRA) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
+# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests.
+SDK_CC    := sdk/nbprof-cc
+SDK_ELFS  := $(B)/sdk/hello.elf $(B)/sdk/sumloop.elf $(B)/sdk/prog_reloc.elf
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h
+$(B)/sdk/%.elf: sdk/examples/%.c $(SDK_DEPS)
+	@mkdir -p $(@D)
+	$(Q)$(SDK_CC) $< -o $@
+$(B)/sdk/%.elf: sdk/examples/%.S $(SDK_DEPS)
+	@mkdir -p $(@D)
+	$(Q)$(SDK_CC) $< -o $@
+$(B)/sdk/%.elf: tests/host/%.c $(SDK_DEPS)
+	@mkdir -p $(@D)
+	$(Q)$(SDK_CC) $< -o $@
+$(B)/h/tests/test_program: $(SDK_ELFS)
+$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
 
@@ -208,7 +226,7 @@ $(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) | deps-check
+tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # Host timing of the model's event input, optimised and without sanitizers.
@@ -263,7 +281,7 @@ fuzz-ci: $(FUZZ_BINS)
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF), \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c, \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
@@ -284,9 +302,14 @@ $(B)/image.cfg: FORCE
 	$(Q)$(if $(CFG),cat "$(CFG)",true) > $@.new && \
 		{ cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/image.cfg tools/mkimage | deps-image
+# PROGRAMS="a.elf b.elf" puts users' programs in the ESP's nbprof/ folder (read at boot).
+$(B)/image.programs: FORCE
+	@mkdir -p $(@D)
+	$(Q)echo "$(PROGRAMS)" > $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
+
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/image.cfg $(B)/image.programs $(PROGRAMS) tools/mkimage | deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
-	$(Q)tools/mkimage $@ $(B)/BOOTX64.EFI $(if $(CFG),$(B)/image.cfg)
+	$(Q)tools/mkimage $@ $(B)/BOOTX64.EFI "$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
 
 image: $(IMAGE)
 
@@ -300,7 +323,7 @@ qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(B)/BOOTX64.EFI check-deps | deps-check
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \

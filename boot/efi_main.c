@@ -2,7 +2,8 @@
  * efi_main.c - the only code that talks to UEFI.
  *
  * Runs once, under boot services: reads the optional nbprof.cfg from the
- * root of the volume we were loaded from, finds the ACPI RSDP and the GOP
+ * root of the volume we were loaded from and the users' programs in its
+ * nbprof/ folder (into EfiLoaderData pages, which the kernel keeps), finds the ACPI RSDP and the GOP
  * framebuffer, allocates the kernel's stacks and one page below 1 MiB (kept
  * for the application-processor start-up trampoline), then reads the memory
  * map and calls ExitBootServices, retrying while the map key is stale.
@@ -87,6 +88,81 @@ static void boot_read_cfg(EFI_BOOT_SERVICES *bs, EFI_HANDLE device, struct booti
 		bi->cfg_len = (uint32_t)n;
 	}
 	file->Close(file);
+	root->Close(root);
+}
+
+/* One file of the nbprof/ folder into fresh EfiLoaderData pages. */
+static EFI_STATUS boot_alloc_pages(EFI_BOOT_SERVICES *bs, UINTN bytes, uint64_t *out);
+
+static void boot_read_one(EFI_BOOT_SERVICES *bs, EFI_FILE_HANDLE dir, EFI_FILE_INFO *info,
+			  struct boot_file *f)
+{
+	EFI_FILE_HANDLE file;
+	UINTN n = info->FileSize;
+
+	f->size = info->FileSize;
+	f->status = BOOT_CFG_READ_ERROR;
+	if (info->FileSize == 0 || info->FileSize > BOOT_FILE_MAX) {
+		f->status = BOOT_CFG_TOO_BIG;
+		return;
+	}
+	if (dir->Open(dir, &file, info->FileName, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
+		return;
+	if (boot_alloc_pages(bs, n, &f->base) == EFI_SUCCESS &&
+	    file->Read(file, &n, (void *)(UINTN)f->base) == EFI_SUCCESS && n == info->FileSize)
+		f->status = BOOT_CFG_OK;
+	else
+		f->base = 0;
+	file->Close(file);
+}
+
+/* ASCII copy of a FAT long name; false when it does not fit or is not ASCII. */
+static int boot_file_name(const CHAR16 *in, char *out)
+{
+	unsigned i;
+
+	for (i = 0; in[i]; i++) {
+		if (i + 1 >= BOOT_FILE_NAME || in[i] > 0x7e || in[i] < 0x20)
+			return 0;
+		out[i] = (char)in[i];
+	}
+	out[i] = '\0';
+	return i > 0;
+}
+
+/*
+ * The files of \nbprof\ (users' programs; UEFI 2.x 13.5 EFI_FILE_PROTOCOL:
+ * Read on a directory returns one EFI_FILE_INFO per call, size 0 at the end).
+ */
+static void boot_read_programs(EFI_BOOT_SERVICES *bs, EFI_HANDLE device, struct bootinfo *bi)
+{
+	static CHAR16 name[] = L"nbprof";
+	static uint64_t buf[128];	/* EFI_FILE_INFO with its name */
+	EFI_SIMPLE_FILE_SYSTEM_PROTOCOL *fs;
+	EFI_FILE_HANDLE root, dir;
+	EFI_FILE_INFO *info = (EFI_FILE_INFO *)buf;
+
+	if (bs->HandleProtocol(device, &sfs_guid, (void **)&fs) != EFI_SUCCESS ||
+	    fs->OpenVolume(fs, &root) != EFI_SUCCESS)
+		return;
+	if (root->Open(root, &dir, name, EFI_FILE_MODE_READ, 0) == EFI_SUCCESS) {
+		for (;;) {
+			UINTN n = sizeof(buf);
+			struct boot_file *f = &bi->files[bi->nfiles];
+
+			if (dir->Read(dir, &n, info) != EFI_SUCCESS || n == 0)
+				break;
+			if (info->Attribute & EFI_FILE_DIRECTORY)
+				continue;
+			if (bi->nfiles >= BOOT_MAX_FILES || !boot_file_name(info->FileName, f->name)) {
+				bi->files_skipped++;
+				continue;
+			}
+			boot_read_one(bs, dir, info, f);
+			bi->nfiles++;
+		}
+		dir->Close(dir);
+	}
 	root->Close(root);
 }
 
@@ -263,6 +339,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	bi->image_base = (uint64_t)(UINTN)li->ImageBase;
 	bi->image_size = li->ImageSize;
 	boot_read_cfg(bs, li->DeviceHandle, bi);
+	boot_read_programs(bs, li->DeviceHandle, bi);
 	boot_find_rsdp(st, bi);
 	boot_find_gop(bs, bi);
 	if (boot_alloc_stacks(bs, bi) != EFI_SUCCESS) {

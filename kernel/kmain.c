@@ -32,7 +32,9 @@
 #include "arch/x86/timer.h"
 #include "kernel/config.h"
 #include "kernel/kmain.h"
+#include "lib/string.h"
 #include "prof/perf.h"
+#include "prof/program.h"
 #include "prof/record.h"
 #include "prof/workload.h"
 #include "shell/cmds.h"
@@ -142,6 +144,39 @@ static void kmain_banner(void)
 	kprintf("console: serial %#x, %u baud\n", serial_port(), (unsigned)serial_baud());
 }
 
+/*
+ * The programs boot/ read from the stick's nbprof/ folder: "name.elf" (or
+ * any other name) is an ELF program called "name", "name.bin" a flat
+ * binary entered at offset 0. A bad file is reported and skipped.
+ */
+static void kmain_programs(const struct bootinfo *bi)
+{
+	char name[BOOT_FILE_NAME], err[160];
+
+	for (uint32_t i = 0; i < bi->nfiles; i++) {
+		const struct boot_file *f = &bi->files[i];
+		size_t n = strlen(f->name);
+		bool flat = n > 4 && strcmp(f->name + n - 4, ".bin") == 0;
+
+		memcpy(name, f->name, n + 1);
+		if (n > 4 && (flat || strcmp(name + n - 4, ".elf") == 0))
+			name[n - 4] = '\0';
+		if (f->status != BOOT_CFG_OK)
+			kprintf("programs: nbprof/%s: %s\n", f->name, f->status == BOOT_CFG_TOO_BIG ?
+				"empty or larger than 4 MiB" : "could not be read");
+		else if (program_add(name, (const uint8_t *)(uintptr_t)f->base, f->size, flat, 0,
+				     "stick", err, sizeof(err)))
+			kprintf("programs: nbprof/%s: %s\n", f->name, err);
+		else
+			kprintf("programs: %s (%llu bytes) from the stick\n", name,
+				(unsigned long long)f->size);
+	}
+	if (bi->files_skipped)
+		kprintf("programs: %u file(s) in nbprof/ skipped (more than %u, or a name longer "
+			"than %u ASCII characters)\n", bi->files_skipped, BOOT_MAX_FILES,
+			BOOT_FILE_NAME - 1);
+}
+
 static void kmain_run_batch(void)
 {
 	for (unsigned i = 0; i < config.nrun; i++) {
@@ -180,10 +215,12 @@ void kmain(struct bootinfo *bi)
 		kprintf("config: %s\n", cfg_err);
 	else if (bi->cfg_status == BOOT_CFG_OK)
 		kprintf("config: nbprof.cfg, %u command(s) to run\n", config.nrun);
+	kmain_programs(bi);
 	kprintf("nbprof: ready\n");
 
 	shell_init(&shell, &io);
 	workload_add_commands(&shell);
+	program_add_commands(&shell);
 	perf_add_commands(&shell);
 	record_add_commands(&shell);
 	selftest_add_commands(&shell);

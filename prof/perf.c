@@ -525,6 +525,31 @@ static void perf_hook_end(void *ctx, uint8_t lp)
 		be->end(ctx, lp);
 }
 
+/*
+ * A program's counting marker (sdk/nbprof.h nb_count): off writes each of
+ * the LP's counters' CCCR with Enable (bit 12) clear, which stops it (fact
+ * sheet 2.1-2.2: an ESCR counts only through an enabled CCCR); on writes
+ * the CCCR as programmed. Under the model a stopped counter takes no input.
+ */
+static void perf_hook_mark(void *ctx, uint8_t lp, bool on)
+{
+	struct msr_bus *bus = perf_bus();
+
+	(void)ctx;
+	if (!bus)
+		return;
+	perf_lock();
+	for (unsigned i = 0; active && i < active->plan.n; i++) {
+		const struct p4_slot *slot = &active->plan.slot[i];
+
+		if (perf_slot_lp(slot) != lp)
+			continue;
+		msr_bus_write(bus, p4_counters[slot->counter].cccr_msr,
+			      on ? slot->cccr_value : slot->cccr_value & ~CCCR_ENABLE);
+	}
+	perf_unlock();
+}
+
 void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 {
 	*in = (struct perf_inputs){ 0 };
@@ -534,6 +559,7 @@ void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 		.end = perf_hook_end,
 		.step = be ? be->step : NULL,
 		.synthetic = be ? be->synthetic : NULL,
+		.mark = perf_hook_mark,
 	};
 }
 

@@ -11,6 +11,7 @@
 #include "lib/parse.h"
 #include "lib/printf.h"
 #include "pmu/p4_spec.h"
+#include "prof/program.h"
 #include "prof/workload.h"
 
 #define U32_MAX		UINT64_C(0xffffffff)
@@ -146,7 +147,14 @@ const struct workload *workload_find(const char *name)
 	for (unsigned i = 0; i < WL_NWORKLOADS; i++)
 		if (parse_streq(workload_table[i].name, name))
 			return &workload_table[i];
-	return NULL;
+	const struct program *p = program_find(name);
+
+	return p ? &p->wl : NULL;
+}
+
+int workload_default_ring(const struct workload *w)
+{
+	return w->id == WL_PROGRAM ? 3 : 0;
 }
 
 int workload_synopsis(const struct workload *w, char *buf, size_t n)
@@ -243,12 +251,43 @@ static int workload_parse_one(const struct workload_param *p, const char *s,
 	}
 }
 
+/* A program takes any words: argv[0] is its name, the words follow. */
+static int workload_parse_program(const struct workload *w, int argc, char *const argv[],
+				  struct workload_args *out, char *err, size_t errlen)
+{
+	struct workload_args a = { .w = w };
+	size_t pos = 0;
+
+	if (argc < 0 || argc + 1 > WORKLOAD_ARGV_MAX) {
+		ksnprintf(err, errlen, "%s: at most %u arguments", w->name, WORKLOAD_ARGV_MAX - 1);
+		return -1;
+	}
+	for (int i = -1; i < argc; i++) {
+		const char *s = i < 0 ? w->name : argv[i];
+		size_t n = parse_strlen(s) + 1;
+
+		if (pos + n > sizeof(a.argbuf)) {
+			ksnprintf(err, errlen, "%s: the arguments exceed %u bytes", w->name,
+				  (unsigned)sizeof(a.argbuf));
+			return -1;
+		}
+		for (size_t k = 0; k < n; k++)
+			a.argbuf[pos + k] = s[k];
+		pos += n;
+	}
+	a.argc = (uint32_t)argc + 1;
+	*out = a;
+	return 0;
+}
+
 int workload_parse_args(const struct workload *w, int argc, char *const argv[],
 			struct workload_args *out, char *err, size_t errlen)
 {
 	struct workload_args a = { .w = w };
 	char syn[96], why[320];
 
+	if (w->id == WL_PROGRAM)
+		return workload_parse_program(w, argc, argv, out, err, errlen);
 	workload_synopsis(w, syn, sizeof(syn));
 	if (argc < 0 || (unsigned)argc > w->nparams) {
 		ksnprintf(err, errlen, "%s: too many arguments (usage: %s)", w->name, syn);

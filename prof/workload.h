@@ -34,6 +34,8 @@
 
 #define WORKLOAD_MAX_PARAMS	3
 #define WORKLOAD_SPEC_MAX	64	/* synthetic SPEC, including the NUL */
+#define WORKLOAD_ARGV_MAX	16	/* a program's argv entries, its name included */
+#define WORKLOAD_ARGBUF		160	/* a program's argv strings, NULs included */
 
 enum workload_id {
 	WL_EMPTY,
@@ -47,7 +49,8 @@ enum workload_id {
 	WL_HALT,
 	WL_SYNTHETIC,
 	WL_FAULT_USER,
-	WL_NWORKLOADS
+	WL_NWORKLOADS,
+	WL_PROGRAM = WL_NWORKLOADS,	/* a user's program (prof/program.h), not in the table */
 };
 
 enum workload_param_kind {
@@ -86,13 +89,16 @@ struct workload {
 
 extern const struct workload workload_table[WL_NWORKLOADS];
 
-/* The workload called name, or NULL. */
+/* The workload called name (a built-in one, else a loaded program), or NULL. */
 const struct workload *workload_find(const char *name);
 
 struct workload_args {
 	const struct workload *w;
 	uint64_t v[WORKLOAD_MAX_PARAMS];	/* parameter values in table order, defaults filled */
 	char spec[WORKLOAD_SPEC_MAX];		/* WP_TEXT parameter */
+	/* WL_PROGRAM: argv[0] (the program's name) .. argv[argc-1], NUL-separated */
+	uint32_t argc;
+	char argbuf[WORKLOAD_ARGBUF];
 };
 
 /*
@@ -102,6 +108,9 @@ struct workload_args {
  */
 int workload_parse_args(const struct workload *w, int argc, char *const argv[],
 			struct workload_args *out, char *err, size_t errlen);
+
+/* The ring w runs in when none is asked for: 3 for a user's program, 0 for the rest. */
+int workload_default_ring(const struct workload *w);
 
 /* "loop N" style synopsis, with [OPTIONAL] parameters bracketed. */
 int workload_synopsis(const struct workload *w, char *buf, size_t n);
@@ -121,7 +130,8 @@ int workload_synopsis(const struct workload *w, char *buf, size_t n);
 enum workload_status {
 	WORKLOAD_OK,
 	WORKLOAD_FAULTED,	/* an exception ended it (reported already) */
-	WORKLOAD_INTERRUPTED,	/* Ctrl-C while stepping or in a long workload */
+	WORKLOAD_INTERRUPTED,	/* Ctrl-C while stepping or in a long workload, or a program's
+				   time limit (timed_out) */
 	WORKLOAD_REFUSED,	/* not started: see error[] */
 };
 
@@ -134,6 +144,7 @@ struct workload_result {
 	struct step_counts step;	/* when stepping (else 0) */
 	/* always: */
 	uint64_t synthetic;		/* int 0x81 occurrences delivered to hooks->synthetic */
+	bool timed_out;			/* WORKLOAD_INTERRUPTED by a program's time limit, not Ctrl-C */
 	char error[96];			/* WORKLOAD_REFUSED: the reason */
 };
 

@@ -36,18 +36,21 @@
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
+#include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/step.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/user.h"
 #include "lib/printf.h"
+#include "prof/program.h"
 #include "prof/workload.h"
 
 #define USER_STACK_PAGES	4	/* 16 KiB: calls DEPTH 256 needs 4 KiB */
 #define HALT_WAKE_US		100	/* LAPIC timer period while halting */
 #define US_PER_S		UINT64_C(1000000)
 #define PAIR_POLL_US		20000	/* LP0 polls Ctrl-C this often while the sibling runs */
+#define PROGRAM_TICK_US		10000	/* an unstepped program's watchdog tick */
 
 /* Workload bodies (arch/x86/workloads.S). */
 #define WL_FN(name) extern char name[] __attribute__((visibility("hidden")))
@@ -87,9 +90,13 @@ struct wl_run {
 	struct user_run user;
 	uint64_t buf, buf_pages;
 	uint64_t tsc0;
+	const struct program *prog;	/* WL_PROGRAM */
+	bool watchdog;			/* an unstepped program: Ctrl-C and time limit by timer */
+	uint64_t deadline;		/* TSC at which the watchdog stops it */
 };
 
 static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
+static struct wl_run *watched[PERCPU_MAX];	/* the LP's program run under the watchdog */
 static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
 
 /*
@@ -123,6 +130,25 @@ static int workload_refuse(struct workload_result *res, const char *fmt, const c
 static uint64_t workload_ticks(uint64_t usec)
 {
 	return usec * (timer_tsc_hz() / US_PER_S);
+}
+
+/* A user's program: a fresh image, argc in RDI and argv in RSI (SysV ABI). */
+static int workload_program_setup(struct wl_run *r)
+{
+	char err[96];
+
+	struct program *p = (struct program *)program_of(r->a->w);
+
+	if (!p)
+		return workload_refuse(r->res, "%s", "the program is no longer loaded");
+	if (__atomic_exchange_n(&p->running, 1, __ATOMIC_ACQUIRE))
+		return workload_refuse(r->res, "%s", "it is running on the other LP: a program has "
+				       "one .data and .bss, so it runs on one LP at a time");
+	r->prog = p;
+	if (program_prepare(r->prog, r->a, &r->call.fn, &r->call.arg[1], err, sizeof(err)))
+		return workload_refuse(r->res, "%s", err);
+	r->call.arg[0] = r->a->argc;
+	return 0;
 }
 
 /* Function and arguments; resources. 0, or a refusal. */
@@ -173,6 +199,8 @@ static int workload_setup(struct wl_run *r)
 		break;
 	case WL_SYNTHETIC: r->call.fn = (uintptr_t)wl_synthetic; arg[0] = v[1]; break;
 	case WL_FAULT_USER: r->call.fn = (uintptr_t)wl_fault_user; arg[0] = (uintptr_t)&wl_kernel_word; break;
+	case WL_PROGRAM:
+		return workload_program_setup(r);
 	default:
 		return workload_refuse(r->res, "%s", "unknown workload");
 	}
@@ -191,10 +219,36 @@ static void workload_synthetic_gate(void *ctx, struct trap_frame *f)
 		h->synthetic(h->ctx, r->res->lp, (uint8_t)(f->cs & 3), r->a->spec, 1);
 }
 
-/* LAPIC timer during `halt`: only a wake-up. */
-static void workload_halt_tick(struct trap_frame *f)
+/* write(buf, len): the bytes must be readable at the program's own CPL. */
+static uint64_t workload_program_write(struct trap_frame *f)
 {
+	uint64_t buf = f->rdi, len = f->rsi;
+
+	if (len > PROGRAM_WRITE_MAX || (len && !paging_is_mapped(buf, len, (f->cs & 3) == 3)))
+		return (uint64_t)-1;
+	console_write((const char *)(uintptr_t)buf, (size_t)len);
+	return len;
+}
+
+/* int 0x82 from a program: console output and counting markers. */
+static void workload_program_gate(void *ctx, struct trap_frame *f)
+{
+	struct wl_run *r = ctx;
+	const struct workload_hooks *h = r->h;
+
 	step_sync(f);
+	switch (f->rax) {
+	case PROGRAM_CALL_WRITE:
+		f->rax = workload_program_write(f);
+		break;
+	case PROGRAM_CALL_COUNT:
+		if (h && h->mark)
+			h->mark(h->ctx, r->res->lp, f->rdi != 0);
+		f->rax = 0;
+		break;
+	default:
+		f->rax = (uint64_t)-1;
+	}
 }
 
 static void workload_abort(struct trap_frame *f)
@@ -205,13 +259,36 @@ static void workload_abort(struct trap_frame *f)
 		f->rip = (uint64_t)(uintptr_t)wl_ring0_abort;
 }
 
+/*
+ * LAPIC timer: during `halt` only a wake-up; during an unstepped program
+ * (which runs with RFLAGS.IF set, so the tick lands in its code) the
+ * watchdog: Ctrl-C or the time limit sends the program to its exit.
+ */
+static void workload_tick(struct trap_frame *f)
+{
+	struct wl_run *r = watched[percpu_this()->index];
+
+	if (!r) {
+		step_sync(f);
+		return;
+	}
+	if (!r->res->timed_out && rdtsc() >= r->deadline)
+		r->res->timed_out = true;
+	else if (!workload_interrupted())
+		return;
+	r->res->status = WORKLOAD_INTERRUPTED;
+	workload_abort(f);
+}
+
 static void workload_step_begin(struct wl_run *r)
 {
 	struct step_run s = {
 		.entry = r->call.fn,
 		.stop_rip = r->ring == 3 ? (uintptr_t)wl_user_exit : (uintptr_t)wl_ring0_return,
-		.text_start = (uintptr_t)__workload_text_start,
-		.text_end = (uintptr_t)__workload_text_end,
+		.text_start = r->prog ? r->prog->base + r->prog->layout.text_lo
+				      : (uintptr_t)__workload_text_start,
+		.text_end = r->prog ? r->prog->base + r->prog->layout.text_hi
+				    : (uintptr_t)__workload_text_end,
 		.lp = r->res->lp, .h = r->h, .counts = &r->res->step,
 		.interrupted = workload_interrupted, .abort = workload_abort,
 	};
@@ -225,11 +302,28 @@ static int workload_guarded(void *arg)
 
 	if (r->h && r->h->begin)
 		r->h->begin(r->h->ctx, r->res->lp);
+	if (r->prog && r->h && r->h->mark && program_has_symbol(r->prog, PROGRAM_REGION_SYMBOL))
+		r->h->mark(r->h->ctx, r->res->lp, false);	/* counts only between its markers */
 	if (r->step)
 		workload_step_begin(r);
 	r->tsc0 = rdtsc();
 	r->res->ret = r->ring == 3 ? user_call(&r->call) : wl_call_ring0(&r->call);
 	return 0;
+}
+
+/*
+ * An unstepped program cannot be polled by the stepper: it runs with
+ * interrupts enabled and the LAPIC timer as its watchdog (Ctrl-C, and at
+ * most PROGRAM_TIME_LIMIT_S seconds). Without a calibrated TSC or a local
+ * APIC it runs as a built-in workload does, without either.
+ */
+static void workload_watchdog(struct wl_run *r)
+{
+	if (!r->prog || r->step || !lapic_present() || !timer_tsc_hz() || !timer_lapic_hz())
+		return;
+	r->watchdog = true;
+	r->deadline = rdtsc() + PROGRAM_TIME_LIMIT_S * timer_tsc_hz();
+	r->call.rflags |= RFLAGS_IF;
 }
 
 static int workload_prepare_ring(struct wl_run *r)
@@ -239,6 +333,7 @@ static int workload_prepare_ring(struct wl_run *r)
 	if (r->step)
 		rflags |= RFLAGS_TF;
 	r->call.rflags = rflags;
+	workload_watchdog(r);
 	if (r->ring != 3)
 		return 0;
 	unsigned lp = percpu_this()->index;
@@ -252,6 +347,8 @@ static int workload_prepare_ring(struct wl_run *r)
 		.rflags = r->call.rflags,
 		.stack_base = user_stack[lp], .stack_size = USER_STACK_PAGES * MEM_PAGE_SIZE,
 		.extra_base = r->buf, .extra_len = r->buf_pages * MEM_PAGE_SIZE,
+		.prog_base = r->prog ? r->prog->base : 0,
+		.prog_len = r->prog ? r->prog->pages * MEM_PAGE_SIZE : 0,
 	};
 	if (user_prepare(&r->user, &r->call))
 		return workload_refuse(r->res, "%s", "cannot make the workload pages user-accessible");
@@ -260,17 +357,22 @@ static int workload_prepare_ring(struct wl_run *r)
 
 static void workload_timer(struct wl_run *r, bool on)
 {
-	if (r->a->w->id != WL_HALT)
+	uint64_t us = r->watchdog ? PROGRAM_TICK_US : HALT_WAKE_US;
+
+	if (r->a->w->id != WL_HALT && !r->watchdog)
 		return;
 	if (on) {
-		/* shared by both LPs' halt runs, so it stays installed */
-		idt_set_handler(LAPIC_TIMER_VECTOR, workload_halt_tick);
-		lapic_timer_start((uint32_t)(timer_lapic_hz() / (US_PER_S / HALT_WAKE_US)),
-				  LAPIC_TIMER_VECTOR, true);
+		watched[percpu_this()->index] = r->watchdog ? r : NULL;
+		/* shared by both LPs' runs, so it stays installed */
+		idt_set_handler(LAPIC_TIMER_VECTOR, workload_tick);
+		lapic_timer_start((uint32_t)(timer_lapic_hz() / (US_PER_S / us)), LAPIC_TIMER_VECTOR,
+				  true);
 	} else {
 		lapic_timer_stop();
+		watched[percpu_this()->index] = NULL;
 	}
 }
+
 
 static void workload_execute(struct wl_run *r)
 {
@@ -279,6 +381,7 @@ static void workload_execute(struct wl_run *r)
 
 	workload_timer(r, true);
 	user_set_synthetic(workload_synthetic_gate, r);
+	user_set_call(workload_program_gate, r);
 	g = arch_run_guarded(workload_guarded, r);
 	res->tsc_cycles = rdtsc() - r->tsc0;
 	if (r->step && step_end())
@@ -286,6 +389,7 @@ static void workload_execute(struct wl_run *r)
 	if (r->ring == 3)
 		user_cleanup(&r->user);
 	user_set_synthetic(NULL, NULL);
+	user_set_call(NULL, NULL);
 	workload_timer(r, false);
 	if (g == ARCH_GUARD_FAULTED) {
 		res->status = WORKLOAD_FAULTED;
@@ -312,6 +416,8 @@ int workload_run(const struct workload_args *a, int ring, bool step,
 	}
 	if (r.buf)
 		mem_free_pages(r.buf, r.buf_pages);
+	if (r.prog)
+		__atomic_store_n(&((struct program *)r.prog)->running, 0, __ATOMIC_RELEASE);
 	return res->status;
 }
 

@@ -19,6 +19,7 @@
 #include "pmu/p4_spec.h"
 #include "prof/dump.h"
 #include "prof/pebs.h"
+#include "prof/program.h"
 #include "prof/record.h"
 #include "prof/report.h"
 #include "shell/cmds.h"
@@ -531,6 +532,7 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 	if (rec_workload(sh, argc, argv, rc.o.workload, rc.o.workload_end, &rc.args) ||
 	    (rc.o.pair > 0 && rec_workload(sh, argc, argv, rc.o.pair, argc, &rc.args_b)))
 		return 1;
+	stat_opts_rings(&rc.o.so, rc.args.w, rc.o.pair > 0 ? rc.args_b.w : NULL);
 	rc.cfg = (struct record_cfg){ 0 };
 	if (rec_jobs(sh) || rec_requests(sh))
 		return 1;
@@ -970,6 +972,23 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 	};
 }
 
+/*
+ * One "NBP:" line per loaded program, so the host names samples in it from
+ * the program's ELF: name, the runtime address of its link address 0, its
+ * image span and the CRC-32 of its file (which ELF it was).
+ */
+static void rec_dump_programs(struct shell *sh)
+{
+	for (unsigned i = 0; i < PROGRAM_MAX; i++) {
+		const struct program *p = program_slot(i);
+
+		if (p->used)
+			shell_printf(sh, "NBP: %s base=%llx span=%llx crc=%08x\n", p->name,
+				     (unsigned long long)(p->base - p->layout.vaddr0),
+				     (unsigned long long)(p->pages * PROGRAM_PAGE), p->crc);
+	}
+}
+
 static int cmd_dump(struct shell *sh, int argc, char **argv)
 {
 	struct report_out out = { .ctx = sh, .line = rec_line };
@@ -998,6 +1017,7 @@ static int cmd_dump(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "dump: the header does not fit a frame blob");
 	shell_printf(sh, "# dump: %u frames, frames %llu.. follow\n", dump_total_frames(&rc.enc),
 		     (unsigned long long)from);
+	rec_dump_programs(sh);
 	while (dump_next(&rc.enc, &out)) {
 		if (++frames % REC_DUMP_PROGRESS == 0)
 			shell_printf(sh, "# dump: frame %u of %u\n", rc.enc.seq, dump_total_frames(&rc.enc));

@@ -401,6 +401,7 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 		return 1;
 	if (st.o.pair > 0 && stat_parse_b(sh, argc, argv))
 		return 1;
+	stat_opts_rings(&st.o, st.args.w, st.o.pair > 0 ? st.args_b.w : NULL);
 	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
 	if (p4_alloc_plan(&ctx, st.reqs.req, st.reqs.n, &st.plan, &aerr))

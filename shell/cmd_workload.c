@@ -85,6 +85,7 @@ static int cmd_workloads(struct shell *sh, int argc, char **argv)
 
 struct run_opts {
 	int ring;
+	bool ring_given;
 	bool step, feed;
 	enum run_cpu cpu;
 	int first;	/* argv index of the workload name */
@@ -108,6 +109,7 @@ static int cmd_run_option(struct shell *sh, int argc, char **argv, int *i, struc
 		if (!parse_streq(a, "0") && !parse_streq(a, "3"))
 			return shell_error(sh, "--ring: '%s' is not 0 or 3", a);
 		o->ring = a[0] - '0';
+		o->ring_given = true;
 	} else if (cpu_ok && parse_streq(a, "--cpu")) {
 		a = *i + 1 < argc ? argv[++*i] : "";
 		if (parse_streq(a, "0"))
@@ -172,7 +174,7 @@ static void cmd_run_report(struct shell *sh, const struct workload_args *a, cons
 		shell_printf(sh, "returned: %llu\n", (unsigned long long)r->ret);
 }
 
-static int cmd_run_parse(struct shell *sh, char **argv, const struct run_opts *o,
+static int cmd_run_parse(struct shell *sh, char **argv, struct run_opts *o,
 			 struct workload_args *a)
 {
 	const struct workload *w = workload_find(argv[o->first]);
@@ -183,6 +185,8 @@ static int cmd_run_parse(struct shell *sh, char **argv, const struct run_opts *o
 				   argv[o->first]);
 	if (workload_parse_args(w, o->end - o->first - 1, argv + o->first + 1, a, err, sizeof(err)))
 		return shell_error(sh, "%s", err);
+	if (!o->ring_given)
+		o->ring = workload_default_ring(w);
 	return 0;
 }
 
@@ -200,7 +204,8 @@ static int cmd_run_outcome(struct shell *sh, const struct workload_args *a, cons
 				   r->fault_vector, r->fault_vector == 14 ? "#PF" : r->fault_vector == 13 ?
 				   "#GP" : "see the report above");
 	if (r->status == WORKLOAD_INTERRUPTED)
-		return shell_error(sh, "%s%s: interrupted by Ctrl-C (counts above are partial)", who, name);
+		return shell_error(sh, "%s%s: %s (counts above are partial)", who, name,
+				   r->timed_out ? "stopped at its time limit" : "interrupted by Ctrl-C");
 	return 0;
 }
 
@@ -270,7 +275,8 @@ static int cmd_run_pair(struct shell *sh, int argc, char **argv)
 		return 1;
 	if (o[0].end >= argc)
 		return shell_error(sh, "run-pair: missing '-- WORKLOAD_B' (usage: " PAIR_USAGE ")");
-	o[1] = (struct run_opts){ .ring = o[0].ring, .step = o[0].step, .feed = o[0].feed };
+	o[1] = (struct run_opts){ .ring = o[0].ring, .ring_given = o[0].ring_given, .step = o[0].step,
+				   .feed = o[0].feed };
 	if (cmd_run_options(sh, argc, argv, o[0].end + 1, true, &o[1]))
 		return 1;
 	if (o[1].end < argc)
@@ -289,6 +295,8 @@ static const struct shell_cmd workload_cmds[] = {
 	{ "run", RUN_USAGE, "run a workload once (ring 0 or 3, optionally single-stepped)",
 	  "--ring 3 runs it in user mode: only its code, its stack and its buffer are\n"
 	  "user-accessible; a fault is reported and the shell carries on.\n"
+	  "WORKLOAD may be a loaded program ('programs'), which runs in ring 3 unless\n"
+	  "--ring 0; unstepped, Ctrl-C or its 60 s time limit stops it.\n"
 	  "--step single-steps it (RFLAGS.TF, one #DB per instruction) and prints the\n"
 	  "retired instructions and branches (taken / not taken, by kind). Only the\n"
 	  "workload's own instructions are stepped: not the runner, not interrupt or\n"

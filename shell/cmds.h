@@ -20,6 +20,7 @@ int cmd_events(struct shell *sh, int argc, char **argv);
 int perf_add_commands(struct shell *sh);		/* stat, pmu, explain (cmd_stat.c) */
 int record_add_commands(struct shell *sh);	/* record, report, annotate, script, dump */
 int workload_add_commands(struct shell *sh);	/* workloads, run, run-pair */
+int program_add_commands(struct shell *sh);	/* programs, upload (cmd_program.c) */
 int selftest_add_commands(struct shell *sh);	/* selftest (cmd_selftest.c) */
 
 #endif

@@ -96,6 +96,7 @@ static int stat_option(int argc, char *const argv[], int *i, struct stat_opts *o
 		if ((v = stat_value(argc, argv, i)) == NULL || !(parse_streq(v, "0") || parse_streq(v, "3")))
 			return stat_fail(err, errlen, "--ring wants 0 or 3, not '%s'", v ? v : "");
 		o->ring = v[0] - '0';
+		o->ring_given = true;
 		return 0;
 	}
 	if (parse_streq(a, "--cpu")) {
@@ -153,6 +154,7 @@ static int stat_pair(int argc, char *const argv[], int i, struct stat_opts *o, c
 		if (!v || !(parse_streq(v, "0") || parse_streq(v, "3")))
 			return stat_fail(err, errlen, "--ring wants 0 or 3, not '%s'", v ? v : "");
 		o->ring_pair = v[0] - '0';
+		o->ring_pair_given = true;
 		k++;
 	}
 	if (k >= argc)
@@ -478,4 +480,12 @@ int stat_parse_sig(const char *s, struct p4_sig *out)
 	}
 	*out = (struct p4_sig){ (uint8_t)fam, (uint8_t)mod, (uint8_t)step };
 	return 0;
+}
+
+void stat_opts_rings(struct stat_opts *o, const struct workload *a, const struct workload *b)
+{
+	if (!o->ring_given)
+		o->ring = workload_default_ring(a);
+	if (b && !o->ring_pair_given)
+		o->ring_pair = o->ring_given ? o->ring : workload_default_ring(b);
 }

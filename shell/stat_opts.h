@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prof/workload.h"
+
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_explain.h"
 
@@ -59,10 +61,18 @@ struct stat_opts {
 	int workload_end;		/* argv index after A's last argument (argc without --pair) */
 	int pair;			/* --pair: argv index of B's name, else 0 */
 	int ring_pair;			/* B's ring (default: --ring's) */
+	bool ring_given, ring_pair_given;	/* --ring was on the line (for A / for B) */
 };
 
 /* Parse argv[1..argc); 0, or -1 with one reason in err. */
 int stat_opts_parse(int argc, char *const argv[], struct stat_opts *o, char *err, size_t errlen);
+
+/*
+ * The rings of workloads a and b (b NULL without --pair) that no --ring
+ * chose: workload_default_ring() (a user's program runs in ring 3), and B
+ * takes A's --ring when it has none of its own.
+ */
+void stat_opts_rings(struct stat_opts *o, const struct workload *a, const struct workload *b);
 
 /* T0/T1 privilege override of a spec: bit 0 = USR, bit 1 = OS. */
 #define STAT_PRIV_USR		1u

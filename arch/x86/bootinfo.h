@@ -46,6 +46,19 @@ struct boot_framebuffer {
 #define BOOT_STACK_SIZE		(64 * 1024)
 #define BOOT_IST_SIZE		(16 * 1024)
 
+#define BOOT_MAX_FILES		8	/* files read from the ESP's nbprof/ folder */
+#define BOOT_FILE_NAME		32	/* ASCII, NUL-terminated */
+#define BOOT_FILE_MAX		(4u << 20)
+
+/* A file of the nbprof/ folder (a user's program), in EfiLoaderData pages. */
+struct boot_file {
+	uint64_t base;			/* 0 when it could not be read (status says why) */
+	uint64_t size;
+	int32_t status;			/* 0, or enum boot_cfg_status */
+	uint32_t pad;
+	char name[BOOT_FILE_NAME];
+};
+
 enum boot_ist {
 	BOOT_IST_NMI,
 	BOOT_IST_DF,
@@ -69,6 +82,9 @@ struct bootinfo {
 	uint32_t cfg_len;		/* bytes of nbprof.cfg, 0 if absent */
 	int32_t cfg_status;		/* 0, or why it could not be read (see boot_cfg_error) */
 	char cfg[BOOT_CFG_MAX];		/* raw file text, not terminated */
+	uint32_t nfiles;		/* entries of files[] */
+	uint32_t files_skipped;		/* files past BOOT_MAX_FILES, or with too long a name */
+	struct boot_file files[BOOT_MAX_FILES];
 };
 
 /* cfg_status values */

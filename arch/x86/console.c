@@ -120,6 +120,21 @@ int console_getc(void)
 	return c;
 }
 
+int console_getc_until(uint64_t tsc_deadline)
+{
+	int c;
+
+	if (rx_head != rx_tail) {
+		c = rx_ring[rx_head % CONSOLE_RX_RING];
+		rx_head++;
+		return c;
+	}
+	while ((c = serial_getc_nowait()) < 0)
+		if (rdtsc() >= tsc_deadline)
+			return -1;
+	return c;
+}
+
 bool console_poll_interrupt(void)
 {
 	bool seen = false;

@@ -20,6 +20,9 @@ int kvprintf(const char *fmt, va_list ap);
 
 /* Next input byte, waiting for it. */
 int console_getc(void);
+/* Next input byte, or -1 once the TSC has reached tsc_deadline. */
+int console_getc_until(uint64_t tsc_deadline);
+
 /*
  * Poll the UART while a command runs: true when Ctrl-C (03H) arrived. Other
  * bytes are kept, in order, for console_getc().

@@ -27,6 +27,8 @@ struct workload_hooks {
 	void (*end)(void *ctx, uint8_t lp);	/* right after the workload is left (also after a fault) */
 	void (*step)(void *ctx, const struct step_info *s);	/* per retired instruction, when stepping */
 	void (*synthetic)(void *ctx, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
+	/* a program's start/stop counting marker (sdk/nbprof.h), inside the int 0x82 gate */
+	void (*mark)(void *ctx, uint8_t lp, bool on);
 };
 
 /*

@@ -21,13 +21,20 @@ struct ksym ksym_get(uint32_t i)
 	return (struct ksym){ ksym_table[i].addr, ksym_names + ksym_table[i].name };
 }
 
+static ksym_fallback_fn *fallback;
+
+void ksym_set_fallback(ksym_fallback_fn *fn)
+{
+	fallback = fn;
+}
+
 const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 {
 	uint64_t rel = addr - ksym_image_base();
 	uint32_t lo = 0, hi = ksym_count;
 
 	if (addr < ksym_image_base() || rel < ksym_text_start || rel >= ksym_text_end)
-		return NULL;
+		return fallback ? fallback(addr, offset) : NULL;
 	/* Last entry with table address <= rel. */
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;

@@ -38,6 +38,13 @@ struct ksym ksym_get(uint32_t i);
  */
 const char *ksym_lookup(uint64_t addr, uint64_t *offset);
 
+/*
+ * Lookup for addresses outside the kernel's text (user programs, which
+ * prof/ loads): ksym_lookup() asks it when the kernel has no symbol.
+ */
+typedef const char *ksym_fallback_fn(uint64_t addr, uint64_t *offset);
+void ksym_set_fallback(ksym_fallback_fn *fn);
+
 /* Runtime address of the kernel image (ImageBase). */
 uint64_t ksym_image_base(void);
 

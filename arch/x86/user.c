@@ -51,7 +51,9 @@ void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
 static bool user_ready;
 static void (*synth_fn[PERCPU_MAX])(void *ctx, struct trap_frame *f);
 static void *synth_ctx[PERCPU_MAX];
-static struct trap_frame *synth_frame[PERCPU_MAX];	/* the int 0x81 frame while its handler runs */
+static struct trap_frame *synth_frame[PERCPU_MAX];
+static void (*call_fn[PERCPU_MAX])(void *ctx, struct trap_frame *f);
+static void *call_ctx[PERCPU_MAX];	/* the int 0x81 frame while its handler runs */
 static volatile uint32_t user_lock;
 static unsigned user_text_users;	/* LPs in a ring-3 run (text pages open) */
 
@@ -109,6 +111,33 @@ static void user_synth_gate(struct trap_frame *f)
 	__atomic_store_n(&synth_frame[lp], NULL, __ATOMIC_RELAXED);
 }
 
+/*
+ * int 0x82: a program's call. The frame is published like the 0x81 gate's,
+ * since a marker reprograms the PMU and the model may raise a PMI from it.
+ */
+static void user_call_gate(struct trap_frame *f)
+{
+	unsigned lp = percpu_this()->index;
+
+	if (!call_fn[lp]) {
+		f->rax = (uint64_t)-1;
+		return;
+	}
+	__atomic_store_n(&synth_frame[lp], f, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	call_fn[lp](call_ctx[lp], f);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&synth_frame[lp], NULL, __ATOMIC_RELAXED);
+}
+
+void user_set_call(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
+{
+	unsigned lp = percpu_this()->index;
+
+	call_fn[lp] = fn;
+	call_ctx[lp] = ctx;
+}
+
 struct trap_frame *user_gate_frame(void)
 {
 	return __atomic_load_n(&synth_frame[percpu_this()->index], __ATOMIC_RELAXED);
@@ -120,8 +149,10 @@ void user_init(void)
 		return;
 	idt_set_handler(USER_EXIT_VECTOR, user_exit_gate);
 	idt_set_handler(USER_SYNTH_VECTOR, user_synth_gate);
+	idt_set_handler(USER_CALL_VECTOR, user_call_gate);
 	user_gate_dpl3(USER_EXIT_VECTOR);
 	user_gate_dpl3(USER_SYNTH_VECTOR);
+	user_gate_dpl3(USER_CALL_VECTOR);
 	user_ready = true;
 }
 
@@ -140,12 +171,18 @@ static int user_open(const struct user_run *r, bool open)
 	uint64_t text_len = (uint64_t)(uintptr_t)__workload_text_end - text;
 	int err = 0;
 
+	bool last;
+
 	user_lock_take();
-	if (open ? user_text_users++ == 0 : user_text_users > 0 && --user_text_users == 0)
+	last = open ? user_text_users++ == 0 : user_text_users > 0 && --user_text_users == 0;
+	if (last)
 		err |= paging_set_user(text, text_len, open);
 	err |= paging_set_user(r->stack_base, r->stack_size, open);
 	if (r->extra_len)
 		err |= paging_set_user(r->extra_base, r->extra_len, open);
+	/* a program may run on both LPs at once: its pages close with the last run */
+	if (r->prog_len && (open || last))
+		err |= paging_set_user(r->prog_base, r->prog_len, open);
 	user_lock_drop();
 	return err ? -1 : 0;
 }

@@ -25,6 +25,7 @@
 
 #define USER_EXIT_VECTOR	0x80
 #define USER_SYNTH_VECTOR	0x81
+#define USER_CALL_VECTOR	0x82	/* a program's calls (sdk/nbprof.h): RAX = call number */
 
 /* struct percpu offsets (arch/x86/percpu.h) of this LP's runner state, read through %gs */
 #define PERCPU_WL_RING0_RSP	136
@@ -82,6 +83,7 @@ struct user_run {
 	uint64_t fn, arg[4], rflags;
 	uint64_t stack_base, stack_size;
 	uint64_t extra_base, extra_len;
+	uint64_t prog_base, prog_len;	/* a user program's pages (prof/program.h), or 0 */
 };
 
 int user_prepare(const struct user_run *r, struct wl_call *c);
@@ -96,6 +98,12 @@ void user_init(void);
  * ignore), for the calling LP only: each LP runs its own workload.
  */
 void user_set_synthetic(void (*fn)(void *ctx, struct trap_frame *f), void *ctx);
+
+/*
+ * Function the 0x82 gate calls (a program's calls; NULL: the gate returns
+ * -1 in RAX), for the calling LP only.
+ */
+void user_set_call(void (*fn)(void *ctx, struct trap_frame *f), void *ctx);
 
 /*
  * The frame of the `int 0x81` whose handler this LP is running (the

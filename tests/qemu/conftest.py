@@ -137,8 +137,11 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
 
 
-def make_image(name, cfg=None):
-    """build/qemu-test/NAME.img from build/BOOTX64.EFI (and an nbprof.cfg text)."""
+def make_image(name, cfg=None, programs=()):
+    """build/qemu-test/NAME.img from build/BOOTX64.EFI (and an nbprof.cfg text).
+
+    programs: files for the ESP's nbprof/ folder (users' programs read at boot).
+    """
     os.makedirs(WORK, exist_ok=True)
     efi = os.path.join(qemu.BUILD, "BOOTX64.EFI")
     if not os.path.exists(efi):
@@ -150,16 +153,20 @@ def make_image(name, cfg=None):
         with open(cfg_path, "w") as f:
             f.write(cfg)
         argv.append(cfg_path)
+    elif programs:
+        argv.append("")
+    argv += list(programs)
     subprocess.run(argv, check=True)
     return img
 
 
-def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False, extra=()):
+def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False, extra=(),
+              programs=()):
     """Start QEMU on a fresh image; a Console that has not yet waited for anything.
 
     extra: more QEMU arguments, e.g. ("-smp", "2") for two cores without HT.
     """
-    img = make_image(name, cfg)
+    img = make_image(name, cfg, programs)
     code, template = qemu.find_firmware()
     varstore = qemu.make_vars(template)
     argv = qemu.command(img, varstore, code, cpu=qemu.cpu_model(*sig), smp_ht=smp_ht,

@@ -1,0 +1,458 @@
+/*
+ * program.c - load a user's program (static-PIE ELF or flat binary), keep
+ * the table of loaded programs and name addresses inside them.
+ *
+ * ELF64 layouts and constants from the System V ABI (gABI, "Object Files")
+ * and its x86-64 supplement (psABI 4.4: R_X86_64_RELATIVE = 8, computed as
+ * B + A). Every field is read byte by byte, little-endian, and checked
+ * against the file's length before use: the file came over a serial line.
+ * Portable: compiled for the kernel and for the host tests.
+ */
+#include "lib/parse.h"
+#include "lib/printf.h"
+#include "prof/program.h"
+
+#define EI_NIDENT	16
+#define ELFCLASS64	2
+#define ELFDATA2LSB	1
+#define ET_EXEC		2
+#define ET_DYN		3
+#define EM_X86_64	62
+#define PT_LOAD		1
+#define PT_DYNAMIC	2
+#define PT_INTERP	3
+#define PT_TLS		7
+#define PF_X		1
+#define SHT_SYMTAB	2
+#define SHT_RELA	4
+#define SHT_REL		9
+#define SHF_ALLOC	2
+#define STT_NOTYPE	0
+#define STT_FUNC	2
+#define SHN_LORESERVE	0xff00
+#define R_X86_64_NONE	0
+#define R_X86_64_RELATIVE 8
+
+#define EHDR_SIZE	64
+#define PHDR_SIZE	56
+#define SHDR_SIZE	64
+#define SYM_SIZE	24
+#define RELA_SIZE	24
+#define PROGRAM_SPAN_MAX (64u << 20)
+
+static struct program programs[PROGRAM_MAX];
+
+static uint64_t rd(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static bool in_file(size_t len, uint64_t off, uint64_t n)
+{
+	return off <= len && n <= len - off;
+}
+
+static int fail(char *err, size_t errlen, const char *why)
+{
+	ksnprintf(err, errlen, "%s", why);
+	return -1;
+}
+
+struct elf {
+	const uint8_t *f;
+	size_t len;
+	uint64_t phoff, shoff;
+	unsigned phnum, shnum;
+};
+
+static const uint8_t *elf_ph(const struct elf *e, unsigned i)
+{
+	return e->f + e->phoff + (uint64_t)i * PHDR_SIZE;
+}
+
+static const uint8_t *elf_sh(const struct elf *e, unsigned i)
+{
+	return e->f + e->shoff + (uint64_t)i * SHDR_SIZE;
+}
+
+static int elf_open(const uint8_t *f, size_t len, struct elf *e, char *err, size_t errlen)
+{
+	static const uint8_t magic[4] = { 0x7f, 'E', 'L', 'F' };
+
+	if (len < EHDR_SIZE)
+		return fail(err, errlen, "not an ELF file (shorter than an ELF header)");
+	for (unsigned i = 0; i < 4; i++)
+		if (f[i] != magic[i])
+			return fail(err, errlen, "not an ELF file (no 7FH 'ELF' magic)");
+	if (f[4] != ELFCLASS64 || f[5] != ELFDATA2LSB || rd(f + 18, 2) != EM_X86_64)
+		return fail(err, errlen, "not a 64-bit little-endian x86-64 ELF file");
+	*e = (struct elf){ .f = f, .len = len, .phoff = rd(f + 32, 8), .shoff = rd(f + 40, 8),
+			   .phnum = (unsigned)rd(f + 56, 2), .shnum = (unsigned)rd(f + 60, 2) };
+	if (rd(f + 54, 2) != PHDR_SIZE || !in_file(len, e->phoff, (uint64_t)e->phnum * PHDR_SIZE))
+		return fail(err, errlen, "program headers outside the file");
+	if (e->shnum && (rd(f + 58, 2) != SHDR_SIZE ||
+			 !in_file(len, e->shoff, (uint64_t)e->shnum * SHDR_SIZE)))
+		return fail(err, errlen, "section headers outside the file");
+	return 0;
+}
+
+/* Every relocation section must hold only RELATIVE (or NONE) entries inside the image. */
+static int elf_check_relocs(const struct elf *e, const struct program_layout *l, char *err,
+			    size_t errlen)
+{
+	for (unsigned i = 0; i < e->shnum; i++) {
+		const uint8_t *sh = elf_sh(e, i);
+		uint64_t type = rd(sh + 4, 4), off = rd(sh + 24, 8), size = rd(sh + 32, 8);
+
+		if (type == SHT_REL)
+			return fail(err, errlen, "SHT_REL relocations (x86-64 uses RELA)");
+		if (type != SHT_RELA || !(rd(sh + 8, 8) & SHF_ALLOC))
+			continue;
+		if (!in_file(e->len, off, size) || size % RELA_SIZE)
+			return fail(err, errlen, "a relocation section lies outside the file");
+		for (uint64_t k = 0; k < size; k += RELA_SIZE) {
+			const uint8_t *r = e->f + off + k;
+			uint64_t at = rd(r, 8) - l->vaddr0, t = rd(r + 8, 8) & 0xffffffffu;
+
+			if (t == R_X86_64_NONE)
+				continue;
+			if (t != R_X86_64_RELATIVE) {
+				ksnprintf(err, errlen, "relocation type %llu: only R_X86_64_RELATIVE "
+					  "(static-pie) is supported", (unsigned long long)t);
+				return -1;
+			}
+			if (at > l->span - 8 || l->span < 8)
+				return fail(err, errlen, "a relocation points outside the image");
+		}
+	}
+	return 0;
+}
+
+static int elf_check_segments(const struct elf *e, struct program_layout *l, char *err,
+			      size_t errlen)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, xlo = UINT64_MAX, xhi = 0;
+
+	for (unsigned i = 0; i < e->phnum; i++) {
+		const uint8_t *ph = elf_ph(e, i);
+		uint64_t type = rd(ph, 4), off = rd(ph + 8, 8), va = rd(ph + 16, 8);
+		uint64_t fsz = rd(ph + 32, 8), msz = rd(ph + 40, 8);
+
+		if (type == PT_INTERP)
+			return fail(err, errlen, "dynamically linked (PT_INTERP): link it -static-pie");
+		if (type == PT_TLS)
+			return fail(err, errlen, "thread-local storage (PT_TLS) is not supported");
+		if (type != PT_LOAD || msz == 0)
+			continue;
+		if (fsz > msz || !in_file(e->len, off, fsz) || va + msz < va)
+			return fail(err, errlen, "a PT_LOAD segment lies outside the file");
+		lo = va < lo ? va : lo;
+		hi = va + msz > hi ? va + msz : hi;
+		if (rd(ph + 4, 4) & PF_X) {
+			xlo = va < xlo ? va : xlo;
+			xhi = va + msz > xhi ? va + msz : xhi;
+		}
+	}
+	if (hi == 0 || xhi == 0)
+		return fail(err, errlen, "no executable PT_LOAD segment");
+	l->vaddr0 = lo & ~(uint64_t)(PROGRAM_PAGE - 1);
+	if (hi - l->vaddr0 > PROGRAM_SPAN_MAX)
+		return fail(err, errlen, "the image spans more than 64 MiB");
+	l->span = (hi - l->vaddr0 + PROGRAM_PAGE - 1) & ~(uint64_t)(PROGRAM_PAGE - 1);
+	l->text_lo = xlo - l->vaddr0;
+	l->text_hi = xhi - l->vaddr0;
+	return 0;
+}
+
+int program_elf_check(const uint8_t *file, size_t len, struct program_layout *l,
+		      char *err, size_t errlen)
+{
+	struct program_layout t = { 0 };
+	struct elf e;
+	uint64_t type, entry;
+
+	if (elf_open(file, len, &e, err, errlen))
+		return -1;
+	type = rd(file + 16, 2);
+	if (type == ET_EXEC)
+		return fail(err, errlen, "a fixed-address executable (ET_EXEC): nbprof loads programs "
+			    "wherever memory is free, so link it -static-pie (sdk/program.ld)");
+	if (type != ET_DYN)
+		return fail(err, errlen, "not an executable (e_type is neither ET_EXEC nor ET_DYN)");
+	if (elf_check_segments(&e, &t, err, errlen) || elf_check_relocs(&e, &t, err, errlen))
+		return -1;
+	entry = rd(file + 24, 8);
+	if (entry < t.vaddr0 + t.text_lo || entry >= t.vaddr0 + t.text_hi)
+		return fail(err, errlen, "the entry point is not in an executable segment");
+	t.entry = entry - t.vaddr0;
+	*l = t;
+	return 0;
+}
+
+int program_flat_check(size_t len, uint64_t entry_off, struct program_layout *l,
+		       char *err, size_t errlen)
+{
+	if (len == 0 || len > PROGRAM_SPAN_MAX)
+		return fail(err, errlen, "a flat binary must hold 1 byte .. 64 MiB");
+	if (entry_off >= len)
+		return fail(err, errlen, "the entry offset is past the end of the binary");
+	*l = (struct program_layout){
+		.span = (len + PROGRAM_PAGE - 1) & ~(uint64_t)(PROGRAM_PAGE - 1),
+		.entry = entry_off, .text_lo = 0, .text_hi = len, .flat = true,
+	};
+	return 0;
+}
+
+static void elf_relocate(const struct elf *e, const struct program_layout *l, uint8_t *dst,
+			 uint64_t base)
+{
+	for (unsigned i = 0; i < e->shnum; i++) {
+		const uint8_t *sh = elf_sh(e, i);
+		uint64_t off = rd(sh + 24, 8), size = rd(sh + 32, 8);
+
+		if (rd(sh + 4, 4) != SHT_RELA || !(rd(sh + 8, 8) & SHF_ALLOC))
+			continue;
+		for (uint64_t k = 0; k < size; k += RELA_SIZE) {
+			const uint8_t *r = e->f + off + k;
+			uint64_t at = rd(r, 8) - l->vaddr0;
+			uint64_t v = base + (uint64_t)rd(r + 16, 8) - l->vaddr0;
+
+			if ((rd(r + 8, 8) & 0xffffffffu) != R_X86_64_RELATIVE)
+				continue;
+			for (unsigned b = 0; b < 8; b++)
+				dst[at + b] = (uint8_t)(v >> (8 * b));
+		}
+	}
+}
+
+int program_image_load(const uint8_t *file, size_t len, const struct program_layout *l,
+		       uint8_t *dst, uint64_t base, char *err, size_t errlen)
+{
+	struct elf e;
+
+	for (uint64_t i = 0; i < l->span; i++)
+		dst[i] = 0;
+	if (l->flat) {
+		for (size_t i = 0; i < len; i++)
+			dst[i] = file[i];
+		return 0;
+	}
+	if (elf_open(file, len, &e, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < e.phnum; i++) {
+		const uint8_t *ph = elf_ph(&e, i);
+		uint64_t off = rd(ph + 8, 8), at = rd(ph + 16, 8) - l->vaddr0, fsz = rd(ph + 32, 8);
+
+		if (rd(ph, 4) != PT_LOAD)
+			continue;
+		for (uint64_t k = 0; k < fsz; k++)
+			dst[at + k] = file[off + k];
+	}
+	elf_relocate(&e, l, dst, base);
+	return 0;
+}
+
+/* --- symbols ------------------------------------------------------------------------ */
+
+struct sym_view {
+	struct elf e;
+	uint64_t off, size, str_off, str_size, vaddr0;
+};
+
+static bool sym_view_open(const uint8_t *file, size_t len, struct sym_view *v)
+{
+	char err[8];
+	struct program_layout l;
+
+	if (elf_open(file, len, &v->e, err, sizeof(err)) || elf_check_segments(&v->e, &l, err, sizeof(err)))
+		return false;
+	v->vaddr0 = l.vaddr0;
+	for (unsigned i = 0; i < v->e.shnum; i++) {
+		const uint8_t *sh = elf_sh(&v->e, i), *str;
+		uint32_t link = (uint32_t)rd(sh + 40, 4);
+
+		if (rd(sh + 4, 4) != SHT_SYMTAB || link >= v->e.shnum)
+			continue;
+		str = elf_sh(&v->e, link);
+		v->off = rd(sh + 24, 8);
+		v->size = rd(sh + 32, 8);
+		v->str_off = rd(str + 24, 8);
+		v->str_size = rd(str + 32, 8);
+		return in_file(len, v->off, v->size) && in_file(len, v->str_off, v->str_size) &&
+		       v->str_size > 0 && file[v->str_off + v->str_size - 1] == 0;
+	}
+	return false;
+}
+
+/* Symbol k if it names code: FUNC or NOTYPE, defined, with a usable name. */
+static const char *sym_get(const struct sym_view *v, uint64_t k, uint64_t *value, uint64_t *size)
+{
+	const uint8_t *s = v->e.f + v->off + k * SYM_SIZE;
+	uint64_t name = rd(s, 4), type = s[4] & 0xf, shndx = rd(s + 6, 2);
+	const char *n;
+
+	if ((type != STT_FUNC && type != STT_NOTYPE) || shndx == 0 || shndx >= SHN_LORESERVE ||
+	    name == 0 || name >= v->str_size)
+		return NULL;
+	n = (const char *)v->e.f + v->str_off + name;
+	if (n[0] == '.' || n[0] == '$' || rd(s + 8, 8) < v->vaddr0)
+		return NULL;
+	*value = rd(s + 8, 8) - v->vaddr0;
+	*size = rd(s + 16, 8);
+	return n;
+}
+
+const char *program_elf_symbol(const uint8_t *file, size_t len, uint64_t off, uint64_t *symoff)
+{
+	struct sym_view v;
+	const char *best = NULL, *below = NULL;
+	uint64_t best_v = 0, best_sz = UINT64_MAX, below_v = 0;
+
+	if (!sym_view_open(file, len, &v))
+		return NULL;
+	for (uint64_t k = 1; k < v.size / SYM_SIZE; k++) {
+		uint64_t val, sz;
+		const char *n = sym_get(&v, k, &val, &sz);
+
+		if (!n || val > off)
+			continue;
+		if (sz && off - val < sz && sz < best_sz) {
+			best = n, best_v = val, best_sz = sz;
+		} else if (!sz && (!below || val > below_v)) {
+			below = n, below_v = val;
+		}
+	}
+	if (!best && below) {
+		best = below;
+		best_v = below_v;
+	}
+	if (best && symoff)
+		*symoff = off - best_v;
+	return best;
+}
+
+unsigned program_elf_symbols(const uint8_t *file, size_t len,
+			     void (*fn)(void *ctx, uint64_t value, uint64_t size, const char *name),
+			     void *ctx)
+{
+	struct sym_view v;
+	unsigned n = 0;
+
+	if (!sym_view_open(file, len, &v))
+		return 0;
+	for (uint64_t k = 1; k < v.size / SYM_SIZE; k++) {
+		uint64_t val, sz;
+		const char *name = sym_get(&v, k, &val, &sz);
+
+		if (name) {
+			fn(ctx, val, sz, name);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* --- the table ------------------------------------------------------------------------ */
+
+int program_name_check(const char *name, char *err, size_t errlen)
+{
+	size_t n = parse_strlen(name);
+
+	if (n == 0 || n >= PROGRAM_NAME_MAX) {
+		ksnprintf(err, errlen, "program name '%s': must be 1..%u characters", name,
+			  PROGRAM_NAME_MAX - 1);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-')) {
+			ksnprintf(err, errlen, "program name '%s': only letters, digits, '.', '_' "
+				  "and '-'", name);
+			return -1;
+		}
+	}
+	for (unsigned i = 0; i < WL_NWORKLOADS; i++)
+		if (parse_streq(workload_table[i].name, name)) {
+			ksnprintf(err, errlen, "program name '%s' is a built-in workload's", name);
+			return -1;
+		}
+	return 0;
+}
+
+struct program *program_slot(unsigned i)
+{
+	return i < PROGRAM_MAX ? &programs[i] : NULL;
+}
+
+struct program *program_find(const char *name)
+{
+	for (unsigned i = 0; i < PROGRAM_MAX; i++)
+		if (programs[i].used && parse_streq(programs[i].name, name))
+			return &programs[i];
+	return NULL;
+}
+
+const struct program *program_at(uint64_t addr)
+{
+	for (unsigned i = 0; i < PROGRAM_MAX; i++) {
+		const struct program *p = &programs[i];
+
+		if (p->used && addr >= p->base && addr - p->base < p->pages * PROGRAM_PAGE)
+			return p;
+	}
+	return NULL;
+}
+
+const struct program *program_of(const struct workload *w)
+{
+	for (unsigned i = 0; i < PROGRAM_MAX; i++)
+		if (programs[i].used && w == &programs[i].wl)
+			return &programs[i];
+	return NULL;
+}
+
+const char *program_lookup(uint64_t addr, uint64_t *offset)
+{
+	const struct program *p = program_at(addr);
+	uint64_t off;
+
+	if (!p || addr - p->base < p->layout.text_lo || addr - p->base >= p->layout.text_hi)
+		return NULL;
+	off = addr - p->base;
+	if (!p->layout.flat) {
+		const char *n = program_elf_symbol(p->file, p->file_len, off, offset);
+
+		if (n)
+			return n;
+	}
+	if (offset)
+		*offset = off;
+	return p->name;		/* no symbol: "program+0xOFFSET" */
+}
+
+uint64_t program_build_argv(const struct workload_args *a, uint8_t *dst, uint64_t base_rt)
+{
+	uint64_t strings = (uint64_t)(WORKLOAD_ARGV_MAX + 1) * 8;
+	size_t pos = 0;
+
+	for (uint32_t i = 0; i <= a->argc && i <= WORKLOAD_ARGV_MAX; i++) {
+		uint64_t ptr = i < a->argc ? base_rt + strings + pos : 0;
+
+		for (unsigned b = 0; b < 8; b++)
+			dst[i * 8 + b] = (uint8_t)(ptr >> (8 * b));
+		if (i == a->argc)
+			break;
+		while (pos < sizeof(a->argbuf) && a->argbuf[pos])
+			pos++;
+		pos++;
+	}
+	for (size_t k = 0; k < sizeof(a->argbuf); k++)
+		dst[strings + k] = (uint8_t)a->argbuf[k];
+	return base_rt;
+}

@@ -1,0 +1,72 @@
+/*
+ * nbprof.h - what a program run by nbprof may call (the nbprof SDK).
+ *
+ * A program is a static, position-independent x86-64 executable built on
+ * the host with this header, crt0.S and program.ld (see README, "Your own
+ * program"). nbprof calls its entry like a C function, main(argc, argv)
+ * under the System V ABI; returning from main, or nb_exit(), ends the run
+ * with that status. There is no C library: the calls below are all the
+ * kernel offers, through the DPL-3 gate `int 0x82` (RAX = call number,
+ * arguments in RDI and RSI, result in RAX), so they work in ring 3 (the
+ * default) and in ring 0 (`--ring 0`).
+ */
+#ifndef NBPROF_SDK_H
+#define NBPROF_SDK_H
+
+#include <stdint.h>
+
+/* Call numbers of the int 0x82 gate (the kernel's prof/program.h). */
+#define NB_CALL_WRITE	1
+#define NB_CALL_COUNT	2
+
+static inline long nb_call(long nr, long a, long b)
+{
+	long r;
+
+	__asm__ volatile("int $0x82" : "=a"(r) : "a"(nr), "D"(a), "S"(b) : "memory");
+	return r;
+}
+
+/* Write len bytes (at most 4096) to nbprof's console; len, or -1 when buf is not readable. */
+static inline long nb_write(const void *buf, unsigned long len)
+{
+	return nb_call(NB_CALL_WRITE, (long)buf, (long)len);
+}
+
+/* Write a NUL-terminated string. */
+static inline long nb_puts(const char *s)
+{
+	unsigned long n = 0;
+
+	while (s[n])
+		n++;
+	return nb_write(s, n);
+}
+
+/* The time-stamp counter (RDTSC; not serialising). */
+static inline uint64_t nb_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/*
+ * Counting markers (crt0.S). A program that calls nb_count_start() (so the
+ * linker keeps it and its symbol nb_count_region) is counted by stat and
+ * record only between nb_count_start() and nb_count_stop(): counting starts
+ * switched off. Each call is a few instructions of its own (the call, a
+ * mov or two, the int 0x82 and the ret), all outside the counted region
+ * when markers bracket it: start's ret and stop's first instructions count.
+ */
+void nb_count_start(void);
+void nb_count_stop(void);
+
+/* End the run now with status, from any depth (crt0.S). */
+void nb_exit(int status) __attribute__((noreturn));
+
+/* The program's entry, called by crt0.S. */
+int main(int argc, char **argv);
+
+#endif

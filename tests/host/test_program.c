@@ -1,0 +1,386 @@
+/*
+ * test_program.c - the user-program loader (prof/program.c), program
+ * arguments, and the upload frame parser (prof/upload.c).
+ *
+ * The ELF files are real programs built with the SDK (sdk/nbprof-cc, see
+ * the Makefile); the expected addresses come from binutils' nm, not from
+ * the loader, and the broken files are those programs with one field
+ * changed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/crc32.h"
+#include "prof/program.h"
+#include "prof/upload.h"
+#include "prof/workload.h"
+
+struct file {
+	uint8_t *b;
+	size_t n;
+};
+
+static struct file load(const char *name)
+{
+	char path[256];
+	struct file f = { 0 };
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", SDK_ELF_DIR, name);
+	fp = fopen(path, "rb");
+	assert_non_null(fp);
+	f.b = malloc(1 << 20);
+	f.n = fread(f.b, 1, 1 << 20, fp);
+	fclose(fp);
+	assert_true(f.n > 64);
+	return f;
+}
+
+/* The value of symbol sym in nm's listing of the file (the oracle). */
+static uint64_t nm_value(const char *name, const char *sym)
+{
+	char cmd[300], line[256], s[128], t;
+	unsigned long long v;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s/%s", SDK_ELF_DIR, name);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %c %127s", &v, &t, s) == 3 && strcmp(s, sym) == 0) {
+			pclose(p);
+			return v;
+		}
+	pclose(p);
+	fail_msg("no symbol %s in %s", sym, name);
+	return 0;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void sdk_program_layout_and_symbols(void **state)
+{
+	struct file f = load("hello.elf");
+	struct program_layout l;
+	char err[160];
+	uint64_t off, main_at = nm_value("hello.elf", "main"), work;
+
+	(void)state;
+	assert_int_equal(program_elf_check(f.b, f.n, &l, err, sizeof(err)), 0);
+	assert_int_equal(l.entry, nm_value("hello.elf", "_start"));
+	assert_false(l.flat);
+	assert_true(l.text_lo <= main_at && main_at < l.text_hi);
+	assert_true(nm_value("hello.elf", "nb_sp0") < l.span);
+	assert_int_equal(l.span % PROGRAM_PAGE, 0);
+	assert_string_equal(program_elf_symbol(f.b, f.n, main_at, &off), "main");
+	assert_int_equal(off, 0);
+	assert_string_equal(program_elf_symbol(f.b, f.n, main_at + 5, &off), "main");
+	assert_int_equal(off, 5);
+	work = nm_value("hello.elf", "nb_count_start");
+	assert_string_equal(program_elf_symbol(f.b, f.n, work + 1, &off), "nb_count_start");
+	free(f.b);
+}
+
+static void relocations_add_the_load_base(void **state)
+{
+	struct file f = load("prog_reloc.elf");
+	struct program_layout l;
+	char err[160];
+	const uint64_t base = 0x7a000000;
+	uint8_t *img;
+	uint64_t table = nm_value("prog_reloc.elf", "table");
+	uint64_t words = nm_value("prog_reloc.elf", "words");
+
+	(void)state;
+	assert_int_equal(program_elf_check(f.b, f.n, &l, err, sizeof(err)), 0);
+	img = malloc(l.span);
+	memset(img, 0xee, l.span);
+	assert_int_equal(program_image_load(f.b, f.n, &l, img, base, err, sizeof(err)), 0);
+	assert_int_equal(rd64(img + table), base + nm_value("prog_reloc.elf", "one"));
+	assert_int_equal(rd64(img + table + 8), base + nm_value("prog_reloc.elf", "two"));
+	/* words[1] points at "beta" inside the image */
+	assert_string_equal((const char *)img + (rd64(img + words + 8) - base), "beta");
+	/* .bss (nb_sp0) is zeroed over the 0xee fill */
+	assert_int_equal(rd64(img + nm_value("prog_reloc.elf", "nb_sp0")), 0);
+	free(img);
+	free(f.b);
+}
+
+/* Each broken copy is refused with a reason and leaves the layout alone. */
+static void expect_refused(struct file *f, const char *reason)
+{
+	struct program_layout l = { .span = 12345 };
+	char err[200] = "";
+
+	assert_int_equal(program_elf_check(f->b, f->n, &l, err, sizeof(err)), -1);
+	if (!strstr(err, reason))
+		fail_msg("error '%s' does not say '%s'", err, reason);
+	assert_int_equal(l.span, 12345);
+}
+
+static void broken_files_are_refused(void **state)
+{
+	struct file f = load("hello.elf");
+	struct file c = { malloc(f.n), f.n };
+	uint64_t phoff;
+
+	(void)state;
+	memcpy(c.b, f.b, f.n);
+	c.n = 40;
+	expect_refused(&c, "shorter than an ELF header");
+	c.n = f.n;
+	c.b[1] = 'X';
+	expect_refused(&c, "magic");
+	memcpy(c.b, f.b, f.n);
+	c.b[4] = 1;		/* ELFCLASS32 */
+	expect_refused(&c, "64-bit");
+	memcpy(c.b, f.b, f.n);
+	c.b[16] = 2;		/* ET_EXEC */
+	expect_refused(&c, "ET_EXEC");
+	memcpy(c.b, f.b, f.n);
+	phoff = rd64(c.b + 32);
+	c.b[phoff] = 3;		/* the first program header becomes PT_INTERP */
+	expect_refused(&c, "PT_INTERP");
+	memcpy(c.b, f.b, f.n);
+	c.b[phoff + 32] = 0xff, c.b[phoff + 33] = 0xff, c.b[phoff + 34] = 0xff;	/* filesz */
+	expect_refused(&c, "outside the file");
+	memcpy(c.b, f.b, f.n);
+	memset(c.b + 24, 0x70, 4);	/* entry far outside any segment */
+	expect_refused(&c, "entry point");
+	free(c.b);
+	free(f.b);
+}
+
+/* psABI: only RELATIVE relocations can be applied without a symbol table. */
+static void other_relocation_types_are_refused(void **state)
+{
+	struct file f = load("prog_reloc.elf");
+	uint64_t shoff = rd64(f.b + 40);
+	unsigned shnum = f.b[60] | f.b[61] << 8;
+
+	(void)state;
+	for (unsigned i = 0; i < shnum; i++) {
+		uint8_t *sh = f.b + shoff + (uint64_t)i * 64;
+
+		if (sh[4] == 4) {	/* SHT_RELA: first entry's type becomes R_X86_64_64 */
+			f.b[rd64(sh + 24) + 8] = 1;
+			expect_refused(&f, "relocation type 1");
+			free(f.b);
+			return;
+		}
+	}
+	fail_msg("prog_reloc.elf has no SHT_RELA section");
+}
+
+static void flat_binaries(void **state)
+{
+	struct program_layout l = { 0 };
+	uint8_t code[] = { 0x90, 0xb8, 7, 0, 0, 0, 0xc3 }, img[PROGRAM_PAGE];
+	char err[100];
+
+	(void)state;
+	assert_int_equal(program_flat_check(sizeof(code), 1, &l, err, sizeof(err)), 0);
+	assert_int_equal(l.entry, 1);
+	assert_int_equal(l.span, PROGRAM_PAGE);
+	assert_int_equal(program_image_load(code, sizeof(code), &l, img, 0x1000, err, sizeof(err)), 0);
+	assert_memory_equal(img, code, sizeof(code));
+	assert_int_equal(img[sizeof(code)], 0);
+	assert_int_equal(program_flat_check(sizeof(code), sizeof(code), &l, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "entry offset"));
+}
+
+static void names_are_checked(void **state)
+{
+	char err[120];
+
+	(void)state;
+	assert_int_equal(program_name_check("hello.elf", err, sizeof(err)), 0);
+	assert_int_equal(program_name_check("loop", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "built-in"));
+	assert_int_equal(program_name_check("a b", err, sizeof(err)), -1);
+	assert_int_equal(program_name_check("", err, sizeof(err)), -1);
+	assert_int_equal(program_name_check("abcdefghijklmnopqrstuvwxyz", err, sizeof(err)), -1);
+}
+
+/* A program in the table is a workload: found by name, takes any words, named in lookups. */
+static void a_loaded_program_is_a_workload(void **state)
+{
+	struct file f = load("hello.elf");
+	struct program *p = program_slot(2);
+	struct workload_args a;
+	char err[160], *argv[] = { "12", "x y" };
+	uint8_t page[PROGRAM_PAGE];
+	uint64_t off, main_at = nm_value("hello.elf", "main");
+	const uint64_t base = 0x40000000;
+
+	(void)state;
+	assert_null(workload_find("hello"));
+	*p = (struct program){ .file = f.b, .file_len = f.n, .base = base, .used = true };
+	assert_int_equal(program_elf_check(f.b, f.n, &p->layout, err, sizeof(err)), 0);
+	p->pages = p->layout.span / PROGRAM_PAGE + PROGRAM_ARGV_PAGES;
+	strcpy(p->name, "hello");
+	p->wl = (struct workload){ .id = WL_PROGRAM, .name = p->name };
+	assert_ptr_equal(workload_find("hello"), &p->wl);
+	assert_ptr_equal(program_of(&p->wl), p);
+	assert_string_equal(program_lookup(base + main_at + 3, &off), "main");
+	assert_int_equal(off, 3);
+	assert_null(program_lookup(base + p->layout.text_hi, &off));	/* data, not code */
+	assert_null(program_lookup(base - 1, &off));
+
+	assert_int_equal(workload_parse_args(&p->wl, 2, argv, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.argc, 3);
+	assert_int_equal(program_build_argv(&a, page, 0x9000), 0x9000);
+	for (unsigned i = 0; i < 3; i++) {
+		static const char *const want[] = { "hello", "12", "x y" };
+		uint64_t ptr = rd64(page + 8 * i);
+
+		assert_true(ptr >= 0x9000 && ptr < 0x9000 + PROGRAM_PAGE);
+		assert_string_equal((const char *)page + (ptr - 0x9000), want[i]);
+	}
+	assert_int_equal(rd64(page + 24), 0);	/* argv[argc] == NULL */
+	*p = (struct program){ 0 };
+	assert_null(workload_find("hello"));
+	free(f.b);
+}
+
+static void too_many_program_arguments(void **state)
+{
+	struct workload w = { .id = WL_PROGRAM, .name = "p" };
+	struct workload_args a = { .argc = 77 };
+	char err[160], *argv[WORKLOAD_ARGV_MAX], big[200];
+
+	(void)state;
+	for (unsigned i = 0; i < WORKLOAD_ARGV_MAX; i++)
+		argv[i] = "1";
+	assert_int_equal(workload_parse_args(&w, WORKLOAD_ARGV_MAX, argv, &a, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "at most"));
+	memset(big, 'z', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	argv[0] = big;
+	assert_int_equal(workload_parse_args(&w, 1, argv, &a, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "exceed"));
+	assert_int_equal(a.argc, 77);	/* untouched */
+}
+
+/* --- upload frames ---------------------------------------------------------------- */
+
+static uint8_t file[1000], buf[1000];
+
+static void fill_file(void)
+{
+	for (size_t i = 0; i < sizeof(file); i++)
+		file[i] = (uint8_t)(i * 7 + 3);
+}
+
+static enum upload_result feed(struct upload *u, uint32_t seq)
+{
+	char line[UPLOAD_LINE_MAX], why[96];
+
+	upload_encode(file, sizeof(file), seq, line);
+	return upload_line(u, line, why, sizeof(why));
+}
+
+static void upload_whole_file(void **state)
+{
+	struct upload u;
+	char why[96];
+
+	(void)state;
+	fill_file();
+	memset(buf, 0, sizeof(buf));
+	upload_init(&u, buf, sizeof(buf), crc32(file, sizeof(file)));
+	assert_int_equal(u.frames, (sizeof(file) + UPLOAD_CHUNK - 1) / UPLOAD_CHUNK);
+	for (uint32_t i = 0; i < u.frames; i++)
+		assert_int_equal(feed(&u, i), UPLOAD_TAKEN);
+	assert_int_equal(upload_line(&u, UPLOAD_END, why, sizeof(why)), UPLOAD_DONE);
+	assert_true(upload_complete(&u));
+	assert_memory_equal(buf, file, sizeof(file));
+	assert_int_equal(upload_line(&u, "nbprof> ", why, sizeof(why)), UPLOAD_NOT_FRAME);
+}
+
+static void corrupted_frame_is_detected_and_resumed(void **state)
+{
+	struct upload u;
+	char line[UPLOAD_LINE_MAX], why[96];
+
+	(void)state;
+	fill_file();
+	upload_init(&u, buf, sizeof(buf), crc32(file, sizeof(file)));
+	assert_int_equal(feed(&u, 0), UPLOAD_TAKEN);
+	assert_int_equal(feed(&u, 1), UPLOAD_TAKEN);
+	upload_encode(file, sizeof(file), 2, line);
+	line[20] = line[20] == 'A' ? 'B' : 'A';		/* one payload character changed */
+	assert_int_equal(upload_line(&u, line, why, sizeof(why)), UPLOAD_BROKEN);
+	assert_non_null(strstr(why, "frame 2: CRC mismatch"));
+	assert_int_equal(u.next, 2);
+	assert_int_equal(feed(&u, 3), UPLOAD_BROKEN);	/* a later frame: 2 is missing */
+	assert_int_equal(u.next, 2);
+	assert_int_equal(feed(&u, 1), UPLOAD_REPEAT);	/* a resend of what is in */
+	for (uint32_t i = 2; i < u.frames; i++)		/* the resumed transfer */
+		assert_int_equal(feed(&u, i), UPLOAD_TAKEN);
+	assert_true(upload_complete(&u));
+	assert_memory_equal(buf, file, sizeof(file));
+}
+
+static void bad_lines_and_wrong_file_crc(void **state)
+{
+	struct upload u;
+	char why[96];
+
+	(void)state;
+	fill_file();
+	upload_init(&u, buf, sizeof(buf), crc32(file, sizeof(file)) ^ 1);
+	assert_int_equal(upload_line(&u, "NBU:!!!!", why, sizeof(why)), UPLOAD_BROKEN);
+	assert_int_equal(upload_line(&u, "NBU:QUJD", why, sizeof(why)), UPLOAD_BROKEN);	/* too short */
+	for (uint32_t i = 0; i < u.frames; i++)
+		assert_int_equal(feed(&u, i), UPLOAD_TAKEN);
+	assert_false(upload_complete(&u));	/* every frame, but not the file that was announced */
+	assert_int_equal(feed(&u, u.frames), UPLOAD_BROKEN);
+}
+
+static void base64_decoder(void **state)
+{
+	uint8_t out[8];
+
+	(void)state;
+	assert_int_equal(upload_base64_decode("TWFu", out, sizeof(out)), 3);
+	assert_memory_equal(out, "Man", 3);
+	assert_int_equal(upload_base64_decode("TWE=", out, sizeof(out)), 2);
+	assert_int_equal(upload_base64_decode("TQ==", out, sizeof(out)), 1);
+	assert_int_equal(upload_base64_decode("TQ=A", out, sizeof(out)), -1);
+	assert_int_equal(upload_base64_decode("T===", out, sizeof(out)), -1);
+	assert_int_equal(upload_base64_decode("TWF", out, sizeof(out)), -1);
+	assert_int_equal(upload_base64_decode("TWFuTWFuTWFu", out, sizeof(out)), -1);	/* too long */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sdk_program_layout_and_symbols),
+		cmocka_unit_test(relocations_add_the_load_base),
+		cmocka_unit_test(broken_files_are_refused),
+		cmocka_unit_test(other_relocation_types_are_refused),
+		cmocka_unit_test(flat_binaries),
+		cmocka_unit_test(names_are_checked),
+		cmocka_unit_test(a_loaded_program_is_a_workload),
+		cmocka_unit_test(too_many_program_arguments),
+		cmocka_unit_test(upload_whole_file),
+		cmocka_unit_test(corrupted_frame_is_detected_and_resumed),
+		cmocka_unit_test(bad_lines_and_wrong_file_crc),
+		cmocka_unit_test(base64_decoder),
+	};
+
+	return cmocka_run_group_tests_name("program", tests, NULL, NULL);
+}

@@ -1,0 +1,382 @@
+"""test_programs.py - users' programs as workloads (issue 12, the kernel side).
+
+The programs are built here, from C and assembly sources in this file, with
+the SDK (sdk/nbprof-cc: sdk/crt0.S, sdk/program.ld, sdk/nbprof.h). One of
+them goes onto the stick (the ESP's nbprof/ folder) and is loaded at boot;
+the others are uploaded over the serial line in nbprof's CRC-checked frames
+(tools/nbprof's own encoder), one of them with a frame spoilt on purpose.
+
+Exact counts: asmloop.S's main retires 2 + 3 * 5000 + 1 = 15003 instructions
+(listing below) and crt0.S's _start adds 7 (push, mov, mov, call; then mov,
+pop, ret), so a stepped run retires 15010, all at CPL 3 unless --ring 0.
+"""
+
+import importlib.machinery
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import zlib
+
+import pytest
+
+from conftest import REPO, WORK, make_image
+
+TOOL = os.path.join(REPO, "tools", "nbprof")
+SDK_CC = os.path.join(REPO, "sdk", "nbprof-cc")
+SRC = os.path.join(WORK, "programs")
+
+SPIN_S = r"""
+	.text
+	.globl main
+	.type main, @function
+main:
+	movl $5000, %ecx
+	xorl %eax, %eax
+1:	addl $3, %eax
+	subl $1, %ecx
+	jnz 1b
+	ret
+	.size main, . - main
+	.section .note.GNU-stack, "", @progbits
+"""
+SPIN_INSNS = 2 + 3 * 5000 + 1 + 7
+
+WORK_C = r"""
+#include "nbprof.h"
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) unsigned long work(unsigned long n)
+{
+	unsigned long s = 1;
+
+	for (unsigned long i = 0; i < n; i++)
+		s = s * 3 + (i ^ (s >> 7));
+	return s;
+}
+
+__attribute__((noinline)) unsigned long light(unsigned long n)
+{
+	return n + 1;
+}
+
+static unsigned long number(const char *p)
+{
+	unsigned long n = 0;
+
+	while (*p >= '0' && *p <= '9')
+		n = n * 10 + (unsigned long)(*p++ - '0');
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 1 ? number(argv[1]) : 10;
+
+	nb_puts("args:");
+	for (int i = 0; i < argc; i++) {
+		nb_puts(" ");
+		nb_puts(argv[i]);
+	}
+	nb_puts("\n");
+	nb_count_start();
+	sink = work(n);
+	nb_count_stop();
+	sink += light(n);
+	return 40 + argc;
+}
+"""
+
+CRASH_C = r"""
+#include "nbprof.h"
+
+__attribute__((noinline)) void crash(void)
+{
+	__builtin_trap();	/* ud2: #UD, vector 6 */
+}
+
+int main(int argc, char **argv)
+{
+	nb_puts("about to crash\n");
+	crash();
+	return 0;
+}
+"""
+
+FOREVER_S = r"""
+	.text
+	.globl main
+	.type main, @function
+main:
+1:	jmp 1b
+	.size main, . - main
+	.section .note.GNU-stack, "", @progbits
+"""
+
+
+def build(name, source, suffix):
+    os.makedirs(SRC, exist_ok=True)
+    src = os.path.join(SRC, name + suffix)
+    with open(src, "w") as f:
+        f.write(source)
+    out = os.path.join(SRC, name + ".elf")
+    subprocess.run([SDK_CC, src, "-o", out], check=True)
+    return out
+
+
+SPIN = build("asmloop", SPIN_S, ".S")
+WORKP = build("work", WORK_C, ".c")
+CRASH = build("crash", CRASH_C, ".c")
+FOREVER = build("forever", FOREVER_S, ".S")
+STICK = os.path.join(SRC, "stickwork.elf")
+shutil.copyfile(WORKP, STICK)
+
+BOOT = {"programs": [STICK]}
+
+
+def tool():
+    loader = importlib.machinery.SourceFileLoader("nbprof_tool", TOOL)
+    spec = importlib.util.spec_from_loader("nbprof_tool", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def data(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def programs_listed(nb):
+    out = nb.cmd("programs")
+    return {m.group(1): int(m.group(2), 16)
+            for m in re.finditer(r"^(\S+)\s+\d+\s+([0-9a-f]{8})\s", out, flags=re.M)}
+
+
+def send_frames(nb, t, blob, first, last, spoil=None):
+    """Frames first..last-1 (spoil: one of them with a changed character)."""
+    for seq in range(first, last):
+        line = t.upload_frame(blob, seq)
+        if seq == spoil:
+            i = len(line) // 2
+            line = line[:i] + ("A" if line[i] != "A" else "B") + line[i + 1:]
+        nb.send(line + "\r")
+
+
+def upload_in_blocks(nb, t, blob, start):
+    total = t.upload_frames(blob)
+    k = start
+    while k < total:
+        end = min(total, (k // 16 + 1) * 16)
+        send_frames(nb, t, blob, k, end)
+        nb.expect(r"upload: %d/%d frames" % (end, total), 20)
+        k = end
+
+
+def test_program_loaded_from_the_stick(nb):
+    assert "programs: stickwork (%d bytes) from the stick" % len(data(STICK)) in nb.transcript
+    assert programs_listed(nb)["stickwork"] == zlib.crc32(data(STICK))
+    out = nb.cmd("run stickwork 5 x")
+    assert "args: stickwork 5 x" in out
+    assert "workload: stickwork, ring 3" in out
+    assert "returned: 43" in out
+
+
+def test_corrupted_upload_is_detected_and_resumed(nb):
+    t = tool()
+    blob = data(WORKP)
+    total = t.upload_frames(blob)
+    assert total > 20
+    crc = zlib.crc32(blob)
+    nb.send("upload programs %d work 0x%08x\r" % (len(blob), crc))
+    nb.expect(r"send from frame 0", 20)
+    send_frames(nb, t, blob, 0, 16, spoil=5)
+    nb.expect(r"upload: frame 5: CRC mismatch", 20)
+    nb.send("NBU:END\r")
+    nb.expect(r"error: upload: broken at frame 5 of %d: resume with 'upload --resume "
+              r"programs'" % total, 20)
+    nb.expect_exact("nbprof> ", 20)
+    assert "work" not in programs_listed(nb)          # nothing changed
+    nb.send("upload --resume programs\r")
+    nb.expect(r"send from frame 5", 20)
+    upload_in_blocks(nb, t, blob, 5)
+    nb.send("NBU:END\r")
+    nb.expect(r"upload: work: %d bytes, CRC-32 %08x, loaded" % (len(blob), crc), 20)
+    nb.expect_exact("nbprof> ", 20)
+    assert programs_listed(nb)["work"] == crc
+    assert "args: work 3" in nb.cmd("run work 3")
+
+
+def test_bad_uploads_change_nothing(nb):
+    t = tool()
+    blob = data(WORKP)
+    before = programs_listed(nb)
+    # the whole file's CRC-32 is not the announced one
+    nb.send("upload programs %d stickwork 0x%08x\r" % (len(blob), zlib.crc32(blob) ^ 1))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"error: upload: stickwork: the file's CRC-32 does not match; nothing was "
+              r"changed", 20)
+    nb.expect_exact("nbprof> ", 20)
+    # a built-in workload's name is refused before anything is received
+    assert "is a built-in workload's" in nb.cmd("upload programs 100 loop 0x1")
+    assert programs_listed(nb) == before
+    assert "no broken upload" in nb.cmd("upload --resume programs")
+
+
+def upload(nb, path, name):
+    t = tool()
+    blob = data(path)
+    nb.send("upload programs %d %s 0x%08x\r" % (len(blob), name, zlib.crc32(blob)))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"upload: %s: .* loaded" % name, 20)
+    nb.expect_exact("nbprof> ", 20)
+
+
+def test_stepped_counts_exact_in_both_rings(nb):
+    upload(nb, SPIN, "asmloop")
+    out = nb.cmd("run --step asmloop")
+    assert "instructions: %d (CPL 3)" % SPIN_INSNS in out
+    assert "conditional: taken 4999, not taken 1" in out
+    out = nb.cmd("run --step --ring 0 asmloop")
+    assert "instructions: %d (CPL 0)" % SPIN_INSNS in out
+    out = nb.cmd("stat -e instr_retired:u -e instr_retired:k asmloop")
+    assert re.search(r"^\s+%d  instr_retired:\S+:u  " % SPIN_INSNS, out, flags=re.M), out
+    assert re.search(r"^\s+0  instr_retired:\S+:k  ", out, flags=re.M), out
+
+
+def region_count(nb, n):
+    out = nb.cmd("stat -e instr_retired stickwork %d" % n)
+    m = re.search(r"^\s+(\d+)  instr_retired", out, flags=re.M)
+    assert m, out
+    return int(m.group(1))
+
+
+def test_markers_count_only_the_region(nb):
+    c100, c200, c300 = (region_count(nb, n) for n in (100, 200, 300))
+    assert c300 - c200 == c200 - c100 > 0           # linear in the loop: only work() counted
+    whole = nb.cmd("run --step stickwork 100")
+    total = int(re.search(r"instructions: (\d+)", whole).group(1))
+    assert c100 < total - 100                         # printing and light() are left out
+
+
+def test_samples_named_by_the_programs_functions(nb):
+    out = nb.cmd("record -e instr_retired -c 101 stickwork 3000", timeout=120)
+    assert "error" not in out, out
+    rep = nb.cmd("report")
+    rows = re.findall(r"^\s+[\d.]+%\s+\d+\s+(\S+)", rep, flags=re.M)
+    assert rows and rows[0] == "work", rep
+    assert re.search(r"^\s+[0-9a-f]+ work\+0x[0-9a-f]+ \(nbprof\)$", nb.cmd("script"),
+                     flags=re.M)
+    ann = nb.cmd("annotate work")
+    assert "work" in ann and "error" not in ann
+    dump = nb.cmd("dump", timeout=120)
+    assert re.search(r"^NBP: stickwork base=[0-9a-f]+ span=[0-9a-f]+ crc=%08x$"
+                     % zlib.crc32(data(STICK)), dump, flags=re.M)
+
+
+def test_fault_is_reported_and_the_shell_lives(nb):
+    upload(nb, CRASH, "crash")
+    for ring in ("3", "0"):
+        out = nb.cmd("run --ring %s crash" % ring)
+        assert "about to crash" in out
+        assert re.search(r"crash\+0x[0-9a-f]+", out), out
+        assert re.search(r"error: crash faulted at ring %s: vector 6" % ring, out), out
+    assert "vendor" in nb.cmd("cpu").lower()
+
+
+def test_ctrl_c_stops_a_runaway_stepped_program(nb):
+    upload(nb, FOREVER, "forever")
+    nb.send("run --step forever\r")
+    nb.expect(r"run --step forever", 10)
+    import time
+    time.sleep(2)
+    nb.send("\x03")
+    nb.expect(r"interrupted by Ctrl-C", 30)
+    nb.expect_exact("nbprof> ", 20)
+    assert "vendor" in nb.cmd("cpu").lower()
+
+
+def test_ctrl_c_stops_a_runaway_unstepped_program(nb):
+    # unstepped, the program runs with interrupts on and the LAPIC timer as watchdog
+    for ring in ("3", "0"):
+        nb.send("run --ring %s forever\r" % ring)
+        nb.expect(r"run --ring %s forever" % ring, 10)
+        import time
+        time.sleep(1)
+        nb.send("\x03")
+        nb.expect(r"error: forever: interrupted by Ctrl-C", 30)
+        nb.expect_exact("nbprof> ", 20)
+    assert "returned: 43" in nb.cmd("run stickwork 1 2")
+
+
+def test_full_program_table_is_an_error_that_changes_nothing(nb):
+    have = programs_listed(nb)
+    extra = ["fill%d" % i for i in range(8 - len(have))]
+    for name in extra:
+        upload(nb, SPIN, name)
+    before = programs_listed(nb)
+    assert len(before) == 8
+    t = tool()
+    blob = data(SPIN)
+    nb.send("upload programs %d onemore 0x%08x\r" % (len(blob), zlib.crc32(blob)))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"error: upload: onemore: the program table is full \(8 programs\); nothing was "
+              r"changed", 20)
+    nb.expect_exact("nbprof> ", 20)
+    assert programs_listed(nb) == before
+    for name in extra:
+        assert "removed %s" % name in nb.cmd("programs rm %s" % name)
+    assert "no program 'fill0'" in nb.cmd("programs rm fill0")
+    assert sorted(programs_listed(nb)) == sorted(have)
+
+
+# --- through the host command (its own QEMU) -------------------------------------------
+
+@pytest.fixture(scope="module")
+def image():
+    return make_image("test_programs_host")
+
+
+def nbprof(image, *args):
+    return subprocess.run(["/usr/bin/python3", TOOL, "--qemu", "--image", image] + list(args),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=300)
+
+
+@pytest.mark.qemu_only
+def test_host_command_uploads_and_counts_exactly(image):
+    p = nbprof(image, "--icount", "stat", "-e", "instr_retired:u", "-e", "instr_retired:k", SPIN)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert re.search(r"^\s+%d  instr_retired:\S+:u  " % SPIN_INSNS, p.stdout, flags=re.M), p.stdout
+    assert re.search(r"^\s+0  instr_retired:\S+:k  ", p.stdout, flags=re.M), p.stdout
+    assert "upload asmloop: " in p.stderr
+    p = nbprof(image, "stat", "--ring", "0", "-e", "instr_retired:k", SPIN)
+    assert re.search(r"^\s+%d  instr_retired:\S+:k  " % SPIN_INSNS, p.stdout, flags=re.M), p.stdout
+
+
+@pytest.mark.qemu_only
+def test_perf_report_lists_the_hottest_function_first(image, tmp_path):
+    out = tmp_path / "rec"
+    p = nbprof(image, "record", "-e", "instr_retired", "-c", "101", WORKP, "3000", "-o", str(out))
+    assert p.returncode == 0, p.stdout + p.stderr
+    script = (out / "perf.script").read_text()
+    assert re.search(r" work\+0x[0-9a-f]+ \(nbprof\)", script)
+    folded = [l.rsplit(" ", 1) for l in (out / "stacks.folded").read_text().splitlines()]
+    heaviest = max(folded, key=lambda kv: int(kv[1]))[0]
+    assert heaviest.split(";")[-1] == "work", folded    # comm;leaf, the leaf is work()
+    perf = shutil.which("perf")
+    if not perf:
+        pytest.skip("linux-perf is not installed (Debian package linux-perf)")
+    r = subprocess.run([perf, "report", "-f", "-i", str(out / "perf.data"), "--stdio",
+                        "--sort", "sym"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    rows = [l for l in r.stdout.splitlines() if re.match(r"^\s+[\d.]+%", l)]
+    assert rows and rows[0].split()[-1] == "work", r.stdout + r.stderr

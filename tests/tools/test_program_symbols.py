@@ -1,0 +1,88 @@
+"""test_program_symbols.py - naming samples in a user's program on the host.
+
+`dump` prints one NBP line per loaded program (its name, the runtime address
+of its link address 0, its span and its file's CRC-32); tools/nbprof-decode
+--program FILE matches an SDK-built ELF to that line and names addresses in
+it from the file's own symbols, and the perf.data writer gets the program as
+a second DSO at that address. Expected values come from binutils' nm.
+"""
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import zlib
+
+import pytest
+
+from conftest import BUILD, REPO
+
+HELLO = os.path.join(BUILD, "sdk", "hello.elf")
+BASE = 0x10b000
+
+
+def decoder():
+    path = os.path.join(REPO, "tools", "nbprof-decode")
+    loader = importlib.machinery.SourceFileLoader("nbprof_decode_t", path)
+    spec = importlib.util.spec_from_loader("nbprof_decode_t", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def hello():
+    if not os.path.exists(HELLO):
+        subprocess.run(["make", "-s", "-C", REPO, "B=" + BUILD,
+                        os.path.relpath(HELLO, REPO)], check=True)
+    nm = subprocess.run(["nm", HELLO], stdout=subprocess.PIPE, check=True,
+                        universal_newlines=True).stdout
+    syms = {f[2]: int(f[0], 16) for f in (l.split() for l in nm.splitlines()) if len(f) == 3}
+    with open(HELLO, "rb") as f:
+        crc = zlib.crc32(f.read())
+    return syms, crc
+
+
+def capture(dec, crc, name="hello"):
+    cap = dec.Capture()
+    cap.add_text("# dump: 3 frames, frames 0.. follow\n"
+                 "NBP: %s base=%x span=4000 crc=%08x\n" % (name, BASE, crc), "dump")
+    return cap
+
+
+class NoKernel:
+    def lookup(self, addr):
+        return None, 0
+
+
+def test_nbp_lines_name_addresses_in_the_program(hello):
+    dec = decoder()
+    syms, crc = hello
+    cap = capture(dec, crc)
+    assert cap.programs == {"hello": (BASE, 0x4000, crc)}
+    named, extra = dec.program_symbols(NoKernel(), cap, [HELLO])
+    assert extra == [(HELLO, BASE)]
+    assert named.lookup(BASE + syms["work"] + 3) == ("work", 3)
+    assert named.lookup(BASE + syms["main"]) == ("main", 0)
+    assert named.lookup(BASE + 0x4000) == (None, 0)           # past the program
+    assert named.lookup(BASE - 1) == (None, 0)
+
+
+def test_a_file_that_is_not_the_loaded_one_is_named_with_a_warning(hello, capsys):
+    dec = decoder()
+    syms, crc = hello
+    named, extra = dec.program_symbols(NoKernel(), capture(dec, crc ^ 1), [HELLO])
+    assert "is not the file program hello was loaded from" in capsys.readouterr().err
+    assert named.lookup(BASE + syms["work"]) == ("work", 0)
+    named, extra = dec.program_symbols(NoKernel(), capture(dec, crc ^ 1, "other"), [HELLO])
+    assert "none of the dump's programs" in capsys.readouterr().err
+    assert extra == [] and named.lookup(BASE + syms["work"]) == (None, 0)
+
+
+def test_perf_data_gets_the_program_as_a_dso(hello):
+    dec = decoder()
+    syms, _ = hello
+    dso = dec.load_perfdata().elf_dso(HELLO, BASE)
+    assert dso.base == BASE
+    # an executable segment (mapped at base + vaddr in an MMAP record) holds work()
+    assert any(vaddr <= syms["work"] < vaddr + memsz for vaddr, memsz, _ in dso.segments)
