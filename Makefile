@@ -1,9 +1,10 @@
 # nbprof - bare-metal profiling kernel for Intel NetBurst.
 #
-#   make            build build/BOOTX64.EFI
-#   make image      build/nbprof.img: GPT disk with a FAT ESP, ready for dd
+#   make            build build/BOOTX64.EFI (x86-64) and build/BOOTIA32.EFI (ia32)
+#   make image      build/nbprof.img: GPT disk with a FAT ESP (both kernels) and GRUB for
+#                   legacy BIOS (the 32-bit kernel as a Multiboot ELF), ready for dd
 #   make run        boot it in QEMU with the serial shell on this terminal
-#   make check      host unit tests + QEMU tests, ends with a summary line
+#   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
@@ -12,7 +13,6 @@
 # One make process, no recursion. Packages that are missing are installed by
 # tools/ensure-deps (apt-get, or sudo apt-get when not root).
 
-ARCH      ?= x86_64
 CC        ?= gcc
 HOST_CC   ?= cc
 PYTHON    ?= /usr/bin/python3
@@ -20,12 +20,18 @@ Q          = $(if $(V),,@)
 B          = build
 
 EFI_INC   := /usr/include/efi
-EFI_LIBDIR:= /usr/lib
-EFI_CRT0  := $(EFI_LIBDIR)/crt0-efi-$(ARCH).o
+# Two kernels from the same sources: x86-64 (long mode, BOOTX64.EFI, objects
+# in build/k) and ia32 (32-bit protected mode with PAE paging, BOOTIA32.EFI,
+# objects in build/k32). Only the files in ARCH_MODE64/ARCH_MODE32 differ.
+EFI_LIBDIR64 := /usr/lib
+EFI_LIBDIR32 := /usr/lib32
 
 # --- sources -----------------------------------------------------------------
 # Explicit lists: a new file is added here on purpose.
 BOOT_SRCS   := boot/efi_main.c
+# The ia32 kernel's other start: GRUB (i386-pc) from a legacy BIOS, Multiboot.
+BOOT_MB_SRCS := boot/multiboot.c
+BOOT_MB_ASM  := boot/multiboot_entry.S
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
@@ -37,12 +43,16 @@ PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c pr
                prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c prof/workloads.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
                arch/x86/topology.c
-ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/gdt.c arch/x86/idt.c \
+ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
-               arch/x86/paging.c arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c \
+               arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
                arch/x86/timer.c arch/x86/user.c
-ARCH_ASM    := arch/x86/entry.S arch/x86/trampoline.S arch/x86/workloads.S
+# What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
+ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
+ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
+ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x86/workloads.S
+ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
@@ -80,12 +90,13 @@ HOST_TESTS     := $(patsubst tests/host/%.c,$(B)/h/tests/%,$(HOST_TEST_SRCS))
 # --- flags -------------------------------------------------------------------
 WARN     := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
             -Wno-unused-parameter
-K_CFLAGS := -std=gnu11 -g -ffreestanding -fno-stack-protector -fno-stack-check \
-            -fpic -fshort-wchar -mno-red-zone -mgeneral-regs-only \
+K_COMMON := -std=gnu11 -g -ffreestanding -fno-stack-protector -fno-stack-check \
+            -fpic -fshort-wchar -mgeneral-regs-only \
             -maccumulate-outgoing-args -fno-omit-frame-pointer -fno-strict-aliasing \
             -ffunction-sections -fdata-sections -fvisibility=hidden \
-            -DGNU_EFI_USE_MS_ABI -I. $(WARN) -MMD -MP
-EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/$(ARCH)
+            -I. $(WARN) -MMD -MP
+K_CFLAGS := $(K_COMMON) -mno-red-zone -DGNU_EFI_USE_MS_ABI
+EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # -O2 where the cost is measured (the PMU path, the model, stepping); -Os for
 # commands, parsers and text, so the image stays small (tests/tools/test_image.py).
 K_OPT    := -O2
@@ -104,20 +115,33 @@ $(B)/k/prof/selftest_overflow.o: K_OPT := -Os
 $(B)/k/pmu/p4_pebs.o $(B)/k/prof/pebs.o $(B)/k/prof/tagfeed.o: K_OPT := -Os
 $(B)/k/pmu/model/p4_model_pebs.o $(B)/k/arch/x86/insn_simd.o: K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
+# ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
+# firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
+# the 32-bit libgcc (gcc-multilib). -O2 throughout: the size budget of
+# tests/tools/test_image.py is the x86-64 image's.
+K32_CFLAGS := $(K_COMMON) -O2 -m32 -march=i686
+EFI32_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/ia32
+K32_LDFLAGS := -m elf_i386 -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined \
+            -z notext -T linker32.ld
+K32_LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name)
 H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
 H_LDLIBS := -lcmocka
 
-K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY)) \
+K_OBJS := $(patsubst %.c,$(B)/k/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_MODE64)) \
           $(patsubst %.S,$(B)/k/%.o,$(ARCH_ASM))
+K32_OBJS := $(patsubst %.c,$(B)/k32/%.o,$(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_MODE32)) \
+          $(patsubst %.S,$(B)/k32/%.o,$(ARCH_ASM32))
+K32MB_OBJS := $(filter-out $(patsubst %.c,$(B)/k32/%.o,$(BOOT_SRCS)),$(K32_OBJS)) \
+          $(patsubst %.c,$(B)/k32/%.o,$(BOOT_MB_SRCS)) $(patsubst %.S,$(B)/k32/%.o,$(BOOT_MB_ASM))
 H_OBJS := $(patsubst %.c,$(B)/h/%.o,$(PORTABLE_SRCS))
 H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # Test support objects are built through a pattern rule; keep make from deleting
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test model-bench qemu-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
-all: $(B)/BOOTX64.EFI
+.PHONY: all image run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
 $(B)/k/boot/%.o: boot/%.c | deps-build
@@ -140,7 +164,8 @@ $(B)/k/%.o: %.S | deps-build
 # The table lives in .data after .text, so text addresses do not move; the
 # third nm pass checks that.
 $(B)/nbprof-pass1.so: $(K_OBJS) $(B)/k/syms-empty.o linker.ld
-	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms-empty.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
+	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms-empty.o -o $@ \
+		-L$(EFI_LIBDIR64) -lefi -lgnuefi
 
 $(B)/k/syms-empty.c: tools/gensyms | deps-build
 	@mkdir -p $(@D)
@@ -154,7 +179,8 @@ $(B)/k/%.o: $(B)/k/%.c
 
 $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 	$(if $(V),,@echo "  LD      $@")
-	$(Q)ld $(K_LDFLAGS) $(EFI_CRT0) $(K_OBJS) $(B)/k/syms.o -o $@ -L$(EFI_LIBDIR) -lefi -lgnuefi
+	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms.o -o $@ \
+		-L$(EFI_LIBDIR64) -lefi -lgnuefi
 	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k/syms.c
 
 # The PE image gets .bss as a section with no file contents (linker.ld), and
@@ -163,7 +189,64 @@ $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
 	$(Q)objcopy -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
-		-j .rel.* -j .rela.* -j .reloc --target efi-app-$(ARCH) --subsystem=10 $< $@
+		-j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
+EFI32_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j .rel.* -j .rela.* -j .reloc
+
+# --- the ia32 kernel: the same steps with the 32-bit compiler and gnu-efi ---
+$(B)/k32/boot/%.o: boot/%.c | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC32    $<")
+	$(Q)$(CC) $(K32_CFLAGS) $(EFI32_CFLAGS) -c $< -o $@
+
+$(B)/k32/%.o: %.c | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC32    $<")
+	$(Q)$(CC) $(K32_CFLAGS) -c $< -o $@
+
+$(B)/k32/%.o: %.S | deps-build
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  AS32    $<")
+	$(Q)$(CC) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+
+$(B)/k32/syms-empty.c: tools/gensyms | deps-build
+	@mkdir -p $(@D)
+	$(Q)$(PYTHON) tools/gensyms --empty > $@
+
+$(B)/k32/%.o: $(B)/k32/%.c
+	$(Q)$(CC) $(K32_CFLAGS) -c $< -o $@
+
+$(B)/k32/nbprof-pass1.so: $(K32_OBJS) $(B)/k32/syms-empty.o linker32.ld
+	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms-empty.o \
+		-o $@ -L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
+
+$(B)/k32/syms.c: $(B)/k32/nbprof-pass1.so tools/gensyms
+	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+
+$(B)/k32/nbprof.so: $(K32_OBJS) $(B)/k32/syms.o linker32.ld
+	$(if $(V),,@echo "  LD32    $@")
+	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms.o -o $@ \
+		-L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
+	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k32/syms.c
+
+$(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
+	$(if $(V),,@echo "  OBJCOPY $@")
+	$(Q)objcopy $(EFI32_SECTIONS) --target efi-app-ia32 --subsystem=10 $< $@
+
+# The same ia32 objects as a Multiboot ELF for GRUB on a legacy BIOS.
+K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
+
+$(B)/k32/mb-pass1.elf: $(K32MB_OBJS) $(B)/k32/syms-empty.o linker-multiboot.ld
+	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/syms-empty.o -o $@ $(K32_LIBGCC)
+
+$(B)/k32/mb-syms.c: $(B)/k32/mb-pass1.elf tools/gensyms
+	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+
+$(B)/nbprof32.elf: $(K32MB_OBJS) $(B)/k32/mb-syms.o linker-multiboot.ld
+	$(if $(V),,@echo "  LD32    $@")
+	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/mb-syms.o -o $@ $(K32_LIBGCC)
+	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k32/mb-syms.c
 
 # --- host tests --------------------------------------------------------------
 $(B)/h/%.o: %.c | deps-check
@@ -280,7 +363,8 @@ fuzz-ci: $(FUZZ_BINS)
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
-UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(HOST_TEST_SRCS) \
+UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
+              $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
               $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c, \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
@@ -296,6 +380,18 @@ check-deps:
 IMAGE       := $(B)/nbprof.img
 QEMU_FLAGS  ?=
 PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/qemu $(PYTEST_FLAGS)
+# The 32-bit kernel runs representative subsets in `make check`: under OVMF
+# ia32 the shell, exact instruction counts, counting and sampling; booted by
+# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. A CPU
+# without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or
+# qemu-test-bios BIOS_TESTS=) runs every module.
+IA32_TESTS  ?= test_shell test_workloads test_stat test_record
+BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse
+qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
+               --nbprof-firmware=$(1) \
+               $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
+PYTEST_IA32 := $(call qemu_subset,uefi-ia32,$(IA32_TESTS))
+PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
 
 $(B)/image.cfg: FORCE
 	@mkdir -p $(@D)
@@ -307,9 +403,11 @@ $(B)/image.programs: FORCE
 	@mkdir -p $(@D)
 	$(Q)echo "$(PROGRAMS)" > $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
-$(IMAGE): $(B)/BOOTX64.EFI $(B)/image.cfg $(B)/image.programs $(PROGRAMS) tools/mkimage | deps-image
+$(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
+		$(B)/image.programs $(PROGRAMS) tools/mkimage | deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
-	$(Q)tools/mkimage $@ $(B)/BOOTX64.EFI "$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
+	$(Q)tools/mkimage --ia32 $(B)/BOOTIA32.EFI --bios $(B)/nbprof32.elf $@ $(B)/BOOTX64.EFI \
+		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
 
 image: $(IMAGE)
 
@@ -317,19 +415,31 @@ image: $(IMAGE)
 run: $(IMAGE) | deps-run
 	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
 
-# The QEMU tests make their own images from build/BOOTX64.EFI.
+# The QEMU tests make their own images from build/BOOTX64.EFI (and BOOTIA32.EFI).
 qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
 	$(Q)$(PYTEST)
 
+qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/mkimage | deps-check
+	$(Q)$(PYTEST_IA32)
+
+qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+	$(Q)$(PYTEST_BIOS)
+
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts.
-check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI check-deps | deps-check
-	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts; h=0; t=0; q=0; \
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
+		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
+	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
+		$(B)/qemu-bios.counts; \
+	h=0; t=0; q=0; i=0; b=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
+	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
+	NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
-		qemu:$$q:$(B)/qemu.counts
+		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
+		qemu-bios:$$b:$(B)/qemu-bios.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).

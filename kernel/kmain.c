@@ -198,6 +198,7 @@ void kmain(struct bootinfo *bi)
 		uart_fallback = true;
 		console_init(SERIAL_COM1, SERIAL_CLOCK_BAUD);
 	}
+	cpu_set_boot_method(bi->boot_method);
 	kmain_cpu_tables(bi);
 	smp_init_bsp();		/* GS base -> LP0's per-CPU data, right after the GDT load */
 	kmain_memory(bi);

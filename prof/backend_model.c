@@ -554,7 +554,8 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise,
-				       .mem = pebs_mem, .pebs_unavailable = no_pebs };
+				       .mem = pebs_mem, .pebs_unavailable = no_pebs,
+				       .ds32 = sizeof(void *) == 4 };	/* ia32: no IA-32e */
 	char sigtext[8];
 
 	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg) != 0)

@@ -182,6 +182,7 @@ static size_t dump_build_header(struct dump_enc *enc, const struct dump_info *in
 		blob_str(&b, run->events[i].name);
 	}
 	blob_str(&b, run->comm);
+	blob_le(&b, info->ip_bits ? info->ip_bits : 64, 1);
 	if (b.overflow)
 		return 0;
 	put_le(enc->header + DUMP_HDR_LEN_AT, b.len, 4);

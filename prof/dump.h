@@ -13,13 +13,16 @@
  *	'S' samples  varint first sample index, then whole sample records
  *	'T' trailer  the trailer blob, cut into the last frames
  *
- * Header blob: "NBPROF", u8 version (1), u32 blob length, u32 total frames,
+ * Header blob: "NBPROF", u8 version (2), u32 blob length, u32 total frames,
  * u8 family, model, stepping, u32 CPUID.1:EAX, u64 TSC Hz, u64 TSC at
  * start, u64 runtime image base, u64 text start, u64 text end (link
  * addresses, i.e. offsets from the image base, as tools/gensyms writes
  * them), u32 symbol table CRC (dump_symtab_crc), u32 symbol count, u64 run
  * id, u64 samples, u8 events, per event {u64 period, u8 n, n name bytes},
- * u8 n, n bytes of comm.
+ * u8 n, n bytes of comm, u8 IP bits: 64 from the x86-64 kernel, 32 from the
+ * ia32 kernel, whose IPs, stack pointers and return addresses are 32-bit
+ * values (recorded zero-extended; the varints are the same). Version 1 had
+ * no IP-bits byte and always 64-bit IPs; tools/nbprof-decode reads both.
  *
  * Sample record: u8 LP, u8 event, u8 CPL | nchain << 2, then unsigned
  * LEB128 varints: zigzag(TSC - previous TSC), zigzag(IP - previous IP),
@@ -55,7 +58,7 @@
 #include "prof/samples.h"
 
 #define DUMP_LINE_PREFIX	"NBD:"
-#define DUMP_VERSION		1
+#define DUMP_VERSION		2
 #define DUMP_FRAME_HEAD		7	/* seq, type, len */
 #define DUMP_FRAME_TARGET	240	/* payload bytes a frame is filled up to */
 #define DUMP_PAYLOAD_MAX	400	/* one record with a full chain always fits */
@@ -78,6 +81,7 @@ struct dump_info {
 	uint32_t symtab_crc;			/* dump_symtab_crc_get(ksym_get, ksym_count) */
 	uint32_t symtab_count;
 	uint64_t run_id;			/* anything that tells runs apart (start TSC) */
+	uint8_t ip_bits;			/* 32 or 64 (mode.h MODE_BITS); 0 means 64 */
 };
 
 enum dump_phase { DUMP_PHASE_HEADER, DUMP_PHASE_SAMPLES, DUMP_PHASE_TRAILER, DUMP_PHASE_DONE };

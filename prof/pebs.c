@@ -1,8 +1,8 @@
 /*
  * pebs.c - the kernel's DS save areas and PEBS buffers (see pebs.h).
  *
- * Memory: static, one area and one buffer per LP; the 64-bit form (the
- * kernel runs in IA-32e mode: fact sheet 5.1). The processor (or the
+ * Memory: static, one area and one buffer per LP, in the form of the
+ * kernel's mode (PEBS_FORM). The processor (or the
  * model) writes records into the buffer and advances the index in the
  * area; the drain reads them and rewinds the index. Both happen on the LP
  * that owns the buffer, the drain under the PMU lock (the PMI handler).
@@ -14,12 +14,18 @@
 #include "prof/backend.h"
 #include "prof/pebs.h"
 
-#define PEBS_FORM	P4_DS_64
-#define PEBS_REC	144u
+/*
+ * The layout the processor uses (fact sheet 5.1): 64-bit in IA-32e mode;
+ * the ia32 kernel assumes no DTES64 (NetBurst parts do not report it) and
+ * gets the 32-bit one. Buffers are sized for the larger record.
+ */
+#define PEBS_FORM	(sizeof(void *) == 8 ? P4_DS_64 : P4_DS_32)
+#define PEBS_REC	((unsigned)p4_ds_layouts[PEBS_FORM].record_size)
+#define PEBS_REC_MAX	144u
 
 struct pebs_lp {
 	uint8_t area[0x50] __attribute__((aligned(64)));
-	uint8_t buf[PEBS_RECORDS_MAX * PEBS_REC] __attribute__((aligned(64)));
+	uint8_t buf[PEBS_RECORDS_MAX * PEBS_REC_MAX] __attribute__((aligned(64)));
 	bool armed;
 };
 

@@ -1,7 +1,8 @@
 /*
  * pebs.h - the kernel's PEBS buffers: one DS save area and one PEBS buffer
- * per logical processor (pmu/p4_pebs.h for the layouts; the kernel runs in
- * IA-32e mode, so the 64-bit form, fact sheet 5.1), their set-up before a
+ * per logical processor (pmu/p4_pebs.h for the layouts; the 64-bit form in
+ * the x86-64 kernel, the 32-bit one in the ia32 kernel, fact sheet 5.1),
+ * their set-up before a
  * sampling run, and the drain the PMI handler runs when the PEBS index has
  * reached the interrupt threshold.
  *

@@ -17,6 +17,7 @@
 #include "prof/tagfeed.h"
 
 #define TAGFEED_INSN_MAX	15
+#define TAGFEED_MODE64		(sizeof(void *) == 8)	/* the kernel's (and workloads') mode */
 
 #include <stddef.h>
 
@@ -57,7 +58,7 @@ void tagfeed_mem_uops(const struct step_info *s, const struct trap_frame *f, uns
 		return;
 	tagfeed_regs(f, &regs);
 	regs.rip = s->rip;
-	if (insn_mem_decode((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX, true, &regs,
+	if (insn_mem_decode((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX, TAGFEED_MODE64, &regs,
 			    &mem) != INSN_MEM_OK)
 		return;
 	for (unsigned i = 0; i < mem.nops; i++) {
@@ -82,7 +83,8 @@ static enum p4_event tagfeed_exec_event(const struct step_info *s)
 		[INSN_SIMD_SCALAR_DP] = P4_EV_SCALAR_DP_UOP,
 	};
 
-	return ev[insn_simd_class((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX)];
+	return ev[insn_simd_class((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX,
+				  TAGFEED_MODE64)];
 }
 
 uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)

@@ -201,6 +201,9 @@ int cmd_cpu(struct shell *sh, int argc, char **argv)
 	cpu_show_topology(sh, &ci);
 	cpu_show_lps(sh);
 	shell_printf(sh, "EM64T         %s\n", yesno(ci.em64t));
+	if (ci.booted_by && ci.kernel_mode)
+		shell_printf(sh, "boot          %s; nbprof runs in %s\n", ci.booted_by,
+			     ci.kernel_mode);
 	shell_printf(sh, "DS / DTES64   %s / %s\n", yesno(ci.ds), yesno(ci.dtes64));
 	cpu_show_misc(sh, &ci);
 	cpu_show_ds_pebs_bts(sh, &ci);

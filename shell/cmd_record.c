@@ -13,6 +13,7 @@
 #include "arch/x86/console.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/ksyms.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/timer.h"
 #include "lib/parse.h"
@@ -919,7 +920,7 @@ static unsigned rec_read_bytes(void *ctx, uint64_t addr, uint8_t *buf, unsigned 
 	(void)ctx;
 	if (!ksym_lookup(addr, &off))
 		return 0;
-	n = (unsigned)insn_length(p, max, true);
+	n = (unsigned)insn_length(p, max, MODE_IS_64);
 	for (unsigned i = 0; i < n && i < max; i++)
 		buf[i] = p[i];
 	return n < max ? n : max;
@@ -968,7 +969,7 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 		.signature = ci.signature, .image_base = ksym_image_base(),
 		.text_start = ksym_text_start, .text_end = ksym_text_end,
 		.symtab_crc = dump_symtab_crc_get(ksym_get, ksym_count), .symtab_count = ksym_count,
-		.run_id = run->tsc_start,
+		.run_id = run->tsc_start, .ip_bits = MODE_BITS,
 	};
 }
 

@@ -11,6 +11,17 @@ its own copy of the variable store per run, so runs never share state and
 two QEMUs can boot the same image at once. The default CPU carries a
 NetBurst signature (CPUID.1 EAX = 0F41H: family 0FH, model 4, stepping 1;
 vendor GenuineIntel) because nbprof's CPU detection keys on it.
+
+--firmware picks what boots the image (FIRMWARES below): uefi-x64 (the
+default: OVMF, BOOTX64.EFI, the 64-bit kernel), uefi-ia32 (Debian's
+ovmf-ia32 in qemu-system-i386, BOOTIA32.EFI, the 32-bit kernel) or bios
+(SeaBIOS, QEMU's own firmware, boots the image as a disk: GRUB i386-pc
+from the MBR and the BIOS boot partition loads boot/nbprof32.elf, the
+32-bit kernel, with Multiboot; tools/mkimage --bios). ovmf-ia32
+ships only the Secure Boot build, which needs SMM and a secure pflash; its
+variable store is empty, so Secure Boot is off and the unsigned image runs
+(uefi-qemu-notes section 7). Under uefi-ia32 and bios the CPU has no long
+mode (-lm), like every NetBurst part without EM64T.
 isa-debug-exit at port 0xf4 lets the guest end the run: a write of V makes
 QEMU exit with status (V << 1) | 1.
 """
@@ -25,30 +36,70 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.abspath(os.environ.get("NBPROF_BUILD") or os.path.join(REPO, "build"))
-QEMU = "qemu-system-x86_64"
 OVMF_DIRS = ("/usr/share/OVMF", "/usr/share/ovmf")
-OVMF_CODE = "OVMF_CODE_4M.fd"
-OVMF_VARS = "OVMF_VARS_4M.fd"
 DEFAULT_SIG = (15, 4, 1)
 DEBUG_EXIT_PORT = 0xF4
 
+# What each --firmware boots with: QEMU binary, OVMF code and variable-store
+# template, machine options, extra arguments, the Debian package, and what
+# the CPU model lacks.
+FIRMWARES = {
+    "uefi-x64": {
+        "qemu": "qemu-system-x86_64", "code": "OVMF_CODE_4M.fd", "vars": "OVMF_VARS_4M.fd",
+        "machine": "q35,sata=off,smbus=off", "extra": [], "package": "ovmf",
+        "cpu_flags": "",
+    },
+    "uefi-ia32": {
+        "qemu": "qemu-system-i386", "code": "OVMF32_CODE_4M.secboot.fd",
+        "vars": "OVMF32_VARS_4M.fd", "machine": "q35,smm=on,sata=off,smbus=off",
+        "extra": ["-global", "driver=cfi.pflash01,property=secure,value=on"],
+        "package": "ovmf-ia32", "cpu_flags": ",-lm,-syscall",
+    },
+    "bios": {
+        "qemu": "qemu-system-i386", "code": None, "vars": None,
+        "machine": "q35,sata=off,smbus=off", "extra": [], "package": "qemu-system-data",
+        "cpu_flags": ",-lm,-syscall",
+    },
+}
+DEFAULT_FIRMWARE = "uefi-x64"
+QEMU = FIRMWARES[DEFAULT_FIRMWARE]["qemu"]
 
-def cpu_model(family, model, stepping, vendor="GenuineIntel"):
-    """The -cpu value for a given CPUID signature."""
-    return "qemu64,vendor=%s,family=%d,model=%d,stepping=%d" % (vendor, family, model, stepping)
+
+def kernel_elf(firmware=DEFAULT_FIRMWARE):
+    """The linked kernel (ELF with symbols) that a firmware configuration boots."""
+    if firmware == "uefi-ia32":
+        return os.path.join(BUILD, "k32", "nbprof.so")
+    if firmware == "bios":
+        return os.path.join(BUILD, "nbprof32.elf")
+    return os.path.join(BUILD, "nbprof.so")
 
 
-def find_firmware():
-    """(code, vars template) of the 4 MiB OVMF build, or SystemExit."""
+def cpu_model(family, model, stepping, vendor="GenuineIntel", firmware=DEFAULT_FIRMWARE):
+    """The -cpu value for a given CPUID signature (no long mode under uefi-ia32)."""
+    return "qemu64,vendor=%s,family=%d,model=%d,stepping=%d%s" % (
+        vendor, family, model, stepping, FIRMWARES[firmware]["cpu_flags"])
+
+
+def find_firmware(firmware=DEFAULT_FIRMWARE):
+    """(code, vars template) of that firmware's 4 MiB OVMF build, or SystemExit.
+
+    (None, None) for bios: SeaBIOS is built into QEMU and keeps no variables.
+    """
+    fw = FIRMWARES[firmware]
+    if fw["code"] is None:
+        return None, None
     for d in OVMF_DIRS:
-        code, varstore = os.path.join(d, OVMF_CODE), os.path.join(d, OVMF_VARS)
+        code, varstore = os.path.join(d, fw["code"]), os.path.join(d, fw["vars"])
         if os.path.exists(code) and os.path.exists(varstore):
             return code, varstore
-    raise SystemExit("qemu.py: %s not found in %s (Debian package ovmf)" % (OVMF_CODE, " or ".join(OVMF_DIRS)))
+    raise SystemExit("qemu.py: %s not found in %s (Debian package %s)"
+                     % (fw["code"], " or ".join(OVMF_DIRS), fw["package"]))
 
 
 def make_vars(template):
-    """A private copy of the OVMF variable store for one run, under build/."""
+    """A private copy of the OVMF variable store for one run, under build/ (None: none)."""
+    if template is None:
+        return None
     d = os.path.join(BUILD, "qemu")
     os.makedirs(d, exist_ok=True)
     fd, path = tempfile.mkstemp(prefix="vars-", suffix=".fd", dir=d)
@@ -58,21 +109,25 @@ def make_vars(template):
 
 
 def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=256,
-            interactive=False, gdb=False, extra=()):
+            interactive=False, gdb=False, extra=(), firmware=DEFAULT_FIRMWARE, machine=None):
     """The QEMU argument vector for one run.
 
     interactive: serial and monitor multiplexed on stdio (Ctrl-A X quits,
     Ctrl-A C switches to the monitor); otherwise the serial port alone is
     on stdio and there is no monitor. In both cases Ctrl-C is passed to the
-    guest (signal=off) rather than killing QEMU.
+    guest (signal=off) rather than killing QEMU. firmware: a FIRMWARES key;
+    machine replaces its -machine value (e.g. "pc,acpi=off": a BIOS machine
+    without ACPI tables).
     """
-    argv = [QEMU,
-            "-machine", "q35,sata=off,smbus=off", "-accel", "tcg",
-            "-cpu", cpu or cpu_model(*DEFAULT_SIG), "-m", str(mem),
-            "-nodefaults", "-nic", "none", "-display", "none", "-no-reboot",
-            "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
-            "-drive", "if=pflash,format=raw,unit=1,file=" + varstore,
-            "-drive", "if=none,id=disk0,format=raw,readonly=on,file=" + image,
+    fw = FIRMWARES[firmware]
+    argv = [fw["qemu"],
+            "-machine", machine or fw["machine"], "-accel", "tcg"] + fw["extra"] + [
+            "-cpu", cpu or cpu_model(*DEFAULT_SIG, firmware=firmware), "-m", str(mem),
+            "-nodefaults", "-nic", "none", "-display", "none", "-no-reboot"]
+    if code is not None:
+        argv += ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
+                 "-drive", "if=pflash,format=raw,unit=1,file=" + varstore]
+    argv += ["-drive", "if=none,id=disk0,format=raw,readonly=on,file=" + image,
             "-device", "virtio-blk-pci,drive=disk0",
             "-device", "isa-debug-exit,iobase=0x%x,iosize=0x04" % DEBUG_EXIT_PORT]
     if interactive:
@@ -128,25 +183,31 @@ def add_machine_options(ap):
     ap.add_argument("--sig", type=parse_sig, default=DEFAULT_SIG, metavar="F,M,S",
                     help="CPUID family,model,stepping (default 15,4,1)")
     ap.add_argument("--cpu", help="full -cpu value (overrides --sig)")
+    ap.add_argument("--firmware", choices=sorted(FIRMWARES), default=DEFAULT_FIRMWARE,
+                    help="uefi-x64: OVMF, the 64-bit kernel (default); "
+                         "uefi-ia32: OVMF ia32, the 32-bit kernel, a CPU without long mode; "
+                         "bios: SeaBIOS and GRUB, the 32-bit kernel, a CPU without long mode")
     ap.add_argument("--smp-ht", action="store_true", help="one core, two hyper-threads")
     ap.add_argument("--icount", action="store_true", help="deterministic TSC (-icount shift=7)")
     ap.add_argument("--mem", type=int, default=256, help="guest RAM in MiB")
     ap.add_argument("--gdb", action="store_true", help="wait for gdb on tcp::1234")
 
 
-def check_host(image):
-    """SystemExit with the reason when the image or QEMU is missing."""
+def check_host(image, firmware=DEFAULT_FIRMWARE):
+    """SystemExit with the reason when the image or that firmware's QEMU is missing."""
+    qemu_bin = FIRMWARES[firmware]["qemu"]
     if not os.path.exists(image):
         raise SystemExit("qemu.py: %s does not exist (make image)" % image)
-    if shutil.which(QEMU) is None:
-        raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % QEMU)
+    if shutil.which(qemu_bin) is None:
+        raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % qemu_bin)
 
 
 def machine_command(args, varstore, code, interactive=False, extra=()):
     """command() for options parsed by add_machine_options()."""
-    return command(args.image, varstore, code, cpu=args.cpu or cpu_model(*args.sig),
+    return command(args.image, varstore, code,
+                   cpu=args.cpu or cpu_model(*args.sig, firmware=args.firmware),
                    smp_ht=args.smp_ht, icount=args.icount, mem=args.mem,
-                   interactive=interactive, gdb=args.gdb, extra=extra)
+                   interactive=interactive, gdb=args.gdb, extra=extra, firmware=args.firmware)
 
 
 def main():
@@ -158,8 +219,8 @@ def main():
     ap.add_argument("extra", nargs="*", help="more QEMU arguments (after --)")
     args = ap.parse_args()
 
-    check_host(args.image)
-    code, template = find_firmware()
+    check_host(args.image, args.firmware)
+    code, template = find_firmware(args.firmware)
     varstore = make_vars(template)
     interactive = not args.batch
     argv = machine_command(args, varstore, code, interactive=interactive, extra=args.extra)
@@ -192,7 +253,8 @@ def main():
         if tty is not None:
             import termios
             termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, tty)
-        os.unlink(varstore)
+        if varstore:
+            os.unlink(varstore)
     print("\nqemu.py: exit status %s: %s" % ("-" if rc is None else rc, exit_meaning(rc)),
           file=sys.stderr)
     if rc is None:

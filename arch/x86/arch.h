@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "arch/x86/mode.h"
+
 /*
  * Disable interrupts, switch RSP to top (16-byte aligned) and call fn(arg).
  * Used once, right after ExitBootServices, to leave the firmware's stack.
@@ -27,6 +29,6 @@ void arch_raise_pf(void);
 void arch_raise_bp(void);
 
 /* Address arch_raise_pf() touches: canonical, never mapped. */
-#define ARCH_UNMAPPED_ADDR	UINT64_C(0x00007ffffffff000)
+#define ARCH_UNMAPPED_ADDR	UINT64_C(MODE_UNMAPPED_ADDR)	/* mode.h */
 
 #endif

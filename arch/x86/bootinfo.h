@@ -1,7 +1,8 @@
 /*
  * bootinfo.h - the one structure that crosses from boot/ (UEFI) to the kernel.
  *
- * boot/efi_main.c fills it before and right after ExitBootServices and hands
+ * boot/efi_main.c fills it before and right after ExitBootServices (or
+ * boot/multiboot.c from what GRUB passes, ia32 kernel only) and hands
  * it to kmain(); after that nothing in the kernel calls or trusts firmware.
  * The memory map is converted to our own region types (enum boot_mem_type), with
  * adjacent regions of the same type merged. Physical addresses are identity
@@ -85,6 +86,15 @@ struct bootinfo {
 	uint32_t nfiles;		/* entries of files[] */
 	uint32_t files_skipped;		/* files past BOOT_MAX_FILES, or with too long a name */
 	struct boot_file files[BOOT_MAX_FILES];
+	uint32_t boot_method;		/* enum boot_method */
+	uint32_t pad;
+	uint64_t mp_config;		/* MP configuration table ("PCMP"), 0 if none (BIOS only) */
+};
+
+/* How the kernel was started: by UEFI (boot/efi_main.c) or GRUB (boot/multiboot.c). */
+enum boot_method {
+	BOOT_METHOD_UEFI,
+	BOOT_METHOD_MULTIBOOT,
 };
 
 /* cfg_status values */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "arch/x86/arch.h"
+#include "arch/x86/bootinfo.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuid.h"
 #include "arch/x86/lapic.h"
@@ -50,7 +51,7 @@ void arch_raise_de(void)
 			 "movl $1, %%eax\n\t"
 			 "xorl %%edx, %%edx\n\t"
 			 "divl %%ecx"
-			 : : : "rax", "rcx", "rdx", "memory");
+			 : : : "eax", "ecx", "edx", "memory");
 }
 
 void arch_raise_ud(void)
@@ -58,23 +59,19 @@ void arch_raise_ud(void)
 	__asm__ volatile("ud2" : : : "memory");
 }
 
-void arch_raise_gp(void)
-{
-	/* A non-canonical address: #GP(0), not #PF (SDM Vol. 3A 3.3.7.1). */
-	__asm__ volatile("movabsq $0x8000000000000000, %%rcx\n\t"
-			 "movq (%%rcx), %%rax"
-			 : : : "rax", "rcx", "memory");
-}
+/* arch_raise_gp() depends on the mode: mode64.c, mode32.c. */
 
 void arch_raise_pf(void)
 {
-	__asm__ volatile("movq (%0), %%rax" : : "r"(ARCH_UNMAPPED_ADDR) : "rax", "memory");
+	__asm__ volatile("mov (%0), %%eax" : : "r"((uintptr_t)ARCH_UNMAPPED_ADDR) : "eax", "memory");
 }
 
 void arch_raise_bp(void)
 {
 	__asm__ volatile("int3" : : : "memory");
 }
+
+static const char *booted_by;
 
 void cpu_identify(struct cpu_info *out)
 {
@@ -88,4 +85,20 @@ void cpu_identify(struct cpu_info *out)
 	out->tsc_hz = timer_tsc_hz();
 	out->lapic_ok = lapic_present();
 	out->lapic_id = out->lapic_ok ? lapic_id() : 0;
+	out->booted_by = booted_by;
+	out->kernel_mode = MODE_NAME;
+}
+
+/*
+ * UEFI firmware starts only applications of its own width, so under UEFI
+ * the kernel's mode says which firmware booted it; GRUB from a BIOS starts
+ * the ia32 kernel's Multiboot build.
+ */
+void cpu_set_boot_method(uint32_t method)
+{
+	if (method == BOOT_METHOD_MULTIBOOT)
+		booted_by = "legacy BIOS (GRUB i386-pc, Multiboot, /boot/nbprof32.elf)";
+	else
+		booted_by = MODE_IS_64 ? "UEFI x64 (EFI/BOOT/BOOTX64.EFI)"
+				       : "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI)";
 }

@@ -32,7 +32,7 @@ static inline uint64_t rdtsc(void)
 
 static inline uint64_t read_cr0(void)
 {
-	uint64_t v;
+	unsigned long v;	/* the register's width in either mode */
 
 	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
 	return v;
@@ -40,7 +40,7 @@ static inline uint64_t read_cr0(void)
 
 static inline uint64_t read_cr2(void)
 {
-	uint64_t v;
+	unsigned long v;	/* the register's width in either mode */
 
 	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
 	return v;
@@ -48,7 +48,7 @@ static inline uint64_t read_cr2(void)
 
 static inline uint64_t read_cr3(void)
 {
-	uint64_t v;
+	unsigned long v;	/* the register's width in either mode */
 
 	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
 	return v;
@@ -56,12 +56,12 @@ static inline uint64_t read_cr3(void)
 
 static inline void write_cr3(uint64_t v)
 {
-	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+	__asm__ volatile("mov %0, %%cr3" : : "r"((unsigned long)v) : "memory");
 }
 
 static inline uint64_t read_cr4(void)
 {
-	uint64_t v;
+	unsigned long v;	/* the register's width in either mode */
 
 	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
 	return v;
@@ -69,9 +69,9 @@ static inline uint64_t read_cr4(void)
 
 static inline uint64_t read_rflags(void)
 {
-	uint64_t v;
+	unsigned long v;
 
-	__asm__ volatile("pushfq; popq %0" : "=r"(v));
+	__asm__ volatile("pushf; pop %0" : "=r"(v));
 	return v;
 }
 
@@ -96,7 +96,10 @@ void cpu_read_cpuid(struct cpuid_raw *raw);
 /* IA32_MISC_ENABLE through the #GP-safe path: 0 or MSR_BUS_EFAULT. */
 int cpu_read_misc_enable(uint64_t *value);
 
-/* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency and APIC id. */
+/* Remember how the kernel was started (enum boot_method, bootinfo.h) for cpu_identify(). */
+void cpu_set_boot_method(uint32_t method);
+
+/* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency, APIC id, boot and mode. */
 void cpu_identify(struct cpu_info *out);
 
 #endif

@@ -82,6 +82,9 @@ struct cpu_info {
 	uint64_t tsc_hz;		/* 0 when not calibrated */
 	uint32_t lapic_id;		/* from the local APIC ID register */
 	bool lapic_ok;
+	/* on the target (cpu_identify), else NULL */
+	const char *booted_by;		/* firmware and boot file, e.g. "UEFI ia32 (BOOTIA32.EFI)" */
+	const char *kernel_mode;	/* the mode nbprof runs in (mode.h MODE_NAME) */
 };
 
 /* Decode raw CPUID values; every field of *out that cpuid_decode owns is written. */

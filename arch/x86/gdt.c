@@ -104,6 +104,51 @@ void gdt_init(const uint64_t ist_top[3])
 	gdt_init_lp(0, ist_top);
 }
 
+/* --- IDT gates: 16 bytes in IA-32e mode (SDM Vol. 3A Figure 6-8) ------------ */
+
+#define IDT_NVECTORS		256
+#define GATE_INTERRUPT		0x8e	/* P, DPL 0, type 0xE: 64-bit interrupt gate */
+#define GATE_DPL3		(3u << 5)
+
+struct idt_gate {
+	uint16_t offset_lo;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_hi;
+	uint32_t reserved;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct idt_gate) == 16, "IDT gate layout");
+
+static struct idt_gate idt[IDT_NVECTORS] __attribute__((aligned(16)));
+
+void idt_gate_set(unsigned vec, uint64_t addr, unsigned ist, bool user)
+{
+	struct idt_gate *g = &idt[vec % IDT_NVECTORS];
+
+	g->offset_lo = addr & 0xffff;
+	g->selector = GDT_KERNEL_CS;
+	g->ist = (uint8_t)ist;
+	g->type_attr = GATE_INTERRUPT | (user ? GATE_DPL3 : 0);
+	g->offset_mid = (addr >> 16) & 0xffff;
+	g->offset_hi = (uint32_t)(addr >> 32);
+	g->reserved = 0;
+}
+
+void idt_gate_user(unsigned vec)
+{
+	idt[vec % IDT_NVECTORS].type_attr |= GATE_DPL3;
+}
+
+void idt_gate_load(void)
+{
+	struct desc_ptr p = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
+
+	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
 void tss_set_rsp0(uint64_t rsp0)
 {
 	tss[percpu_this()->index].rsp[0] = rsp0;

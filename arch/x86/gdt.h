@@ -2,7 +2,10 @@
  * gdt.h - the kernel's GDT and TSS.
  *
  * Selector map (SDM Vol. 3A 3.4.5; the user code/data order suits SYSRET,
- * which takes SS = STAR[63:48] + 8 and CS = STAR[63:48] + 16):
+ * which takes SS = STAR[63:48] + 8 and CS = STAR[63:48] + 16). The ia32
+ * kernel (gdt32.c) uses the same selectors with 32-bit code segments, an
+ * 8-byte TSS descriptor and one more entry, 0x30, whose base is the LP's
+ * struct percpu (its GS):
  *
  *	0x00  null
  *	0x08  ring-0 code, 64-bit
@@ -14,14 +17,16 @@
 #ifndef NBPROF_ARCH_X86_GDT_H
 #define NBPROF_ARCH_X86_GDT_H
 
-#include <stdint.h>
-
 #define GDT_KERNEL_CS	0x08
 #define GDT_KERNEL_DS	0x10
 #define GDT_USER_DS	0x18
 #define GDT_USER_CS	0x20
 #define GDT_TSS		0x28
 #define GDT_RPL3	3
+
+#ifndef __ASSEMBLY__
+#include <stdbool.h>
+#include <stdint.h>
 
 /* IST slots (1-based, as the IDT gate's IST field counts them). */
 #define IST_NMI		1
@@ -39,6 +44,17 @@ void gdt_init(const uint64_t ist_top[3]);
 int gdt_init_lp(unsigned lp, const uint64_t ist_top[3]);
 
 /*
+ * The IDT's gates, in the mode's format (SDM Vol. 3A 6.11, 6.14.1): vector
+ * goes to handler through an interrupt gate with the kernel's CS, on IST
+ * slot ist (0: none; the ia32 kernel has no IST and ignores it), DPL 3 when
+ * user (reachable by `int n` at CPL 3), else DPL 0. idt_gate_load() loads
+ * the one IDT on this LP.
+ */
+void idt_gate_set(unsigned vector, uint64_t handler, unsigned ist, bool user);
+void idt_gate_user(unsigned vector);
+void idt_gate_load(void);
+
+/*
  * Stack this LP's CPU switches to on an interrupt from ring 3. It starts as 0:
  * code that enters ring 3 must first point it at a free part of its own
  * kernel stack (below its current RSP), or the first interrupt from ring 3
@@ -46,4 +62,5 @@ int gdt_init_lp(unsigned lp, const uint64_t ist_top[3]);
  */
 void tss_set_rsp0(uint64_t rsp0);
 
+#endif /* __ASSEMBLY__ */
 #endif

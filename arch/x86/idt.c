@@ -3,7 +3,8 @@
  * guarded runs.
  *
  * Vector map (exceptions: SDM Vol. 3A Table 6-1; "err" = CPU pushes an error
- * code; all gates are 64-bit interrupt gates, so IF is clear in handlers):
+ * code; all gates are interrupt gates, so IF is clear in handlers; the
+ * gate format is the mode's, gdt.c / gdt32.c):
  *
  *   vec      name  err  IST  handling
  *   0        #DE    -    -   report; unwind the guarded run, else halt
@@ -51,22 +52,11 @@
 
 #define IDT_NVECTORS		256
 #define ISR_STUB_SIZE		16
-#define GATE_INTERRUPT		0x8e	/* P, DPL 0, type 0xE: 64-bit interrupt gate */
-#define GATE_INTERRUPT_USER	0xee	/* the same with DPL 3 (int3 from ring 3) */
 
-struct idt_gate {
-	uint16_t offset_lo;
-	uint16_t selector;
-	uint8_t ist;
-	uint8_t type_attr;
-	uint16_t offset_mid;
-	uint32_t offset_hi;
-	uint32_t reserved;
-} __attribute__((packed));
-
-_Static_assert(sizeof(struct idt_gate) == 16, "IDT gate layout");
-
-/* struct guard_ctx: the layout entry.S (guard_call/guard_resume) uses. */
+/*
+ * struct guard_ctx: the layout entry.S (guard_call/guard_resume) uses;
+ * entry32.S keeps EBX, EBP, ESI, EDI in the rbx, rbp, r12, r13 slots.
+ */
 struct guard_ctx {
 	uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rflags;
 	struct guard_ctx *prev;
@@ -80,7 +70,6 @@ int guard_call(struct guard_ctx *ctx, int (*fn)(void *), void *arg);
 void guard_resume(struct guard_ctx *ctx, int ret) __attribute__((noreturn));
 void isr_dispatch(struct trap_frame *f);
 
-static struct idt_gate idt[IDT_NVECTORS] __attribute__((aligned(16)));
 static trap_handler_fn handlers[IDT_NVECTORS];
 static uint64_t unhandled;
 
@@ -116,37 +105,26 @@ uint64_t idt_unhandled_count(void)
 	return unhandled;
 }
 
-static void idt_set_gate(unsigned vec, uint64_t addr, uint8_t ist, uint8_t type_attr)
+static unsigned idt_ist(unsigned vec)
 {
-	struct idt_gate *g = &idt[vec];
-
-	g->offset_lo = addr & 0xffff;
-	g->selector = GDT_KERNEL_CS;
-	g->ist = ist;
-	g->type_attr = type_attr;
-	g->offset_mid = (addr >> 16) & 0xffff;
-	g->offset_hi = (uint32_t)(addr >> 32);
-	g->reserved = 0;
+	switch (vec) {
+	case VEC_NMI:	return IST_NMI;
+	case VEC_DF:	return IST_DF;
+	case VEC_MC:	return IST_MC;
+	default:	return 0;
+	}
 }
 
 void idt_load(void)
 {
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) p = { sizeof(idt) - 1, (uint64_t)(uintptr_t)idt };
-
-	__asm__ volatile("lidt %0" : : "m"(p));
+	idt_gate_load();
 }
 
 void idt_init(void)
 {
 	for (unsigned v = 0; v < IDT_NVECTORS; v++)
-		idt_set_gate(v, (uint64_t)(uintptr_t)(isr_stubs + v * ISR_STUB_SIZE), 0,
-			     v == VEC_BP ? GATE_INTERRUPT_USER : GATE_INTERRUPT);
-	idt[VEC_NMI].ist = IST_NMI;
-	idt[VEC_DF].ist = IST_DF;
-	idt[VEC_MC].ist = IST_MC;
+		idt_gate_set(v, (uint64_t)(uintptr_t)(isr_stubs + v * ISR_STUB_SIZE), idt_ist(v),
+			     v == VEC_BP);
 	idt_load();
 }
 

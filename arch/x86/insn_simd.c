@@ -7,7 +7,6 @@
  */
 #include "arch/x86/insn_simd.h"
 
-#include <stdbool.h>
 
 /* x87 arithmetic: D8H, DAH, DCH, DEH (all forms); D9H E0H-FFH (FCHS ... FCOS). */
 static bool x87_arith(uint8_t op, const uint8_t *rest, size_t n)
@@ -39,7 +38,7 @@ static bool legacy_prefix(uint8_t b)
 	       b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65;
 }
 
-enum insn_simd insn_simd_class(const uint8_t *b, size_t n)
+enum insn_simd insn_simd_class(const uint8_t *b, size_t n, bool mode64)
 {
 	uint8_t mandatory = 0;
 	size_t i = 0;
@@ -49,7 +48,7 @@ enum insn_simd insn_simd_class(const uint8_t *b, size_t n)
 			mandatory = b[i];
 		i++;
 	}
-	if (i < n && (b[i] & 0xf0) == 0x40)
+	if (mode64 && i < n && (b[i] & 0xf0) == 0x40)
 		i++;			/* REX */
 	if (i >= n)
 		return INSN_SIMD_NONE;

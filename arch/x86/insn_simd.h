@@ -3,8 +3,8 @@
  * for the NetBurst execution-tagging events (packed_SP_uop ... x87_FP_uop,
  * fact sheet 5.7; SDM Vol. 3B Table A-9 describes each event).
  *
- * Pure: decodes the bytes only (64-bit code: legacy prefixes, REX, opcode,
- * ModRM). Only arithmetic counts, as the events' descriptions say: x87
+ * Pure: decodes the bytes only (legacy prefixes, REX in 64-bit code,
+ * opcode, ModRM). Only arithmetic counts, as the events' descriptions say: x87
  * loads, stores, register moves and control (FLD, FST, FXCH, FLDCW, ...)
  * are not x87_FP_uop (SDM note 2 of x87_FP_uop), and SIMD moves (MOVAPS,
  * MOVD, MOVQ, ...) belong to x87_SIMD_moves_uop, which is not classified
@@ -15,6 +15,7 @@
 #ifndef NBPROF_ARCH_X86_INSN_SIMD_H
 #define NBPROF_ARCH_X86_INSN_SIMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,7 +30,11 @@ enum insn_simd {
 	INSN_SIMD_SCALAR_DP,	/* e.g. ADDSD (F2H): scalar_DP_uop */
 };
 
-/* The class of the instruction at bytes[0..n) (INSN_SIMD_NONE when none or truncated). */
-enum insn_simd insn_simd_class(const uint8_t *bytes, size_t n);
+/*
+ * The class of the instruction at bytes[0..n) (INSN_SIMD_NONE when none or
+ * truncated); mode64: 64-bit code, where 40H-4FH are REX prefixes (in
+ * 32-bit code they are INC/DEC).
+ */
+enum insn_simd insn_simd_class(const uint8_t *bytes, size_t n, bool mode64);
 
 #endif

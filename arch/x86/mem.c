@@ -6,13 +6,16 @@
  * first MiB holds the AP trampoline page and legacy areas) and gains the
  * firmware's boot-services memory once mem_reclaim_boot() says nothing
  * lives there any more. Memory is identity mapped, so a physical address is
- * also a pointer.
+ * also a pointer - in the ia32 kernel only below 4 GiB, so RAM above that
+ * (MEM_POINTER_LIMIT) is never handed out there.
  */
 #include "arch/x86/mem.h"
 #include "lib/string.h"
 
 #define MEM_MAX_FREE	512
 #define MEM_LOW_LIMIT	UINT64_C(0x100000)
+/* End of what a pointer reaches: 4 GiB with 32-bit pointers, no limit with 64-bit ones. */
+#define MEM_POINTER_LIMIT	(sizeof(uintptr_t) < 8 ? UINT64_C(1) << 32 : UINT64_MAX)
 
 struct mem_range {
 	uint64_t base, size;
@@ -35,6 +38,10 @@ static void mem_add_range(uint64_t base, uint64_t size)
 {
 	uint32_t i = 0;
 
+	if (base >= MEM_POINTER_LIMIT)
+		return;
+	if (size > MEM_POINTER_LIMIT - base)
+		size = MEM_POINTER_LIMIT - base;
 	if (base < MEM_LOW_LIMIT) {
 		if (base + size <= MEM_LOW_LIMIT)
 			return;

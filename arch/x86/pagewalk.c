@@ -47,6 +47,50 @@ static uint64_t walk_one(uint64_t root, uint64_t addr, bool user, paging_read_fn
 	return 0;
 }
 
+/*
+ * PAE paging (SDM Vol. 3A 4.4, Figure 4-5 and Tables 4-8 to 4-11), the ia32
+ * kernel's: CR3 bits 31:5 locate four PDPTEs (linear bits 31:30), then a
+ * page directory (bits 29:21; PS maps 2 MiB) and a page table (bits 20:12).
+ * PDPTEs have no R/W or U/S bits, so a user access needs U/S in the PDE
+ * and, below it, the PTE only.
+ */
+static uint64_t walk_one_pae(uint64_t root, uint64_t addr, bool user, paging_read_fn read,
+			     void *ctx)
+{
+	uint64_t pdpte = read(ctx, root & UINT64_C(0xffffffe0), (unsigned)(addr >> 30) & 3);
+	uint64_t pde, pte;
+
+	if (!(pdpte & WALK_P))
+		return 0;
+	pde = read(ctx, pdpte & WALK_ADDR, (unsigned)(addr >> 21) & 511);
+	if (!(pde & WALK_P) || (user && !(pde & WALK_US)))
+		return 0;
+	if (pde & WALK_PS)
+		return (UINT64_C(1) << 21) - (addr & ((UINT64_C(1) << 21) - 1));
+	pte = read(ctx, pde & WALK_ADDR, (unsigned)(addr >> 12) & 511);
+	if (!(pte & WALK_P) || (user && !(pte & WALK_US)))
+		return 0;
+	return UINT64_C(4096) - (addr & 4095);
+}
+
+bool paging_walk_mapped_pae(uint64_t root, uint64_t addr, uint64_t len, bool user,
+			    paging_read_fn read, void *ctx)
+{
+	uint64_t last = addr + (len ? len - 1 : 0);
+
+	if (last < addr || last > UINT32_MAX)
+		return false;
+	for (uint64_t a = addr;;) {
+		uint64_t n = walk_one_pae(root, a, user, read, ctx);
+
+		if (n == 0)
+			return false;
+		if (last - a < n)
+			return true;
+		a += n;
+	}
+}
+
 bool paging_walk_mapped(uint64_t root, uint64_t addr, uint64_t len, bool user,
 			paging_read_fn read, void *ctx)
 {

@@ -79,7 +79,7 @@ static inline struct percpu *percpu_this(void)
 
 	if (!percpu_gs_ready)
 		return percpu_boot();
-	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(p));	/* either mode: mode.h */
 	return p;
 }
 

@@ -46,46 +46,7 @@ int selftest_nmi_probe(uint32_t msr, uint64_t *value, volatile uint32_t *icr_lo,
 void selftest_nmi_labels(uint64_t *spin, uint64_t *spin_end, uint64_t *rdmsr);
 static uint64_t selftest_nmi_spin, selftest_nmi_spin_end, selftest_nmi_rdmsr;
 
-__asm__(".pushsection .text\n"
-	".globl selftest_nmi_probe\n"
-	".hidden selftest_nmi_probe\n"
-	".type selftest_nmi_probe, @function\n"
-	"selftest_nmi_probe:\n\t"
-	"movl %ecx, %r9d\n\t"
-	"movl %edi, %ecx\n\t"			/* RDMSR's index, set before the NMI */
-	"movl $0x1000000, %r8d\n\t"
-	"movl %r9d, (%rdx)\n"			/* the ICR write sends the NMI */
-	".Lnmi_spin:\n\t"
-	"pause\n\t"
-	"decl %r8d\n\t"
-	"jnz .Lnmi_spin\n"
-	".Lnmi_spin_end:\n\t"
-	"movl $2, %eax\n\t"			/* NMI_PROBE_NO_NMI */
-	"ret\n"
-	".Lnmi_rdmsr:\n\t"
-	"rdmsr\n\t"
-	"movl %eax, (%rsi)\n\t"
-	"movl %edx, 4(%rsi)\n\t"
-	"xorl %eax, %eax\n\t"			/* NMI_PROBE_OK */
-	"ret\n"
-	".Lnmi_fixup:\n\t"
-	"movl $1, %eax\n\t"			/* NMI_PROBE_SKIPPED */
-	"ret\n\t"
-	EXTABLE_ENTRY(.Lnmi_rdmsr, .Lnmi_fixup)
-	".size selftest_nmi_probe, . - selftest_nmi_probe\n"
-	".globl selftest_nmi_labels\n"
-	".hidden selftest_nmi_labels\n"
-	".type selftest_nmi_labels, @function\n"
-	"selftest_nmi_labels:\n\t"
-	"leaq .Lnmi_spin(%rip), %rax\n\t"
-	"movq %rax, (%rdi)\n\t"
-	"leaq .Lnmi_spin_end(%rip), %rax\n\t"
-	"movq %rax, (%rsi)\n\t"
-	"leaq .Lnmi_rdmsr(%rip), %rax\n\t"
-	"movq %rax, (%rdx)\n\t"
-	"ret\n"
-	".size selftest_nmi_labels, . - selftest_nmi_labels\n"
-	".popsection\n");
+/* The probe itself is assembly of the mode: nmiprobe.S (x86-64), nmiprobe32.S (ia32). */
 
 /* What the NMI handler saw during the probe. */
 static struct {

@@ -35,16 +35,12 @@
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
-#include "arch/x86/msr.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/topology.h"
 #include "lib/string.h"
-
-#define MSR_IA32_GS_BASE	0xc0000101
-#define MSR_IA32_EFER		0xc0000080
-#define EFER_LMA		(UINT64_C(1) << 10)	/* read-only status: never written back */
 
 #define ICR_INIT		0x00004500u	/* INIT, level assert, physical destination */
 #define ICR_STARTUP		0x00004600u	/* start-up, level assert; vector = page number */
@@ -74,7 +70,7 @@ static const char *lp_source = "LP0 only";
 
 static void smp_set_gs(struct percpu *pc)
 {
-	msr_write(MSR_IA32_GS_BASE, (uint64_t)(uintptr_t)pc);
+	mode_set_percpu_base(pc);
 }
 
 static void smp_topology(struct topo_shape *shape, struct cpu_info *ci)
@@ -294,7 +290,7 @@ static void smp_fill_params(uint64_t low_page, struct percpu *pc)
 
 	tp->cr3 = read_cr3();
 	tp->cr4 = read_cr4();
-	tp->efer = msr_read(MSR_IA32_EFER) & ~EFER_LMA;
+	tp->efer = mode_ap_efer();
 	tp->cr0 = read_cr0();
 	tp->stack = pc->stack_top;
 	tp->entry = (uint64_t)(uintptr_t)smp_ap_main;
@@ -323,20 +319,38 @@ static bool smp_start_one(uint64_t low_page, struct percpu *pc)
 
 /* --- enumeration ------------------------------------------------------------- */
 
-/* APIC IDs to run on, LP0's first. */
+/* The enabled processors of the BIOS's MP table (boot/multiboot.c found it), or -1. */
+static int smp_mp_lapics(const struct bootinfo *bi, uint32_t *found)
+{
+	const uint8_t *mpc = (const uint8_t *)(uintptr_t)bi->mp_config;
+
+	if (!mpc)
+		return -1;
+	return topo_mp_lapics(mpc, (size_t)mpc[4] | (size_t)mpc[5] << 8, found, TOPO_MAX_LPS);
+}
+
+/*
+ * APIC IDs to run on, LP0's first: the ACPI MADT's, else the MP table's,
+ * else CPUID's candidates. An MP table that lists the BSP alone is passed
+ * over for CPUID: BIOSes of the Hyper-Threading era may list one logical
+ * processor per package there.
+ */
 static unsigned smp_enumerate(const struct bootinfo *bi, const struct topo_shape *shape,
 			      uint32_t bsp, uint32_t *ids)
 {
 	const uint8_t *madt = acpi_find_table(bi->rsdp, "APIC");
 	uint32_t found[TOPO_MAX_LPS];
 	int n = madt ? topo_madt_lapics(madt, acpi_rd32(madt + 4), found, TOPO_MAX_LPS) : -1;
+	bool from_mp = n <= 0;
 	unsigned k = 1;
 
-	if (n <= 0) {
+	if (from_mp)
+		n = smp_mp_lapics(bi, found);
+	if (n <= 0 || (from_mp && n == 1)) {
 		lp_source = "CPUID";
 		return topo_candidates(shape, bsp, ids, TOPO_MAX_LPS);
 	}
-	lp_source = "ACPI MADT";
+	lp_source = from_mp ? "MP table" : "ACPI MADT";
 	ids[0] = bsp;
 	for (int i = 0; i < n; i++)
 		if (found[i] != bsp && k < TOPO_MAX_LPS)

@@ -80,6 +80,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/insn.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
 
@@ -118,13 +119,13 @@ static struct step_state *step_this(void)
 
 static void step_write_dr7(uint64_t v)
 {
-	__asm__ volatile("mov %0, %%dr7" : : "r"(v));
+	__asm__ volatile("mov %0, %%dr7" : : "r"((uintptr_t)v));
 }
 
 static void step_bp_set(struct step_state *s, uint64_t addr)
 {
-	__asm__ volatile("mov %0, %%dr0" : : "r"(addr));
-	__asm__ volatile("mov %0, %%dr6" : : "r"(DR6_CLEAR));
+	__asm__ volatile("mov %0, %%dr0" : : "r"((uintptr_t)addr));
+	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
 	step_write_dr7(DR7_L0);
 	s->bp_armed = true;
 }
@@ -134,7 +135,7 @@ static void step_bp_clear(struct step_state *s)
 	if (!s->bp_armed)
 		return;
 	step_write_dr7(0);
-	__asm__ volatile("mov %0, %%dr6" : : "r"(DR6_CLEAR));
+	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
 	s->bp_armed = false;
 }
 
@@ -169,7 +170,7 @@ static void step_classify(struct step_state *s, uint64_t rip)
 
 	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
 	if (rip >= s->run.text_start && rip < s->run.text_end)
-		insn_classify(p, s->run.text_end - rip, true, &s->cls);
+		insn_classify(p, s->run.text_end - rip, MODE_IS_64, &s->cls);
 }
 
 static void step_count(struct step_counts *res, const struct step_info *si)
@@ -306,20 +307,20 @@ static uint64_t step_time_nops(void)
 			 "movl %%eax, %%ecx\n\t"
 			 "rdtsc\n\t"
 			 "subl %%ecx, %%eax"
-			 : "=&r"(d_nops), "=&a"(d_empty) : : "rcx", "rdx", "cc");
+			 : "=&r"(d_nops), "=&a"(d_empty) : : "ecx", "edx", "cc");
 	return d_nops > d_empty ? d_nops - d_empty : 0;
 }
 
 /* The same nops with TF set: one #DB each (recorded by step_db in calibration mode). */
 static void step_nops_stepped(void)
 {
-	__asm__ volatile("pushfq\n\t"
-			 "orq $0x100, (%%rsp)\n\t"	/* RFLAGS_TF */
-			 "popfq\n\t"
+	__asm__ volatile("pushf\n\t"
+			 "or" MODE_OP_SUFFIX " $0x100, (" MODE_STACK_REG ")\n\t"	/* RFLAGS_TF */
+			 "popf\n\t"
 			 ".rept " STEP_STR(STEP_CAL_NOPS) "\n\tnop\n\t.endr\n\t"
-			 "pushfq\n\t"
-			 "andq $~0x100, (%%rsp)\n\t"
-			 "popfq"
+			 "pushf\n\t"
+			 "and" MODE_OP_SUFFIX " $~0x100, (" MODE_STACK_REG ")\n\t"
+			 "popf"
 			 : : : "memory", "cc");
 }
 

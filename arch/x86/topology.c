@@ -110,6 +110,50 @@ int topo_madt_lapics(const uint8_t *madt, size_t len, uint32_t *ids, unsigned ma
 	return (int)n;
 }
 
+#define MPC_HEADER_LEN		44
+#define MPC_TYPE_PROCESSOR	0
+#define MPC_PROCESSOR_LEN	20
+#define MPC_OTHER_LEN		8
+#define MPC_LAST_BASE_TYPE	4	/* bus, I/O APIC, I/O and local interrupt: 8 bytes */
+#define MPC_CPU_ENABLED		0x1
+
+int topo_mp_lapics(const uint8_t *mpc, size_t len, uint32_t *ids, unsigned max)
+{
+	size_t tlen, off = MPC_HEADER_LEN;
+	unsigned count, n = 0;
+	uint8_t sum = 0;
+
+	if (len < MPC_HEADER_LEN || mpc[0] != 'P' || mpc[1] != 'C' || mpc[2] != 'M' ||
+	    mpc[3] != 'P')
+		return -1;
+	tlen = (size_t)mpc[4] | (size_t)mpc[5] << 8;
+	if (tlen < MPC_HEADER_LEN || tlen > len)
+		return -1;
+	for (size_t i = 0; i < tlen; i++)
+		sum += mpc[i];
+	if (sum != 0)
+		return -1;
+	count = (unsigned)mpc[34] | (unsigned)mpc[35] << 8;
+	for (unsigned e = 0; e < count; e++) {
+		uint8_t type;
+		size_t elen;
+
+		if (off >= tlen)
+			return -1;
+		type = mpc[off];
+		if (type > MPC_LAST_BASE_TYPE)
+			return -1;
+		elen = type == MPC_TYPE_PROCESSOR ? MPC_PROCESSOR_LEN : MPC_OTHER_LEN;
+		if (off + elen > tlen)
+			return -1;
+		if (type == MPC_TYPE_PROCESSOR && (mpc[off + 3] & MPC_CPU_ENABLED) &&
+		    !topo_has_id(ids, n, mpc[off + 1]) && n < max)
+			ids[n++] = mpc[off + 1];
+		off += elen;
+	}
+	return (int)n;
+}
+
 static const char *const state_names[LP_NSTATES] = {
 	[LP_OFFLINE] = "offline",
 	[LP_STARTING] = "starting",

@@ -67,6 +67,17 @@ unsigned topo_candidates(const struct topo_shape *s, uint32_t bsp_apic_id, uint3
  */
 int topo_madt_lapics(const uint8_t *madt, size_t len, uint32_t *ids, unsigned max);
 
+/*
+ * The same from a MultiProcessor Specification 1.4 configuration table
+ * (MP spec 4.2-4.3.1: "PCMP", u16 base table length, checksum over it,
+ * u16 entry count at byte 34, entries from byte 44; a processor entry (type
+ * 0) is 20 bytes with the local APIC ID at byte 1 and CPU flags at byte 3,
+ * bit 0 = enabled; the other base entry types are 8 bytes). The fallback
+ * when there is no MADT, as memtest86+ does it. Returns how many IDs were
+ * written, or -1 when the table is malformed or its checksum is wrong.
+ */
+int topo_mp_lapics(const uint8_t *mpc, size_t len, uint32_t *ids, unsigned max);
+
 /* --- the list `cpu` prints --------------------------------------------------- */
 
 enum lp_state {

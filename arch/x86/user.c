@@ -17,8 +17,7 @@
  *
  * idt.c builds every gate with DPL 0 except int3. Gates 0x80 and 0x81 must
  * be reachable by `int n` at CPL 3 (a DPL-0 gate would raise #GP instead),
- * so user_init() raises their DPL to 3 in the loaded IDT (gate byte 5 =
- * P | DPL | type, SDM Vol. 3A Figure 6-8).
+ * so user_init() raises their DPL to 3 (idt_gate_user(), gdt.c / gdt32.c).
  *
  * Two LPs (Hyper-Threading) may be in ring-3 runs at once. Each has its own
  * stack and buffer pages, but the workload text is one range in the one
@@ -42,10 +41,6 @@
 _Static_assert(offsetof(struct percpu, wl_ring0_rsp) == PERCPU_WL_RING0_RSP, "percpu layout");
 _Static_assert(offsetof(struct percpu, user_kernel_rsp) == PERCPU_USER_KERNEL_RSP, "percpu layout");
 
-#define GATE_ATTR_BYTE		5
-#define GATE_DPL3		(3u << 5)
-#define IDT_GATE_SIZE		16
-
 void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
 
 static bool user_ready;
@@ -66,19 +61,6 @@ static void user_lock_take(void)
 static void user_lock_drop(void)
 {
 	__atomic_store_n(&user_lock, 0, __ATOMIC_RELEASE);
-}
-
-static void user_gate_dpl3(uint8_t vector)
-{
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) idtr;
-	uint8_t *gate;
-
-	__asm__ volatile("sidt %0" : "=m"(idtr));
-	gate = (uint8_t *)(uintptr_t)(idtr.base + (uint64_t)vector * IDT_GATE_SIZE);
-	gate[GATE_ATTR_BYTE] |= GATE_DPL3;
 }
 
 /* int 0x80: a ring-3 workload has returned (RAX is its result). */
@@ -150,9 +132,9 @@ void user_init(void)
 	idt_set_handler(USER_EXIT_VECTOR, user_exit_gate);
 	idt_set_handler(USER_SYNTH_VECTOR, user_synth_gate);
 	idt_set_handler(USER_CALL_VECTOR, user_call_gate);
-	user_gate_dpl3(USER_EXIT_VECTOR);
-	user_gate_dpl3(USER_SYNTH_VECTOR);
-	user_gate_dpl3(USER_CALL_VECTOR);
+	idt_gate_user(USER_EXIT_VECTOR);
+	idt_gate_user(USER_SYNTH_VECTOR);
+	idt_gate_user(USER_CALL_VECTOR);
 	user_ready = true;
 }
 

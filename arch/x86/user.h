@@ -27,9 +27,8 @@
 #define USER_SYNTH_VECTOR	0x81
 #define USER_CALL_VECTOR	0x82	/* a program's calls (sdk/nbprof.h): RAX = call number */
 
-/* struct percpu offsets (arch/x86/percpu.h) of this LP's runner state, read through %gs */
-#define PERCPU_WL_RING0_RSP	136
-#define PERCPU_USER_KERNEL_RSP	144
+/* struct percpu offsets of this LP's runner state, read through %gs: mode.h */
+#include "arch/x86/mode.h"
 
 /* struct wl_call offsets for workloads.S */
 #define WC_FN		0

@@ -295,7 +295,7 @@ static struct sample_run run = {
 static const struct dump_info info = {
 	.family = 0x0f, .model = 4, .stepping = 1, .signature = 0xf41,
 	.image_base = UINT64_C(0x3e4ec000), .text_start = 0x1000, .text_end = 0x2f000,
-	.symtab_crc = 0xdeadbeef, .symtab_count = 321, .run_id = 42,
+	.symtab_crc = 0xdeadbeef, .symtab_count = 321, .run_id = 42, .ip_bits = 32,
 };
 static struct sample want[1024];
 static int nwant;
@@ -367,7 +367,7 @@ static void round_trip_is_exact(void **state)
 	for (int i = 0; i < nwant; i++)
 		assert_same_sample(&dec.s[i], &want[i]);
 	/* Header fields at the offsets dump.h lists. */
-	assert_memory_equal(h, "NBPROF\x01", 7);
+	assert_memory_equal(h, "NBPROF\x02", 7);
 	assert_int_equal(le(h + 7, 4), dec.hlen);
 	assert_int_equal(le(h + 11, 4), nlines);
 	assert_memory_equal(h + 15, "\x0f\x04\x01", 3);
@@ -391,7 +391,8 @@ static void round_trip_is_exact(void **state)
 	p += 9 + 10;
 	assert_int_equal(h[p], 5);
 	assert_memory_equal(h + p + 1, "calls", 5);
-	assert_int_equal(dec.hlen, p + 6);
+	assert_int_equal(h[p + 6], 32);		/* IP bits, as info says (the ia32 kernel's) */
+	assert_int_equal(dec.hlen, p + 7);
 	/* Trailer: totals and per-store counts. */
 	t = dec.trailer;
 	assert_int_equal(le(t, 4), nlines);

@@ -12,7 +12,7 @@
 #include "arch/x86/insn_simd.h"
 
 #define CLASS(...)	insn_simd_class((const uint8_t[]){ __VA_ARGS__ }, \
-					sizeof((const uint8_t[]){ __VA_ARGS__ }))
+					sizeof((const uint8_t[]){ __VA_ARGS__ }), true)
 
 static void classes(void **state)
 {
@@ -40,7 +40,12 @@ static void not_arithmetic(void **state)
 	assert_int_equal(CLASS(0x48, 0x01, 0xd8), INSN_SIMD_NONE);	/* add rax, rbx */
 	assert_int_equal(CLASS(0x90), INSN_SIMD_NONE);
 	assert_int_equal(CLASS(0x66, 0x0f), INSN_SIMD_NONE);		/* truncated */
-	assert_int_equal(insn_simd_class((const uint8_t *)"", 0), INSN_SIMD_NONE);
+	assert_int_equal(insn_simd_class((const uint8_t *)"", 0, true), INSN_SIMD_NONE);
+	/* 32-bit code: 41H is INC ECX, not REX: no class for the bytes after it */
+	assert_int_equal(insn_simd_class((const uint8_t[]){ 0x41, 0x0f, 0x58, 0xc1 }, 4, false),
+			 INSN_SIMD_NONE);
+	assert_int_equal(insn_simd_class((const uint8_t[]){ 0x66, 0x0f, 0x58, 0xc1 }, 4, false),
+			 INSN_SIMD_PACKED_DP);
 }
 
 int main(void)

@@ -207,6 +207,65 @@ static void test_root_low_bits_ignored(void **state)
 	assert_true(paging_walk_mapped(tab(PML4) | 0x18, 0x1000, 8, true, mem_read, &m));
 }
 
+/*
+ * PAE paging (SDM Vol. 3A 4.4, the ia32 kernel's): four PDPTEs at CR3
+ * bits 31:5 (index: linear bits 31:30), then a PD (29:21, PS = 2 MiB) and a
+ * PT (20:12). PDPTEs have no U/S bit, so only the PDE and PTE decide a
+ * user access. Layout:
+ *   PDPTE 0 -> PD: PDE 0 -> PT (page 0 absent, page 1 user, page 2
+ *   supervisor), PDE 1 a 2 MiB user page, PDE 2 a 2 MiB supervisor page;
+ *   PDPTE 3 -> PD_HI: PDE 511 a 2 MiB user page at FFE00000H;
+ *   PDPTEs 1 and 2 absent.
+ */
+static void pae_layout(struct mem *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->t[PDPT][0] = tab(PD) | P;
+	m->t[PDPT][3] = tab(PD_HI) | P;
+	m->t[PD][0] = tab(PT) | P | RW | US;
+	m->t[PD][1] = 1 * M2 | P | RW | US | PS;
+	m->t[PD][2] = 2 * M2 | P | RW | PS;
+	m->t[PT][1] = 1 * K4 | P | RW | US;
+	m->t[PT][2] = 2 * K4 | P | RW;
+	m->t[PD_HI][511] = UINT64_C(0xffe00000) | P | RW | US | PS;
+}
+
+static bool pae_mapped(struct mem *m, uint64_t addr, uint64_t len, bool user)
+{
+	return paging_walk_mapped_pae(tab(PDPT), addr, len, user, mem_read, m);
+}
+
+static void test_pae_pages_and_user_bits(void **state)
+{
+	struct mem m;
+
+	pae_layout(&m);
+	assert_false(pae_mapped(&m, 0, 1, false));			/* page 0 absent */
+	assert_true(pae_mapped(&m, 0x1000, 4096, true));
+	assert_false(pae_mapped(&m, 0x2000, 8, true));		/* supervisor PTE */
+	assert_true(pae_mapped(&m, 0x2000, 8, false));
+	assert_true(pae_mapped(&m, 0x1000, 2 * K4, false));
+	assert_false(pae_mapped(&m, 0x1000, 2 * K4, true));	/* runs into page 2 */
+	assert_true(pae_mapped(&m, M2, M2, true));		/* whole 2 MiB user page */
+	assert_false(pae_mapped(&m, M2, M2 + 1, true));		/* into the supervisor one */
+	assert_true(pae_mapped(&m, M2, 2 * M2, false));
+	assert_false(pae_mapped(&m, 3 * M2, 1, false));		/* PDE 3 absent */
+}
+
+static void test_pae_pdpt_index_and_4g_limit(void **state)
+{
+	struct mem m;
+
+	pae_layout(&m);
+	assert_false(pae_mapped(&m, G1, 8, false));			/* PDPTE 1 absent */
+	assert_false(pae_mapped(&m, 2 * G1, 8, false));		/* PDPTE 2 absent */
+	assert_true(pae_mapped(&m, UINT64_C(0xfffffff8), 8, true));	/* PDPTE 3, PDE 511 */
+	assert_false(pae_mapped(&m, UINT64_C(0xfffffff8), 9, false));	/* ends above 4 GiB */
+	assert_false(pae_mapped(&m, UINT64_C(0x100000000), 1, false));
+	/* CR3 bits 4:3 (PWT, PCD) are not part of the PDPT address. */
+	assert_true(paging_walk_mapped_pae(tab(PDPT) | 0x18, 0x1000, 8, true, mem_read, &m));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +278,8 @@ int main(void)
 		cmocka_unit_test(test_canonical_and_wrap),
 		cmocka_unit_test(test_zero_length_is_one_byte),
 		cmocka_unit_test(test_root_low_bits_ignored),
+		cmocka_unit_test(test_pae_pages_and_user_bits),
+		cmocka_unit_test(test_pae_pdpt_index_and_4g_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

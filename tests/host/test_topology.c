@@ -215,6 +215,73 @@ static void madt_malformed(void **state)
 	assert_int_equal(topo_madt_lapics(t, 44, ids, 8), -1);
 }
 
+/* --- MP configuration table ----------------------------------------------- */
+
+/* A table of n entries (20-byte processors, 8-byte others), checksum fixed. */
+static size_t mpc_build(uint8_t *t, const uint8_t *const *ents, const size_t *lens, unsigned n)
+{
+	size_t len = 44;
+	uint8_t sum = 0;
+
+	memset(t, 0, 256);
+	memcpy(t, "PCMP", 4);
+	t[6] = 4;				/* spec revision 1.4 */
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(t + len, ents[i], lens[i]);
+		len += lens[i];
+	}
+	t[4] = (uint8_t)len;
+	t[34] = (uint8_t)n;
+	for (size_t i = 0; i < len; i++)
+		sum += t[i];
+	t[7] = (uint8_t)-sum;			/* the whole base table sums to 0 */
+	return len;
+}
+
+static void mp_enabled_processors(void **state)
+{
+	/* processor: type 0, APIC ID, APIC version, flags (bit 0 EN, bit 1 BP), ... */
+	static const uint8_t bsp[20] = { 0, 0, 0x14, 3 };
+	static const uint8_t ap[20] = { 0, 6, 0x14, 1 };
+	static const uint8_t off[20] = { 0, 7, 0x14, 0 };	/* disabled: not listed */
+	static const uint8_t bus[8] = { 1, 0, 'I', 'S', 'A' };
+	static const uint8_t ioapic[8] = { 2, 8, 0x11, 1 };
+	const uint8_t *const ents[] = { bsp, bus, ap, ioapic, off, ap };
+	const size_t lens[] = { 20, 8, 20, 8, 20, 20 };
+	uint8_t t[256];
+	uint32_t ids[8];
+	size_t len = mpc_build(t, ents, lens, 6);
+
+	assert_int_equal(topo_mp_lapics(t, len, ids, 8), 2);	/* the duplicate AP once */
+	assert_int_equal(ids[0], 0);
+	assert_int_equal(ids[1], 6);
+	assert_int_equal(topo_mp_lapics(t, len, ids, 1), 1);
+}
+
+static void mp_malformed(void **state)
+{
+	static const uint8_t bsp[20] = { 0, 0, 0x14, 3 };
+	static const uint8_t bad[8] = { 9 };			/* no such base entry type */
+	const uint8_t *const ents[] = { bsp, bad };
+	const size_t lens[] = { 20, 8 };
+	uint8_t t[256];
+	uint32_t ids[8];
+	size_t len = mpc_build(t, ents, lens, 1);
+
+	assert_int_equal(topo_mp_lapics(t, len, ids, 8), 1);
+	t[50] ^= 1;						/* checksum now wrong */
+	assert_int_equal(topo_mp_lapics(t, len, ids, 8), -1);
+	len = mpc_build(t, ents, lens, 1);
+	assert_int_equal(topo_mp_lapics(t, len - 1, ids, 8), -1);	/* shorter than it says */
+	t[34] = 2;						/* one entry more than the table holds */
+	t[7] -= 1;
+	assert_int_equal(topo_mp_lapics(t, len, ids, 8), -1);
+	len = mpc_build(t, ents, lens, 2);
+	assert_int_equal(topo_mp_lapics(t, len, ids, 8), -1);
+	memcpy(t, "PCMX", 4);
+	assert_int_equal(topo_mp_lapics(t, len, ids, 8), -1);
+}
+
 /* --- the `cpu` LP list, through the shell -------------------------------- */
 
 static char out[16384];
@@ -384,6 +451,8 @@ int main(void)
 		cmocka_unit_test(candidates_respect_max),
 		cmocka_unit_test(madt_enabled_lapics),
 		cmocka_unit_test(madt_malformed),
+		cmocka_unit_test(mp_enabled_processors),
+		cmocka_unit_test(mp_malformed),
 		L(cpu_lists_two_threads),
 		L(cpu_one_lp_says_no_sibling),
 		L(cpu_two_cores_are_not_siblings),

@@ -14,6 +14,14 @@ sig is the CPUID family/model/stepping, cfg the text of an nbprof.cfg put
 on the ESP. Images are made with tools/mkimage from build/BOOTX64.EFI
 (NBPROF_BUILD names another build directory).
 
+--nbprof-firmware=uefi-ia32 (or NBPROF_FIRMWARE=uefi-ia32) runs the same
+modules against the 32-bit kernel: the image also carries
+build/BOOTIA32.EFI, and QEMU boots it with OVMF ia32 and a CPU without
+long mode (tools/qemu.py FIRMWARES). --nbprof-firmware=bios boots the
+32-bit kernel from SeaBIOS through GRUB (build/nbprof32.elf, Multiboot).
+Images and transcripts then carry the suffix -ia32 or -bios. The fixture `firmware` names the configuration, for the few
+assertions that differ between the kernels (address widths).
+
 With --nbprof-serial=/dev/ttyUSB0 the same tests talk to a real machine
 (115200 8N1) instead; boot it after starting pytest. Tests that need
 QEMU itself (exit status, a second image) are skipped there.
@@ -123,9 +131,16 @@ class Console:
 def pytest_addoption(parser):
     parser.addoption("--nbprof-serial", metavar="DEV",
                      help="talk to a real machine on this serial port instead of QEMU")
+    parser.addoption("--nbprof-firmware", choices=sorted(qemu.FIRMWARES),
+                     default=os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE,
+                     help="boot configuration: uefi-x64 (64-bit kernel, default) or "
+                          "uefi-ia32 (32-bit kernel)")
 
 
 def pytest_configure(config):
+    # Modules that read the kernel ELF at import time (test_record.py) see
+    # the configuration through the environment.
+    os.environ["NBPROF_FIRMWARE"] = config.getoption("--nbprof-firmware")
     config.addinivalue_line("markers", "qemu_only: needs QEMU itself, not a real serial line")
 
 
@@ -137,17 +152,23 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
 
 
-def make_image(name, cfg=None, programs=()):
+def make_image(name, cfg=None, firmware=qemu.DEFAULT_FIRMWARE, programs=()):
     """build/qemu-test/NAME.img from build/BOOTX64.EFI (and an nbprof.cfg text).
 
+    Under uefi-ia32 build/BOOTIA32.EFI goes in as well (tools/mkimage --ia32),
+    under bios GRUB and build/nbprof32.elf (--bios).
     programs: files for the ESP's nbprof/ folder (users' programs read at boot).
     """
     os.makedirs(WORK, exist_ok=True)
     efi = os.path.join(qemu.BUILD, "BOOTX64.EFI")
-    if not os.path.exists(efi):
-        pytest.fail("%s is missing: run make (or make qemu-test)" % efi)
+    efi32 = os.path.join(qemu.BUILD, "BOOTIA32.EFI")
+    elf32 = os.path.join(qemu.BUILD, "nbprof32.elf")
+    extra = {"uefi-ia32": ["--ia32", efi32], "bios": ["--bios", elf32]}.get(firmware, [])
+    for f in [efi] + extra[1:]:
+        if not os.path.exists(f):
+            pytest.fail("%s is missing: run make (or make qemu-test)" % f)
     img = os.path.join(WORK, name + ".img")
-    argv = [os.path.join(REPO, "tools", "mkimage"), img, efi]
+    argv = [os.path.join(REPO, "tools", "mkimage")] + extra + [img, efi]
     if cfg is not None:
         cfg_path = os.path.join(WORK, name + ".cfg")
         with open(cfg_path, "w") as f:
@@ -161,16 +182,18 @@ def make_image(name, cfg=None, programs=()):
 
 
 def boot_qemu(name, sig=qemu.DEFAULT_SIG, smp_ht=False, cfg=None, icount=False, extra=(),
-              programs=()):
+              firmware=qemu.DEFAULT_FIRMWARE, machine=None, programs=()):
     """Start QEMU on a fresh image; a Console that has not yet waited for anything.
 
     extra: more QEMU arguments, e.g. ("-smp", "2") for two cores without HT.
+    firmware: a tools/qemu.py FIRMWARES key (uefi-ia32: the 32-bit kernel).
     """
-    img = make_image(name, cfg, programs)
-    code, template = qemu.find_firmware()
+    img = make_image(name, cfg, firmware, programs)
+    code, template = qemu.find_firmware(firmware)
     varstore = qemu.make_vars(template)
-    argv = qemu.command(img, varstore, code, cpu=qemu.cpu_model(*sig), smp_ht=smp_ht,
-                        icount=icount, extra=extra)
+    argv = qemu.command(img, varstore, code, cpu=qemu.cpu_model(*sig, firmware=firmware),
+                        smp_ht=smp_ht, icount=icount, extra=extra, firmware=firmware,
+                        machine=machine)
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
                           dimensions=(50, 200), timeout=CMD_TIMEOUT)
     con = Console(child, name)
@@ -210,11 +233,28 @@ def settle(con, quiet=1.0):
     pytest.fail("%s: the batch commands did not finish within %d s" % (con.name, BOOT_TIMEOUT))
 
 
+def kernel_bits(firmware):
+    """64 for the x86-64 kernel (uefi-x64), 32 for the ia32 kernel (uefi-ia32, bios)."""
+    return 64 if firmware == "uefi-x64" else 32
+
+
+def firmware_suffix(firmware):
+    """"" for the default configuration, else "-ia32" etc. for image and log names."""
+    return "" if firmware == qemu.DEFAULT_FIRMWARE else "-" + firmware.rpartition("-")[2]
+
+
+@pytest.fixture(scope="session")
+def firmware(request):
+    """The boot configuration the QEMU tests run against (--nbprof-firmware)."""
+    return request.config.getoption("--nbprof-firmware")
+
+
 @pytest.fixture(scope="module")
-def nb(request):
+def nb(request, firmware):
     """A booted machine at its first prompt, shared by the tests of one module."""
-    name = request.module.__name__.rpartition(".")[2]
+    name = request.module.__name__.rpartition(".")[2] + firmware_suffix(firmware)
     opts = dict(getattr(request.module, "BOOT", {}))
+    opts.setdefault("firmware", firmware)
     dev = request.config.getoption("--nbprof-serial")
     t0 = time.monotonic()
     con = open_serial(dev) if dev else boot_qemu(name, **opts)

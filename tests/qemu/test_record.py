@@ -26,10 +26,11 @@ import re
 import subprocess
 
 import pytest
+import conftest
 import qemu  # tools/, put on the path by conftest.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ELF = os.path.join(qemu.BUILD, "nbprof.so")
+ELF = qemu.kernel_elf(os.environ.get("NBPROF_FIRMWARE", qemu.DEFAULT_FIRMWARE))
 DECODE = os.path.join(REPO, "tools", "nbprof-decode")
 WORK = os.path.join(qemu.BUILD, "qemu-test")
 
@@ -278,7 +279,7 @@ def test_script_folds_like_stackcollapse(nb):
             assert set(names[:k]) == {"wl_calls_level"} and k <= depth + 1, names
 
 
-def test_dump_round_trip_and_corruption(nb):
+def test_dump_round_trip_and_corruption(nb, firmware):
     out = record(nb, "-g --throttle 100 -e instr_retired -c 37 calls 2 40")
     stored = summary(out)["stored"]
     script = nb.cmd("script", timeout=60)
@@ -288,6 +289,8 @@ def test_dump_round_trip_and_corruption(nb):
     r = decode(nb, "dump.log", dump, "--script", "-")
     assert r.returncode == 0, r.stderr
     assert "not the recording kernel" not in r.stderr, "%s does not match the booted image" % ELF
+    # The header says how wide the kernel's IPs are (dump format 2).
+    assert "%d-bit IPs" % conftest.kernel_bits(firmware) in r.stderr, r.stderr
     assert r.stdout.rstrip("\n") == script.rstrip("\n")
     assert len(parse_script(r.stdout)) == stored
     bad = lines[len(lines) // 2]

@@ -15,6 +15,8 @@ import re
 
 import pytest
 
+import conftest
+
 BUILTINS = ("help", "cpu", "mem", "msr", "fault", "reboot", "poweroff")
 
 
@@ -79,13 +81,25 @@ def test_help_for_one_command(nb):
 
 
 @pytest.mark.qemu_only     # the signature QEMU was given
-def test_cpu_shows_netburst_signature(nb):
+def test_cpu_shows_netburst_signature(nb, firmware):
     out = nb.cmd("cpu")
     assert field(out, "vendor") == "GenuineIntel"
     sig = field(out, "signature")
     assert "0F_04H" in sig
     assert "%08XH" % ((0xF << 8) | (4 << 4) | 1) in sig
-    assert field(out, "EM64T") == "yes"          # qemu64 reports long mode
+    if firmware == "uefi-ia32":                   # qemu64 with -lm: no long mode
+        assert field(out, "EM64T") == "no"
+        assert field(out, "boot") == ("UEFI ia32 (EFI/BOOT/BOOTIA32.EFI); nbprof runs in "
+                                      "32-bit protected mode with PAE paging")
+    elif firmware == "bios":                      # SeaBIOS, GRUB, the Multiboot ELF
+        assert field(out, "EM64T") == "no"
+        assert field(out, "boot") == ("legacy BIOS (GRUB i386-pc, Multiboot, "
+                                      "/boot/nbprof32.elf); nbprof runs in "
+                                      "32-bit protected mode with PAE paging")
+    else:
+        assert field(out, "EM64T") == "yes"      # qemu64 reports long mode
+        assert field(out, "boot") == ("UEFI x64 (EFI/BOOT/BOOTX64.EFI); nbprof runs in "
+                                      "64-bit mode (IA-32e)")
     assert field(out, "HTT").startswith("no")     # one logical processor
     # qemu64 sets no CPUID.1:EDX.DS, so neither PEBS nor BTS (fact sheet 5.1),
     # whatever IA32_MISC_ENABLE says; that MSR was read without a crash.
@@ -207,7 +221,7 @@ FAULTS = [
 
 
 @pytest.mark.parametrize("kind,mnemonic,vector,name,func", FAULTS, ids=[f[0] for f in FAULTS])
-def test_fault_reported_and_recovered(nb, kind, mnemonic, vector, name, func):
+def test_fault_reported_and_recovered(nb, firmware, kind, mnemonic, vector, name, func):
     out = nb.cmd("fault " + kind)
     head = re.search(r"^\*\*\* exception (\S+) \(vector (\d+)\) (.*)$", out, re.M)
     assert head, out
@@ -233,14 +247,19 @@ def test_fault_reported_and_recovered(nb, kind, mnemonic, vector, name, func):
         assert r in regs, "%s missing from the report:\n%s" % (r, out)
     assert int(regs["CS"], 16) & 3 == 0                    # raised in ring 0
     assert int(regs["RFLAGS"], 16) & 2                     # RFLAGS bit 1 always reads 1
-    # What the raising instruction left behind (arch/x86/cpu.c): #GP loads
-    # through the non-canonical 8000000000000000H in RCX; #PF reads the
-    # unmapped page 00007FFFFFFFF000H, which CR2 must name; #DE divides
-    # EDX:EAX = 0:1 by ECX = 0.
+    # What the raising instruction left behind (arch/x86/cpu.c, mode64.c,
+    # mode32.c): #GP loads through the non-canonical 8000000000000000H in
+    # RCX (64-bit) or loads SS with the null selector in EAX (32-bit); #PF
+    # reads the unmapped 00007FFFFFFFF000H (64-bit) or FF0H in page 0
+    # (32-bit), which CR2 must name; #DE divides EDX:EAX = 0:1 by ECX = 0.
+    ia32 = conftest.kernel_bits(firmware) == 32
     if kind == "gp":
-        assert int(regs["RCX"], 16) == 0x8000000000000000
+        if ia32:
+            assert int(regs["RAX"], 16) == 0 and int(regs["SS"], 16) == 0x10
+        else:
+            assert int(regs["RCX"], 16) == 0x8000000000000000
     if kind == "pf":
-        assert int(regs["CR2"], 16) == 0x00007FFFFFFFF000
+        assert int(regs["CR2"], 16) == (0xFF0 if ia32 else 0x00007FFFFFFFF000)
     if kind == "de":
         assert int(regs["RCX"], 16) & 0xFFFFFFFF == 0
         assert int(regs["RAX"], 16) & 0xFFFFFFFF == 1

@@ -100,9 +100,10 @@ def one_machine(request):
         con.stop()
 
 
-def boot_other(name, extra):
+def boot_other(name, extra, firmware, machine=None):
     """Boot another machine, return (boot log, `cpu` output, `cpu selftest` output)."""
-    con = conftest.boot_qemu(name, extra=extra)
+    name += conftest.firmware_suffix(firmware)
+    con = conftest.boot_qemu(name, extra=extra, firmware=firmware, machine=machine)
     try:
         con.expect_exact(conftest.READY, conftest.BOOT_TIMEOUT)
         con.expect_exact(conftest.PROMPT, conftest.CMD_TIMEOUT)
@@ -117,8 +118,8 @@ def boot_other(name, extra):
 
 # These two come last: they stop the module's machine.
 @pytest.mark.qemu_only
-def test_single_lp_degrades_cleanly(one_machine):
-    log, cpu, selftest = boot_other("test_smp_single", ())
+def test_single_lp_degrades_cleanly(one_machine, firmware):
+    log, cpu, selftest = boot_other("test_smp_single", (), firmware)
     msg = "1 logical processor; no Hyper-Threading sibling in this topology"
     assert msg in log and msg in cpu and msg in selftest
     rows = lp_rows(cpu)
@@ -127,8 +128,8 @@ def test_single_lp_degrades_cleanly(one_machine):
 
 
 @pytest.mark.qemu_only
-def test_two_cores_are_not_siblings(one_machine):
-    log, cpu, selftest = boot_other("test_smp_cores", ("-smp", "2"))
+def test_two_cores_are_not_siblings(one_machine, firmware):
+    log, cpu, selftest = boot_other("test_smp_cores", ("-smp", "2"), firmware)
     assert re.search(r"^cores\s+2 per package, 1 thread per core$", cpu, re.M), cpu
     rows = lp_rows(cpu)
     assert sorted(rows) == [0, 1], cpu
@@ -137,3 +138,28 @@ def test_two_cores_are_not_siblings(one_machine):
     assert "no Hyper-Threading sibling in this topology" in cpu
     assert "LP1: work ran ok (it read APIC ID 1," in selftest
     assert re.search(r"^smp: LP1 APIC ID 1 \(package 0, core 1, SMT 0\): up in", log, re.M), log
+
+
+@pytest.mark.qemu_only
+def test_mp_table_finds_the_processors_without_acpi(one_machine, firmware):
+    """BIOS path only: no ACPI tables (i440FX with acpi=off), two packages; SeaBIOS's
+    MP table (MultiProcessor Specification 1.4) lists both processors."""
+    if firmware != "bios":
+        pytest.skip("the MP table is looked for on the legacy-BIOS path only")
+    log, cpu, selftest = boot_other("test_smp_mp", ("-smp", "2,sockets=2,cores=1,threads=1"),
+                                    firmware, machine="pc,acpi=off")
+    assert "smp: 2 logical processors (MP table)" in log, log
+    assert re.search(r"^smp: LP1 APIC ID 1 \(package 1, core 0, SMT 0\): up in", log, re.M), log
+    assert "LP1: work ran ok (it read APIC ID 1," in selftest
+
+
+@pytest.mark.qemu_only
+def test_mp_table_of_one_package_leaves_the_sibling_to_cpuid(one_machine, firmware):
+    """SeaBIOS lists one logical processor per package in its MP table, as BIOSes
+    of the Hyper-Threading era did; the sibling then comes from CPUID."""
+    if firmware != "bios":
+        pytest.skip("the MP table is looked for on the legacy-BIOS path only")
+    log, cpu, selftest = boot_other("test_smp_mp_ht", ("-smp", "2,sockets=1,cores=1,threads=2"),
+                                    firmware, machine="pc,acpi=off")
+    assert "smp: 2 logical processors (CPUID)" in log, log
+    assert re.search(r"^smp: LP1 APIC ID 1 \(package 0, core 0, SMT 1\): up in", log, re.M), log

@@ -2,7 +2,8 @@
  * dumpgen.c - a recording made on the host, printed by the kernel's own
  * formatters, for the tests of tools/nbprof-decode.
  *
- *	dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] [--pair] dump|samples|script|report
+ *	dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] [--pair] [--ip-bits 32|64]
+ *	        dump|samples|script|report
  *
  * Samples are pseudo-random (fixed seed) over the text symbols of an `nm -n`
  * listing (FILE, e.g. of build/nbprof.so; a small built-in table without
@@ -187,7 +188,7 @@ static void print_samples(const struct sample_run *run)
 static int usage(void)
 {
 	fprintf(stderr, "usage: dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] [--pair] "
-		"dump|samples|script|report|nm\n");
+		"[--ip-bits 32|64] dump|samples|script|report|nm\n");
 	return 2;
 }
 
@@ -213,6 +214,7 @@ int main(int argc, char **argv)
 	const char *nm = NULL, *what = NULL;
 	int n = 500;
 	unsigned long from = 0;
+	unsigned ip_bits = 64;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -225,6 +227,8 @@ int main(int argc, char **argv)
 			from = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--pair"))
 			pair = 1;
+		else if (!strcmp(argv[i], "--ip-bits") && i + 1 < argc)
+			ip_bits = (unsigned)strtoul(argv[++i], NULL, 0);
 		else if (argv[i][0] != '-' && !what)
 			what = argv[i];
 		else
@@ -262,7 +266,7 @@ int main(int argc, char **argv)
 			.family = 0x0f, .model = 4, .stepping = 1, .signature = 0xf41,
 			.image_base = IMAGE_BASE, .text_start = text_start, .text_end = text_end,
 			.symtab_crc = dump_symtab_crc(syms, nsyms), .symtab_count = nsyms,
-			.run_id = UINT64_C(5000000000) + rng,
+			.run_id = UINT64_C(5000000000) + rng, .ip_bits = (uint8_t)ip_bits,
 		};
 		int rc = dump_begin(&enc, &run, &info, (uint32_t)from);
 

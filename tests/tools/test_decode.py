@@ -291,3 +291,19 @@ def test_annotate_joins_samples_with_objdump(dumpgen, decode, tmp_path):
     # Samples land on instruction starts only by chance here (dumpgen picks
     # any byte), so count only those that objdump shows as an instruction.
     assert hits <= 200
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_header_says_the_ip_width(dumpgen, decode, tmp_path, nm, bits):
+    """Dump format 2 carries the IP width (32 from the ia32 kernel); samples decode the same."""
+    lines = dumpgen("-n", 50, "--ip-bits", bits, "dump").splitlines()
+    cap = write(tmp_path, "cap.log", noisy(lines))
+    p = decode(cap, "--nm", nm, "--csv", "out.csv")
+    assert "%d-bit IPs" % bits in p.stderr
+    assert read_csv_samples(str(tmp_path / "out.csv")) == truth(dumpgen, "-n", 50)
+
+
+def test_header_with_a_bad_ip_width_is_refused(dumpgen, decode, tmp_path, nm):
+    lines = dumpgen("-n", 10, "--ip-bits", 48, "dump").splitlines()
+    p = decode(write(tmp_path, "cap.log", noisy(lines)), "--nm", nm, ok=(1, 2))
+    assert "48-bit IPs" in p.stderr

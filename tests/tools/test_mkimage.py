@@ -127,3 +127,101 @@ def test_same_inputs_same_bytes(image):
     again = image["dir"] / "again.img"
     subprocess.run([MKIMAGE, str(again), str(image["efi"]), str(image["cfg"])], check=True)
     assert again.read_bytes() == image["data"]
+
+
+# --- the full image: both kernels and GRUB for legacy BIOS --------------------
+# GRUB 2.06 (grub-pc-bin): boot.img keeps the LBA of core.img's first sector
+# at 5CH (GRUB_BOOT_MACHINE_KERNEL_SECTOR) and the hard-disk check at 66H
+# (GRUB_BOOT_MACHINE_DRIVE_CHECK, NOPed for disks); diskboot.img, core.img's
+# first sector, ends with its block list at 1F4H: u64 start, u16 sectors.
+GRUB_DIR = "/usr/lib/grub/i386-pc"
+BIOS_BOOT_TYPE = uuid.UUID("21686148-6449-6E6F-744E-656564454649")
+
+
+@pytest.fixture(scope="module")
+def full_image(tmp_path_factory):
+    if not os.path.exists(os.path.join(GRUB_DIR, "boot.img")):
+        pytest.skip("grub-pc-bin is not installed")
+    d = tmp_path_factory.mktemp("full")
+    efi, efi32, elf = d / "BOOTX64.EFI", d / "BOOTIA32.EFI", d / "nbprof32.elf"
+    efi.write_bytes(b"MZ" + os.urandom(60000))
+    efi32.write_bytes(b"MZ" + os.urandom(50000))
+    elf.write_bytes(b"\x7fELF" + os.urandom(80000))
+    img = d / "nbprof.img"
+    argv = [MKIMAGE, "--ia32", str(efi32), "--bios", str(elf), str(img), str(efi)]
+    subprocess.run(argv, check=True)
+    return {"img": img, "efi": efi, "efi32": efi32, "elf": elf, "data": img.read_bytes(),
+            "dir": d, "argv": argv}
+
+
+def partitions(data):
+    h = header(data, 1)
+    base = h["entries_lba"] * SECTOR
+    out = []
+    for i in range(h["n"]):
+        e = data[base + i * 128:base + (i + 1) * 128]
+        if e[:16] != bytes(16):
+            out.append((uuid.UUID(bytes_le=e[:16]),) + struct.unpack("<QQ", e[32:48]))
+    return out
+
+
+def test_full_image_partitions(full_image):
+    parts = partitions(full_image["data"])
+    assert [p[0] for p in parts] == [ESP_TYPE, BIOS_BOOT_TYPE]    # the ESP stays partition 1
+    assert parts[1][1:] == (34, 2047)
+
+
+def test_mbr_holds_grub_boot_code_pointing_at_core(full_image):
+    data = full_image["data"]
+    boot = open(os.path.join(GRUB_DIR, "boot.img"), "rb").read()
+    assert struct.unpack_from("<Q", data, 0x5C)[0] == 34
+    assert data[0x66:0x68] == b"\x90\x90"
+    patched = {range(0x5C, 0x64), range(0x66, 0x68)}
+    for i in range(440):
+        if not any(i in r for r in patched):
+            assert data[i] == boot[i], "MBR byte %#x differs from boot.img" % i
+    assert data[446 + 4] == 0xEE and data[510:512] == b"\x55\xaa"  # still a protective MBR
+
+
+def test_core_img_block_list(full_image):
+    data = full_image["data"]
+    core = data[34 * SECTOR:2048 * SECTOR]
+    diskboot = open(os.path.join(GRUB_DIR, "diskboot.img"), "rb").read()
+    assert core[:0x1F4] == diskboot[:0x1F4]
+    start, count = struct.unpack_from("<QH", core, 0x1F4)
+    assert start == 35 and 0 < count < 2047 - 34
+    assert core[SECTOR:(count + 1) * SECTOR].rstrip(b"\0")          # GRUB's kernel is there
+    assert core[(count + 1) * SECTOR:] == bytes(len(core) - (count + 1) * SECTOR)
+
+
+def test_full_image_files(full_image):
+    data = full_image["data"]
+    first = partitions(data)[0][1]
+    img = "%s@@%d" % (full_image["img"], first * SECTOR)
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1", PATH=SBIN)
+
+    def mtype(path):
+        return subprocess.run(["mtype", "-i", img, path], stdout=subprocess.PIPE,
+                              check=True, env=env).stdout
+    assert mtype("::/EFI/BOOT/BOOTX64.EFI") == full_image["efi"].read_bytes()
+    assert mtype("::/EFI/BOOT/BOOTIA32.EFI") == full_image["efi32"].read_bytes()
+    assert mtype("::/boot/nbprof32.elf") == full_image["elf"].read_bytes()
+
+
+def test_full_image_sgdisk_and_reproducible(full_image):
+    p = subprocess.run(["sgdisk", "-v", str(full_image["img"])], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True,
+                       env=dict(os.environ, PATH=SBIN))
+    assert p.returncode == 0 and "No problems found" in p.stdout, p.stdout
+    again = full_image["dir"] / "again.img"
+    subprocess.run(full_image["argv"][:-2] + [str(again), full_image["argv"][-1]], check=True)
+    assert again.read_bytes() == full_image["data"]
+
+
+def test_bad_option_changes_nothing(tmp_path):
+    out = tmp_path / "x.img"
+    p = subprocess.run([MKIMAGE, "--bios", str(tmp_path / "missing.elf"), str(out),
+                        str(tmp_path / "missing.efi")], stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    assert p.returncode != 0 and "no such file" in p.stderr
+    assert not out.exists()

@@ -1,0 +1,57 @@
+/*
+ * mode.h - the few constants that differ between the x86-64 kernel
+ * (BOOTX64.EFI, long mode) and the ia32 kernel (BOOTIA32.EFI, 32-bit
+ * protected mode with PAE paging), in one place.
+ *
+ * Everything else that depends on the CPU mode is in files of its own, side
+ * by side: entry.S / entry32.S (interrupt stubs, guarded calls),
+ * gdt.c / gdt32.c (GDT, TSS, IDT gates, the per-LP base), paging.c /
+ * paging32.c, trampoline.S / trampoline32.S (the sibling's start-up),
+ * workloads.S / workloads32.S (bodies and ring-0/ring-3 runners) and
+ * mode64.c / mode32.c. Both kernels hand the portable C code the same
+ * struct trap_frame (idt.h): the 32-bit entry path widens its frame to it
+ * and writes the changed fields back (entry32.S).
+ */
+#ifndef NBPROF_ARCH_X86_MODE_H
+#define NBPROF_ARCH_X86_MODE_H
+
+#if defined(__x86_64__)
+#define MODE_BITS		64
+#define MODE_NAME		"64-bit mode (IA-32e)"
+#define MODE_STACK_REG		"%%rsp"		/* for inline assembly */
+#define MODE_OP_SUFFIX		"q"
+/* struct percpu offsets (percpu.h) that workloads.S reads through %gs */
+#define PERCPU_WL_RING0_RSP	136
+#define PERCPU_USER_KERNEL_RSP	144
+/* canonical, never mapped (above the identity map's 512 GiB at most) */
+#define MODE_UNMAPPED_ADDR	0x00007ffffffff000
+#else
+#define MODE_BITS		32
+#define MODE_NAME		"32-bit protected mode with PAE paging"
+#define MODE_STACK_REG		"%%esp"
+#define MODE_OP_SUFFIX		"l"
+#define PERCPU_WL_RING0_RSP	116
+#define PERCPU_USER_KERNEL_RSP	124
+/* page 0, which both kernels leave unmapped (paging.c, paging32.c) */
+#define MODE_UNMAPPED_ADDR	0x00000ff0
+#endif
+
+#define MODE_IS_64		(MODE_BITS == 64)
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+struct percpu;
+
+/*
+ * Point this LP's GS base at pc (percpu.h: `mov %gs:0` then yields pc).
+ * x86-64: IA32_GS_BASE; ia32: a GS descriptor in the LP's own GDT (the MSR
+ * exists only with EM64T).
+ */
+void mode_set_percpu_base(struct percpu *pc);
+
+/* IA32_EFER for the sibling's start-up (trampoline.S), 0 where it has none. */
+uint64_t mode_ap_efer(void);
+#endif
+
+#endif
