@@ -25,7 +25,7 @@
 
 struct pebs_lp {
 	uint8_t area[0x50] __attribute__((aligned(64)));
-	uint8_t buf[PEBS_RECORDS_MAX * PEBS_REC_MAX] __attribute__((aligned(64)));
+	uint8_t buf[PEBS_RECORDS_MAX * PEBS_REC_MAX + 1] __attribute__((aligned(64)));
 	bool armed;
 };
 
@@ -63,7 +63,8 @@ int pebs_prepare(unsigned lp, unsigned records, uint64_t period, char *err, size
 		return ksnprintf(err, n, "PEBS: no logical processor %u", lp), -1;
 	if (records < 2 || records > PEBS_RECORDS_MAX)
 		return ksnprintf(err, n, "PEBS buffer: 2 to %u records", PEBS_RECORDS_MAX), -1;
-	if (p4_ds_plan(PEBS_FORM, (uint64_t)(uintptr_t)bufs[lp].buf, (uint64_t)records * PEBS_REC,
+	if (p4_ds_plan(PEBS_FORM, (uint64_t)(uintptr_t)bufs[lp].buf,
+		       (uint64_t)records * PEBS_REC + p4_ds_layouts[PEBS_FORM].max_slack,
 		       1, 0 - period, &p, &why))
 		return ksnprintf(err, n, "PEBS buffer: %s", why), -1;
 	p4_ds_put_pebs(PEBS_FORM, bufs[lp].area, &p);
