@@ -35,12 +35,13 @@ BOOT_MB_ASM  := boot/multiboot_entry.S
 KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c
-SHELL_KSRCS := shell/cmd_program.c
+SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c
 PROF_SRCS   := prof/dump.c prof/program.c prof/report.c prof/samples.c prof/selftest_report.c \
-               prof/upload.c prof/workload.c
+               prof/upload.c prof/workload.c prof/snippet.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/programs_k.c \
                prof/record.c prof/selftest.c \
-               prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c prof/workloads.c
+               prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c prof/workloads.c \
+               prof/snippet_run.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
                arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/idt.c \
@@ -51,8 +52,10 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/idt.c 
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
-ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x86/workloads.S
-ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S
+ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x86/workloads.S \
+               arch/x86/snippet_area.S
+ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S \
+               arch/x86/snippet_area.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
@@ -82,6 +85,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c \
                   tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
+HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -111,7 +115,7 @@ $(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_O
 $(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
 $(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
 $(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
-$(B)/k/prof/selftest_overflow.o: K_OPT := -Os
+$(B)/k/prof/selftest_overflow.o $(B)/k/prof/snippet.o $(B)/k/prof/snippet_run.o: K_OPT := -Os
 $(B)/k/pmu/p4_pebs.o $(B)/k/prof/pebs.o $(B)/k/prof/tagfeed.o: K_OPT := -Os
 $(B)/k/pmu/model/p4_model_pebs.o $(B)/k/arch/x86/insn_simd.o: K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld

@@ -25,6 +25,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
 #include "arch/x86/paging.h"
+#include "arch/x86/panic.h"
 #include "arch/x86/pic.h"
 #include "arch/x86/selftest.h"
 #include "arch/x86/serial.h"
@@ -220,11 +221,11 @@ void kmain(struct bootinfo *bi)
 	kprintf("nbprof: ready\n");
 
 	shell_init(&shell, &io);
-	workload_add_commands(&shell);
-	program_add_commands(&shell);
-	perf_add_commands(&shell);
-	record_add_commands(&shell);
-	selftest_add_commands(&shell);
+	/* A table that does not fit would leave its commands "unknown": stop instead. */
+	if (workload_add_commands(&shell) || program_add_commands(&shell) ||
+	    perf_add_commands(&shell) || record_add_commands(&shell) ||
+	    selftest_add_commands(&shell) || bench_add_commands(&shell))
+		panic("shell: more command tables than SHELL_MAX_TABLES (shell/shell.h)");
 	kmain_run_batch();
 	while (shell_readline(&shell) >= 0)
 		shell.last_status = arch_run_guarded(kmain_run_line, shell.line);

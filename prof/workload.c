@@ -140,6 +140,15 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 		.help = "Shows that a fault in a ring-3 workload is reported and the shell\n"
 			"survives. Instructions at CPL 0: 4.\n",
 	},
+	[WL_SNIPPET] = {
+		.id = WL_SNIPPET, .name = "snippet",
+		.exercises = "the code `bench` last loaded into the snippet area (or just ret)",
+		.help = "Runs the loop `bench` generated last (prof/snippet.h): push of RBX, RBP,\n"
+			"R12-R15, INIT, mov r15 N, U snippet copies, dec r15, jnz, six pops, ret.\n"
+			"Instructions: 14 + I + N*(U*K + 2), I and K the init and snippet\n"
+			"instruction counts (ia32: counter on the stack, 11 + I + N*(U*K + 2));\n"
+			"1 (ret) before any bench.\n",
+	},
 };
 
 const struct workload *workload_find(const char *name)

@@ -49,6 +49,7 @@ enum workload_id {
 	WL_HALT,
 	WL_SYNTHETIC,
 	WL_FAULT_USER,
+	WL_SNIPPET,
 	WL_NWORKLOADS,
 	WL_PROGRAM = WL_NWORKLOADS,	/* a user's program (prof/program.h), not in the table */
 };

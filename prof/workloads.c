@@ -44,6 +44,7 @@
 #include "arch/x86/user.h"
 #include "lib/printf.h"
 #include "prof/program.h"
+#include "prof/snippet_run.h"
 #include "prof/workload.h"
 
 #define USER_STACK_PAGES	4	/* 16 KiB: calls DEPTH 256 needs 4 KiB */
@@ -199,6 +200,7 @@ static int workload_setup(struct wl_run *r)
 		break;
 	case WL_SYNTHETIC: r->call.fn = (uintptr_t)wl_synthetic; arg[0] = v[1]; break;
 	case WL_FAULT_USER: r->call.fn = (uintptr_t)wl_fault_user; arg[0] = (uintptr_t)&wl_kernel_word; break;
+	case WL_SNIPPET: r->call.fn = snippet_entry(); break;
 	case WL_PROGRAM:
 		return workload_program_setup(r);
 	default:

@@ -22,5 +22,6 @@ int record_add_commands(struct shell *sh);	/* record, report, annotate, script, 
 int workload_add_commands(struct shell *sh);	/* workloads, run, run-pair */
 int program_add_commands(struct shell *sh);	/* programs, upload (cmd_program.c) */
 int selftest_add_commands(struct shell *sh);	/* selftest (cmd_selftest.c) */
+int bench_add_commands(struct shell *sh);	/* bench (cmd_bench.c) */
 
 #endif

@@ -1,0 +1,27 @@
+/*
+ * snippet_area.S - the code area `bench` writes its generated loop into
+ * (prof/snippet.h, prof/snippet_run.c).
+ *
+ * It lives in .wltext, the workload text (linker.ld), so the step engine
+ * decodes and counts it and a ring-3 run can execute it exactly like a
+ * built-in workload. It is SNIPPET_AREA_SIZE bytes of ret (C3), so the
+ * `snippet` workload returns at once until a snippet is loaded. It is
+ * stored in the image (the whole kernel file has a size budget,
+ * tests/tools/test_image.py): 3 KiB keeps it and the workload bodies on
+ * one page.
+ */
+#define SNIPPET_AREA_BYTES 3072		/* SNIPPET_AREA_SIZE in prof/snippet.h */
+
+	.section .wltext, "ax", @progbits
+	.balign 16
+	.globl snippet_area
+	.hidden snippet_area
+	.type snippet_area, @function
+snippet_area:
+	.fill SNIPPET_AREA_BYTES, 1, 0xc3
+	.size snippet_area, . - snippet_area
+	.globl snippet_area_end
+	.hidden snippet_area_end
+snippet_area_end:
+
+	.section .note.GNU-stack, "", @progbits
