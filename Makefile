@@ -39,11 +39,12 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_sel
 SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c
 PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/program.c prof/report.c prof/samples.c \
                prof/selftest_report.c prof/upload.c prof/workload.c prof/snippet.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/perf.c prof/programs_k.c prof/record.c \
-               prof/selftest.c \
-               prof/selftest_counts.c prof/selftest_overflow.c prof/workloads.c \
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/programs_k.c \
+               prof/record.c prof/selftest.c \
+               prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c prof/workloads.c \
                prof/snippet_run.c
-ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/pagewalk.c arch/x86/topology.c
+ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
+               arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
@@ -57,9 +58,9 @@ ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x
 ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S \
                arch/x86/snippet_area.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
-               pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_uncore.c \
+               pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
 LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
@@ -75,15 +76,16 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_commands.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
-                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_perf.c \
+                  tests/host/test_model.c tests/host/test_paging.c tests/host/test_pebs.c \
+                  tests/host/test_perf.c \
                   tests/host/test_printf.c \
                   tests/host/test_probe.c tests/host/test_report.c \
                   tests/host/test_samples.c tests/host/test_selftest.c tests/host/test_shell.c \
                   tests/host/test_spec.c \
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
-                  tests/host/test_workload.c tests/host/test_model_route.c \
-                  tests/host/test_uncore.c tests/host/test_program.c tests/host/test_memfeed.c \
-                  tests/host/test_stat_uncore.c
+                  tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c \
+                  tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c \
+                  tests/host/test_memfeed.c tests/host/test_stat_uncore.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
@@ -116,6 +118,8 @@ $(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch
 $(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
 $(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
 $(B)/k/prof/selftest_overflow.o $(B)/k/prof/snippet.o $(B)/k/prof/snippet_run.o: K_OPT := -Os
+$(B)/k/pmu/p4_pebs.o $(B)/k/prof/pebs.o $(B)/k/prof/tagfeed.o: K_OPT := -Os
+$(B)/k/pmu/model/p4_model_pebs.o $(B)/k/arch/x86/insn_simd.o: K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from

@@ -10,6 +10,7 @@
  * and the error names those requests and the rule they collide on.
  */
 #include "pmu/p4_alloc.h"
+#include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_text.h"
 
@@ -434,6 +435,9 @@ static void p4_fill_slot(const struct p4_search *s, unsigned i, struct p4_plan *
 	slot->preset = r->spec.period ? p4_counter_preset(r->spec.period) : 0;
 }
 
+static int p4_alloc_metric(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
+			   unsigned n, struct p4_plan *plan, struct p4_alloc_error *err);
+
 int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs, unsigned n,
 		  struct p4_plan *plan, struct p4_alloc_error *err)
 {
@@ -464,6 +468,10 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 	plan->n = n;
 	plan->ht = ctx->ht;
 	plan->pebs = false;
+	plan->writer_lp = 0;
+	plan->ds_area_set = false;
+	plan->pebs_metric = 0;
+	plan->matrix_vert = 0;
 	for (unsigned i = 0; i < n; i++) {
 		plan->req[i] = reqs[i];
 		p4_fill_slot(&s, i, plan);
@@ -472,6 +480,49 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 	}
 	for (unsigned i = 0; i < n; i++)	/* once every slot's ESCR is known */
 		plan->slot[i].cccr_quiet = p4_cccr_quiet(plan, i);
+	return p4_alloc_metric(ctx, reqs, n, plan, err);
+}
+
+static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
+
+/*
+ * Replay-tagging metrics (fact sheet 5.5): PEBS_ENABLE and MATRIX_VERT are
+ * shared by every counter (and both LPs), so a plan holds one metric;
+ * its extra upstream ESCR must exist on the model and be free of slots.
+ */
+static int p4_alloc_metric(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
+			   unsigned n, struct p4_plan *plan, struct p4_alloc_error *err)
+{
+	const struct p4_replay_metric *m = NULL;
+
+	plan->metric_escr = P4_ESCR_NONE;
+	plan->metric_escr_value = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct p4_replay_metric *mi;
+		struct p4_spec up = reqs[i].spec;
+
+		if (!reqs[i].spec.metric)
+			continue;
+		mi = &p4_replay_metrics[reqs[i].spec.metric - 1];
+		if (m && m != mi)
+			return p4_alloc_fail1(err, ctx, reqs, i, "one replay-tagging metric at a time: "
+					      "PEBS_ENABLE and PEBS_MATRIX_VERT are shared");
+		m = mi;
+		plan->pebs_metric = m->pebs_enable;
+		plan->matrix_vert = m->matrix_vert;
+		if (m->extra == P4_NEVENT)
+			continue;
+		if (!(p4_escrs[m->extra_escr].models & ctx->caps->escr_models) ||
+		    p4_plan_uses(plan, m->extra_escr))
+			return p4_alloc_fail1(err, ctx, reqs, i, "the metric's upstream ESCR is taken "
+					      "by another event (fact sheet 5.5)");
+		up.event = m->extra;
+		up.mask = m->extra_mask;
+		up.metric = 0;
+		up.tag_value = 0;
+		plan->metric_escr = m->extra_escr;
+		plan->metric_escr_value = p4_escr_encode(&up, p4_req_lp(ctx, &reqs[i]), ctx->ht);
+	}
 	return 0;
 }
 

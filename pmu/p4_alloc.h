@@ -79,7 +79,25 @@ struct p4_slot {
 struct p4_plan {
 	unsigned n;
 	bool ht;
-	bool pebs;		/* PEBS_ENABLE must get MY_THR (bit 25) */
+	bool pebs;		/* a PEBS request: PEBS_ENABLE MY_THR/OTH_THR for its LP */
+	/*
+	 * Set by the caller before p4_apply (p4_pebs.h): the LP that executes
+	 * the writes (MY_THR/OTH_THR are relative to it), whether that PEBS
+	 * LP's IA32_DS_AREA points at a prepared save area (without it
+	 * p4_apply refuses to enable PEBS), and the replay-tagging bits
+	 * (PEBS_ENABLE metric bits + UOP_Tag, MATRIX_VERT) of a metric.
+	 */
+	uint8_t writer_lp;
+	bool ds_area_set;
+	uint32_t pebs_metric, matrix_vert;
+	/*
+	 * A replay-tagging metric's extra upstream ESCR (MOB and split
+	 * metrics, fact sheet 5.5): planned like a slot's ESCR (no request may
+	 * use it), written by p4_apply; none when metric_escr_value is 0 (or
+	 * metric_escr is P4_ESCR_NONE).
+	 */
+	enum p4_escr metric_escr;
+	uint64_t metric_escr_value;
 	struct p4_request req[P4_MAX_REQUESTS];
 	struct p4_slot slot[P4_MAX_REQUESTS];
 };

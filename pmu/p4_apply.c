@@ -5,6 +5,7 @@
  * decisions were made in p4_alloc.c.
  */
 #include "pmu/p4_apply.h"
+#include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
 
 static void p4_wr(struct msr_bus *bus, uint32_t msr, uint64_t v, struct p4_apply_result *res)
@@ -81,6 +82,45 @@ uint64_t p4_counter_settle(uint64_t running, uint64_t stopped)
 	return (running + ((stopped - running) & UINT64_C(0xffffffff))) & P4_COUNTER_MASK;
 }
 
+/*
+ * Set `bits` in a shared MSR, replacing only the bits in `field` and
+ * keeping the rest (the sibling's PEBS thread bits).
+ */
+static void p4_set_in(struct msr_bus *bus, uint32_t msr, uint64_t field, uint64_t bits,
+		      struct p4_apply_result *res)
+{
+	uint64_t cur = 0;
+
+	if (!bits)
+		return;
+	if (msr_bus_read(bus, msr, &cur) != 0)
+		res->faults++;
+	else if (((cur & ~field) | bits) != cur)
+		p4_wr(bus, msr, (cur & ~field) | bits, res);
+}
+
+static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
+			  struct p4_apply_result *res)
+{
+	uint64_t bits = plan->pebs_metric;
+
+	for (unsigned i = 0; plan->pebs && i < plan->n; i++) {
+		if (plan->req[i].role != P4_ROLE_PEBS)
+			continue;
+		if (!plan->ds_area_set)
+			res->pebs_refused = true;
+		else
+			bits |= p4_pebs_thr_bit(plan->writer_lp,
+						plan->req[i].lp == P4_LP1 ? 1 : 0);
+	}
+	/* metric_escr_value 0: none (a plan built field by field leaves both zero) */
+	if (plan->metric_escr_value && plan->metric_escr != P4_ESCR_NONE)
+		p4_wr(bus, p4_escrs[plan->metric_escr].msr, plan->metric_escr_value, res);
+	/* A plan's metric replaces an older one: one plan programs both LPs' counters. */
+	p4_set_in(bus, MSR_PEBS_ENABLE, plan->pebs_metric ? PEBS_ENABLE_METRICS : 0, bits, res);
+	p4_set_in(bus, MSR_PEBS_MATRIX_VERT, ~UINT64_C(0), plan->matrix_vert, res);
+}
+
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
 {
 	*res = (struct p4_apply_result){ 0 };
@@ -98,8 +138,7 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 		p4_wr(bus, msr, v, res);
 		p4_wr(bus, msr, v, res);
 	}
-	if (plan->pebs)
-		p4_wr(bus, MSR_PEBS_ENABLE, PEBS_ENABLE_MY_THR, res);
+	p4_apply_pebs(bus, plan, res);
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned i = 0; i < plan->n; i++)
 			if ((plan->slot[i].link != NULL) == (pass == 0))

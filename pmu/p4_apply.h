@@ -10,8 +10,15 @@
  * p4_apply(): (1) each planned CCCR to 0 - disable and clear OVF before
  * touching its counter (fact sheet 9.16, 5.8 step 2); (2) each ESCR once;
  * (3) each counter's preset, masked to 40 bits, written twice (Intel 249199
- * erratum N15); (4) PEBS_ENABLE MY_THR when a PEBS request is planned
- * (fact sheet 5.3: bit 25, relative to the writing LP); (5) the CCCRs of
+ * erratum N15); (4) MSR_PEBS_ENABLE and MSR_PEBS_MATRIX_VERT, read and
+ * written back with the plan's bits set and the sibling's PEBS bits kept
+ * (fact sheet 5.5, Linux's FIXME): a plan's replay metric replaces the
+ * metric bits and MATRIX_VERT (one plan programs both LPs' counters), and,
+ * for a PEBS request, MY_THR or OTH_THR for its LP as seen from
+ * plan->writer_lp (fact sheet 5.3, SDM 18.16.3) - only when
+ * plan->ds_area_set says the DS save area is in place, otherwise PEBS is
+ * not enabled and res->pebs_refused is set (PEBS writes through an unset
+ * IA32_DS_AREA would land anywhere); (5) the CCCRs of
  * cascaded counters (armed, Enable clear) before those that enable, so a
  * starter cannot overflow before its partner is armed. Then every written
  * ESCR and CCCR is read back and mismatches are counted; a CCCR's OVF bit
@@ -28,6 +35,7 @@ struct p4_apply_result {
 	unsigned writes;	/* WRMSRs issued */
 	unsigned faults;	/* accesses that returned MSR_BUS_EFAULT */
 	unsigned mismatches;	/* ESCR/CCCR read back different from what was written */
+	bool pebs_refused;	/* a PEBS request without plan->ds_area_set: not enabled */
 };
 
 void p4_pmu_reset(struct msr_bus *bus, const struct p4_caps *caps, struct p4_apply_result *res);

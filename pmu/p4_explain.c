@@ -6,6 +6,7 @@
  */
 #include "pmu/p4_events.h"
 #include "pmu/p4_explain.h"
+#include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
 #include "pmu/p4_text.h"
@@ -233,6 +234,34 @@ static void p4_ex_uncore_line(void *ctx, bool problem, const char *s)
 	p4_ex_out(ctx, problem, "%s", s);
 }
 
+/* PEBS_ENABLE and MATRIX_VERT, with the replay-tagging metrics they select (fact sheet 5.5). */
+static void p4_ex_pebs_write(struct p4_ex *x, const struct p4_msr_write *w)
+{
+	uint64_t sel = w->value & (PEBS_ENABLE_METRICS | PEBS_ENABLE_UOP_TAG);
+	bool vert = w->msr == MSR_PEBS_MATRIX_VERT;
+	char names[160];
+	struct p4_text t;
+
+	p4_text_init(&t, names, sizeof(names));
+	for (unsigned i = 0; i < P4_NREPLAY_METRIC; i++) {
+		const struct p4_replay_metric *m = &p4_replay_metrics[i];
+
+		if (vert ? m->matrix_vert == w->value : m->pebs_enable == sel)
+			p4_text_add(&t, "%s%s", t.len ? " | " : "", m->name);
+	}
+	if (vert)
+		p4_ex_out(x, false, "PEBS_MATRIX_VERT <- %llXH%s%s", (unsigned long long)w->value,
+			  t.len ? ": as for " : "", names);
+	else
+		p4_ex_out(x, false, "PEBS_ENABLE <- %llXH: metrics %llXH%s%s%s%s%s",
+			  (unsigned long long)w->value,
+			  (unsigned long long)(w->value & PEBS_ENABLE_METRICS),
+			  (w->value & PEBS_ENABLE_UOP_TAG) ? ", UOP_Tag" : "",
+			  (w->value & PEBS_ENABLE_MY_THR) ? ", PEBS for the writing LP" : "",
+			  (w->value & PEBS_ENABLE_OTH_THR) ? ", PEBS for the other LP" : "",
+			  t.len ? ": replay metric " : "", names);
+}
+
 static void p4_ex_write(struct p4_ex *x, const struct p4_msr_write *w)
 {
 	enum p4_counter c;
@@ -244,13 +273,8 @@ static void p4_ex_write(struct p4_ex *x, const struct p4_msr_write *w)
 		p4_ex_cccr_write(x, c, w->value);
 	else if (p4_escr_by_msr(w->msr, &e))
 		p4_ex_escr_write(x, e, w->value);
-	else if (w->msr == MSR_PEBS_ENABLE)
-		p4_ex_out(x, false, "PEBS_ENABLE <- %llXH: metrics %llXH%s%s%s",
-			  (unsigned long long)w->value,
-			  (unsigned long long)(w->value & PEBS_ENABLE_METRICS),
-			  (w->value & PEBS_ENABLE_UOP_TAG) ? ", UOP_Tag" : "",
-			  (w->value & PEBS_ENABLE_MY_THR) ? ", PEBS for the writing LP" : "",
-			  (w->value & PEBS_ENABLE_OTH_THR) ? ", PEBS for the other LP" : "");
+	else if (w->msr == MSR_PEBS_ENABLE || w->msr == MSR_PEBS_MATRIX_VERT)
+		p4_ex_pebs_write(x, w);
 	else if (w->msr >= MSR_P4_UNCORE_FIRST && w->msr <= MSR_P4_UNCORE_LAST)
 		p4_unc_describe(x->caps, w->msr, w->value, p4_ex_uncore_line, x);
 	else if (p4_msr_is_pmu(w->msr))

@@ -3,6 +3,7 @@
  * and p4_escrs[] so that the listing cannot disagree with the tables.
  */
 #include "lib/parse.h"
+#include "pmu/p4_pebs.h"
 #include "pmu/p4_spec.h"
 #include "pmu/p4_text.h"
 
@@ -108,6 +109,39 @@ static void p4_list_detail(enum p4_event e, const struct p4_caps *caps,
 	}
 }
 
+/* One replay-tagging metric (fact sheet 5.5): what stat and record program for it. */
+static void p4_list_metric(const struct p4_replay_metric *m,
+			   void (*line)(void *ctx, const char *s), void *ctx)
+{
+	char buf[200];
+	struct p4_text t;
+
+	p4_text_init(&t, buf, sizeof(buf));
+	p4_text_add(&t, "%-28s replay_event:NBOGUS, PEBS_ENABLE %08XH, MATRIX_VERT %XH", m->name,
+		    m->pebs_enable, m->matrix_vert);
+	if (m->extra != P4_NEVENT)
+		p4_text_add(&t, ", %s on %s", p4_events[m->extra].name, p4_escrs[m->extra_escr].name);
+	line(ctx, buf);
+}
+
+/* The metrics whose names contain pattern; how many. */
+static int p4_list_metrics(const char *pattern, void (*line)(void *ctx, const char *s), void *ctx)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < P4_NREPLAY_METRIC; i++) {
+		const struct p4_replay_metric *m = &p4_replay_metrics[i];
+
+		if (!p4_text_contains(m->name, parse_strlen(m->name), pattern))
+			continue;
+		if (n++ == 0)
+			line(ctx, "replay-tagging metrics (count replay_event with PEBS_ENABLE bit 24, "
+			     "fact sheet 5.5):");
+		p4_list_metric(m, line, ctx);
+	}
+	return n;
+}
+
 int p4_events_list(const char *pattern, const struct p4_caps *caps,
 		   void (*line)(void *ctx, const char *s), void *ctx)
 {
@@ -115,6 +149,8 @@ int p4_events_list(const char *pattern, const struct p4_caps *caps,
 
 	if (!pattern)
 		pattern = "";
+	if (pattern[0] && p4_replay_metric_by_name(pattern, (unsigned)parse_strlen(pattern)))
+		return p4_list_metrics(pattern, line, ctx);
 	for (int e = 0; e < P4_NEVENT; e++) {
 		if (p4_event_name_is(e, pattern)) {
 			p4_list_detail((enum p4_event)e, caps, line, ctx);
@@ -134,5 +170,7 @@ int p4_events_list(const char *pattern, const struct p4_caps *caps,
 	for (int e = 0; e < P4_NEVENT; e++)
 		if (p4_text_contains(p4_events[e].name, parse_strlen(p4_events[e].name), pattern))
 			p4_list_summary((enum p4_event)e, caps, line, ctx);
+	if (!pattern[0])
+		p4_list_metrics(pattern, line, ctx);	/* the whole list names them too */
 	return matched;
 }

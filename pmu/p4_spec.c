@@ -6,6 +6,7 @@
  * bad token ends the parse with one message that gives its column and the
  * tokens that would have been valid there; *out is written only on success.
  */
+#include "pmu/p4_pebs.h"
 #include "pmu/p4_spec.h"
 #include "pmu/p4_text.h"
 
@@ -222,6 +223,13 @@ static int p4_spec_event(const struct p4_tok *t, const struct p4_caps *caps, str
 		return -1;
 	}
 	if (!p4_event_by_name(t->s, t->len, &s->event)) {
+		const struct p4_replay_metric *m = p4_replay_metric_by_name(t->s, t->len);
+
+		if (m) {	/* replay_event with the metric's tagging (fact sheet 5.5) */
+			s->event = P4_EV_REPLAY_EVENT;
+			s->metric = (uint8_t)(m - p4_replay_metrics + 1);
+			return 0;
+		}
 		p4_spec_fail(err, t, "unknown event");
 		p4_spec_event_choices(err, t);
 		return -1;
@@ -329,7 +337,7 @@ int p4_spec_format(const struct p4_spec *spec, char *buf, size_t n)
 	struct p4_text t;
 
 	p4_text_init(&t, buf, n);
-	p4_text_add(&t, "%s", ev->name);
+	p4_text_add(&t, "%s", spec->metric ? p4_replay_metrics[spec->metric - 1].name : ev->name);
 	for (unsigned k = 0; k < P4_NMASK_BITS; k++)
 		if ((spec->mask & P4_EVMASK(k)) && ev->masks[k])
 			p4_text_add(&t, ":%s", ev->masks[k]);

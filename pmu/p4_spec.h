@@ -45,6 +45,7 @@ struct p4_spec {
 	uint8_t threshold;
 	uint64_t period;	/* 0 = counting, no sampling */
 	uint64_t after;		/* 0 = not cascaded */
+	uint8_t metric;		/* replay-tagging metric: 1 + index in p4_replay_metrics[], 0 none */
 };
 
 struct p4_spec_error {

@@ -6,20 +6,24 @@
  * - Its bus: the model's registers under the PMU lock (both LPs feed and
  *   program one model), plus the quirk injection of `record --inject`.
  * - Its event feed: the workload hooks. Each stepped instruction is fed at
- *   the LP (SMT ID, T0/T1) and CPL that retired it: instr_retired NBOGUSNTAG,
- *   instr_completed NBOGUS where the model has it, branch_retired (MMTP when
- *   taken, MMNP when not: there is no predictor to observe, so nothing is
- *   ever mispredicted) and retired_branch_type (perf_branch_type below); its
- *   fetch and memory operands go through the memory-system model
- *   (prof/memfeed.c: TLB, cache, bus, replay-tag and uncore events); and
- *   global_power_events RUNNING gets the cost model's clockticks for it
- *   (p4_cost.c; `pmu clock tsc` feeds the step's TSC cycles instead). The
- *   synthetic workload's int 0x81 feeds its spec's event. Kernel code
- *   outside the workload is never seen. The PMU lock is taken once per step
- *   and the PMIs the step raised are sent once, after it (earlier only when
- *   the events fed in the step reach perf_feed_chunk(), so that no counter
- *   wraps twice before its interrupt): a PMI lands on the instruction whose
- *   events raised it.
+ *   the LP (SMT ID, T0/T1) and CPL that retired it: instr_retired
+ *   NBOGUSNTAG (NBOGUSTAG when the front end tagged one of its loads or
+ *   stores, prof/tagfeed.c), instr_completed NBOGUS where the model has it,
+ *   branch_retired (MMTP when taken, MMNP when not: there is no predictor to
+ *   observe, so nothing is ever mispredicted) and retired_branch_type
+ *   (perf_branch_type below); its fetch and memory operands go through the
+ *   memory-system model (prof/memfeed.c: TLB, cache, bus, replay-tag and
+ *   uncore events); while PEBS or tagging is programmed, prof/tagfeed.c
+ *   takes the step's registers (PEBS records), its tagged loads/stores
+ *   (front_end_event) and its x87/SIMD class (the FIRM events and
+ *   execution_event); and global_power_events RUNNING gets the cost
+ *   model's clockticks for it (p4_cost.c; `pmu clock tsc` feeds the step's
+ *   TSC cycles instead). The synthetic workload's int 0x81 feeds its spec's
+ *   event. Kernel code outside the workload is never seen. The PMU lock is
+ *   taken once per step and the PMIs the step raised are sent once, after
+ *   it (earlier only when the events fed in the step reach
+ *   perf_feed_chunk(), so that no counter wraps twice before its
+ *   interrupt): a PMI lands on the instruction whose events raised it.
  * - The memory model is emptied when a counting run starts, so each run
  *   starts cold and two runs of one workload count alike.
  * - Its interrupts: the model's raise_pmi() only records the request; after
@@ -54,6 +58,8 @@
 #include "prof/backend.h"
 #include "prof/backend_model.h"
 #include "prof/memfeed.h"
+#include "prof/pebs.h"
+#include "prof/tagfeed.h"
 
 #define MODEL_IRQ_WAIT	100000u		/* pause loops a PMI the model sent may take */
 #define MODEL_NO_APIC	UINT32_MAX
@@ -74,6 +80,7 @@ static char label[24];
 static uint64_t live_ev[(P4_NEVENT + 63) / 64];	/* events a counter may count (model_live_update) */
 static bool live_dirty = true;		/* a register was written since live_ev was computed */
 static bool live_mem;			/* some event of the memory model is live */
+static bool tag_live;			/* PEBS, tagging or a FIRM event is programmed */
 static struct p4_mem *mem;		/* the memory system of the selected part (model_mem_get) */
 static struct memfeed_ctx feed;		/* the feed's view of it (prof/memfeed.h) */
 static bool mem_ready;			/* mem holds a part (p4_mem_init succeeded) */
@@ -171,6 +178,7 @@ static bool batch_takes(unsigned lp, unsigned cpl, uint64_t n)
 	batch_flush();
 	return false;
 }
+static bool no_pebs;			/* `pmu backend model ... nopebs` */
 
 /* ---- the bus, and quirk injection ------------------------------------------- */
 
@@ -222,6 +230,7 @@ static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 	(void)bus;
 	perf_lock();
 	batch_flush();
+	p4_model_set_bus_lp(&model, perf_this_lp());	/* DS_AREA, PEBS_ENABLE: per LP */
 	r = msr_bus_read(&model.bus, msr, value);
 	if (r == 0 && (inj_unflagged | inj_reloads))
 		model_inject_read(msr, value);
@@ -258,6 +267,32 @@ static bool model_memory_event(enum p4_event ev)
  * first step after a register write, so that the step feed skips the
  * events the model would only look at and drop.
  */
+static bool model_uop_tags(unsigned k);
+static bool model_live(enum p4_event ev);
+
+/*
+ * Does a step need prof/tagfeed.c? Only while PEBS is enabled, the front
+ * end tags loads or stores (uop_type on a RAT ESCR), an ESCR marks µops
+ * for execution tagging, or a FIRM event (x87/SIMD classes) is counted:
+ * otherwise the tagging feed would decode every instruction for nothing.
+ */
+static void model_tag_live_update(void)
+{
+	static const enum p4_event firm[] = {
+		P4_EV_X87_FP_UOP, P4_EV_64BIT_MMX_UOP, P4_EV_128BIT_MMX_UOP, P4_EV_PACKED_SP_UOP,
+		P4_EV_PACKED_DP_UOP, P4_EV_SCALAR_SP_UOP, P4_EV_SCALAR_DP_UOP,
+	};
+	bool live = model.pebs_enable != 0 || model_uop_tags(P4_UOP_TYPE_TAGLOADS) ||
+		    model_uop_tags(P4_UOP_TYPE_TAGSTORES) || model_live(P4_EV_EXECUTION_EVENT) ||
+		    model_live(P4_EV_FRONT_END_EVENT);
+
+	for (unsigned e = 0; e < P4_NESCR; e++)
+		live |= (model.escr[e] & ESCR_TAG_ENABLE) != 0;
+	for (unsigned i = 0; i < sizeof(firm) / sizeof(firm[0]); i++)
+		live |= model_live(firm[i]);
+	tag_live = live;
+}
+
 static void model_live_update(void)
 {
 	uint64_t escrs = 0;
@@ -289,6 +324,7 @@ static void model_live_update(void)
 	for (unsigned ev = 0; ev < P4_NEVENT; ev++)
 		live_mem |= model_memory_event((enum p4_event)ev) &&
 			    ((live_ev[ev / 64] >> (ev % 64)) & 1u);
+	model_tag_live_update();
 	live_dirty = false;
 }
 
@@ -305,6 +341,7 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 	(void)bus;
 	perf_lock();
 	batch_flush();
+	p4_model_set_bus_lp(&model, perf_this_lp());
 	if (!model_inject_drops(msr))
 		r = msr_bus_write(&model.bus, msr, value);
 	live_dirty = true;
@@ -710,11 +747,14 @@ static void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask, 
 	step_event(sf, ev, mask, n);
 }
 
-static void step_retired(struct step_feed *sf, const struct step_info *s)
+static void step_retired(struct step_feed *sf, const struct step_info *s, uint16_t retired)
 {
 	uint16_t type;
 
-	step_batched(sf, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1, &batch.instr);
+	if (retired == P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG))
+		step_batched(sf, P4_EV_INSTR_RETIRED, retired, 1, &batch.instr);
+	else
+		step_event(sf, P4_EV_INSTR_RETIRED, retired, 1);	/* front-end tagged */
 	if (model.caps.instr_completed)
 		step_event(sf, P4_EV_INSTR_COMPLETED, P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
 	if (s->branch == INSN_NOT_BRANCH)
@@ -763,9 +803,7 @@ static void step_memory(struct step_feed *sf, struct perf_inputs *in, const stru
 	n = memfeed_events(&f, model.pebs_enable, model.pebs_matrix_vert, ev, MEMFEED_MAX_EVENTS);
 	for (unsigned i = 0; i < n; i++)
 		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
-	step_event(sf, P4_EV_FRONT_END_EVENT, P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS),
-		   memfeed_frontend_tagged(&f, model_uop_tags(P4_UOP_TYPE_TAGLOADS),
-					   model_uop_tags(P4_UOP_TYPE_TAGSTORES)));
+	/* front_end_event's tagged µops are counted by prof/tagfeed.c (tag_live) */
 	if (!model.cfg.uncore)
 		return;
 	n = memfeed_uncore(&f, s->lp, unc, MEMFEED_MAX_UNCORE);
@@ -778,6 +816,7 @@ static void model_step(void *ctx, const struct step_info *s)
 	struct perf_inputs *in = ctx;
 	struct step_feed sf = { .lp = s->lp, .cpl = s->cpl, .chunk = perf_feed_chunk() };
 	uint64_t cycles = 0;
+	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
 
 	in->steps++;
 	in->branches += s->branch != INSN_NOT_BRANCH;
@@ -796,7 +835,12 @@ static void model_step(void *ctx, const struct step_info *s)
 	if (!batch.budget)
 		batch_flush();		/* nothing may wait this step, the clock included */
 	p4_model_set_cpl(&model, s->lp, s->cpl);
-	step_retired(&sf, s);
+	if (tag_live) {		/* PEBS registers, tagging: fed unbatched, in order */
+		batch_flush();
+		retired = tagfeed_step(&model, s, step_frame());
+		batch.budget_dirty = true;
+	}
+	step_retired(&sf, s, retired);
 	if (mem_ready)
 		step_memory(&sf, in, s, &cycles);
 	if (clock_src == PERF_CLOCK_TSC || !mem_ready)
@@ -837,10 +881,14 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 	case P4_EV_INSTR_COMPLETED:
 	case P4_EV_BRANCH_RETIRED:
 	case P4_EV_RETIRED_BRANCH_TYPE:
+	case P4_EV_FRONT_END_EVENT:	/* tagged loads/stores (prof/tagfeed.c) */
+	case P4_EV_EXECUTION_EVENT:	/* tagged x87/SIMD µops */
 		return PERF_SOURCE_STEP;
 	case P4_EV_GLOBAL_POWER_EVENTS:
 		return clock_src == PERF_CLOCK_TSC || !mem_ready ? PERF_SOURCE_TSC : PERF_SOURCE_COST;
 	default:
+		if (p4_events[ev].flags & P4_EVF_UPSTREAM_TAG)
+			return PERF_SOURCE_STEP;	/* the FIRM events: x87/SIMD class */
 		if (mem_ready && model_memory_event(ev))
 			return in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev)
 			       ? PERF_SOURCE_SYNTHETIC : PERF_SOURCE_MEMORY;
@@ -876,7 +924,9 @@ static struct p4_mem *model_mem_get(void)
 
 static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
-	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise };
+	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise,
+				       .mem = pebs_mem, .pebs_unavailable = no_pebs,
+				       .ds32 = sizeof(void *) == 4 };	/* ia32: no IA-32e */
 	char sigtext[8];
 
 	if (!p4_caps_lookup(sig, caps))
@@ -956,6 +1006,11 @@ void perf_model_mem_describe(char *buf, size_t n)
 		  clock_src == PERF_CLOCK_TSC ? "TSC (measured)" : "cost model (a model)");
 }
 
+void perf_model_set_pebs_unavailable(bool unavailable)
+{
+	no_pebs = unavailable;
+}
+
 static const char *model_msr_label(void)
 {
 	return label;
@@ -963,8 +1018,11 @@ static const char *model_msr_label(void)
 
 static void model_describe(char *buf, size_t n)
 {
-	ksnprintf(buf, n, "model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu",
-		  (unsigned long long)model.pmi_count[0], (unsigned long long)model.pmi_count[1]);
+	ksnprintf(buf, n, "model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu; PEBS records written "
+		  "%llu, lost to a full buffer %llu (since the model was selected)",
+		  (unsigned long long)model.pmi_count[0], (unsigned long long)model.pmi_count[1],
+		  (unsigned long long)(model.pebs_records[0] + model.pebs_records[1]),
+		  (unsigned long long)(model.pebs_lost[0] + model.pebs_lost[1]));
 }
 
 const struct perf_backend_ops perf_backend_model = {

@@ -53,6 +53,8 @@ static struct perf_trace_bus trace_bus;
 static struct perf_count *active;
 static perf_sink_fn *sink;
 static void *sink_ctx;
+static perf_pebs_fn *pebs_hook;
+static void *pebs_hook_ctx;
 static volatile uint32_t lp_lvt[PERF_NLP];	/* each LP's LVT PC as set; an LP writes only its own */
 static volatile uint32_t lock_owner;		/* LP index + 1 holding the PMU lock; 0 = free */
 static unsigned lock_depth;
@@ -366,6 +368,8 @@ static void perf_pmi_handler(struct trap_frame *f)
 	b0 = be && be->bus_tsc ? be->bus_tsc() : 0;
 	perf_lock();
 	perf_scan(lp, f);
+	if (pebs_hook)
+		pebs_hook(pebs_hook_ctx, lp, f);
 	counting = perf_counting();
 	if (counting)		/* OVF is clear now: unmasking cannot re-trigger for these */
 		perf_lvt_write(lp, lp_lvt[lp] & ~LAPIC_LVT_MASKED);
@@ -398,6 +402,14 @@ void perf_poll(struct trap_frame *f)
 	perf_scan(lp, f);
 	perf_unlock();
 	perf_pmi_time(lp, t0);
+}
+
+void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx)
+{
+	perf_lock();
+	pebs_hook = fn;
+	pebs_hook_ctx = ctx;
+	perf_unlock();
 }
 
 void perf_set_pmi_mode(enum perf_pmi_mode mode)
@@ -447,6 +459,12 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		perf_lvt_write(lp, perf_lvt_value(false));
 	p4_apply(bus, &s->plan, &res);
 	perf_unlock();
+	if (res.pebs_refused) {
+		perf_count_stop(s, NULL);
+		ksnprintf(err, n, "PEBS not enabled: no DS save area is set up for its logical "
+			  "processor (IA32_DS_AREA)");
+		return -1;
+	}
 	if (res.faults || res.mismatches) {
 		perf_count_stop(s, NULL);
 		ksnprintf(err, n, "programming the PMU failed: %u faulting access(es), %u register(s) "

@@ -69,6 +69,8 @@ const char *perf_backend_name(enum perf_backend b);
 /* Switch backends; -1 with err when impossible (nothing changed then). */
 int perf_select_hw(char *err, size_t n);
 int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n);
+/* The model's IA32_MISC_ENABLE bit 12 (PEBS unavailable) from its next selection on. */
+void perf_model_set_pebs_unavailable(bool unavailable);
 
 /* The bus PMU code uses (the backend's, wrapped by the trace while it is on), or NULL. */
 struct msr_bus *perf_bus(void);
@@ -128,6 +130,15 @@ struct perf_overflow {
 };
 typedef uint64_t perf_sink_fn(void *ctx, struct trap_frame *f, const struct perf_overflow *ov);
 void perf_set_sink(perf_sink_fn *fn, void *ctx);
+
+/*
+ * PEBS (prof/pebs.h): the PMI handler calls fn after its counter scan, on
+ * the interrupted LP with the PMU lock held, so that a PEBS buffer that
+ * reached its threshold is drained (a PEBS PMI sets no CCCR.OVF). NULL:
+ * none.
+ */
+typedef void perf_pebs_fn(void *ctx, unsigned lp, struct trap_frame *f);
+void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx);
 
 /*
  * The overflow handler's scan without an interrupt, for counters that

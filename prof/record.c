@@ -73,6 +73,7 @@
 #include "pmu/p4_encode.h"
 #include "pmu/p4_regs.h"
 #include "prof/jitter.h"
+#include "prof/pebs.h"
 #include "prof/record.h"
 
 #define RECORD_KERNEL_RESERVE	(UINT64_C(80) << 20)
@@ -298,6 +299,129 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	return next;
 }
 
+/* ---- PEBS: samples from the records (precise IPs) -------------------------------- */
+
+/* The plan index of LP lp's PEBS request, or -1. */
+static int record_pebs_idx(const struct record_state *r, unsigned lp)
+{
+	const struct p4_plan *plan = &r->cfg.plan;
+
+	for (unsigned i = 0; i < plan->n; i++)
+		if (plan->req[i].role == P4_ROLE_PEBS && (plan->req[i].lp == P4_LP1) == (lp == 1))
+			return (int)i;
+	return -1;
+}
+
+/* The job whose LP has SMT ID lp, and the percpu index of its store; NULL when none. */
+static const struct record_lp *record_lp_of(const struct record_state *r, unsigned lp,
+					    unsigned *store)
+{
+	for (unsigned idx = 0; idx < PERCPU_MAX; idx++) {
+		int k = r->job_of[idx];
+
+		if (k != RECORD_NO_JOB && r->lp[k].smt == lp) {
+			*store = idx;
+			return &r->lp[k];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * One PEBS record becomes one sample of LP lp's store: the record's linear
+ * IP, flags and stack pointer, not the interrupted frame's (fact sheet
+ * 5.2). The record holds no CS, so the CPL is the ring the LP's workload
+ * runs at; call chains are walked from the record's RBP.
+ */
+static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_record *rec)
+{
+	struct record_state *r = ctx;
+	unsigned at = 0;
+	const struct record_lp *l = record_lp_of(r, lp, &at);
+	int idx = record_pebs_idx(r, lp);
+	struct sample_store *st;
+	struct sample s;
+
+	if (!l || idx < 0)
+		return;
+	st = &r->store[at];
+	if (!st->buf)
+		return;
+	s.tsc = rdtsc();
+	s.ip = rec->reg[P4_PEBS_IP];
+	s.rflags = rec->reg[P4_PEBS_FLAGS] & ~RFLAGS_TF;
+	s.rsp = rec->reg[P4_PEBS_SP];
+	s.event = (uint8_t)idx;
+	s.cpl = (uint8_t)(l->job.ring & 3);
+	s.nchain = 0;
+	if (r->cfg.callchain)
+		s.nchain = (uint8_t)sample_walk_frames(rec->reg[P4_PEBS_BP], s.chain, SAMPLE_MAX_CHAIN,
+							record_mapped, s.cpl == 3 ? &s : NULL);
+	sample_store_append(st, &s);
+}
+
+/* The PMI handler's hook: drain the interrupted LP's buffer. */
+static void record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
+{
+	const struct record_state *r = ctx;
+
+	(void)f;
+	if (!r->cfg.pebs_drain_end)
+		pebs_drain(lp, record_pebs_sample, ctx);
+}
+
+/* Availability, each PEBS LP's DS area, and the plan's promise that they are in place. */
+static int record_pebs_start(struct record_state *r, char *err, size_t n)
+{
+	struct p4_plan *plan = &r->cfg.plan;
+	unsigned me = percpu_this()->topo.smt & 1;
+
+	pebs_release();
+	pebs_reset_stats();
+	if (!plan->pebs)
+		return 0;
+	if (pebs_check(err, n))
+		return -1;
+	for (unsigned i = 0; i < plan->n; i++)
+		if (plan->req[i].role == P4_ROLE_PEBS &&
+		    pebs_prepare(plan->req[i].lp == P4_LP1 ? 1 : 0,
+				 r->cfg.pebs_records ? r->cfg.pebs_records : PEBS_RECORDS_DEFAULT,
+				 plan->req[i].spec.period, err, n))
+			return -1;
+	/* This LP's area now; the sibling loads its own in its begin hook, before it runs. */
+	if (pebs_armed(me) && pebs_load(me))
+		return ksnprintf(err, n, "PEBS: writing IA32_DS_AREA faulted"), -1;
+	plan->writer_lp = (uint8_t)me;
+	plan->ds_area_set = true;
+	perf_set_pebs_hook(record_pebs_hook, r);
+	return 0;
+}
+
+/* After the count stopped: what is left in the buffers, then PEBS off for our LPs. */
+static void record_pebs_stop(struct record_state *r, struct record_result *res)
+{
+	const struct pebs_stats *ps = pebs_stats();
+	unsigned lps = 0;
+
+	if (!r->cfg.plan.pebs)
+		return;
+	perf_set_pebs_hook(NULL, NULL);
+	for (unsigned lp = 0; lp < PEBS_NLP; lp++) {
+		if (!pebs_armed(lp))
+			continue;
+		pebs_drain(lp, record_pebs_sample, r);
+		lps |= 1u << lp;
+	}
+	pebs_disable(lps);
+	pebs_release();
+	pebs_unload();
+	for (unsigned lp = 0; lp < PEBS_NLP; lp++) {
+		res->pebs_records += ps->records[lp];
+		res->pebs_drains += ps->drains[lp];
+		res->pebs_full += ps->full[lp];
+	}
+}
+
 /* ---- workload hooks: perf's, plus step timing for the PMI cost ---------------- */
 
 static void record_h_begin(void *ctx, uint8_t lp)
@@ -305,6 +429,8 @@ static void record_h_begin(void *ctx, uint8_t lp)
 	struct record_lp *l = ctx;
 
 	l->smt = lp;
+	if (lp != 0 && pebs_armed(lp))
+		pebs_load(lp);		/* the sibling's own IA32_DS_AREA (per LP) */
 	l->perf_h.begin(l->perf_h.ctx, lp);
 	l->irq_seen = perf_info()->pmi.lp_interrupts[lp & 1];
 	l->win_t0 = rdtsc();
@@ -316,6 +442,10 @@ static void record_h_end(void *ctx, uint8_t lp)
 	struct record_lp *l = ctx;
 
 	l->perf_h.end(l->perf_h.ctx, lp);
+	if (lp != 0 && pebs_armed(lp)) {
+		pebs_drain(lp, record_pebs_sample, l->r);	/* into its own store, on itself */
+		pebs_unload();
+	}
 }
 
 static void record_h_step(void *ctx, const struct step_info *s)
@@ -596,7 +726,9 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 	record_setup(r, cfg, sib);
 	perf_set_pmi_mode(cfg->pmi);
 	perf_set_sink(record_overflow, r);
-	if (perf_count_start(&r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
+	if (record_pebs_start(r, err, n) ||
+	    perf_count_start(&r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
+		record_pebs_stop(r, res);
 		perf_set_sink(NULL, NULL);
 		perf_set_pmi_mode(mode);
 		return -1;
@@ -623,6 +755,7 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		perf_poll(&record_no_frame);	/* periods that ended after the last tick */
 	}
 	perf_count_stop(&r->sess, res->counted);
+	record_pebs_stop(r, res);
 	perf_set_sink(NULL, NULL);
 	perf_set_pmi_mode(mode);
 	record_finish(r, res, &before);

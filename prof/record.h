@@ -46,6 +46,8 @@ struct record_cfg {
 	unsigned jitter_pct;			/* 0: fixed periods; else +- PCT (prof/jitter.h) */
 	uint64_t seed;				/* --seed: the jitter's generator */
 	unsigned inject_unflagged, inject_n15;	/* model quirks (perf_inject) */
+	unsigned pebs_records;			/* PEBS buffer slots per LP (PEBS requests) */
+	bool pebs_drain_end;			/* drain after the run only: a full buffer loses */
 };
 
 /* What a run did, for record's summary (and the tests). */
@@ -70,6 +72,8 @@ struct record_result {
 	uint64_t step_plain, step_pmi;		/* medians: steps without / with a PMI inside */
 	size_t buffer;				/* store bytes used per LP */
 	uint64_t steps;				/* stepped instructions (model), both LPs */
+	uint64_t pebs_records;			/* PEBS records drained into samples */
+	uint64_t pebs_drains, pebs_full;	/* drains; drains that found the buffer full */
 };
 
 /*

@@ -21,6 +21,7 @@
 #include "pmu/p4_spec.h"
 #include "prof/dump.h"
 #include "prof/jitter.h"
+#include "prof/pebs.h"
 #include "prof/program.h"
 #include "prof/record.h"
 #include "prof/report.h"
@@ -45,6 +46,9 @@ struct rec_opts {
 	uint64_t jitter, seed;			/* --jitter PCT, --seed N */
 	bool seed_set;
 	uint64_t inject_unflagged, inject_n15;	/* --inject: model quirks (perf_inject) */
+	uint64_t pebs_records;		/* --pebs-buffer N: PEBS record slots per LP */
+	bool pebs;			/* --pebs: every -e event samples by PEBS */
+	bool pebs_drain_end;		/* --pebs-drain-at-end: PMIs leave the buffer alone */
 	bool period_set, freq_set, buffer_set, callchain, wrap, floor, quiet;
 	enum perf_pmi_mode pmi;
 	int workload;			/* argv index of the (first) workload's name */
@@ -59,6 +63,9 @@ struct rec_state {
 	struct record_result res;
 	struct workload_args args, args_b;
 	char *words[REC_MAX_WORDS];
+	char pebs_spec[STAT_MAX_EVENTS][STAT_SPEC_MAX];	/* -e specs with :pebs taken out */
+	bool pebs_ev[STAT_MAX_EVENTS];			/* ... which had it */
+	bool tagger[P4_MAX_REQUESTS];			/* uop_type added for front-end tagging */
 	struct report_entry scratch[REC_REPORT_ROWS];
 	struct dump_enc enc;
 	char err[REC_ERR_MAX];
@@ -207,6 +214,12 @@ static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 	}
 	if (parse_streq(a, "--inject"))
 		return rec_inject(sh, argc, argv, k);
+	if (parse_streq(a, "--pebs"))
+		return o->pebs = true, 0;
+	if (parse_streq(a, "--pebs-drain-at-end"))
+		return o->pebs_drain_end = true, 0;
+	if (parse_streq(a, "--pebs-buffer"))
+		return rec_number(sh, argc, argv, k, 2, PEBS_RECORDS_MAX, &o->pebs_records);
 	if (parse_streq(a, "--buffer")) {
 		if (*k + 1 >= argc)
 			return rec_fail(sh, a, "missing value");
@@ -342,6 +355,116 @@ static bool rec_has_modifier(const char *spec, const char *mod)
 	return false;
 }
 
+/* ---- PEBS (fact sheet 5): :pebs, --pebs, and the tagging the events need ----- */
+
+static bool rec_word_is(const char *w, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n && name[i]; i++)
+		if ((w[i] | 0x20) != name[i])
+			return false;
+	return i == n && name[i] == '\0';
+}
+
+/* Copy spec without its ":pebs" words; true when it had one. */
+static bool rec_strip_pebs(const char *spec, char *out, size_t n)
+{
+	size_t o = 0;
+	bool had = false;
+
+	for (const char *w = spec; *w;) {
+		const char *e = w;
+
+		while (*e && *e != ':')
+			e++;
+		if (w != spec && rec_word_is(w, (size_t)(e - w), "pebs")) {
+			had = true;
+		} else {
+			if (w != spec && o + 1 < n)
+				out[o++] = ':';
+			for (const char *c = w; c < e && o + 1 < n; c++)
+				out[o++] = *c;
+		}
+		w = *e ? e + 1 : e;
+	}
+	out[o] = '\0';
+	return had;
+}
+
+static void rec_pebs_specs(void)
+{
+	struct stat_opts *so = &rc.o.so;
+
+	for (unsigned i = 0; i < so->nev; i++) {
+		rc.pebs_ev[i] = rec_strip_pebs(so->ev[i].spec, rc.pebs_spec[i], STAT_SPEC_MAX) ||
+				rc.o.pebs;
+		so->ev[i].spec = rc.pebs_spec[i];
+	}
+}
+
+/* Event i of -e samples by PEBS: counter 16/17 (p4_alloc), records drained by the PMI. */
+static int rec_pebs_roles(struct shell *sh)
+{
+	struct stat_opts *so = &rc.o.so;
+
+	for (unsigned i = 0; i < so->nev; i++) {
+		struct p4_request *q = &rc.reqs.req[i];
+
+		if (!rc.pebs_ev[i])
+			continue;
+		if (so->ev[i].after || rc.reqs.n != so->nev)
+			return shell_error(sh, "record: PEBS events cannot be cascaded (--after)");
+		if (!(p4_events[q->spec.event].flags & P4_EVF_PEBS))
+			return shell_error(sh, "record: '%s': PEBS works only with front_end_event, "
+					   "execution_event and replay_event (SDM 18.16.3)",
+					   so->ev[i].spec);
+		q->role = P4_ROLE_PEBS;
+		q->spec.pebs = true;
+	}
+	return 0;
+}
+
+static bool rec_has_tagger(enum p4_lp lp)
+{
+	for (unsigned i = 0; i < rc.reqs.n; i++)
+		if (rc.reqs.req[i].spec.event == P4_EV_UOP_TYPE && rc.reqs.req[i].lp == lp)
+			return true;
+	return false;
+}
+
+/*
+ * front_end_event counts µops the front end tagged (fact sheet 5.6): unless
+ * the user gave one, add uop_type TAGLOADS:TAGSTORES for the same LP. It
+ * takes a counter but never increments it.
+ */
+static int rec_add_taggers(struct shell *sh)
+{
+	struct p4_spec_error e;
+	unsigned n0 = rc.reqs.n;
+
+	for (unsigned i = 0; i < n0; i++) {
+		struct p4_request *q = &rc.reqs.req[i], *t;
+
+		if (q->spec.event != P4_EV_FRONT_END_EVENT || rec_has_tagger(q->lp))
+			continue;
+		if (rc.reqs.n == P4_MAX_REQUESTS)
+			return shell_error(sh, "record: no room for the uop_type tagging request");
+		t = &rc.reqs.req[rc.reqs.n];
+		*t = (struct p4_request){ .lp = q->lp, .pmi = P4_PMI_NONE, .role = P4_ROLE_COUNT };
+		if (p4_spec_parse("uop_type:TAGLOADS:TAGSTORES", &perf_info()->caps, &t->spec, &e))
+			return shell_error(sh, "record: uop_type: %s", e.msg);
+		t->spec.thread = q->spec.thread;
+		t->spec.os = q->spec.os;
+		t->spec.usr = q->spec.usr;
+		rc.reqs.tbits[rc.reqs.n] = rc.reqs.tbits[i];
+		rc.reqs.starter[rc.reqs.n] = false;
+		rc.reqs.pmi_lost[rc.reqs.n] = false;
+		rc.tagger[rc.reqs.n++] = true;
+	}
+	return 0;
+}
+
 static int rec_requests(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
@@ -352,32 +475,35 @@ static int rec_requests(struct shell *sh)
 		if (rec_has_modifier(so->ev[i].spec, "period="))
 			return shell_error(sh, "record: '%s': give the period with -c PERIOD",
 					   so->ev[i].spec);
-		if (rec_has_modifier(so->ev[i].spec, "pebs") ||
-		    (so->ev[i].after_spec && rec_has_modifier(so->ev[i].after_spec, "pebs")))
-			return shell_error(sh, "record: '%s': PEBS is not available yet (no DS save "
-					   "area); leave out :pebs to sample by interrupt", so->ev[i].spec);
 	}
 	if (so->nev == 0) {
 		so->nev = 1;
 		so->ev[0] = (struct stat_event_opt){ .spec = REC_DEFAULT_EVENT };
 	}
+	rec_pebs_specs();
 	if (stat_build_requests(so, &pi->caps, &rc.reqs, rc.err, sizeof(rc.err)))
 		return shell_error(sh, "record: %s", rc.err);
-	if (rec_split_lps(sh) || rec_period(sh, &period))
+	for (unsigned i = 0; i < P4_MAX_REQUESTS; i++)
+		rc.tagger[i] = false;
+	if (rec_pebs_roles(sh) || rec_split_lps(sh) || rec_add_taggers(sh) ||
+	    rec_period(sh, &period))
 		return 1;
 	for (unsigned i = 0; i < rc.reqs.n; i++) {
 		struct p4_request *q = &rc.reqs.req[i];
 		bool lp_names = rc.cfg.job[1].args != NULL && q->lp != P4_LP_BOTH;
 
-		rc.cfg.sampler[i] = !rc.reqs.starter[i];
+		if (q->spec.event == P4_EV_UOP_TYPE)
+			rc.tagger[i] = true;	/* tags µops, never increments a counter */
+		rc.cfg.sampler[i] = !rc.reqs.starter[i] && !rc.tagger[i];
 		rc.cfg.polled[i] = rc.cfg.sampler[i] && rc.reqs.pmi_lost[i];
 		if (rc.cfg.sampler[i])
 			q->spec.period = period;
 		if (rc.cfg.polled[i])
 			q->pmi = P4_PMI_NONE;
 		/* with work on LP1, names say whose events: perf's "event.qualifier" style */
-		ksnprintf(rc.cfg.name[i], RECORD_NAME_MAX, "%s%s", p4_events[q->spec.event].name,
-			  !lp_names ? "" : q->lp == P4_LP1 ? ".t1" : ".t0");
+		ksnprintf(rc.cfg.name[i], RECORD_NAME_MAX, "%s%s%s", p4_events[q->spec.event].name,
+			  !lp_names ? "" : q->lp == P4_LP1 ? ".t1" : ".t0",
+			  q->role == P4_ROLE_PEBS ? ":pebs" : "");
 	}
 	return 0;
 }
@@ -457,6 +583,11 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "record: --seed: only with --jitter PCT (it seeds the jitter)");
 	rc.cfg.inject_unflagged = (unsigned)rc.o.inject_unflagged;
 	rc.cfg.inject_n15 = (unsigned)rc.o.inject_n15;
+	rc.cfg.pebs_records = (unsigned)rc.o.pebs_records;
+	rc.cfg.pebs_drain_end = rc.o.pebs_drain_end;
+	if ((rc.o.pebs_records || rc.o.pebs_drain_end) && !rc.cfg.plan.pebs)
+		return shell_error(sh, "record: --pebs-buffer and --pebs-drain-at-end need a PEBS "
+				   "event (EVENT:pebs or --pebs)");
 	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && !perf_can_inject())
 		return shell_error(sh, "record: --inject: only the model can be made to misbehave "
 				   "('pmu backend model SIG')");
@@ -479,7 +610,9 @@ static void rec_print_events(struct shell *sh)
 		p4_spec_format(&plan->req[i].spec, spec, sizeof(spec));
 		shell_printf(sh, "  #%u %s counter %u (%s)", i, spec, slot->counter,
 			     p4_counters[slot->counter].name);
-		if (!rc.cfg.sampler[i])
+		if (rc.tagger[i])
+			shell_puts(sh, ": front-end tagging (tags loads and stores, never counts)\n");
+		else if (!rc.cfg.sampler[i])
 			shell_printf(sh, ": cascade starter after %llu events, no samples\n",
 				     (unsigned long long)plan->req[i].spec.period);
 		else
@@ -584,6 +717,82 @@ static void rec_print_counted(struct shell *sh)
 				     (unsigned long long)rc.res.counted[i], (unsigned long long)in[i]);
 }
 
+/*
+ * Skid: request q samples an event by interrupt, request p the same event
+ * (mask, LP, period) by PEBS, on the same run. A PEBS sample's IP is the
+ * instruction that caused the event (fact sheet 5.2), so the PEBS IPs are
+ * where the event happens; an interrupt-based sample's skid is the
+ * distance in bytes from its IP to the nearest PEBS IP (0: it landed on
+ * such an instruction).
+ */
+static void rec_print_skid(struct shell *sh, const struct sample_run *run, unsigned q, unsigned p)
+{
+	static uint64_t at[64];
+	unsigned nat = 0, nq = 0, np = 0, zero = 0;
+	struct sample_run_iter ri;
+	struct sample smp;
+	uint64_t sum = 0, max = 0;
+
+	sample_run_iter_init(&ri, run);
+	while (sample_run_iter_next(&ri, &smp)) {
+		unsigned k = 0;
+
+		if (smp.event != p)
+			continue;
+		np++;
+		while (k < nat && at[k] != smp.ip)
+			k++;
+		if (k == nat && nat < 64)
+			at[nat++] = smp.ip;
+	}
+	sample_run_iter_init(&ri, run);
+	while (nat && sample_run_iter_next(&ri, &smp)) {
+		uint64_t best = UINT64_MAX;
+
+		if (smp.event != q)
+			continue;
+		for (unsigned k = 0; k < nat; k++) {
+			uint64_t d = smp.ip > at[k] ? smp.ip - at[k] : at[k] - smp.ip;
+
+			best = d < best ? d : best;
+		}
+		nq++;
+		zero += best == 0;
+		sum += best;
+		max = best > max ? best : max;
+	}
+	shell_printf(sh, "skid: #%u (interrupt) %u samples, %u at a PEBS IP, mean %llu bytes, max "
+		     "%llu bytes from the nearest; #%u (PEBS) %u samples at %u distinct IPs\n", q, nq,
+		     zero, (unsigned long long)(nq ? sum / nq : 0), (unsigned long long)max, p, np,
+		     nat);
+}
+
+static void rec_print_pebs(struct shell *sh, const struct record_result *r)
+{
+	const struct p4_plan *plan = &rc.cfg.plan;
+	const struct sample_run *run = record_last();
+	char detail[160];
+
+	if (!plan->pebs)
+		return;
+	shell_printf(sh, "PEBS: %llu records drained in %llu drains (%u slots per LP, threshold "
+		     "1 record below the maximum), buffer found full %llu time(s)\n",
+		     (unsigned long long)r->pebs_records, (unsigned long long)r->pebs_drains,
+		     rc.cfg.pebs_records ? rc.cfg.pebs_records : PEBS_RECORDS_DEFAULT,
+		     (unsigned long long)r->pebs_full);
+	perf_describe(detail, sizeof(detail));
+	if (detail[0])
+		shell_printf(sh, "PEBS backend: %s\n", detail);
+	for (unsigned q = 0; run && q < plan->n; q++)
+		for (unsigned p = 0; p < plan->n; p++)
+			if (rc.cfg.sampler[q] && plan->req[q].role != P4_ROLE_PEBS &&
+			    plan->req[p].role == P4_ROLE_PEBS &&
+			    plan->req[q].spec.event == plan->req[p].spec.event &&
+			    plan->req[q].spec.mask == plan->req[p].spec.mask &&
+			    plan->req[q].lp == plan->req[p].lp && r->period[q] == r->period[p])
+				rec_print_skid(sh, run, q, p);
+}
+
 static void rec_summary(struct shell *sh, int argc, char **argv)
 {
 	const struct record_result *r = &rc.res;
@@ -607,6 +816,7 @@ static void rec_summary(struct shell *sh, int argc, char **argv)
 		     (unsigned long long)r->unattributed, (unsigned long long)t->overwritten);
 	rec_print_counted(sh);
 	rec_print_lps(sh, r);
+	rec_print_pebs(sh, r);
 	shell_printf(sh, "throttled: %llu\n", (unsigned long long)r->throttled);
 	shell_printf(sh, "workarounds fired: %llu unflagged overflow(s), %llu read-back mismatch(es)\n",
 		     (unsigned long long)r->pmi.unflagged, (unsigned long long)r->pmi.mismatches);
@@ -921,7 +1131,7 @@ static int cmd_dump(struct shell *sh, int argc, char **argv)
 static const struct shell_cmd record_cmds[] = {
 	{ "record", "record [-e SPEC [--after N:SPEC]]... [-c PERIOD | -F FREQ] [--nmi|--vector] [-g] "
 		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--jitter PCT [--seed N]] "
-		    "[--quiet] "
+		    "[--quiet] [--pebs] [--pebs-buffer N] [--pebs-drain-at-end] "
 		    "[--cpu 0|1|both] [--] "
 		    "WORKLOAD [ARGS] | record ... [--stagger] --pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "sample a workload (perf record style)",
@@ -952,6 +1162,17 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 the handler's workarounds must keep the samples exact\n"
 	  "  --floor [N]    time the overflow path's unavoidable register accesses and\n"
 	  "                 one store append (TSC cycles, medians of N)\n"
+	  "PEBS (front_end_event, execution_event, replay_event; fact sheet 5):\n"
+	  "  EVENT:pebs / --pebs   sample by PEBS on counter 16 (LP0) / 17 (LP1): each\n"
+	  "                 sample is a PEBS record's linear IP and registers, the\n"
+	  "                 instruction that caused the event (script marks the event\n"
+	  "                 ':pebs'); front_end_event gets uop_type TAGLOADS:TAGSTORES\n"
+	  "                 unless a uop_type event is given. With an interrupt-sampled\n"
+	  "                 twin of the same event, record reports the twin's skid.\n"
+	  "  --pebs-buffer N  PEBS record slots per LP (2 .. 128, default 64); the PMI\n"
+	  "                 comes one record below the maximum and drains the buffer\n"
+	  "  --pebs-drain-at-end  PMIs leave the buffer alone: a full buffer then shows\n"
+	  "                 its loss (records the processor could not write)\n"
 	  "Hyper-Threading (as in 'stat'):\n"
 	  "  --cpu 0|1|both run the workload on LP0, its sibling LP1, or both\n"
 	  "  --pair A ARGS -- [--ring R] B ARGS   A on LP0 and B on LP1 together (last\n"

@@ -593,7 +593,9 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 	if (argc == 3 && parse_streq(argv[2], "hw")) {
 		if (perf_select_hw(err, sizeof(err)))
 			return shell_error(sh, "cannot use the hardware PMU: %s", err);
-	} else if (argc >= 3 && argc <= 6 && parse_streq(argv[2], "model")) {
+	} else if (argc >= 3 && argc <= 7 && parse_streq(argv[2], "model")) {
+		bool nopebs = false;
+
 		for (int k = 3; k < argc; k++) {
 			if (parse_streq(argv[k], "ht"))
 				ht = true;
@@ -601,6 +603,8 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 				ht = false;
 			else if (parse_streq(argv[k], "l3"))
 				l3 = true;
+			else if (parse_streq(argv[k], "nopebs"))
+				nopebs = true;	/* IA32_MISC_ENABLE bit 12 set (fact sheet 5.1) */
 			else if (stat_parse_sig(argv[k], &sig))
 				return shell_error(sh, "bad signature '%s' (e.g. 0F_04, 0F_02H:9)", argv[k]);
 		}
@@ -608,10 +612,12 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 			return shell_error(sh, "this CPU is not NetBurst: name a model signature, e.g. "
 					   "'pmu backend model 0F_04'");
 		perf_model_set_l3(l3);
+		perf_model_set_pebs_unavailable(nopebs);
 		if (perf_select_model(&sig, ht, err, sizeof(err)))
 			return shell_error(sh, "%s", err);
 	} else {
-		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht] [l3]");
+		return shell_error(sh, "usage: pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] "
+				   "[nopebs]");
 	}
 	shell_printf(sh, "backend: %s\n", perf_backend_name(perf_info()->backend));
 	return 0;
@@ -787,8 +793,9 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "synthetic workload injects any other event. Each count is tagged with its\n"
 	  "source; '[no model input]' marks events nothing feeds.\n",
 	  cmd_stat },
-	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] | pmu trace on|off | "
-		 "pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model | pmu rdpmc N",
+	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] [nopebs] | "
+		 "pmu trace on|off | pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model | "
+		 "pmu rdpmc N",
 	  "show or choose the PMU backend",
 	  "Without arguments: the backend (hardware PMU or software model) and why,\n"
 	  "the signature, capabilities, PMI statistics and the counters in use.\n"
@@ -803,6 +810,7 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "model (uops and miss penalties, the same on every run); 'pmu clock tsc'\n"
 	  "from the TSC cycles each stepped instruction took. 'pmu rdpmc N' runs\n"
 	  "RDPMC with ECX = N through the backend (18-25: the uncore counters, EDX 0).\n"
+	  "'nopebs' gives it IA32_MISC_ENABLE bit 12 set (PEBS unavailable).\n"
 	  "'pmu trace on' prints every PMU register write as\n"
 	  "'wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)'. 'pmu pmi nmi' delivers\n"
 	  "overflow interrupts as NMIs instead of vector F8H. 'pmu bench N' times\n"

@@ -364,6 +364,9 @@ static void overflow(struct p4_model *m, enum p4_counter n)
 	uint64_t c = m->cccr[n];
 	uint8_t lps = 0;
 
+	if (p4_model_pebs_assist(m, n))
+		return;
+
 	m->cccr[n] |= CCCR_OVF;
 	m->ovf_set |= CTR_BIT(n);
 	m->overflows[n]++;
@@ -483,7 +486,9 @@ int p4_model_event_raw(struct p4_model *m, unsigned lp, unsigned cpl, uint64_t e
 
 	if (check_lp_cpl(m, lp, &ev.cpl) != 0 || event_select > field_get(ESCR_EVENT_SELECT, ~0ull))
 		return -1;
+	m->ev_lp = (uint8_t)lp;
 	route_event(m, &ev, n);
+	m->ev_lp = P4_MODEL_NO_LP;
 	return 0;
 }
 

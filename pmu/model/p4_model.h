@@ -24,6 +24,7 @@
 #include "pmu/msr_bus.h"
 #include "pmu/p4_caps.h"
 #include "pmu/p4_events.h"
+#include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
 #include "pmu/p4_uncore.h"
@@ -50,6 +51,15 @@ struct p4_model_faults {
 /* Called once per PMI request, with the LP that OVF_PMI_T0/T1 names. */
 typedef void p4_model_pmi_fn(struct p4_model *m, unsigned lp, void *ctx);
 
+/*
+ * Memory access for PEBS (the DS save area and the PEBS buffer, at the
+ * addresses software wrote): copy len bytes at addr into or out of buf.
+ * 0, or -1 when the range is not accessible (then nothing is written).
+ */
+typedef int p4_model_mem_fn(void *ctx, uint64_t addr, void *buf, unsigned len, bool write);
+
+#define P4_MODEL_NO_LP		0xffu	/* m->ev_lp outside an event */
+
 struct p4_model_config {
 	struct p4_sig sig;		/* family must be 0FH */
 	bool ht;			/* two LPs share this PMU (else LP0 only) */
@@ -58,6 +68,9 @@ struct p4_model_config {
 	bool uncore;			/* the part has the L3/FSB set of caps.uncore */
 	p4_model_pmi_fn *raise_pmi;	/* may be NULL */
 	void *ctx;
+	p4_model_mem_fn *mem;		/* PEBS memory; NULL: PEBS records fail (pebs_faults) */
+	void *mem_ctx;
+	bool ds32;			/* the 32-bit DS layout (default 64-bit, IA-32e) */
 };
 
 struct p4_model {
@@ -72,12 +85,15 @@ struct p4_model {
 	uint64_t pebs_enable, pebs_matrix_vert, tc_precise_event;
 	uint64_t misc_enable;		/* bits other than 7, 11, 12 as last written */
 	uint64_t ds_area[P4_MODEL_NLP];
+	uint8_t pebs_lps;		/* LPs (bit 0/1) whose PEBS MY_THR/OTH_THR enabled */
 	uint64_t uncore[P4_MODEL_NUNCORE];
 
 	/* Inputs. */
 	bool active[P4_MODEL_NLP];	/* not halted, not waiting for SIPI */
 	uint8_t cpl[P4_MODEL_NLP];
 	unsigned bus_lp;		/* LP on whose behalf bus accesses run */
+	struct p4_pebs_record pebs_regs[P4_MODEL_NLP]; /* each LP's current instruction */
+	uint8_t ev_lp;			/* LP of the event being counted, or P4_MODEL_NO_LP */
 
 	/* Hidden state. */
 	uint32_t started;		/* counters started by a cascade (bit n) */
@@ -106,6 +122,10 @@ struct p4_model {
 	uint64_t overflows[P4_NCOUNTER];
 	uint64_t examined;		/* counters the event path looked at (routing check) */
 	uint64_t uncore_wraps[P4_MODEL_NUNCORE]; /* 32-bit wraps of each uncore count */
+	uint64_t pebs_records[P4_MODEL_NLP];	/* PEBS records written */
+	uint64_t pebs_lost[P4_MODEL_NLP];	/* PEBS records not written: buffer full */
+	uint64_t pebs_pmis[P4_MODEL_NLP];	/* PMIs raised at the PEBS threshold */
+	uint64_t pebs_faults;			/* DS area or buffer not accessible */
 
 	struct p4_model_faults faults;	/* injected (p4_model_set_faults); zero at reset */
 };
@@ -131,6 +151,37 @@ int p4_model_event(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event 
 /* The same with the observing ESCRs (P4_MODEL_ESCR set) and event select given. */
 int p4_model_event_raw(struct p4_model *m, unsigned lp, unsigned cpl, uint64_t escrs,
 		       unsigned event_select, uint16_t mask, uint64_t n);
+
+/*
+ * The registers of the instruction LP `lp` is retiring (flags, linear IP,
+ * general registers in enum p4_pebs_reg order): what a PEBS record written
+ * for an event of that instruction holds (fact sheet 5.2). -1 on a bad LP.
+ */
+int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs_record *r);
+
+/*
+ * Front-end tagging (fact sheet 5.6): an instruction of LP lp at CPL cpl
+ * retires with `loads` load and `stores` store µops. Those that an ESCR
+ * holding uop_type with TAGLOADS / TAGSTORES and the LP's T-bit for that
+ * CPL tags count once each as front_end_event NBOGUS, at retirement. The
+ * upstream ESCR tags whether or not a counter reads it (uop_type itself
+ * never increments a counter). Returns the tagged µops (the instruction
+ * is then a tagged one for instr_retired NBOGUSTAG), or -1 on a bad LP or
+ * CPL.
+ */
+int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned loads,
+			unsigned stores);
+
+/*
+ * Execution tagging (fact sheet 5.7): `uops` µops of upstream event ev (one
+ * of the FIRM events, P4_EVF_UPSTREAM_TAG: packed_SP_uop ... x87_SIMD_moves_uop)
+ * retire on LP lp at CPL cpl. They count as ev with all its mask bits, and a
+ * FIRM ESCR holding ev with Tag enable and the LP's T-bit tags them with its
+ * tag value; execution_event NBOGUSn then counts each µop whose tag has bit
+ * n (NBOGUSn is mask bit n). -1 on bad input or an event that cannot tag.
+ */
+int p4_model_retire_exec(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
+			 unsigned uops);
 
 /* Close the current cycle and run `cycles` - 1 more cycles without events. */
 void p4_model_tick(struct p4_model *m, uint64_t cycles);

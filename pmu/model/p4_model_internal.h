@@ -19,6 +19,13 @@ bool p4_model_has_ext_source(enum p4_counter n);
 /* Hidden state to reset after software wrote CCCR n (already stored). */
 void p4_model_cccr_written(struct p4_model *m, enum p4_counter n);
 
+/*
+ * Counter n overflowed on an event of LP m->ev_lp: when PEBS is armed for
+ * it, write the PEBS record, reload the counter and return true (the
+ * overflow is then not an ordinary one). p4_model_pebs.c.
+ */
+bool p4_model_pebs_assist(struct p4_model *m, enum p4_counter n);
+
 /* Rebuild all routing state from the registers (after reset). */
 void p4_model_route_all(struct p4_model *m);
 

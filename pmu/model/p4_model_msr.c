@@ -7,6 +7,7 @@
  */
 #include "pmu/model/p4_model.h"
 #include "pmu/model/p4_model_internal.h"
+#include "pmu/p4_pebs.h"
 
 #define TC_PRECISE_EVENT_RESET	0xfc00	/* perfctr's observed default (fact sheet 1.3) */
 #define MISC_ENABLE_RO		(MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL | \
@@ -61,8 +62,11 @@ static int read_other(struct p4_model *m, uint32_t msr, uint64_t *v)
 	case MSR_TC_PRECISE_EVENT:
 		*v = m->tc_precise_event;
 		return 0;
-	case MSR_PEBS_ENABLE:
+	case MSR_PEBS_ENABLE:	/* thread bits as the reading LP sees them */
 		*v = m->pebs_enable;
+		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+			if (m->pebs_lps & (1u << lp))
+				*v |= p4_pebs_thr_bit(m->bus_lp, lp);
 		return 0;
 	case MSR_PEBS_MATRIX_VERT:
 		*v = m->pebs_matrix_vert;
@@ -123,8 +127,12 @@ static int write_other(struct p4_model *m, uint32_t msr, uint64_t v)
 		return 0;
 	case MSR_TC_PRECISE_EVENT:
 		return write_store(&m->tc_precise_event, v, LOW32_ONLY_RESERVED);
-	case MSR_PEBS_ENABLE:
-		return write_store(&m->pebs_enable, v, pebs_enable_reserved(m));
+	case MSR_PEBS_ENABLE:	/* MY_THR/OTH_THR: relative to the writing LP (5.3) */
+		if (v & pebs_enable_reserved(m))
+			return MSR_BUS_EFAULT;
+		m->pebs_lps = (uint8_t)p4_pebs_thr_lps(m->bus_lp, v);
+		m->pebs_enable = v & ~(PEBS_ENABLE_MY_THR | PEBS_ENABLE_OTH_THR);
+		return 0;
 	case MSR_PEBS_MATRIX_VERT:
 		return write_store(&m->pebs_matrix_vert, v, LOW32_ONLY_RESERVED);
 	case MSR_IA32_DS_AREA:
@@ -212,8 +220,14 @@ void p4_model_reset(struct p4_model *m)
 		m->active[lp] = lp < p4_model_nlp(m);
 		m->cpl[lp] = 0;
 		m->pmi_count[lp] = 0;
+		m->pebs_records[lp] = 0;
+		m->pebs_lost[lp] = 0;
+		m->pebs_pmis[lp] = 0;
 	}
 	m->pebs_enable = 0;
+	m->pebs_lps = 0;
+	m->pebs_faults = 0;
+	m->ev_lp = P4_MODEL_NO_LP;
 	m->pebs_matrix_vert = 0;
 	m->tc_precise_event = TC_PRECISE_EVENT_RESET;
 	m->misc_enable = 0;

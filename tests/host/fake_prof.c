@@ -100,9 +100,16 @@ void perf_model_mem_describe(char *buf, size_t n)
 		  perf_model_clock_name(model_clock_src));
 }
 
+static bool model_no_pebs;
+
+void perf_model_set_pebs_unavailable(bool unavailable)
+{
+	model_no_pebs = unavailable;
+}
+
 int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n)
 {
-	struct p4_model_config cfg = { .sig = *sig, .ht = ht };
+	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .pebs_unavailable = model_no_pebs };
 	struct p4_apply_result res;
 
 	if (!p4_caps_lookup(sig, &info.caps) || p4_model_init(&model, &cfg) != 0)

@@ -237,8 +237,10 @@ static void pebs_enable_before_cccr(void **state)
 	struct p4_apply_result res;
 	struct recbus rb;
 
+	plan.ds_area_set = true;
 	recbus_init(&rb);
 	p4_apply(&rb.bus, &plan, &res);
+	assert_false(res.pebs_refused);
 	assert_int_equal(rb.nlog, 6);
 	assert_int_equal(rb.log[0].msr, 0x370);		/* IQ_CCCR4 off */
 	assert_int_equal(rb.log[1].msr, 0x3cc);		/* CRU_ESCR2 */
@@ -249,6 +251,61 @@ static void pebs_enable_before_cccr(void **state)
 	assert_int_equal(rb.log[4].value, 0x02000000);	/* bit 25, MY_THR */
 	assert_int_equal(rb.log[5].msr, 0x370);
 	assert_int_equal(rb.log[5].value, 0x0403b000);
+}
+
+/* Without a DS save area in place PEBS_ENABLE is left alone, and said so. */
+static void pebs_refused_without_ds_area(void **state)
+{
+	struct p4_plan plan = plan_of("front_end_event:nbogus:period=1000", true);
+	struct p4_apply_result res;
+	struct recbus rb;
+
+	recbus_init(&rb);
+	p4_apply(&rb.bus, &plan, &res);
+	assert_true(res.pebs_refused);
+	for (unsigned k = 0; k < rb.nlog; k++)
+		assert_int_not_equal(rb.log[k].msr, 0x3f1);
+	/* a plan without PEBS is never refused */
+	plan = plan_of("front_end_event:nbogus:period=1000", false);
+	p4_apply(&rb.bus, &plan, &res);
+	assert_false(res.pebs_refused);
+}
+
+/*
+ * SDM 18.16.3: the bits are relative to the writing LP. LP1's PEBS written
+ * from LP0 is OTH_THR; the sibling's MY_THR and metric bits stay set.
+ */
+static void pebs_enable_relative_and_kept(void **state)
+{
+	struct p4_plan plan = plan_of("execution_event:nbogus0:t1:period=1000", true);
+	struct p4_apply_result res;
+	struct recbus rb;
+
+	plan.req[0].lp = P4_LP1;
+	plan.ds_area_set = true;
+	plan.writer_lp = 0;
+	recbus_init(&rb);
+	msr_bus_write(&rb.bus, 0x3f1, 0x01000001);	/* the sibling's replay metric */
+	msr_bus_write(&rb.bus, 0x3f2, 0x1);
+	recbus_clear_log(&rb);
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(recbus_value(&rb, 0x3f1), 0x01000001 | 0x04000000);
+	assert_int_equal(recbus_value(&rb, 0x3f2), 0x1);
+	/* the same LP1 request written from LP1 is MY_THR */
+	plan.writer_lp = 1;
+	recbus_init(&rb);
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(recbus_value(&rb, 0x3f1), 0x02000000);
+	/* a replay metric replaces an older one; thread bits stay; none without PEBS */
+	plan = plan_of("replay_event:nbogus", false);
+	plan.pebs_metric = 0x01000004;
+	plan.matrix_vert = 0x2;
+	recbus_init(&rb);
+	msr_bus_write(&rb.bus, 0x3f1, 0x05000001);	/* old metric, sibling's OTH_THR */
+	msr_bus_write(&rb.bus, 0x3f2, 0x1);
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(recbus_value(&rb, 0x3f1), 0x05000004);
+	assert_int_equal(recbus_value(&rb, 0x3f2), 0x2);
 }
 
 /*
@@ -332,6 +389,8 @@ int main(void)
 		cmocka_unit_test(model_overflow_during_apply_is_no_mismatch),
 		cmocka_unit_test(faults_are_counted),
 		cmocka_unit_test(pebs_enable_before_cccr),
+		cmocka_unit_test(pebs_refused_without_ds_area),
+		cmocka_unit_test(pebs_enable_relative_and_kept),
 		cmocka_unit_test(reload_quiets_the_counter_first),
 		cmocka_unit_test(reload_rewrites_a_lost_write),
 		cmocka_unit_test(quiet_select_avoids_used_and_missing_escrs),

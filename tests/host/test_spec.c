@@ -218,7 +218,12 @@ static void events_listing(void **state)
 	struct p4_caps northwood;
 
 	assert_int_equal(p4_events_list(NULL, NULL, collect, &l), 47);
-	assert_int_equal(l.n, 47);
+	assert_int_equal(l.n, 47 + 1 + 9);	/* and the 9 replay metrics under a heading */
+	/* fact sheet 5.5: 1stL_cache_load_miss_retired is 01000001H with MATRIX_VERT 1H */
+	assert_non_null(strstr(l.all, "1stL_cache_load_miss_retired replay_event:NBOGUS, "
+			       "PEBS_ENABLE 01000001H, MATRIX_VERT 1H"));
+	assert_non_null(strstr(l.all, "split_load_retired           replay_event:NBOGUS, "
+			       "PEBS_ENABLE 01000400H, MATRIX_VERT 1H, load_port_replay on SAAT_ESCR1"));
 	assert_non_null(strstr(l.all, "global_power_events"));
 	assert_non_null(strstr(l.all, "FSB_ESCR1(2,3)"));
 

@@ -1,0 +1,40 @@
+/*
+ * insn_simd.h - the floating-point and SIMD class of an x86 instruction,
+ * for the NetBurst execution-tagging events (packed_SP_uop ... x87_FP_uop,
+ * fact sheet 5.7; SDM Vol. 3B Table A-9 describes each event).
+ *
+ * Pure: decodes the bytes only (legacy prefixes, REX in 64-bit code,
+ * opcode, ModRM). Only arithmetic counts, as the events' descriptions say: x87
+ * loads, stores, register moves and control (FLD, FST, FXCH, FLDCW, ...)
+ * are not x87_FP_uop (SDM note 2 of x87_FP_uop), and SIMD moves (MOVAPS,
+ * MOVD, MOVQ, ...) belong to x87_SIMD_moves_uop, which is not classified
+ * here. Each instruction counts as one µop of its class (a model
+ * choice: the events count µops, and the decoder does not know how many
+ * a NetBurst part makes of it).
+ */
+#ifndef NBPROF_ARCH_X86_INSN_SIMD_H
+#define NBPROF_ARCH_X86_INSN_SIMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum insn_simd {
+	INSN_SIMD_NONE,
+	INSN_SIMD_X87,		/* x87 arithmetic: x87_FP_uop */
+	INSN_SIMD_MMX64,	/* integer SIMD on MMX registers: 64bit_MMX_uop */
+	INSN_SIMD_MMX128,	/* integer SIMD on XMM registers (66H): 128bit_MMX_uop */
+	INSN_SIMD_PACKED_SP,	/* e.g. ADDPS: packed_SP_uop */
+	INSN_SIMD_PACKED_DP,	/* e.g. ADDPD (66H): packed_DP_uop */
+	INSN_SIMD_SCALAR_SP,	/* e.g. ADDSS (F3H): scalar_SP_uop */
+	INSN_SIMD_SCALAR_DP,	/* e.g. ADDSD (F2H): scalar_DP_uop */
+};
+
+/*
+ * The class of the instruction at bytes[0..n) (INSN_SIMD_NONE when none or
+ * truncated); mode64: 64-bit code, where 40H-4FH are REX prefixes (in
+ * 32-bit code they are INC/DEC).
+ */
+enum insn_simd insn_simd_class(const uint8_t *bytes, size_t n, bool mode64);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * p4_model_pebs.c - the PEBS assist and front-end tagging of the software
+ * NetBurst PMU.
+ *
+ * Fact sheet 5.1-5.3 and SDM 18.16.3, with the model's decisions:
+ * - PEBS is armed for LP t when MSR_PEBS_ENABLE has t's bit (MY_THR or
+ *   OTH_THR, relative to the LP that wrote it; the model keeps the
+ *   absolute LPs in m->pebs_lps), and only on counter 16 for LP0 and
+ *   counter 17 for LP1 (IQ_CCCR4 / IQ_CCCR5), for an event of LP t whose
+ *   counter's ESCR holds a PEBS-capable event (front_end_event,
+ *   execution_event, replay_event).
+ * - On such an overflow the model reads LP t's DS save area at
+ *   IA32_DS_AREA[t] (64-bit layout unless cfg.ds32), writes one record
+ *   (flags, linear IP, general registers of the instruction that caused
+ *   the event: p4_model_set_pebs_regs) at the PEBS index, advances the
+ *   index, and reloads the counter from the counter-reset field. It never
+ *   writes past the absolute maximum: a record that does not fit is
+ *   counted in m->pebs_lost[t] and the index stays (the buffer does not
+ *   wrap). The overflow then neither sets CCCR.OVF nor owes an OVF PMI
+ *   nor starts cascades: the record takes the overflow's place
+ *   (UNVERIFIED: the fact sheet says only that the counter is reloaded).
+ * - The PMI: when a record moves the index from below the interrupt
+ *   threshold to or past it, LP t gets raise_pmi() (the same LVT PC
+ *   vector, fact sheet 5.2 "DS ISR"); m->pebs_pmis[t] counts them. A
+ *   handler that drains the buffer resets the index to the base.
+ * - A DS area or buffer the memory callback cannot reach: nothing is
+ *   written, the counter is reloaded from 0 (no reset value could be read)
+ *   and m->pebs_faults counts it.
+ */
+#include "pmu/model/p4_model.h"
+#include "pmu/model/p4_model_internal.h"
+#include "pmu/p4_pebs.h"
+
+/* The PEBS counter of each LP (SDM 18.16.3). */
+static bool pebs_counter_lp(enum p4_counter n, unsigned *lp)
+{
+	if (n != P4_IQ_COUNTER4 && n != P4_IQ_COUNTER5)
+		return false;
+	*lp = n == P4_IQ_COUNTER4 ? 0 : 1;
+	return true;
+}
+
+/* Does counter n's ESCR hold front_end_event, execution_event or replay_event? */
+static bool pebs_event(const struct p4_model *m, enum p4_counter n)
+{
+	enum p4_escr e = m->ctr_route[n];
+	enum p4_event ev;
+
+	if (e >= P4_NESCR)
+		return false;
+	if (!p4_event_by_escr(e, (unsigned)field_get(ESCR_EVENT_SELECT, m->escr[e]), &ev))
+		return false;
+	return (p4_events[ev].flags & P4_EVF_PEBS) != 0;
+}
+
+static int mem(struct p4_model *m, uint64_t addr, void *buf, unsigned len, bool write)
+{
+	if (!m->cfg.mem)
+		return -1;
+	return m->cfg.mem(m->cfg.mem_ctx, addr, buf, len, write);
+}
+
+static void pebs_pmi(struct p4_model *m, unsigned lp)
+{
+	m->pebs_pmis[lp]++;
+	m->pmi_count[lp]++;
+	if (m->cfg.raise_pmi)
+		m->cfg.raise_pmi(m, lp, m->cfg.ctx);
+}
+
+/* Write one record for LP lp into its DS buffer; the counter's new value. */
+static uint64_t pebs_record(struct p4_model *m, unsigned lp)
+{
+	enum p4_ds_form form = m->cfg.ds32 ? P4_DS_32 : P4_DS_64;
+	const struct p4_ds_layout *l = &p4_ds_layouts[form];
+	uint8_t area[0x50], rec[144];
+	struct p4_ds_pebs p;
+	uint64_t next;
+
+	if (mem(m, m->ds_area[lp], area, l->size, false) != 0) {
+		m->pebs_faults++;
+		return 0;
+	}
+	p4_ds_get_pebs(form, area, &p);
+	if (p.index < p.base || p.index + l->record_size > p.max) {
+		m->pebs_lost[lp]++;
+		return p.reset;
+	}
+	p4_pebs_record_encode(form, &m->pebs_regs[lp], rec);
+	if (mem(m, p.index, rec, l->record_size, true) != 0) {
+		m->pebs_faults++;
+		return p.reset;
+	}
+	next = p.index + l->record_size;
+	p4_ds_put(form, area, P4_DS_PEBS_INDEX, next);
+	if (mem(m, m->ds_area[lp] + l->field_off[P4_DS_PEBS_INDEX],
+		area + l->field_off[P4_DS_PEBS_INDEX], l->word, true) != 0) {
+		m->pebs_faults++;
+		return p.reset;
+	}
+	m->pebs_records[lp]++;
+	if (p.index < p.threshold && next >= p.threshold)
+		pebs_pmi(m, lp);
+	return p.reset;
+}
+
+bool p4_model_pebs_assist(struct p4_model *m, enum p4_counter n)
+{
+	unsigned lp;
+
+	if (!pebs_counter_lp(n, &lp) || m->ev_lp != lp || !(m->pebs_lps & (1u << lp)) ||
+	    m->cfg.pebs_unavailable || !pebs_event(m, n))
+		return false;
+	m->overflows[n]++;
+	m->counter[n] = pebs_record(m, lp) & P4_COUNTER_MASK;
+	return true;
+}
+
+int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs_record *r)
+{
+	if (lp >= p4_model_nlp(m))
+		return -1;
+	m->pebs_regs[lp] = *r;
+	return 0;
+}
+
+/* ---- front-end tagging (fact sheet 5.6) ---------------------------------- */
+
+static uint64_t escr_thread_bit(unsigned lp, unsigned cpl)
+{
+	if (lp == 0)
+		return cpl == 0 ? ESCR_T0_OS : ESCR_T0_USR;
+	return cpl == 0 ? ESCR_T1_OS : ESCR_T1_USR;
+}
+
+/* The uop_type TAGLOADS / TAGSTORES mask bits in force for LP lp at CPL cpl. */
+static uint16_t front_end_tags(const struct p4_model *m, unsigned lp, unsigned cpl)
+{
+	const struct p4_event_desc *d = &p4_events[P4_EV_UOP_TYPE];
+	uint16_t tags = 0;
+
+	for (unsigned side = 0; side < 2; side++) {
+		enum p4_escr e = d->escrs[side];
+		uint64_t v;
+
+		if (e == P4_ESCR_NONE || !p4_model_escr_exists(m, e))
+			continue;
+		v = m->escr[e];
+		if (field_get(ESCR_EVENT_SELECT, v) == d->event_select &&
+		    (v & escr_thread_bit(lp, cpl)))
+			tags |= (uint16_t)field_get(ESCR_EVENT_MASK, v);
+	}
+	return tags;
+}
+
+int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned loads,
+			unsigned stores)
+{
+	uint16_t tags;
+	uint64_t tagged = 0;
+
+	if (lp >= p4_model_nlp(m) || cpl > 3)
+		return -1;
+	tags = front_end_tags(m, lp, cpl);
+	if (tags & P4_EVMASK(P4_UOP_TYPE_TAGLOADS))
+		tagged += loads;
+	if (tags & P4_EVMASK(P4_UOP_TYPE_TAGSTORES))
+		tagged += stores;
+	if (tagged == 0)
+		return 0;
+	if (p4_model_event(m, lp, cpl, P4_EV_FRONT_END_EVENT,
+			   P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS), tagged) != 0)
+		return -1;
+	return (int)tagged;
+}
+
+/* ---- execution tagging (fact sheet 5.7) ----------------------------------- */
+
+/*
+ * The tag bits the FIRM ESCRs put on one µop of upstream event `ev` of LP
+ * lp at CPL cpl: an ESCR holding ev's event select and mask (ALL) with Tag
+ * enable (bit 4) and the LP's T-bit for that CPL contributes its tag value
+ * (bits 8:5).
+ */
+static unsigned exec_tags(const struct p4_model *m, enum p4_event ev, unsigned lp, unsigned cpl)
+{
+	const struct p4_event_desc *d = &p4_events[ev];
+	unsigned tags = 0;
+
+	for (unsigned side = 0; side < 2; side++) {
+		enum p4_escr e = d->escrs[side];
+		uint64_t v;
+
+		if (e == P4_ESCR_NONE || !p4_model_escr_exists(m, e))
+			continue;
+		v = m->escr[e];
+		if (field_get(ESCR_EVENT_SELECT, v) == d->event_select && (v & ESCR_TAG_ENABLE) &&
+		    (field_get(ESCR_EVENT_MASK, v) & d->default_mask) &&
+		    (v & escr_thread_bit(lp, cpl)))
+			tags |= (unsigned)field_get(ESCR_TAG_VALUE, v);
+	}
+	return tags;
+}
+
+int p4_model_retire_exec(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
+			 unsigned uops)
+{
+	const struct p4_event_desc *d;
+	unsigned tags;
+	int r;
+
+	if (lp >= p4_model_nlp(m) || cpl > 3 || ev >= P4_NEVENT ||
+	    !(p4_events[ev].flags & P4_EVF_UPSTREAM_TAG))
+		return -1;
+	if (uops == 0)
+		return 0;
+	d = &p4_events[ev];
+	/* The upstream event counts its µops where a counter reads it (mask: all its bits). */
+	r = p4_model_event(m, lp, cpl, ev, d->default_mask, uops);
+	tags = exec_tags(m, ev, lp, cpl);
+	if (r == 0 && tags)	/* NBOGUSn = mask bit n <-> tag bit n (fact sheet 5.7) */
+		r = p4_model_event(m, lp, cpl, P4_EV_EXECUTION_EVENT, (uint16_t)tags, uops);
+	return r;
+}

@@ -1,0 +1,173 @@
+/*
+ * pebs.c - the kernel's DS save areas and PEBS buffers (see pebs.h).
+ *
+ * Memory: static, one area and one buffer per LP, in the form of the
+ * kernel's mode (PEBS_FORM). The processor (or the
+ * model) writes records into the buffer and advances the index in the
+ * area; the drain reads them and rewinds the index. Both happen on the LP
+ * that owns the buffer, the drain under the PMU lock (the PMI handler).
+ */
+#include "arch/x86/cpu.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+#include "pmu/p4_regs.h"
+#include "prof/backend.h"
+#include "prof/pebs.h"
+
+/*
+ * The layout the processor uses (fact sheet 5.1): 64-bit in IA-32e mode;
+ * the ia32 kernel assumes no DTES64 (NetBurst parts do not report it) and
+ * gets the 32-bit one. Buffers are sized for the larger record.
+ */
+#define PEBS_FORM	(sizeof(void *) == 8 ? P4_DS_64 : P4_DS_32)
+#define PEBS_REC	((unsigned)p4_ds_layouts[PEBS_FORM].record_size)
+#define PEBS_REC_MAX	144u
+
+struct pebs_lp {
+	uint8_t area[0x50] __attribute__((aligned(64)));
+	uint8_t buf[PEBS_RECORDS_MAX * PEBS_REC_MAX + 1] __attribute__((aligned(64)));
+	bool armed;
+};
+
+static struct pebs_lp bufs[PEBS_NLP];
+static struct pebs_stats stats;
+
+int pebs_check(char *err, size_t n)
+{
+	struct msr_bus *bus = perf_bus();
+	const struct perf_info *pi = perf_info();
+	struct cpu_info ci;
+	uint64_t misc = 0;
+	uint32_t edx = P4_CPUID1_EDX_DS;
+	const char *why;
+
+	if (!bus)
+		return ksnprintf(err, n, "PEBS needs a PMU backend"), -1;
+	if (pi->backend == PERF_BACKEND_HW) {
+		cpu_identify(&ci);
+		edx = ci.ds ? P4_CPUID1_EDX_DS : 0;
+	}
+	if (msr_bus_read(bus, MSR_IA32_MISC_ENABLE, &misc) != 0)
+		return ksnprintf(err, n, "PEBS: IA32_MISC_ENABLE cannot be read"), -1;
+	if ((why = p4_pebs_unavailable(edx, misc)) != NULL)
+		return ksnprintf(err, n, "%s", why), -1;
+	return 0;
+}
+
+int pebs_prepare(unsigned lp, unsigned records, uint64_t period, char *err, size_t n)
+{
+	struct p4_ds_pebs p;
+	const char *why;
+
+	if (lp >= PEBS_NLP)
+		return ksnprintf(err, n, "PEBS: no logical processor %u", lp), -1;
+	if (records < 2 || records > PEBS_RECORDS_MAX)
+		return ksnprintf(err, n, "PEBS buffer: 2 to %u records", PEBS_RECORDS_MAX), -1;
+	if (p4_ds_plan(PEBS_FORM, (uint64_t)(uintptr_t)bufs[lp].buf,
+		       (uint64_t)records * PEBS_REC + p4_ds_layouts[PEBS_FORM].max_slack,
+		       1, 0 - period, &p, &why))
+		return ksnprintf(err, n, "PEBS buffer: %s", why), -1;
+	p4_ds_put_pebs(PEBS_FORM, bufs[lp].area, &p);
+	bufs[lp].armed = true;
+	return 0;
+}
+
+int pebs_load(unsigned lp)
+{
+	struct msr_bus *bus = perf_bus();
+	uint64_t v = lp < PEBS_NLP && bufs[lp].armed ? (uint64_t)(uintptr_t)bufs[lp].area : 0;
+
+	if (!bus)
+		return -1;
+	return msr_bus_write(bus, MSR_IA32_DS_AREA, v) == 0 ? 0 : -1;
+}
+
+void pebs_unload(void)
+{
+	struct msr_bus *bus = perf_bus();
+
+	if (bus)
+		msr_bus_write(bus, MSR_IA32_DS_AREA, 0);
+}
+
+void pebs_disable(unsigned lps)
+{
+	struct msr_bus *bus = perf_bus();
+	uint64_t v, clear = 0;
+
+	for (unsigned lp = 0; lp < PEBS_NLP; lp++)
+		if (lps & (1u << lp))
+			clear |= p4_pebs_thr_bit(perf_this_lp(), lp);
+	if (bus && clear && msr_bus_read(bus, MSR_PEBS_ENABLE, &v) == 0 && (v & clear))
+		msr_bus_write(bus, MSR_PEBS_ENABLE, v & ~clear);
+}
+
+bool pebs_armed(unsigned lp)
+{
+	return lp < PEBS_NLP && bufs[lp].armed;
+}
+
+void pebs_release(void)
+{
+	for (unsigned lp = 0; lp < PEBS_NLP; lp++)
+		bufs[lp].armed = false;
+}
+
+void pebs_reset_stats(void)
+{
+	memset(&stats, 0, sizeof(stats));
+}
+
+unsigned pebs_drain(unsigned lp, pebs_record_fn *fn, void *ctx)
+{
+	struct p4_ds_pebs p;
+	struct p4_pebs_record r;
+	unsigned k, n;
+
+	if (!pebs_armed(lp))
+		return 0;
+	p4_ds_get_pebs(PEBS_FORM, bufs[lp].area, &p);
+	if (p.index < p.base || p.index > p.max)
+		return 0;
+	n = p4_ds_written(PEBS_FORM, &p);
+	if (p.index + PEBS_REC > p.max)
+		stats.full[lp]++;
+	for (k = 0; k < n; k++) {
+		p4_pebs_record_decode(PEBS_FORM, bufs[lp].buf + (size_t)k * PEBS_REC, &r);
+		fn(ctx, lp, &r);
+	}
+	p4_ds_put(PEBS_FORM, bufs[lp].area, P4_DS_PEBS_INDEX, p.base);
+	if (n) {
+		stats.drains[lp]++;
+		stats.records[lp] += n;
+	}
+	return n;
+}
+
+const struct pebs_stats *pebs_stats(void)
+{
+	return &stats;
+}
+
+static bool pebs_inside(const void *obj, size_t size, uint64_t addr, unsigned len)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)obj;
+
+	return addr >= lo && addr + len >= addr && addr + len <= lo + size;
+}
+
+int pebs_mem(void *ctx, uint64_t addr, void *buf, unsigned len, bool write)
+{
+	(void)ctx;
+	for (unsigned lp = 0; lp < PEBS_NLP; lp++) {
+		if (!pebs_inside(bufs[lp].area, sizeof(bufs[lp].area), addr, len) &&
+		    !pebs_inside(bufs[lp].buf, sizeof(bufs[lp].buf), addr, len))
+			continue;
+		if (write)
+			memcpy((void *)(uintptr_t)addr, buf, len);
+		else
+			memcpy(buf, (const void *)(uintptr_t)addr, len);
+		return 0;
+	}
+	return -1;
+}

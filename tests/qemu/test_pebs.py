@@ -1,0 +1,226 @@
+"""test_pebs.py - PEBS sampling on the model backend (fact sheet section 5).
+
+Expected numbers come from the documents, not from running the code:
+- arch/x86/workloads.S: wl_memwalk's listing; one `movzbl (%rdi,%r10)` load
+  per STRIDE bytes, M = ceil(SIZE/STRIDE) per pass; besides them the
+  function pops %rbp and returns (two more loads) and pushes %rbp (one
+  store); offsets of its instructions from `objdump -d` of the kernel ELF;
+- fact sheet 5.6: uop_type TAGLOADS tags load uops and front_end_event
+  counts them at retirement; 5.2: a PEBS record holds the linear IP of the
+  instruction that caused the event, and the counter is reloaded from the
+  counter-reset field (-period) after each record, so with period P the
+  k-th record is the (kP)-th tagged load;
+- SDM 18.16.3: MY_THR / OTH_THR are relative to the LP that writes
+  MSR_PEBS_ENABLE (the shell's LP0 programs the PMU).
+"""
+
+import os
+import re
+import subprocess
+
+import pytest
+import qemu  # tools/, put on the path by conftest.py
+
+ELF = os.path.join(qemu.BUILD, "nbprof.so")
+BOOT = {"smp_ht": True}
+PEBS = re.compile(r"^PEBS: (\d+) records drained in (\d+) drains \((\d+) slots per LP, "
+                  r"threshold 1 record below the maximum\), buffer found full (\d+) time", re.M)
+SAMPLES = re.compile(r"^samples: (\d+) stored, (\d+) held, (\d+) lost", re.M)
+SKID = re.compile(r"^skid: #(\d+) \(interrupt\) (\d+) samples, (\d+) at a PEBS IP, mean (\d+) bytes, "
+                  r"max (\d+) bytes from the nearest; #(\d+) \(PEBS\) (\d+) samples at (\d+) distinct",
+                  re.M)
+BACKEND = re.compile(r"PEBS records written (\d+), lost to a full buffer (\d+)")
+
+
+def function_insns(name):
+    """Offsets of the instructions of `name` in the kernel ELF, with their text, from objdump."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", ELF], check=True,
+                         capture_output=True, text=True).stdout
+    m = re.search(r"^([0-9a-f]+) <%s>:\n(.*?)\n\n" % re.escape(name), out, re.M | re.S)
+    assert m, "no %s in objdump output" % name
+    start = int(m.group(1), 16)
+    insns = []
+    for line in m.group(2).splitlines():
+        if ":" in line:
+            addr, text = line.split(":", 1)
+            insns.append((int(addr, 16) - start, text.strip()))
+    return insns
+
+
+def memwalk_loads(size, stride, passes=1):
+    """Offsets of the loads a stepped wl_memwalk retires, in order."""
+    ins = function_insns("wl_memwalk")
+    load = [off for off, text in ins if text.startswith("movzbl")]
+    pop = [off for off, text in ins if text.startswith("pop")]
+    ret = [off for off, text in ins if text.startswith("ret")]
+    assert len(load) == 1 and len(pop) == 1 and len(ret) == 1, ins
+    m = -(-size // stride)
+    return load * (m * passes) + pop + ret
+
+
+def script_ips(nb, event):
+    """wl_memwalk offsets of the `script` samples of events whose name starts with `event`."""
+    ips = []
+    for block in nb.cmd("script", timeout=60).split("\n\n"):
+        lines = [l for l in block.strip().split("\n") if l.strip()]
+        if not lines or (" %s" % event) not in lines[0]:
+            continue
+        sym = lines[1].split()[1]
+        assert sym.startswith("wl_memwalk+0x"), block
+        ips.append(int(sym.split("+0x")[1].split()[0], 16))
+    return ips
+
+
+def record(nb, args):
+    out = nb.cmd("record " + args, timeout=180)
+    assert "error" not in out, out
+    return out
+
+
+def test_pebs_samples_are_the_tagged_loads(nb):
+    size, stride, p = 4096, 16, 5
+    loads = memwalk_loads(size, stride)
+    out = record(nb, "--throttle 100 -e uop_type:tagloads -e front_end_event:nbogus:pebs "
+                 "-c %d memwalk %d %d" % (p, size, stride))
+    m = PEBS.search(out)
+    assert m, out
+    assert int(m.group(1)) == len(loads) // p      # records == count / period, exactly
+    assert int(m.group(4)) == 0
+    s = SAMPLES.search(out)
+    assert int(s.group(1)) == len(loads) // p and int(s.group(3)) == 0
+    want = [loads[k * p - 1] for k in range(1, len(loads) // p + 1)]
+    assert script_ips(nb, "front_end_event:pebs") == want
+
+
+def test_threshold_pmi_drains(nb):
+    """8 slots, threshold 1 below the maximum: a PMI (and a drain) every 7 records."""
+    size, stride, p, slots = 4096, 16, 3, 8
+    loads = memwalk_loads(size, stride)
+    records = len(loads) // p
+    out = record(nb, "--throttle 100 --pebs-buffer %d -e front_end_event:nbogus:pebs "
+                 "-e uop_type:tagloads -c %d memwalk %d %d" % (slots, p, size, stride))
+    m = PEBS.search(out)
+    assert m, out
+    assert int(m.group(1)) == records and int(m.group(4)) == 0
+    pmis = int(re.search(r"^PMIs: (\d+)", out, re.M).group(1))
+    assert pmis == records // (slots - 1)
+    drains = records // (slots - 1) + (1 if records % (slots - 1) else 0)
+    assert int(m.group(2)) == drains
+    want = [loads[k * p - 1] for k in range(1, records + 1)]
+    assert script_ips(nb, "front_end_event:pebs") == want
+
+
+def test_full_buffer_reports_its_loss(nb):
+    """Drained only after the run: 6 slots hold 6 records, the rest are lost and counted."""
+    size, stride, p, slots = 4096, 16, 5, 6
+    loads = memwalk_loads(size, stride)
+    before = BACKEND.search(nb.cmd("pmu")) if "PEBS records" in nb.cmd("pmu") else None
+    lost0 = int(before.group(2)) if before else 0
+    out = record(nb, "--throttle 100 --pebs-buffer %d --pebs-drain-at-end "
+                 "-e front_end_event:nbogus:pebs -e uop_type:tagloads -c %d memwalk %d %d"
+                 % (slots, p, size, stride))
+    m = PEBS.search(out)
+    assert int(m.group(1)) == slots and int(m.group(4)) == 1
+    b = BACKEND.search(out)
+    assert int(b.group(2)) - lost0 == len(loads) // p - slots
+    assert script_ips(nb, "front_end_event:pebs") == [loads[k * p - 1] for k in range(1, slots + 1)]
+
+
+def test_skid_interrupt_vs_pebs(nb):
+    """The same event sampled both ways on one run: PEBS lands on the load, the PMI after it."""
+    size, stride, p = 1024, 16, 4
+    loads = memwalk_loads(size, stride)
+    out = record(nb, "--throttle 100 -e front_end_event:nbogus -e front_end_event:nbogus:pebs "
+                 "-e uop_type:tagloads -c %d memwalk %d %d" % (p, size, stride))
+    m = SKID.search(out)
+    assert m, out
+    nq, zero, mean = int(m.group(2)), int(m.group(3)), int(m.group(4))
+    assert int(m.group(7)) == len(loads) // p            # PEBS: one per period
+    assert nq > 0 and zero == 0 and mean > 0             # interrupts never on the load itself
+    pebs_ips = script_ips(nb, "front_end_event:pebs")
+    assert pebs_ips == [loads[k * p - 1] for k in range(1, len(loads) // p + 1)]
+    assert int(m.group(8)) == len(set(pebs_ips))
+
+
+def test_pebs_refused_for_other_events(nb):
+    out = nb.cmd("record -e instr_retired:pebs -c 100 loop 10", timeout=60)
+    assert "PEBS works only with front_end_event, execution_event and replay_event" in out
+    out = nb.cmd("record --pebs-buffer 8 -e instr_retired -c 100 loop 10", timeout=60)
+    assert "need a PEBS event" in out
+
+
+def test_lp1_pebs_written_from_lp0_is_oth_thr(nb):
+    """SDM 18.16.3: LP0 programs the PMU, so LP1's PEBS is OTH_THR (bit 26), on counter 17."""
+    size, stride, p = 2048, 16, 7
+    loads = memwalk_loads(size, stride)
+    nb.cmd("pmu backend model 0F_04 ht")
+    nb.cmd("msr trace on")
+    out = nb.cmd("record --throttle 100 --cpu 1 -e front_end_event:nbogus:pebs "
+                 "-c %d memwalk %d %d" % (p, size, stride), timeout=180)
+    nb.cmd("msr trace off")
+    assert "error" not in out, out
+    assert re.search(r"wrmsr 3F1H <- 04000000H", out), out
+    assert not re.search(r"wrmsr 3F1H <- 0*2000000H", out), out
+    assert "counter 17 (MSR_IQ_COUNTER5)" in out
+    m = PEBS.search(out)
+    assert int(m.group(1)) == len(loads) // p
+    # TAGLOADS:TAGSTORES by default: the push of %rbp is a tagged store too
+    ins = function_insns("wl_memwalk")
+    push = [off for off, text in ins if text.startswith("push")]
+    tagged = push + loads
+    want = [tagged[k * p - 1] for k in range(1, len(tagged) // p + 1)]
+    got = []
+    for block in nb.cmd("script", timeout=60).split("\n\n"):
+        lines = [l for l in block.strip().split("\n") if l.strip()]
+        if lines and "front_end_event" in lines[0]:
+            assert " 0/1 " in lines[0], lines[0]         # LP1's store
+            got.append(int(lines[1].split()[1].split("+0x")[1], 16))
+    assert got == want
+
+
+def test_pebs_refused_where_unavailable(nb):
+    """Fact sheet 5.1: IA32_MISC_ENABLE bit 12 set -> no PEBS, refused before anything runs."""
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht nopebs")
+    out = nb.cmd("record -e front_end_event:nbogus:pebs -c 5 memwalk 1024 16", timeout=60)
+    assert "error: record: PEBS is not available: IA32_MISC_ENABLE bit 12 (PEBS unavailable) " \
+           "is set" in out, out
+    assert "samples:" not in out
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht")
+    out = record(nb, "-e front_end_event:nbogus:pebs -e uop_type:tagloads -c 5 memwalk 1024 16")
+    assert int(PEBS.search(out).group(1)) == len(memwalk_loads(1024, 16)) // 5
+
+
+def test_replay_metric_counts_with_its_tagging(nb):
+    """Fact sheet 5.5: 1stL_cache_load_miss_retired = replay_event NBOGUS with PEBS_ENABLE
+    01000001H and MATRIX_VERT 1H; in the model its input is synthetic replay_event NBOGUS."""
+    out = nb.cmd("events 1stL_cache_load_miss_retired")
+    assert "PEBS_ENABLE 01000001H, MATRIX_VERT 1H" in out, out
+    nb.cmd("msr trace on")
+    out = nb.cmd("stat -e 1stL_cache_load_miss_retired synthetic replay_event:NBOGUS 7", timeout=60)
+    nb.cmd("msr trace off")
+    assert "error" not in out, out
+    assert re.search(r"^\s+7\s+1stL_cache_load_miss_retired:NBOGUS:u:k\s.*\[synthetic\]", out,
+                     re.M), out
+    assert "wrmsr 3F1H <- 01000001H (MSR_PEBS_ENABLE)" in out
+    assert "wrmsr 3F2H <- 00000001H (MSR_PEBS_MATRIX_VERT)" in out
+    out = nb.cmd("explain 3F1H=01000400H 3F2H=2H")
+    assert "replay metric split_load_retired | split_store_retired" in out, out
+    assert "as for DTLB_store_miss_retired | split_store_retired" in out, out
+    out = nb.cmd("stat -e split_store_retired -e store_port_replay:split_st loop 10", timeout=60)
+    assert "upstream ESCR is taken" in out, out
+
+
+def test_instr_retired_tag_bits_follow_front_end_tagging(nb):
+    """Fact sheet 5.6: instr_retired NBOGUSTAG counts the instructions the front end tagged:
+    with uop_type TAGLOADS, memwalk's loads (movzbl per stride, pop, ret); the rest NBOGUSNTAG."""
+    size, stride = 1024, 16
+    n = len(memwalk_loads(size, stride))
+    total = 6 + (3 + 5 * (size // stride))          # workloads.S: 6 + passes * (3 + 5M)
+    got = {}
+    for mask in ("nbogustag", "nbogusntag"):     # one CRU ESCR per LP: one setting per run
+        out = nb.cmd("stat -e uop_type:tagloads -e instr_retired:%s memwalk %d %d"
+                     % (mask, size, stride), timeout=60)
+        assert "error" not in out, out
+        got.update((name, int(v)) for v, name in
+                   re.findall(r"^\s+(\d+)\s+(instr_retired:\w+):u:k", out, re.M))
+    assert got == {"instr_retired:NBOGUSTAG": n, "instr_retired:NBOGUSNTAG": total - n}, got
