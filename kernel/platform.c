@@ -63,6 +63,12 @@ const char *plat_event_source(unsigned ev)
 		return "stepped";
 	case PERF_SOURCE_TSC:
 		return "TSC";
+	case PERF_SOURCE_MEMORY:
+		return "memory model";
+	case PERF_SOURCE_COST:
+		return "cost model";
+	case PERF_SOURCE_NONE:
+		return "none";
 	default:
 		return "synthetic";
 	}

@@ -890,8 +890,7 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 		if (p4_events[ev].flags & P4_EVF_UPSTREAM_TAG)
 			return PERF_SOURCE_STEP;	/* the FIRM events: x87/SIMD class */
 		if (mem_ready && model_memory_event(ev))
-			return in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev)
-			       ? PERF_SOURCE_SYNTHETIC : PERF_SOURCE_MEMORY;
+			return PERF_SOURCE_MEMORY;	/* stat adds "+ synthetic" when both fed it */
 		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))
 			return PERF_SOURCE_SYNTHETIC;
 		return PERF_SOURCE_NONE;

@@ -36,7 +36,9 @@ static const char *pmu_source_of(const char *s)
 		return NULL;
 	if (parse_streq(src, "stepped") || parse_streq(src, "TSC"))
 		return parse_streq(src, "TSC") ? "[real: TSC]" : "[real: stepped]";
-	return parse_streq(src, "synthetic") ? "[synthetic]" : NULL;
+	if (parse_streq(src, "memory model") || parse_streq(src, "cost model"))
+		return parse_streq(src, "cost model") ? "[cost model]" : "[memory model]";
+	return parse_streq(src, "synthetic") || parse_streq(src, "none") ? "[synthetic]" : NULL;
 }
 
 static void pmu_line(void *ctx, const char *s)
@@ -101,7 +103,8 @@ int cmd_events(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "no event matches '%s' (try 'events' for the list)", argv[1]);
 	if (table && plat_event_source(P4_EV_INSTR_RETIRED) &&
 	    !parse_streq(plat_event_source(P4_EV_INSTR_RETIRED), "hardware"))
-		shell_printf(sh, "# model: [real: ...] from the workload, [synthetic] from "
+		shell_printf(sh, "# model: [real: ...] from the workload's steps, [memory model] "
+			     "and [cost model] from the models they feed, [synthetic] from "
 			     "'synthetic' only\n");
 	return 0;
 }

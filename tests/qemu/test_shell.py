@@ -282,10 +282,12 @@ def test_events_lists_the_tables(nb):
                  "front_end_event", "x87_assist"):
         assert re.search(r"^%s\s" % name, full, re.M | re.I), name
     # a header, and each row says where the model takes the event from
-    # (prof/backend_model.c: stepped instructions and branches, TSC clockticks)
+    # (prof/backend_model.c: stepped instructions and branches, the memory-system
+    # model, cost-model clockticks; x87_assist only from `synthetic`)
     assert full.splitlines()[0].startswith("event ") and "[source]" in full.splitlines()[0]
     for name, src in (("instr_retired", "[real: stepped]"), ("branch_retired", "[real: stepped]"),
-                      ("global_power_events", "[real: TSC]"), ("ITLB_reference", "[synthetic]")):
+                      ("global_power_events", "[cost model]"),
+                      ("ITLB_reference", "[memory model]"), ("x87_assist", "[synthetic]")):
         assert re.search(r"^%s\s.*%s$" % (name, re.escape(src)), full, re.M), (name, full)
     out = nb.cmd("events zzzz")
     assert len(out.splitlines()) == 1 and out.startswith("error:"), out

@@ -372,7 +372,7 @@ def test_help_stat_documents_cascading(nb):
 
 
 def test_event_without_model_source_counts_zero_and_says_so(nb):
-    rows, _ = stat(nb, "-e x87_FP_uop:ALL loop 10")
+    rows, _ = stat(nb, "-e x87_assist loop 10")
     assert rows[0][0] == 0 and "[no model input]" in rows[0][3]
     # the memory model feeds BSQ_cache_reference: loop's one code line comes from memory
     # (its stack push is a store, which the event does not count: prof/memfeed.c)
