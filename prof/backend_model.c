@@ -72,7 +72,13 @@ static struct p4_model model;
 static uint64_t bus_tsc[PERCPU_MAX];	/* TSC each LP spent in model register accesses */
 static uint64_t bus_call_tsc;		/* a call's cost outside the timed part (model_calibrate) */
 static struct model_bus locked_bus;
-static volatile uint32_t pmi_pending;	/* LPs the model asked to interrupt */
+/*
+ * LPs the model asked to interrupt, by the LP whose model call raised the
+ * request: that LP sends them right after its call (model_pmi_flush), so a
+ * PMI raised by an LP's own step is delivered by that LP at that step, never
+ * by the sibling at some other moment.
+ */
+static volatile uint32_t pmi_pending[P4_MODEL_NLP];
 static uint32_t lp_apic[P4_MODEL_NLP] = { MODEL_NO_APIC, MODEL_NO_APIC };
 static uint64_t model_clock;		/* cycles ticked into the model: the core's clock */
 static uint64_t lp_clock[P4_MODEL_NLP];	/* each stepping LP's position on that clock */
@@ -440,7 +446,7 @@ static void model_raise(struct p4_model *m, unsigned lp, void *ctx)
 {
 	(void)m;
 	(void)ctx;
-	__atomic_fetch_or(&pmi_pending, 1u << lp, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&pmi_pending[perf_this_lp()], 1u << lp, __ATOMIC_RELAXED);
 }
 
 /* The workload's frame while this LP runs its #DB handler or its int 0x81 gate, else NULL. */
@@ -554,7 +560,7 @@ static void model_pmi_flush(void)
 	unsigned me = perf_this_lp();
 	uint32_t lps, lvt;
 
-	while ((lps = __atomic_exchange_n(&pmi_pending, 0, __ATOMIC_RELAXED)) != 0)
+	while ((lps = __atomic_exchange_n(&pmi_pending[me], 0, __ATOMIC_RELAXED)) != 0)
 		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
 			if (lps & (1u << lp))
 				model_pmi_send(lp, true);
@@ -590,7 +596,7 @@ static void model_unmasked(unsigned lp)
 
 static void model_run_begin(void)
 {
-	pmi_pending = 0;
+	pmi_pending[0] = pmi_pending[1] = 0;
 	if (mem_ready && mem_touched) {
 		p4_mem_flush(mem);
 		memfeed_reset(&feed);
@@ -603,7 +609,7 @@ static void model_run_end(void)
 	perf_lock();
 	batch_flush();
 	perf_unlock();
-	pmi_pending = 0;
+	pmi_pending[0] = pmi_pending[1] = 0;
 	inj_unflagged = inj_reloads = 0;
 	inj_dropping = inj_retry = false;
 }
@@ -801,8 +807,11 @@ static void step_memory(struct step_feed *sf, struct perf_inputs *in, const stru
 	if (!live_mem && !model.cfg.uncore)
 		return;			/* only the clockticks are wanted */
 	n = memfeed_events(&f, model.pebs_enable, model.pebs_matrix_vert, ev, MEMFEED_MAX_EVENTS);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
+		if (ev[i].n)
+			in->mem_fed[ev[i].ev / 64] |= UINT64_C(1) << (ev[i].ev % 64);
+	}
 	/* front_end_event's tagged µops are counted by prof/tagfeed.c (tag_live) */
 	if (!model.cfg.uncore)
 		return;
@@ -889,8 +898,14 @@ static enum perf_source model_source(enum p4_event ev, const struct perf_inputs 
 	default:
 		if (p4_events[ev].flags & P4_EVF_UPSTREAM_TAG)
 			return PERF_SOURCE_STEP;	/* the FIRM events: x87/SIMD class */
-		if (mem_ready && model_memory_event(ev))
-			return PERF_SOURCE_MEMORY;	/* stat adds "+ synthetic" when both fed it */
+		if (mem_ready && model_memory_event(ev)) {
+			/* fed by `synthetic` alone unless the memory model fed it too this run */
+			bool fed = in && ((in->mem_fed[ev / 64] >> (ev % 64)) & 1u);
+			bool syn = in && in->synthetic &&
+				   (in->synthetic_mixed || in->synthetic_event == ev);
+
+			return syn && !fed ? PERF_SOURCE_SYNTHETIC : PERF_SOURCE_MEMORY;
+		}
 		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))
 			return PERF_SOURCE_SYNTHETIC;
 		return PERF_SOURCE_NONE;
@@ -945,7 +960,7 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 	p4_model_set_active(&model, 0, true);	/* LP0 runs the shell */
 	p4_model_set_active(&model, 1, false);	/* the sibling halts until it runs a workload */
 	*caps = model.caps;
-	pmi_pending = 0;
+	pmi_pending[0] = pmi_pending[1] = 0;
 	live_dirty = true;
 	p4_sig_format(sig, sigtext, sizeof(sigtext));
 	ksnprintf(label, sizeof(label), "model %s%s", sigtext, want_l3 ? " L3" : "");

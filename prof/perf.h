@@ -184,6 +184,7 @@ struct perf_inputs {
 	enum p4_event synthetic_event;
 	bool synthetic_mixed;		/* more than one spec was seen */
 	uint64_t mem_unknown;		/* stepped instructions whose memory operands were not decoded */
+	uint64_t mem_fed[(P4_NEVENT + 63) / 64];	/* events the memory model fed (bit per event) */
 };
 
 /*

@@ -203,11 +203,12 @@ static void record_raise_periods(struct record_state *r, struct record_lp *l)
 
 static void record_throttle(struct record_state *r, struct record_lp *l, uint64_t now)
 {
-	uint64_t cost = perf_info()->pmi.lp_tsc[l->smt & 1] - l->win_cost0, span = now - l->win_t0;
+	uint64_t cost, span = now - l->win_t0;
 	bool over;
 
 	if (r->cfg.throttle_pct >= 100 || ++l->win_n < RECORD_THROTTLE_WINDOW)
 		return;
+	cost = perf_info()->pmi.lp_tsc[l->smt & 1] - l->win_cost0;
 	over = cost * 100 > (uint64_t)r->cfg.throttle_pct * span;
 	if (l->warm && over && l->over)
 		record_raise_periods(r, l);
@@ -241,11 +242,14 @@ static int record_ret_at(uint64_t ip)
  * full period but the first, which takes the rest; the events past the
  * last whole period belong to the next one (record_poll_periods).
  */
-static uint64_t record_first_weight(const struct record_state *r, const struct perf_overflow *ov,
-				    uint64_t k)
+static inline uint64_t record_first_weight(const struct record_state *r,
+					   const struct perf_overflow *ov, uint64_t k)
 {
-	uint64_t p = r->period[ov->idx], w = ov->events - (k - 1) * p;
+	uint64_t p = r->period[ov->idx], w = ov->events;
 
+	if (k == 1 && !r->cfg.polled[ov->idx])		/* the interrupt's case: one period */
+		return w ? w : p;
+	w -= (k - 1) * p;
 	if (r->cfg.polled[ov->idx] && !(ov->raw & BIT(39)))
 		w -= (ov->raw & P4_COUNTER_MASK) % p;
 	return w == 0 || w > ov->events ? p : w;	/* never 0, whatever the counter did */
@@ -267,7 +271,8 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || !l)
 		return ov->reload;
-	next = p4_counter_preset(jitter_period(&l->jit, r->period[idx], P4_PERIOD_MAX));
+	next = p4_counter_preset(l->jit.pct ? jitter_period(&l->jit, r->period[idx], P4_PERIOD_MAX)
+					    : r->period[idx]);
 	if (r->cfg.polled[idx])
 		k = record_poll_periods(r, ov, &next);
 	if (f == &record_no_frame || !st->buf) {

@@ -85,6 +85,8 @@ static void stat_merge_inputs(void)
 	st.in.cycles += b->cycles;
 	st.in.synthetic_bad += b->synthetic_bad;
 	st.in.mem_unknown += b->mem_unknown;
+	for (unsigned w = 0; w < sizeof(st.in.mem_fed) / sizeof(st.in.mem_fed[0]); w++)
+		st.in.mem_fed[w] |= b->mem_fed[w];
 	if (b->synthetic && st.in.synthetic && b->synthetic_event != st.in.synthetic_event)
 		st.in.synthetic_mixed = true;
 	if (b->synthetic && !st.in.synthetic) {
