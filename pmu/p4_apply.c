@@ -77,11 +77,6 @@ void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned
 	msr_bus_write(bus, d->cccr_msr, cccr);
 }
 
-uint64_t p4_counter_settle(uint64_t running, uint64_t stopped)
-{
-	return (running + ((stopped - running) & UINT64_C(0xffffffff))) & P4_COUNTER_MASK;
-}
-
 /*
  * Set `bits` in a shared MSR, replacing only the bits in `field` and
  * keeping the rest (the sibling's PEBS thread bits).
@@ -164,14 +159,4 @@ void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_re
 	*res = (struct p4_apply_result){ 0 };
 	for (unsigned i = 0; i < plan->n; i++)
 		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
-}
-
-int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64_t *value)
-{
-	uint64_t v;
-	int r = msr_bus_read(bus, p4_counters[c].msr, &v);
-
-	if (r == 0)
-		*value = v & P4_COUNTER_MASK;
-	return r;
 }

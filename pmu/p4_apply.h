@@ -30,6 +30,8 @@
 #include "pmu/msr_bus.h"
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_caps.h"
+#include "pmu/p4_regs.h"
+#include "pmu/p4_tables.h"
 
 struct p4_apply_result {
 	unsigned writes;	/* WRMSRs issued */
@@ -45,7 +47,15 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res);
 
 /* Read counter c (40 bits). 0 or MSR_BUS_EFAULT. */
-int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64_t *value);
+static inline int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64_t *value)
+{
+	uint64_t v;
+	int r = msr_bus_read(bus, p4_counters[c].msr, &v);	/* inline: the PMI handler's path */
+
+	if (r == 0)
+		*value = v & P4_COUNTER_MASK;
+	return r;
+}
 
 
 /* Stop slot i's counter on its null event (slot.cccr_quiet, cascade bits kept): OVF cleared. */
@@ -66,6 +76,9 @@ void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned
  * stopped value may be 2^32 short. Events between the reads are fewer
  * than 2^32, so running + (stopped - running) mod 2^32 is exact either way.
  */
-uint64_t p4_counter_settle(uint64_t running, uint64_t stopped);
+static inline uint64_t p4_counter_settle(uint64_t running, uint64_t stopped)
+{
+	return (running + ((stopped - running) & UINT64_C(0xffffffff))) & P4_COUNTER_MASK;
+}
 
 #endif

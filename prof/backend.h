@@ -49,8 +49,12 @@ struct perf_backend_ops {
 	int (*inject_fault)(enum perf_fault kind, uint32_t arg, char *err, size_t n);
 	/* RDPMC with ECX = ecx (the instruction, or the model's): 0, or MSR_BUS_EFAULT. */
 	int (*rdpmc)(uint32_t ecx, uint64_t *value);
-	/* TSC the calling LP has spent inside this backend (its bus, unmasked) so far; NULL: not measured. */
-	uint64_t (*bus_tsc)(void);
+	/*
+	 * TSC each LP (by percpu index) has spent inside this backend (its bus,
+	 * unmasked) so far; NULL: not measured. Data, not a call: the PMI
+	 * handler reads it twice per interrupt.
+	 */
+	const volatile uint64_t *bus_tsc;
 	/* One line of backend detail for `pmu` (may be empty). */
 	void (*describe)(char *buf, size_t n);
 };

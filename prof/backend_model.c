@@ -69,7 +69,7 @@ struct model_bus {
 };
 
 static struct p4_model model;
-static uint64_t bus_tsc[PERCPU_MAX];	/* TSC each LP spent in model register accesses */
+static volatile uint64_t bus_tsc[PERCPU_MAX];	/* TSC each LP spent in model register accesses */
 static uint64_t bus_call_tsc;		/* a call's cost outside the timed part (model_calibrate) */
 static struct model_bus locked_bus;
 /*
@@ -380,11 +380,6 @@ static void model_calibrate(void)
 		best = t < best ? t : best;
 	}
 	bus_call_tsc = best;
-}
-
-static uint64_t model_bus_tsc(void)
-{
-	return bus_tsc[percpu_this()->index];
 }
 
 static struct msr_bus *model_get_bus(void)
@@ -1056,6 +1051,6 @@ const struct perf_backend_ops perf_backend_model = {
 	.inject = model_inject,
 	.inject_fault = model_inject_fault,
 	.rdpmc = model_rdpmc,
-	.bus_tsc = model_bus_tsc,
+	.bus_tsc = bus_tsc,
 	.describe = model_describe,
 };

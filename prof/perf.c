@@ -59,6 +59,7 @@ static volatile uint32_t lp_lvt[PERF_NLP];	/* each LP's LVT PC as set; an LP wri
 static volatile uint32_t lock_owner;		/* LP index + 1 holding the PMU lock; 0 = free */
 static unsigned lock_depth;
 static volatile bool nmi_deferred[PERCPU_MAX];
+static bool have_lapic;			/* lapic_present(), asked once at perf_init */
 
 static void perf_pmi_handler(struct trap_frame *f);
 
@@ -109,7 +110,7 @@ void perf_unlock(void)
 static void perf_lvt_write(unsigned lp, uint32_t v)
 {
 	lp_lvt[lp] = v;
-	if (lp == perf_this_lp() && lapic_present())
+	if (lp == perf_this_lp() && have_lapic)
 		lapic_write(LAPIC_LVT_PMC, v);
 }
 
@@ -345,7 +346,7 @@ static void perf_pmi_unmasked(unsigned lp, uint64_t b0)
 	if (be->unmasked)
 		be->unmasked(lp);
 	if (be->bus_tsc)
-		info.pmi.backend_tsc += be->bus_tsc() - b0;
+		info.pmi.backend_tsc += be->bus_tsc[percpu_this()->index] - b0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
@@ -365,7 +366,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
 		f = wf;
 	}
-	b0 = be && be->bus_tsc ? be->bus_tsc() : 0;
+	b0 = be && be->bus_tsc ? be->bus_tsc[percpu_this()->index] : 0;
 	perf_lock();
 	perf_scan(lp, f);
 	if (pebs_hook)
@@ -621,6 +622,7 @@ void perf_init(void)
 	char why[128], err[96], sigtext[8];
 
 	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
+	have_lapic = lapic_present();
 	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_vector);
 	idt_set_handler(VEC_NMI, perf_pmi_nmi);
 	info.pmi_mode = PERF_PMI_FIXED;
