@@ -7,8 +7,8 @@
  * instruction itself; fact sheet 5.2: the values are nominally those at
  * the start of the instruction "but may be partially updated". Loads and
  * stores: one µop per memory operand access (a read-modify-write operand
- * counts as one load and one store), decoded with the frame's registers
- * (only the kinds are used, so post-instruction addresses do not matter).
+ * counts as one load and one store), from the operands the step engine
+ * already decoded (step_info.mem; only their kinds are used here).
  * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h) is
  * one µop of the matching upstream event (fact sheet 5.7).
  */
@@ -23,12 +23,6 @@
 
 #define TF(r)	((uint8_t)(offsetof(struct trap_frame, r) / sizeof(uint64_t)))
 
-/* Frame slots of the general registers, in insn.h's order (RAX, RCX, ... R15). */
-static const uint8_t tagfeed_gpr[INSN_NREGS] = {
-	TF(rax), TF(rcx), TF(rdx), TF(rbx), TF(rsp), TF(rbp), TF(rsi), TF(rdi),
-	TF(r8), TF(r9), TF(r10), TF(r11), TF(r12), TF(r13), TF(r14), TF(r15),
-};
-
 /* ... and in a PEBS record's order (flags, IP, then RAX, RBX, RCX, RDX, ...). */
 static const uint8_t tagfeed_rec[P4_PEBS_NREG] = {
 	TF(rflags), TF(rip), TF(rax), TF(rbx), TF(rcx), TF(rdx), TF(rsi), TF(rdi), TF(rbp),
@@ -40,31 +34,15 @@ static uint64_t tagfeed_slot(const struct trap_frame *f, uint8_t slot)
 	return ((const uint64_t *)f)[slot];
 }
 
-static void tagfeed_regs(const struct trap_frame *f, struct insn_regs *r)
+void tagfeed_mem_uops(const struct step_info *s, unsigned *loads, unsigned *stores)
 {
-	*r = (struct insn_regs){ .rip = f->rip };
-	for (unsigned i = 0; i < INSN_NREGS; i++)
-		r->gpr[i] = tagfeed_slot(f, tagfeed_gpr[i]);
-}
-
-void tagfeed_mem_uops(const struct step_info *s, const struct trap_frame *f, unsigned *loads,
-		      unsigned *stores)
-{
-	struct insn_regs regs;
-	struct insn_mem mem;
-
 	*loads = *stores = 0;
-	if (!f)
+	if (s->mem_status != INSN_MEM_OK)
 		return;
-	tagfeed_regs(f, &regs);
-	regs.rip = s->rip;
-	if (insn_mem_decode((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX, TAGFEED_MODE64, &regs,
-			    &mem) != INSN_MEM_OK)
-		return;
-	for (unsigned i = 0; i < mem.nops; i++) {
-		if (mem.op[i].access & INSN_LOAD)
+	for (unsigned i = 0; i < s->nmem; i++) {
+		if (s->mem[i].access & INSN_LOAD)
 			(*loads)++;
-		if (mem.op[i].access & INSN_STORE)
+		if (s->mem[i].access & INSN_STORE)
 			(*stores)++;
 	}
 }
@@ -98,7 +76,7 @@ uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struc
 		r.reg[i] = tagfeed_slot(f, tagfeed_rec[i]);
 	r.reg[P4_PEBS_IP] = s->rip;
 	p4_model_set_pebs_regs(m, s->lp, &r);
-	tagfeed_mem_uops(s, f, &loads, &stores);
+	tagfeed_mem_uops(s, &loads, &stores);
 	if (loads | stores)
 		tagged = p4_model_retire_mem(m, s->lp, s->cpl, loads, stores);
 	if ((exec = tagfeed_exec_event(s)) != P4_NEVENT)

@@ -12,9 +12,8 @@
 #include "arch/x86/idt.h"
 #include "pmu/model/p4_model.h"
 
-/* Loads and stores of the instruction at s->rip (0 and 0 when not decodable). */
-void tagfeed_mem_uops(const struct step_info *s, const struct trap_frame *f, unsigned *loads,
-		      unsigned *stores);
+/* Loads and stores of the stepped instruction (0 and 0 when not decodable). */
+void tagfeed_mem_uops(const struct step_info *s, unsigned *loads, unsigned *stores);
 
 /*
  * Under the PMU lock: hand m the instruction's registers (f: the workload's
