@@ -6,7 +6,8 @@
  * T1_OS/T1_USR and leaving T0 clear (Example 18-2's 04000603H). On parts
  * without HT, CCCR bits 17:16 are reserved and must be 11b (SDM figure;
  * Linux, OProfile, FreeBSD and perfctr all force it), and only OVF_PMI
- * (bit 26, the T0 position) exists.
+ * (bit 26, the T0 position) exists. Thread-independent events combine the
+ * four bits instead (Table 18-67, p4_encode.h).
  */
 #include "pmu/p4_encode.h"
 #include "pmu/p4_regs.h"
@@ -73,4 +74,17 @@ void p4_cccr_from_spec(const struct p4_spec *spec, struct p4_cccr_cfg *cfg)
 uint64_t p4_counter_preset(uint64_t n)
 {
 	return (0 - n) & P4_COUNTER_MASK;
+}
+
+unsigned p4_ti_cpls(uint64_t escr)
+{
+	return ((escr & (ESCR_T0_OS | ESCR_T1_OS)) ? P4_TI_OS : 0) |
+	       ((escr & (ESCR_T0_USR | ESCR_T1_USR)) ? P4_TI_USR : 0);
+}
+
+bool p4_ti_counts(uint64_t escr, bool some_os, bool some_usr)
+{
+	unsigned c = p4_ti_cpls(escr);
+
+	return ((c & P4_TI_OS) && some_os) || ((c & P4_TI_USR) && some_usr);
 }

@@ -58,4 +58,25 @@ void p4_cccr_from_spec(const struct p4_spec *spec, struct p4_cccr_cfg *cfg);
 /* Counter value that overflows on the n-th event (Example 18-1: -n in 40 bits). */
 uint64_t p4_counter_preset(uint64_t n);
 
+/*
+ * Thread-independent (TI) events: SDM Vol. 3B Table 18-67 "Effect of Logical
+ * Processor and CPL Qualification for Non-logical-Processor-specific (TI)
+ * Events" (Table 18-30 in the 2008 editions). A TI event cannot be put on
+ * one LP, so its ESCR's four T-bits do not pick a thread: every one of the
+ * table's 16 cells reads as "counts while T0 or T1 is at a CPL that one of
+ * the set bits names" - no bit: zero count; only USR bits: "while (a) T0 in
+ * USR or (b) T1 in USR"; only OS bits: "while (a) T0 in OS or (b) T1 in OS";
+ * an OS and a USR bit, of either thread: "irrespective of CPL, T0, T1".
+ * (The current edition prints the last row's label as "T0_OS/T0_USR = 0";
+ * the row order 00, 01, 11, 10 makes it 10.)
+ *
+ * p4_ti_cpls(): which of P4_TI_OS / P4_TI_USR the ESCR value selects.
+ * p4_ti_counts(): does a TI event count now, given whether some LP is at
+ * CPL 0 (some_os) and whether some LP is at CPL 1-3 (some_usr)?
+ */
+#define P4_TI_OS	1u
+#define P4_TI_USR	2u
+unsigned p4_ti_cpls(uint64_t escr);
+bool p4_ti_counts(uint64_t escr, bool some_os, bool some_usr);
+
 #endif

@@ -4,6 +4,7 @@
  * <-> ESCR binding (p4_escr_for_select), the event table (p4_event_by_escr)
  * and the cascade links (p4_cascade_find).
  */
+#include "pmu/p4_encode.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_explain.h"
 #include "pmu/p4_pebs.h"
@@ -67,6 +68,31 @@ static const char *p4_lps_nonht(uint64_t escr)
 	return names[(escr >> 2) & 3];
 }
 
+/* A thread-independent event's T-bits under HT (SDM Table 18-67, p4_encode.h). */
+static const char *p4_lps_ti(uint64_t escr)
+{
+	static const char *const names[4] = {
+		"nothing (no OS/USR bit set)",
+		"both LPs while LP0 or LP1 is in kernel mode (TI event, Table 18-67)",
+		"both LPs while LP0 or LP1 is in user mode (TI event, Table 18-67)",
+		"both LPs at all times (TI event, Table 18-67)",
+	};
+	return names[p4_ti_cpls(escr)];
+}
+
+/* Whom ESCR e holding v counts: by LP and CPL, or for a TI event by Table 18-67. */
+static const char *p4_ex_who(const struct p4_ex *x, enum p4_escr e, uint64_t v)
+{
+	enum p4_event ev;
+
+	if (!x->ht)
+		return p4_lps_nonht(v);
+	if (p4_event_by_escr(e, (unsigned)field_get(ESCR_EVENT_SELECT, v), &ev) &&
+	    (p4_events[ev].flags & P4_EVF_TI))
+		return p4_lps_ti(v);
+	return p4_lps(v);
+}
+
 /* "instr_retired:NBOGUSNTAG:NBOGUSTAG" or "no event 2AH on CRU_ESCR2"; flags odd mask bits. */
 static void p4_ex_event(struct p4_text *t, enum p4_escr e, uint64_t v, uint16_t *undefined)
 {
@@ -123,7 +149,7 @@ static void p4_ex_escr_write(struct p4_ex *x, enum p4_escr e, uint64_t v)
 	p4_text_init(&t, buf, sizeof(buf));
 	p4_ex_event(&t, e, v, &undefined);
 	p4_ex_out(x, false, "%s <- %08llXH: %s, counts %s%s", p4_escrs[e].name,
-		  (unsigned long long)v, buf, x->ht ? p4_lps(v) : p4_lps_nonht(v),
+		  (unsigned long long)v, buf, p4_ex_who(x, e, v),
 		  (v & ESCR_TAG_ENABLE) ? ", tags uops" : "");
 	p4_ex_same_select(x, e, (unsigned)field_get(ESCR_EVENT_SELECT, v));
 	if (!(p4_escrs[e].models & x->caps->escr_models))
@@ -309,8 +335,7 @@ static void p4_ex_what(const struct p4_ex *x, int c, char *buf, size_t n)
 		return;
 	}
 	p4_ex_event(&t, e, x->escr[e], &undefined);
-	p4_text_add(&t, " for %s via %s", x->ht ? p4_lps(x->escr[e]) : p4_lps_nonht(x->escr[e]),
-		    p4_escrs[e].name);
+	p4_text_add(&t, " for %s via %s", p4_ex_who(x, e, x->escr[e]), p4_escrs[e].name);
 }
 
 static void p4_ex_counters(struct p4_ex *x)

@@ -16,8 +16,9 @@
  * 2,3/6,7/10,11/14,15,17), so each LP's events sit on its own ESCRs and
  * counters and an ESCR is shared only by identical settings. Each request's
  * OVF_PMI names the LP it counts, whose own handler extends that counter.
- * Thread-independent events (TI, SDM 18.16.4) are flagged: their counts
- * cannot be attributed to one thread.
+ * Thread-independent events (TI) are flagged with what their T-bits mean
+ * for them: they count while T0 or T1 is at a CPL the bits name, whichever
+ * thread caused them (SDM Table 18-67).
  */
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
@@ -26,6 +27,7 @@
 #include "arch/x86/smp.h"
 #include "lib/parse.h"
 #include "lib/stats.h"
+#include "pmu/p4_encode.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_explain.h"
 #include "pmu/p4_regs.h"
@@ -213,6 +215,15 @@ static const char *stat_lp_tag(uint64_t escr)
 	return t0 && t1 ? "[T0+T1]" : t1 ? "[T1]" : t0 ? "[T0]" : "[no thread]";
 }
 
+/* When a thread-independent event counts (Table 18-67, p4_encode.h). */
+static const char *stat_ti_cpls(uint64_t escr)
+{
+	static const char *const when[4] = { "never (no OS/USR bit)", "in OS", "in USR",
+					     "at any CPL" };
+
+	return when[p4_ti_cpls(escr)];
+}
+
 static void stat_event_line(struct shell *sh, unsigned i, const char *counts)
 {
 	const struct p4_request *r = &st.plan.req[i];
@@ -224,10 +235,11 @@ static void stat_event_line(struct shell *sh, unsigned i, const char *counts)
 		     p4_counters[slot->counter].name, p4_escrs[slot->escr].name, stat_source_tag(r));
 	if (st.reqs.tbits[i].given)
 		shell_printf(sh, " T-bits %llXH", (unsigned long long)(slot->escr_value & BITS(3, 0)));
-	if (st.plan.ht)
+	if (st.plan.ht && (p4_events[r->spec.event].flags & P4_EVF_TI))
+		shell_printf(sh, " [TI: thread independent, counts while T0 or T1 is %s (SDM Table 18-67)]",
+			     stat_ti_cpls(slot->escr_value));
+	else if (st.plan.ht)
 		shell_printf(sh, " %s", stat_lp_tag(slot->escr_value));
-	if (p4_events[r->spec.event].flags & P4_EVF_TI)
-		shell_puts(sh, " [TI: thread independent, not attributable to one LP (SDM 18.16.4)]");
 	if (st.reqs.starter[i])
 		shell_printf(sh, " (starter: overflows after %llu)", (unsigned long long)r->spec.period);
 	if (r->role == P4_ROLE_CASCADE)
@@ -787,7 +799,8 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "  --pair A ARGS -- [--ring R] B ARGS   run A on LP0 and B on LP1 together\n"
 	  "                 (last option); --stagger starts B when A has ended\n"
 	  "With Hyper-Threading each count is tagged [T0], [T1] or [T0+T1] (its ESCR's\n"
-	  "thread bits); TI events are flagged: they cannot be attributed to a thread.\n"
+	  "thread bits); a thread-independent (TI) event cannot be put on one thread: it\n"
+	  "counts while T0 or T1 is at a CPL its bits name (SDM Table 18-67).\n"
 	  "Under the model backend the workload is single-stepped: instructions and\n"
 	  "branches (all predicted) are real inputs; its loads, stores and fetches\n"
 	  "drive a model of the caches, TLBs and bus ([memory model]); clockticks\n"

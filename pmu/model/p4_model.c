@@ -35,10 +35,16 @@
  *   (the value perfctr observed, fact sheet 1.3); everything else to 0.
  *
  * Counting
- * - Thread/privilege: an event on LP t at CPL c counts when the ESCR bit
- *   Tt_OS (c = 0) or Tt_USR (c > 0) is set - the rule stated before Table
- *   18-66, which every cell of the table spells out. All events are treated
- *   as thread specific (TS); how TI events combine the bits is UNVERIFIED.
+ * - Thread/privilege: a thread-specific (TS) event on LP t at CPL c counts
+ *   when the ESCR bit Tt_OS (c = 0) or Tt_USR (c > 0) is set - the rule
+ *   stated before Table 18-66, which every cell of the table spells out. A
+ *   thread-independent (TI) event counts while some LP is at a CPL that one
+ *   of the four bits names, whichever LP caused it (Table 18-67, 2008
+ *   editions Table 18-30; p4_ti_counts()). Which events are TI: p4_events[]
+ *   flags (FreeBSD and Linux; the SDM's per-mask-bit Table A-15 is unseen),
+ *   looked up by the ESCR and event select the ESCR holds. The LP causing
+ *   the event is at the CPL the caller gives, the other LP at its current
+ *   one (a halted LP keeps its CPL, see below).
  * - Active thread (HT): 00 none, 01 one LP active, 10 both, 11 at least one
  *   (SDM HT CCCR text), evaluated at each event and each cycle close.
  *   Without HT the field has no function beyond the 11b rule above.
@@ -98,6 +104,7 @@
  */
 #include "pmu/model/p4_model.h"
 #include "pmu/model/p4_model_internal.h"
+#include "pmu/p4_encode.h"
 
 #define CTR_BIT(n)	(1u << (n))
 
@@ -210,14 +217,41 @@ static uint64_t thread_bit(unsigned lp, unsigned cpl)
 	return cpl == 0 ? ESCR_T1_OS : ESCR_T1_USR;
 }
 
-/* Do ESCR value v's event select, mask and T-bits take ev? */
-static bool escr_matches(uint64_t v, const struct model_ev *ev)
+/* Does ESCR e hold a thread-independent event (Table 18-67 applies)? */
+static bool escr_ti(const struct p4_model *m, enum p4_escr e)
 {
+	return (m->ti_select[e] >> field_get(ESCR_EVENT_SELECT, m->escr[e])) & 1;
+}
+
+/*
+ * Table 18-67 for ESCR e now: is some LP at a CPL its T-bits name? LP lp is
+ * taken to be at CPL cpl (the LP causing an event), the others at theirs.
+ */
+static bool ti_qualified(const struct p4_model *m, enum p4_escr e, unsigned lp, unsigned cpl)
+{
+	bool os = false, usr = false;
+
+	for (unsigned t = 0; t < p4_model_nlp(m); t++) {
+		unsigned c = t == lp ? cpl : m->cpl[t];
+
+		os |= c == 0;
+		usr |= c != 0;
+	}
+	return p4_ti_counts(m->escr[e], os, usr);
+}
+
+/* Do ESCR e's event select, mask and T-bits take ev? */
+static bool escr_matches(const struct p4_model *m, enum p4_escr e, const struct model_ev *ev)
+{
+	uint64_t v = m->escr[e];
+
 	if (field_get(ESCR_EVENT_SELECT, v) != ev->select)
 		return false;
 	if (!(field_get(ESCR_EVENT_MASK, v) & ev->mask))
 		return false;
-	return (v & thread_bit(ev->lp, ev->cpl)) != 0;
+	if (v & thread_bit(ev->lp, ev->cpl))
+		return true;	/* TS by Table 18-66; TI too, the causing LP is at a named CPL */
+	return escr_ti(m, e) && ti_qualified(m, e, ev->lp, ev->cpl);
 }
 
 /* Is a cycle without events qualified for counter n (see header)? */
@@ -227,6 +261,8 @@ static bool cycle_qualified(const struct p4_model *m, enum p4_counter n)
 
 	if (e == P4_ESCR_NONE)
 		return false;
+	if (escr_ti(m, e))
+		return ti_qualified(m, e, P4_MODEL_NO_LP, 0);
 	for (unsigned lp = 0; lp < p4_model_nlp(m); lp++)
 		if (m->escr[e] & thread_bit(lp, m->cpl[lp]))
 			return true;
@@ -277,6 +313,8 @@ static void route_events(struct p4_model *m)
 {
 	for (unsigned w = 0; w < sizeof(m->ev_missing) / sizeof(m->ev_missing[0]); w++)
 		m->ev_missing[w] = 0;
+	for (unsigned e = 0; e < P4_NESCR; e++)
+		m->ti_select[e] = 0;
 	for (unsigned ev = 0; ev < P4_NEVENT; ev++) {
 		const struct p4_event_desc *d = &p4_events[ev];
 		uint64_t escrs = 0;
@@ -287,6 +325,9 @@ static void route_events(struct p4_model *m)
 		if (d->flags & P4_EVF_TAG_ONLY)
 			escrs = 0;	/* uop_type only tags uops, it never counts (fact sheet 4.2) */
 		m->ev_escrs[ev] = escrs;
+		for (unsigned i = 0; i < 2; i++)
+			if ((d->flags & P4_EVF_TI) && d->escrs[i] != P4_ESCR_NONE)
+				m->ti_select[d->escrs[i]] |= UINT64_C(1) << d->event_select;
 		if (d->need == P4_NEED_INSTR_COMPLETED && !m->caps.instr_completed)
 			m->ev_missing[ev / 64] |= UINT64_C(1) << (ev % 64);
 	}
@@ -427,7 +468,7 @@ static uint32_t event_targets(const struct p4_model *m, const struct model_ev *e
 		unsigned e = (unsigned)__builtin_ctzll(escrs);
 
 		escrs &= escrs - 1;
-		if (e < P4_NESCR && m->escr_ctrs[e] && escr_matches(m->escr[e], ev))
+		if (e < P4_NESCR && m->escr_ctrs[e] && escr_matches(m, (enum p4_escr)e, ev))
 			cand |= m->escr_ctrs[e];
 	}
 	return cand;

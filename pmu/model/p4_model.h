@@ -115,6 +115,7 @@ struct p4_model {
 	uint32_t cascade_to[P4_NCOUNTER]; /* counters that n's overflow may start */
 	uint64_t ev_escrs[P4_NEVENT];	/* ESCRs that observe each event (P4_MODEL_ESCR set) */
 	uint64_t ev_missing[(P4_NEVENT + 63) / 64]; /* events this part lacks (bit per event) */
+	uint64_t ti_select[P4_NESCR];	/* event selects that name a TI event on ESCR e (bit) */
 
 	/* Statistics for tests and the shell. */
 	uint64_t pmi_count[P4_MODEL_NLP];

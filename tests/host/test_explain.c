@@ -217,6 +217,32 @@ static void example_intent_refused_on_northwood(void **state)
 	assert_int_equal(err.conflict[0], 1);
 }
 
+/*
+ * A thread-independent event's T-bits mean what Table 18-67 says, not whose
+ * events count: page_walk_type DTMISS (TI) on PMH_ESCR0 (3ACH, select 01H,
+ * mask bit 0) with T0_USR alone counts while LP0 or LP1 is in user mode.
+ */
+static void explain_ti_event_bits(void **state)
+{
+	static const struct p4_msr_write w[] = {
+		{ 0x3ac, 0x02000204 },		/* PMH_ESCR0: page_walk_type:DTMISS, T0_USR */
+		{ 0x360, 0x00039000 },		/* counter 0, select 4 = PMH_ESCR0, enabled */
+		{ 0x3b8, 0x04000204 },		/* CRU_ESCR0: instr_retired (TS), T0_USR */
+		{ 0x36c, 0x00039000 },		/* counter 12, select 4 = CRU_ESCR0 */
+	};
+	struct p4_caps caps = caps_of(4, 1);
+	struct out o = { 0 }, nonht = { 0 };
+
+	assert_int_equal(p4_explain(w, 4, &caps, true, collect, &o), 0);
+	has(&o, "PMH_ESCR0 <- 02000204H: page_walk_type:DTMISS, counts both LPs while LP0 or "
+		"LP1 is in user mode (TI event, Table 18-67)");
+	has(&o, "CRU_ESCR0 <- 04000204H: instr_retired:NBOGUSNTAG, counts LP0 user");
+	has(&o, "counter 0 counts page_walk_type:DTMISS for both LPs while LP0 or LP1 is in "
+		"user mode (TI event, Table 18-67) via PMH_ESCR0");
+	assert_int_equal(p4_explain(w, 4, &caps, false, collect, &nonht), 0);
+	has(&nonht, "PMH_ESCR0 <- 02000204H: page_walk_type:DTMISS, counts user");
+}
+
 static void explain_odd_writes(void **state)
 {
 	static const struct p4_msr_write w[] = {
@@ -248,6 +274,7 @@ int main(void)
 		cmocka_unit_test(example_intent_without_extended_cascading),
 		cmocka_unit_test(example_intent_refused_on_northwood),
 		cmocka_unit_test(explain_odd_writes),
+		cmocka_unit_test(explain_ti_event_bits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * Every expected number below comes from the SDM excerpts or the fact sheet
  * (cited at each test), never from running the model: Example 18-1
  * (cascading counts), Example 18-2 (extended cascading, as intended and as
- * printed), Table 18-66 (all 16 thread/privilege cells), the CCCR field
+ * printed), Table 18-66 (all 16 thread/privilege cells), Table 18-67 (the
+ * same for thread-independent events, all 16 cells), the CCCR field
  * texts (compare/complement/threshold/edge, FORCE_OVF, active thread, PMI
  * "on the next event count after the counter has overflowed"), the ESCR
  * availability table (fact sheet 1.2) and the cascade-mode PMI erratum.
@@ -410,6 +411,122 @@ static void table_18_66_all_cells(void **state)
 			assert_int_equal(ctr(&m, 12), expect);
 		}
 	}
+}
+
+/*
+ * Table 18-67 ("... for Non-logical-Processor-specific (TI) Events"; Table
+ * 18-30 in the 2008 editions), transcribed cell by cell as printed, in the
+ * same row/column order as Table 18-66 above. A cell is what it counts
+ * "while": Z zero count, U "(a) T0 in USR or (b) T1 in USR", O "(a) T0 in
+ * OS or (b) T1 in OS", A "irrespective of CPL, T0, T1". (The current
+ * edition labels the last row "T0_OS/T0_USR = 0"; by the row order it is 10.)
+ */
+enum { Z, U, O, A };
+static const uint8_t table_18_67[4][4] = {
+	/* T0 00 */ { Z, U, A, O },
+	/* T0 01 */ { U, U, A, A },
+	/* T0 11 */ { A, A, A, A },
+	/* T0 10 */ { O, A, A, O },
+};
+
+/* Does a cell count while T0 is at CPL c0 and T1 at CPL c1? */
+static bool ti_cell_counts(uint8_t cell, unsigned c0, unsigned c1)
+{
+	switch (cell) {
+	case U: return c0 != 0 || c1 != 0;
+	case O: return c0 == 0 || c1 == 0;
+	case A: return true;
+	default: return false;
+	}
+}
+
+/*
+ * page_walk_type DTMISS (TI in p4_events[]: PMH_ESCR0, select 01H, counter
+ * 0). For each cell and each of the four CPL combinations of T0 and T1, an
+ * event caused by LP0 and one caused by LP1 - the table does not depend on
+ * which LP caused it, and a TS event would (instr_retired, the same cells,
+ * shows the difference at the end).
+ */
+static void table_18_67_all_cells(void **state)
+{
+	static const unsigned cpls[2] = { 0, 3 };
+	const struct p4_event_desc *d = &p4_events[P4_EV_PAGE_WALK_TYPE];
+
+	(void)state;
+	assert_true(d->flags & P4_EVF_TI);
+	assert_int_equal(d->escrs[0], P4_PMH_ESCR0);
+	for (unsigned r = 0; r < 4; r++) {
+		for (unsigned c = 0; c < 4; c++) {
+			struct p4_model m;
+			uint64_t bits = 0, expect = 0, weight = 1;
+
+			if (pair_order[r][0]) bits |= ESCR_T0_OS;
+			if (pair_order[r][1]) bits |= ESCR_T0_USR;
+			if (pair_order[c][0]) bits |= ESCR_T1_OS;
+			if (pair_order[c][1]) bits |= ESCR_T1_USR;
+			model_new(&m, 3, 4, true);
+			wr(&m, p4_escrs[P4_PMH_ESCR0].msr, escr_val(d->event_select, 1, bits));
+			wr(&m, MSR_P4_CCCR_BASE + 0, cccr_val(d->escr_select, CCCR_ENABLE));
+			for (unsigned s0 = 0; s0 < 2; s0++) {
+				for (unsigned s1 = 0; s1 < 2; s1++) {
+					assert_int_equal(p4_model_set_cpl(&m, 0, cpls[s0]), 0);
+					assert_int_equal(p4_model_set_cpl(&m, 1, cpls[s1]), 0);
+					for (unsigned lp = 0; lp < 2; lp++, weight *= 3) {
+						assert_int_equal(p4_model_event(&m, lp, P4_MODEL_CPL_CURRENT,
+										P4_EV_PAGE_WALK_TYPE, 1, weight), 0);
+						if (ti_cell_counts(table_18_67[r][c], cpls[s0], cpls[s1]))
+							expect += weight;
+					}
+				}
+			}
+			assert_int_equal(ctr(&m, 0), expect);
+		}
+	}
+}
+
+/*
+ * The difference in one cell: T0_USR alone. instr_retired (TS) counts only
+ * LP0's user-mode instructions; page_walk_type (TI) also counts LP1's walk
+ * while LP1 is in USR and LP0 in OS ("T1 in USR"), and LP0's kernel walk
+ * while LP1 is in USR.
+ */
+static void table_18_67_differs_from_18_66(void **state)
+{
+	struct p4_model m;
+	const struct p4_event_desc *d = &p4_events[P4_EV_PAGE_WALK_TYPE];
+
+	(void)state;
+	model_new(&m, 3, 4, true);
+	wr(&m, p4_escrs[P4_PMH_ESCR0].msr, escr_val(d->event_select, 1, ESCR_T0_USR));
+	wr(&m, MSR_P4_CCCR_BASE + 0, cccr_val(d->escr_select, CCCR_ENABLE));
+	wr(&m, MSR_CRU_ESCR0, escr_val(0x02, NBOGUSNTAG, ESCR_T0_USR));
+	wr(&m, MSR_P4_CCCR_BASE + 12, cccr_val(4, CCCR_ENABLE));
+	assert_int_equal(p4_model_set_cpl(&m, 0, 0), 0);
+	assert_int_equal(p4_model_set_cpl(&m, 1, 3), 0);
+	instr(&m, 1, P4_MODEL_CPL_CURRENT, 5);		/* T1 in USR: TS ignores it */
+	instr(&m, 0, P4_MODEL_CPL_CURRENT, 7);		/* T0 in OS: TS ignores it */
+	assert_int_equal(p4_model_event(&m, 1, P4_MODEL_CPL_CURRENT, P4_EV_PAGE_WALK_TYPE, 1, 5), 0);
+	assert_int_equal(p4_model_event(&m, 0, P4_MODEL_CPL_CURRENT, P4_EV_PAGE_WALK_TYPE, 1, 7), 0);
+	assert_int_equal(ctr(&m, 12), 0);
+	assert_int_equal(ctr(&m, 0), 12);
+	assert_int_equal(p4_model_set_cpl(&m, 1, 0), 0);	/* both in OS: nothing */
+	assert_int_equal(p4_model_event(&m, 1, P4_MODEL_CPL_CURRENT, P4_EV_PAGE_WALK_TYPE, 1, 100), 0);
+	assert_int_equal(ctr(&m, 0), 12);
+}
+
+/* Without HT there is no T1: a TI event counts by T0's bits and LP0's CPL alone. */
+static void table_18_67_without_ht(void **state)
+{
+	struct p4_model m;
+	const struct p4_event_desc *d = &p4_events[P4_EV_PAGE_WALK_TYPE];
+
+	(void)state;
+	model_new(&m, 3, 4, false);
+	wr(&m, p4_escrs[P4_PMH_ESCR0].msr, escr_val(d->event_select, 1, ESCR_T0_USR));
+	wr(&m, MSR_P4_CCCR_BASE + 0, cccr_val(d->escr_select, CCCR_ENABLE));
+	assert_int_equal(p4_model_event(&m, 0, 0, P4_EV_PAGE_WALK_TYPE, 1, 4), 0);
+	assert_int_equal(p4_model_event(&m, 0, 3, P4_EV_PAGE_WALK_TYPE, 1, 9), 0);
+	assert_int_equal(ctr(&m, 0), 9);
 }
 
 /* Compare counter 12 on execution_event (CRU_ESCR2, select 5), LP0 OS+USR. */
@@ -906,6 +1023,9 @@ int main(void)
 		cmocka_unit_test(example_18_2_intended),
 		cmocka_unit_test(example_18_2_as_printed),
 		cmocka_unit_test(table_18_66_all_cells),
+		cmocka_unit_test(table_18_67_all_cells),
+		cmocka_unit_test(table_18_67_differs_from_18_66),
+		cmocka_unit_test(table_18_67_without_ht),
 		cmocka_unit_test(threshold_complement_edge),
 		cmocka_unit_test(complement_counts_idle_cycles),
 		cmocka_unit_test(active_thread_field),

@@ -213,3 +213,46 @@ def test_table_18_66_cell(nb, t0, t1):
     assert rows[0][0] == t0_os * loop_instr(10) + t1_usr * loop_instr(40), out
     rows, out = stat(nb, "%s --ring 3 --pair loop 20 -- --ring 0 loop 80" % spec)
     assert rows[0][0] == t0_usr * loop_instr(20) + t1_os * loop_instr(80), out
+
+
+# ---- SDM Table 18-67 (TI events), live ---------------------------------------------------
+#
+# A thread-independent event is not put on a thread: the table says when it
+# counts, by the CPLs of both threads at the time, whichever caused it. Its
+# cells as printed (rows T0_OS/T0_USR, columns T1_OS/T1_USR, order 00 01 11
+# 10; the current edition labels the last row "0", the row order makes it
+# 10): Z zero count, U "(a) T0 in USR or (b) T1 in USR", O "(a) T0 in OS or
+# (b) T1 in OS", A "irrespective of CPL, T0, T1".
+#
+# WC_Buffer (TI in p4_events: FreeBSD, Linux) has no model input but the
+# `synthetic` workload, so the counts are exactly what the workloads feed.
+# --stagger makes each LP's state known while the other feeds: LP1 is halted
+# in the kernel (OS) while A runs on LP0, and LP0 waits in the kernel (OS)
+# while B runs on LP1.
+
+TI_TABLE = {
+    "00": {"00": "Z", "01": "U", "11": "A", "10": "O"},
+    "01": {"00": "U", "01": "U", "11": "A", "10": "A"},
+    "11": {"00": "A", "01": "A", "11": "A", "10": "A"},
+    "10": {"00": "O", "01": "A", "11": "A", "10": "O"},
+}
+
+
+def ti_counts(cell, t0_cpl, t1_cpl):
+    user0, user1 = t0_cpl != 0, t1_cpl != 0
+    return {"Z": False, "U": user0 or user1, "O": not user0 or not user1, "A": True}[cell]
+
+
+@pytest.mark.parametrize("t0,t1", sorted(CELLS))
+def test_table_18_67_cell(nb, t0, t1):
+    cell = TI_TABLE[t0][t1]
+    spec = "-e WC_Buffer:WCB_EVICTS:t0=%s:t1=%s" % (priv(t0), priv(t1))
+    for ring_a, ring_b, n_a, n_b in ((0, 3, 10, 1000), (3, 0, 20, 3000), (3, 3, 40, 5000)):
+        rows, out = stat(nb, "%s --stagger --ring %d --pair synthetic WC_Buffer:WCB_EVICTS %d -- "
+                             "--ring %d synthetic WC_Buffer:WCB_EVICTS %d"
+                         % (spec, ring_a, n_a, ring_b, n_b))
+        expect = (n_a if ti_counts(cell, ring_a, 0) else 0) + \
+                 (n_b if ti_counts(cell, 0, ring_b) else 0)
+        assert rows[0][0] == expect, (cell, ring_a, ring_b, out)
+        if cell != "Z":
+            assert "[TI: thread independent, counts while T0 or T1 is" in rows[0][4], out
