@@ -18,7 +18,13 @@
  *     reaches FSB_ESCR0/1 only with select 6, which we use. Their mask
  *     bits are libpfm4's (UNVERIFIED); libpfm4's BIT5/BIT6 typo (both coded
  *     as bit 4) is not copied.
- * TS/TI: FreeBSD pm_is_ti_event and Linux .shared (SDM Table A-15 unseen).
+ * TS/TI: SDM Vol. 3B Table 19-34 "Event Mask Qualification for Logical
+ *   Processors" (Table A-15 in the 2008 editions) gives TS or TI per mask
+ *   bit; every event it lists is wholly one or the other, so one flag per
+ *   event holds it, and it agrees with FreeBSD pm_is_ti_event and Linux
+ *   .shared. b2b_cycles, bnr, snoop, response are not in it: TI after
+ *   FreeBSD. (Table 19-34 also lists a WC_Buffer bit 2 WCB_HITM_EVICT that
+ *   the event's own table does not define; the event table is followed.)
  * Default masks: see p4_events.h.
  */
 #include "pmu/p4_events.h"

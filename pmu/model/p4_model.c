@@ -41,8 +41,8 @@
  *   thread-independent (TI) event counts while some LP is at a CPL that one
  *   of the four bits names, whichever LP caused it (Table 18-67, 2008
  *   editions Table 18-30; p4_ti_counts()). Which events are TI: p4_events[]
- *   flags (FreeBSD and Linux; the SDM's per-mask-bit Table A-15 is unseen),
- *   looked up by the ESCR and event select the ESCR holds. The LP causing
+ *   flags (SDM Table 19-34), looked up by the ESCR and event select the
+ *   ESCR holds. The LP causing
  *   the event is at the CPL the caller gives, the other LP at its current
  *   one (a halted LP keeps its CPL, see below).
  * - Active thread (HT): 00 none, 01 one LP active, 10 both, 11 at least one

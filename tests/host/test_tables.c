@@ -377,6 +377,51 @@ static void flags_against_fact_sheet(void **state)
 			assert_int_equal(p4_events[e].need, P4_NEED_NONE);
 }
 
+/*
+ * SDM Vol. 3B Table 19-34 "Event Mask Qualification for Logical Processors"
+ * (Table A-15 in the 2008 editions), typed in: TS or TI for every mask bit
+ * of every event it lists. Every event it lists is wholly TS or wholly TI,
+ * so one flag per event holds it. Not in the table: BSQ_active_entries
+ * (TS here) and the libpfm4-only b2b_cycles, bnr, snoop, response (TI here,
+ * FreeBSD pm_is_ti_event).
+ */
+static const char *const table_19_34_ti[] = {
+	"SSE_input_assist", "64bit_MMX_uop", "packed_DP_uop", "packed_SP_uop",
+	"scalar_DP_uop", "scalar_SP_uop", "128bit_MMX_uop", "x87_FP_uop",
+	"x87_SIMD_moves_uop", "FSB_data_activity", "page_walk_type", "TC_deliver_mode",
+	"WC_Buffer",
+};
+static const char *const table_19_34_ts[] = {
+	"BPU_fetch_request", "BSQ_allocation", "BSQ_cache_reference", "memory_cancel",
+	"IOQ_allocation", "IOQ_active_entries", "global_power_events", "ITLB_reference",
+	"MOB_load_replay", "uop_type", "load_port_replay", "store_port_replay",
+	"memory_complete", "retired_mispred_branch_type", "retired_branch_type", "tc_ms_xfer",
+	"tc_misc", "uop_queue_writes", "resource_stall", "instr_retired", "machine_clear",
+	"front_end_event", "replay_event", "execution_event", "x87_assist", "branch_retired",
+	"mispred_branch_retired", "uops_retired", "instr_completed",
+};
+
+static void ts_ti_against_table_19_34(void **state)
+{
+	enum p4_event ev;
+	unsigned listed = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(table_19_34_ti) / sizeof(table_19_34_ti[0]); i++, listed++) {
+		assert_true(p4_event_by_name(table_19_34_ti[i], strlen(table_19_34_ti[i]), &ev));
+		if (!(p4_events[ev].flags & P4_EVF_TI))
+			fail_msg("%s is TI in Table 19-34", table_19_34_ti[i]);
+	}
+	for (size_t i = 0; i < sizeof(table_19_34_ts) / sizeof(table_19_34_ts[0]); i++, listed++) {
+		assert_true(p4_event_by_name(table_19_34_ts[i], strlen(table_19_34_ts[i]), &ev));
+		if (p4_events[ev].flags & P4_EVF_TI)
+			fail_msg("%s is TS in Table 19-34", table_19_34_ts[i]);
+	}
+	/* The table lists all but the five events named above. */
+	assert_int_equal(listed + 5, P4_NEVENT);
+	assert_false(p4_events[P4_EV_BSQ_ACTIVE_ENTRIES].flags & P4_EVF_TI);
+}
+
 static void lookups_case_insensitive(void **state)
 {
 	enum p4_event ev;
@@ -471,6 +516,7 @@ int main(void)
 		cmocka_unit_test(escr_and_select_identify_event),
 		cmocka_unit_test(spot_checks_against_fact_sheet),
 		cmocka_unit_test(flags_against_fact_sheet),
+		cmocka_unit_test(ts_ti_against_table_19_34),
 		cmocka_unit_test(lookups_case_insensitive),
 		cmocka_unit_test(caps_by_signature),
 		cmocka_unit_test(caps_escr_count_matches_table),
