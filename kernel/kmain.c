@@ -20,6 +20,7 @@
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuid.h"
+#include "arch/x86/fpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
@@ -202,6 +203,7 @@ void kmain(struct bootinfo *bi)
 	cpu_set_boot_method(bi->boot_method);
 	kmain_cpu_tables(bi);
 	smp_init_bsp();		/* GS base -> LP0's per-CPU data, right after the GDT load */
+	fpu_init_lp();		/* x87/MMX/SSE for the fpmix workload (arch/x86/fpu.h) */
 	kmain_memory(bi);
 	if (!lapic_init())
 		kprintf("lapic: no local APIC (CPUID.1:EDX.APIC = 0)\n");

@@ -252,7 +252,12 @@ static int p4_spec_finish(struct p4_spec *s, const struct p4_tok *last, bool edg
 {
 	const struct p4_event_desc *ev = &p4_events[s->event];
 
-	if (s->mask == 0 && s->tag_value == 0) {
+	/*
+	 * A tag without mask bits tags the event's default µops (ALL): with an
+	 * empty event mask the upstream ESCR would select, and so tag, nothing
+	 * (fact sheet 5.7: each set tag bit marks µops of the upstream event).
+	 */
+	if (s->mask == 0) {
 		if (ev->flags & P4_EVF_NEEDS_MASK) {
 			p4_spec_fail(err, last, "this event needs explicit mask bits after");
 			p4_spec_mask_choices(err, s->event);

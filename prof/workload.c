@@ -149,6 +149,22 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 			"instruction counts (ia32: counter on the stack, 11 + I + N*(U*K + 2));\n"
 			"1 (ret) before any bench.\n",
 	},
+	[WL_FPMIX] = {
+		.id = WL_FPMIX, .name = "fpmix",
+		.exercises = "x87, MMX and SSE/SSE2 arithmetic in a fixed mix (execution tagging)",
+		.help = "Each iteration executes, of the classes the FIRM events count (fact sheet\n"
+			"5.7): x87_FP_uop 1 (fadd), 64bit_MMX_uop 2 (paddd, psubd on MM registers),\n"
+			"128bit_MMX_uop 3 (paddd, psubd, pxor on XMM), packed_SP_uop 4 (addps mulps\n"
+			"subps maxps), packed_DP_uop 5 (addpd mulpd subpd maxpd minpd), scalar_SP_uop\n"
+			"6 (addss mulss subss maxss minss sqrtss), scalar_DP_uop 7 (addsd mulsd subsd\n"
+			"maxsd minsd sqrtsd addsd); also two FILD, two FSTP and EMMS, which are no\n"
+			"arithmetic. Before the loop: LDMXCSR 1F80H, FNINIT and MOVD zeroes (moves).\n"
+			"Instructions: 35*N + 15. Conditional branches: N-1 taken, 1 not taken.\n"
+			"Needs x87, MMX, SSE and SSE2, enabled by the kernel on every LP\n"
+			"(CR0.MP, CR4.OSFXSR/OSXMMEXCPT).\n",
+		.nparams = 1,
+		.params = { { "N", WP_NUMBER, true, 100, 1, U32_MAX, NULL, "iterations" } },
+	},
 };
 
 const struct workload *workload_find(const char *name)

@@ -50,6 +50,7 @@ enum workload_id {
 	WL_SYNTHETIC,
 	WL_FAULT_USER,
 	WL_SNIPPET,
+	WL_FPMIX,
 	WL_NWORKLOADS,
 	WL_PROGRAM = WL_NWORKLOADS,	/* a user's program (prof/program.h), not in the table */
 };

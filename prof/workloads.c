@@ -33,6 +33,7 @@
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuid.h"
+#include "arch/x86/fpu.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
@@ -69,6 +70,7 @@ WL_FN(wl_spin);
 WL_FN(wl_halt);
 WL_FN(wl_synthetic);
 WL_FN(wl_fault_user);
+WL_FN(wl_fpmix);
 
 static char *const branch_fns[BRANCH_NPATTERNS] = {
 	[BRANCH_TAKEN] = wl_branch_taken,
@@ -201,6 +203,13 @@ static int workload_setup(struct wl_run *r)
 	case WL_SYNTHETIC: r->call.fn = (uintptr_t)wl_synthetic; arg[0] = v[1]; break;
 	case WL_FAULT_USER: r->call.fn = (uintptr_t)wl_fault_user; arg[0] = (uintptr_t)&wl_kernel_word; break;
 	case WL_SNIPPET: r->call.fn = snippet_entry(); break;
+	case WL_FPMIX:
+		if (!fpu_simd_ready())
+			return workload_refuse(r->res, "fpmix: %s", "this logical processor has no "
+					       "x87, MMX, SSE and SSE2 (CPUID.1:EDX bits 0, 23-26) to enable");
+		r->call.fn = (uintptr_t)wl_fpmix;
+		arg[0] = v[0];
+		break;
 	case WL_PROGRAM:
 		return workload_program_setup(r);
 	default:

@@ -31,6 +31,7 @@
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuid.h"
+#include "arch/x86/fpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/lapic.h"
@@ -236,6 +237,7 @@ static void __attribute__((noreturn)) smp_ap_main(void *arg)
 
 	gdt_init_lp(pc->index, pc->ist_top);	/* zeroes GS: set the base after it */
 	smp_set_gs(pc);
+	fpu_init_lp();				/* this LP's own CR0/CR4 and x87 state */
 	idt_load();
 	lapic_init();				/* every LVT masked, LVT PC = masked | PMI vector */
 	lapic_timer_stop();

@@ -307,6 +307,77 @@ wl_fault_user:
 	.size wl_fault_user, . - wl_fault_user
 
 /*
+ * uint64_t wl_fpmix(uint64_t n) -- n >= 1; returns n.
+ * Each iteration executes a fixed mix of the x87 and SIMD arithmetic the
+ * FIRM events count (fact sheet 5.7; the classes of arch/x86/insn_simd.h):
+ *   x87_FP_uop 1 (fadd), 64bit_MMX_uop 2 (paddd, psubd on MM registers),
+ *   128bit_MMX_uop 3 (paddd, psubd, pxor on XMM), packed_SP_uop 4,
+ *   packed_DP_uop 5, scalar_SP_uop 6, scalar_DP_uop 7,
+ * and nothing else of those classes: the two FILD, two FSTP (x87 loads and
+ * stores), EMMS, LDMXCSR, FNINIT and the MOVD moves are not arithmetic.
+ * All operands are 0 (or the integer 8064 for the x87 part), so nothing
+ * raises an exception; MXCSR is loaded with its reset value 1F80H (every
+ * SIMD exception masked) and FNINIT masks the x87 ones. EMMS empties the
+ * x87 tags after the MMX part, so each iteration's FILDs find room.
+ * 11 + 35n + 4 = 35n + 15 instructions; the jnz is taken n - 1 times.
+ */
+	.globl wl_fpmix
+	.hidden wl_fpmix
+	.type wl_fpmix, @function
+wl_fpmix:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rdi, %rcx				/* 3 */
+	pushq $0x1f80				/* 4: MXCSR's reset value, FILD's integer */
+	ldmxcsr (%rsp)				/* 5 */
+	fninit					/* 6 */
+	xorl %eax, %eax				/* 7 */
+	movd %eax, %mm0				/* 8 */
+	movd %eax, %mm1				/* 9 */
+	movd %eax, %xmm0			/* 10 */
+	movd %eax, %xmm1			/* 11 */
+1:	fildl (%rsp)				/* 1/it */
+	fildl (%rsp)				/* 2/it */
+	fadd %st(1), %st			/* 3/it: x87 */
+	fstp %st(0)				/* 4/it */
+	fstp %st(0)				/* 5/it */
+	paddd %mm1, %mm0			/* 6/it: 64-bit MMX */
+	psubd %mm1, %mm0			/* 7/it: 64-bit MMX */
+	emms					/* 8/it */
+	paddd %xmm1, %xmm0			/* 9/it: 128-bit MMX */
+	psubd %xmm1, %xmm0			/* 10/it: 128-bit MMX */
+	pxor %xmm1, %xmm0			/* 11/it: 128-bit MMX */
+	addps %xmm1, %xmm0			/* 12/it: packed SP */
+	mulps %xmm1, %xmm0			/* 13/it: packed SP */
+	subps %xmm1, %xmm0			/* 14/it: packed SP */
+	maxps %xmm1, %xmm0			/* 15/it: packed SP */
+	addpd %xmm1, %xmm0			/* 16/it: packed DP */
+	mulpd %xmm1, %xmm0			/* 17/it: packed DP */
+	subpd %xmm1, %xmm0			/* 18/it: packed DP */
+	maxpd %xmm1, %xmm0			/* 19/it: packed DP */
+	minpd %xmm1, %xmm0			/* 20/it: packed DP */
+	addss %xmm1, %xmm0			/* 21/it: scalar SP */
+	mulss %xmm1, %xmm0			/* 22/it: scalar SP */
+	subss %xmm1, %xmm0			/* 23/it: scalar SP */
+	maxss %xmm1, %xmm0			/* 24/it: scalar SP */
+	minss %xmm1, %xmm0			/* 25/it: scalar SP */
+	sqrtss %xmm1, %xmm0			/* 26/it: scalar SP */
+	addsd %xmm1, %xmm0			/* 27/it: scalar DP */
+	mulsd %xmm1, %xmm0			/* 28/it: scalar DP */
+	subsd %xmm1, %xmm0			/* 29/it: scalar DP */
+	maxsd %xmm1, %xmm0			/* 30/it: scalar DP */
+	minsd %xmm1, %xmm0			/* 31/it: scalar DP */
+	sqrtsd %xmm1, %xmm0			/* 32/it: scalar DP */
+	addsd %xmm1, %xmm0			/* 33/it: scalar DP */
+	subq $1, %rcx				/* 34/it */
+	jnz 1b					/* 35/it */
+	popq %rax				/* 12 */
+	movq %rdi, %rax				/* 13 */
+	popq %rbp				/* 14 */
+	ret					/* 15 */
+	.size wl_fpmix, . - wl_fpmix
+
+/*
  * Ring-3 workloads return to wl_user_exit: leave through the DPL-3 exit gate.
  * user_call() puts wl_user_exit on the user stack as the workload's return
  * address, so it ends every ring-3 call chain. Unwinders look a return

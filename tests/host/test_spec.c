@@ -86,6 +86,11 @@ static void case_insensitive_and_modifiers(void **state)
 	assert_true(s.pebs);
 	s = parse_ok("packed_SP_uop:all:tag0:tag2", NULL);
 	assert_int_equal(s.tag_value, 0x5);
+	/* a tag alone selects the default mask (ALL): an empty mask would tag nothing */
+	s = parse_ok("x87_FP_uop:tag0", NULL);
+	assert_int_equal(s.tag_value, 0x1);
+	assert_int_equal(s.mask, p4_events[P4_EV_X87_FP_UOP].default_mask);
+	assert_true(s.mask_default);
 }
 
 static void default_masks(void **state)

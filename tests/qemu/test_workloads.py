@@ -16,7 +16,7 @@ U64 = (1 << 64) - 1
 
 INDIRECT_K, INDIRECT_C = 9, 8   # arch/x86/workloads.S, wl_indirect
 NAMES = ["empty", "loop", "branch", "calls", "indirect", "memwalk", "copy", "spin", "halt",
-         "synthetic", "fault-user", "snippet"]
+         "synthetic", "fault-user", "snippet", "fpmix"]
 
 
 def field(out, name):
@@ -64,6 +64,18 @@ def test_workloads_lists_every_workload(nb):
     assert re.search(r"^  indirect \[N\] +indirect call and indirect jump", out, re.M)
     assert "Instructions: 9*N + 8." in out
     assert re.search(r"^      ring 0 only: HLT is privileged", out, re.M)
+    assert "Instructions: 35*N + 15." in out
+
+
+@pytest.mark.parametrize("ring", [0, 3])
+@pytest.mark.parametrize("n", [1, 50])
+def test_fpmix_retires_35n_plus_15(nb, ring, n):
+    """wl_fpmix: 11 set-up instructions, 35 per iteration (x87, MMX, SSE/SSE2 and the loop's
+    sub/jnz), 4 after: it runs in both rings without #UD or #NM (CR0/CR4 set up, SDM 13.1.4)."""
+    out = run(nb, "fpmix %d" % n, ring)
+    assert field(out, "instructions") == 35 * n + 15
+    assert pair(out, "conditional") == (n - 1, 1)
+    assert field(out, "returned") == n
 
 
 @pytest.mark.parametrize("ring", [0, 3])
