@@ -14,11 +14,13 @@
 #include "arch/x86/mem.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/power.h"
+#include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
 #include "kernel/kmain.h"
 #include "lib/printf.h"
 #include "pmu/p4_tables.h"
 #include "prof/perf.h"
+#include "prof/workload.h"
 #include "shell/platform.h"
 
 /* QEMU exits with (0x10 << 1) | 1 = 33: distinct from 1, which also means "QEMU could not start". */
@@ -45,6 +47,31 @@ int plat_msr_write(uint32_t msr, uint64_t v)
 	struct msr_bus *bus = plat_pmu_bus(msr);
 
 	return bus ? msr_bus_write(bus, msr, v) : msr_write_safe(msr, v);
+}
+
+#define PLAT_LP_WAIT_US		5000000	/* a sibling call here is one register access or two */
+
+int plat_run_on_lp(unsigned lp, void (*fn)(void *arg), void *arg, const char **why)
+{
+	static const char busy[] = "LP1 is busy (it still runs earlier work)";
+	int sib, r;
+
+	if (lp == 0) {
+		fn(arg);
+		return 0;
+	}
+	if (lp != 1)
+		return *why = "there are LP0 and LP1 (its Hyper-Threading sibling) only", -1;
+	if ((sib = workload_sibling(why)) < 0)
+		return -1;
+	if ((r = smp_call((unsigned)sib, fn, arg)) != 0)
+		return *why = r == SMP_EBUSY ? busy : "LP1 is not running (see 'cpu')", -1;
+	r = smp_wait_us((unsigned)sib, PLAT_LP_WAIT_US);
+	if (r == SMP_ETIMEDOUT)
+		return *why = "LP1 did not finish within 5 s (it stays busy)", -1;
+	if (r != 0)
+		return *why = "an exception ended the access on LP1 (reported above)", -1;
+	return 0;
 }
 
 const char *plat_msr_backend(uint32_t msr)

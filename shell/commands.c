@@ -27,7 +27,7 @@ const struct shell_cmd shell_builtin_cmds[] = {
 	{ "mem", "mem [map]", "summarise the memory map, or list it",
 	  "Without an argument, totals the firmware memory map by kind and shows\n"
 	  "the RAM still free. `mem map` lists every region.\n", cmd_mem },
-	{ "msr", "msr read ADDR | msr write ADDR VALUE [--force] | msr trace on|off",
+	{ "msr", "msr read [--cpu 0|1] ADDR | msr write [--cpu 0|1] ADDR VALUE [--force] | msr trace on|off",
 	  "read or write a model-specific register, or trace PMU writes",
 	  "Numbers may be written 0x1A0, 1A0H (the manual's notation) or decimal.\n"
 	  "`msr write` only accepts NetBurst PMU registers (counters, CCCRs, ESCRs,\n"
@@ -36,6 +36,10 @@ const struct shell_cmd shell_builtin_cmds[] = {
 	  "PMU registers are served by the active PMU backend: with the software\n"
 	  "model (QEMU) they read and write the model, shown as [model ...], and\n"
 	  "a register the configured CPU model lacks raises the model's #GP.\n"
+	  "--cpu 1 runs the RDMSR/WRMSR on LP1, LP0's Hyper-Threading sibling\n"
+	  "(--cpu 0: LP0, the default): IA32_DS_AREA is per LP, and MSR_PEBS_ENABLE's\n"
+	  "MY_THR (bit 25) / OTH_THR (bit 26) mean the writing or reading LP and the\n"
+	  "other one (fact sheet 5.3). Refused without a sibling or while it is busy.\n"
 	  "`msr trace on` prints every PMU register write, e.g.\n"
 	  "  wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)\n", cmd_msr },
 	{ "fault", "fault de|ud|gp|pf|int3 [--halt]", "raise an exception on purpose",
@@ -100,67 +104,131 @@ static const char *cmd_msr_name(uint32_t msr)
 	return NULL;
 }
 
-static void cmd_msr_show(struct shell *sh, const char *verb, uint32_t msr, uint64_t v)
-{
-	const char *name = cmd_msr_name(msr);
-	const char *backend = plat_msr_backend(msr);
+/* Where an access runs: `--cpu N` (-1: not given, LP0 and no LP in the output). */
+struct cmd_msr_access {
+	int cpu;
+	bool write;
+	uint32_t msr;
+	uint64_t v;
+	int rc;
+};
 
-	shell_printf(sh, "MSR %XH %s %016llXH", msr, verb, (unsigned long long)v);
+static void cmd_msr_show(struct shell *sh, const char *verb, const struct cmd_msr_access *a)
+{
+	const char *name = cmd_msr_name(a->msr);
+	const char *backend = plat_msr_backend(a->msr);
+
+	shell_printf(sh, "MSR %XH %s %016llXH", a->msr, verb, (unsigned long long)a->v);
 	if (name != NULL)
 		shell_printf(sh, " (%s)", name);
 	if (backend != NULL)
 		shell_printf(sh, " [%s]", backend);
+	if (a->cpu >= 0)
+		shell_printf(sh, " on LP%d", a->cpu);
 	shell_puts(sh, "\n");
+}
+
+/* On the chosen LP: the one RDMSR or WRMSR (through the PMU backend for PMU registers). */
+static void cmd_msr_access_fn(void *arg)
+{
+	struct cmd_msr_access *a = arg;
+
+	a->rc = a->write ? plat_msr_write(a->msr, a->v) : plat_msr_read(a->msr, &a->v);
+}
+
+/*
+ * Run the access on its LP. Static: a sibling that overran the wait still
+ * finds its argument. 0, or 1 after printing the error.
+ */
+static int cmd_msr_access(struct shell *sh, struct cmd_msr_access *in)
+{
+	static struct cmd_msr_access a;
+	const char *why = "";
+
+	a = *in;
+	if (plat_run_on_lp(a.cpu > 0 ? (unsigned)a.cpu : 0, cmd_msr_access_fn, &a, &why))
+		return shell_error(sh, "msr %s --cpu %d: %s", a.write ? "write" : "read", a.cpu, why);
+	*in = a;
+	return 0;
+}
+
+/* `--cpu 0|1` at argv[*i]; 0, or 1 after printing the error. */
+static int cmd_msr_cpu(struct shell *sh, int argc, char **argv, int *i, int *cpu)
+{
+	const char *a = *i + 1 < argc ? argv[++*i] : "";
+
+	if (!parse_streq(a, "0") && !parse_streq(a, "1"))
+		return shell_error(sh, "--cpu wants 0 or 1 (LP0 or its Hyper-Threading sibling), not '%s'", a);
+	*cpu = a[0] - '0';
+	return 0;
 }
 
 static int cmd_msr_read(struct shell *sh, int argc, char **argv)
 {
-	const char *err;
-	uint32_t msr;
-	uint64_t v = 0;
+	struct cmd_msr_access a = { .cpu = -1 };
+	const char *err, *pos = NULL;
 
-	if (argc != 3)
-		return shell_error(sh, "usage: msr read ADDR");
-	if (!parse_u32(argv[2], &msr, &err))
-		return shell_error(sh, "bad MSR address '%s': %s", argv[2], err);
-	if (plat_msr_read(msr, &v) != 0)
-		return shell_error(sh, "rdmsr %XH: #GP (MSR not present%s%s)", msr,
-				   plat_msr_backend(msr) ? " on " : "",
-				   plat_msr_backend(msr) ? plat_msr_backend(msr) : "");
-	cmd_msr_show(sh, "=", msr, v);
+	for (int i = 2; i < argc; i++) {
+		if (parse_streq(argv[i], "--cpu")) {
+			if (cmd_msr_cpu(sh, argc, argv, &i, &a.cpu))
+				return 1;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			return shell_error(sh, "unknown option '%s' (only --cpu)", argv[i]);
+		} else if (pos) {
+			return shell_error(sh, "usage: msr read [--cpu 0|1] ADDR");
+		} else {
+			pos = argv[i];
+		}
+	}
+	if (!pos)
+		return shell_error(sh, "usage: msr read [--cpu 0|1] ADDR");
+	if (!parse_u32(pos, &a.msr, &err))
+		return shell_error(sh, "bad MSR address '%s': %s", pos, err);
+	if (cmd_msr_access(sh, &a))
+		return 1;
+	if (a.rc != 0)
+		return shell_error(sh, "rdmsr %XH: #GP (MSR not present%s%s)", a.msr,
+				   plat_msr_backend(a.msr) ? " on " : "",
+				   plat_msr_backend(a.msr) ? plat_msr_backend(a.msr) : "");
+	cmd_msr_show(sh, "=", &a);
 	return 0;
 }
 
 static int cmd_msr_write(struct shell *sh, int argc, char **argv)
 {
+	struct cmd_msr_access a = { .cpu = -1, .write = true };
 	const char *pos[2], *err;
 	int npos = 0;
 	bool force = false;
-	uint32_t msr;
-	uint64_t v;
 
 	for (int i = 2; i < argc; i++) {
-		if (parse_streq(argv[i], "--force"))
+		if (parse_streq(argv[i], "--force")) {
 			force = true;
-		else if (argv[i][0] == '-' && argv[i][1] == '-')
-			return shell_error(sh, "unknown option '%s' (only --force)", argv[i]);
-		else if (npos == 2)
-			return shell_error(sh, "usage: msr write ADDR VALUE [--force]");
-		else
+		} else if (parse_streq(argv[i], "--cpu")) {
+			if (cmd_msr_cpu(sh, argc, argv, &i, &a.cpu))
+				return 1;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			return shell_error(sh, "unknown option '%s' (only --cpu and --force)", argv[i]);
+		} else if (npos == 2) {
+			return shell_error(sh, "usage: msr write [--cpu 0|1] ADDR VALUE [--force]");
+		} else {
 			pos[npos++] = argv[i];
+		}
 	}
 	if (npos != 2)
-		return shell_error(sh, "usage: msr write ADDR VALUE [--force]");
-	if (!parse_u32(pos[0], &msr, &err))
+		return shell_error(sh, "usage: msr write [--cpu 0|1] ADDR VALUE [--force]");
+	if (!parse_u32(pos[0], &a.msr, &err))
 		return shell_error(sh, "bad MSR address '%s': %s", pos[0], err);
-	if (!parse_u64(pos[1], UINT64_MAX, &v, &err))
+	if (!parse_u64(pos[1], UINT64_MAX, &a.v, &err))
 		return shell_error(sh, "bad value '%s': %s", pos[1], err);
-	if (!force && !p4_msr_is_pmu(msr))
+	if (!force && !p4_msr_is_pmu(a.msr))
 		return shell_error(sh, "MSR %XH is not a NetBurst PMU register; add --force to write it anyway",
-				   msr);
-	if (plat_msr_write(msr, v) != 0)
-		return shell_error(sh, "wrmsr %XH: #GP (MSR not present or value refused)", msr);
-	cmd_msr_show(sh, "<-", msr, v);
+				   a.msr);
+	if (cmd_msr_access(sh, &a))
+		return 1;
+	if (a.rc != 0)
+		return shell_error(sh, "wrmsr %XH: #GP (MSR not present or value refused)", a.msr);
+	cmd_msr_show(sh, "<-", &a);
 	return 0;
 }
 
@@ -180,7 +248,8 @@ static int cmd_msr_trace(struct shell *sh, int argc, char **argv)
 int cmd_msr(struct shell *sh, int argc, char **argv)
 {
 	if (argc < 2)
-		return shell_error(sh, "usage: msr read ADDR | msr write ADDR VALUE [--force] | msr trace on|off");
+		return shell_error(sh, "usage: msr read [--cpu 0|1] ADDR | msr write [--cpu 0|1] ADDR VALUE "
+				   "[--force] | msr trace on|off");
 	if (parse_streq(argv[1], "read"))
 		return cmd_msr_read(sh, argc, argv);
 	if (parse_streq(argv[1], "write"))

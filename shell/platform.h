@@ -25,6 +25,16 @@
 int plat_msr_read(uint32_t msr, uint64_t *v);
 int plat_msr_write(uint32_t msr, uint64_t v);
 
+/*
+ * Run fn(arg) on logical processor lp and wait for it: lp 0 is LP0 (the
+ * shell's own, a plain call), lp 1 LP0's Hyper-Threading sibling (the
+ * sibling call of arch/x86/smp.c). 0, or -1 with *why: no such LP (no
+ * Hyper-Threading sibling), the sibling is busy, it did not finish in time,
+ * or an exception ended fn there. For registers that are per LP or read
+ * relative to the LP (IA32_DS_AREA, MSR_PEBS_ENABLE's MY_THR / OTH_THR).
+ */
+int plat_run_on_lp(unsigned lp, void (*fn)(void *arg), void *arg, const char **why);
+
 /* Name of the backend that serves msr (e.g. "model 0F_04H"), or NULL for the hardware. */
 const char *plat_msr_backend(uint32_t msr);
 

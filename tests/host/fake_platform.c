@@ -50,6 +50,19 @@ int plat_msr_read(uint32_t msr, uint64_t *v)
 	return 0;
 }
 
+int plat_run_on_lp(unsigned lp, void (*fn)(void *arg), void *arg, const char **why)
+{
+	if (lp > 1)
+		return *why = "there are LP0 and LP1 (its Hyper-Threading sibling) only", -1;
+	if (lp == 1 && fake_plat.lp1_refusal)
+		return *why = fake_plat.lp1_refusal, -1;
+	fake_plat.lp_calls[lp]++;
+	fake_plat.lp = lp;
+	fn(arg);
+	fake_plat.lp = 0;
+	return 0;
+}
+
 const char *plat_msr_backend(uint32_t msr)
 {
 	return fake_plat.msr_backend;

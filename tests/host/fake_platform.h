@@ -38,6 +38,9 @@ struct fake_platform {
 	int fault_ret;
 	unsigned nreboots, npoweroffs;
 	bool interrupted;
+	const char *lp1_refusal;		/* plat_run_on_lp(1) fails with this reason */
+	unsigned lp;				/* the LP plat_run_on_lp() is running fn on */
+	unsigned lp_calls[2];			/* plat_run_on_lp() calls per LP */
 };
 
 extern struct fake_platform fake_plat;

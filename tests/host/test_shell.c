@@ -470,7 +470,8 @@ static void help_lists_everything(void **state)
 		assert_output_has(want);
 	}
 	assert_int_equal(run("help msr"), 0);
-	assert_output_has("usage: msr read ADDR | msr write ADDR VALUE [--force] | msr trace on|off\n");
+	assert_output_has("usage: msr read [--cpu 0|1] ADDR | msr write [--cpu 0|1] ADDR VALUE [--force] | "
+			  "msr trace on|off\n");
 	assert_output_has("--force");
 	assert_one_error(run("help nosuch"), "unknown command 'nosuch'");
 	assert_one_error(run("help a b"), "at most one argument");
@@ -572,8 +573,8 @@ static void msr_read_bad_args(void **state)
 {
 	assert_one_error(run("msr read zz"), "bad MSR address 'zz': not a number");
 	assert_one_error(run("msr read 0x100000000"), "number too large");
-	assert_one_error(run("msr read"), "usage: msr read ADDR");
-	assert_one_error(run("msr read 1 2"), "usage: msr read ADDR");
+	assert_one_error(run("msr read"), "usage: msr read [--cpu 0|1] ADDR");
+	assert_one_error(run("msr read 1 2"), "usage: msr read [--cpu 0|1] ADDR");
 	assert_one_error(run("msr"), "usage: msr read");
 	assert_one_error(run("msr peek 1"), "unknown msr operation 'peek' (expected read, write or trace)");
 	assert_int_equal(fake_plat.nreads, 0);
@@ -610,7 +611,7 @@ static void msr_write_faulting(void **state)
 static void msr_write_bad_args(void **state)
 {
 	fake_msr_set(MSR_BPU_CCCR0, 5);
-	assert_one_error(run("msr write 360H"), "usage: msr write ADDR VALUE [--force]");
+	assert_one_error(run("msr write 360H"), "usage: msr write [--cpu 0|1] ADDR VALUE [--force]");
 	assert_one_error(run("msr write 360H 1 2"), "usage: msr write");
 	assert_one_error(run("msr write 360H zz"), "bad value 'zz'");
 	assert_one_error(run("msr write 360H 0x10000000000000000"), "number too large");
@@ -618,6 +619,41 @@ static void msr_write_bad_args(void **state)
 	assert_one_error(run("msr write 360H 1 --forse"), "unknown option '--forse'");
 	assert_int_equal(fake_plat.nwrites, 0);
 	assert_int_equal(fake_msr_get(MSR_BPU_CCCR0, 99), 5);
+}
+
+/* `--cpu 1`: the access runs on LP1 (plat_run_on_lp), and the line says so. */
+static void msr_on_lp1(void **state)
+{
+	fake_plat.msr_backend = "model 0F_04H";
+	fake_msr_set(MSR_PEBS_ENABLE, 0);
+	assert_int_equal(run("msr write --cpu 1 3F1H 02000000H"), 0);
+	assert_int_equal(fake_plat.lp_calls[1], 1);
+	assert_int_equal(fake_msr_get(MSR_PEBS_ENABLE, 99), 0x02000000);
+	assert_string_equal(fio.out, "MSR 3F1H <- 0000000002000000H [model 0F_04H] on LP1\n");
+	assert_int_equal(run("msr read 3F1H --cpu 1"), 0);
+	assert_int_equal(fake_plat.lp_calls[1], 2);
+	assert_string_equal(fio.out, "MSR 3F1H = 0000000002000000H [model 0F_04H] on LP1\n");
+	assert_int_equal(run("msr read --cpu 0 3F1H"), 0);	/* LP0 named when asked for */
+	assert_int_equal(fake_plat.lp_calls[0], 1);
+	assert_output_has("on LP0\n");
+}
+
+/* No sibling, or a busy one: one error line, nothing written. */
+static void msr_on_lp1_refused(void **state)
+{
+	fake_msr_set(MSR_PEBS_ENABLE, 5);
+	fake_plat.lp1_refusal = "no Hyper-Threading sibling: this machine has one logical processor";
+	assert_one_error(run("msr write --cpu 1 3F1H 0"),
+			 "error: msr write --cpu 1: no Hyper-Threading sibling: this machine has one");
+	assert_one_error(run("msr read --cpu 1 3F1H"), "error: msr read --cpu 1: no Hyper-Threading");
+	fake_plat.lp1_refusal = "LP1 is busy (it still runs earlier work)";
+	assert_one_error(run("msr write --cpu 1 3F1H 0"), "msr write --cpu 1: LP1 is busy");
+	assert_int_equal(fake_plat.nwrites, 0);
+	assert_int_equal(fake_msr_get(MSR_PEBS_ENABLE, 99), 5);
+	assert_one_error(run("msr read --cpu 2 3F1H"), "--cpu wants 0 or 1");
+	assert_one_error(run("msr write 3F1H 0 --cpu"), "--cpu wants 0 or 1");
+	assert_one_error(run("msr read --cpus 1 3F1H"), "unknown option '--cpus' (only --cpu)");
+	assert_int_equal(fake_plat.nreads + fake_plat.nwrites, 0);
 }
 
 /* --- fault, reboot, poweroff ----------------------------------------------- */
@@ -897,7 +933,7 @@ int main(void)
 		T(msr_read_present), T(msr_read_names_pmu_registers), T(msr_read_faulting),
 		T(msr_read_from_model_backend), T(msr_trace_switch),
 		T(msr_read_bad_args), T(msr_write_pmu), T(msr_write_refused_without_force),
-		T(msr_write_faulting), T(msr_write_bad_args),
+		T(msr_write_faulting), T(msr_write_bad_args), T(msr_on_lp1), T(msr_on_lp1_refused),
 		T(fault_kinds), T(fault_bad_kind), T(fault_halt_option), T(reboot_and_poweroff),
 		T(cpu_prescott), T(cpu_northwood_caps), T(cpu_misc_enable_unreadable),
 		T(cpu_pebs_bts_availability),

@@ -77,7 +77,19 @@ def test_help_lists_builtins(nb):
 def test_help_for_one_command(nb):
     out = nb.cmd("help msr")
     assert out.splitlines()[0] == \
-        "usage: msr read ADDR | msr write ADDR VALUE [--force] | msr trace on|off"
+        "usage: msr read [--cpu 0|1] ADDR | msr write [--cpu 0|1] ADDR VALUE [--force] | " \
+        "msr trace on|off"
+
+
+def test_msr_on_lp1_needs_a_sibling(nb):
+    """Without Hyper-Threading there is no LP1 to run the access on: one error, nothing written."""
+    before = nb.cmd("msr read 3F1H")
+    out = nb.cmd("msr write --cpu 1 3F1H 02000000H")
+    assert out.strip().startswith("error: msr write --cpu 1: no Hyper-Threading sibling"), out
+    assert len(out.strip().splitlines()) == 1
+    assert nb.cmd("msr read 3F1H") == before
+    out = nb.cmd("msr read --cpu 0 3F1H")
+    assert out.strip().endswith(" on LP0"), out
 
 
 @pytest.mark.qemu_only     # the signature QEMU was given
