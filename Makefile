@@ -36,7 +36,7 @@ KERNEL_SRCS := kernel/config.c kernel/kmain.c kernel/platform.c
 SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_selftest.c \
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
                shell/stat_uncore.c
-SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c
+SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c shell/cmd_pebs.c
 PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/program.c prof/report.c prof/samples.c \
                prof/selftest_report.c prof/upload.c prof/workload.c prof/snippet.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/programs_k.c \

@@ -226,7 +226,8 @@ void kmain(struct bootinfo *bi)
 	/* A table that does not fit would leave its commands "unknown": stop instead. */
 	if (workload_add_commands(&shell) || program_add_commands(&shell) ||
 	    perf_add_commands(&shell) || record_add_commands(&shell) ||
-	    selftest_add_commands(&shell) || bench_add_commands(&shell))
+	    selftest_add_commands(&shell) || bench_add_commands(&shell) ||
+	    pebs_add_commands(&shell))
 		panic("shell: more command tables than SHELL_MAX_TABLES (shell/shell.h)");
 	kmain_run_batch();
 	while (shell_readline(&shell) >= 0)

@@ -171,3 +171,40 @@ int pebs_mem(void *ctx, uint64_t addr, void *buf, unsigned len, bool write)
 	}
 	return -1;
 }
+
+/* ---- raw set-ups: the shell's `pebs` command ----------------------------------- */
+
+uint64_t pebs_area_addr(unsigned lp)
+{
+	return pebs_armed(lp) ? (uint64_t)(uintptr_t)bufs[lp].area : 0;
+}
+
+int pebs_fields(unsigned lp, struct p4_ds_pebs *p)
+{
+	if (!pebs_armed(lp))
+		return -1;
+	p4_ds_get_pebs(PEBS_FORM, bufs[lp].area, p);
+	return 0;
+}
+
+int pebs_record_at(unsigned lp, unsigned k, struct p4_pebs_record *r)
+{
+	struct p4_ds_pebs p;
+
+	if (pebs_fields(lp, &p) || p.index < p.base || p.index > p.max ||
+	    k >= p4_ds_written(PEBS_FORM, &p))
+		return -1;
+	p4_pebs_record_decode(PEBS_FORM, bufs[lp].buf + (size_t)k * PEBS_REC, r);
+	return 0;
+}
+
+void pebs_forget(unsigned lp)
+{
+	if (lp < PEBS_NLP)
+		bufs[lp].armed = false;
+}
+
+unsigned pebs_record_bytes(void)
+{
+	return PEBS_REC;
+}

@@ -76,4 +76,16 @@ void pebs_reset_stats(void);
  */
 int pebs_mem(void *ctx, uint64_t addr, void *buf, unsigned len, bool write);
 
+/*
+ * Raw set-ups (the shell's `pebs` command, with registers written by hand):
+ * LP lp's prepared area (0 when none), its PEBS fields, record k of those
+ * written since the base (-1 past the index), forgetting one LP's area,
+ * and the size of one record in the kernel's layout.
+ */
+uint64_t pebs_area_addr(unsigned lp);
+int pebs_fields(unsigned lp, struct p4_ds_pebs *p);
+int pebs_record_at(unsigned lp, unsigned k, struct p4_pebs_record *r);
+void pebs_forget(unsigned lp);
+unsigned pebs_record_bytes(void);
+
 #endif

@@ -23,5 +23,6 @@ int workload_add_commands(struct shell *sh);	/* workloads, run, run-pair */
 int program_add_commands(struct shell *sh);	/* programs, upload (cmd_program.c) */
 int selftest_add_commands(struct shell *sh);	/* selftest (cmd_selftest.c) */
 int bench_add_commands(struct shell *sh);	/* bench (cmd_bench.c) */
+int pebs_add_commands(struct shell *sh);	/* pebs (cmd_pebs.c) */
 
 #endif

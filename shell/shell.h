@@ -36,7 +36,7 @@
 #define SHELL_PROMPT		"nbprof> "
 #define SHELL_LINE_MAX		256	/* including the NUL */
 #define SHELL_HISTORY		16
-#define SHELL_MAX_TABLES	8	/* built-ins plus tables added later */
+#define SHELL_MAX_TABLES	10	/* built-ins plus tables added later */
 
 #define SHELL_EOF		(-1)	/* shell_readline: input ended */
 

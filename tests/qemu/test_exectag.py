@@ -158,3 +158,92 @@ def test_pebs_records_are_the_tagged_instructions(nb, mix, ring, cls, bit, perio
     assert int(PEBS.search(out).group(1)) == len(tagged) // period
     want = [tagged[k * period - 1] for k in range(1, len(tagged) // period + 1)]
     assert pebs_offsets(nb) == want
+
+
+# ---- MSR_PEBS_ENABLE written from LP1 (fact sheet 5.3) -----------------------------------
+#
+# Registers by hand, values from the fact sheet's layouts (2.1 ESCR, 2.2 CCCR, 1.2
+# addresses): LP t's upstream FIRM_ESCR<t> holds x87_FP_uop (EvSel 04H, ALL = mask bit 15)
+# with Tag enable and tag value 1; CRU_ESCR<2+t> execution_event (EvSel 0CH) NBOGUS0; counter
+# 16+t (IQ_COUNTER4/5, the PEBS counter of LP t, fact sheet 5.1) preset to -P, its CCCR
+# enabled with ESCR select 5 and active thread 11b, no OVF_PMI bit. Fact sheet 5.3:
+# PEBS_ENABLE bit 25 (MY_THR) means the LP executing the WRMSR, bit 26 (OTH_THR) the other
+# one, and each LP reads the bits the same way, relative to itself.
+
+MY_THR, OTH_THR = 1 << 25, 1 << 26
+T_BITS = {0: 0xC, 1: 0x3}                 # T0_OS|T0_USR, T1_OS|T1_USR
+CCCR_OVF = 1 << 31
+
+
+def escr(evsel, mask_bit, t, tag=None):
+    v = (evsel << 25) | (1 << (9 + mask_bit)) | T_BITS[t]
+    if tag is not None:
+        v |= 0x10 | (tag << 5)
+    return v
+
+
+def program_lp(nb, t, period):
+    writes = [(0x370 + t, 0),                                   # IQ_CCCR4/5 stopped first
+              (0x3A4 + t, escr(0x04, 15, t, tag=1)),             # FIRM_ESCR0/1: x87_FP_uop:ALL:TAG0
+              (0x3CC + t, escr(0x0C, 0, t)),                     # CRU_ESCR2/3: execution_event:NBOGUS0
+              (0x310 + t, (1 << 40) - period),                   # IQ_COUNTER4/5 = -P
+              (0x370 + t, (1 << 12) | (5 << 13) | (3 << 16))]    # enable, ESCR select 5, any thread
+    for msr, v in writes:
+        cmd_ok(nb, "msr write %XH %XH" % (msr, v))
+
+
+def msr_value(nb, line):
+    out = cmd_ok(nb, line)
+    m = re.search(r"^MSR \S+ = ([0-9A-F]{16})H", out, re.M)
+    assert m, out
+    return int(m.group(1), 16)
+
+
+def pebs_records(nb, lp):
+    out = cmd_ok(nb, "pebs show --cpu %d" % lp)
+    n = int(re.search(r"^pebs: LP%d (\d+) record\(s\)$" % lp, out, re.M).group(1))
+    offs = [int(x, 16) for x in re.findall(r"^  #\d+ IP [0-9a-f]+ wl_fpmix\+0x([0-9a-f]+) ", out, re.M)]
+    assert len(offs) == n, out
+    return offs
+
+
+@pytest.mark.parametrize("written,armed", [(MY_THR, 1), (OTH_THR, 0)])
+def test_pebs_enable_written_from_lp1(nb, mix, written, armed):
+    """MY_THR from LP1 arms T1, OTH_THR from LP1 arms T0; only the armed LP's counter writes
+    PEBS records (each at the tagged fadd), the other one overflows as a plain counter."""
+    n, period = 10, 3
+    fadd = [off for off, c in mix[0] if c == "x87"]
+    assert len(fadd) == 1
+    cmd_ok(nb, "pmu backend model 0F_04 ht")
+    for lp in (0, 1):
+        cmd_ok(nb, "pebs area --cpu %d 16 %d" % (lp, period))
+        program_lp(nb, lp, period)
+    out = cmd_ok(nb, "msr write --cpu 1 3F1H %XH" % written)
+    assert re.search(r"^MSR 3F1H <- %016XH .* on LP1$" % written, out, re.M), out
+    # read back relative to each reader: LP1 sees what it wrote, LP0 the other bit
+    assert msr_value(nb, "msr read --cpu 1 3F1H") == written
+    assert msr_value(nb, "msr read 3F1H") == (MY_THR | OTH_THR) ^ written
+    for lp in (0, 1):
+        cmd_ok(nb, "run --cpu %d --feed fpmix %d" % (lp, n))
+    assert pebs_records(nb, armed) == fadd * (n // period)
+    assert pebs_records(nb, 1 - armed) == []
+    assert msr_value(nb, "msr read %XH" % (0x370 + 1 - armed)) & CCCR_OVF
+    assert not msr_value(nb, "msr read %XH" % (0x370 + armed)) & CCCR_OVF
+    cmd_ok(nb, "msr write --cpu 1 3F1H 0")
+    for lp in (0, 1):
+        cmd_ok(nb, "msr write %XH 0" % (0x370 + lp))
+        cmd_ok(nb, "pebs off --cpu %d" % lp)
+
+
+def test_pebs_command_refuses_bad_input(nb):
+    """One error line and nothing set up: no area yet, a slot count out of 2..128, no period."""
+    cmd_ok(nb, "pebs off --cpu 1")
+    for line, text in [("pebs show --cpu 1", "error: pebs: LP1 has no DS area (see 'pebs area')"),
+                       ("pebs area --cpu 1 1 3", "error: pebs: PEBS buffer: 2 to 128 records"),
+                       ("pebs area --cpu 1 129 3", "error: bad RECORDS '129'"),
+                       ("pebs area --cpu 1 16 0", "error: bad PERIOD '0': must be 1 or more"),
+                       ("pebs area --cpu 2 16 3", "error: --cpu wants 0 or 1, not '2'"),
+                       ("pebs peek", "error: unknown pebs operation 'peek'")]:
+        out = nb.cmd(line).strip()
+        assert out.startswith(text) and len(out.splitlines()) == 1, (line, out)
+    assert nb.cmd("pebs show --cpu 1").strip().startswith("error: pebs: LP1 has no DS area")
