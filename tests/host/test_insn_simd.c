@@ -48,11 +48,42 @@ static void not_arithmetic(void **state)
 			 INSN_SIMD_PACKED_DP);
 }
 
+/*
+ * The fpmix workload's set-up and loop instructions (arch/x86/workloads.S,
+ * as GNU as encodes them; objdump -d of the kernel shows the same bytes):
+ * the documented mix, and nothing for the moves, loads and control.
+ */
+static void fpmix_instructions(void **state)
+{
+	static const struct { uint8_t b[5], n; enum insn_simd want; } fp[] = {
+		{ { 0x0f, 0xae, 0x14, 0x24 }, 4, INSN_SIMD_NONE },		/* ldmxcsr (%rsp) */
+		{ { 0xdb, 0xe3 }, 2, INSN_SIMD_NONE },				/* fninit */
+		{ { 0x0f, 0x6e, 0xc0 }, 3, INSN_SIMD_NONE },			/* movd %eax,%mm0 */
+		{ { 0x66, 0x0f, 0x6e, 0xc8 }, 4, INSN_SIMD_NONE },		/* movd %eax,%xmm1 */
+		{ { 0xdb, 0x04, 0x24 }, 3, INSN_SIMD_NONE },			/* fildl (%rsp) */
+		{ { 0xd8, 0xc1 }, 2, INSN_SIMD_X87 },				/* fadd %st(1),%st */
+		{ { 0xdd, 0xd8 }, 2, INSN_SIMD_NONE },				/* fstp %st(0) */
+		{ { 0x0f, 0xfa, 0xc1 }, 3, INSN_SIMD_MMX64 },			/* psubd %mm1,%mm0 */
+		{ { 0x0f, 0x77 }, 2, INSN_SIMD_NONE },				/* emms */
+		{ { 0x66, 0x0f, 0xef, 0xc1 }, 4, INSN_SIMD_MMX128 },		/* pxor %xmm1,%xmm0 */
+		{ { 0x0f, 0x5f, 0xc1 }, 3, INSN_SIMD_PACKED_SP },		/* maxps */
+		{ { 0x66, 0x0f, 0x5d, 0xc1 }, 4, INSN_SIMD_PACKED_DP },		/* minpd */
+		{ { 0xf3, 0x0f, 0x51, 0xc1 }, 4, INSN_SIMD_SCALAR_SP },		/* sqrtss */
+		{ { 0xf2, 0x0f, 0x5c, 0xc1 }, 4, INSN_SIMD_SCALAR_DP },		/* subsd */
+	};
+
+	for (size_t i = 0; i < sizeof(fp) / sizeof(fp[0]); i++) {
+		assert_int_equal(insn_simd_class(fp[i].b, fp[i].n, true), fp[i].want);
+		assert_int_equal(insn_simd_class(fp[i].b, fp[i].n, false), fp[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(classes),
 		cmocka_unit_test(not_arithmetic),
+		cmocka_unit_test(fpmix_instructions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
