@@ -465,6 +465,43 @@ static int rec_add_taggers(struct shell *sh)
 	return 0;
 }
 
+/*
+ * Execution tagging (fact sheet 5.7): execution_event's NBOGUSn / BOGUSn
+ * count the uops an upstream FIRM event tags with bit n. A slot that no
+ * request tags would record nothing, so it is refused; the tagging
+ * upstream events are taggers (counted, never sampled).
+ */
+static bool rec_exec_tagger(const struct p4_request *q)
+{
+	if (!(p4_events[q->spec.event].flags & P4_EVF_UPSTREAM_TAG) || !q->spec.tag_value)
+		return false;
+	for (unsigned i = 0; i < rc.reqs.n; i++)
+		if (rc.reqs.req[i].spec.event == P4_EV_EXECUTION_EVENT)
+			return true;
+	return false;
+}
+
+static int rec_check_exec_tags(struct shell *sh)
+{
+	unsigned tags = 0, want = 0, n = 0;
+
+	for (unsigned i = 0; i < rc.reqs.n; i++) {
+		const struct p4_spec *s = &rc.reqs.req[i].spec;
+
+		if (p4_events[s->event].flags & P4_EVF_UPSTREAM_TAG)
+			tags |= s->tag_value;
+		if (s->event == P4_EV_EXECUTION_EVENT)
+			want |= (s->mask | s->mask >> 4) & 0xfu;	/* NBOGUSn bit n, BOGUSn bit 4+n */
+	}
+	if (!(want & ~tags))
+		return 0;
+	while (!((want & ~tags) & (1u << n)))
+		n++;
+	return shell_error(sh, "record: execution_event counts only the uops an upstream FIRM event "
+			   "tags (fact sheet 5.7): nothing tags with bit %u; add one, e.g. "
+			   "-e x87_FP_uop:TAG%u", n, n);
+}
+
 static int rec_requests(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
@@ -486,14 +523,14 @@ static int rec_requests(struct shell *sh)
 	for (unsigned i = 0; i < P4_MAX_REQUESTS; i++)
 		rc.tagger[i] = false;
 	if (rec_pebs_roles(sh) || rec_split_lps(sh) || rec_add_taggers(sh) ||
-	    rec_period(sh, &period))
+	    rec_check_exec_tags(sh) || rec_period(sh, &period))
 		return 1;
 	for (unsigned i = 0; i < rc.reqs.n; i++) {
 		struct p4_request *q = &rc.reqs.req[i];
 		bool lp_names = rc.cfg.job[1].args != NULL && q->lp != P4_LP_BOTH;
 
-		if (q->spec.event == P4_EV_UOP_TYPE)
-			rc.tagger[i] = true;	/* tags µops, never increments a counter */
+		if (q->spec.event == P4_EV_UOP_TYPE || rec_exec_tagger(q))
+			rc.tagger[i] = true;	/* tags µops for a downstream event: no samples */
 		rc.cfg.sampler[i] = !rc.reqs.starter[i] && !rc.tagger[i];
 		rc.cfg.polled[i] = rc.cfg.sampler[i] && rc.reqs.pmi_lost[i];
 		if (rc.cfg.sampler[i])
@@ -610,8 +647,11 @@ static void rec_print_events(struct shell *sh)
 		p4_spec_format(&plan->req[i].spec, spec, sizeof(spec));
 		shell_printf(sh, "  #%u %s counter %u (%s)", i, spec, slot->counter,
 			     p4_counters[slot->counter].name);
-		if (rc.tagger[i])
+		if (rc.tagger[i] && plan->req[i].spec.event == P4_EV_UOP_TYPE)
 			shell_puts(sh, ": front-end tagging (tags loads and stores, never counts)\n");
+		else if (rc.tagger[i])
+			shell_printf(sh, ": execution tagging (tag value %XH), no samples",
+				     plan->req[i].spec.tag_value);
 		else if (!rc.cfg.sampler[i])
 			shell_printf(sh, ": cascade starter after %llu events, no samples\n",
 				     (unsigned long long)plan->req[i].spec.period);
@@ -1167,7 +1207,9 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 sample is a PEBS record's linear IP and registers, the\n"
 	  "                 instruction that caused the event (script marks the event\n"
 	  "                 ':pebs'); front_end_event gets uop_type TAGLOADS:TAGSTORES\n"
-	  "                 unless a uop_type event is given. With an interrupt-sampled\n"
+	  "                 unless a uop_type event is given; execution_event needs an\n"
+	  "                 upstream FIRM event with the tag (e.g. x87_FP_uop:TAG0),\n"
+	  "                 which tags and is not sampled. With an interrupt-sampled\n"
 	  "                 twin of the same event, record reports the twin's skid.\n"
 	  "  --pebs-buffer N  PEBS record slots per LP (2 .. 128, default 64); the PMI\n"
 	  "                 comes one record below the maximum and drains the buffer\n"

@@ -156,8 +156,22 @@ def test_pebs_records_are_the_tagged_instructions(nb, mix, ring, cls, bit, perio
     out = cmd_ok(nb, "record --throttle 100 --ring %d -e execution_event:NBOGUS%d:pebs -e %s:TAG%d "
                  "-c %d fpmix %d" % (ring, bit, EVENTS[cls], bit, period, n), timeout=180)
     assert int(PEBS.search(out).group(1)) == len(tagged) // period
+    # the upstream event tags and is counted, but takes no samples of its own
+    assert re.search(r"^  #1 %s:ALL:TAG%d\S* counter \d+ \(\S+\): execution tagging \(tag value %XH\), "
+                     r"no samples$" % (EVENTS[cls], bit, 1 << bit), out, re.M), out
+    assert re.search(r"^samples: %d stored" % (len(tagged) // period), out, re.M), out
     want = [tagged[k * period - 1] for k in range(1, len(tagged) // period + 1)]
     assert pebs_offsets(nb) == want
+
+
+def test_record_refuses_execution_event_without_its_tag(nb):
+    """Fact sheet 5.7: NBOGUS1 counts what bit 1 tags; with only TAG0 given it would record
+    nothing, so record refuses before anything runs."""
+    out = nb.cmd("record -e execution_event:NBOGUS1:pebs -e x87_FP_uop:TAG0 -c 3 fpmix 10").strip()
+    assert out == "error: record: execution_event counts only the uops an upstream FIRM event " \
+                  "tags (fact sheet 5.7): nothing tags with bit 1; add one, e.g. -e x87_FP_uop:TAG1", out
+    out = nb.cmd("record -e execution_event:NBOGUS0:pebs -c 3 fpmix 10").strip()
+    assert out.startswith("error: record: execution_event counts only") and "bit 0" in out, out
 
 
 # ---- MSR_PEBS_ENABLE written from LP1 (fact sheet 5.3) -----------------------------------
