@@ -266,8 +266,11 @@ const char *insn_branch_name(enum insn_branch b)
  * INS/OUTS/IN/OUT, ENTER, XLAT, BT/BTS/BTR/BTC with a register bit offset
  * and a memory operand (the bit offset moves the address), x87, UD2,
  * system instructions (0F 00/01/06-09/20-23/30/32/33, prefetches, group
- * 15) and PUSH/POP FS/GS. Unknown with no length: every other opcode
- * (MMX/SSE, VEX, ...), and invalid group rows.
+ * 15) and PUSH/POP FS/GS. MMX, SSE and SSE2 (0F 10-17, 28-2F, 50-7F, C2,
+ * C4-C6, D0-FE): a register form has no access, a memory form is unknown
+ * with its length (MASKMOVQ/MASKMOVDQU, 0F F7, stores through rDI: unknown
+ * with its length in both forms). Unknown with no length: every other opcode (0F 38/3A,
+ * VEX, ...), and invalid group rows.
  *
  * Addresses (SDM Vol. 2 2.1.5, Tables 2-1 to 2-3): base + index * scale +
  * displacement, RIP-relative from the next instruction (mod 00 r/m 101 in
@@ -300,6 +303,7 @@ enum insn_form {
 	F_MOVS, F_CMPS, F_STOS, F_LODS, F_SCAS,
 	F_MOFFS,		/* A0-A3: absolute address of address size */
 	F_BT_REG,		/* memory form unknown */
+	F_REG_ONLY,		/* MMX/SSE: register form no access, memory form unknown */
 	F_CX8,			/* CMPXCHG8B/16B: 8 or 16 bytes */
 };
 
@@ -326,6 +330,7 @@ struct insn_desc {
 #define D_FORM(f, s)		{ .valid = true, .osz = (s), .form = (f) }
 #define D_LEN(i)		{ .valid = true, .len_only = true, .imm = (i) }
 #define D_LENRM(i)		{ .valid = true, .len_only = true, .modrm = true, .imm = (i) }
+#define D_SIMD(i)		{ .valid = true, .modrm = true, .imm = (i), .form = F_REG_ONLY }
 #define D_ALU(b, a)		[(b)] = D_RM(a, OSZ_B), [(b) + 1] = D_RM(a, OSZ_V), \
 				[(b) + 2] = D_RM(INSN_LOAD, OSZ_B), [(b) + 3] = D_RM(INSN_LOAD, OSZ_V), \
 				[(b) + 4] = D_IMM(IMM_B), [(b) + 5] = D_IMM(IMM_Z)
@@ -420,6 +425,14 @@ static const struct insn_desc insn_map2[256] = {
 	[0xba] = D_GRP(G_8, OSZ_V, IMM_B),
 	[0xbc] = D_RM(INSN_LOAD, OSZ_V), [0xbd] = D_RM(INSN_LOAD, OSZ_V),	/* BSF, BSR */
 	[0xbe] = D_RM(INSN_LOAD, OSZ_B), [0xbf] = D_RM(INSN_LOAD, OSZ_W),	/* MOVSX */
+	/* MMX, SSE, SSE2 (Table A-3; the mandatory prefix 66/F2/F3 only picks the form) */
+	[0x10 ... 0x17] = D_SIMD(IMM_NONE), [0x28 ... 0x2f] = D_SIMD(IMM_NONE),
+	[0x50 ... 0x6f] = D_SIMD(IMM_NONE), [0x70 ... 0x73] = D_SIMD(IMM_B),	/* PSHUF*, shifts by imm8 */
+	[0x74 ... 0x76] = D_SIMD(IMM_NONE), [0x77] = D_NONE,	/* PCMPEQ*, EMMS */
+	[0x7e ... 0x7f] = D_SIMD(IMM_NONE), [0xc2] = D_SIMD(IMM_B),	/* MOVD/MOVQ, CMPPS */
+	[0xc4 ... 0xc6] = D_SIMD(IMM_B), [0xd0 ... 0xf6] = D_SIMD(IMM_NONE),
+	[0xf7] = D_LENRM(IMM_NONE),		/* MASKMOVQ: an implicit store at DS:rDI */
+	[0xf8 ... 0xfe] = D_SIMD(IMM_NONE),
 	[0xc0] = D_RM(INSN_LOAD_STORE, OSZ_B), [0xc1] = D_RM(INSN_LOAD_STORE, OSZ_V),	/* XADD */
 	[0xc7] = D_GRP(G_9, OSZ_V, IMM_NONE),
 	[0xc8 ... 0xcf] = D_NONE,		/* BSWAP */
@@ -701,6 +714,7 @@ static bool insn_operands(struct insn_dec *x)
 			insn_add_op(x, insn_ea_addr(x, stk), stk, INSN_STORE);
 		return true;
 	case F_BT_REG:
+	case F_REG_ONLY:
 		return !mem;		/* memory form: the bit offset moves the address */
 	case F_CX8:
 		if (!mem)

@@ -422,6 +422,41 @@ static void mem_operands_32bit(void **state)
 }
 
 /*
+ * MMX/SSE/SSE2 register forms (the fpmix workload's, SDM Vol. 2 Table A-3):
+ * known, no memory access, with their lengths (mandatory prefix, imm8).
+ */
+static void simd_register_forms(void **state)
+{
+	static const struct { const char *what; uint8_t bytes[5]; uint8_t n; } ok[] = {
+		{ "addps %xmm1,%xmm0", { 0x0f, 0x58, 0xc1 }, 3 },
+		{ "sqrtsd %xmm1,%xmm0", { 0xf2, 0x0f, 0x51, 0xc1 }, 4 },
+		{ "paddd %xmm1,%xmm0", { 0x66, 0x0f, 0xfe, 0xc1 }, 4 },
+		{ "movd %eax,%mm0", { 0x0f, 0x6e, 0xc0 }, 3 },
+		{ "psrlq $7,%mm2", { 0x0f, 0x73, 0xd2, 0x07 }, 4 },
+		{ "cmpps $0,%xmm1,%xmm0", { 0x0f, 0xc2, 0xc1, 0x00 }, 4 },
+		{ "pinsrw $1,%eax,%mm0", { 0x0f, 0xc4, 0xc0, 0x01 }, 4 },
+		{ "emms", { 0x0f, 0x77 }, 2 },
+		{ "addpd %xmm9,%xmm8 (REX)", { 0x66, 0x45, 0x0f, 0x58, 0xc1 }, 5 },
+	};
+	struct insn_regs r = regs64();
+	struct insn_mem m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		enum insn_mem_status st = insn_mem_decode(ok[i].bytes, ok[i].n, true, &r, &m);
+
+		if (st != INSN_MEM_OK || m.len != ok[i].n)
+			print_message("case failed: %s (status %d, len %u)\n", ok[i].what, st, m.len);
+		assert_int_equal(st, INSN_MEM_OK);
+		assert_int_equal(m.nops, 0);
+		assert_int_equal(m.len, ok[i].n);
+		assert_int_equal(insn_length(ok[i].bytes, ok[i].n, true), ok[i].n);
+	}
+	/* a cut-off imm8 is truncated, not guessed */
+	assert_int_equal(insn_mem_decode(ok[4].bytes, 3, true, &r, &m), INSN_MEM_TRUNCATED);
+}
+
+/*
  * Unknown opcodes and forms are reported as unknown with no operands; the
  * length is still given where the tables know it (len 0 where they do not).
  */
@@ -440,7 +475,9 @@ static void unknown_is_never_guessed(void **state)
 		{ "bt %eax,(%rdi)", { 0x0f, 0xa3, 0x07 }, 3, 3 },
 		{ "cmpxchg8b register form", { 0x0f, 0xc7, 0xc8 }, 3, 3 },
 		{ "FF /7", { 0xff, 0x38 }, 2, 0 }, { "8F /1", { 0x8f, 0x08 }, 2, 0 },
-		{ "movaps (%rax),%xmm0", { 0x0f, 0x28, 0x00 }, 3, 0 }, { "push %es (06)", { 0x06 }, 1, 0 },
+		{ "movaps (%rax),%xmm0", { 0x0f, 0x28, 0x00 }, 3, 3 }, { "push %es (06)", { 0x06 }, 1, 0 },
+		{ "maskmovq %mm1,%mm0 (stores at rDI)", { 0x0f, 0xf7, 0xc1 }, 3, 3 },
+		{ "pshufb %mm1,%mm0 (0F 38 map)", { 0x0f, 0x38, 0x00, 0xc1 }, 4, 0 },
 		{ "VEX (C5)", { 0xc5, 0xf8, 0x77 }, 3, 0 },
 	};
 	struct insn_regs r = regs64();
@@ -626,6 +663,7 @@ int main(void)
 		cmocka_unit_test(addr32_in_64bit_mode_truncates),
 		cmocka_unit_test(rep_with_zero_count_touches_nothing),
 		cmocka_unit_test(mem_operands_32bit),
+		cmocka_unit_test(simd_register_forms),
 		cmocka_unit_test(unknown_is_never_guessed),
 		cmocka_unit_test(truncated_mem_bytes),
 		cmocka_unit_test(workload_bytes_decode_end_to_end),

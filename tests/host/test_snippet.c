@@ -135,7 +135,8 @@ static void a_cut_off_instruction_is_found(void **state)
 {
 	static const uint8_t whole[] = { 0x01, 0xd8, 0x48, 0x83, 0xc0, 0x01 };	/* add; add rax, 1 */
 	static const uint8_t cut[] = { 0x01, 0xd8, 0x48, 0x83, 0xc0 };		/* imm8 missing */
-	static const uint8_t sse[] = { 0x0f, 0x58, 0xc1 };	/* addps: not in the decoder's tables */
+	static const uint8_t sse[] = { 0x0f, 0x58, 0xc1 };	/* addps %xmm1,%xmm0 */
+	static const uint8_t ssse3[] = { 0x0f, 0x38, 0x00, 0xc1 };	/* pshufb: not in the decoder's tables */
 
 	(void)state;
 	assert_int_equal(snippet_check_boundary(whole, sizeof(whole), true, err, sizeof(err)), 0);
@@ -143,7 +144,10 @@ static void a_cut_off_instruction_is_found(void **state)
 	assert_string_equal(err, "the instruction at byte 2 is cut off (needs 4 bytes, has 3)");
 	assert_int_equal(snippet_check_boundary(whole, 1, true, err, sizeof(err)), -1);
 	assert_string_equal(err, "the instruction at byte 0 is cut off (needs 2 bytes, has 1)");
-	assert_int_equal(snippet_check_boundary(sse, sizeof(sse), true, err, sizeof(err)), 1);
+	assert_int_equal(snippet_check_boundary(ssse3, sizeof(ssse3), true, err, sizeof(err)), 1);
+	assert_int_equal(snippet_check_boundary(sse, sizeof(sse), true, err, sizeof(err)), 0);
+	assert_int_equal(snippet_check_boundary(sse, 2, true, err, sizeof(err)), -1);
+	assert_string_equal(err, "the instruction at byte 0 is cut off (needs 3 bytes, has 2)");
 	assert_int_equal(snippet_check_boundary(whole, 0, true, err, sizeof(err)), 0);
 }
 
