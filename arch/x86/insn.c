@@ -264,7 +264,8 @@ const char *insn_branch_name(enum insn_branch b)
  * INT n/INT3/INT1/IRET/SYSCALL/SYSRET/SYSENTER/SYSEXIT and far transfers
  * (their stack accesses belong to another privilege level or segment),
  * INS/OUTS/IN/OUT, ENTER, XLAT, BT/BTS/BTR/BTC with a register bit offset
- * and a memory operand (the bit offset moves the address), x87, UD2,
+ * and a memory operand (the bit offset moves the address), x87 memory
+ * forms (register forms, D8-DF with mod 11, access nothing), UD2,
  * system instructions (0F 00/01/06-09/20-23/30/32/33, prefetches, group
  * 15) and PUSH/POP FS/GS. MMX, SSE and SSE2 (0F 10-17, 28-2F, 50-7F, C2,
  * C4-C6, D0-FE): a register form has no access, a memory form is unknown
@@ -303,7 +304,7 @@ enum insn_form {
 	F_MOVS, F_CMPS, F_STOS, F_LODS, F_SCAS,
 	F_MOFFS,		/* A0-A3: absolute address of address size */
 	F_BT_REG,		/* memory form unknown */
-	F_REG_ONLY,		/* MMX/SSE: register form no access, memory form unknown */
+	F_REG_ONLY,		/* x87, MMX/SSE: register form no access, memory form unknown */
 	F_CX8,			/* CMPXCHG8B/16B: 8 or 16 bytes */
 };
 
@@ -330,7 +331,7 @@ struct insn_desc {
 #define D_FORM(f, s)		{ .valid = true, .osz = (s), .form = (f) }
 #define D_LEN(i)		{ .valid = true, .len_only = true, .imm = (i) }
 #define D_LENRM(i)		{ .valid = true, .len_only = true, .modrm = true, .imm = (i) }
-#define D_SIMD(i)		{ .valid = true, .modrm = true, .imm = (i), .form = F_REG_ONLY }
+#define D_REGONLY(i)		{ .valid = true, .modrm = true, .imm = (i), .form = F_REG_ONLY }
 #define D_ALU(b, a)		[(b)] = D_RM(a, OSZ_B), [(b) + 1] = D_RM(a, OSZ_V), \
 				[(b) + 2] = D_RM(INSN_LOAD, OSZ_B), [(b) + 3] = D_RM(INSN_LOAD, OSZ_V), \
 				[(b) + 4] = D_IMM(IMM_B), [(b) + 5] = D_IMM(IMM_Z)
@@ -385,7 +386,7 @@ static const struct insn_desc insn_map1[256] = {
 	[0xd0] = D_GRP(G_2, OSZ_B, IMM_NONE), [0xd1] = D_GRP(G_2, OSZ_V, IMM_NONE),
 	[0xd2] = D_GRP(G_2, OSZ_B, IMM_NONE), [0xd3] = D_GRP(G_2, OSZ_V, IMM_NONE),
 	[0xd7] = D_LEN(IMM_NONE),		/* XLAT */
-	[0xd8 ... 0xdf] = D_LENRM(IMM_NONE),	/* x87 */
+	[0xd8 ... 0xdf] = D_REGONLY(IMM_NONE),	/* x87: register forms access no memory */
 	[0xe0 ... 0xe3] = D_IMM(IMM_REL8),	/* LOOPcc, JrCXZ */
 	[0xe4 ... 0xe7] = D_LEN(IMM_B), [0xec ... 0xef] = D_LEN(IMM_NONE),	/* IN, OUT */
 	[0xe8] = { .valid = true, .osz = OSZ_NEAR, .imm = IMM_REL, .form = F_CALL },
@@ -426,13 +427,13 @@ static const struct insn_desc insn_map2[256] = {
 	[0xbc] = D_RM(INSN_LOAD, OSZ_V), [0xbd] = D_RM(INSN_LOAD, OSZ_V),	/* BSF, BSR */
 	[0xbe] = D_RM(INSN_LOAD, OSZ_B), [0xbf] = D_RM(INSN_LOAD, OSZ_W),	/* MOVSX */
 	/* MMX, SSE, SSE2 (Table A-3; the mandatory prefix 66/F2/F3 only picks the form) */
-	[0x10 ... 0x17] = D_SIMD(IMM_NONE), [0x28 ... 0x2f] = D_SIMD(IMM_NONE),
-	[0x50 ... 0x6f] = D_SIMD(IMM_NONE), [0x70 ... 0x73] = D_SIMD(IMM_B),	/* PSHUF*, shifts by imm8 */
-	[0x74 ... 0x76] = D_SIMD(IMM_NONE), [0x77] = D_NONE,	/* PCMPEQ*, EMMS */
-	[0x7e ... 0x7f] = D_SIMD(IMM_NONE), [0xc2] = D_SIMD(IMM_B),	/* MOVD/MOVQ, CMPPS */
-	[0xc4 ... 0xc6] = D_SIMD(IMM_B), [0xd0 ... 0xf6] = D_SIMD(IMM_NONE),
+	[0x10 ... 0x17] = D_REGONLY(IMM_NONE), [0x28 ... 0x2f] = D_REGONLY(IMM_NONE),
+	[0x50 ... 0x6f] = D_REGONLY(IMM_NONE), [0x70 ... 0x73] = D_REGONLY(IMM_B),	/* PSHUF*, shifts by imm8 */
+	[0x74 ... 0x76] = D_REGONLY(IMM_NONE), [0x77] = D_NONE,	/* PCMPEQ*, EMMS */
+	[0x7e ... 0x7f] = D_REGONLY(IMM_NONE), [0xc2] = D_REGONLY(IMM_B),	/* MOVD/MOVQ, CMPPS */
+	[0xc4 ... 0xc6] = D_REGONLY(IMM_B), [0xd0 ... 0xf6] = D_REGONLY(IMM_NONE),
 	[0xf7] = D_LENRM(IMM_NONE),		/* MASKMOVQ: an implicit store at DS:rDI */
-	[0xf8 ... 0xfe] = D_SIMD(IMM_NONE),
+	[0xf8 ... 0xfe] = D_REGONLY(IMM_NONE),
 	[0xc0] = D_RM(INSN_LOAD_STORE, OSZ_B), [0xc1] = D_RM(INSN_LOAD_STORE, OSZ_V),	/* XADD */
 	[0xc7] = D_GRP(G_9, OSZ_V, IMM_NONE),
 	[0xc8 ... 0xcf] = D_NONE,		/* BSWAP */

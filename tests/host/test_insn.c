@@ -422,7 +422,8 @@ static void mem_operands_32bit(void **state)
 }
 
 /*
- * MMX/SSE/SSE2 register forms (the fpmix workload's, SDM Vol. 2 Table A-3):
+ * x87 and MMX/SSE/SSE2 register forms (the fpmix workload's, SDM Vol. 2
+ * Tables A-3 and A-7 to A-22):
  * known, no memory access, with their lengths (mandatory prefix, imm8).
  */
 static void simd_register_forms(void **state)
@@ -436,6 +437,8 @@ static void simd_register_forms(void **state)
 		{ "cmpps $0,%xmm1,%xmm0", { 0x0f, 0xc2, 0xc1, 0x00 }, 4 },
 		{ "pinsrw $1,%eax,%mm0", { 0x0f, 0xc4, 0xc0, 0x01 }, 4 },
 		{ "emms", { 0x0f, 0x77 }, 2 },
+		{ "fadd %st(1),%st", { 0xd8, 0xc1 }, 2 }, { "fstp %st(0)", { 0xdd, 0xd8 }, 2 },
+		{ "fninit", { 0xdb, 0xe3 }, 2 },
 		{ "addpd %xmm9,%xmm8 (REX)", { 0x66, 0x45, 0x0f, 0x58, 0xc1 }, 5 },
 	};
 	struct insn_regs r = regs64();
@@ -454,6 +457,10 @@ static void simd_register_forms(void **state)
 	}
 	/* a cut-off imm8 is truncated, not guessed */
 	assert_int_equal(insn_mem_decode(ok[4].bytes, 3, true, &r, &m), INSN_MEM_TRUNCATED);
+	/* memory forms stay unknown, with their length: fildl (%rsp) */
+	assert_int_equal(insn_mem_decode((const uint8_t[]){ 0xdb, 0x04, 0x24 }, 3, true, &r, &m),
+			 INSN_MEM_UNKNOWN);
+	assert_int_equal(m.len, 3);
 }
 
 /*
