@@ -41,6 +41,7 @@ static int selftest_parse_inject(struct shell *sh, const char *arg, struct selft
 		{ "rdpmc=", SELFTEST_INJECT_RDPMC, 17 },
 		{ "nomask=", SELFTEST_INJECT_NOMASK, 1000 },
 		{ "erratum=", SELFTEST_INJECT_ERRATUM, 1 },
+		{ "stuck=", SELFTEST_INJECT_STUCK, 0xffffffff },
 	};
 	const char *why = "";
 	uint64_t v;
@@ -59,7 +60,7 @@ static int selftest_parse_inject(struct shell *sh, const char *arg, struct selft
 		return 0;
 	}
 	return shell_error(sh, "--inject %s: expected unflagged=N, n15=N, dead=COUNTER, "
-			   "rdpmc=COUNTER, nomask=N or erratum=1", arg);
+			   "rdpmc=COUNTER, nomask=N, erratum=1 or stuck=ESCR_MSR", arg);
 }
 
 static int selftest_parse(struct shell *sh, int argc, char **argv, struct selftest_opts *o)
@@ -183,7 +184,8 @@ static const struct shell_cmd selftest_cmds[] = {
 	  "              overflows leave OVF clear, n15=N reloads lose their writes,\n"
 	  "              dead=C counter C never counts, rdpmc=C RDPMC of counter C\n"
 	  "              reads wrong, nomask=N PMIs leave LVT PC unmasked, erratum=1\n"
-	  "              the cascade-PMI erratum the other way round\n",
+	  "              the cascade-PMI erratum the other way round, stuck=MSR the\n"
+	  "              ESCR at MSR keeps every bit once set (the restore fails)\n",
 	  cmd_selftest },
 };
 
