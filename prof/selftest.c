@@ -442,6 +442,15 @@ static void st_compare(struct selftest_result *r, uint32_t msr, const char *pref
 		  prefix, name, (unsigned)msr);
 }
 
+static bool st_uncore_saved(const struct st *t)
+{
+	for (unsigned i = 0; i < t->nother; i++)
+		if (t->save_other[i].msr >= MSR_P4_UNCORE_FIRST &&
+		    t->save_other[i].msr <= MSR_P4_UNCORE_LAST)
+			return true;
+	return false;
+}
+
 /* How many of the saved registers read back as saved (counters of stopped CCCRs too). */
 static void st_verify_restore(struct st *t)
 {
@@ -482,7 +491,7 @@ static void st_verify_restore(struct st *t)
 	selftest_judge_exact(r, good, total);
 	if (!r->note[0])
 		ksnprintf(r->note, sizeof(r->note), "ESCRs, CCCRs, stopped counters, PEBS, DS area, "
-			  "MISC_ENABLE%s read back", perf_info()->caps.uncore ? ", uncore" : "");
+			  "MISC_ENABLE%s read back", st_uncore_saved(t) ? ", uncore" : "");
 	st_emit(t, r);
 }
 

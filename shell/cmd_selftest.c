@@ -12,6 +12,7 @@
  */
 #include "lib/parse.h"
 #include "lib/printf.h"
+#include "pmu/p4_tables.h"
 #include "prof/perf.h"
 #include "prof/selftest.h"
 #include "shell/cmds.h"
@@ -31,6 +32,14 @@ struct selftest_cmd {
 static struct selftest_cmd stc;
 
 /* ---- options ------------------------------------------------------------- */
+
+/* Is msr an ESCR of the PMU backend's model (--inject stuck=)? */
+static bool selftest_is_escr(uint32_t msr)
+{
+	enum p4_escr e;
+
+	return p4_escr_by_msr(msr, &e) && (p4_escrs[e].models & perf_info()->caps.escr_models);
+}
 
 static int selftest_parse_inject(struct shell *sh, const char *arg, struct selftest_opts *o)
 {
@@ -55,6 +64,8 @@ static int selftest_parse_inject(struct shell *sh, const char *arg, struct selft
 			continue;
 		if (!parse_u64(p, kinds[k].max, &v, &why))
 			return shell_error(sh, "--inject %s: %s", arg, why);
+		if (kinds[k].kind == SELFTEST_INJECT_STUCK && !selftest_is_escr((uint32_t)v))
+			return shell_error(sh, "--inject %s: not an ESCR of this model", arg);
 		o->inject = kinds[k].kind;
 		o->inject_arg = (unsigned)v;
 		return 0;

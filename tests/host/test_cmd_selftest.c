@@ -130,6 +130,7 @@ static void bad_arguments_run_nothing(void **state)
 		"selftest --bogus", "selftest --inject", "selftest --inject dead=18",
 		"selftest --inject rdpmc=x", "selftest --inject hot=1", "selftest quick",
 		"selftest --inject stuck=", "selftest --inject stuck=3ca",
+		"selftest --inject stuck=0x300", "selftest --inject stuck=0x107cc",
 	};
 
 	for (unsigned i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
