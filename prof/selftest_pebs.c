@@ -50,7 +50,7 @@
 #define ST_PEBS_STRIDE	16
 #define ST_PEBS_PERIOD	5
 #define ST_PEBS_SLOTS	8		/* a threshold PMI every 7 records */
-#define ST_PEBS_MAXREC	64
+#define ST_PEBS_MAXREC	256		/* the ia32 body has 3 loads an iteration: 154 records */
 
 #define ST_UNC_SECTOR	128		/* the L2/L3 sector: one bus read each */
 #define ST_UNC_S1	(16 * 1024)
