@@ -1,7 +1,8 @@
 /*
  * selftest.c - the checks of `selftest`, run through the counting API: the
  * runner (plans, counting runs, results, saving and restoring the PMU).
- * The checks themselves are in selftest_counts.c and selftest_overflow.c.
+ * The checks themselves are in selftest_counts.c, selftest_overflow.c and
+ * selftest_pebs.c (PEBS, uncore); bounds are judged in selftest_judge.c.
  *
  * Every check builds its own plan (pmu/ encoder: an ESCR value from an
  * event spec, a CCCR value from a struct p4_cccr_cfg) on counters and ESCRs
@@ -43,9 +44,12 @@
  * On the model backend the workloads are single-stepped (as in `stat`) and
  * RDPMC is the model's (perf_rdpmc); fault injection (perf_inject(): no
  * OVF, lost reloads; perf_inject_fault(): a dead counter, a wrong RDPMC, no
- * LVT PC auto-mask, the erratum flipped) makes the matching checks fail.
- * The PMU registers are saved first and written back at the end, also
- * after Ctrl-C.
+ * LVT PC auto-mask, the erratum flipped, an ESCR whose bits stick) makes
+ * the matching checks fail. The PMU registers (counters, CCCRs, ESCRs,
+ * PEBS_ENABLE, MATRIX_VERT, IA32_DS_AREA, the uncore set where the part
+ * has it) are saved first and written back at the end, also after Ctrl-C;
+ * the last check reads them back, IA32_MISC_ENABLE too, and names each one
+ * that differs.
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"

@@ -1,7 +1,8 @@
 /*
  * selftest_internal.h - what the files of `selftest` share (prof/selftest.c:
  * the runner; selftest_counts.c: counters, ESCRs, uops, privilege, threads;
- * selftest_overflow.c: overflow, PMIs, cascades, RDPMC). Not for use
+ * selftest_overflow.c: overflow, PMIs, cascades, RDPMC; selftest_pebs.c:
+ * PEBS and the uncore counters). Not for use
  * outside them; selftest.c's opening comment says how expectations are made.
  */
 #ifndef NBPROF_PROF_SELFTEST_INTERNAL_H
