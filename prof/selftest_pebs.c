@@ -26,7 +26,7 @@
  * with a stride of one 128-byte sector: the difference walks (S2 - S1) /
  * 128 more sectors. Under the model every one is a cold L3 miss, one IBUSQ
  * transaction (fills included) and two bus clocks of data driven by the
- * memory, "other" to this agent (prof/memfeed.c: FSB_CLOCKS_PER_LINE), so
+ * memory, "other" to this processor (prof/memfeed.c: FSB_CLOCKS_PER_LINE), so
  * the counts are exact; on hardware the bound is the core's own count of
  * L3 read misses over the same runs (BSQ_cache_reference:RD_3rdL_MISS):
  * every L3 read miss is a transaction of the IOQ that IBUSQ counts with
