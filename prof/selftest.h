@@ -151,6 +151,7 @@ enum selftest_inject {
 struct selftest_opts {
 	bool quick;			/* fewer workload runs: the exact checks only once */
 	bool verbose;
+	bool replace;			/* the PEBS check may replace the user's recording */
 	enum selftest_inject inject;
 	unsigned inject_arg;		/* how many, which counter, or which MSR */
 	/* called with each result as it is made */

@@ -16,7 +16,8 @@
  * IA32_MISC_ENABLE must read back afterwards as before. Where PEBS is not
  * available (CPUID DS, IA32_MISC_ENABLE bits 7 and 12: pebs_check) the
  * check is a SKIP with that reason. The run replaces the last recording
- * (`report`, `script`).
+ * (`report`, `script`): when that recording is the user's (not one of an
+ * earlier selftest), the check is a SKIP unless --replace allows it.
  *
  * Uncore (fact sheet 1.4; pmu/p4_uncore.h). On parts with the L3/FSB set
  * at 107CCH-107D3H: every register's count bits written and read back
@@ -66,6 +67,7 @@ extern char wl_memwalk[] __attribute__((visibility("hidden")));
 static struct record_cfg st_rcfg;
 static struct record_result st_rres;
 static struct workload_args st_wargs;
+static uint64_t st_own_gen = UINT64_MAX;	/* record_generation() after our own run */
 
 /* front_end_event NBOGUS by PEBS on LP0 at CPL 3, with its uop_type TAGLOADS tagger. */
 static int st_pebs_plan(struct st *t, struct record_cfg *c)
@@ -196,6 +198,11 @@ int st_pebs(struct st *t)
 		st_skip(t, "pebs", "PEBS", why);
 		return 0;
 	}
+	if (record_last() && record_generation() != st_own_gen && !t->o->replace) {
+		st_skip(t, "pebs", "PEBS", "it would replace the last recording (report, script, "
+			"dump); selftest --replace checks PEBS anyway");
+		return 0;
+	}
 	ksnprintf(num[0], sizeof(num[0]), "%u", ST_PEBS_SIZE);
 	ksnprintf(num[1], sizeof(num[1]), "%u", ST_PEBS_STRIDE);
 	if (st_parse_args(t, "memwalk", 2, argv, &st_wargs) || st_pebs_plan(t, &st_rcfg))
@@ -203,6 +210,7 @@ int st_pebs(struct st *t)
 	st_pebs_read(before);
 	if (record_run(&st_rcfg, &st_rres, t->err, t->errlen))
 		return -1;
+	st_own_gen = record_generation();
 	if (st_rres.status != WORKLOAD_OK) {
 		ksnprintf(t->err, t->errlen, "memwalk: %s", st_rres.error[0] ? st_rres.error :
 			  "did not complete");

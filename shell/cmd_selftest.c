@@ -82,12 +82,14 @@ static int selftest_parse(struct shell *sh, int argc, char **argv, struct selfte
 			o->quick = true;
 		else if (parse_streq(argv[i], "--verbose"))
 			o->verbose = true;
+		else if (parse_streq(argv[i], "--replace"))
+			o->replace = true;
 		else if (parse_streq(argv[i], "--inject") && i + 1 < argc) {
 			if (selftest_parse_inject(sh, argv[++i], o))
 				return 1;
 		} else
 			return shell_error(sh, "selftest: unknown argument '%s' (usage: selftest "
-					   "[--quick] [--verbose] [--inject KIND=N])", argv[i]);
+					   "[--quick] [--verbose] [--replace] [--inject KIND=N])", argv[i]);
 	}
 	return 0;
 }
@@ -179,7 +181,7 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 }
 
 static const struct shell_cmd selftest_cmds[] = {
-	{ "selftest", "selftest [--quick] [--verbose] [--inject KIND=N]",
+	{ "selftest", "selftest [--quick] [--verbose] [--replace] [--inject KIND=N]",
 	  "check this machine's PMU against the manual",
 	  "Programs every counter, ESCR pairing, privilege and thread filter, the\n"
 	  "overflow flag, FORCE_OVF, the 40-bit wrap, PMIs in both delivery modes,\n"
@@ -188,11 +190,12 @@ static const struct shell_cmd selftest_cmds[] = {
 	  "workloads with known counts and prints PASS, FAIL or SKIP with the\n"
 	  "measured value next to the expected one. The NBS: lines at the end are\n"
 	  "the report for tools/nbprof-decode; please send them in from real\n"
-	  "NetBurst machines. The PMU registers are restored; the PEBS check is a\n"
-	  "`record` run and replaces the last recording.\n"
+	  "NetBurst machines. The PMU registers are restored. The PEBS check is a\n"
+	  "`record` run: it is skipped while a recording of yours is held.\n"
 	  "  --quick     each exact difference from one pair of runs (default: the\n"
 	  "              smaller counts of two)\n"
 	  "  --verbose   show how each expectation is made\n"
+	  "  --replace   run the PEBS check even though it replaces your last recording\n"
 	  "  --inject    model backend only, to see the checks fail: unflagged=N\n"
 	  "              overflows leave OVF clear, n15=N reloads lose their writes,\n"
 	  "              dead=C counter C never counts, rdpmc=C RDPMC of counter C\n"

@@ -145,13 +145,13 @@ static void bad_arguments_run_nothing(void **state)
 
 static void options_reach_the_runner(void **state)
 {
-	cmd("selftest --quick --verbose --inject rdpmc=5");
+	cmd("selftest --quick --verbose --replace --inject rdpmc=5");
 	assert_int_equal(run.calls, 1);
-	assert_true(run.opts.quick && run.opts.verbose);
+	assert_true(run.opts.quick && run.opts.verbose && run.opts.replace);
 	assert_int_equal(run.opts.inject, SELFTEST_INJECT_RDPMC);
 	assert_int_equal(run.opts.inject_arg, 5);
 	cmd("selftest --inject erratum=1");
-	assert_false(run.opts.quick || run.opts.verbose);
+	assert_false(run.opts.quick || run.opts.verbose || run.opts.replace);
 	assert_int_equal(run.opts.inject, SELFTEST_INJECT_ERRATUM);
 	cmd("selftest --inject nomask=1000");
 	assert_int_equal(run.opts.inject, SELFTEST_INJECT_NOMASK);

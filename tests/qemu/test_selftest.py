@@ -283,6 +283,27 @@ def test_pebs_skipped_where_unavailable(nb):
     backend(nb, "0F_04 ht")
 
 
+def test_pebs_keeps_your_recording(nb):
+    """The PEBS check is a `record` run: it does not replace a recording the user made
+    (SKIP, with how to allow it) unless --replace; its own recordings it replaces."""
+    backend(nb, "0F_04 ht")
+    assert "error" not in nb.cmd("record -e instr_retired -c 50 loop 100", timeout=60)
+    mine = nb.cmd("script")
+    assert mine.count("\n") >= 5, mine
+    out, (passed, failed, skipped) = selftest(nb, "--quick")
+    assert failed == 0, failures(out)
+    assert re.search(r"^SKIP  pebs +PEBS: it would replace the last recording \(report, "
+                     r"script, dump\); selftest --replace checks PEBS anyway", out, re.M), out
+    assert nb.cmd("script") == mine
+    out, (passed, failed, skipped) = selftest(nb, "--quick --replace")
+    assert failed == 0, failures(out)
+    assert [s for s, g, rest in results(out) if g == "pebs"] == ["PASS"] * 4, out
+    assert nb.cmd("script") != mine
+    # the recording now held is selftest's own: the next run checks PEBS without --replace
+    out, _ = selftest(nb, "--quick")
+    assert [s for s, g, rest in results(out) if g == "pebs"] == ["PASS"] * 4, out
+
+
 def test_stuck_escr_fails_the_restore_check(nb, tmp_path):
     """ALF_ESCR0 (3CAH) is used by the ESCR check alone: with its bits stuck at 1 everything
     passes until the restore, which finds it changed and names it."""
