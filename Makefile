@@ -38,10 +38,12 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_sel
                shell/stat_uncore.c
 SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c shell/cmd_pebs.c
 PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/program.c prof/report.c prof/samples.c \
-               prof/selftest_report.c prof/upload.c prof/workload.c prof/snippet.c
+               prof/selftest_judge.c prof/selftest_report.c prof/upload.c prof/workload.c \
+               prof/snippet.c
 PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/programs_k.c \
                prof/record.c prof/selftest.c \
-               prof/selftest_counts.c prof/selftest_overflow.c prof/tagfeed.c prof/workloads.c \
+               prof/selftest_counts.c prof/selftest_overflow.c prof/selftest_pebs.c prof/tagfeed.c \
+               prof/workloads.c \
                prof/snippet_run.c
 ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
                arch/x86/topology.c
@@ -117,7 +119,8 @@ $(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_O
 $(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
 $(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
 $(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
-$(B)/k/prof/selftest_overflow.o $(B)/k/prof/snippet.o $(B)/k/prof/snippet_run.o: K_OPT := -Os
+$(B)/k/prof/selftest_overflow.o $(B)/k/prof/selftest_pebs.o $(B)/k/prof/selftest_judge.o \
+$(B)/k/prof/snippet.o $(B)/k/prof/snippet_run.o: K_OPT := -Os
 $(B)/k/pmu/p4_pebs.o $(B)/k/prof/pebs.o $(B)/k/prof/tagfeed.o: K_OPT := -Os
 $(B)/k/pmu/model/p4_model_pebs.o $(B)/k/arch/x86/insn_simd.o: K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld

@@ -418,6 +418,9 @@ static int model_inject_fault(enum perf_fault kind, uint32_t arg, char *err, siz
 	case PERF_FAULT_NOMASK:
 		inj_nomask = arg;
 		break;
+	case PERF_FAULT_STUCK:
+		f.stuck_escr = arg;
+		break;
 	}
 	p4_model_set_faults(&model, &f);
 	perf_unlock();

@@ -119,6 +119,7 @@ struct record_state {
 };
 
 static struct record_state rs;
+static uint64_t record_gen;		/* record_generation() */
 static struct trap_frame record_no_frame;	/* "no context": the final poll after the workload */
 static uint64_t arena;
 static size_t arena_per_lp;
@@ -126,6 +127,11 @@ static size_t arena_per_lp;
 const struct sample_run *record_last(void)
 {
 	return rs.valid ? &rs.run : NULL;
+}
+
+uint64_t record_generation(void)
+{
+	return record_gen;
 }
 
 size_t record_store_bytes(void)
@@ -769,6 +775,7 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		ksnprintf(res->error, sizeof(res->error), "%s", r->lp[1].job.res.error);
 	}
 	r->valid = res->status != WORKLOAD_REFUSED;
+	record_gen++;
 	return 0;
 }
 

@@ -86,6 +86,9 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 /* The last recording, or NULL when there is none. */
 const struct sample_run *record_last(void);
 
+/* How many recordings have been made: each record_run() that ends changes it. */
+uint64_t record_generation(void);
+
 /* Bytes of sample store each LP owns (carved at the first record); 0 when none. */
 size_t record_store_bytes(void);
 

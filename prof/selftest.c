@@ -1,7 +1,8 @@
 /*
  * selftest.c - the checks of `selftest`, run through the counting API: the
  * runner (plans, counting runs, results, saving and restoring the PMU).
- * The checks themselves are in selftest_counts.c and selftest_overflow.c.
+ * The checks themselves are in selftest_counts.c, selftest_overflow.c and
+ * selftest_pebs.c (PEBS, uncore); bounds are judged in selftest_judge.c.
  *
  * Every check builds its own plan (pmu/ encoder: an ESCR value from an
  * event spec, a CCCR value from a struct p4_cccr_cfg) on counters and ESCRs
@@ -43,16 +44,21 @@
  * On the model backend the workloads are single-stepped (as in `stat`) and
  * RDPMC is the model's (perf_rdpmc); fault injection (perf_inject(): no
  * OVF, lost reloads; perf_inject_fault(): a dead counter, a wrong RDPMC, no
- * LVT PC auto-mask, the erratum flipped) makes the matching checks fail.
- * The PMU registers are saved first and written back at the end, also
- * after Ctrl-C.
+ * LVT PC auto-mask, the erratum flipped, an ESCR whose bits stick) makes
+ * the matching checks fail. The PMU registers (counters, CCCRs, ESCRs,
+ * PEBS_ENABLE, MATRIX_VERT, IA32_DS_AREA, the uncore set where the part
+ * has it) are saved first and written back at the end, also after Ctrl-C;
+ * the last check reads them back, IA32_MISC_ENABLE too, and names each one
+ * that differs.
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "pmu/p4_apply.h"
 #include "pmu/p4_encode.h"
 #include "pmu/p4_regs.h"
+#include "pmu/p4_uncore.h"
 #include "prof/perf.h"
 #include "prof/selftest.h"
 #include "prof/selftest_internal.h"
@@ -195,13 +201,34 @@ static bool st_interrupted(struct st *t)
 	return t->stop;
 }
 
-static int st_args(struct st *t, uint64_t n, struct workload_args *a)
+/* Run workload a at ring on LP lp (0 or 1) with the model's hooks; 0 when it ran. */
+int st_run_args(struct st *t, const struct workload_args *a, int ring, unsigned lp)
 {
-	const struct workload *w = workload_find("loop");
-	char num[24], *argv[1] = { num };
+	static struct workload_job jobs[2];
+	static struct perf_inputs in[2];
+	struct workload_hooks h[2];
 
-	ksnprintf(num, sizeof(num), "%llu", (unsigned long long)n);
-	if (!w || workload_parse_args(w, 1, argv, a, t->err, t->errlen))
+	for (unsigned k = 0; k < 2; k++) {
+		perf_hooks(&in[k], &h[k]);
+		jobs[k] = (struct workload_job){ .a = k == lp ? a : NULL, .ring = ring,
+						 .step = perf_steps_workloads(), .h = &h[k] };
+	}
+	if (workload_run_lps(jobs, WORKLOAD_TOGETHER) || jobs[lp].res.status != WORKLOAD_OK) {
+		ksnprintf(t->err, t->errlen, "%s on LP%u: %s", a->w->name, lp,
+			  jobs[lp].res.status == WORKLOAD_INTERRUPTED ? "interrupted" :
+			  jobs[lp].res.error[0] ? jobs[lp].res.error : "did not complete");
+		t->stop = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* `name` with its arguments argv[0..argc) into *a; -1 with t->err (and t->stop). */
+int st_parse_args(struct st *t, const char *name, int argc, char **argv, struct workload_args *a)
+{
+	const struct workload *w = workload_find(name);
+
+	if (!w || workload_parse_args(w, argc, argv, a, t->err, t->errlen))
 		return t->stop = true, -1;
 	return 0;
 }
@@ -209,26 +236,13 @@ static int st_args(struct st *t, uint64_t n, struct workload_args *a)
 /* Run `loop n` at ring on LP lp (0 or 1) with the model's hooks; 0 when it ran. */
 int st_workload(struct st *t, uint64_t n, int ring, unsigned lp)
 {
-	static struct workload_job jobs[2];
-	static struct perf_inputs in[2];
 	static struct workload_args a;
-	struct workload_hooks h[2];
+	char num[24], *argv[1] = { num };
 
-	if (st_args(t, n, &a))
+	ksnprintf(num, sizeof(num), "%llu", (unsigned long long)n);
+	if (st_parse_args(t, "loop", 1, argv, &a))
 		return -1;
-	for (unsigned k = 0; k < 2; k++) {
-		perf_hooks(&in[k], &h[k]);
-		jobs[k] = (struct workload_job){ .a = k == lp ? &a : NULL, .ring = ring,
-						 .step = perf_steps_workloads(), .h = &h[k] };
-	}
-	if (workload_run_lps(jobs, WORKLOAD_TOGETHER) || jobs[lp].res.status != WORKLOAD_OK) {
-		ksnprintf(t->err, t->errlen, "loop %llu on LP%u: %s", (unsigned long long)n, lp,
-			  jobs[lp].res.status == WORKLOAD_INTERRUPTED ? "interrupted" :
-			  jobs[lp].res.error[0] ? jobs[lp].res.error : "did not complete");
-		t->stop = true;
-		return -1;
-	}
-	return 0;
+	return st_run_args(t, &a, ring, lp);
 }
 
 static void st_inject(struct st *t)
@@ -331,6 +345,7 @@ static int st_fault_kind(enum selftest_inject k)
 	case SELFTEST_INJECT_RDPMC:	return PERF_FAULT_RDPMC;
 	case SELFTEST_INJECT_NOMASK:	return PERF_FAULT_NOMASK;
 	case SELFTEST_INJECT_ERRATUM:	return PERF_FAULT_ERRATUM;
+	case SELFTEST_INJECT_STUCK:	return PERF_FAULT_STUCK;
 	default:			return -1;
 	}
 }
@@ -348,6 +363,35 @@ static bool st_escr_exists(enum p4_escr e)
 	return (p4_escrs[e].models & perf_info()->caps.escr_models) != 0;
 }
 
+/* The registers besides counters, CCCRs and ESCRs: those that read back (uncore: on parts with it). */
+static void st_save_other(struct st *t)
+{
+	static const struct { uint32_t msr; const char *name; bool read_only; } regs[] = {
+		{ MSR_IA32_MISC_ENABLE, "IA32_MISC_ENABLE", true },
+		{ MSR_PEBS_ENABLE, "MSR_PEBS_ENABLE", false },
+		{ MSR_PEBS_MATRIX_VERT, "MSR_PEBS_MATRIX_VERT", false },
+		{ MSR_IA32_DS_AREA, "IA32_DS_AREA", false },
+	};
+	struct msr_bus *bus = perf_bus();
+	struct st_reg *o = t->save_other;
+	uint64_t v;
+
+	t->nother = 0;
+	for (unsigned i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (msr_bus_read(bus, regs[i].msr, &v) == 0)
+			o[t->nother++] = (struct st_reg){ .msr = regs[i].msr, .name = regs[i].name,
+							  .value = v, .stopped = true,
+							  .read_only = regs[i].read_only };
+	for (unsigned i = 0; i < P4_UNC_NREG && t->nother < ST_NOTHER; i++) {
+		const struct p4_unc_reg *u = p4_unc_reg_at(perf_info()->caps.uncore, i);
+
+		if (u && msr_bus_read(bus, u->msr, &v) == 0)
+			o[t->nother++] = (struct st_reg){ .msr = u->msr, .name = u->name, .value = v,
+							  .stopped = u->role == P4_UNC_LAT_COUNT ||
+								     (v >> 32) == 0 };
+	}
+}
+
 static void st_save(struct st *t)
 {
 	struct msr_bus *bus = perf_bus();
@@ -359,8 +403,7 @@ static void st_save(struct st *t)
 	for (unsigned e = 0; e < P4_NESCR; e++)
 		if (st_escr_exists(e))
 			msr_bus_read(bus, p4_escrs[e].msr, &t->save_escr[e]);
-	msr_bus_read(bus, MSR_PEBS_ENABLE, &t->save_pebs);
-	msr_bus_read(bus, MSR_PEBS_MATRIX_VERT, &t->save_matrix);
+	st_save_other(t);
 	t->save_mode = perf_info()->pmi_mode;
 }
 
@@ -378,8 +421,9 @@ static void st_restore(struct st *t)
 		msr_bus_write(bus, p4_counters[c].msr, t->save_ctr[c]);
 		msr_bus_write(bus, p4_counters[c].msr, t->save_ctr[c]);	/* N15 */
 	}
-	msr_bus_write(bus, MSR_PEBS_ENABLE, t->save_pebs);
-	msr_bus_write(bus, MSR_PEBS_MATRIX_VERT, t->save_matrix);
+	for (unsigned i = 0; i < t->nother; i++)
+		if (!t->save_other[i].read_only)
+			msr_bus_write(bus, t->save_other[i].msr, t->save_other[i].value);
 	for (unsigned c = 0; c < P4_NCOUNTER; c++)
 		msr_bus_write(bus, p4_counters[c].cccr_msr, t->save_cccr[c]);
 	perf_set_pmi_mode(t->save_mode);
@@ -388,32 +432,70 @@ static void st_restore(struct st *t)
 		perf_inject_fault((enum perf_fault)st_fault_kind(t->o->inject), 0, t->err, t->errlen);
 }
 
-/* How many of the saved ESCRs and CCCRs read back as saved (counters of stopped CCCRs too). */
+/* One register compared: counted in *good, named in r->note when it differs. */
+static void st_compare(struct selftest_result *r, uint32_t msr, const char *prefix,
+		       const char *name, int rc, uint64_t got, uint64_t want, unsigned *good)
+{
+	size_t used = strlen(r->note);
+
+	if (rc == 0 && got == want) {
+		(*good)++;
+		return;
+	}
+	ksnprintf(r->note + used, sizeof(r->note) - used, "%s%s%s (%XH)", used ? ", " : "differ: ",
+		  prefix, name, (unsigned)msr);
+}
+
+static bool st_uncore_saved(const struct st *t)
+{
+	for (unsigned i = 0; i < t->nother; i++)
+		if (t->save_other[i].msr >= MSR_P4_UNCORE_FIRST &&
+		    t->save_other[i].msr <= MSR_P4_UNCORE_LAST)
+			return true;
+	return false;
+}
+
+/* How many of the saved registers read back as saved (counters of stopped CCCRs too). */
 static void st_verify_restore(struct st *t)
 {
 	struct msr_bus *bus = perf_bus();
+	struct selftest_result *r = st_new(t, "restore");
 	unsigned good = 0, total = 0;
-	uint64_t v;
+	uint64_t v = 0;
+	int rc;
 
 	for (unsigned e = 0; e < P4_NESCR; e++) {
 		if (!st_escr_exists(e))
 			continue;
 		total++;
-		good += msr_bus_read(bus, p4_escrs[e].msr, &v) == 0 && v == t->save_escr[e];
+		rc = msr_bus_read(bus, p4_escrs[e].msr, &v);
+		st_compare(r, p4_escrs[e].msr, "MSR_", p4_escrs[e].name, rc, v, t->save_escr[e], &good);
 	}
 	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
 		total++;
-		good += msr_bus_read(bus, p4_counters[c].cccr_msr, &v) == 0 && v == t->save_cccr[c];
+		rc = msr_bus_read(bus, p4_counters[c].cccr_msr, &v);
+		st_compare(r, p4_counters[c].cccr_msr, "", p4_counters[c].cccr_name, rc, v,
+			   t->save_cccr[c], &good);
 		if (t->save_cccr[c] & CCCR_ENABLE)
 			continue;	/* a running counter has moved on */
 		total++;
-		good += p4_counter_read(bus, c, &v) == 0 && v == t->save_ctr[c];
+		rc = p4_counter_read(bus, c, &v);
+		st_compare(r, p4_counters[c].msr, "", p4_counters[c].name, rc, v, t->save_ctr[c], &good);
 	}
-	struct selftest_result *r = st_new(t, "restore");
+	for (unsigned i = 0; i < t->nother; i++) {
+		const struct st_reg *o = &t->save_other[i];
 
+		if (!o->stopped)
+			continue;
+		total++;
+		rc = msr_bus_read(bus, o->msr, &v);
+		st_compare(r, o->msr, "", o->name, rc, v, o->value, &good);
+	}
 	ksnprintf(r->name, sizeof(r->name), "PMU registers as before the selftest");
 	selftest_judge_exact(r, good, total);
-	ksnprintf(r->note, sizeof(r->note), "ESCRs, CCCRs and stopped counters read back");
+	if (!r->note[0])
+		ksnprintf(r->note, sizeof(r->note), "ESCRs, CCCRs, stopped counters, PEBS, DS area, "
+			  "MISC_ENABLE%s read back", st_uncore_saved(t) ? ", uncore" : "");
 	st_emit(t, r);
 }
 
@@ -455,6 +537,13 @@ static bool st_not_run(struct st *t, const struct st_check *c)
 	return false;
 }
 
+static bool st_stuck_ok(unsigned msr)
+{
+	enum p4_escr e;
+
+	return p4_escr_by_msr(msr, &e) && st_escr_exists(e);
+}
+
 static int st_setup(struct st *t, char *err, size_t n)
 {
 	const struct selftest_opts *o = t->o;
@@ -466,6 +555,9 @@ static int st_setup(struct st *t, char *err, size_t n)
 	if ((o->inject == SELFTEST_INJECT_DEAD || o->inject == SELFTEST_INJECT_RDPMC) &&
 	    o->inject_arg >= P4_NCOUNTER)
 		return ksnprintf(err, n, "--inject: the counter is 0-17"), -1;
+	if (o->inject == SELFTEST_INJECT_STUCK && !st_stuck_ok(o->inject_arg))
+		return ksnprintf(err, n, "--inject stuck=%XH: not an ESCR of this model", o->inject_arg),
+		       -1;
 	st_save(t);
 	if (st_fault_kind(o->inject) >= 0 &&
 	    perf_inject_fault((enum perf_fault)st_fault_kind(o->inject), st_fault_arg(o), err, n))

@@ -68,6 +68,49 @@ void selftest_count(struct selftest_totals *t, const struct selftest_result *r);
 
 const char *selftest_status_name(enum selftest_status s);
 
+/* ---- bounds and listings (portable, selftest_judge.c) ------------------- */
+
+/* Cycles of a run of `instructions`: instructions/3 .. TSC ticks. */
+void selftest_judge_cycles(struct selftest_result *r, uint64_t cycles, uint64_t instructions,
+			   uint64_t tsc);
+
+/* uops_retired or uop_queue_writes: at least the instructions retired meanwhile. */
+void selftest_judge_uops(struct selftest_result *r, uint64_t uops, uint64_t instructions);
+
+/* T0_OS while LP0 waits at CPL 0 for LP1 (hardware): 1 .. 3 per TSC cycle. */
+void selftest_judge_wait_cell(struct selftest_result *r, uint64_t count, uint64_t tsc);
+
+/*
+ * The loads of a workload body that loops `per_pass` times per pass, as its
+ * listing gives them: `before` loads, then per pass `per_load` loads per
+ * iteration and `per_pass` more at the end of each pass, then `after`.
+ * offset[] holds the instruction of each, from the function's start, in
+ * that order. The workload's assembly file emits it next to the body.
+ */
+#define SELFTEST_MAX_LOADS	8
+struct selftest_loads {
+	uint32_t before, per_load, per_pass, after;
+	uint32_t offset[SELFTEST_MAX_LOADS];
+};
+
+uint64_t selftest_load_count(const struct selftest_loads *l, uint64_t per_pass, uint64_t passes);
+
+/* Which entry of offset[] the n-th load (from 1) is; -1 past the last. */
+int selftest_nth_load(const struct selftest_loads *l, uint64_t per_pass, uint64_t passes,
+		      uint64_t n);
+
+/*
+ * PEBS: record k (from 1) of ip[0..nip) must hold the IP of tagged load
+ * k x period (base: the function's address); PASS when `want` records do.
+ */
+void selftest_judge_pebs_ips(struct selftest_result *r, const struct selftest_loads *l,
+			     uint64_t per_pass, uint64_t passes, uint64_t period,
+			     const uint64_t *ip, unsigned nip, uint64_t want, uint64_t base);
+
+/* An uncore count: == expected (exact, the model) or >= expected (a bound); note = bound. */
+void selftest_judge_uncore(struct selftest_result *r, uint64_t measured, uint64_t expected,
+			   bool exact, const char *bound);
+
 /* ---- printing (portable) ------------------------------------------------ */
 
 /* "PASS  counters   counter 12 ...  measured 300  expected 300  (note)" */
@@ -102,13 +145,15 @@ enum selftest_inject {
 	SELFTEST_INJECT_RDPMC,		/* RDPMC of counter `arg` differs from RDMSR (model) */
 	SELFTEST_INJECT_NOMASK,		/* `arg` PMIs leave LVT PC unmasked (model) */
 	SELFTEST_INJECT_ERRATUM,	/* the cascade-PMI erratum the other way round (model) */
+	SELFTEST_INJECT_STUCK,		/* ESCR at MSR `arg`: set bits stick at 1 (model) */
 };
 
 struct selftest_opts {
 	bool quick;			/* fewer workload runs: the exact checks only once */
 	bool verbose;
+	bool replace;			/* the PEBS check may replace the user's recording */
 	enum selftest_inject inject;
-	unsigned inject_arg;		/* how many, or which counter */
+	unsigned inject_arg;		/* how many, which counter, or which MSR */
 	/* called with each result as it is made */
 	void (*emit)(void *ctx, const struct selftest_result *r);
 	bool (*interrupted)(void *ctx);	/* Ctrl-C: stop between workload runs */

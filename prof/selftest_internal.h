@@ -1,7 +1,8 @@
 /*
  * selftest_internal.h - what the files of `selftest` share (prof/selftest.c:
  * the runner; selftest_counts.c: counters, ESCRs, uops, privilege, threads;
- * selftest_overflow.c: overflow, PMIs, cascades, RDPMC). Not for use
+ * selftest_overflow.c: overflow, PMIs, cascades, RDPMC; selftest_pebs.c:
+ * PEBS and the uncore counters). Not for use
  * outside them; selftest.c's opening comment says how expectations are made.
  */
 #ifndef NBPROF_PROF_SELFTEST_INTERNAL_H
@@ -24,6 +25,18 @@
 #define ST_START_LAG	64		/* cycles a cascade may take to start its counter */
 #define ST_NO_FROM	(-1)
 #define ST_ALWAYS_SELECT 0x3f		/* "any non-zero event select" (fact sheet 2.4) */
+
+/* A PMU register outside the counters, CCCRs and ESCRs that selftest saves and restores. */
+struct st_reg {
+	uint32_t msr;
+	const char *name;
+	uint64_t value;
+	bool stopped;		/* compared after the restore (a running uncore count moves on) */
+	bool read_only;		/* compared, never written (IA32_MISC_ENABLE) */
+};
+
+/* IA32_MISC_ENABLE, PEBS_ENABLE, MATRIX_VERT, IA32_DS_AREA, the 8 uncore registers */
+#define ST_NOTHER	12
 
 /* One counter of a plan: where, what, and how it starts. */
 struct st_ctr {
@@ -63,7 +76,8 @@ struct st {
 	uint64_t ovf[3], raw;
 	/* saved PMU state */
 	uint64_t save_ctr[P4_NCOUNTER], save_cccr[P4_NCOUNTER], save_escr[P4_NESCR];
-	uint64_t save_pebs, save_matrix;
+	struct st_reg save_other[ST_NOTHER];
+	unsigned nother;
 	enum perf_pmi_mode save_mode;
 };
 
@@ -82,6 +96,12 @@ int st_plan(struct st *t, const struct st_ctr *q, unsigned n);
 
 /* `loop n` at ring on LP lp; 0 when it ran (else t->stop, t->err). */
 int st_workload(struct st *t, uint64_t n, int ring, unsigned lp);
+
+/* A workload's arguments from text; -1 with t->err (and t->stop). */
+int st_parse_args(struct st *t, const char *name, int argc, char **argv, struct workload_args *a);
+
+/* Run a (parsed) at ring on LP lp; 0 when it ran (else t->stop, t->err). */
+int st_run_args(struct st *t, const struct workload_args *a, int ring, unsigned lp);
 
 /* One counting run of t->plan over `loop n`; inject: the per-count quirk injection. */
 int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload, bool inject,

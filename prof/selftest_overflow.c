@@ -1,8 +1,8 @@
 /*
  * selftest_overflow.c - the overflow checks of `selftest`: OVF, FORCE_OVF,
  * the 40-bit wrap, PMIs in both delivery modes with the LVT PC auto-mask,
- * cascades and the cascade-PMI erratum, RDPMC, and the SKIPs of PEBS and
- * the uncore. How each expectation is made: selftest.c's opening comment.
+ * cascades and the cascade-PMI erratum, and RDPMC. How each expectation is
+ * made: selftest.c's opening comment.
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
@@ -417,33 +417,5 @@ int st_rdpmc_check(struct st *t)
 	}
 	st_rdpmc_result(t, false, good[0], bad[0]);
 	st_rdpmc_result(t, true, good[1], bad[1]);
-	return 0;
-}
-
-/* ---- not implemented yet ---------------------------------------------------------- */
-
-int st_pebs(struct st *t)
-{
-	uint64_t misc = 0;
-
-	if (perf_info()->backend == PERF_BACKEND_HW && cpu_read_misc_enable(&misc) == 0 &&
-	    (misc & MISC_ENABLE_PEBS_UNAVAIL))
-		st_skip(t, "pebs", "PEBS", "IA32_MISC_ENABLE bit 12: PEBS unavailable on this part");
-	else
-		st_skip(t, "pebs", "PEBS", "PEBS sampling is not implemented yet");
-	return 0;
-}
-
-int st_uncore(struct st *t)
-{
-	const struct p4_caps *c = &perf_info()->caps;
-	char why[112];
-
-	if (c->uncore == P4_UNCORE_NONE)
-		ksnprintf(why, sizeof(why), "this model has no uncore counters");
-	else
-		ksnprintf(why, sizeof(why), "%s counters (%s): nbprof does not count with them yet",
-			  c->uncore_name, c->uncore_note);
-	st_skip(t, "uncore", "uncore L3/FSB counters", why);
 	return 0;
 }

@@ -12,6 +12,7 @@
  */
 #include "lib/parse.h"
 #include "lib/printf.h"
+#include "pmu/p4_tables.h"
 #include "prof/perf.h"
 #include "prof/selftest.h"
 #include "shell/cmds.h"
@@ -32,6 +33,14 @@ static struct selftest_cmd stc;
 
 /* ---- options ------------------------------------------------------------- */
 
+/* Is msr an ESCR of the PMU backend's model (--inject stuck=)? */
+static bool selftest_is_escr(uint32_t msr)
+{
+	enum p4_escr e;
+
+	return p4_escr_by_msr(msr, &e) && (p4_escrs[e].models & perf_info()->caps.escr_models);
+}
+
 static int selftest_parse_inject(struct shell *sh, const char *arg, struct selftest_opts *o)
 {
 	static const struct { const char *name; enum selftest_inject kind; uint64_t max; } kinds[] = {
@@ -41,6 +50,7 @@ static int selftest_parse_inject(struct shell *sh, const char *arg, struct selft
 		{ "rdpmc=", SELFTEST_INJECT_RDPMC, 17 },
 		{ "nomask=", SELFTEST_INJECT_NOMASK, 1000 },
 		{ "erratum=", SELFTEST_INJECT_ERRATUM, 1 },
+		{ "stuck=", SELFTEST_INJECT_STUCK, 0xffffffff },
 	};
 	const char *why = "";
 	uint64_t v;
@@ -54,12 +64,14 @@ static int selftest_parse_inject(struct shell *sh, const char *arg, struct selft
 			continue;
 		if (!parse_u64(p, kinds[k].max, &v, &why))
 			return shell_error(sh, "--inject %s: %s", arg, why);
+		if (kinds[k].kind == SELFTEST_INJECT_STUCK && !selftest_is_escr((uint32_t)v))
+			return shell_error(sh, "--inject %s: not an ESCR of this model", arg);
 		o->inject = kinds[k].kind;
 		o->inject_arg = (unsigned)v;
 		return 0;
 	}
 	return shell_error(sh, "--inject %s: expected unflagged=N, n15=N, dead=COUNTER, "
-			   "rdpmc=COUNTER, nomask=N or erratum=1", arg);
+			   "rdpmc=COUNTER, nomask=N, erratum=1 or stuck=ESCR_MSR", arg);
 }
 
 static int selftest_parse(struct shell *sh, int argc, char **argv, struct selftest_opts *o)
@@ -70,12 +82,14 @@ static int selftest_parse(struct shell *sh, int argc, char **argv, struct selfte
 			o->quick = true;
 		else if (parse_streq(argv[i], "--verbose"))
 			o->verbose = true;
+		else if (parse_streq(argv[i], "--replace"))
+			o->replace = true;
 		else if (parse_streq(argv[i], "--inject") && i + 1 < argc) {
 			if (selftest_parse_inject(sh, argv[++i], o))
 				return 1;
 		} else
 			return shell_error(sh, "selftest: unknown argument '%s' (usage: selftest "
-					   "[--quick] [--verbose] [--inject KIND=N])", argv[i]);
+					   "[--quick] [--verbose] [--replace] [--inject KIND=N])", argv[i]);
 	}
 	return 0;
 }
@@ -167,23 +181,27 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 }
 
 static const struct shell_cmd selftest_cmds[] = {
-	{ "selftest", "selftest [--quick] [--verbose] [--inject KIND=N]",
+	{ "selftest", "selftest [--quick] [--verbose] [--replace] [--inject KIND=N]",
 	  "check this machine's PMU against the manual",
 	  "Programs every counter, ESCR pairing, privilege and thread filter, the\n"
 	  "overflow flag, FORCE_OVF, the 40-bit wrap, PMIs in both delivery modes,\n"
 	  "the LVT PC auto-mask, cascades (bit 30 and CASCNTxINTOy), the cascade-PMI\n"
-	  "erratum and RDPMC, runs built-in workloads with known counts and prints\n"
-	  "PASS, FAIL or SKIP with the measured value next to the expected one. The\n"
-	  "NBS: lines at the end are the report for tools/nbprof-decode; please send\n"
-	  "them in from real NetBurst machines. The PMU registers are restored.\n"
+	  "erratum, RDPMC, PEBS and the uncore L3/FSB counters, runs built-in\n"
+	  "workloads with known counts and prints PASS, FAIL or SKIP with the\n"
+	  "measured value next to the expected one. The NBS: lines at the end are\n"
+	  "the report for tools/nbprof-decode; please send them in from real\n"
+	  "NetBurst machines. The PMU registers are restored. The PEBS check is a\n"
+	  "`record` run: it is skipped while a recording of yours is held.\n"
 	  "  --quick     each exact difference from one pair of runs (default: the\n"
 	  "              smaller counts of two)\n"
 	  "  --verbose   show how each expectation is made\n"
+	  "  --replace   run the PEBS check even though it replaces your last recording\n"
 	  "  --inject    model backend only, to see the checks fail: unflagged=N\n"
 	  "              overflows leave OVF clear, n15=N reloads lose their writes,\n"
 	  "              dead=C counter C never counts, rdpmc=C RDPMC of counter C\n"
 	  "              reads wrong, nomask=N PMIs leave LVT PC unmasked, erratum=1\n"
-	  "              the cascade-PMI erratum the other way round\n",
+	  "              the cascade-PMI erratum the other way round, stuck=MSR the\n"
+	  "              ESCR at MSR keeps every bit once set (the restore fails)\n",
 	  cmd_selftest },
 };
 

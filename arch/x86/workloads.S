@@ -196,16 +196,37 @@ wl_memwalk:
 	xorl %eax, %eax				/* 3 */
 	movq %rcx, %r11				/* 4: passes left */
 1:	xorl %r10d, %r10d			/* 1/pass: offset */
-2:	movzbl (%rdi,%r10), %r8d		/* 1/load */
+2:
+.Lmw_load:
+	movzbl (%rdi,%r10), %r8d		/* 1/load */
 	addq %r8, %rax				/* 2/load */
 	addq %rdx, %r10				/* 3/load */
 	cmpq %rsi, %r10				/* 4/load */
 	jb 2b					/* 5/load */
 	subq $1, %r11				/* 2/pass */
 	jnz 1b					/* 3/pass */
+.Lmw_pop:
 	popq %rbp
+.Lmw_ret:
 	ret
 	.size wl_memwalk, . - wl_memwalk
+
+/*
+ * The loads wl_memwalk retires, in the order of struct selftest_loads
+ * (prof/selftest.h): none before the walk, one per iteration (the movzbl),
+ * none per pass, then the pop and the ret. selftest's PEBS check names
+ * the instruction each record must point at from it.
+ */
+	.pushsection .rodata
+	.globl wl_memwalk_loads
+	.hidden wl_memwalk_loads
+	.balign 4
+wl_memwalk_loads:
+	.long 0, 1, 0, 2
+	.long .Lmw_load - wl_memwalk, .Lmw_pop - wl_memwalk, .Lmw_ret - wl_memwalk
+	.long 0, 0, 0, 0, 0
+	.size wl_memwalk_loads, . - wl_memwalk_loads
+	.popsection
 
 /*
  * uint64_t wl_copy(uint8_t *buf, uint64_t size) -- size >= 1: copies

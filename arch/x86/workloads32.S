@@ -195,18 +195,44 @@ wl_memwalk:
 	pushl %ebp				/* 1 */
 	movl %esp, %ebp				/* 2 */
 	xorl %eax, %eax				/* 3 */
+.Lmw_arg0:
 	movl ARG0, %esi				/* 4: buf */
 1:	xorl %ecx, %ecx				/* 1/pass: offset */
-2:	movzbl (%esi,%ecx), %edx		/* 1/load */
+2:
+.Lmw_load:
+	movzbl (%esi,%ecx), %edx		/* 1/load */
 	addl %edx, %eax				/* 2/load */
+.Lmw_arg2:
 	addl ARG2, %ecx				/* 3/load */
+.Lmw_arg1:
 	cmpl ARG1, %ecx				/* 4/load */
 	jb 2b					/* 5/load */
+.Lmw_arg3:
 	subl $1, ARG3				/* 2/pass */
 	jnz 1b					/* 3/pass */
+.Lmw_pop:
 	popl %ebp
+.Lmw_ret:
 	ret
 	.size wl_memwalk, . - wl_memwalk
+
+/*
+ * The loads wl_memwalk retires, in the order of struct selftest_loads
+ * (prof/selftest.h): the buffer argument; per iteration the movzbl and
+ * the stride and size arguments; per pass the pass count (read, then
+ * written); then the pop and the ret.
+ */
+	.pushsection .rodata
+	.globl wl_memwalk_loads
+	.hidden wl_memwalk_loads
+	.balign 4
+wl_memwalk_loads:
+	.long 1, 3, 1, 2
+	.long .Lmw_arg0 - wl_memwalk, .Lmw_load - wl_memwalk, .Lmw_arg2 - wl_memwalk
+	.long .Lmw_arg1 - wl_memwalk, .Lmw_arg3 - wl_memwalk, .Lmw_pop - wl_memwalk
+	.long .Lmw_ret - wl_memwalk, 0
+	.size wl_memwalk_loads, . - wl_memwalk_loads
+	.popsection
 
 /* uint64_t wl_copy(uint8_t *buf, uint64_t size): one REP MOVSB, 9 instructions */
 	.globl wl_copy

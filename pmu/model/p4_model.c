@@ -68,7 +68,9 @@
  * - Fault injection (p4_model_set_faults): a dead counter never counts, as a
  *   broken one would (its registers still read and write); RDPMC of a
  *   faulty counter reads one more than the counter; the erratum can be
- *   flipped, so the part does what its signature does not predict.
+ *   flipped, so the part does what its signature does not predict; an ESCR
+ *   can have bits stuck at 1 (a write sets bits but cannot clear them), so
+ *   software that restores it finds it changed.
  *
  * Overflow, PMI, cascades
  * - Overflow is the increment that wraps FF_FFFF_FFFFH to 0 (or any

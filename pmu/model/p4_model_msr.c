@@ -166,6 +166,8 @@ static int model_write(struct msr_bus *bus, uint32_t msr, uint64_t v)
 	if (p4_escr_by_msr(msr, &e)) {
 		if (!p4_model_escr_exists(m, e))
 			return MSR_BUS_EFAULT;
+		if (m->faults.stuck_escr == msr)
+			v |= m->escr[e];	/* fault injection: its set bits stick at 1 */
 		return write_store(&m->escr[e], v, escr_reserved(m));
 	}
 	return write_other(m, msr, v);

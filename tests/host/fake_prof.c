@@ -301,6 +301,11 @@ const struct sample_run *record_last(void)
 	return NULL;
 }
 
+uint64_t record_generation(void)
+{
+	return fake_prof.records;
+}
+
 int record_floor(unsigned n, uint64_t *regs_tsc, uint64_t *store_tsc, char *err, size_t errlen)
 {
 	return ksnprintf(err, errlen, "the floor is timed on the target"), -1;

@@ -47,7 +47,7 @@ static void make_results(struct selftest_result *r)
 	r[2] = (struct selftest_result){ .group = "cascade", .name = "bit 30 0 -> 2 (BPU)" };
 	selftest_judge_range(&r[2], 500, 400, 600);
 	r[3] = (struct selftest_result){ .group = "pebs", .name = "PEBS" };
-	selftest_skip(&r[3], "PEBS sampling is not implemented yet");
+	selftest_skip(&r[3], "IA32_MISC_ENABLE bit 12: PEBS unavailable");
 }
 
 int selftest_run(const struct selftest_opts *opts, struct selftest_result *out_r, unsigned max,
@@ -129,6 +129,8 @@ static void bad_arguments_run_nothing(void **state)
 	static const char *const lines[] = {
 		"selftest --bogus", "selftest --inject", "selftest --inject dead=18",
 		"selftest --inject rdpmc=x", "selftest --inject hot=1", "selftest quick",
+		"selftest --inject stuck=", "selftest --inject stuck=3ca",
+		"selftest --inject stuck=0x300", "selftest --inject stuck=0x107cc",
 	};
 
 	for (unsigned i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
@@ -143,17 +145,22 @@ static void bad_arguments_run_nothing(void **state)
 
 static void options_reach_the_runner(void **state)
 {
-	cmd("selftest --quick --verbose --inject rdpmc=5");
+	cmd("selftest --quick --verbose --replace --inject rdpmc=5");
 	assert_int_equal(run.calls, 1);
-	assert_true(run.opts.quick && run.opts.verbose);
+	assert_true(run.opts.quick && run.opts.verbose && run.opts.replace);
 	assert_int_equal(run.opts.inject, SELFTEST_INJECT_RDPMC);
 	assert_int_equal(run.opts.inject_arg, 5);
 	cmd("selftest --inject erratum=1");
-	assert_false(run.opts.quick || run.opts.verbose);
+	assert_false(run.opts.quick || run.opts.verbose || run.opts.replace);
 	assert_int_equal(run.opts.inject, SELFTEST_INJECT_ERRATUM);
 	cmd("selftest --inject nomask=1000");
 	assert_int_equal(run.opts.inject, SELFTEST_INJECT_NOMASK);
 	assert_int_equal(run.opts.inject_arg, 1000);
+	cmd("selftest --inject stuck=0x3ca");
+	assert_int_equal(run.opts.inject, SELFTEST_INJECT_STUCK);
+	assert_int_equal(run.opts.inject_arg, 0x3ca);
+	cmd("selftest --inject stuck=3CAH");
+	assert_int_equal(run.opts.inject_arg, 0x3ca);
 	cmd("selftest");
 	assert_int_equal(run.opts.inject, SELFTEST_INJECT_NONE);
 }
@@ -174,8 +181,8 @@ static void header_results_block_and_summary(void **state)
 				    "expected 300\n"));
 	assert_non_null(strstr(out, "\nFAIL  counters   counter 13 branch|retired: measured 99, "
 				    "expected 100 (loop 150 minus loop 50)\n"));
-	assert_non_null(strstr(out, "\nSKIP  pebs       PEBS: PEBS sampling is not implemented "
-				    "yet\n"));
+	assert_non_null(strstr(out, "\nSKIP  pebs       PEBS: IA32_MISC_ENABLE bit 12: PEBS "
+				    "unavailable\n"));
 	/* begin, machine, 4 checks, end */
 	assert_int_equal(count_lines("NBS:"), 7);
 	assert_non_null(strstr(out, "\nNBS:0|begin|1|4|"));

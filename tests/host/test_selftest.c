@@ -2,6 +2,9 @@
  * test_selftest.c - the portable half of `selftest` (prof/selftest_report.c)
  * and the model's fault injection it uses (dead counter, RDPMC, erratum).
  *
+ * The judgements with documented bounds (prof/selftest_judge.c) get values
+ * on both sides of each bound, worked out by hand from the bound's text.
+ *
  * The NBS: lines are checked against the format selftest.h describes, with
  * a parser and a bitwise CRC-32 written here (the reflected polynomial
  * EDB88320H, preset and final inversion of IEEE 802.3), so a mismatch
@@ -229,6 +232,163 @@ static void model_erratum_flip(void **state)
 	assert_int_equal(m.pmi_suppressed, 1);
 }
 
+/*
+ * Cycles over `loop 100` (3 x 100 + 6 = 306 instructions): at least
+ * 306 / 3 = 102, at most the TSC ticks of the run (here 1000).
+ */
+static void judge_cycles_bounds(void **state)
+{
+	struct selftest_result r = { .group = "counters" };
+
+	selftest_judge_cycles(&r, 101, 306, 1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* > 3 instructions a cycle */
+	assert_string_equal(r.expected, "102..1000");
+	selftest_judge_cycles(&r, 102, 306, 1000);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_cycles(&r, 1000, 306, 1000);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_cycles(&r, 1001, 306, 1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* more cycles than TSC ticks */
+	assert_string_equal(r.measured, "1001");
+	selftest_judge_cycles(&r, 0, 306, 1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* a counter that never counts */
+	assert_non_null(strstr(r.note, "306 instructions/3 .. TSC"));
+}
+
+/* uops between loop 50 and loop 150: at least the 300 instructions retired. */
+static void judge_uops_bound(void **state)
+{
+	struct selftest_result r = { .group = "uops" };
+
+	selftest_judge_uops(&r, 299, 300);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	assert_string_equal(r.expected, ">= 300");
+	selftest_judge_uops(&r, 300, 300);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_uops(&r, 450, 300);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_uops(&r, 0, 300);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	assert_non_null(strstr(r.note, "instr_retired's 300"));
+}
+
+/* T0_OS while LP0 waits for LP1 over 1000 TSC cycles: 1 .. 3000 instructions. */
+static void judge_wait_cell_bounds(void **state)
+{
+	struct selftest_result r = { .group = "threads" };
+
+	selftest_judge_wait_cell(&r, 0, 1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* T0_OS does not count LP0 */
+	assert_string_equal(r.expected, "1..3000");
+	selftest_judge_wait_cell(&r, 1, 1000);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_wait_cell(&r, 3000, 1000);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_wait_cell(&r, 3001, 1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* counts more than LP0 can retire */
+	selftest_judge_wait_cell(&r, 5, UINT64_MAX / 2);	/* 3 x TSC saturates */
+	assert_int_equal(r.status, SELFTEST_PASS);
+}
+
+/* wl_memwalk's loads as workloads.S (x86-64) and workloads32.S list them, offsets made up. */
+static const struct selftest_loads loads64 = { 0, 1, 0, 2, { 0xc, 0x1e, 0x1f } };
+static const struct selftest_loads loads32 = { 1, 3, 1, 2, { 3, 8, 0xe, 0x11, 0x16, 0x1b, 0x1c } };
+
+static void nth_load_follows_the_listing(void **state)
+{
+	/* memwalk 4096 16: 256 movzbl, then pop and ret = 258 */
+	assert_int_equal(selftest_load_count(&loads64, 256, 1), 258);
+	assert_int_equal(selftest_nth_load(&loads64, 256, 1, 0), -1);
+	assert_int_equal(selftest_nth_load(&loads64, 256, 1, 5), 0);
+	assert_int_equal(selftest_nth_load(&loads64, 256, 1, 256), 0);
+	assert_int_equal(selftest_nth_load(&loads64, 256, 1, 257), 1);
+	assert_int_equal(selftest_nth_load(&loads64, 256, 1, 258), 2);
+	assert_int_equal(selftest_nth_load(&loads64, 256, 1, 259), -1);
+	/* ia32, 4 loads a pass, 2 passes: 1 + 2 x (4 x 3 + 1) + 2 = 29 */
+	assert_int_equal(selftest_load_count(&loads32, 4, 2), 29);
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 1), 0);	/* the buffer argument */
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 2), 1);	/* movzbl */
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 4), 3);	/* size argument */
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 5), 1);
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 13), 3);	/* 4th iteration's cmp */
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 14), 4);	/* pass count */
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 15), 1);	/* pass 2 */
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 27), 4);
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 28), 5);	/* pop */
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 29), 6);	/* ret */
+	assert_int_equal(selftest_nth_load(&loads32, 4, 2, 30), -1);
+}
+
+/* PEBS period 5 over memwalk 4096 16: 258 / 5 = 51 records, all at the movzbl (+CH). */
+static void judge_pebs_ips_on_the_load(void **state)
+{
+	struct selftest_result r = { .group = "pebs" };
+	uint64_t ip[51];
+
+	for (unsigned k = 0; k < 51; k++)
+		ip[k] = 0x1000 + 0xc;
+	selftest_judge_pebs_ips(&r, &loads64, 256, 1, 5, ip, 51, 51, 0x1000);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.measured, "51");
+	ip[9] = 0x1010;						/* one record skidded */
+	selftest_judge_pebs_ips(&r, &loads64, 256, 1, 5, ip, 51, 51, 0x1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	assert_string_equal(r.measured, "50");
+	assert_string_equal(r.note, "record 10 at +10H, the load is at +CH");
+	ip[9] = 0x100c;
+	selftest_judge_pebs_ips(&r, &loads64, 256, 1, 5, ip, 50, 51, 0x1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* a record missing */
+	selftest_judge_pebs_ips(&r, &loads64, 256, 1, 5, ip, 0, 51, 0x1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* none at all */
+	/* period 129: loads 129 (a movzbl) and 258 (the ret) */
+	ip[0] = 0x100c;
+	ip[1] = 0x101f;
+	selftest_judge_pebs_ips(&r, &loads64, 256, 1, 129, ip, 2, 2, 0x1000);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	ip[1] = 0x100c;
+	selftest_judge_pebs_ips(&r, &loads64, 256, 1, 129, ip, 2, 2, 0x1000);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+}
+
+static void judge_uncore_exact_and_bound(void **state)
+{
+	struct selftest_result r = { .group = "uncore" };
+
+	selftest_judge_uncore(&r, 256, 256, true, "model");
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_uncore(&r, 257, 256, true, "model");
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	selftest_judge_uncore(&r, 300, 256, false, "at least the L3 read misses");
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.expected, ">= 256");
+	selftest_judge_uncore(&r, 255, 256, false, "at least the L3 read misses");
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	assert_string_equal(r.note, "at least the L3 read misses");
+}
+
+/* An ESCR with stuck bits: a write sets bits but clears none; healed, it writes again. */
+static void model_stuck_escr(void **state)
+{
+	static struct p4_model m;
+	struct p4_model_config cfg = { .sig = { 0x0f, 4, 1 } };
+	uint64_t v;
+
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ .stuck_escr = 0x3ca });
+	assert_int_equal(msr_bus_write(&m.bus, 0x3ca, 0x7e00000c), 0);
+	assert_int_equal(msr_bus_write(&m.bus, 0x3ca, 0x00000204), 0);
+	msr_bus_read(&m.bus, 0x3ca, &v);
+	assert_int_equal(v, 0x7e00020c);
+	assert_int_equal(msr_bus_write(&m.bus, 0x3cb, 0x0c), 0);	/* its neighbour is fine */
+	assert_int_equal(msr_bus_write(&m.bus, 0x3cb, 0), 0);
+	msr_bus_read(&m.bus, 0x3cb, &v);
+	assert_int_equal(v, 0);
+	p4_model_set_faults(&m, &(struct p4_model_faults){ 0 });
+	assert_int_equal(msr_bus_write(&m.bus, 0x3ca, 0), 0);
+	msr_bus_read(&m.bus, 0x3ca, &v);
+	assert_int_equal(v, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +400,13 @@ int main(void)
 		cmocka_unit_test(model_dead_counter_never_counts),
 		cmocka_unit_test(model_rdpmc_fault),
 		cmocka_unit_test(model_erratum_flip),
+		cmocka_unit_test(judge_cycles_bounds),
+		cmocka_unit_test(judge_uops_bound),
+		cmocka_unit_test(judge_wait_cell_bounds),
+		cmocka_unit_test(nth_load_follows_the_listing),
+		cmocka_unit_test(judge_pebs_ips_on_the_load),
+		cmocka_unit_test(judge_uncore_exact_and_bound),
+		cmocka_unit_test(model_stuck_escr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,8 +7,18 @@ Hyper-Threading and 0F_02 stepping 9, whose cascade-PMI erratum (SDM
 NBS: block must decode (tools/selftest-report) to the same totals, and the
 model's fault injection (--inject: a dead counter, overflows without OVF,
 lost counter writes, a wrong RDPMC, no LVT PC auto-mask, the erratum the
-other way round) must make exactly the matching checks fail, naming the
-counter. The PMU registers must read back as before, also after Ctrl-C.
+other way round, an ESCR whose bits stick) must make exactly the matching
+checks fail, naming the counter or the register. The PMU registers must
+read back as before, also after Ctrl-C.
+
+PEBS (prof/selftest_pebs.c): memwalk 4096 16 at ring 3 retires 256 + 2
+tagged loads (arch/x86/workloads.S), so period 5 gives 51 records, all at
+the movzbl, and 8 slots with the threshold one below the maximum give a PMI
+every 7 records: 7. The ia32 body (workloads32.S) also loads its stride and
+size arguments every iteration, and its buffer and pass count once: 1 + 3 x
+256 + 1 + 2 = 772 loads, 154 records, 22 PMIs. Uncore on `0F_04 l3`: memwalk 49152 minus 16384 at a
+128-byte stride walks 256 more sectors, each a cold L3 miss in the model:
+256 IBUSQ transactions and 2 x 256 EFSB DRDY clocks.
 """
 
 import os
@@ -18,6 +28,7 @@ import time
 
 import pytest
 
+import conftest
 from conftest import REPO
 
 BOOT = {"smp_ht": True, "cfg": "run = selftest --quick\n"}
@@ -76,7 +87,13 @@ def test_batch_run_from_nbprof_cfg(nb, tmp_path):
     assert "selftest: %s passed, 0 failed, %s skipped" % (m.group(1), m.group(3)) in report
 
 
-def test_0f04_ht_passes_everything(nb, tmp_path):
+def pebs_expected(firmware):
+    """(records, threshold PMIs) of the PEBS check in this kernel (see the top)."""
+    loads = 258 if conftest.kernel_bits(firmware) == 64 else 772
+    return loads // 5, loads // 5 // 7
+
+
+def test_0f04_ht_passes_everything(nb, tmp_path, firmware):
     backend(nb, "0F_04 ht")
     t0 = time.monotonic()
     out, (passed, failed, skipped) = selftest(nb)
@@ -95,7 +112,16 @@ def test_0f04_ht_passes_everything(nb, tmp_path):
     # the 43 ESCRs of model 4, each on every counter it drives (fact sheet 3.1)
     escrs = [rest for s, g, rest in res if g == "escrs" and s == "PASS"]
     assert len(escrs) == 43 and sum(len(counters_named(e)) for e in escrs) == 97, escrs
-    assert {g for s, g, rest in res if s == "SKIP"} == {"pebs", "uncore", "uops"}
+    assert {g for s, g, rest in res if s == "SKIP"} == {"uncore", "uops"}
+    assert re.search(r"^SKIP  uncore .*no uncore counters: reading 107CCH faults", out, re.M)
+    pebs = [(s, rest) for s, g, rest in res if g == "pebs"]
+    assert [s for s, rest in pebs] == ["PASS"] * 4, pebs
+    records, pmis = pebs_expected(firmware)
+    exact = "measured %d, expected %d" % (records, records)
+    assert pebs[0][1].startswith("counter 16 PEBS records") and exact in pebs[0][1], pebs
+    assert pebs[1][1].startswith("counter 16 PEBS record IPs") and exact in pebs[1][1], pebs
+    assert "measured %d, expected %d" % (pmis, pmis) in pebs[2][1], pebs
+    assert "measured 4, expected 4" in pebs[3][1]
     assert passed == len(res) - skipped
     report = decode(tmp_path, out)
     assert "selftest: %d passed, 0 failed, %d skipped" % (passed, skipped) in report
@@ -118,7 +144,7 @@ def test_0f02_stepping_9_finds_the_erratum(nb, tmp_path):
     assert len(line) == 1
     assert "measured 0 PMI(s), OVF 1: erratum, expected 0 PMIs, OVF 1: erratum" in line[0]
     assert "0F_02H stepping 9: erratum predicted" in line[0]
-    assert re.search(r"^SKIP  uncore .*no uncore counters", out, re.M), out
+    assert re.search(r"^SKIP  uncore .*this model has no uncore counters", out, re.M), out
     # models 0-2 have IQ_ESCR0/1 too: 45 ESCRs
     assert len([1 for s, g, rest in results(out) if g == "escrs" and s == "PASS"]) == 45
     assert re.search(r"^PASS  escrs +IQ_ESCR1 \(select 0\) -> counters 14 15 17:", out, re.M), out
@@ -144,7 +170,7 @@ def test_dead_counter_fails_and_is_named(nb, counter):
     assert failed == 0, failures(out)
 
 
-def test_dead_counter_16_fails_the_overflow_checks(nb):
+def test_dead_counter_16_fails_the_overflow_checks(nb, firmware):
     backend(nb, "0F_04 noht")
     out, (passed, failed, skipped) = selftest(nb, "--quick --inject dead=16")
     fails = failures(out)
@@ -153,7 +179,13 @@ def test_dead_counter_16_fails_the_overflow_checks(nb):
                  "counter 16 CCCR.OVF sticky", "counter 16 40-bit wrap",
                  "counter 16 FORCE_OVF", "counter 16 PMIs, PMI by vector F8H",
                  "counter 16 PMIs, PMI by NMI", "counter 16 64-bit count with reloads",
-                 "PMI from cascaded counter 16"):
+                 "PMI from cascaded counter 16",
+                 "counter 16 PEBS records, front_end_event tagged loads: measured 0, expected %d"
+                 % pebs_expected(firmware)[0],
+                 "counter 16 PEBS record IPs on the tagged load: measured 0, expected %d"
+                 % pebs_expected(firmware)[0],
+                 "counter 16 PEBS threshold PMIs, 8 slots: measured 0, expected %d"
+                 % pebs_expected(firmware)[1]):
         assert any(f.startswith(name) for f in fails), (name, fails)
 
 
@@ -216,6 +248,81 @@ def test_unpredicted_erratum_fails(nb, sig, found):
     assert re.search(r"measured \d+ PMI\(s\), OVF \d: %s," % found, fails[0]), fails
 
 
+def test_uncore_counts_on_the_l3_part(nb, tmp_path):
+    backend(nb, "0F_04 ht l3")
+    out, (passed, failed, skipped) = selftest(nb, "--quick --verbose")
+    assert failed == 0, failures(out)
+    unc = [(s, rest) for s, g, rest in results(out) if g == "uncore"]
+    assert [s for s, rest in unc] == ["PASS"] * 5, unc
+    assert "count bits written and read back: measured 7, expected 7" in unc[0][1]
+    assert "RDPMC 18-25 = RDMSR bits 31:0, EDX 0: measured 8, expected 8" in unc[1][1]
+    for (s, rest), (reg, spec, want) in zip(unc[2:], [("MSR_IFSB_BUSQ0 (107CCH)", "ibusq", 256),
+                                                      ("MSR_IFSB_BUSQ1 (107CDH)", "ibusq:fill=1", 256),
+                                                      ("MSR_EFSB_DRDY0 (107D0H)", "efsb:other", 512)]):
+        assert rest.startswith("%s %s, memwalk 49152 minus 16384: measured %d, expected %d"
+                               % (reg, spec, want, want)), rest
+        assert "(RD_3rdL_MISS 256)" in rest, rest
+    assert {g for s, g, rest in results(out) if s == "SKIP"} == {"uops"}
+    report = decode(tmp_path, out)
+    assert "\nuncore:\n  PASS  107CCH-107D3H count bits" in report, report
+    assert "\n  PASS  MSR_IFSB_BUSQ0 (107CCH) ibusq, memwalk 49152 minus 16384: measured 256" \
+        in report, report
+    # the uncore registers are part of the restore check, and read back as they were
+    assert re.search(r"^PASS  restore .*MISC_ENABLE, uncore read back", out, re.M), out
+    assert "107CCH = 0000000000000000H" in nb.cmd("msr read 107CCH")
+
+
+def test_pebs_skipped_where_unavailable(nb):
+    """Fact sheet 5.1: IA32_MISC_ENABLE bit 12 set: the PEBS check is a SKIP with that reason."""
+    backend(nb, "0F_04 ht nopebs")
+    out, (passed, failed, skipped) = selftest(nb, "--quick")
+    assert failed == 0, failures(out)
+    assert re.search(r"^SKIP  pebs +PEBS: PEBS is not available: IA32_MISC_ENABLE bit 12 "
+                     r"\(PEBS unavailable\) is set", out, re.M), out
+    assert not [rest for s, g, rest in results(out) if g == "pebs" and s != "SKIP"]
+    backend(nb, "0F_04 ht")
+
+
+def test_pebs_keeps_your_recording(nb):
+    """The PEBS check is a `record` run: it does not replace a recording the user made
+    (SKIP, with how to allow it) unless --replace; its own recordings it replaces."""
+    backend(nb, "0F_04 ht")
+    assert "error" not in nb.cmd("record -e instr_retired -c 50 loop 100", timeout=60)
+    mine = nb.cmd("script")
+    assert mine.count("\n") >= 5, mine
+    out, (passed, failed, skipped) = selftest(nb, "--quick")
+    assert failed == 0, failures(out)
+    assert re.search(r"^SKIP  pebs +PEBS: it would replace the last recording \(report, "
+                     r"script, dump\); selftest --replace checks PEBS anyway", out, re.M), out
+    assert nb.cmd("script") == mine
+    out, (passed, failed, skipped) = selftest(nb, "--quick --replace")
+    assert failed == 0, failures(out)
+    assert [s for s, g, rest in results(out) if g == "pebs"] == ["PASS"] * 4, out
+    assert nb.cmd("script") != mine
+    # the recording now held is selftest's own: the next run checks PEBS without --replace
+    out, _ = selftest(nb, "--quick")
+    assert [s for s, g, rest in results(out) if g == "pebs"] == ["PASS"] * 4, out
+
+
+def test_stuck_escr_fails_the_restore_check(nb, tmp_path):
+    """ALF_ESCR0 (3CAH) is used by the ESCR check alone: with its bits stuck at 1 everything
+    passes until the restore, which finds it changed and names it."""
+    backend(nb, "0F_04 ht")
+    out, (passed, failed, skipped) = selftest(nb, "--quick --inject stuck=0x3ca")
+    fails = failures(out)
+    assert failed == 1 and len(fails) == 1, fails
+    assert fails[0].startswith("PMU registers as before the selftest: measured 82, expected 83 "
+                               "(differ: MSR_ALF_ESCR0 (3CAH))"), fails
+    assert re.search(r"^PASS  escrs +ALF_ESCR0 \(select 1\)", out, re.M), out
+    assert "(differ: MSR_ALF_ESCR0 (3CAH))" in decode(tmp_path, out)
+    # the selftest's always-true setting stuck: event select 3FH, T0_OS, T0_USR
+    assert "3CAH = 000000007E00000CH" in nb.cmd("msr read 3CAH")
+    nb.cmd("msr write 3CAH 0")      # the fault ended with the selftest
+    assert "3CAH = 0000000000000000H" in nb.cmd("msr read 3CAH")
+    out, (passed, failed, skipped) = selftest(nb, "--quick")
+    assert failed == 0, failures(out)
+
+
 def test_registers_restored(nb):
     backend(nb, "0F_04 noht")
     assert "error" not in nb.cmd("msr write 0x3b8 0x0400060c")
@@ -230,10 +337,13 @@ def test_registers_restored(nb):
 
 
 def test_bad_arguments_change_nothing(nb):
+    backend(nb, "0F_04 noht")       # model 4: no IQ_ESCR0 (3BAH)
     for args, msg in [("--bogus", "unknown argument '--bogus'"),
                       ("--inject dead=18", "--inject dead=18"),
                       ("--inject rdpmc=99", "--inject rdpmc=99"),
-                      ("--inject hot=1", "expected unflagged=N, n15=N, dead=COUNTER")]:
+                      ("--inject hot=1", "expected unflagged=N, n15=N, dead=COUNTER"),
+                      ("--inject stuck=0x300", "--inject stuck=0x300: not an ESCR of this model"),
+                      ("--inject stuck=0x3ba", "--inject stuck=0x3ba: not an ESCR of this model")]:
         out = nb.cmd("selftest " + args)
         assert out.startswith("error: ") and msg in out and "\n" not in out, out
     assert "counters in use: none" in nb.cmd("pmu")

@@ -6,7 +6,10 @@
  *	selftestgen [-n N] [-s SEED] block|truth
  *
  * N results (default 40) with pseudo-random statuses, values and notes
- * (fixed seed), some holding '|' or a tab, which the block must clean.
+ * (fixed seed), some holding '|' or a tab, which the block must clean;
+ * with N >= 12 the last six are the later checks as the kernel's own
+ * judgements make them (PEBS, uncore, the T0_OS wait cell, the restore
+ * check naming a register), passing or failing by the seed.
  *   block  what a serial log of `selftest` holds: the human lines, the
  *          NBS: block and the summary line, with other text around it
  *   truth  one line per result: group, status, name, measured, expected,
@@ -51,6 +54,30 @@ static void make_result(struct selftest_result *r, unsigned i)
 		selftest_judge_exact(r, got, want);
 	if (next_rand() % 2)
 		snprintf(r->note, sizeof(r->note), "loop %u minus loop %u", 150 + i, 50);
+}
+
+/* The later checks, made by the kernel's judgements (prof/selftest_judge.c). */
+static void make_later(struct selftest_result *r)
+{
+	static const struct selftest_loads l = { 0, 1, 0, 2, { 0xc, 0x1e, 0x1f } };
+	uint64_t ip[51], bad = next_rand() % 2;
+
+	for (unsigned k = 0; k < 51; k++)
+		ip[k] = 0x1000 + (k == 20 && bad ? 0x10 : 0xc);
+	r[0] = (struct selftest_result){ .group = "pebs", .name = "counter 16 PEBS records" };
+	selftest_judge_exact(&r[0], 51 - bad, 51);
+	r[1] = (struct selftest_result){ .group = "pebs", .name = "counter 16 PEBS record IPs" };
+	selftest_judge_pebs_ips(&r[1], &l, 256, 1, 5, ip, 51, 51, 0x1000);
+	r[2] = (struct selftest_result){ .group = "uncore", .name = "MSR_IFSB_BUSQ0 (107CCH) ibusq" };
+	selftest_judge_uncore(&r[2], 256 - bad, 256, true, "model: 256 sectors x 1");
+	r[3] = (struct selftest_result){ .group = "uncore", .name = "MSR_EFSB_DRDY0 (107D0H)" };
+	selftest_judge_uncore(&r[3], 600, 256, false, "at least the L3 read misses, SDM 18.20");
+	r[4] = (struct selftest_result){ .group = "threads", .name = "counter 12 T0_OS only" };
+	selftest_judge_wait_cell(&r[4], bad ? 0 : 4000, 2500);
+	r[5] = (struct selftest_result){ .group = "restore", .name = "PMU registers as before" };
+	selftest_judge_exact(&r[5], 82 + !bad, 83);
+	snprintf(r[5].note, sizeof(r[5].note), "%s", bad ? "differ: MSR_ALF_ESCR0 (3CAH)" :
+		 "ESCRs, CCCRs, stopped counters, PEBS, DS area, MISC_ENABLE read back");
 }
 
 static void out_line(void *ctx, const char *line)
@@ -103,6 +130,8 @@ int main(int argc, char **argv)
 	}
 	for (unsigned k = 0; k < n; k++)
 		make_result(&res[k], k);
+	if (n >= 12)
+		make_later(&res[n - 6]);
 	if (!strcmp(argv[i], "block"))
 		print_block(n);
 	else if (!strcmp(argv[i], "truth"))

@@ -12,7 +12,8 @@ weights, period jitter, the progress line of long runs, per-LP workload
 names and prologue unwinding - about 7 KiB; the stepped feed of the
 memory-system model - the operand decoder, the caches and TLBs, the cost
 model - with the uncore counters under `stat` about 20 KiB; PEBS, tagging
-and the replay metrics about 17 KiB). The layout read
+and the replay metrics about 17 KiB; the PEBS and uncore checks of
+`selftest` and its naming of unrestored registers about 11 KiB). The layout read
 here is the PE/COFF one (Microsoft PE Format: MS-DOS stub with e_lfanew at
 3CH, "PE\\0\\0", COFF file header, PE32+ optional header with magic 20BH,
 40-byte section headers) and the ELF64 Rela entry (System V x86-64 ABI:

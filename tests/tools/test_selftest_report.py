@@ -73,6 +73,27 @@ def test_round_trip_every_check(gen, tmp_path, seed):
     assert "microcode 0000002E" in p.stdout
 
 
+@pytest.mark.parametrize("seed", [2, 5])
+def test_later_checks_decode(gen, tmp_path, seed):
+    """PEBS, uncore, the wait cell and the restore check as the kernel judges them."""
+    want = truth(gen, "-s", seed, "-n", 40)
+    later = want[-6:]
+    assert [r["group"] for r in later] == ["pebs", "pebs", "uncore", "uncore", "threads",
+                                           "restore"]
+    p = report(tmp_path, gen("-s", seed, "-n", 40, "block"), "--csv", "-")
+    got = rows_of(p.stdout[p.stdout.index("block,group"):])
+    assert got[-6:] == later
+    for r in later:
+        line = "  %s  %s: measured %s, expected %s" % (r["status"], r["name"], r["measured"],
+                                                       r["expected"])
+        assert line in p.stdout, (line, p.stdout)
+    failed = [r for r in later if r["status"] == "FAIL"]
+    if failed:      # this seed's variant: a skidded record, a lost register
+        assert "record 21 at +10H, the load is at +CH" in p.stdout
+        assert "(differ: MSR_ALF_ESCR0 (3CAH))" in p.stdout
+    assert "\nuncore:\n" in p.stdout and "\nrestore:\n" in p.stdout
+
+
 def test_decoder_detects_and_forwards(gen, tmp_path):
     block = gen("-s", 3, "block")
     auto = report(tmp_path, block, tool=DECODE)
