@@ -431,6 +431,22 @@ static void record_pebs_stop(struct record_state *r, struct record_result *res)
 		res->pebs_drains += ps->drains[lp];
 		res->pebs_full += ps->full[lp];
 	}
+	/*
+	 * A PEBS counter is reloaded from the DS counter reset by the assist,
+	 * not by the overflow path (fact sheet 5.2), so the count read at the
+	 * stop is only what came after the last reload: each record stands for
+	 * one period before it. Records a full buffer lost are not known, so
+	 * then the total is a lower bound.
+	 */
+	for (unsigned i = 0; i < r->cfg.plan.n; i++) {
+		const struct p4_request *q = &r->cfg.plan.req[i];
+		unsigned lp = q->lp == P4_LP1 ? 1 : 0;
+
+		if (q->role != P4_ROLE_PEBS)
+			continue;
+		res->counted[i] += ps->records[lp] * q->spec.period;
+		res->counted_low[i] = ps->full[lp] != 0;
+	}
 }
 
 /* ---- workload hooks: perf's, plus step timing for the PMI cost ---------------- */

@@ -64,6 +64,7 @@ struct record_result {
 	uint64_t lp_throttled[2];		/* ... by each job's LP */
 	uint64_t period[P4_MAX_REQUESTS];	/* periods at the end (raised by throttling) */
 	uint64_t counted[P4_MAX_REQUESTS];	/* each event's 64-bit count over the run */
+	bool counted_low[P4_MAX_REQUESTS];	/* the count is a lower bound (PEBS records lost) */
 	bool polling;
 	struct perf_pmi_stats pmi;		/* this run's share of perf_info()->pmi */
 	uint64_t tsc_cycles;			/* workload duration */

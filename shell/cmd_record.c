@@ -648,12 +648,12 @@ static void rec_print_events(struct shell *sh)
 		shell_printf(sh, "  #%u %s counter %u (%s)", i, spec, slot->counter,
 			     p4_counters[slot->counter].name);
 		if (rc.tagger[i] && plan->req[i].spec.event == P4_EV_UOP_TYPE)
-			shell_puts(sh, ": front-end tagging (tags loads and stores, never counts)\n");
+			shell_puts(sh, ": front-end tagging (tags loads and stores, never counts)");
 		else if (rc.tagger[i])
 			shell_printf(sh, ": execution tagging (tag value %XH), no samples",
 				     plan->req[i].spec.tag_value);
 		else if (!rc.cfg.sampler[i])
-			shell_printf(sh, ": cascade starter after %llu events, no samples\n",
+			shell_printf(sh, ": cascade starter after %llu events, no samples",
 				     (unsigned long long)plan->req[i].spec.period);
 		else
 			shell_printf(sh, ": period %llu%s%s", (unsigned long long)rc.res.period[i],
@@ -753,7 +753,8 @@ static void rec_print_counted(struct shell *sh)
 			in[s.event] += sample_weight(run, &s);
 	for (unsigned i = 0; i < rc.cfg.plan.n; i++)
 		if (rc.cfg.sampler[i])
-			shell_printf(sh, "events: #%u %llu counted, %llu in its samples\n", i,
+			shell_printf(sh, "events: #%u %s%llu counted, %llu in its samples\n", i,
+				     rc.res.counted_low[i] ? "at least " : "",
 				     (unsigned long long)rc.res.counted[i], (unsigned long long)in[i]);
 }
 
