@@ -279,7 +279,7 @@ static bool model_live(enum p4_event ev);
 /*
  * Does a step need prof/tagfeed.c? Only while PEBS is enabled, the front
  * end tags loads or stores (uop_type on a RAT ESCR), an ESCR marks µops
- * for execution tagging, or a FIRM event (x87/SIMD classes) is counted:
+ * for execution tagging, or a FIRM event (x87/SIMD classes and moves) is counted:
  * otherwise the tagging feed would decode every instruction for nothing.
  */
 static void model_tag_live_update(void)
@@ -287,6 +287,7 @@ static void model_tag_live_update(void)
 	static const enum p4_event firm[] = {
 		P4_EV_X87_FP_UOP, P4_EV_64BIT_MMX_UOP, P4_EV_128BIT_MMX_UOP, P4_EV_PACKED_SP_UOP,
 		P4_EV_PACKED_DP_UOP, P4_EV_SCALAR_SP_UOP, P4_EV_SCALAR_DP_UOP,
+		P4_EV_X87_SIMD_MOVES_UOP,
 	};
 	bool live = model.pebs_enable != 0 || model_uop_tags(P4_UOP_TYPE_TAGLOADS) ||
 		    model_uop_tags(P4_UOP_TYPE_TAGSTORES) || model_live(P4_EV_EXECUTION_EVENT) ||

@@ -10,7 +10,8 @@
  * counts as one load and one store), from the operands the step engine
  * already decoded (step_info.mem; only their kinds are used here).
  * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h) is
- * one µop of the matching upstream event (fact sheet 5.7).
+ * one µop of the matching upstream event (fact sheet 5.7); an x87/SIMD data
+ * move is one x87_SIMD_moves_uop µop, ALLP2 for a load, ALLP0 otherwise.
  */
 #include "arch/x86/insn.h"
 #include "arch/x86/insn_simd.h"
@@ -65,9 +66,20 @@ static enum p4_event tagfeed_exec_event(const struct step_info *s)
 				  TAGFEED_MODE64)];
 }
 
+/* x87_SIMD_moves_uop's mask bit for an instruction's data move (insn_simd_move), or 0. */
+static uint16_t tagfeed_move_mask(const struct step_info *s)
+{
+	switch (insn_simd_move((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX, TAGFEED_MODE64)) {
+	case INSN_SIMD_MOVE_LOAD:	return P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP2);
+	case INSN_SIMD_MOVE_STORE:	return P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP0);
+	default:			return 0;
+	}
+}
+
 uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
 {
 	enum p4_event exec;
+	uint16_t move;
 	struct p4_pebs_record r = { { 0 } };
 	unsigned loads, stores;
 	int tagged = 0;
@@ -81,6 +93,8 @@ uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struc
 		tagged = p4_model_retire_mem(m, s->lp, s->cpl, loads, stores);
 	if ((exec = tagfeed_exec_event(s)) != P4_NEVENT)
 		p4_model_retire_exec(m, s->lp, s->cpl, exec, 1);
+	else if ((move = tagfeed_move_mask(s)) != 0)
+		p4_model_retire_exec_mask(m, s->lp, s->cpl, P4_EV_X87_SIMD_MOVES_UOP, move, 1);
 	/* fact sheet 5.6: instr_retired NBOGUSTAG counts front-end tagged instructions */
 	return P4_EVMASK(tagged > 0 ? P4_INSTR_RETIRED_NBOGUSTAG : P4_INSTR_RETIRED_NBOGUSNTAG);
 }

@@ -7,8 +7,8 @@
  * opcode, ModRM). Only arithmetic counts, as the events' descriptions say: x87
  * loads, stores, register moves and control (FLD, FST, FXCH, FLDCW, ...)
  * are not x87_FP_uop (SDM note 2 of x87_FP_uop), and SIMD moves (MOVAPS,
- * MOVD, MOVQ, ...) belong to x87_SIMD_moves_uop, which is not classified
- * here. Each instruction counts as one µop of its class (a model
+ * MOVD, MOVQ, ...) belong to x87_SIMD_moves_uop: insn_simd_move() sorts
+ * those. Each instruction counts as one µop of its class (a model
  * choice: the events count µops, and the decoder does not know how many
  * a NetBurst part makes of it).
  */
@@ -36,5 +36,27 @@ enum insn_simd {
  * 32-bit code they are INC/DEC).
  */
 enum insn_simd insn_simd_class(const uint8_t *bytes, size_t n, bool mode64);
+
+/*
+ * x87_SIMD_moves_uop (fact sheet 4.2: ALLP2 "x87/SIMD load µops", ALLP0
+ * "x87/SIMD store/move µops"; SDM Table 19-32 pairs both bits as
+ * X87_SIMD_memory_moves_retired). Which instructions are such moves is not
+ * listed anywhere seen (UNVERIFIED); the model takes the x87 and SIMD data
+ * moves of the SDM Vol. 2 opcode maps:
+ *   load: FLD/FILD/FBLD from memory; MOVUPS/MOVSS/MOVUPD/MOVSD, MOVLPS/
+ *         MOVHPS/MOVLPD/MOVHPD, MOVAPS/MOVAPD, MOVD, MOVQ, MOVDQA/MOVDQU
+ *         with a memory source;
+ *   move: FST/FSTP/FIST/FISTP/FBSTP to memory, FLD ST(i), FST/FSTP ST(i);
+ *         the SIMD moves above with a memory destination (and MOVNTPS,
+ *         MOVNTQ, MOVNTDQ, MOVQ xmm store 66 0F D6) or between registers.
+ * Control and state (FNINIT, FLDCW, LDMXCSR, FXSAVE, EMMS ...) is neither.
+ */
+enum insn_simd_move {
+	INSN_SIMD_MOVE_NONE,
+	INSN_SIMD_MOVE_LOAD,	/* ALLP2 */
+	INSN_SIMD_MOVE_STORE,	/* ALLP0: a store, or a register-to-register move */
+};
+
+enum insn_simd_move insn_simd_move(const uint8_t *bytes, size_t n, bool mode64);
 
 #endif

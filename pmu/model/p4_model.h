@@ -185,6 +185,13 @@ int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned 
 int p4_model_retire_exec(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
 			 unsigned uops);
 
+/*
+ * The same for µops of only some of ev's mask bits (x87_SIMD_moves_uop:
+ * ALLP2 loads, ALLP0 stores and moves); -1 also for no or undefined bits.
+ */
+int p4_model_retire_exec_mask(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
+			      uint16_t mask, unsigned uops);
+
 /* Close the current cycle and run `cycles` - 1 more cycles without events. */
 void p4_model_tick(struct p4_model *m, uint64_t cycles);
 

@@ -177,12 +177,13 @@ int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned 
 /* ---- execution tagging (fact sheet 5.7) ----------------------------------- */
 
 /*
- * The tag bits the FIRM ESCRs put on one µop of upstream event `ev` of LP
- * lp at CPL cpl: an ESCR holding ev's event select and mask (ALL) with Tag
- * enable (bit 4) and the LP's T-bit for that CPL contributes its tag value
- * (bits 8:5).
+ * The tag bits the FIRM ESCRs put on one µop of upstream event `ev` with
+ * mask bits `mask` of LP lp at CPL cpl: an ESCR holding ev's event select
+ * and one of those mask bits with Tag enable (bit 4) and the LP's T-bit for
+ * that CPL contributes its tag value (bits 8:5).
  */
-static unsigned exec_tags(const struct p4_model *m, enum p4_event ev, unsigned lp, unsigned cpl)
+static unsigned exec_tags(const struct p4_model *m, enum p4_event ev, uint16_t mask, unsigned lp,
+			  unsigned cpl)
 {
 	const struct p4_event_desc *d = &p4_events[ev];
 	unsigned tags = 0;
@@ -195,7 +196,7 @@ static unsigned exec_tags(const struct p4_model *m, enum p4_event ev, unsigned l
 			continue;
 		v = m->escr[e];
 		if (field_get(ESCR_EVENT_SELECT, v) == d->event_select && (v & ESCR_TAG_ENABLE) &&
-		    (field_get(ESCR_EVENT_MASK, v) & d->default_mask) &&
+		    (field_get(ESCR_EVENT_MASK, v) & mask) &&
 		    (v & escr_thread_bit(lp, cpl)))
 			tags |= (unsigned)field_get(ESCR_TAG_VALUE, v);
 	}
@@ -205,19 +206,26 @@ static unsigned exec_tags(const struct p4_model *m, enum p4_event ev, unsigned l
 int p4_model_retire_exec(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
 			 unsigned uops)
 {
-	const struct p4_event_desc *d;
+	if (ev >= P4_NEVENT)
+		return -1;
+	return p4_model_retire_exec_mask(m, lp, cpl, ev, p4_events[ev].default_mask, uops);
+}
+
+int p4_model_retire_exec_mask(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
+			      uint16_t mask, unsigned uops)
+{
 	unsigned tags;
 	int r;
 
 	if (lp >= p4_model_nlp(m) || cpl > 3 || ev >= P4_NEVENT ||
-	    !(p4_events[ev].flags & P4_EVF_UPSTREAM_TAG))
+	    !(p4_events[ev].flags & P4_EVF_UPSTREAM_TAG) ||
+	    !mask || (mask & ~p4_event_valid_mask(ev)))
 		return -1;
 	if (uops == 0)
 		return 0;
-	d = &p4_events[ev];
-	/* The upstream event counts its µops where a counter reads it (mask: all its bits). */
-	r = p4_model_event(m, lp, cpl, ev, d->default_mask, uops);
-	tags = exec_tags(m, ev, lp, cpl);
+	/* The upstream event counts its µops where a counter reads one of their mask bits. */
+	r = p4_model_event(m, lp, cpl, ev, mask, uops);
+	tags = exec_tags(m, ev, mask, lp, cpl);
 	if (r == 0 && tags)	/* NBOGUSn = mask bit n <-> tag bit n (fact sheet 5.7) */
 		r = p4_model_event(m, lp, cpl, P4_EV_EXECUTION_EVENT, (uint16_t)tags, uops);
 	return r;

@@ -390,6 +390,55 @@ static void execution_tagging(void **state)
 	assert_int_equal(p4_model_retire_exec(&m, 0, 0, P4_EV_INSTR_RETIRED, 1), -1);
 }
 
+/*
+ * x87_SIMD_moves_uop (fact sheet 4.2): ALLP2 counts load µops, ALLP0 store
+ * and move µops, each only on an ESCR holding its bit; with Tag enable an
+ * ESCR tags only the µops of the bits it holds (execution_event NBOGUS2).
+ * The event is TI (SDM Table 19-34): with T0_OS and T0_USR set it counts
+ * LP1's µops too ("irrespective of CPL, T0, T1", Table 18-67), while the
+ * tagging follows the tagging LP's own T-bit.
+ */
+static void simd_moves_by_mask_bit(void **state)
+{
+	static const char *const specs[] = { "x87_SIMD_moves_uop:ALLP2:TAG2",
+					     "execution_event:NBOGUS2", "x87_SIMD_moves_uop:ALLP0" };
+	static struct p4_model m;
+	struct p4_caps caps;
+	struct p4_alloc_ctx ctx = { &caps, true, P4_SPLIT_GLOBAL };
+	struct p4_request r[3];
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+	uint64_t want[3] = { 4, 4, 5 + 7 };
+	const uint16_t allp0 = P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP0);
+	const uint16_t allp2 = P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP2);
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	model_new(&m, false);
+	caps = m.caps;
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(p4_spec_parse(specs[i], NULL, &r[i].spec, &serr), 0);
+	if (p4_alloc_plan(&ctx, r, 3, &plan, &err))
+		fail_msg("%s", err.msg);
+	p4_apply(&m.bus, &plan, &res);
+	assert_int_equal(res.faults + res.mismatches, 0);
+	assert_int_equal(p4_model_retire_exec_mask(&m, 0, 3, P4_EV_X87_SIMD_MOVES_UOP, allp2, 4), 0);
+	assert_int_equal(p4_model_retire_exec_mask(&m, 1, 3, P4_EV_X87_SIMD_MOVES_UOP, allp0, 7), 0);
+	assert_int_equal(p4_model_retire_exec_mask(&m, 0, 3, P4_EV_X87_SIMD_MOVES_UOP, allp0, 5), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t got = (m.counter[plan.slot[i].counter] - plan.slot[i].preset) &
+			       P4_COUNTER_MASK;
+
+		if (got != want[i])
+			fail_msg("%s: %llu, want %llu", specs[i], (unsigned long long)got,
+				 (unsigned long long)want[i]);
+	}
+	assert_int_equal(p4_model_retire_exec_mask(&m, 0, 3, P4_EV_X87_SIMD_MOVES_UOP, 0, 1), -1);
+	assert_int_equal(p4_model_retire_exec_mask(&m, 0, 3, P4_EV_X87_SIMD_MOVES_UOP, 1, 1), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +449,7 @@ int main(void)
 		cmocka_unit_test(ordinary_overflows_stay_ordinary),
 		cmocka_unit_test(tagged_loads_only),
 		cmocka_unit_test(execution_tagging),
+		cmocka_unit_test(simd_moves_by_mask_bit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,7 @@ def insn_class(mnemonic, operands):
     return None
 
 
-def fpmix(firmware):
+def fpmix_listing(firmware, classify):
     """wl_fpmix from objdump: (loop body, code outside it), each a list of (offset, class)."""
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", qemu.kernel_elf(firmware)],
                          check=True, capture_output=True, text=True).stdout
@@ -60,7 +60,7 @@ def fpmix(firmware):
         off = int(addr, 16) - start
         if words[0] in ("jne", "jnz"):
             target, jnz = int(words[1].split()[0], 16) - start, off
-        insns.append((off, insn_class(words[0], words[1] if len(words) > 1 else "")))
+        insns.append((off, classify(words[0], words[1] if len(words) > 1 else "")))
     body = [i for i in insns if target <= i[0] <= jnz]
     return body, [i for i in insns if not target <= i[0] <= jnz]
 
@@ -75,7 +75,7 @@ def per_class(insns):
 
 @pytest.fixture(scope="module")
 def mix(firmware):
-    body, rest = fpmix(firmware)
+    body, rest = fpmix_listing(firmware, insn_class)
     per_it = per_class(body)
     # the documented mix (prof/workload.c's help text) is what the listing holds
     assert per_it == {"x87": 1, "mmx64": 2, "mmx128": 3, "psp": 4, "pdp": 5, "ssp": 6, "sdp": 7}
@@ -162,6 +162,63 @@ def test_pebs_records_are_the_tagged_instructions(nb, mix, ring, cls, bit, perio
     assert re.search(r"^samples: %d stored" % (len(tagged) // period), out, re.M), out
     want = [tagged[k * period - 1] for k in range(1, len(tagged) // period + 1)]
     assert pebs_offsets(nb) == want
+
+
+# ---- x87_SIMD_moves_uop: ALLP2 load µops, ALLP0 store and move µops --------------------
+#
+# Fact sheet 4.2 names the two bits; which instructions are such moves is the model's
+# reading (arch/x86/insn_simd.h, UNVERIFIED): here, independently, by the SDM's mnemonics:
+# FLD/FILD/FBLD and MOV* with a memory source load; FST/FIST/FBSTP, FLD ST(i) and MOV*
+# to memory or between registers are stores/moves.
+
+X87_LOADS = ("fld", "fild", "fbld")
+X87_STORES = ("fst", "fist", "fbstp")
+X87_CONTROL = ("fldcw", "fldenv", "fld1", "fldz", "fldl2", "fldlg", "fldln", "fldpi", "fstcw",
+               "fstenv", "fstsw")
+
+
+def move_class(mnemonic, operands):
+    """"load", "store" (or move), or None for one instruction of the listing."""
+    src = operands.split(",")[0]
+    if mnemonic.startswith(X87_CONTROL):
+        return None
+    if mnemonic.startswith(X87_LOADS):
+        return "load" if "(" in src else "store"
+    if mnemonic.startswith(X87_STORES):
+        return "store"
+    if mnemonic.startswith("mov") and ("%xmm" in operands or "%mm" in operands):
+        return "load" if "(" in src else "store"
+    return None
+
+
+@pytest.fixture(scope="module")
+def moves(firmware):
+    body, rest = fpmix_listing(firmware, move_class)
+    per_it = [c for _, c in body if c]
+    # the documented moves: two FILD loads and two FSTP ST(0) an iteration
+    assert sorted(per_it) == ["load", "load", "store", "store"], body
+    return body, rest
+
+
+@pytest.mark.parametrize("ring", [0, 3])
+def test_x87_simd_moves_count_by_mask_bit(nb, moves, ring):
+    body, rest = moves
+    n = 11
+    for bit, kind in (("ALLP2", "load"), ("ALLP0", "store")):
+        want = n * sum(1 for _, c in body if c == kind) + sum(1 for _, c in rest if c == kind)
+        out = cmd_ok(nb, "stat --ring %d -e x87_SIMD_moves_uop:%s fpmix %d" % (ring, bit, n))
+        assert count(out, "x87_SIMD_moves_uop:%s" % bit) == want, out
+
+
+def test_pebs_on_tagged_simd_loads(nb, moves):
+    """Only the load µops are tagged (the ESCR holds ALLP2): records at the two FILDs in turn."""
+    body = moves[0]
+    n, period = 10, 3
+    tagged = [off for off, c in body if c == "load"] * n
+    out = cmd_ok(nb, "record --throttle 100 -e execution_event:NBOGUS0:pebs "
+                 "-e x87_SIMD_moves_uop:ALLP2:TAG0 -c %d fpmix %d" % (period, n), timeout=180)
+    assert int(PEBS.search(out).group(1)) == len(tagged) // period
+    assert pebs_offsets(nb) == [tagged[k * period - 1] for k in range(1, len(tagged) // period + 1)]
 
 
 def test_record_refuses_execution_event_without_its_tag(nb):
