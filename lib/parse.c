@@ -51,7 +51,7 @@ int parse_tokenize(char *buf, char **argv, int max, const char **err)
 	return argc;
 }
 
-static int parse_digit(char c)
+int parse_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -99,7 +99,7 @@ bool parse_u64(const char *s, uint64_t max, uint64_t *out, const char **err)
 		return false;
 	}
 	for (size_t i = 0; i < len; i++) {
-		int d = parse_digit(s[i]);
+		int d = parse_hex_digit(s[i]);
 
 		if (d < 0 || (unsigned)d >= base) {
 			*err = base == 10 && d >= 0 ? "not a number (hex needs 0x or an H suffix)"

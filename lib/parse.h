@@ -30,6 +30,9 @@ bool parse_u64(const char *s, uint64_t max, uint64_t *out, const char **err);
 bool parse_u32(const char *s, uint32_t *out, const char **err);
 
 /* String functions the shell needs (no libc on the kernel side). */
+/* The value of hex digit c (0-9, a-f, A-F), or -1. */
+int parse_hex_digit(char c);
+
 size_t parse_strlen(const char *s);
 bool parse_streq(const char *a, const char *b);
 

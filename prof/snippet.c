@@ -8,6 +8,7 @@
  * FF /1 with [esp] (ModRM 0C, SIB 24), ADD r/m32, imm8 83 /0 ib.
  */
 #include "arch/x86/insn.h"
+#include "lib/parse.h"
 #include "lib/printf.h"
 #include "prof/snippet.h"
 
@@ -41,17 +42,6 @@ static const struct snippet_frame snippet_frames[2] = {
 };
 #define SNIPPET_JNZ_LEN		6	/* 0F 85 rel32 */
 
-static int snippet_hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int snippet_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *err,
 		      size_t errlen)
 {
@@ -60,7 +50,7 @@ int snippet_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *
 	while (s[len])
 		len++;
 	for (size_t i = 0; i < len; i++)
-		if (snippet_hex_digit(s[i]) < 0) {
+		if (parse_hex_digit(s[i]) < 0) {
 			ksnprintf(err, errlen, "'%c' at position %u is not a hex digit", s[i],
 				  (unsigned)i + 1);
 			return -1;
@@ -75,7 +65,7 @@ int snippet_parse_hex(const char *s, uint8_t *out, size_t max, size_t *n, char *
 		return -1;
 	}
 	for (size_t i = 0; i < len; i += 2)
-		out[i / 2] = (uint8_t)(snippet_hex_digit(s[i]) << 4 | snippet_hex_digit(s[i + 1]));
+		out[i / 2] = (uint8_t)(parse_hex_digit(s[i]) << 4 | parse_hex_digit(s[i + 1]));
 	*n = len / 2;
 	return 0;
 }

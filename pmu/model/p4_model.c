@@ -211,14 +211,6 @@ static enum p4_escr counter_escr(const struct p4_model *m, enum p4_counter n)
 	return e;
 }
 
-/* ESCR T0/T1 OS/USR bit for LP lp at CPL cpl (Table 18-66). */
-static uint64_t thread_bit(unsigned lp, unsigned cpl)
-{
-	if (lp == 0)
-		return cpl == 0 ? ESCR_T0_OS : ESCR_T0_USR;
-	return cpl == 0 ? ESCR_T1_OS : ESCR_T1_USR;
-}
-
 /* Does ESCR e hold a thread-independent event (Table 18-67 applies)? */
 static bool escr_ti(const struct p4_model *m, enum p4_escr e)
 {
@@ -251,7 +243,7 @@ static bool escr_matches(const struct p4_model *m, enum p4_escr e, const struct 
 		return false;
 	if (!(field_get(ESCR_EVENT_MASK, v) & ev->mask))
 		return false;
-	if (v & thread_bit(ev->lp, ev->cpl))
+	if (v & p4_model_thread_bit(ev->lp, ev->cpl))
 		return true;	/* TS by Table 18-66; TI too, the causing LP is at a named CPL */
 	return escr_ti(m, e) && ti_qualified(m, e, ev->lp, ev->cpl);
 }
@@ -266,7 +258,7 @@ static bool cycle_qualified(const struct p4_model *m, enum p4_counter n)
 	if (escr_ti(m, e))
 		return ti_qualified(m, e, P4_MODEL_NO_LP, 0);
 	for (unsigned lp = 0; lp < p4_model_nlp(m); lp++)
-		if (m->escr[e] & thread_bit(lp, m->cpl[lp]))
+		if (m->escr[e] & p4_model_thread_bit(lp, m->cpl[lp]))
 			return true;
 	return false;
 }

@@ -6,6 +6,7 @@
 #define NBPROF_PMU_MODEL_P4_MODEL_INTERNAL_H
 
 #include "pmu/model/p4_model.h"
+#include "pmu/p4_regs.h"
 
 /* Logical processors of the configured core: 2 with HT, else 1. */
 unsigned p4_model_nlp(const struct p4_model *m);
@@ -25,6 +26,14 @@ void p4_model_cccr_written(struct p4_model *m, enum p4_counter n);
  * overflow is then not an ordinary one). p4_model_pebs.c.
  */
 bool p4_model_pebs_assist(struct p4_model *m, enum p4_counter n);
+
+/* The ESCR T0/T1 OS/USR bit that selects LP lp at CPL cpl (Table 18-66). */
+static inline uint64_t p4_model_thread_bit(unsigned lp, unsigned cpl)
+{
+	if (lp == 0)
+		return cpl == 0 ? ESCR_T0_OS : ESCR_T0_USR;
+	return cpl == 0 ? ESCR_T1_OS : ESCR_T1_USR;
+}
 
 /* Rebuild all routing state from the registers (after reset). */
 void p4_model_route_all(struct p4_model *m);

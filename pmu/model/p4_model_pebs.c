@@ -126,11 +126,20 @@ int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs
 
 /* ---- front-end tagging (fact sheet 5.6) ---------------------------------- */
 
-static uint64_t escr_thread_bit(unsigned lp, unsigned cpl)
+/*
+ * ESCR `side` of upstream event d as LP lp at CPL cpl sees it: its value in
+ * *v when it exists, holds d's event select and the LP's T-bit for that CPL.
+ */
+static bool upstream_escr(const struct p4_model *m, const struct p4_event_desc *d, unsigned side,
+			  unsigned lp, unsigned cpl, uint64_t *v)
 {
-	if (lp == 0)
-		return cpl == 0 ? ESCR_T0_OS : ESCR_T0_USR;
-	return cpl == 0 ? ESCR_T1_OS : ESCR_T1_USR;
+	enum p4_escr e = d->escrs[side];
+
+	if (e == P4_ESCR_NONE || !p4_model_escr_exists(m, e))
+		return false;
+	*v = m->escr[e];
+	return field_get(ESCR_EVENT_SELECT, *v) == d->event_select &&
+	       (*v & p4_model_thread_bit(lp, cpl));
 }
 
 /* The uop_type TAGLOADS / TAGSTORES mask bits in force for LP lp at CPL cpl. */
@@ -140,14 +149,9 @@ static uint16_t front_end_tags(const struct p4_model *m, unsigned lp, unsigned c
 	uint16_t tags = 0;
 
 	for (unsigned side = 0; side < 2; side++) {
-		enum p4_escr e = d->escrs[side];
 		uint64_t v;
 
-		if (e == P4_ESCR_NONE || !p4_model_escr_exists(m, e))
-			continue;
-		v = m->escr[e];
-		if (field_get(ESCR_EVENT_SELECT, v) == d->event_select &&
-		    (v & escr_thread_bit(lp, cpl)))
+		if (upstream_escr(m, d, side, lp, cpl, &v))
 			tags |= (uint16_t)field_get(ESCR_EVENT_MASK, v);
 	}
 	return tags;
@@ -189,15 +193,10 @@ static unsigned exec_tags(const struct p4_model *m, enum p4_event ev, uint16_t m
 	unsigned tags = 0;
 
 	for (unsigned side = 0; side < 2; side++) {
-		enum p4_escr e = d->escrs[side];
 		uint64_t v;
 
-		if (e == P4_ESCR_NONE || !p4_model_escr_exists(m, e))
-			continue;
-		v = m->escr[e];
-		if (field_get(ESCR_EVENT_SELECT, v) == d->event_select && (v & ESCR_TAG_ENABLE) &&
-		    (field_get(ESCR_EVENT_MASK, v) & mask) &&
-		    (v & escr_thread_bit(lp, cpl)))
+		if (upstream_escr(m, d, side, lp, cpl, &v) && (v & ESCR_TAG_ENABLE) &&
+		    (field_get(ESCR_EVENT_MASK, v) & mask))
 			tags |= (unsigned)field_get(ESCR_TAG_VALUE, v);
 	}
 	return tags;
