@@ -259,9 +259,12 @@ def test_uncore_counts_on_the_l3_part(nb, tmp_path):
     for (s, rest), (reg, spec, want) in zip(unc[2:], [("MSR_IFSB_BUSQ0 (107CCH)", "ibusq", 256),
                                                       ("MSR_IFSB_BUSQ1 (107CDH)", "ibusq:fill=1", 256),
                                                       ("MSR_EFSB_DRDY0 (107D0H)", "efsb:other", 512)]):
-        assert rest.startswith("%s %s, memwalk 49152 minus 16384: measured %d, expected %d"
-                               % (reg, spec, want, want)), rest
-        assert "(RD_3rdL_MISS 256)" in rest, rest
+        # (49152 - 16384) / 128 = 256 sectors, each a cold L3 miss in the model: one IBUSQ
+        # transaction and two DRDY bus clocks (prof/memfeed.c); the check's bound is the
+        # core's own count of those misses, the same on hardware
+        assert rest.startswith("%s %s, memwalk 49152 minus 16384: measured %d, expected >= 256"
+                               % (reg, spec, want)), rest
+        assert "(BSQ_cache_reference:RD_3rdL_MISS 256), SDM 18.20" in rest, rest
     assert {g for s, g, rest in results(out) if s == "SKIP"} == {"uops"}
     report = decode(tmp_path, out)
     assert "\nuncore:\n  PASS  107CCH-107D3H count bits" in report, report

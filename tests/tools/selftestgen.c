@@ -69,9 +69,9 @@ static void make_later(struct selftest_result *r)
 	r[1] = (struct selftest_result){ .group = "pebs", .name = "counter 16 PEBS record IPs" };
 	selftest_judge_pebs_ips(&r[1], &l, 256, 1, 5, ip, 51, 51, 0x1000);
 	r[2] = (struct selftest_result){ .group = "uncore", .name = "MSR_IFSB_BUSQ0 (107CCH) ibusq" };
-	selftest_judge_uncore(&r[2], 256 - bad, 256, true, "model: 256 sectors x 1");
+	selftest_judge_uncore(&r[2], 256 - bad, 256);
 	r[3] = (struct selftest_result){ .group = "uncore", .name = "MSR_EFSB_DRDY0 (107D0H)" };
-	selftest_judge_uncore(&r[3], 600, 256, false, "at least the L3 read misses, SDM 18.20");
+	selftest_judge_uncore(&r[3], 600, 256);
 	r[4] = (struct selftest_result){ .group = "threads", .name = "counter 12 T0_OS only" };
 	selftest_judge_wait_cell(&r[4], bad ? 0 : 4000, 2500);
 	r[5] = (struct selftest_result){ .group = "restore", .name = "PMU registers as before" };
