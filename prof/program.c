@@ -132,29 +132,81 @@ static int elf_check_relocs(const struct elf *e, const struct program_layout *l,
 	return 0;
 }
 
+/* Program header i's fields, whatever the file's class. */
+struct elf_seg {
+	uint64_t type, flags, off, va, fsz, msz;
+};
+
+static void elf_seg(const struct elf *e, unsigned i, struct elf_seg *s)
+{
+	const uint8_t *ph = elf_ph(e, i);
+
+	*s = (struct elf_seg){ .type = rd(ph, 4), .flags = rd(ph + 4, 4), .off = rd(ph + 8, 8),
+			       .va = rd(ph + 16, 8), .fsz = rd(ph + 32, 8), .msz = rd(ph + 40, 8) };
+}
+
+/*
+ * Every PT_LOAD is checked, empty or not: its file bytes inside the file and
+ * no more of them than its memory size, its addresses not wrapping. An
+ * empty one (p_memsz 0, p_filesz 0) holds nothing and is then ignored.
+ */
+static int elf_check_load(const struct elf *e, const struct elf_seg *s, char *err, size_t errlen)
+{
+	if (!in_file(e->len, s->off, s->fsz))
+		return fail(err, errlen, "a PT_LOAD segment lies outside the file");
+	if (s->fsz > s->msz)
+		return fail(err, errlen, "a PT_LOAD segment holds more file bytes than memory "
+			    "(p_filesz > p_memsz)");
+	if (s->va + s->msz < s->va)
+		return fail(err, errlen, "a PT_LOAD segment's addresses wrap around");
+	return 0;
+}
+
+/* No two non-empty PT_LOADs share an address: a later one would overwrite an earlier one. */
+static int elf_check_overlap(const struct elf *e, unsigned i, const struct elf_seg *s, char *err,
+			     size_t errlen)
+{
+	for (unsigned j = 0; j < i; j++) {
+		struct elf_seg t;
+
+		elf_seg(e, j, &t);
+		if (t.type == PT_LOAD && t.msz && s->va < t.va + t.msz && t.va < s->va + s->msz)
+			return fail(err, errlen, "two PT_LOAD segments overlap");
+	}
+	return 0;
+}
+
 static int elf_check_segments(const struct elf *e, struct program_layout *l, char *err,
 			      size_t errlen)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, xlo = UINT64_MAX, xhi = 0;
+	unsigned loads = 0;
 
 	for (unsigned i = 0; i < e->phnum; i++) {
-		const uint8_t *ph = elf_ph(e, i);
-		uint64_t type = rd(ph, 4), off = rd(ph + 8, 8), va = rd(ph + 16, 8);
-		uint64_t fsz = rd(ph + 32, 8), msz = rd(ph + 40, 8);
+		struct elf_seg s;
 
-		if (type == PT_INTERP)
+		elf_seg(e, i, &s);
+		if (s.type == PT_INTERP)
 			return fail(err, errlen, "dynamically linked (PT_INTERP): link it -static-pie");
-		if (type == PT_TLS)
+		if (s.type == PT_TLS)
 			return fail(err, errlen, "thread-local storage (PT_TLS) is not supported");
-		if (type != PT_LOAD || msz == 0)
+		if (s.type != PT_LOAD)
 			continue;
-		if (fsz > msz || !in_file(e->len, off, fsz) || va + msz < va)
-			return fail(err, errlen, "a PT_LOAD segment lies outside the file");
-		lo = va < lo ? va : lo;
-		hi = va + msz > hi ? va + msz : hi;
-		if (rd(ph + 4, 4) & PF_X) {
-			xlo = va < xlo ? va : xlo;
-			xhi = va + msz > xhi ? va + msz : xhi;
+		if (elf_check_load(e, &s, err, errlen))
+			return -1;
+		if (s.msz == 0)
+			continue;
+		if (++loads > PROGRAM_LOADS_MAX) {
+			ksnprintf(err, errlen, "more than %u PT_LOAD segments", PROGRAM_LOADS_MAX);
+			return -1;
+		}
+		if (elf_check_overlap(e, i, &s, err, errlen))
+			return -1;
+		lo = s.va < lo ? s.va : lo;
+		hi = s.va + s.msz > hi ? s.va + s.msz : hi;
+		if (s.flags & PF_X) {
+			xlo = s.va < xlo ? s.va : xlo;
+			xhi = s.va + s.msz > xhi ? s.va + s.msz : xhi;
 		}
 	}
 	if (hi == 0 || xhi == 0)
@@ -229,11 +281,21 @@ static void elf_relocate(const struct elf *e, const struct program_layout *l, ui
 	}
 }
 
+/*
+ * The file is checked again before a byte is written, and must give the
+ * layout the caller holds: nothing is copied from a file that was never
+ * checked, or that changed since.
+ */
 int program_image_load(const uint8_t *file, size_t len, const struct program_layout *l,
 		       uint8_t *dst, uint64_t base, char *err, size_t errlen)
 {
+	struct program_layout t;
 	struct elf e;
 
+	if (l->flat ? len > l->span : program_elf_check(file, len, &t, err, errlen))
+		return l->flat ? fail(err, errlen, "the binary is larger than its image") : -1;
+	if (!l->flat && (t.span != l->span || t.vaddr0 != l->vaddr0))
+		return fail(err, errlen, "the file does not give the image it was checked for");
 	for (uint64_t i = 0; i < l->span; i++)
 		dst[i] = 0;
 	if (l->flat) {
@@ -241,16 +303,15 @@ int program_image_load(const uint8_t *file, size_t len, const struct program_lay
 			dst[i] = file[i];
 		return 0;
 	}
-	if (elf_open(file, len, &e, err, errlen))
-		return -1;
+	elf_open(file, len, &e, err, errlen);
 	for (unsigned i = 0; i < e.phnum; i++) {
-		const uint8_t *ph = elf_ph(&e, i);
-		uint64_t off = rd(ph + 8, 8), at = rd(ph + 16, 8) - l->vaddr0, fsz = rd(ph + 32, 8);
+		struct elf_seg s;
 
-		if (rd(ph, 4) != PT_LOAD)
+		elf_seg(&e, i, &s);
+		if (s.type != PT_LOAD || s.msz == 0)
 			continue;
-		for (uint64_t k = 0; k < fsz; k++)
-			dst[at + k] = file[off + k];
+		for (uint64_t k = 0; k < s.fsz; k++)
+			dst[s.va - l->vaddr0 + k] = file[s.off + k];
 	}
 	elf_relocate(&e, l, dst, base);
 	return 0;
