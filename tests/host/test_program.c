@@ -124,7 +124,8 @@ static void expect_refused(struct file *f, const char *reason)
 	struct program_layout l = { .span = 12345 };
 	char err[200] = "";
 
-	assert_int_equal(program_elf_check(f->b, f->n, &l, err, sizeof(err)), -1);
+	if (program_elf_check(f->b, f->n, &l, err, sizeof(err)) != -1)
+		fail_msg("accepted, expected a refusal saying '%s'", reason);
 	if (!strstr(err, reason))
 		fail_msg("error '%s' does not say '%s'", err, reason);
 	assert_int_equal(l.span, 12345);
@@ -312,6 +313,107 @@ static void other_relocation_types_are_refused(void **state)
 		}
 	}
 	fail_msg("prog_reloc.elf has no SHT_RELA section");
+}
+
+/* The image prog_reloc.elf loads to at base, checked as relocations_add_the_load_base does. */
+static void expect_relocated(struct file *f)
+{
+	struct program_layout l;
+	char err[200] = "";
+	const uint64_t base = 0x7a000000;
+	uint64_t table = nm_value("prog_reloc.elf", "table");
+	uint8_t *img;
+
+	if (program_elf_check(f->b, f->n, &l, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	img = malloc(l.span);
+	assert_int_equal(program_image_load(f->b, f->n, &l, img, base, err, sizeof(err)), 0);
+	assert_int_equal(rd64(img + table), base + nm_value("prog_reloc.elf", "one"));
+	assert_int_equal(rd64(img + table + 8), base + nm_value("prog_reloc.elf", "two"));
+	free(img);
+}
+
+/* Section header k of type type (the first), or NULL. */
+static uint8_t *section_of_type(struct file *f, unsigned type)
+{
+	uint64_t shoff = rd64(f->b + 40);
+	unsigned shnum = f->b[60] | f->b[61] << 8;
+
+	for (unsigned i = 0; i < shnum; i++)
+		if (f->b[shoff + (uint64_t)i * 64 + 4] == type)
+			return f->b + shoff + (uint64_t)i * 64;
+	return NULL;
+}
+
+/* The file offset of dynamic entry tag in prog_reloc.elf's PT_DYNAMIC (phdr 2). */
+static uint8_t *dyn_entry(struct file *f, uint64_t tag)
+{
+	uint8_t *dyn = f->b + rd64(phdr(f, 2, 8));
+
+	assert_int_equal(rd64(phdr(f, 2, 0)) & 0xffffffff, 2);	/* PT_DYNAMIC */
+	for (uint64_t k = 0; rd64(dyn + k) != 0; k += 16)
+		if (rd64(dyn + k) == tag)
+			return dyn + k;
+	fail_msg("no dynamic tag %llu", (unsigned long long)tag);
+	return NULL;
+}
+
+/*
+ * D5: relocations are the table PT_DYNAMIC's DT_RELA names, as a dynamic
+ * loader finds them. Without section headers (what --strip-sections
+ * leaves) or with .rela.dyn's SHF_ALLOC cleared they were silently not
+ * applied; a relocation section DT_RELA does not name, DT_RELR, DT_REL,
+ * DT_NEEDED and PLT relocations are refused with the reason.
+ */
+static void relocations_come_from_the_dynamic_section(void **state)
+{
+	struct file f = load("prog_reloc.elf");
+	struct file c = { malloc(f.n), f.n };
+	uint8_t *sh;
+
+	(void)state;
+	expect_relocated(&f);
+	memcpy(c.b, f.b, f.n);
+	memset(c.b + 40, 0, 8);		/* e_shoff */
+	memset(c.b + 58, 0, 6);		/* e_shentsize, e_shnum, e_shstrndx */
+	expect_relocated(&c);
+
+	memcpy(c.b, f.b, f.n);
+	sh = section_of_type(&c, 4);	/* .rela.dyn */
+	assert_non_null(sh);
+	sh[8] &= (uint8_t)~2;		/* SHF_ALLOC cleared */
+	expect_relocated(&c);
+
+	memcpy(c.b, f.b, f.n);
+	memset(dyn_entry(&c, 8) + 8, 0, 8);	/* DT_RELASZ 0: .rela.dyn named by nothing */
+	expect_refused(&c, "does not name");
+
+	static const struct {
+		uint64_t tag, value;
+		const char *reason;
+	} tags[] = {
+		{ 36, 0x100, "DT_RELR" },
+		{ 17, 0xa8, "DT_REL" },
+		{ 1, 1, "DT_NEEDED" },
+		{ 23, 0xa8, "DT_JMPREL" },
+	};
+	for (unsigned k = 0; k < sizeof(tags) / sizeof(tags[0]); k++) {
+		uint8_t *d;
+
+		memcpy(c.b, f.b, f.n);
+		d = dyn_entry(&c, 0x15);	/* DT_DEBUG, which the loader does not read */
+		wr64(d, tags[k].tag);
+		wr64(d + 8, tags[k].value);
+		expect_refused(&c, tags[k].reason);
+	}
+	memcpy(c.b, f.b, f.n);
+	wr64(dyn_entry(&c, 9) + 8, 16);		/* DT_RELAENT */
+	expect_refused(&c, "24-byte");
+	memcpy(c.b, f.b, f.n);
+	wr64(dyn_entry(&c, 7) + 8, 0x1000 - 0x30);	/* DT_RELA across the end of the text bytes */
+	expect_refused(&c, "not in a PT_LOAD");
+	free(c.b);
+	free(f.b);
 }
 
 static void flat_binaries(void **state)
@@ -505,6 +607,7 @@ int main(void)
 		cmocka_unit_test(empty_load_segment_is_harmless),
 		cmocka_unit_test(load_refuses_a_file_that_is_not_the_checked_one),
 		cmocka_unit_test(other_relocation_types_are_refused),
+		cmocka_unit_test(relocations_come_from_the_dynamic_section),
 		cmocka_unit_test(flat_binaries),
 		cmocka_unit_test(names_are_checked),
 		cmocka_unit_test(a_loaded_program_is_a_workload),
