@@ -12,7 +12,7 @@
  *    listed as loader memory, which wins over the RAM it lies in;
  *  - the ACPI RSDP by the BIOS-area scan (ACPI 6.x 5.2.5.1): the first KiB
  *    of the EBDA (segment at 40EH), then E0000H-FFFFFH, on 16-byte
- *    boundaries, "RSD PTR " with a valid checksum over its first 20 bytes;
+ *    boundaries, "RSD PTR " with valid checksums (arch/x86/acpi.h);
  *  - the MP configuration table (MultiProcessor Specification 1.4, 4.1) by
  *    the same kind of scan for the floating pointer "_MP_": the first KiB of
  *    the EBDA, the last KiB of base memory, F0000H-FFFFFH; arch/x86/smp.c
@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arch/x86/acpi.h"
 #include "arch/x86/arch.h"
 #include "arch/x86/bootinfo.h"
 #include "arch/x86/cpu.h"
@@ -129,21 +130,10 @@ static uint64_t mb_low_page(const struct bootinfo *bi)
 	return best;
 }
 
-static bool mb_rsdp_ok(const uint8_t *p)
-{
-	uint8_t sum = 0;
-
-	if (memcmp(p, "RSD PTR ", 8) != 0)
-		return false;
-	for (unsigned i = 0; i < RSDP_CHECKSUM_LEN; i++)
-		sum += p[i];
-	return sum == 0;
-}
-
 static uint64_t mb_scan_rsdp(uintptr_t start, uintptr_t end)
 {
 	for (uintptr_t a = start & ~(uintptr_t)15; a + RSDP_CHECKSUM_LEN <= end; a += 16)
-		if (mb_rsdp_ok((const uint8_t *)a))
+		if (acpi_rsdp_valid((const uint8_t *)a, end - a))
 			return a;
 	return 0;
 }
