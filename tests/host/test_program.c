@@ -433,6 +433,28 @@ static void flat_binaries(void **state)
 	assert_non_null(strstr(err, "entry offset"));
 }
 
+/* D3: dump's NBP: line carries the CRC-32 of its text, as NBS: lines do. */
+static void nbp_line_is_crc_framed(void **state)
+{
+	struct program p = { .base = 0x7a001000, .pages = 3, .crc = 0x1234abcd,
+			     .layout = { .vaddr0 = 0x1000 } };
+	char line[PROGRAM_NBP_LINE_MAX], want[16];
+	const char *body = "NBP: hello base=7a000000 span=3000 crc=1234abcd";
+	int n;
+
+	(void)state;
+	strcpy(p.name, "hello");
+	n = program_nbp_line(&p, line, sizeof(line));
+	assert_int_equal(n, (int)strlen(line));
+	assert_memory_equal(line, body, strlen(body));
+	snprintf(want, sizeof(want), "|%08X", crc32(body + 4, strlen(body) - 4));
+	assert_string_equal(line + strlen(body), want);
+	assert_int_equal(program_nbp_line(&p, line, strlen(body) + 9), -1);	/* no room */
+	strcpy(p.name, "abcdefghijklmnopqrstuvw");	/* the longest name fits */
+	p.base = UINT64_MAX, p.pages = UINT64_MAX / PROGRAM_PAGE;
+	assert_true(program_nbp_line(&p, line, sizeof(line)) > 0);
+}
+
 static void names_are_checked(void **state)
 {
 	char err[120];
@@ -609,6 +631,7 @@ int main(void)
 		cmocka_unit_test(other_relocation_types_are_refused),
 		cmocka_unit_test(relocations_come_from_the_dynamic_section),
 		cmocka_unit_test(flat_binaries),
+		cmocka_unit_test(nbp_line_is_crc_framed),
 		cmocka_unit_test(names_are_checked),
 		cmocka_unit_test(a_loaded_program_is_a_workload),
 		cmocka_unit_test(too_many_program_arguments),

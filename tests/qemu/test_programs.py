@@ -276,8 +276,10 @@ def test_samples_named_by_the_programs_functions(nb):
     ann = nb.cmd("annotate work")
     assert "work" in ann and "error" not in ann
     dump = nb.cmd("dump", timeout=120)
-    assert re.search(r"^NBP: stickwork base=[0-9a-f]+ span=[0-9a-f]+ crc=%08x$"
-                     % zlib.crc32(data(STICK)), dump, flags=re.M)
+    m = re.search(r"^NBP:( stickwork base=[0-9a-f]+ span=[0-9a-f]+ crc=%08x)\|([0-9A-F]{8})$"
+                  % zlib.crc32(data(STICK)), dump, flags=re.M)
+    assert m, dump
+    assert int(m.group(2), 16) == zlib.crc32(m.group(1).encode())     # the line's own CRC
 
 
 def test_fault_is_reported_and_the_shell_lives(nb):
