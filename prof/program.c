@@ -2,10 +2,15 @@
  * program.c - load a user's program (static-PIE ELF or flat binary), keep
  * the table of loaded programs and name addresses inside them.
  *
- * ELF64 layouts and constants from the System V ABI (gABI, "Object Files")
- * and its x86-64 supplement (psABI 4.4: R_X86_64_RELATIVE = 8, computed as
- * B + A). Every field is read byte by byte, little-endian, and checked
- * against the file's length before use: the file came over a serial line.
+ * ELF32 and ELF64 layouts and constants from the System V ABI (gABI,
+ * "Object Files"), its x86-64 supplement (psABI 4.4: R_X86_64_RELATIVE = 8
+ * in RELA entries, computed as B + A) and its i386 supplement (psABI
+ * "Relocation": R_386_RELATIVE = 8 in REL entries, B + A with the addend A
+ * held in the relocated word). The two classes differ only in field widths
+ * and offsets: each header is read through its class's table (elf_fmts)
+ * into one common form, so every check below applies to both. Every field
+ * is read byte by byte, little-endian, and checked against the file's
+ * length before use: the file came over a serial line.
  * Portable: compiled for the kernel and for the host tests.
  */
 #include "lib/parse.h"
@@ -13,10 +18,12 @@
 #include "prof/program.h"
 
 #define EI_NIDENT	16
+#define ELFCLASS32	1
 #define ELFCLASS64	2
 #define ELFDATA2LSB	1
 #define ET_EXEC		2
 #define ET_DYN		3
+#define EM_386		3
 #define EM_X86_64	62
 #define PT_LOAD		1
 #define PT_DYNAMIC	2
@@ -30,14 +37,9 @@
 #define STT_NOTYPE	0
 #define STT_FUNC	2
 #define SHN_LORESERVE	0xff00
-#define R_X86_64_NONE	0
-#define R_X86_64_RELATIVE 8
+#define R_NONE		0	/* R_X86_64_NONE, R_386_NONE */
+#define R_RELATIVE	8	/* R_X86_64_RELATIVE, R_386_RELATIVE: B + A */
 
-#define EHDR_SIZE	64
-#define PHDR_SIZE	56
-#define SHDR_SIZE	64
-#define SYM_SIZE	24
-#define RELA_SIZE	24
 #define PROGRAM_SPAN_MAX (64u << 20)
 
 static struct program programs[PROGRAM_MAX];
@@ -62,40 +64,146 @@ static int fail(char *err, size_t errlen, const char *why)
 	return -1;
 }
 
+/*
+ * One ELF class: the kernel that runs it, its machine and relocations, and
+ * where its headers keep each field (gABI Figures "ELF Header", "Program
+ * Header", "Section Header", "Symbol Table Entry", "Relocation Entries").
+ * A word is an address, offset or size: 4 bytes in ELF32, 8 in ELF64.
+ */
+struct elf_fmt {
+	uint8_t ident, word, bits;		/* e_ident[EI_CLASS]; word bytes; kernel */
+	uint16_t machine;
+	const char *machine_name, *relative_name;
+	uint32_t rel_sht, other_rel_sht;	/* its relocation sections; the other kind */
+	uint8_t rel_size, rel_type_bits;	/* r_info's type: ELF32 low 8, ELF64 low 32 bits */
+	bool rela;				/* explicit addend at 2 words (RELA) */
+	uint8_t ehdr, e_phoff, e_shoff, e_phentsize, e_phnum, e_shentsize, e_shnum;
+	uint8_t phdr, p_flags, p_offset, p_vaddr, p_filesz, p_memsz;
+	uint8_t shdr, sh_flags, sh_offset, sh_size, sh_link;
+	uint8_t sym, st_value, st_size, st_info, st_shndx;
+};
+
+static const struct elf_fmt elf_fmts[] = {
+	{ .ident = ELFCLASS32, .word = 4, .bits = 32, .machine = EM_386, .machine_name = "i386",
+	  .relative_name = "R_386_RELATIVE", .rel_sht = SHT_REL, .other_rel_sht = SHT_RELA,
+	  .rel_size = 8, .rel_type_bits = 8, .rela = false,
+	  .ehdr = 52, .e_phoff = 28, .e_shoff = 32, .e_phentsize = 42, .e_phnum = 44,
+	  .e_shentsize = 46, .e_shnum = 48,
+	  .phdr = 32, .p_flags = 24, .p_offset = 4, .p_vaddr = 8, .p_filesz = 16, .p_memsz = 20,
+	  .shdr = 40, .sh_flags = 8, .sh_offset = 16, .sh_size = 20, .sh_link = 24,
+	  .sym = 16, .st_value = 4, .st_size = 8, .st_info = 12, .st_shndx = 14 },
+	{ .ident = ELFCLASS64, .word = 8, .bits = 64, .machine = EM_X86_64, .machine_name = "x86-64",
+	  .relative_name = "R_X86_64_RELATIVE", .rel_sht = SHT_RELA, .other_rel_sht = SHT_REL,
+	  .rel_size = 24, .rel_type_bits = 32, .rela = true,
+	  .ehdr = 64, .e_phoff = 32, .e_shoff = 40, .e_phentsize = 54, .e_phnum = 56,
+	  .e_shentsize = 58, .e_shnum = 60,
+	  .phdr = 56, .p_flags = 4, .p_offset = 8, .p_vaddr = 16, .p_filesz = 32, .p_memsz = 40,
+	  .shdr = 64, .sh_flags = 8, .sh_offset = 24, .sh_size = 32, .sh_link = 40,
+	  .sym = 24, .st_value = 8, .st_size = 16, .st_info = 4, .st_shndx = 6 },
+};
+
+#define E_TYPE	16	/* e_type and e_machine: the same place in both classes */
+#define E_MACHINE 18
+#define E_ENTRY	24
+
 struct elf {
+	const struct elf_fmt *fmt;
 	const uint8_t *f;
 	size_t len;
 	uint64_t phoff, shoff;
 	unsigned phnum, shnum;
 };
 
-static const uint8_t *elf_ph(const struct elf *e, unsigned i)
+/* The common form of the headers the loader reads. */
+struct elf_phdr {
+	uint32_t type, flags;
+	uint64_t off, vaddr, filesz, memsz;
+};
+
+struct elf_shdr {
+	uint32_t type, link;
+	uint64_t flags, off, size;
+};
+
+struct elf_rel {
+	uint64_t at;			/* r_offset */
+	uint32_t type;
+	uint64_t addend;		/* RELA's; REL's is in the relocated word */
+};
+
+static uint64_t elf_word(const struct elf *e, const uint8_t *p)
 {
-	return e->f + e->phoff + (uint64_t)i * PHDR_SIZE;
+	return rd(p, e->fmt->word);
 }
 
-static const uint8_t *elf_sh(const struct elf *e, unsigned i)
+static struct elf_phdr elf_ph(const struct elf *e, unsigned i)
 {
-	return e->f + e->shoff + (uint64_t)i * SHDR_SIZE;
+	const struct elf_fmt *t = e->fmt;
+	const uint8_t *p = e->f + e->phoff + (uint64_t)i * t->phdr;
+
+	return (struct elf_phdr){ .type = (uint32_t)rd(p, 4), .flags = (uint32_t)rd(p + t->p_flags, 4),
+				  .off = elf_word(e, p + t->p_offset), .vaddr = elf_word(e, p + t->p_vaddr),
+				  .filesz = elf_word(e, p + t->p_filesz),
+				  .memsz = elf_word(e, p + t->p_memsz) };
+}
+
+static struct elf_shdr elf_sh(const struct elf *e, unsigned i)
+{
+	const struct elf_fmt *t = e->fmt;
+	const uint8_t *p = e->f + e->shoff + (uint64_t)i * t->shdr;
+
+	return (struct elf_shdr){ .type = (uint32_t)rd(p + 4, 4), .link = (uint32_t)rd(p + t->sh_link, 4),
+				  .flags = elf_word(e, p + t->sh_flags), .off = elf_word(e, p + t->sh_offset),
+				  .size = elf_word(e, p + t->sh_size) };
+}
+
+/* Relocation entry r (inside the file) in the common form. */
+static struct elf_rel elf_rel(const struct elf *e, const uint8_t *r)
+{
+	const struct elf_fmt *t = e->fmt;
+	uint64_t info = elf_word(e, r + t->word);
+
+	return (struct elf_rel){ .at = elf_word(e, r),
+				 .type = (uint32_t)(info & ((UINT64_C(1) << t->rel_type_bits) - 1)),
+				 .addend = t->rela ? elf_word(e, r + 2 * t->word) : 0 };
+}
+
+static const struct elf_fmt *elf_fmt_of(uint8_t ident)
+{
+	for (unsigned i = 0; i < sizeof(elf_fmts) / sizeof(elf_fmts[0]); i++)
+		if (elf_fmts[i].ident == ident)
+			return &elf_fmts[i];
+	return NULL;
 }
 
 static int elf_open(const uint8_t *f, size_t len, struct elf *e, char *err, size_t errlen)
 {
 	static const uint8_t magic[4] = { 0x7f, 'E', 'L', 'F' };
+	const struct elf_fmt *t;
 
-	if (len < EHDR_SIZE)
+	if (len < EI_NIDENT)
 		return fail(err, errlen, "not an ELF file (shorter than an ELF header)");
 	for (unsigned i = 0; i < 4; i++)
 		if (f[i] != magic[i])
 			return fail(err, errlen, "not an ELF file (no 7FH 'ELF' magic)");
-	if (f[4] != ELFCLASS64 || f[5] != ELFDATA2LSB || rd(f + 18, 2) != EM_X86_64)
-		return fail(err, errlen, "not a 64-bit little-endian x86-64 ELF file");
-	*e = (struct elf){ .f = f, .len = len, .phoff = rd(f + 32, 8), .shoff = rd(f + 40, 8),
-			   .phnum = (unsigned)rd(f + 56, 2), .shnum = (unsigned)rd(f + 60, 2) };
-	if (rd(f + 54, 2) != PHDR_SIZE || !in_file(len, e->phoff, (uint64_t)e->phnum * PHDR_SIZE))
+	t = elf_fmt_of(f[4]);
+	if (!t || f[5] != ELFDATA2LSB)
+		return fail(err, errlen, "not a little-endian ELF32 or ELF64 file");
+	if (len < t->ehdr)
+		return fail(err, errlen, "not an ELF file (shorter than an ELF header)");
+	if (rd(f + E_MACHINE, 2) != t->machine) {
+		ksnprintf(err, errlen, "an ELF%u file for machine %llu, not %s", t->bits,
+			  (unsigned long long)rd(f + E_MACHINE, 2), t->machine_name);
+		return -1;
+	}
+	*e = (struct elf){ .fmt = t, .f = f, .len = len, .phoff = rd(f + t->e_phoff, t->word),
+			   .shoff = rd(f + t->e_shoff, t->word), .phnum = (unsigned)rd(f + t->e_phnum, 2),
+			   .shnum = (unsigned)rd(f + t->e_shnum, 2) };
+	if (rd(f + t->e_phentsize, 2) != t->phdr ||
+	    !in_file(len, e->phoff, (uint64_t)e->phnum * t->phdr))
 		return fail(err, errlen, "program headers outside the file");
-	if (e->shnum && (rd(f + 58, 2) != SHDR_SIZE ||
-			 !in_file(len, e->shoff, (uint64_t)e->shnum * SHDR_SIZE)))
+	if (e->shnum && (rd(f + t->e_shentsize, 2) != t->shdr ||
+			 !in_file(len, e->shoff, (uint64_t)e->shnum * t->shdr)))
 		return fail(err, errlen, "section headers outside the file");
 	return 0;
 }
@@ -104,28 +212,32 @@ static int elf_open(const uint8_t *f, size_t len, struct elf *e, char *err, size
 static int elf_check_relocs(const struct elf *e, const struct program_layout *l, char *err,
 			    size_t errlen)
 {
+	const struct elf_fmt *t = e->fmt;
+
 	for (unsigned i = 0; i < e->shnum; i++) {
-		const uint8_t *sh = elf_sh(e, i);
-		uint64_t type = rd(sh + 4, 4), off = rd(sh + 24, 8), size = rd(sh + 32, 8);
+		const struct elf_shdr sh = elf_sh(e, i);
 
-		if (type == SHT_REL)
-			return fail(err, errlen, "SHT_REL relocations (x86-64 uses RELA)");
-		if (type != SHT_RELA || !(rd(sh + 8, 8) & SHF_ALLOC))
+		if (sh.type == t->other_rel_sht) {
+			ksnprintf(err, errlen, "%s relocations (%s uses %s)", t->rela ? "SHT_REL" : "SHT_RELA",
+				  t->machine_name, t->rela ? "RELA" : "REL");
+			return -1;
+		}
+		if (sh.type != t->rel_sht || !(sh.flags & SHF_ALLOC))
 			continue;
-		if (!in_file(e->len, off, size) || size % RELA_SIZE)
+		if (!in_file(e->len, sh.off, sh.size) || sh.size % t->rel_size)
 			return fail(err, errlen, "a relocation section lies outside the file");
-		for (uint64_t k = 0; k < size; k += RELA_SIZE) {
-			const uint8_t *r = e->f + off + k;
-			uint64_t at = rd(r, 8) - l->vaddr0, t = rd(r + 8, 8) & 0xffffffffu;
+		for (uint64_t k = 0; k < sh.size; k += t->rel_size) {
+			struct elf_rel r = elf_rel(e, e->f + sh.off + k);
+			uint64_t at = r.at - l->vaddr0;
 
-			if (t == R_X86_64_NONE)
+			if (r.type == R_NONE)
 				continue;
-			if (t != R_X86_64_RELATIVE) {
-				ksnprintf(err, errlen, "relocation type %llu: only R_X86_64_RELATIVE "
-					  "(static-pie) is supported", (unsigned long long)t);
+			if (r.type != R_RELATIVE) {
+				ksnprintf(err, errlen, "relocation type %u: only %s (static-pie) is supported",
+					  r.type, t->relative_name);
 				return -1;
 			}
-			if (at > l->span - 8 || l->span < 8)
+			if (at > l->span - t->word || l->span < t->word)
 				return fail(err, errlen, "a relocation points outside the image");
 		}
 	}
@@ -138,21 +250,20 @@ static int elf_check_segments(const struct elf *e, struct program_layout *l, cha
 	uint64_t lo = UINT64_MAX, hi = 0, xlo = UINT64_MAX, xhi = 0;
 
 	for (unsigned i = 0; i < e->phnum; i++) {
-		const uint8_t *ph = elf_ph(e, i);
-		uint64_t type = rd(ph, 4), off = rd(ph + 8, 8), va = rd(ph + 16, 8);
-		uint64_t fsz = rd(ph + 32, 8), msz = rd(ph + 40, 8);
+		const struct elf_phdr ph = elf_ph(e, i);
+		uint64_t va = ph.vaddr, msz = ph.memsz;
 
-		if (type == PT_INTERP)
+		if (ph.type == PT_INTERP)
 			return fail(err, errlen, "dynamically linked (PT_INTERP): link it -static-pie");
-		if (type == PT_TLS)
+		if (ph.type == PT_TLS)
 			return fail(err, errlen, "thread-local storage (PT_TLS) is not supported");
-		if (type != PT_LOAD || msz == 0)
+		if (ph.type != PT_LOAD || msz == 0)
 			continue;
-		if (fsz > msz || !in_file(e->len, off, fsz) || va + msz < va)
+		if (ph.filesz > msz || !in_file(e->len, ph.off, ph.filesz) || va + msz < va)
 			return fail(err, errlen, "a PT_LOAD segment lies outside the file");
 		lo = va < lo ? va : lo;
 		hi = va + msz > hi ? va + msz : hi;
-		if (rd(ph + 4, 4) & PF_X) {
+		if (ph.flags & PF_X) {
 			xlo = va < xlo ? va : xlo;
 			xhi = va + msz > xhi ? va + msz : xhi;
 		}
@@ -168,16 +279,26 @@ static int elf_check_segments(const struct elf *e, struct program_layout *l, cha
 	return 0;
 }
 
-int program_elf_check(const uint8_t *file, size_t len, struct program_layout *l,
-		      char *err, size_t errlen)
+/* A program of the other kernel's class: refused before anything of it runs. */
+static int elf_check_kernel(const struct elf *e, unsigned kernel_bits, char *err, size_t errlen)
+{
+	if (e->fmt->bits == kernel_bits)
+		return 0;
+	ksnprintf(err, errlen, "a %u-bit program: this is the %u-bit kernel; build with nbprof-cc%s",
+		  e->fmt->bits, kernel_bits, kernel_bits == 32 ? " -m32" : " without -m32");
+	return -1;
+}
+
+int program_elf_check_for(unsigned kernel_bits, const uint8_t *file, size_t len,
+			  struct program_layout *l, char *err, size_t errlen)
 {
 	struct program_layout t = { 0 };
 	struct elf e;
 	uint64_t type, entry;
 
-	if (elf_open(file, len, &e, err, errlen))
+	if (elf_open(file, len, &e, err, errlen) || elf_check_kernel(&e, kernel_bits, err, errlen))
 		return -1;
-	type = rd(file + 16, 2);
+	type = rd(file + E_TYPE, 2);
 	if (type == ET_EXEC)
 		return fail(err, errlen, "a fixed-address executable (ET_EXEC): nbprof loads programs "
 			    "wherever memory is free, so link it -static-pie (sdk/program.ld)");
@@ -185,12 +306,19 @@ int program_elf_check(const uint8_t *file, size_t len, struct program_layout *l,
 		return fail(err, errlen, "not an executable (e_type is neither ET_EXEC nor ET_DYN)");
 	if (elf_check_segments(&e, &t, err, errlen) || elf_check_relocs(&e, &t, err, errlen))
 		return -1;
-	entry = rd(file + 24, 8);
+	entry = elf_word(&e, file + E_ENTRY);
 	if (entry < t.vaddr0 + t.text_lo || entry >= t.vaddr0 + t.text_hi)
 		return fail(err, errlen, "the entry point is not in an executable segment");
 	t.entry = entry - t.vaddr0;
+	t.word = e.fmt->word;
 	*l = t;
 	return 0;
+}
+
+int program_elf_check(const uint8_t *file, size_t len, struct program_layout *l,
+		      char *err, size_t errlen)
+{
+	return program_elf_check_for(PROGRAM_KERNEL_BITS, file, len, l, err, errlen);
 }
 
 int program_flat_check(size_t len, uint64_t entry_off, struct program_layout *l,
@@ -203,27 +331,31 @@ int program_flat_check(size_t len, uint64_t entry_off, struct program_layout *l,
 	*l = (struct program_layout){
 		.span = (len + PROGRAM_PAGE - 1) & ~(uint64_t)(PROGRAM_PAGE - 1),
 		.entry = entry_off, .text_lo = 0, .text_hi = len, .flat = true,
+		.word = PROGRAM_KERNEL_BITS / 8,
 	};
 	return 0;
 }
 
+/* Add the load bias to every RELATIVE word: B + A (RELA: A in the entry; REL: in the word). */
 static void elf_relocate(const struct elf *e, const struct program_layout *l, uint8_t *dst,
 			 uint64_t base)
 {
+	const struct elf_fmt *t = e->fmt;
+
 	for (unsigned i = 0; i < e->shnum; i++) {
-		const uint8_t *sh = elf_sh(e, i);
-		uint64_t off = rd(sh + 24, 8), size = rd(sh + 32, 8);
+		const struct elf_shdr sh = elf_sh(e, i);
 
-		if (rd(sh + 4, 4) != SHT_RELA || !(rd(sh + 8, 8) & SHF_ALLOC))
+		if (sh.type != t->rel_sht || !(sh.flags & SHF_ALLOC))
 			continue;
-		for (uint64_t k = 0; k < size; k += RELA_SIZE) {
-			const uint8_t *r = e->f + off + k;
-			uint64_t at = rd(r, 8) - l->vaddr0;
-			uint64_t v = base + (uint64_t)rd(r + 16, 8) - l->vaddr0;
+		for (uint64_t k = 0; k < sh.size; k += t->rel_size) {
+			struct elf_rel r = elf_rel(e, e->f + sh.off + k);
+			uint64_t at = r.at - l->vaddr0;
+			uint64_t a = t->rela ? r.addend : rd(dst + at, t->word);
+			uint64_t v = base + a - l->vaddr0;
 
-			if ((rd(r + 8, 8) & 0xffffffffu) != R_X86_64_RELATIVE)
+			if (r.type != R_RELATIVE)
 				continue;
-			for (unsigned b = 0; b < 8; b++)
+			for (unsigned b = 0; b < t->word; b++)
 				dst[at + b] = (uint8_t)(v >> (8 * b));
 		}
 	}
@@ -244,13 +376,13 @@ int program_image_load(const uint8_t *file, size_t len, const struct program_lay
 	if (elf_open(file, len, &e, err, errlen))
 		return -1;
 	for (unsigned i = 0; i < e.phnum; i++) {
-		const uint8_t *ph = elf_ph(&e, i);
-		uint64_t off = rd(ph + 8, 8), at = rd(ph + 16, 8) - l->vaddr0, fsz = rd(ph + 32, 8);
+		const struct elf_phdr ph = elf_ph(&e, i);
+		uint64_t at = ph.vaddr - l->vaddr0;
 
-		if (rd(ph, 4) != PT_LOAD)
+		if (ph.type != PT_LOAD)
 			continue;
-		for (uint64_t k = 0; k < fsz; k++)
-			dst[at + k] = file[off + k];
+		for (uint64_t k = 0; k < ph.filesz; k++)
+			dst[at + k] = file[ph.off + k];
 	}
 	elf_relocate(&e, l, dst, base);
 	return 0;
@@ -272,16 +404,16 @@ static bool sym_view_open(const uint8_t *file, size_t len, struct sym_view *v)
 		return false;
 	v->vaddr0 = l.vaddr0;
 	for (unsigned i = 0; i < v->e.shnum; i++) {
-		const uint8_t *sh = elf_sh(&v->e, i), *str;
-		uint32_t link = (uint32_t)rd(sh + 40, 4);
+		const struct elf_shdr sh = elf_sh(&v->e, i);
+		struct elf_shdr str;
 
-		if (rd(sh + 4, 4) != SHT_SYMTAB || link >= v->e.shnum)
+		if (sh.type != SHT_SYMTAB || sh.link >= v->e.shnum)
 			continue;
-		str = elf_sh(&v->e, link);
-		v->off = rd(sh + 24, 8);
-		v->size = rd(sh + 32, 8);
-		v->str_off = rd(str + 24, 8);
-		v->str_size = rd(str + 32, 8);
+		str = elf_sh(&v->e, sh.link);
+		v->off = sh.off;
+		v->size = sh.size;
+		v->str_off = str.off;
+		v->str_size = str.size;
 		return in_file(len, v->off, v->size) && in_file(len, v->str_off, v->str_size) &&
 		       v->str_size > 0 && file[v->str_off + v->str_size - 1] == 0;
 	}
@@ -291,18 +423,20 @@ static bool sym_view_open(const uint8_t *file, size_t len, struct sym_view *v)
 /* Symbol k if it names code: FUNC or NOTYPE, defined, with a usable name. */
 static const char *sym_get(const struct sym_view *v, uint64_t k, uint64_t *value, uint64_t *size)
 {
-	const uint8_t *s = v->e.f + v->off + k * SYM_SIZE;
-	uint64_t name = rd(s, 4), type = s[4] & 0xf, shndx = rd(s + 6, 2);
+	const struct elf_fmt *t = v->e.fmt;
+	const uint8_t *s = v->e.f + v->off + k * t->sym;
+	uint64_t name = rd(s, 4), type = s[t->st_info] & 0xf, shndx = rd(s + t->st_shndx, 2);
+	uint64_t val = elf_word(&v->e, s + t->st_value);
 	const char *n;
 
 	if ((type != STT_FUNC && type != STT_NOTYPE) || shndx == 0 || shndx >= SHN_LORESERVE ||
 	    name == 0 || name >= v->str_size)
 		return NULL;
 	n = (const char *)v->e.f + v->str_off + name;
-	if (n[0] == '.' || n[0] == '$' || rd(s + 8, 8) < v->vaddr0)
+	if (n[0] == '.' || n[0] == '$' || val < v->vaddr0)
 		return NULL;
-	*value = rd(s + 8, 8) - v->vaddr0;
-	*size = rd(s + 16, 8);
+	*value = val - v->vaddr0;
+	*size = elf_word(&v->e, s + t->st_size);
 	return n;
 }
 
@@ -314,7 +448,7 @@ const char *program_elf_symbol(const uint8_t *file, size_t len, uint64_t off, ui
 
 	if (!sym_view_open(file, len, &v))
 		return NULL;
-	for (uint64_t k = 1; k < v.size / SYM_SIZE; k++) {
+	for (uint64_t k = 1; k < v.size / v.e.fmt->sym; k++) {
 		uint64_t val, sz;
 		const char *n = sym_get(&v, k, &val, &sz);
 
@@ -344,7 +478,7 @@ unsigned program_elf_symbols(const uint8_t *file, size_t len,
 
 	if (!sym_view_open(file, len, &v))
 		return 0;
-	for (uint64_t k = 1; k < v.size / SYM_SIZE; k++) {
+	for (uint64_t k = 1; k < v.size / v.e.fmt->sym; k++) {
 		uint64_t val, sz;
 		const char *name = sym_get(&v, k, &val, &sz);
 
@@ -436,7 +570,8 @@ const char *program_lookup(uint64_t addr, uint64_t *offset)
 	return p->name;		/* no symbol: "program+0xOFFSET" */
 }
 
-uint64_t program_build_argv(const struct workload_args *a, uint8_t *dst, uint64_t base_rt)
+uint64_t program_build_argv(const struct workload_args *a, unsigned word, uint8_t *dst,
+			    uint64_t base_rt)
 {
 	uint64_t strings = (uint64_t)(WORKLOAD_ARGV_MAX + 1) * 8;
 	size_t pos = 0;
@@ -444,8 +579,8 @@ uint64_t program_build_argv(const struct workload_args *a, uint8_t *dst, uint64_
 	for (uint32_t i = 0; i <= a->argc && i <= WORKLOAD_ARGV_MAX; i++) {
 		uint64_t ptr = i < a->argc ? base_rt + strings + pos : 0;
 
-		for (unsigned b = 0; b < 8; b++)
-			dst[i * 8 + b] = (uint8_t)(ptr >> (8 * b));
+		for (unsigned b = 0; b < word; b++)
+			dst[i * word + b] = (uint8_t)(ptr >> (8 * b));
 		if (i == a->argc)
 			break;
 		while (pos < sizeof(a->argbuf) && a->argbuf[pos])
