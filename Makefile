@@ -278,7 +278,7 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 # Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests:
 # $(B)/sdk for the 64-bit kernel, $(B)/sdk32 with -m32 for the 32-bit one.
 SDK_CC    := sdk/nbprof-cc
-SDK_NAMES := hello sumloop prog_reloc
+SDK_NAMES := hello sumloop prog_reloc prog_div64
 SDK_ELFS  := $(patsubst %,$(B)/sdk/%.elf,$(SDK_NAMES)) $(patsubst %,$(B)/sdk32/%.elf,$(SDK_NAMES))
 SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/crt0_32.S sdk/program.ld sdk/nbprof.h
 define sdk_rules

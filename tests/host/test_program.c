@@ -430,6 +430,21 @@ static void broken_elf32_files_are_refused(void **state)
 	free(f.b);
 }
 
+/* -m32 links libgcc: a 64-bit division calls its __udivdi3, inside the image, no new relocations. */
+static void elf32_with_libgcc_loads(void **state)
+{
+	struct file f = load("32/prog_div64.elf");
+	struct program_layout l;
+	char err[160];
+	uint64_t off, div = nm_value("32/prog_div64.elf", "__udivdi3");
+
+	(void)state;
+	assert_int_equal(program_elf_check_for(32, f.b, f.n, &l, err, sizeof(err)), 0);
+	assert_true(l.text_lo <= div && div < l.text_hi);
+	assert_string_equal(program_elf_symbol(f.b, f.n, div, &off), "__udivdi3");
+	free(f.b);
+}
+
 /* argv of a 32-bit program: 4-byte pointers, NULL-terminated. */
 static void argv32_has_4_byte_pointers(void **state)
 {
@@ -560,6 +575,7 @@ int main(void)
 		cmocka_unit_test(other_relocation_types32_are_refused),
 		cmocka_unit_test(broken_elf32_files_are_refused),
 		cmocka_unit_test(argv32_has_4_byte_pointers),
+		cmocka_unit_test(elf32_with_libgcc_loads),
 		cmocka_unit_test(upload_whole_file),
 		cmocka_unit_test(corrupted_frame_is_detected_and_resumed),
 		cmocka_unit_test(bad_lines_and_wrong_file_crc),
