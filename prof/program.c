@@ -11,6 +11,11 @@
  * into one common form, so every check below applies to both. Every field
  * is read byte by byte, little-endian, and checked against the file's
  * length before use: the file came over a serial line.
+ * The relocations are the table PT_DYNAMIC's DT_RELA (ELF64) or DT_REL
+ * (ELF32) names (gABI "Dynamic Section"), as a dynamic loader finds them,
+ * so a file without section headers loads the same; section headers are
+ * read only for the symbols and to refuse relocations that table would
+ * leave out.
  * Portable: compiled for the kernel and for the host tests.
  */
 #include "lib/parse.h"
@@ -29,6 +34,17 @@
 #define PT_DYNAMIC	2
 #define PT_INTERP	3
 #define PT_TLS		7
+#define DT_NULL		0
+#define DT_NEEDED	1
+#define DT_PLTRELSZ	2
+#define DT_RELA		7
+#define DT_RELASZ	8
+#define DT_RELAENT	9
+#define DT_REL		17
+#define DT_RELSZ	18
+#define DT_RELENT	19
+#define DT_JMPREL	23
+#define DT_RELR		36
 #define PF_X		1
 #define SHT_SYMTAB	2
 #define SHT_RELA	4
@@ -67,44 +83,54 @@ static int fail(char *err, size_t errlen, const char *why)
 /*
  * One ELF class: the kernel that runs it, its machine and relocations, and
  * where its headers keep each field (gABI Figures "ELF Header", "Program
- * Header", "Section Header", "Symbol Table Entry", "Relocation Entries").
- * A word is an address, offset or size: 4 bytes in ELF32, 8 in ELF64.
+ * Header", "Section Header", "Symbol Table Entry", "Relocation Entries",
+ * "Dynamic Structure"). A word is an address, offset or size: 4 bytes in
+ * ELF32, 8 in ELF64. ELF32 i386 uses REL (DT_REL), ELF64 x86-64 RELA.
  */
 struct elf_fmt {
 	uint8_t ident, word, bits;		/* e_ident[EI_CLASS]; word bytes; kernel */
 	uint16_t machine;
-	const char *machine_name, *relative_name;
+	const char *machine_name, *relative_name, *rel_name, *other_rel_name;
 	uint32_t rel_sht, other_rel_sht;	/* its relocation sections; the other kind */
+	uint32_t dt_rel, dt_relsz, dt_relent;	/* its table's dynamic tags */
+	uint32_t dt_other, dt_other_sz;		/* the other kind's */
 	uint8_t rel_size, rel_type_bits;	/* r_info's type: ELF32 low 8, ELF64 low 32 bits */
 	bool rela;				/* explicit addend at 2 words (RELA) */
 	uint8_t ehdr, e_phoff, e_shoff, e_phentsize, e_phnum, e_shentsize, e_shnum;
 	uint8_t phdr, p_flags, p_offset, p_vaddr, p_filesz, p_memsz;
-	uint8_t shdr, sh_flags, sh_offset, sh_size, sh_link;
+	uint8_t shdr, sh_flags, sh_offset, sh_size, sh_link, sh_info;
 	uint8_t sym, st_value, st_size, st_info, st_shndx;
+	uint8_t dyn;				/* d_tag, d_val: one word each */
 };
 
 static const struct elf_fmt elf_fmts[] = {
 	{ .ident = ELFCLASS32, .word = 4, .bits = 32, .machine = EM_386, .machine_name = "i386",
-	  .relative_name = "R_386_RELATIVE", .rel_sht = SHT_REL, .other_rel_sht = SHT_RELA,
+	  .relative_name = "R_386_RELATIVE", .rel_name = "REL", .other_rel_name = "RELA",
+	  .rel_sht = SHT_REL, .other_rel_sht = SHT_RELA,
+	  .dt_rel = DT_REL, .dt_relsz = DT_RELSZ, .dt_relent = DT_RELENT,
+	  .dt_other = DT_RELA, .dt_other_sz = DT_RELASZ,
 	  .rel_size = 8, .rel_type_bits = 8, .rela = false,
 	  .ehdr = 52, .e_phoff = 28, .e_shoff = 32, .e_phentsize = 42, .e_phnum = 44,
 	  .e_shentsize = 46, .e_shnum = 48,
 	  .phdr = 32, .p_flags = 24, .p_offset = 4, .p_vaddr = 8, .p_filesz = 16, .p_memsz = 20,
-	  .shdr = 40, .sh_flags = 8, .sh_offset = 16, .sh_size = 20, .sh_link = 24,
-	  .sym = 16, .st_value = 4, .st_size = 8, .st_info = 12, .st_shndx = 14 },
+	  .shdr = 40, .sh_flags = 8, .sh_offset = 16, .sh_size = 20, .sh_link = 24, .sh_info = 28,
+	  .sym = 16, .st_value = 4, .st_size = 8, .st_info = 12, .st_shndx = 14, .dyn = 8 },
 	{ .ident = ELFCLASS64, .word = 8, .bits = 64, .machine = EM_X86_64, .machine_name = "x86-64",
-	  .relative_name = "R_X86_64_RELATIVE", .rel_sht = SHT_RELA, .other_rel_sht = SHT_REL,
+	  .relative_name = "R_X86_64_RELATIVE", .rel_name = "RELA", .other_rel_name = "REL",
+	  .rel_sht = SHT_RELA, .other_rel_sht = SHT_REL,
+	  .dt_rel = DT_RELA, .dt_relsz = DT_RELASZ, .dt_relent = DT_RELAENT,
+	  .dt_other = DT_REL, .dt_other_sz = DT_RELSZ,
 	  .rel_size = 24, .rel_type_bits = 32, .rela = true,
 	  .ehdr = 64, .e_phoff = 32, .e_shoff = 40, .e_phentsize = 54, .e_phnum = 56,
 	  .e_shentsize = 58, .e_shnum = 60,
 	  .phdr = 56, .p_flags = 4, .p_offset = 8, .p_vaddr = 16, .p_filesz = 32, .p_memsz = 40,
-	  .shdr = 64, .sh_flags = 8, .sh_offset = 24, .sh_size = 32, .sh_link = 40,
-	  .sym = 24, .st_value = 8, .st_size = 16, .st_info = 4, .st_shndx = 6 },
+	  .shdr = 64, .sh_flags = 8, .sh_offset = 24, .sh_size = 32, .sh_link = 40, .sh_info = 44,
+	  .sym = 24, .st_value = 8, .st_size = 16, .st_info = 4, .st_shndx = 6, .dyn = 16 },
 };
 
-#define E_TYPE	16	/* e_type and e_machine: the same place in both classes */
-#define E_MACHINE 18
-#define E_ENTRY	24
+#define E_TYPE		16	/* e_type, e_machine: the same place in both classes */
+#define E_MACHINE	18
+#define E_ENTRY		24
 
 struct elf {
 	const struct elf_fmt *fmt;
@@ -112,23 +138,7 @@ struct elf {
 	size_t len;
 	uint64_t phoff, shoff;
 	unsigned phnum, shnum;
-};
-
-/* The common form of the headers the loader reads. */
-struct elf_phdr {
-	uint32_t type, flags;
-	uint64_t off, vaddr, filesz, memsz;
-};
-
-struct elf_shdr {
-	uint32_t type, link;
-	uint64_t flags, off, size;
-};
-
-struct elf_rel {
-	uint64_t at;			/* r_offset */
-	uint32_t type;
-	uint64_t addend;		/* RELA's; REL's is in the relocated word */
+	uint64_t rela_off, rela_size;	/* the DT_RELA (DT_REL) table, file offset and bytes */
 };
 
 static uint64_t elf_word(const struct elf *e, const uint8_t *p)
@@ -136,35 +146,33 @@ static uint64_t elf_word(const struct elf *e, const uint8_t *p)
 	return rd(p, e->fmt->word);
 }
 
-static struct elf_phdr elf_ph(const struct elf *e, unsigned i)
+/* Section header i's fields, whatever the file's class. */
+struct elf_sect {
+	uint64_t type, flags, off, size, link, info;
+};
+
+static void elf_sect(const struct elf *e, unsigned i, struct elf_sect *s)
 {
 	const struct elf_fmt *t = e->fmt;
-	const uint8_t *p = e->f + e->phoff + (uint64_t)i * t->phdr;
+	const uint8_t *sh = e->f + e->shoff + (uint64_t)i * t->shdr;
 
-	return (struct elf_phdr){ .type = (uint32_t)rd(p, 4), .flags = (uint32_t)rd(p + t->p_flags, 4),
-				  .off = elf_word(e, p + t->p_offset), .vaddr = elf_word(e, p + t->p_vaddr),
-				  .filesz = elf_word(e, p + t->p_filesz),
-				  .memsz = elf_word(e, p + t->p_memsz) };
+	*s = (struct elf_sect){ .type = rd(sh + 4, 4), .flags = elf_word(e, sh + t->sh_flags),
+				.off = elf_word(e, sh + t->sh_offset), .size = elf_word(e, sh + t->sh_size),
+				.link = rd(sh + t->sh_link, 4), .info = rd(sh + t->sh_info, 4) };
 }
 
-static struct elf_shdr elf_sh(const struct elf *e, unsigned i)
-{
-	const struct elf_fmt *t = e->fmt;
-	const uint8_t *p = e->f + e->shoff + (uint64_t)i * t->shdr;
+/* Relocation entry r (inside the file) in one form: RELA's addend, 0 for REL's. */
+struct elf_rel {
+	uint64_t at, type, addend;
+};
 
-	return (struct elf_shdr){ .type = (uint32_t)rd(p + 4, 4), .link = (uint32_t)rd(p + t->sh_link, 4),
-				  .flags = elf_word(e, p + t->sh_flags), .off = elf_word(e, p + t->sh_offset),
-				  .size = elf_word(e, p + t->sh_size) };
-}
-
-/* Relocation entry r (inside the file) in the common form. */
 static struct elf_rel elf_rel(const struct elf *e, const uint8_t *r)
 {
 	const struct elf_fmt *t = e->fmt;
 	uint64_t info = elf_word(e, r + t->word);
 
 	return (struct elf_rel){ .at = elf_word(e, r),
-				 .type = (uint32_t)(info & ((UINT64_C(1) << t->rel_type_bits) - 1)),
+				 .type = info & ((UINT64_C(1) << t->rel_type_bits) - 1),
 				 .addend = t->rela ? elf_word(e, r + 2 * t->word) : 0 };
 }
 
@@ -208,38 +216,48 @@ static int elf_open(const uint8_t *f, size_t len, struct elf *e, char *err, size
 	return 0;
 }
 
-/* Every relocation section must hold only RELATIVE (or NONE) entries inside the image. */
-static int elf_check_relocs(const struct elf *e, const struct program_layout *l, char *err,
-			    size_t errlen)
+/* Program header i's fields, whatever the file's class. */
+struct elf_seg {
+	uint64_t type, flags, off, va, fsz, msz;
+};
+
+static void elf_seg(const struct elf *e, unsigned i, struct elf_seg *s)
 {
 	const struct elf_fmt *t = e->fmt;
+	const uint8_t *ph = e->f + e->phoff + (uint64_t)i * t->phdr;
 
-	for (unsigned i = 0; i < e->shnum; i++) {
-		const struct elf_shdr sh = elf_sh(e, i);
+	*s = (struct elf_seg){ .type = rd(ph, 4), .flags = rd(ph + t->p_flags, 4),
+			       .off = elf_word(e, ph + t->p_offset), .va = elf_word(e, ph + t->p_vaddr),
+			       .fsz = elf_word(e, ph + t->p_filesz), .msz = elf_word(e, ph + t->p_memsz) };
+}
 
-		if (sh.type == t->other_rel_sht) {
-			ksnprintf(err, errlen, "%s relocations (%s uses %s)", t->rela ? "SHT_REL" : "SHT_RELA",
-				  t->machine_name, t->rela ? "RELA" : "REL");
-			return -1;
-		}
-		if (sh.type != t->rel_sht || !(sh.flags & SHF_ALLOC))
-			continue;
-		if (!in_file(e->len, sh.off, sh.size) || sh.size % t->rel_size)
-			return fail(err, errlen, "a relocation section lies outside the file");
-		for (uint64_t k = 0; k < sh.size; k += t->rel_size) {
-			struct elf_rel r = elf_rel(e, e->f + sh.off + k);
-			uint64_t at = r.at - l->vaddr0;
+/*
+ * Every PT_LOAD is checked, empty or not: its file bytes inside the file and
+ * no more of them than its memory size, its addresses not wrapping. An
+ * empty one (p_memsz 0, p_filesz 0) holds nothing and is then ignored.
+ */
+static int elf_check_load(const struct elf *e, const struct elf_seg *s, char *err, size_t errlen)
+{
+	if (!in_file(e->len, s->off, s->fsz))
+		return fail(err, errlen, "a PT_LOAD segment lies outside the file");
+	if (s->fsz > s->msz)
+		return fail(err, errlen, "a PT_LOAD segment holds more file bytes than memory "
+			    "(p_filesz > p_memsz)");
+	if (s->va + s->msz < s->va)
+		return fail(err, errlen, "a PT_LOAD segment's addresses wrap around");
+	return 0;
+}
 
-			if (r.type == R_NONE)
-				continue;
-			if (r.type != R_RELATIVE) {
-				ksnprintf(err, errlen, "relocation type %u: only %s (static-pie) is supported",
-					  r.type, t->relative_name);
-				return -1;
-			}
-			if (at > l->span - t->word || l->span < t->word)
-				return fail(err, errlen, "a relocation points outside the image");
-		}
+/* No two non-empty PT_LOADs share an address: a later one would overwrite an earlier one. */
+static int elf_check_overlap(const struct elf *e, unsigned i, const struct elf_seg *s, char *err,
+			     size_t errlen)
+{
+	for (unsigned j = 0; j < i; j++) {
+		struct elf_seg t;
+
+		elf_seg(e, j, &t);
+		if (t.type == PT_LOAD && t.msz && s->va < t.va + t.msz && t.va < s->va + s->msz)
+			return fail(err, errlen, "two PT_LOAD segments overlap");
 	}
 	return 0;
 }
@@ -248,24 +266,33 @@ static int elf_check_segments(const struct elf *e, struct program_layout *l, cha
 			      size_t errlen)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, xlo = UINT64_MAX, xhi = 0;
+	unsigned loads = 0;
 
 	for (unsigned i = 0; i < e->phnum; i++) {
-		const struct elf_phdr ph = elf_ph(e, i);
-		uint64_t va = ph.vaddr, msz = ph.memsz;
+		struct elf_seg s;
 
-		if (ph.type == PT_INTERP)
+		elf_seg(e, i, &s);
+		if (s.type == PT_INTERP)
 			return fail(err, errlen, "dynamically linked (PT_INTERP): link it -static-pie");
-		if (ph.type == PT_TLS)
+		if (s.type == PT_TLS)
 			return fail(err, errlen, "thread-local storage (PT_TLS) is not supported");
-		if (ph.type != PT_LOAD || msz == 0)
+		if (s.type != PT_LOAD)
 			continue;
-		if (ph.filesz > msz || !in_file(e->len, ph.off, ph.filesz) || va + msz < va)
-			return fail(err, errlen, "a PT_LOAD segment lies outside the file");
-		lo = va < lo ? va : lo;
-		hi = va + msz > hi ? va + msz : hi;
-		if (ph.flags & PF_X) {
-			xlo = va < xlo ? va : xlo;
-			xhi = va + msz > xhi ? va + msz : xhi;
+		if (elf_check_load(e, &s, err, errlen))
+			return -1;
+		if (s.msz == 0)
+			continue;
+		if (++loads > PROGRAM_LOADS_MAX) {
+			ksnprintf(err, errlen, "more than %u PT_LOAD segments", PROGRAM_LOADS_MAX);
+			return -1;
+		}
+		if (elf_check_overlap(e, i, &s, err, errlen))
+			return -1;
+		lo = s.va < lo ? s.va : lo;
+		hi = s.va + s.msz > hi ? s.va + s.msz : hi;
+		if (s.flags & PF_X) {
+			xlo = s.va < xlo ? s.va : xlo;
+			xhi = s.va + s.msz > xhi ? s.va + s.msz : xhi;
 		}
 	}
 	if (hi == 0 || xhi == 0)
@@ -276,6 +303,173 @@ static int elf_check_segments(const struct elf *e, struct program_layout *l, cha
 	l->span = (hi - l->vaddr0 + PROGRAM_PAGE - 1) & ~(uint64_t)(PROGRAM_PAGE - 1);
 	l->text_lo = xlo - l->vaddr0;
 	l->text_hi = xhi - l->vaddr0;
+	return 0;
+}
+
+/* --- relocations: what PT_DYNAMIC's DT_RELA names, as a dynamic loader reads them -------- */
+
+/* The file offset of image address va .. va + n, inside one PT_LOAD's file bytes; 0 when none. */
+static bool elf_va_to_off(const struct elf *e, uint64_t va, uint64_t n, uint64_t *off)
+{
+	for (unsigned i = 0; i < e->phnum; i++) {
+		struct elf_seg s;
+
+		elf_seg(e, i, &s);
+		if (s.type == PT_LOAD && va >= s.va && va - s.va <= s.fsz && n <= s.fsz - (va - s.va)) {
+			*off = s.off + (va - s.va);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The dynamic tags the loader reads; any other tag of a static PIE is ignored. */
+struct elf_dyn {
+	uint64_t rela, relasz, relaent;		/* the class's table: DT_RELA.. or DT_REL.. */
+	bool has_rela;
+};
+
+static int elf_dyn_tag(const struct elf_fmt *t, struct elf_dyn *d, uint64_t tag, uint64_t val,
+		       char *err, size_t errlen)
+{
+	if (tag == t->dt_other || tag == t->dt_other_sz) {
+		ksnprintf(err, errlen, "DT_%s relocations (%s uses %s)", t->other_rel_name,
+			  t->machine_name, t->rel_name);
+		return -1;
+	}
+	if (tag == t->dt_rel)
+		d->rela = val, d->has_rela = true;
+	else if (tag == t->dt_relsz)
+		d->relasz = val;
+	else if (tag == t->dt_relent)
+		d->relaent = val;
+	switch (tag) {
+	case DT_NEEDED:
+		return fail(err, errlen, "needs a shared library (DT_NEEDED): link it -static-pie");
+	case DT_RELR:
+		return fail(err, errlen, "packed relocations (DT_RELR): link without "
+			    "-z pack-relative-relocs");
+	case DT_JMPREL:
+	case DT_PLTRELSZ:
+		if (val)
+			return fail(err, errlen, "PLT relocations (DT_JMPREL): a static PIE has none");
+		return 0;
+	}
+	return 0;
+}
+
+/* Walk PT_DYNAMIC (at most one) up to DT_NULL, inside its file bytes. */
+static int elf_read_dynamic(const struct elf *e, struct elf_dyn *d, char *err, size_t errlen)
+{
+	unsigned found = 0;
+
+	*d = (struct elf_dyn){ .relaent = e->fmt->rel_size };
+	for (unsigned i = 0; i < e->phnum; i++) {
+		struct elf_seg s;
+
+		elf_seg(e, i, &s);
+		if (s.type != PT_DYNAMIC)
+			continue;
+		if (++found > 1)
+			return fail(err, errlen, "more than one PT_DYNAMIC segment");
+		if (!in_file(e->len, s.off, s.fsz))
+			return fail(err, errlen, "the PT_DYNAMIC segment lies outside the file");
+		for (uint64_t k = 0; k + e->fmt->dyn <= s.fsz; k += e->fmt->dyn) {
+			const uint8_t *dyn = e->f + s.off + k;
+			uint64_t tag = elf_word(e, dyn), val = elf_word(e, dyn + e->fmt->word);
+
+			if (tag == DT_NULL)
+				break;
+			if (elf_dyn_tag(e->fmt, d, tag, val, err, errlen))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A relocation section for the whole image (sh_info 0, like .rela.dyn) or
+ * one the image holds (SHF_ALLOC) must be the table DT_RELA names: one the
+ * dynamic section does not name would be silently not applied. A section
+ * of link-time relocations (--emit-relocs: not allocated, sh_info the
+ * section it applied to) was applied by the linker and is not read.
+ */
+static int elf_check_rela_sections(const struct elf *e, char *err, size_t errlen)
+{
+	const struct elf_fmt *t = e->fmt;
+
+	for (unsigned i = 0; i < e->shnum; i++) {
+		struct elf_sect sh;
+		uint64_t off, size;
+
+		elf_sect(e, i, &sh);
+		off = sh.off, size = sh.size;
+		if (sh.type == t->other_rel_sht) {
+			ksnprintf(err, errlen, "SHT_%s relocations (%s uses %s)", t->other_rel_name,
+				  t->machine_name, t->rel_name);
+			return -1;
+		}
+		if (sh.type != t->rel_sht || size == 0 || (!(sh.flags & SHF_ALLOC) && sh.info != 0))
+			continue;
+		if (off < e->rela_off || off - e->rela_off > e->rela_size ||
+		    size > e->rela_size - (off - e->rela_off))
+			return fail(err, errlen, t->rela ? "a relocation section that PT_DYNAMIC (DT_RELA) "
+				    "does not name: it would not be applied" : "a relocation section that "
+				    "PT_DYNAMIC (DT_REL) does not name: it would not be applied");
+	}
+	return 0;
+}
+
+/* Find the DT_RELA table in the file: e->rela_off, e->rela_size. */
+static int elf_find_relocs(struct elf *e, char *err, size_t errlen)
+{
+	const struct elf_fmt *t = e->fmt;
+	struct elf_dyn d;
+
+	e->rela_off = e->rela_size = 0;
+	if (elf_read_dynamic(e, &d, err, errlen))
+		return -1;
+	if (d.relasz && !d.has_rela)
+		return fail(err, errlen, t->rela ? "DT_RELASZ without DT_RELA" : "DT_RELSZ without DT_REL");
+	if (d.relasz) {
+		if (d.relaent != t->rel_size || d.relasz % t->rel_size) {
+			ksnprintf(err, errlen, "DT_%sENT or DT_%sSZ is not a whole number of %u-byte "
+				  "Elf%u_%s entries", t->rel_name, t->rel_name, t->rel_size, t->bits,
+				  t->rela ? "Rela" : "Rel");
+			return -1;
+		}
+		if (!elf_va_to_off(e, d.rela, d.relasz, &e->rela_off)) {
+			ksnprintf(err, errlen, "the DT_%s table is not in a PT_LOAD segment's file bytes",
+				  t->rel_name);
+			return -1;
+		}
+		e->rela_size = d.relasz;
+	}
+	return elf_check_rela_sections(e, err, errlen);
+}
+
+/* Every relocation must be RELATIVE (or NONE) with its word inside the image. */
+static int elf_check_relocs(struct elf *e, const struct program_layout *l, char *err,
+			    size_t errlen)
+{
+	const struct elf_fmt *t = e->fmt;
+
+	if (elf_find_relocs(e, err, errlen))
+		return -1;
+	for (uint64_t k = 0; k < e->rela_size; k += t->rel_size) {
+		struct elf_rel r = elf_rel(e, e->f + e->rela_off + k);
+		uint64_t at = r.at - l->vaddr0;
+
+		if (r.type == R_NONE)
+			continue;
+		if (r.type != R_RELATIVE) {
+			ksnprintf(err, errlen, "relocation type %llu: only %s (static-pie) is supported",
+				  (unsigned long long)r.type, t->relative_name);
+			return -1;
+		}
+		if (at > l->span - t->word || l->span < t->word)
+			return fail(err, errlen, "a relocation points outside the image");
+	}
 	return 0;
 }
 
@@ -342,30 +536,34 @@ static void elf_relocate(const struct elf *e, const struct program_layout *l, ui
 {
 	const struct elf_fmt *t = e->fmt;
 
-	for (unsigned i = 0; i < e->shnum; i++) {
-		const struct elf_shdr sh = elf_sh(e, i);
+	for (uint64_t k = 0; k < e->rela_size; k += t->rel_size) {
+		struct elf_rel r = elf_rel(e, e->f + e->rela_off + k);
+		uint64_t at = r.at - l->vaddr0;
+		uint64_t v = base + (t->rela ? r.addend : rd(dst + at, t->word)) - l->vaddr0;
 
-		if (sh.type != t->rel_sht || !(sh.flags & SHF_ALLOC))
+		if (r.type != R_RELATIVE)
 			continue;
-		for (uint64_t k = 0; k < sh.size; k += t->rel_size) {
-			struct elf_rel r = elf_rel(e, e->f + sh.off + k);
-			uint64_t at = r.at - l->vaddr0;
-			uint64_t a = t->rela ? r.addend : rd(dst + at, t->word);
-			uint64_t v = base + a - l->vaddr0;
-
-			if (r.type != R_RELATIVE)
-				continue;
-			for (unsigned b = 0; b < t->word; b++)
-				dst[at + b] = (uint8_t)(v >> (8 * b));
-		}
+		for (unsigned b = 0; b < t->word; b++)
+			dst[at + b] = (uint8_t)(v >> (8 * b));
 	}
 }
 
+/*
+ * The file is checked again before a byte is written, and must give the
+ * layout the caller holds: nothing is copied from a file that was never
+ * checked, or that changed since.
+ */
 int program_image_load(const uint8_t *file, size_t len, const struct program_layout *l,
 		       uint8_t *dst, uint64_t base, char *err, size_t errlen)
 {
+	struct program_layout t;
 	struct elf e;
 
+	if (l->flat ? len > l->span
+		    : program_elf_check_for(l->word * 8u, file, len, &t, err, errlen))
+		return l->flat ? fail(err, errlen, "the binary is larger than its image") : -1;
+	if (!l->flat && (t.span != l->span || t.vaddr0 != l->vaddr0))
+		return fail(err, errlen, "the file does not give the image it was checked for");
 	for (uint64_t i = 0; i < l->span; i++)
 		dst[i] = 0;
 	if (l->flat) {
@@ -373,16 +571,16 @@ int program_image_load(const uint8_t *file, size_t len, const struct program_lay
 			dst[i] = file[i];
 		return 0;
 	}
-	if (elf_open(file, len, &e, err, errlen))
-		return -1;
+	elf_open(file, len, &e, err, errlen);
+	elf_find_relocs(&e, err, errlen);
 	for (unsigned i = 0; i < e.phnum; i++) {
-		const struct elf_phdr ph = elf_ph(&e, i);
-		uint64_t at = ph.vaddr - l->vaddr0;
+		struct elf_seg s;
 
-		if (ph.type != PT_LOAD)
+		elf_seg(&e, i, &s);
+		if (s.type != PT_LOAD || s.msz == 0)
 			continue;
-		for (uint64_t k = 0; k < ph.filesz; k++)
-			dst[at + k] = file[ph.off + k];
+		for (uint64_t k = 0; k < s.fsz; k++)
+			dst[s.va - l->vaddr0 + k] = file[s.off + k];
 	}
 	elf_relocate(&e, l, dst, base);
 	return 0;
@@ -404,12 +602,12 @@ static bool sym_view_open(const uint8_t *file, size_t len, struct sym_view *v)
 		return false;
 	v->vaddr0 = l.vaddr0;
 	for (unsigned i = 0; i < v->e.shnum; i++) {
-		const struct elf_shdr sh = elf_sh(&v->e, i);
-		struct elf_shdr str;
+		struct elf_sect sh, str;
 
+		elf_sect(&v->e, i, &sh);
 		if (sh.type != SHT_SYMTAB || sh.link >= v->e.shnum)
 			continue;
-		str = elf_sh(&v->e, sh.link);
+		elf_sect(&v->e, (unsigned)sh.link, &str);
 		v->off = sh.off;
 		v->size = sh.size;
 		v->str_off = str.off;

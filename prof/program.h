@@ -48,6 +48,7 @@
 #define PROGRAM_PAGE		4096u
 /* The kernel's own mode, the only class of program it runs: 64 (ELF64) or 32 (ELF32). */
 #define PROGRAM_KERNEL_BITS	(UINTPTR_MAX > 0xffffffffu ? 64 : 32)
+#define PROGRAM_LOADS_MAX	16	/* non-empty PT_LOAD segments in one file */
 
 /*
  * A program's calls through `int 0x82` (arch/x86/user.h), RAX = the call,
