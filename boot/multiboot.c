@@ -17,6 +17,10 @@
  *    the EBDA, the last KiB of base memory, F0000H-FFFFFH; arch/x86/smp.c
  *    falls back on it to find the sibling when there is no ACPI MADT;
  *  - nbprof.cfg as the first Multiboot module (flags bit 3), copied whole;
+ *  - users' programs (the ESP's nbprof/ folder under UEFI) as the modules
+ *    whose command line ends in a word "nbprof/NAME" (tools/mkimage's
+ *    grub.cfg); their memory is kept out of the free RAM, as the image is,
+ *    until kmain has loaded them;
  *  - stacks from the image's own .bss; the sibling's start-up page is the
  *    highest free page below 9F000H (conventional memory, under the EBDA).
  *
@@ -58,6 +62,8 @@
 #define LOW_PAGE_LIMIT		0x9f000u	/* below the EBDA on every PC */
 #define PAGE			0x1000u
 #define EBDA_SEG_PTR		0x40e
+#define MB_PROGRAM_DIR		"nbprof/"
+#define MB_MAX_CUTS		(1 + BOOT_MAX_FILES)	/* the image, then the programs */
 #define BIOS_ROM_START		0xe0000u
 #define BIOS_ROM_END		0x100000u
 #define RSDP_CHECKSUM_LEN	20
@@ -113,17 +119,19 @@ static void mb_add(struct bootinfo *bi, uint64_t base, uint64_t size, enum boot_
 	bi->regions[bi->nregions++] = (struct boot_region){ base, size, type, 0 };
 }
 
-/* A RAM entry, minus the kernel image [lo, hi), which becomes loader memory. */
-static void mb_add_ram(struct bootinfo *bi, uint64_t base, uint64_t end, uint64_t lo, uint64_t hi)
+/* RAM [base, end) minus the kept ranges cut[0..n) (the image, the programs' modules). */
+static void mb_add_ram(struct bootinfo *bi, uint64_t base, uint64_t end, const uint64_t (*cut)[2],
+		       unsigned n)
 {
-	if (end <= lo || base >= hi) {
-		mb_add(bi, base, end - base, BMEM_FREE);
+	if (base >= end)
 		return;
-	}
-	if (base < lo)
-		mb_add(bi, base, lo - base, BMEM_FREE);
-	if (end > hi)
-		mb_add(bi, hi, end - hi, BMEM_FREE);
+	for (unsigned i = 0; i < n; i++)
+		if (cut[i][0] < end && base < cut[i][1]) {
+			mb_add_ram(bi, base, cut[i][0] > base ? cut[i][0] : base, cut, n);
+			mb_add_ram(bi, cut[i][1] < end ? cut[i][1] : end, end, cut, n);
+			return;
+		}
+	mb_add(bi, base, end - base, BMEM_FREE);
 }
 
 static void mb_sort(struct bootinfo *bi)
@@ -138,12 +146,24 @@ static void mb_sort(struct bootinfo *bi)
 	}
 }
 
+/* The pages [lo, hi) that hold [base, base + size). */
+static void mb_pages(uint64_t base, uint64_t size, uint64_t range[2])
+{
+	range[0] = base & ~(uint64_t)(PAGE - 1);
+	range[1] = (base + size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+}
+
+/* The firmware's map; the image and the programs' modules become loader memory. */
 static void mb_memory_map(struct bootinfo *bi, const struct mb_info *mbi)
 {
-	uint64_t lo = (uintptr_t)__image_start & ~(uint64_t)(PAGE - 1);
-	uint64_t hi = ((uintptr_t)__image_end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	uint64_t cut[MB_MAX_CUTS][2];
+	unsigned n = 1;
 	uintptr_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
 
+	mb_pages((uintptr_t)__image_start, (uintptr_t)__image_end - (uintptr_t)__image_start, cut[0]);
+	for (uint32_t i = 0; i < bi->nfiles; i++)
+		if (bi->files[i].base)
+			mb_pages(bi->files[i].base, bi->files[i].size, cut[n++]);
 	while (p + sizeof(struct mb_mmap) <= end) {
 		const struct mb_mmap *e = (const struct mb_mmap *)p;
 		uint64_t base = e->base, top = e->base + e->length;
@@ -153,14 +173,14 @@ static void mb_memory_map(struct bootinfo *bi, const struct mb_info *mbi)
 			/* whole pages only, as the allocator expects */
 			base = (base + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 			top &= ~(uint64_t)(PAGE - 1);
-			if (top > base)
-				mb_add_ram(bi, base, top, lo, hi);
+			mb_add_ram(bi, base, top, cut, n);
 		} else {
 			mb_add(bi, base, e->length, mb_type(e->type));
 		}
 		p += e->size + sizeof(e->size);
 	}
-	mb_add(bi, lo, hi - lo, BMEM_LOADER);
+	for (unsigned i = 0; i < n; i++)
+		mb_add(bi, cut[i][0], cut[i][1] - cut[i][0], BMEM_LOADER);
 	mb_sort(bi);
 }
 
@@ -267,13 +287,33 @@ static void mb_find_mp(struct bootinfo *bi)
 	bi->mp_config = t;
 }
 
+/* The last word of a module's command line (GRUB may put the file's path first). */
+static const char *mb_module_word(const struct mb_module *m)
+{
+	const char *s = (const char *)(uintptr_t)m->string, *w = s;
+
+	if (!s)
+		return "";
+	for (; *s; s++)
+		if (*s == ' ' && s[1] && s[1] != ' ')
+			w = s + 1;
+	return w;
+}
+
+static bool mb_is_program(const struct mb_module *m)
+{
+	return strncmp(mb_module_word(m), MB_PROGRAM_DIR, sizeof(MB_PROGRAM_DIR) - 1) == 0;
+}
+
+/* nbprof.cfg: the first module that is not a program. */
 static void mb_read_cfg(struct bootinfo *bi, const struct mb_info *mbi)
 {
 	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mbi->mods_addr;
 	uint32_t len;
 
 	bi->cfg_status = BOOT_CFG_ABSENT;
-	if (!(mbi->flags & MB_INFO_MODS) || mbi->mods_count == 0 || m->end < m->start)
+	if (!(mbi->flags & MB_INFO_MODS) || mbi->mods_count == 0 || mb_is_program(m) ||
+	    m->end < m->start)
 		return;
 	len = m->end - m->start;
 	if (len > BOOT_CFG_MAX) {
@@ -283,6 +323,30 @@ static void mb_read_cfg(struct bootinfo *bi, const struct mb_info *mbi)
 	memcpy(bi->cfg, (const void *)(uintptr_t)m->start, len);
 	bi->cfg_len = len;
 	bi->cfg_status = BOOT_CFG_OK;
+}
+
+/* The programs' modules as the files kmain loads (boot/efi_main.c reads the same from the ESP). */
+static void mb_read_programs(struct bootinfo *bi, const struct mb_info *mbi)
+{
+	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mbi->mods_addr;
+
+	for (uint32_t i = 0; (mbi->flags & MB_INFO_MODS) && i < mbi->mods_count; i++, m++) {
+		const char *name = mb_module_word(m) + sizeof(MB_PROGRAM_DIR) - 1;
+		struct boot_file *f = &bi->files[bi->nfiles];
+		size_t n = strlen(name);
+
+		if (!mb_is_program(m))
+			continue;
+		if (bi->nfiles >= BOOT_MAX_FILES || n == 0 || n >= BOOT_FILE_NAME) {
+			bi->files_skipped++;
+			continue;
+		}
+		memcpy(f->name, name, n + 1);
+		f->size = m->end >= m->start ? m->end - m->start : 0;
+		f->status = f->size == 0 || f->size > BOOT_FILE_MAX ? BOOT_CFG_TOO_BIG : BOOT_CFG_OK;
+		f->base = f->status == BOOT_CFG_OK ? m->start : 0;
+		bi->nfiles++;
+	}
 }
 
 /* --- machines the kernel cannot serve --------------------------------------- */
@@ -379,6 +443,7 @@ void multiboot_main(uint32_t magic, const struct mb_info *mbi)
 	for (int i = 0; i < BOOT_NIST; i++)
 		bi->ist_base[i] = (uintptr_t)boot_ist[i];
 	mb_read_cfg(bi, mbi);	/* before the module's memory counts as free */
+	mb_read_programs(bi, mbi);	/* their modules are kept out of the free RAM */
 	mb_memory_map(bi, mbi);
 	bi->low_page = mb_low_page(bi);
 	mb_find_rsdp(bi);
