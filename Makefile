@@ -279,21 +279,27 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(H_EXTRA) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
-# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests.
+# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests:
+# $(B)/sdk for the 64-bit kernel, $(B)/sdk32 with -m32 for the 32-bit one.
 SDK_CC    := sdk/nbprof-cc
-SDK_ELFS  := $(B)/sdk/hello.elf $(B)/sdk/sumloop.elf $(B)/sdk/prog_reloc.elf
-SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h
-$(B)/sdk/%.elf: sdk/examples/%.c $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
-$(B)/sdk/%.elf: sdk/examples/%.S $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
-$(B)/sdk/%.elf: tests/host/%.c $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
+SDK_NAMES := hello sumloop prog_reloc prog_div64
+SDK_ELFS  := $(patsubst %,$(B)/sdk/%.elf,$(SDK_NAMES)) $(patsubst %,$(B)/sdk32/%.elf,$(SDK_NAMES))
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/crt0_32.S sdk/program.ld sdk/nbprof.h
+define sdk_rules
+$(B)/$(1)/%.elf: sdk/examples/%.c $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+$(B)/$(1)/%.elf: sdk/examples/%.S $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+$(B)/$(1)/%.elf: tests/host/%.c $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+endef
+$(eval $(call sdk_rules,sdk,))
+$(eval $(call sdk_rules,sdk32,-m32))
 $(B)/h/tests/test_program: $(SDK_ELFS)
-$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"' -DSDK32_ELF_DIR='"$(B)/sdk32"'
 
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
