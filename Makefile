@@ -3,6 +3,8 @@
 #   make            build build/BOOTX64.EFI (x86-64) and build/BOOTIA32.EFI (ia32)
 #   make image      build/nbprof.img: GPT disk with a FAT ESP (both kernels) and GRUB for
 #                   legacy BIOS (the 32-bit kernel as a Multiboot ELF), ready for dd
+#   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
+#   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
@@ -149,7 +151,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -420,12 +422,32 @@ $(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
 
 image: $(IMAGE)
 
+# The CD (also bootable from a stick): BIOS El Torito with GRUB, UEFI El
+# Torito with both EFI kernels; nbprof.cfg and PROGRAMS on it (tools/mkiso).
+ISO := $(B)/nbprof.iso
+$(ISO): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
+		$(B)/image.programs $(PROGRAMS) tools/mkiso | deps-image
+	$(if $(V),,@echo "  ISO     $@")
+	$(Q)tools/mkiso $@ $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf \
+		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
+
+iso: $(ISO)
+
+# A TFTP root for network boot: nbprof32.elf, nbprof.cfg, an iPXE script and
+# a PXELINUX configuration (tools/mkpxe).
+PXE := $(B)/pxe/nbprof.ipxe
+$(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/mkpxe
+	$(if $(V),,@echo "  PXE     $(@D)")
+	$(Q)tools/mkpxe $(@D) $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
+
+pxe: $(PXE)
+
 # QEMU_FLAGS: tools/qemu.py options, e.g. QEMU_FLAGS="--smp-ht --sig 15,2,9".
 run: $(IMAGE) | deps-run
 	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
 
 # The QEMU tests make their own images from build/BOOTX64.EFI (and BOOTIA32.EFI).
-qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
+qemu-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 	$(Q)$(PYTEST)
 
 qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/mkimage | deps-check
