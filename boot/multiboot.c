@@ -48,6 +48,7 @@
 #define MB_BOOTLOADER_MAGIC	0x2badb002u
 #define MB_INFO_MODS		(1u << 3)
 #define MB_INFO_MMAP		(1u << 6)
+#define MB_INFO_LOADER_NAME	(1u << 9)
 #define MB_MIN_RAM		(16u << 20)	/* kernel, page tables, stacks, sample store */
 
 #define CPUID_EDX_PAE		(1u << 6)
@@ -78,6 +79,9 @@ struct mb_info {
 	uint32_t mods_count, mods_addr;
 	uint32_t syms[4];
 	uint32_t mmap_length, mmap_addr;
+	uint32_t drives_length, drives_addr;
+	uint32_t config_table;
+	uint32_t boot_loader_name;	/* flags bit 9: a C string */
 } __attribute__((packed));
 
 struct mb_module {
@@ -278,6 +282,21 @@ static void mb_read_programs(struct bootinfo *bi, const struct mb_info *mbi)
 	}
 }
 
+/*
+ * The loader's name (GRUB: "GNU GRUB 2.06", iPXE: "iPXE 1.0.0+"), for `cpu`:
+ * printable ASCII only, cut to fit; anything else ends it.
+ */
+static void mb_read_loader_name(struct bootinfo *bi, const struct mb_info *mbi)
+{
+	const char *s = (const char *)(uintptr_t)mbi->boot_loader_name;
+	unsigned i = 0;
+
+	if ((mbi->flags & MB_INFO_LOADER_NAME) && s)
+		for (; i + 1 < sizeof(bi->loader_name) && s[i] >= 0x20 && s[i] < 0x7f; i++)
+			bi->loader_name[i] = s[i];
+	bi->loader_name[i] = '\0';
+}
+
 /* --- machines the kernel cannot serve --------------------------------------- */
 
 /* One line on COM1 and on the VGA text screen (row `row`). */
@@ -373,6 +392,7 @@ void multiboot_main(uint32_t magic, const struct mb_info *mbi)
 		bi->ist_base[i] = (uintptr_t)boot_ist[i];
 	mb_read_cfg(bi, mbi);	/* before the module's memory counts as free */
 	mb_read_programs(bi, mbi);	/* their modules are kept out of the free RAM */
+	mb_read_loader_name(bi, mbi);
 	mb_memory_map(bi, mbi);
 	bi->low_page = mb_low_page(bi);
 	mb_find_rsdp(bi);
