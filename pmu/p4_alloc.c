@@ -105,6 +105,15 @@ static enum p4_pmi p4_req_pmi(const struct p4_alloc_ctx *ctx, const struct p4_re
 {
 	const struct p4_request *r = &req[i];
 
+	/*
+	 * A PEBS counter gets no OVF_PMI whatever was asked: its overflows are
+	 * the assist's, and with OVF_PMI set the hardware interrupts on every
+	 * one of them (perfmon2 programs IQ_CCCR4 without OVF_PMI and saw "a
+	 * spurious interrupt for every counter overflow" with it). The DS
+	 * threshold interrupt is the PEBS PMI.
+	 */
+	if (r->role == P4_ROLE_PEBS)
+		return P4_PMI_NONE;
 	if (r->pmi != P4_PMI_AUTO)
 		return r->pmi;
 	if (!r->spec.period || p4_is_starter(req, n, i))

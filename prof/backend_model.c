@@ -45,6 +45,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
 #include "arch/x86/user.h"
@@ -185,6 +186,7 @@ static bool batch_takes(unsigned lp, unsigned cpl, uint64_t n)
 	return false;
 }
 static bool no_pebs;			/* `pmu backend model ... nopebs` */
+static struct { bool set; unsigned lp; uint64_t addr; } machine_fault; /* since run_begin */
 
 /* ---- the bus, and quirk injection ------------------------------------------- */
 
@@ -596,6 +598,7 @@ static void model_unmasked(unsigned lp)
 static void model_run_begin(void)
 {
 	pmi_pending[0] = pmi_pending[1] = 0;
+	machine_fault.set = false;
 	if (mem_ready && mem_touched) {
 		p4_mem_flush(mem);
 		memfeed_reset(&feed);
@@ -935,11 +938,52 @@ static struct p4_mem *model_mem_get(void)
 	return mem;
 }
 
+/* The first PEBS assist that could not reach its DS area since the run began. */
+static void model_machine_fault(struct p4_model *m, unsigned lp, uint64_t addr, void *ctx)
+{
+	(void)m;
+	(void)ctx;
+	if (machine_fault.set)
+		return;
+	machine_fault.set = true;
+	machine_fault.lp = lp;
+	machine_fault.addr = addr;
+}
+
+static bool model_fault_text(char *buf, size_t n)
+{
+	if (!machine_fault.set)
+		return false;
+	ksnprintf(buf, n, "machine fault: the PEBS assist of LP%u could not reach its DS save area "
+		  "or buffer at %llXH (IA32_DS_AREA %s); a real machine faults inside the assist",
+		  machine_fault.lp, (unsigned long long)machine_fault.addr,
+		  model.ds_area[machine_fault.lp] ? "unmapped" : "0");
+	machine_fault.set = false;	/* reported once */
+	return true;
+}
+
+/*
+ * The CPU as the model's signature is (caps): CPUID.1 DS on every NetBurst
+ * part, DTES64 on models 3, 4 and 6, and IA32_MISC_ENABLE as the model
+ * reads it (bit 7 set, bit 12 as `nopebs` says, bit 11 set: the model has
+ * no branch trace store). QEMU's own CPUID has neither DS nor DTES64.
+ */
+static void model_cpu_view(struct cpu_info *ci)
+{
+	ci->ds = true;
+	ci->dtes64 = model.caps.dtes64;
+	ci->misc_enable_ok = model_bus_read(NULL, MSR_IA32_MISC_ENABLE, &ci->misc_enable) == 0;
+	if (!ci->misc_enable_ok)
+		ci->misc_enable = 0;
+}
+
 static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise,
 				       .mem = pebs_mem, .pebs_unavailable = no_pebs,
-				       .ds32 = sizeof(void *) == 4 };	/* ia32: no IA-32e */
+				       .bts_unavailable = true,	/* no BTS in the model */
+				       .legacy_mode = !MODE_IS_64,
+				       .machine_fault = model_machine_fault };
 	char sigtext[8];
 
 	if (!p4_caps_lookup(sig, caps))
@@ -1057,4 +1101,6 @@ const struct perf_backend_ops perf_backend_model = {
 	.rdpmc = model_rdpmc,
 	.bus_tsc = bus_tsc,
 	.describe = model_describe,
+	.cpu_view = model_cpu_view,
+	.machine_fault = model_fault_text,
 };
