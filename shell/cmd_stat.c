@@ -69,8 +69,11 @@ static int stat_status(struct shell *sh, int status, const struct workload_resul
 	case WORKLOAD_FAULTED:
 		return shell_error(sh, "the workload faulted (vector %d); counts discarded",
 				   res->fault_vector);
-	case WORKLOAD_INTERRUPTED:
-		return shell_error(sh, "interrupted; counts discarded");
+	case WORKLOAD_INTERRUPTED: {
+		char why[160];
+
+		return shell_error(sh, "%s; counts discarded", workload_stop_reason(res, why, sizeof(why)));
+	}
 	default:
 		return shell_error(sh, "%s", res->error[0] ? res->error : "workload refused");
 	}
