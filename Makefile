@@ -39,15 +39,15 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_sel
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
                shell/stat_uncore.c
 SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c shell/cmd_pebs.c
-PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/program.c prof/report.c prof/samples.c \
+PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/model_batch.c prof/program.c prof/report.c prof/samples.c \
                prof/selftest_judge.c prof/selftest_report.c prof/upload.c prof/workload.c \
                prof/snippet.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/programs_k.c \
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/model_feed.c prof/model_pmi.c prof/pebs.c prof/perf.c prof/programs_k.c \
                prof/record.c prof/selftest.c \
                prof/selftest_counts.c prof/selftest_overflow.c prof/selftest_pebs.c prof/tagfeed.c \
                prof/workloads.c \
                prof/snippet_run.c
-ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
+ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/pagewalk.c \
                arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -89,7 +89,9 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c \
                   tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c \
-                  tests/host/test_memfeed.c tests/host/test_stat_uncore.c
+                  tests/host/test_memfeed.c tests/host/test_stat_uncore.c \
+                  tests/host/test_model_batch.c tests/host/test_model_pmi.c
+HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
@@ -274,6 +276,8 @@ $(B)/h/libportable.a: $(H_OBJS)
 
 $(B)/h/tests/test_perf: $(B)/h/prof/perf.o
 $(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
+$(B)/h/tests/test_model_pmi: $(B)/h/prof/model_pmi.o
+$(B)/h/tests/test_model_pmi: H_EXTRA := $(B)/h/prof/model_pmi.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
@@ -281,21 +285,27 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(H_EXTRA) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
-# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests.
+# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests:
+# $(B)/sdk for the 64-bit kernel, $(B)/sdk32 with -m32 for the 32-bit one.
 SDK_CC    := sdk/nbprof-cc
-SDK_ELFS  := $(B)/sdk/hello.elf $(B)/sdk/sumloop.elf $(B)/sdk/prog_reloc.elf
-SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h
-$(B)/sdk/%.elf: sdk/examples/%.c $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
-$(B)/sdk/%.elf: sdk/examples/%.S $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
-$(B)/sdk/%.elf: tests/host/%.c $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
+SDK_NAMES := hello sumloop prog_reloc prog_div64
+SDK_ELFS  := $(patsubst %,$(B)/sdk/%.elf,$(SDK_NAMES)) $(patsubst %,$(B)/sdk32/%.elf,$(SDK_NAMES))
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/crt0_32.S sdk/program.ld sdk/nbprof.h
+define sdk_rules
+$(B)/$(1)/%.elf: sdk/examples/%.c $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+$(B)/$(1)/%.elf: sdk/examples/%.S $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+$(B)/$(1)/%.elf: tests/host/%.c $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+endef
+$(eval $(call sdk_rules,sdk,))
+$(eval $(call sdk_rules,sdk32,-m32))
 $(B)/h/tests/test_program: $(SDK_ELFS)
-$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"' -DSDK32_ELF_DIR='"$(B)/sdk32"'
 
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)

@@ -455,3 +455,18 @@ def test_long_run_shows_progress_and_leaves_no_trace(nb):
     assert "# stepped" not in quiet and "%d  instr_retired:" % loop_instr(n) in quiet
     short = raw_cmd(nb, "stat -e instr_retired loop 1000", 60)
     assert "# stepped" not in short
+
+
+def test_perf_generic_names(nb):
+    # perf's names bind as Linux's P4 backend binds them (p4_general_events):
+    # instructions = instr_retired:NBOGUSNTAG:BOGUSNTAG, cycles = global_power_events:RUNNING
+    rows, _ = stat(nb, "-e instructions:u -e instr_retired:NBOGUSNTAG:BOGUSNTAG:u -e cycles "
+                   "--ring 3 -- loop 10")
+    assert [r[1] for r in rows] == ["instr_retired:NBOGUSNTAG:BOGUSNTAG:u"] * 2 + \
+        ["global_power_events:RUNNING:u:k"], rows
+    assert rows[0][0] == rows[1][0] > 0, rows
+    out = nb.cmd("events clockticks")
+    assert re.match(r"clockticks\s+global_power_events:RUNNING\s+\(", out), out
+    assert "cycles the processor is not stopped" in out
+    line = error(nb, "stat -e cycle loop 10")
+    assert "unknown event 'cycle'" in line and " cycles" in line and "bus-cycles" in line, line
