@@ -53,7 +53,7 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c 
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
-               arch/x86/timer.c arch/x86/user.c
+               arch/x86/timer.c arch/x86/user.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd.c
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
@@ -123,7 +123,8 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              arch/x86/panic.o prof/workloads.o prof/selftest.o prof/selftest_report.o \
              prof/selftest_counts.o prof/selftest_overflow.o prof/selftest_pebs.o prof/selftest_judge.o \
              prof/snippet.o prof/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
-             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o
+             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
+             arch/x86/screen.o arch/x86/kbd.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
