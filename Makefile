@@ -123,7 +123,7 @@ $(B)/k/prof/selftest_overflow.o $(B)/k/prof/selftest_pebs.o $(B)/k/prof/selftest
 $(B)/k/prof/snippet.o $(B)/k/prof/snippet_run.o: K_OPT := -Os
 $(B)/k/pmu/p4_pebs.o $(B)/k/prof/pebs.o $(B)/k/prof/tagfeed.o: K_OPT := -Os
 $(B)/k/pmu/model/p4_model_pebs.o $(B)/k/arch/x86/insn_simd.o: K_OPT := -Os
-K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
+K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
 # the 32-bit libgcc (gcc-multilib). -O2 throughout: the size budget of
