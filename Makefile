@@ -37,10 +37,10 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_sel
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
                shell/stat_uncore.c
 SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c shell/cmd_pebs.c
-PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/program.c prof/report.c prof/samples.c \
+PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/model_batch.c prof/program.c prof/report.c prof/samples.c \
                prof/selftest_judge.c prof/selftest_report.c prof/upload.c prof/workload.c \
                prof/snippet.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/programs_k.c \
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/model_feed.c prof/model_pmi.c prof/pebs.c prof/perf.c prof/programs_k.c \
                prof/record.c prof/selftest.c \
                prof/selftest_counts.c prof/selftest_overflow.c prof/selftest_pebs.c prof/tagfeed.c \
                prof/workloads.c \
@@ -87,7 +87,8 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c \
                   tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c \
-                  tests/host/test_memfeed.c tests/host/test_stat_uncore.c
+                  tests/host/test_memfeed.c tests/host/test_stat_uncore.c \
+                  tests/host/test_model_batch.c tests/host/test_model_pmi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
@@ -268,6 +269,8 @@ $(B)/h/libportable.a: $(H_OBJS)
 
 $(B)/h/tests/test_perf: $(B)/h/prof/perf.o
 $(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
+$(B)/h/tests/test_model_pmi: $(B)/h/prof/model_pmi.o
+$(B)/h/tests/test_model_pmi: H_EXTRA := $(B)/h/prof/model_pmi.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)

@@ -6,6 +6,10 @@
  * and its x86-64 supplement (psABI 4.4: R_X86_64_RELATIVE = 8, computed as
  * B + A). Every field is read byte by byte, little-endian, and checked
  * against the file's length before use: the file came over a serial line.
+ * The relocations are the table PT_DYNAMIC's DT_RELA names (gABI "Dynamic
+ * Section"), as a dynamic loader finds them, so a file without section
+ * headers loads the same; section headers are read only for the symbols
+ * and to refuse relocations that table would leave out.
  * Portable: compiled for the kernel and for the host tests.
  */
 #include "lib/parse.h"
@@ -22,6 +26,16 @@
 #define PT_DYNAMIC	2
 #define PT_INTERP	3
 #define PT_TLS		7
+#define DT_NULL		0
+#define DT_NEEDED	1
+#define DT_PLTRELSZ	2
+#define DT_RELA		7
+#define DT_RELASZ	8
+#define DT_RELAENT	9
+#define DT_REL		17
+#define DT_RELSZ	18
+#define DT_JMPREL	23
+#define DT_RELR		36
 #define PF_X		1
 #define SHT_SYMTAB	2
 #define SHT_RELA	4
@@ -38,6 +52,7 @@
 #define SHDR_SIZE	64
 #define SYM_SIZE	24
 #define RELA_SIZE	24
+#define DYN_SIZE	16
 #define PROGRAM_SPAN_MAX (64u << 20)
 
 static struct program programs[PROGRAM_MAX];
@@ -67,6 +82,7 @@ struct elf {
 	size_t len;
 	uint64_t phoff, shoff;
 	unsigned phnum, shnum;
+	uint64_t rela_off, rela_size;	/* the DT_RELA table, file offset and bytes */
 };
 
 static const uint8_t *elf_ph(const struct elf *e, unsigned i)
@@ -100,34 +116,46 @@ static int elf_open(const uint8_t *f, size_t len, struct elf *e, char *err, size
 	return 0;
 }
 
-/* Every relocation section must hold only RELATIVE (or NONE) entries inside the image. */
-static int elf_check_relocs(const struct elf *e, const struct program_layout *l, char *err,
-			    size_t errlen)
+/* Program header i's fields, whatever the file's class. */
+struct elf_seg {
+	uint64_t type, flags, off, va, fsz, msz;
+};
+
+static void elf_seg(const struct elf *e, unsigned i, struct elf_seg *s)
 {
-	for (unsigned i = 0; i < e->shnum; i++) {
-		const uint8_t *sh = elf_sh(e, i);
-		uint64_t type = rd(sh + 4, 4), off = rd(sh + 24, 8), size = rd(sh + 32, 8);
+	const uint8_t *ph = elf_ph(e, i);
 
-		if (type == SHT_REL)
-			return fail(err, errlen, "SHT_REL relocations (x86-64 uses RELA)");
-		if (type != SHT_RELA || !(rd(sh + 8, 8) & SHF_ALLOC))
-			continue;
-		if (!in_file(e->len, off, size) || size % RELA_SIZE)
-			return fail(err, errlen, "a relocation section lies outside the file");
-		for (uint64_t k = 0; k < size; k += RELA_SIZE) {
-			const uint8_t *r = e->f + off + k;
-			uint64_t at = rd(r, 8) - l->vaddr0, t = rd(r + 8, 8) & 0xffffffffu;
+	*s = (struct elf_seg){ .type = rd(ph, 4), .flags = rd(ph + 4, 4), .off = rd(ph + 8, 8),
+			       .va = rd(ph + 16, 8), .fsz = rd(ph + 32, 8), .msz = rd(ph + 40, 8) };
+}
 
-			if (t == R_X86_64_NONE)
-				continue;
-			if (t != R_X86_64_RELATIVE) {
-				ksnprintf(err, errlen, "relocation type %llu: only R_X86_64_RELATIVE "
-					  "(static-pie) is supported", (unsigned long long)t);
-				return -1;
-			}
-			if (at > l->span - 8 || l->span < 8)
-				return fail(err, errlen, "a relocation points outside the image");
-		}
+/*
+ * Every PT_LOAD is checked, empty or not: its file bytes inside the file and
+ * no more of them than its memory size, its addresses not wrapping. An
+ * empty one (p_memsz 0, p_filesz 0) holds nothing and is then ignored.
+ */
+static int elf_check_load(const struct elf *e, const struct elf_seg *s, char *err, size_t errlen)
+{
+	if (!in_file(e->len, s->off, s->fsz))
+		return fail(err, errlen, "a PT_LOAD segment lies outside the file");
+	if (s->fsz > s->msz)
+		return fail(err, errlen, "a PT_LOAD segment holds more file bytes than memory "
+			    "(p_filesz > p_memsz)");
+	if (s->va + s->msz < s->va)
+		return fail(err, errlen, "a PT_LOAD segment's addresses wrap around");
+	return 0;
+}
+
+/* No two non-empty PT_LOADs share an address: a later one would overwrite an earlier one. */
+static int elf_check_overlap(const struct elf *e, unsigned i, const struct elf_seg *s, char *err,
+			     size_t errlen)
+{
+	for (unsigned j = 0; j < i; j++) {
+		struct elf_seg t;
+
+		elf_seg(e, j, &t);
+		if (t.type == PT_LOAD && t.msz && s->va < t.va + t.msz && t.va < s->va + s->msz)
+			return fail(err, errlen, "two PT_LOAD segments overlap");
 	}
 	return 0;
 }
@@ -136,25 +164,33 @@ static int elf_check_segments(const struct elf *e, struct program_layout *l, cha
 			      size_t errlen)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, xlo = UINT64_MAX, xhi = 0;
+	unsigned loads = 0;
 
 	for (unsigned i = 0; i < e->phnum; i++) {
-		const uint8_t *ph = elf_ph(e, i);
-		uint64_t type = rd(ph, 4), off = rd(ph + 8, 8), va = rd(ph + 16, 8);
-		uint64_t fsz = rd(ph + 32, 8), msz = rd(ph + 40, 8);
+		struct elf_seg s;
 
-		if (type == PT_INTERP)
+		elf_seg(e, i, &s);
+		if (s.type == PT_INTERP)
 			return fail(err, errlen, "dynamically linked (PT_INTERP): link it -static-pie");
-		if (type == PT_TLS)
+		if (s.type == PT_TLS)
 			return fail(err, errlen, "thread-local storage (PT_TLS) is not supported");
-		if (type != PT_LOAD || msz == 0)
+		if (s.type != PT_LOAD)
 			continue;
-		if (fsz > msz || !in_file(e->len, off, fsz) || va + msz < va)
-			return fail(err, errlen, "a PT_LOAD segment lies outside the file");
-		lo = va < lo ? va : lo;
-		hi = va + msz > hi ? va + msz : hi;
-		if (rd(ph + 4, 4) & PF_X) {
-			xlo = va < xlo ? va : xlo;
-			xhi = va + msz > xhi ? va + msz : xhi;
+		if (elf_check_load(e, &s, err, errlen))
+			return -1;
+		if (s.msz == 0)
+			continue;
+		if (++loads > PROGRAM_LOADS_MAX) {
+			ksnprintf(err, errlen, "more than %u PT_LOAD segments", PROGRAM_LOADS_MAX);
+			return -1;
+		}
+		if (elf_check_overlap(e, i, &s, err, errlen))
+			return -1;
+		lo = s.va < lo ? s.va : lo;
+		hi = s.va + s.msz > hi ? s.va + s.msz : hi;
+		if (s.flags & PF_X) {
+			xlo = s.va < xlo ? s.va : xlo;
+			xhi = s.va + s.msz > xhi ? s.va + s.msz : xhi;
 		}
 	}
 	if (hi == 0 || xhi == 0)
@@ -165,6 +201,157 @@ static int elf_check_segments(const struct elf *e, struct program_layout *l, cha
 	l->span = (hi - l->vaddr0 + PROGRAM_PAGE - 1) & ~(uint64_t)(PROGRAM_PAGE - 1);
 	l->text_lo = xlo - l->vaddr0;
 	l->text_hi = xhi - l->vaddr0;
+	return 0;
+}
+
+/* --- relocations: what PT_DYNAMIC's DT_RELA names, as a dynamic loader reads them -------- */
+
+/* The file offset of image address va .. va + n, inside one PT_LOAD's file bytes; 0 when none. */
+static bool elf_va_to_off(const struct elf *e, uint64_t va, uint64_t n, uint64_t *off)
+{
+	for (unsigned i = 0; i < e->phnum; i++) {
+		struct elf_seg s;
+
+		elf_seg(e, i, &s);
+		if (s.type == PT_LOAD && va >= s.va && va - s.va <= s.fsz && n <= s.fsz - (va - s.va)) {
+			*off = s.off + (va - s.va);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The dynamic tags the loader reads; any other tag of a static PIE is ignored. */
+struct elf_dyn {
+	uint64_t rela, relasz, relaent;
+	bool has_rela;
+};
+
+static int elf_dyn_tag(struct elf_dyn *d, uint64_t tag, uint64_t val, char *err, size_t errlen)
+{
+	switch (tag) {
+	case DT_NEEDED:
+		return fail(err, errlen, "needs a shared library (DT_NEEDED): link it -static-pie");
+	case DT_REL:
+	case DT_RELSZ:
+		return fail(err, errlen, "DT_REL relocations (x86-64 uses RELA)");
+	case DT_RELR:
+		return fail(err, errlen, "packed relocations (DT_RELR): link without "
+			    "-z pack-relative-relocs");
+	case DT_JMPREL:
+	case DT_PLTRELSZ:
+		if (val)
+			return fail(err, errlen, "PLT relocations (DT_JMPREL): a static PIE has none");
+		return 0;
+	case DT_RELA:
+		d->rela = val, d->has_rela = true;
+		return 0;
+	case DT_RELASZ:
+		d->relasz = val;
+		return 0;
+	case DT_RELAENT:
+		d->relaent = val;
+		return 0;
+	}
+	return 0;
+}
+
+/* Walk PT_DYNAMIC (at most one) up to DT_NULL, inside its file bytes. */
+static int elf_read_dynamic(const struct elf *e, struct elf_dyn *d, char *err, size_t errlen)
+{
+	unsigned found = 0;
+
+	*d = (struct elf_dyn){ .relaent = RELA_SIZE };
+	for (unsigned i = 0; i < e->phnum; i++) {
+		struct elf_seg s;
+
+		elf_seg(e, i, &s);
+		if (s.type != PT_DYNAMIC)
+			continue;
+		if (++found > 1)
+			return fail(err, errlen, "more than one PT_DYNAMIC segment");
+		if (!in_file(e->len, s.off, s.fsz))
+			return fail(err, errlen, "the PT_DYNAMIC segment lies outside the file");
+		for (uint64_t k = 0; k + DYN_SIZE <= s.fsz; k += DYN_SIZE) {
+			uint64_t tag = rd(e->f + s.off + k, 8), val = rd(e->f + s.off + k + 8, 8);
+
+			if (tag == DT_NULL)
+				break;
+			if (elf_dyn_tag(d, tag, val, err, errlen))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A relocation section for the whole image (sh_info 0, like .rela.dyn) or
+ * one the image holds (SHF_ALLOC) must be the table DT_RELA names: one the
+ * dynamic section does not name would be silently not applied. A section
+ * of link-time relocations (--emit-relocs: not allocated, sh_info the
+ * section it applied to) was applied by the linker and is not read.
+ */
+static int elf_check_rela_sections(const struct elf *e, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < e->shnum; i++) {
+		const uint8_t *sh = elf_sh(e, i);
+		uint64_t type = rd(sh + 4, 4), off = rd(sh + 24, 8), size = rd(sh + 32, 8);
+
+		if (type == SHT_REL)
+			return fail(err, errlen, "SHT_REL relocations (x86-64 uses RELA)");
+		if (type != SHT_RELA || size == 0 ||
+		    (!(rd(sh + 8, 8) & SHF_ALLOC) && rd(sh + 44, 4) != 0))
+			continue;
+		if (off < e->rela_off || off - e->rela_off > e->rela_size ||
+		    size > e->rela_size - (off - e->rela_off))
+			return fail(err, errlen, "a relocation section that PT_DYNAMIC (DT_RELA) "
+				    "does not name: it would not be applied");
+	}
+	return 0;
+}
+
+/* Find the DT_RELA table in the file: e->rela_off, e->rela_size. */
+static int elf_find_relocs(struct elf *e, char *err, size_t errlen)
+{
+	struct elf_dyn d;
+
+	e->rela_off = e->rela_size = 0;
+	if (elf_read_dynamic(e, &d, err, errlen))
+		return -1;
+	if (d.relasz && !d.has_rela)
+		return fail(err, errlen, "DT_RELASZ without DT_RELA");
+	if (d.relasz) {
+		if (d.relaent != RELA_SIZE || d.relasz % RELA_SIZE)
+			return fail(err, errlen, "DT_RELAENT or DT_RELASZ is not a whole number of "
+				    "24-byte Elf64_Rela entries");
+		if (!elf_va_to_off(e, d.rela, d.relasz, &e->rela_off))
+			return fail(err, errlen, "the DT_RELA table is not in a PT_LOAD segment's "
+				    "file bytes");
+		e->rela_size = d.relasz;
+	}
+	return elf_check_rela_sections(e, err, errlen);
+}
+
+/* Every relocation must be RELATIVE (or NONE) with its 8 bytes inside the image. */
+static int elf_check_relocs(struct elf *e, const struct program_layout *l, char *err,
+			    size_t errlen)
+{
+	if (elf_find_relocs(e, err, errlen))
+		return -1;
+	for (uint64_t k = 0; k < e->rela_size; k += RELA_SIZE) {
+		const uint8_t *r = e->f + e->rela_off + k;
+		uint64_t at = rd(r, 8) - l->vaddr0, t = rd(r + 8, 8) & 0xffffffffu;
+
+		if (t == R_X86_64_NONE)
+			continue;
+		if (t != R_X86_64_RELATIVE) {
+			ksnprintf(err, errlen, "relocation type %llu: only R_X86_64_RELATIVE "
+				  "(static-pie) is supported", (unsigned long long)t);
+			return -1;
+		}
+		if (at > l->span - 8 || l->span < 8)
+			return fail(err, errlen, "a relocation points outside the image");
+	}
 	return 0;
 }
 
@@ -210,30 +397,33 @@ int program_flat_check(size_t len, uint64_t entry_off, struct program_layout *l,
 static void elf_relocate(const struct elf *e, const struct program_layout *l, uint8_t *dst,
 			 uint64_t base)
 {
-	for (unsigned i = 0; i < e->shnum; i++) {
-		const uint8_t *sh = elf_sh(e, i);
-		uint64_t off = rd(sh + 24, 8), size = rd(sh + 32, 8);
+	for (uint64_t k = 0; k < e->rela_size; k += RELA_SIZE) {
+		const uint8_t *r = e->f + e->rela_off + k;
+		uint64_t at = rd(r, 8) - l->vaddr0;
+		uint64_t v = base + (uint64_t)rd(r + 16, 8) - l->vaddr0;
 
-		if (rd(sh + 4, 4) != SHT_RELA || !(rd(sh + 8, 8) & SHF_ALLOC))
+		if ((rd(r + 8, 8) & 0xffffffffu) != R_X86_64_RELATIVE)
 			continue;
-		for (uint64_t k = 0; k < size; k += RELA_SIZE) {
-			const uint8_t *r = e->f + off + k;
-			uint64_t at = rd(r, 8) - l->vaddr0;
-			uint64_t v = base + (uint64_t)rd(r + 16, 8) - l->vaddr0;
-
-			if ((rd(r + 8, 8) & 0xffffffffu) != R_X86_64_RELATIVE)
-				continue;
-			for (unsigned b = 0; b < 8; b++)
-				dst[at + b] = (uint8_t)(v >> (8 * b));
-		}
+		for (unsigned b = 0; b < 8; b++)
+			dst[at + b] = (uint8_t)(v >> (8 * b));
 	}
 }
 
+/*
+ * The file is checked again before a byte is written, and must give the
+ * layout the caller holds: nothing is copied from a file that was never
+ * checked, or that changed since.
+ */
 int program_image_load(const uint8_t *file, size_t len, const struct program_layout *l,
 		       uint8_t *dst, uint64_t base, char *err, size_t errlen)
 {
+	struct program_layout t;
 	struct elf e;
 
+	if (l->flat ? len > l->span : program_elf_check(file, len, &t, err, errlen))
+		return l->flat ? fail(err, errlen, "the binary is larger than its image") : -1;
+	if (!l->flat && (t.span != l->span || t.vaddr0 != l->vaddr0))
+		return fail(err, errlen, "the file does not give the image it was checked for");
 	for (uint64_t i = 0; i < l->span; i++)
 		dst[i] = 0;
 	if (l->flat) {
@@ -241,16 +431,16 @@ int program_image_load(const uint8_t *file, size_t len, const struct program_lay
 			dst[i] = file[i];
 		return 0;
 	}
-	if (elf_open(file, len, &e, err, errlen))
-		return -1;
+	elf_open(file, len, &e, err, errlen);
+	elf_find_relocs(&e, err, errlen);
 	for (unsigned i = 0; i < e.phnum; i++) {
-		const uint8_t *ph = elf_ph(&e, i);
-		uint64_t off = rd(ph + 8, 8), at = rd(ph + 16, 8) - l->vaddr0, fsz = rd(ph + 32, 8);
+		struct elf_seg s;
 
-		if (rd(ph, 4) != PT_LOAD)
+		elf_seg(&e, i, &s);
+		if (s.type != PT_LOAD || s.msz == 0)
 			continue;
-		for (uint64_t k = 0; k < fsz; k++)
-			dst[at + k] = file[off + k];
+		for (uint64_t k = 0; k < s.fsz; k++)
+			dst[s.va - l->vaddr0 + k] = file[s.off + k];
 	}
 	elf_relocate(&e, l, dst, base);
 	return 0;

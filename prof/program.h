@@ -42,6 +42,7 @@
 #define PROGRAM_FILE_MAX	(4u << 20)	/* bytes */
 #define PROGRAM_ARGV_PAGES	1
 #define PROGRAM_PAGE		4096u
+#define PROGRAM_LOADS_MAX	16	/* non-empty PT_LOAD segments in one file */
 
 /*
  * A program's calls through `int 0x82` (arch/x86/user.h), RAX = the call,

@@ -14,8 +14,11 @@
  *   instructions with N conditional branches (prof/workload.h), so the
  *   count of loop N2 minus that of loop N1 is 3 (N2 - N1) instructions and
  *   N2 - N1 branches whatever the runner around the workload adds, on the
- *   hardware as in the model. Each difference is taken between the smallest
- *   counts of the repeats (something else running, e.g. SMM, only adds).
+ *   hardware as in the model: the runner's own path inside the counting
+ *   window is the same for both (st_measure parses N before the count
+ *   starts), so its instructions and branches at CPL 0 cancel. Each
+ *   difference is taken between the smallest counts of the repeats
+ *   (something else running, e.g. SMM, only adds).
  * - Cycles have no exact count: clockticks and the compare/complement
  *   "always true" cycle count (fact sheet 2.4, 9.12) must lie between a third
  *   of the instructions (NetBurst retires at most three uops a cycle: IA-32
@@ -233,14 +236,21 @@ int st_parse_args(struct st *t, const char *name, int argc, char **argv, struct 
 	return 0;
 }
 
+/* `loop n`'s arguments into *a; -1 with t->err (and t->stop). */
+static int st_loop_args(struct st *t, uint64_t n, struct workload_args *a)
+{
+	char num[24], *argv[1] = { num };
+
+	ksnprintf(num, sizeof(num), "%llu", (unsigned long long)n);
+	return st_parse_args(t, "loop", 1, argv, a);
+}
+
 /* Run `loop n` at ring on LP lp (0 or 1) with the model's hooks; 0 when it ran. */
 int st_workload(struct st *t, uint64_t n, int ring, unsigned lp)
 {
 	static struct workload_args a;
-	char num[24], *argv[1] = { num };
 
-	ksnprintf(num, sizeof(num), "%llu", (unsigned long long)n);
-	if (st_parse_args(t, "loop", 1, argv, &a))
+	if (st_loop_args(t, n, &a))
 		return -1;
 	return st_run_args(t, &a, ring, lp);
 }
@@ -255,11 +265,18 @@ static void st_inject(struct st *t)
 		perf_inject(0, t->o->inject_arg, err, sizeof(err));
 }
 
-/* One counting run of t->plan over `loop n`; inject: apply the quirk injection. */
+/*
+ * One counting run of t->plan over `loop n`; inject: apply the quirk
+ * injection. The loop's argument is formatted and parsed before the count
+ * starts: inside the window the kernel's path is the same for every n (a
+ * longer number would add instructions and branches at CPL 0 that the
+ * hardware counts and the exact differences would take for the loop's).
+ */
 int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 		      bool inject, struct st_meas *m)
 {
 	static struct perf_count sess;
+	static struct workload_args a;
 	const struct perf_pmi_stats *p = &perf_info()->pmi;
 	struct perf_pmi_stats before = *p;
 	uint64_t t0, flags;
@@ -267,6 +284,8 @@ int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 
 	if (st_interrupted(t))
 		return ksnprintf(t->err, t->errlen, "interrupted"), -1;
+	if (st_loop_args(t, n, &a))
+		return -1;
 	t0 = rdtsc();
 	if (perf_count_start(&sess, &t->plan, reload, t->err, t->errlen))
 		return -1;
@@ -275,7 +294,7 @@ int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 	flags = read_rflags();
 	if (t->irq)
 		cpu_sti();	/* as record does: with IF = 0 a fixed PMI would wait for the end */
-	r = st_workload(t, n, ring, lp);
+	r = st_run_args(t, &a, ring, lp);
 	if (t->irq && !(flags & RFLAGS_IF))
 		cpu_cli();
 	if (r == 0 && t->between)

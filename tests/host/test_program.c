@@ -124,7 +124,8 @@ static void expect_refused(struct file *f, const char *reason)
 	struct program_layout l = { .span = 12345 };
 	char err[200] = "";
 
-	assert_int_equal(program_elf_check(f->b, f->n, &l, err, sizeof(err)), -1);
+	if (program_elf_check(f->b, f->n, &l, err, sizeof(err)) != -1)
+		fail_msg("accepted, expected a refusal saying '%s'", reason);
 	if (!strstr(err, reason))
 		fail_msg("error '%s' does not say '%s'", err, reason);
 	assert_int_equal(l.span, 12345);
@@ -163,6 +164,136 @@ static void broken_files_are_refused(void **state)
 	free(f.b);
 }
 
+static void wr64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* Program header i's field at byte off (Elf64_Phdr: 8 offset, 16 vaddr, 32 filesz, 40 memsz). */
+static uint8_t *phdr(struct file *f, unsigned i, unsigned off)
+{
+	return f->b + rd64(f->b + 32) + (uint64_t)i * 56 + off;
+}
+
+#define GUARD		0x10000u	/* bytes of guard before and after the image */
+#define FILL		0xa5
+
+/*
+ * program_image_load of c with the good file's layout l into an image with
+ * guards on both sides: refused, and not one byte written anywhere.
+ */
+static void expect_load_refused(struct file *c, const struct program_layout *l)
+{
+	size_t n = GUARD + l->span + GUARD;
+	uint8_t *mem = malloc(n);
+	char err[200] = "";
+
+	memset(mem, FILL, n);
+	assert_int_equal(program_image_load(c->b, c->n, l, mem + GUARD, 0x40000000, err,
+					    sizeof(err)), -1);
+	assert_true(err[0] != 0);
+	for (size_t i = 0; i < n; i++)
+		if (mem[i] != FILL)
+			fail_msg("byte %zd from the image written after a refusal", (ssize_t)(i - GUARD));
+	free(mem);
+}
+
+/*
+ * D1: a PT_LOAD with p_memsz 0 was skipped by the checks but copied by the
+ * loader: hello.elf's second program header (its .data, 0xD0 file bytes)
+ * with p_vaddr -0xB000 or 2^47 and p_memsz 0 wrote before the image or
+ * faulted. Every malformed PT_LOAD is refused, before anything is written.
+ */
+static void malformed_load_segments_are_refused_before_any_copy(void **state)
+{
+	static const struct {
+		unsigned ph, field;
+		uint64_t value;		/* AT_END: the file's length */
+		bool memsz0;
+		const char *reason;
+	} cases[] = {
+		{ 1, 16, -UINT64_C(0xb000), true, "p_filesz > p_memsz" },	/* the reported file */
+		{ 1, 16, UINT64_C(1) << 47, true, "p_filesz > p_memsz" },	/* the #GP */
+		{ 1, 16, 0x1000, true, "p_filesz > p_memsz" },
+		{ 1, 32, 0xe1, false, "p_filesz > p_memsz" },			/* memsz is 0xe0 */
+		{ 1, 8, UINT64_MAX, false, "outside the file" },		/* AT_END */
+		{ 1, 8, UINT64_MAX - 8, false, "outside the file" },
+		{ 1, 16, UINT64_MAX - 0x10, false, "wrap" },
+		{ 1, 16, UINT64_C(1) << 47, false, "64 MiB" },
+		{ 1, 16, 0x100, false, "overlap" },		/* .data inside the text segment */
+		{ 0, 40, 0x1001, false, "overlap" },		/* text's memory over .data's first byte */
+	};
+	struct file f = load("hello.elf");
+	struct file c = { malloc(f.n), f.n };
+	struct program_layout l;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(program_elf_check(f.b, f.n, &l, err, sizeof(err)), 0);
+	/* the SDK's layout, as readelf -l shows it: text at 0, .data+.bss at 0x1000, 0xd0/0xe0 */
+	assert_int_equal(rd64(phdr(&f, 1, 16)), 0x1000);
+	assert_int_equal(rd64(phdr(&f, 1, 32)), 0xd0);
+	assert_int_equal(rd64(phdr(&f, 1, 40)), 0xe0);
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		uint64_t v = cases[k].value == UINT64_MAX ? f.n : cases[k].value;
+
+		memcpy(c.b, f.b, f.n);
+		wr64(phdr(&c, cases[k].ph, cases[k].field), v);
+		if (cases[k].memsz0)
+			wr64(phdr(&c, cases[k].ph, 40), 0);
+		expect_refused(&c, cases[k].reason);
+		expect_load_refused(&c, &l);
+	}
+	free(c.b);
+	free(f.b);
+}
+
+/* An empty PT_LOAD (p_memsz 0, p_filesz 0) holds nothing: accepted wherever it claims to be. */
+static void empty_load_segment_is_harmless(void **state)
+{
+	struct file f = load("hello.elf");
+	struct program_layout l, le;
+	char err[200];
+	uint8_t *a, *b;
+
+	(void)state;
+	assert_int_equal(program_elf_check(f.b, f.n, &l, err, sizeof(err)), 0);
+	a = malloc(l.span);
+	b = malloc(l.span);
+	assert_int_equal(program_image_load(f.b, f.n, &l, a, 0x40000000, err, sizeof(err)), 0);
+	assert_int_equal(rd64(phdr(&f, 3, 0)) & 0xffffffff, 0x6474e551);	/* PT_GNU_STACK */
+	wr64(phdr(&f, 3, 0), 1 | (uint64_t)6 << 32);	/* PT_LOAD, RW */
+	wr64(phdr(&f, 3, 16), -UINT64_C(0xb000));
+	assert_int_equal(program_elf_check(f.b, f.n, &le, err, sizeof(err)), 0);
+	assert_memory_equal(&le, &l, sizeof(l));
+	assert_int_equal(program_image_load(f.b, f.n, &l, b, 0x40000000, err, sizeof(err)), 0);
+	assert_memory_equal(a, b, l.span);
+	wr64(phdr(&f, 3, 8), f.n + 1);		/* its offset past the end: malformed */
+	expect_refused(&f, "outside the file");
+	free(a);
+	free(b);
+	free(f.b);
+}
+
+/* The loader checks the file again: one that does not give the caller's layout writes nothing. */
+static void load_refuses_a_file_that_is_not_the_checked_one(void **state)
+{
+	struct file f = load("hello.elf"), g = load("prog_reloc.elf");
+	struct program_layout l;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(program_elf_check(f.b, f.n, &l, err, sizeof(err)), 0);
+	l.span -= PROGRAM_PAGE;		/* a layout one page short of what the file needs */
+	expect_load_refused(&f, &l);
+	l.span += PROGRAM_PAGE;
+	f.b[1] = 'X';			/* not an ELF file any more */
+	expect_load_refused(&f, &l);
+	(void)g;
+	free(f.b);
+	free(g.b);
+}
+
 /* psABI: only RELATIVE relocations can be applied without a symbol table. */
 static void other_relocation_types_are_refused(void **state)
 {
@@ -182,6 +313,107 @@ static void other_relocation_types_are_refused(void **state)
 		}
 	}
 	fail_msg("prog_reloc.elf has no SHT_RELA section");
+}
+
+/* The image prog_reloc.elf loads to at base, checked as relocations_add_the_load_base does. */
+static void expect_relocated(struct file *f)
+{
+	struct program_layout l;
+	char err[200] = "";
+	const uint64_t base = 0x7a000000;
+	uint64_t table = nm_value("prog_reloc.elf", "table");
+	uint8_t *img;
+
+	if (program_elf_check(f->b, f->n, &l, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	img = malloc(l.span);
+	assert_int_equal(program_image_load(f->b, f->n, &l, img, base, err, sizeof(err)), 0);
+	assert_int_equal(rd64(img + table), base + nm_value("prog_reloc.elf", "one"));
+	assert_int_equal(rd64(img + table + 8), base + nm_value("prog_reloc.elf", "two"));
+	free(img);
+}
+
+/* Section header k of type type (the first), or NULL. */
+static uint8_t *section_of_type(struct file *f, unsigned type)
+{
+	uint64_t shoff = rd64(f->b + 40);
+	unsigned shnum = f->b[60] | f->b[61] << 8;
+
+	for (unsigned i = 0; i < shnum; i++)
+		if (f->b[shoff + (uint64_t)i * 64 + 4] == type)
+			return f->b + shoff + (uint64_t)i * 64;
+	return NULL;
+}
+
+/* The file offset of dynamic entry tag in prog_reloc.elf's PT_DYNAMIC (phdr 2). */
+static uint8_t *dyn_entry(struct file *f, uint64_t tag)
+{
+	uint8_t *dyn = f->b + rd64(phdr(f, 2, 8));
+
+	assert_int_equal(rd64(phdr(f, 2, 0)) & 0xffffffff, 2);	/* PT_DYNAMIC */
+	for (uint64_t k = 0; rd64(dyn + k) != 0; k += 16)
+		if (rd64(dyn + k) == tag)
+			return dyn + k;
+	fail_msg("no dynamic tag %llu", (unsigned long long)tag);
+	return NULL;
+}
+
+/*
+ * D5: relocations are the table PT_DYNAMIC's DT_RELA names, as a dynamic
+ * loader finds them. Without section headers (what --strip-sections
+ * leaves) or with .rela.dyn's SHF_ALLOC cleared they were silently not
+ * applied; a relocation section DT_RELA does not name, DT_RELR, DT_REL,
+ * DT_NEEDED and PLT relocations are refused with the reason.
+ */
+static void relocations_come_from_the_dynamic_section(void **state)
+{
+	struct file f = load("prog_reloc.elf");
+	struct file c = { malloc(f.n), f.n };
+	uint8_t *sh;
+
+	(void)state;
+	expect_relocated(&f);
+	memcpy(c.b, f.b, f.n);
+	memset(c.b + 40, 0, 8);		/* e_shoff */
+	memset(c.b + 58, 0, 6);		/* e_shentsize, e_shnum, e_shstrndx */
+	expect_relocated(&c);
+
+	memcpy(c.b, f.b, f.n);
+	sh = section_of_type(&c, 4);	/* .rela.dyn */
+	assert_non_null(sh);
+	sh[8] &= (uint8_t)~2;		/* SHF_ALLOC cleared */
+	expect_relocated(&c);
+
+	memcpy(c.b, f.b, f.n);
+	memset(dyn_entry(&c, 8) + 8, 0, 8);	/* DT_RELASZ 0: .rela.dyn named by nothing */
+	expect_refused(&c, "does not name");
+
+	static const struct {
+		uint64_t tag, value;
+		const char *reason;
+	} tags[] = {
+		{ 36, 0x100, "DT_RELR" },
+		{ 17, 0xa8, "DT_REL" },
+		{ 1, 1, "DT_NEEDED" },
+		{ 23, 0xa8, "DT_JMPREL" },
+	};
+	for (unsigned k = 0; k < sizeof(tags) / sizeof(tags[0]); k++) {
+		uint8_t *d;
+
+		memcpy(c.b, f.b, f.n);
+		d = dyn_entry(&c, 0x15);	/* DT_DEBUG, which the loader does not read */
+		wr64(d, tags[k].tag);
+		wr64(d + 8, tags[k].value);
+		expect_refused(&c, tags[k].reason);
+	}
+	memcpy(c.b, f.b, f.n);
+	wr64(dyn_entry(&c, 9) + 8, 16);		/* DT_RELAENT */
+	expect_refused(&c, "24-byte");
+	memcpy(c.b, f.b, f.n);
+	wr64(dyn_entry(&c, 7) + 8, 0x1000 - 0x30);	/* DT_RELA across the end of the text bytes */
+	expect_refused(&c, "not in a PT_LOAD");
+	free(c.b);
+	free(f.b);
 }
 
 static void flat_binaries(void **state)
@@ -371,7 +603,11 @@ int main(void)
 		cmocka_unit_test(sdk_program_layout_and_symbols),
 		cmocka_unit_test(relocations_add_the_load_base),
 		cmocka_unit_test(broken_files_are_refused),
+		cmocka_unit_test(malformed_load_segments_are_refused_before_any_copy),
+		cmocka_unit_test(empty_load_segment_is_harmless),
+		cmocka_unit_test(load_refuses_a_file_that_is_not_the_checked_one),
 		cmocka_unit_test(other_relocation_types_are_refused),
+		cmocka_unit_test(relocations_come_from_the_dynamic_section),
 		cmocka_unit_test(flat_binaries),
 		cmocka_unit_test(names_are_checked),
 		cmocka_unit_test(a_loaded_program_is_a_workload),
