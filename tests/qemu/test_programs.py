@@ -126,10 +126,34 @@ def build(name, source, suffix):
     return out
 
 
+# walk() needs no stack, so gcc gives it no frame even with frame pointers on
+# (tests/host/test_samples.c has its bytes): RBP is still main's in walk.
+LEAF_C = r"""
+#include "nbprof.h"
+
+volatile unsigned long leaf_sink;
+
+__attribute__((noinline)) unsigned long walk(unsigned long n)
+{
+	unsigned long s = 0;
+
+	for (unsigned long i = 0; i < n; i++)
+		s += i ^ (s >> 3);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	leaf_sink = walk(3000);
+	return 0;
+}
+"""
+
 SPIN = build("asmloop", SPIN_S, ".S")
 WORKP = build("work", WORK_C, ".c")
 CRASH = build("crash", CRASH_C, ".c")
 FOREVER = build("forever", FOREVER_S, ".S")
+LEAF = build("leaf", LEAF_C, ".c")
 STICK = os.path.join(SRC, "stickwork.elf")
 shutil.copyfile(WORKP, STICK)
 
@@ -278,6 +302,24 @@ def test_samples_named_by_the_programs_functions(nb):
     dump = nb.cmd("dump", timeout=120)
     assert re.search(r"^NBP: stickwork base=[0-9a-f]+ span=[0-9a-f]+ crc=%08x$"
                      % zlib.crc32(data(STICK)), dump, flags=re.M)
+
+
+def test_g_puts_a_frameless_leaf_under_its_caller(nb):
+    """record -g: the samples in the frameless walk() have main as their caller
+    (the return address at RSP, sample_leaf_ret), then _start."""
+    dis = subprocess.run(["objdump", "-d", LEAF], stdout=subprocess.PIPE, check=True,
+                         universal_newlines=True).stdout
+    body = dis.split("<walk>:")[1].split("\n\n")[0]
+    assert "push" not in body and "%rbp" not in body, body       # really frameless
+    upload(nb, LEAF, "leaf")
+    out = nb.cmd("record -g -e instr_retired -c 53 leaf", timeout=120)
+    assert "error" not in out, out
+    stacks = [re.findall(r"^\s+[0-9a-f]+ (\S+?)\+0x[0-9a-f]+ ", block, flags=re.M)
+              for block in nb.cmd("script", timeout=120).split("\n\n")]
+    in_walk = [st for st in stacks if st and st[0] == "walk"]
+    assert len(in_walk) > 100, stacks[:5]
+    for st in in_walk:
+        assert st[1:3] == ["main", "_start"], st
 
 
 def test_fault_is_reported_and_the_shell_lives(nb):
