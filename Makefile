@@ -45,7 +45,7 @@ PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/model_feed.c prof/mod
                prof/selftest_counts.c prof/selftest_overflow.c prof/selftest_pebs.c prof/tagfeed.c \
                prof/workloads.c \
                prof/snippet_run.c
-ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
+ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/pagewalk.c \
                arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -89,6 +89,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c \
                   tests/host/test_memfeed.c tests/host/test_stat_uncore.c \
                   tests/host/test_model_batch.c tests/host/test_model_pmi.c
+HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c

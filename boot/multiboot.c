@@ -7,11 +7,12 @@
  *  - the memory map from the Multiboot information (Multiboot 0.6.96
  *    section 3.3, flags bit 6: mmap_addr/mmap_length, entries of size,
  *    base, length, type with type 1 = RAM, 3 = ACPI reclaimable, 4 = ACPI
- *    NVS); the kernel image [__image_start, __image_end) is cut out of the
- *    free RAM and listed as loader memory;
+ *    NVS), read and normalised by arch/x86/memmap.c (a firmware map may
+ *    overlap itself); the kernel image [__image_start, __image_end) is
+ *    listed as loader memory, which wins over the RAM it lies in;
  *  - the ACPI RSDP by the BIOS-area scan (ACPI 6.x 5.2.5.1): the first KiB
  *    of the EBDA (segment at 40EH), then E0000H-FFFFFH, on 16-byte
- *    boundaries, "RSD PTR " with a valid checksum over its first 20 bytes;
+ *    boundaries, "RSD PTR " with valid checksums (arch/x86/acpi.h);
  *  - the MP configuration table (MultiProcessor Specification 1.4, 4.1) by
  *    the same kind of scan for the floating pointer "_MP_": the first KiB of
  *    the EBDA, the last KiB of base memory, F0000H-FFFFFH; arch/x86/smp.c
@@ -32,18 +33,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arch/x86/acpi.h"
 #include "arch/x86/arch.h"
 #include "arch/x86/bootinfo.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/memmap.h"
 #include "arch/x86/serial.h"
 #include "lib/string.h"
 
 #define MB_BOOTLOADER_MAGIC	0x2badb002u
 #define MB_INFO_MODS		(1u << 3)
 #define MB_INFO_MMAP		(1u << 6)
-#define MB_MMAP_RAM		1
-#define MB_MMAP_ACPI		3
-#define MB_MMAP_NVS		4
 #define MB_MIN_RAM		(16u << 20)	/* kernel, page tables, stacks, sample store */
 
 #define CPUID_EDX_PAE		(1u << 6)
@@ -75,12 +75,6 @@ struct mb_info {
 	uint32_t mmap_length, mmap_addr;
 } __attribute__((packed));
 
-struct mb_mmap {
-	uint32_t size;		/* of the rest of the entry */
-	uint64_t base, length;
-	uint32_t type;
-} __attribute__((packed));
-
 struct mb_module {
 	uint32_t start, end;
 	uint32_t string, reserved;
@@ -95,73 +89,24 @@ static struct bootinfo bootinfo;
 static uint8_t boot_stack[BOOT_STACK_SIZE] __attribute__((aligned(4096)));
 static uint8_t boot_ist[BOOT_NIST][BOOT_IST_SIZE] __attribute__((aligned(4096)));
 
-static enum boot_mem_type mb_type(uint32_t type)
-{
-	switch (type) {
-	case MB_MMAP_RAM:	return BMEM_FREE;
-	case MB_MMAP_ACPI:	return BMEM_ACPI;
-	case MB_MMAP_NVS:	return BMEM_ACPI_NVS;
-	default:		return BMEM_RESERVED;
-	}
-}
+/* The firmware's map as read, before memmap_normalize; the image is one more region. */
+static struct boot_region mb_raw[BOOT_MAX_REGIONS];
 
-/* Append a region (the map is sorted afterwards); full lists drop the rest. */
-static void mb_add(struct bootinfo *bi, uint64_t base, uint64_t size, enum boot_mem_type type)
-{
-	if (size == 0 || bi->nregions == BOOT_MAX_REGIONS)
-		return;
-	bi->regions[bi->nregions++] = (struct boot_region){ base, size, type, 0 };
-}
-
-/* A RAM entry, minus the kernel image [lo, hi), which becomes loader memory. */
-static void mb_add_ram(struct bootinfo *bi, uint64_t base, uint64_t end, uint64_t lo, uint64_t hi)
-{
-	if (end <= lo || base >= hi) {
-		mb_add(bi, base, end - base, BMEM_FREE);
-		return;
-	}
-	if (base < lo)
-		mb_add(bi, base, lo - base, BMEM_FREE);
-	if (end > hi)
-		mb_add(bi, hi, end - hi, BMEM_FREE);
-}
-
-static void mb_sort(struct bootinfo *bi)
-{
-	for (uint32_t i = 1; i < bi->nregions; i++) {
-		struct boot_region r = bi->regions[i];
-		uint32_t j = i;
-
-		for (; j > 0 && bi->regions[j - 1].base > r.base; j--)
-			bi->regions[j] = bi->regions[j - 1];
-		bi->regions[j] = r;
-	}
-}
-
+/*
+ * The map is read by memmap_multiboot (entry sizes checked, the walk
+ * bounded) and normalised: overlapping RAM entries merged, a reserved or
+ * ACPI entry wins over RAM that covers it, and the kernel image
+ * [__image_start, __image_end) is loader memory, which wins over RAM too.
+ */
 static void mb_memory_map(struct bootinfo *bi, const struct mb_info *mbi)
 {
 	uint64_t lo = (uintptr_t)__image_start & ~(uint64_t)(PAGE - 1);
 	uint64_t hi = ((uintptr_t)__image_end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-	uintptr_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
+	uint32_t n = memmap_multiboot((const uint8_t *)(uintptr_t)mbi->mmap_addr, mbi->mmap_length,
+				      mb_raw, BOOT_MAX_REGIONS - 1, &bi->efi_map_entries);
 
-	while (p + sizeof(struct mb_mmap) <= end) {
-		const struct mb_mmap *e = (const struct mb_mmap *)p;
-		uint64_t base = e->base, top = e->base + e->length;
-
-		bi->efi_map_entries++;
-		if (e->type == MB_MMAP_RAM) {
-			/* whole pages only, as the allocator expects */
-			base = (base + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-			top &= ~(uint64_t)(PAGE - 1);
-			if (top > base)
-				mb_add_ram(bi, base, top, lo, hi);
-		} else {
-			mb_add(bi, base, e->length, mb_type(e->type));
-		}
-		p += e->size + sizeof(e->size);
-	}
-	mb_add(bi, lo, hi - lo, BMEM_LOADER);
-	mb_sort(bi);
+	mb_raw[n++] = (struct boot_region){ .base = lo, .size = hi - lo, .type = BMEM_LOADER };
+	bi->nregions = memmap_normalize(mb_raw, n, bi->regions, BOOT_MAX_REGIONS);
 }
 
 /* The highest free page below LOW_PAGE_LIMIT, for the sibling's start-up code. */
@@ -185,21 +130,10 @@ static uint64_t mb_low_page(const struct bootinfo *bi)
 	return best;
 }
 
-static bool mb_rsdp_ok(const uint8_t *p)
-{
-	uint8_t sum = 0;
-
-	if (memcmp(p, "RSD PTR ", 8) != 0)
-		return false;
-	for (unsigned i = 0; i < RSDP_CHECKSUM_LEN; i++)
-		sum += p[i];
-	return sum == 0;
-}
-
 static uint64_t mb_scan_rsdp(uintptr_t start, uintptr_t end)
 {
 	for (uintptr_t a = start & ~(uintptr_t)15; a + RSDP_CHECKSUM_LEN <= end; a += 16)
-		if (mb_rsdp_ok((const uint8_t *)a))
+		if (acpi_rsdp_valid((const uint8_t *)a, end - a))
 			return a;
 	return 0;
 }

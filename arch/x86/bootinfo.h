@@ -4,8 +4,9 @@
  * boot/efi_main.c fills it before and right after ExitBootServices (or
  * boot/multiboot.c from what GRUB passes, ia32 kernel only) and hands
  * it to kmain(); after that nothing in the kernel calls or trusts firmware.
- * The memory map is converted to our own region types (enum boot_mem_type), with
- * adjacent regions of the same type merged. Physical addresses are identity
+ * The memory map is converted to our own region types (enum boot_mem_type) and
+ * normalised (arch/x86/memmap.h): sorted, no overlaps, the stricter type wins
+ * where firmware entries overlap, adjacent regions of the same type merged. Physical addresses are identity
  * mapped. Everything here is fixed-width so that the struct reads the same in
  * a later ia32 build.
  */
