@@ -200,7 +200,7 @@ void kmain(struct bootinfo *bi)
 		uart_fallback = true;
 		console_init(SERIAL_COM1, SERIAL_CLOCK_BAUD);
 	}
-	cpu_set_boot_method(bi->boot_method);
+	cpu_set_boot_method(bi->boot_method, bi->loader_name);
 	kmain_cpu_tables(bi);
 	smp_init_bsp();		/* GS base -> LP0's per-CPU data, right after the GDT load */
 	fpu_init_lp();		/* x87/MMX/SSE for the fpmix workload (arch/x86/fpu.h) */

@@ -104,9 +104,16 @@ static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
 			continue;
 		if (!plan->ds_area_set)
 			res->pebs_refused = true;
+		/*
+		 * Bit 24 as well as MY_THR/OTH_THR: the 2008 SDM's non-HT PEBS
+		 * set-up says "Set the Enable PEBS flag (bit 24)", and perfmon2
+		 * wrote bits 25|24|0 on real non-HT P4s (fact sheet 5.3,
+		 * DISPUTED). Without metric bits it tags nothing, so writing both
+		 * serves either reading.
+		 */
 		else
-			bits |= p4_pebs_thr_bit(plan->writer_lp,
-						plan->req[i].lp == P4_LP1 ? 1 : 0);
+			bits |= PEBS_ENABLE_UOP_TAG |
+				p4_pebs_thr_bit(plan->writer_lp, plan->req[i].lp == P4_LP1 ? 1 : 0);
 	}
 	/* metric_escr_value 0: none (a plan built field by field leaves both zero) */
 	if (plan->metric_escr_value && plan->metric_escr != P4_ESCR_NONE)

@@ -813,14 +813,14 @@ static void rec_print_pebs(struct shell *sh, const struct record_result *r)
 	const struct p4_plan *plan = &rc.cfg.plan;
 	const struct sample_run *run = record_last();
 	char detail[160];
+	unsigned slots = rc.cfg.pebs_records ? rc.cfg.pebs_records : PEBS_RECORDS_DEFAULT;
 
 	if (!plan->pebs)
 		return;
 	shell_printf(sh, "PEBS: %llu records drained in %llu drains (%u slots per LP, threshold "
-		     "1 record below the maximum), buffer found full %llu time(s)\n",
+		     "%u records below the maximum), buffer found full %llu time(s)\n",
 		     (unsigned long long)r->pebs_records, (unsigned long long)r->pebs_drains,
-		     rc.cfg.pebs_records ? rc.cfg.pebs_records : PEBS_RECORDS_DEFAULT,
-		     (unsigned long long)r->pebs_full);
+		     slots, p4_ds_threshold_below(slots), (unsigned long long)r->pebs_full);
 	perf_describe(detail, sizeof(detail));
 	if (detail[0])
 		shell_printf(sh, "PEBS backend: %s\n", detail);
@@ -1214,7 +1214,8 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 which tags and is not sampled. With an interrupt-sampled\n"
 	  "                 twin of the same event, record reports the twin's skid.\n"
 	  "  --pebs-buffer N  PEBS record slots per LP (2 .. 128, default 64); the PMI\n"
-	  "                 comes one record below the maximum and drains the buffer\n"
+	  "                 comes a tenth of the buffer (at least 2 records) below the\n"
+	  "                 maximum and drains the buffer with PEBS off meanwhile\n"
 	  "  --pebs-drain-at-end  PMIs leave the buffer alone: a full buffer then shows\n"
 	  "                 its loss (records the processor could not write)\n"
 	  "Hyper-Threading (as in 'stat'):\n"

@@ -111,14 +111,24 @@ class Dso:
         self.path, self.base, self.segments, self.build_id = path, base, segments, build_id
 
 
+# (e_phoff offset, e_phentsize offset, program header layout: type, flags,
+# offset, vaddr, filesz, memsz in order) of each ELF class (gABI "ELF Header",
+# "Program Header"): ELF32 for the 32-bit kernel and its programs (i386).
+ELF_CLASSES = {
+    1: (28, 42, "<IIIIIIII", (0, 6, 1, 2, 4, 5)),
+    2: (32, 54, "<IIQQQQQQ", (0, 1, 2, 3, 5, 6)),
+}
+
+
 def _elf_fields(data):
     if data[:4] != b"\x7fELF":
         raise PerfDataError("not an ELF file")
-    if data[4] != 2 or data[5] != 1:
-        raise PerfDataError("only 64-bit little-endian ELF files are supported")
-    phoff, = struct.unpack_from("<Q", data, 32)
-    phentsize, phnum = struct.unpack_from("<HH", data, 54)
-    return phoff, phentsize, phnum
+    if data[4] not in ELF_CLASSES or data[5] != 1:
+        raise PerfDataError("only little-endian ELF32 and ELF64 files are supported")
+    phoff_at, phent_at, fmt, order = ELF_CLASSES[data[4]]
+    phoff, = struct.unpack_from("<Q" if data[4] == 2 else "<I", data, phoff_at)
+    phentsize, phnum = struct.unpack_from("<HH", data, phent_at)
+    return phoff, phentsize, phnum, fmt, order
 
 
 def _build_id(data, off, size):
@@ -139,11 +149,11 @@ def elf_dso(path, base):
     with open(path, "rb") as f:
         data = f.read()
     try:
-        phoff, phentsize, phnum = _elf_fields(data)
+        phoff, phentsize, phnum, fmt, order = _elf_fields(data)
         segs, bid = [], None
         for i in range(phnum):
-            ptype, flags, offset, vaddr, _, filesz, memsz, _ = struct.unpack_from(
-                "<IIQQQQQQ", data, phoff + i * phentsize)
+            ph = struct.unpack_from(fmt, data, phoff + i * phentsize)
+            ptype, flags, offset, vaddr, filesz, memsz = (ph[k] for k in order)
             if ptype == ELF_PT_LOAD and flags & ELF_PF_X:
                 segs.append((vaddr, memsz, offset))
             elif ptype == ELF_PT_NOTE and bid is None:

@@ -90,6 +90,7 @@ struct bootinfo {
 	uint32_t boot_method;		/* enum boot_method */
 	uint32_t pad;
 	uint64_t mp_config;		/* MP configuration table ("PCMP"), 0 if none (BIOS only) */
+	char loader_name[32];		/* Multiboot loader's name, "" if none (BIOS only) */
 };
 
 /* How the kernel was started: by UEFI (boot/efi_main.c) or GRUB (boot/multiboot.c). */

@@ -16,6 +16,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/timer.h"
+#include "lib/printf.h"
 
 void cpu_read_cpuid(struct cpuid_raw *raw)
 {
@@ -94,11 +95,18 @@ void cpu_identify(struct cpu_info *out)
  * the kernel's mode says which firmware booted it; GRUB from a BIOS starts
  * the ia32 kernel's Multiboot build.
  */
-void cpu_set_boot_method(uint32_t method)
+void cpu_set_boot_method(uint32_t method, const char *loader_name)
 {
-	if (method == BOOT_METHOD_MULTIBOOT)
-		booted_by = "legacy BIOS (GRUB i386-pc, Multiboot, /boot/nbprof32.elf)";
-	else
+	static char mb[96];	/* the text below and a 31-character name */
+
+	if (method == BOOT_METHOD_MULTIBOOT) {
+		if (loader_name[0])
+			ksnprintf(mb, sizeof(mb), "legacy BIOS (Multiboot, nbprof32.elf, loaded by %s)",
+				  loader_name);
+		else
+			ksnprintf(mb, sizeof(mb), "legacy BIOS (Multiboot, nbprof32.elf)");
+		booted_by = mb;
+	} else
 		booted_by = MODE_IS_64 ? "UEFI x64 (EFI/BOOT/BOOTX64.EFI)"
 				       : "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI)";
 }

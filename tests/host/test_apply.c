@@ -248,9 +248,9 @@ static void pebs_enable_before_cccr(void **state)
 	assert_int_equal(rb.log[2].msr, 0x310);
 	assert_int_equal(rb.log[3].msr, 0x310);
 	assert_int_equal(rb.log[4].msr, 0x3f1);
-	assert_int_equal(rb.log[4].value, 0x02000000);	/* bit 25, MY_THR */
+	assert_int_equal(rb.log[4].value, 0x03000000);	/* bit 25, MY_THR, and bit 24 (F10) */
 	assert_int_equal(rb.log[5].msr, 0x370);
-	assert_int_equal(rb.log[5].value, 0x0403b000);
+	assert_int_equal(rb.log[5].value, 0x0003b000);	/* no OVF_PMI on a PEBS counter (F4) */
 }
 
 /* Without a DS save area in place PEBS_ENABLE is left alone, and said so. */
@@ -295,7 +295,7 @@ static void pebs_enable_relative_and_kept(void **state)
 	plan.writer_lp = 1;
 	recbus_init(&rb);
 	p4_apply(&rb.bus, &plan, &res);
-	assert_int_equal(recbus_value(&rb, 0x3f1), 0x02000000);
+	assert_int_equal(recbus_value(&rb, 0x3f1), 0x03000000);
 	/* a replay metric replaces an older one; thread bits stay; none without PEBS */
 	plan = plan_of("replay_event:nbogus", false);
 	plan.pebs_metric = 0x01000004;

@@ -86,3 +86,17 @@ def test_perf_data_gets_the_program_as_a_dso(hello):
     assert dso.base == BASE
     # an executable segment (mapped at base + vaddr in an MMAP record) holds work()
     assert any(vaddr <= syms["work"] < vaddr + memsz for vaddr, memsz, _ in dso.segments)
+
+
+def test_perf_data_takes_an_elf32_program():
+    # nbprof-cc -m32, for the 32-bit kernel: its executable PT_LOAD read from Elf32_Phdr
+    hello32 = os.path.join(BUILD, "sdk32", "hello.elf")
+    if not os.path.exists(hello32):
+        subprocess.run(["make", "-s", "-C", REPO, "B=" + BUILD, hello32], check=True)
+    work = int(next(l.split()[0] for l in subprocess.run(
+        ["nm", hello32], stdout=subprocess.PIPE, check=True,
+        universal_newlines=True).stdout.splitlines() if l.endswith(" work")), 16)
+    dso = decoder().load_perfdata().elf_dso(hello32, BASE)
+    assert len(dso.segments) == 1
+    vaddr, memsz, offset = dso.segments[0]
+    assert vaddr <= work < vaddr + memsz and offset % 4096 == 0
