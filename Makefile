@@ -126,7 +126,7 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
              arch/x86/screen.o arch/x86/kbd.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
-K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
+K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
 # the 32-bit libgcc (gcc-multilib). The same -O2/-Os choice per file as the
