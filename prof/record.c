@@ -282,7 +282,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 					    : r->period[idx]);
 	if (r->cfg.polled[idx])
 		k = record_poll_periods(r, ov, &next);
-	if (f == &record_no_frame || !st->buf) {
+	if (!f || f == &record_no_frame || !st->buf) {	/* no context: counted, not dropped */
 		l->unattributed += k;
 		return next;
 	}
