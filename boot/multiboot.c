@@ -7,11 +7,12 @@
  *  - the memory map from the Multiboot information (Multiboot 0.6.96
  *    section 3.3, flags bit 6: mmap_addr/mmap_length, entries of size,
  *    base, length, type with type 1 = RAM, 3 = ACPI reclaimable, 4 = ACPI
- *    NVS); the kernel image [__image_start, __image_end) is cut out of the
- *    free RAM and listed as loader memory;
+ *    NVS), read and normalised by arch/x86/memmap.c (a firmware map may
+ *    overlap itself); the kernel image [__image_start, __image_end) is
+ *    listed as loader memory, which wins over the RAM it lies in;
  *  - the ACPI RSDP by the BIOS-area scan (ACPI 6.x 5.2.5.1): the first KiB
  *    of the EBDA (segment at 40EH), then E0000H-FFFFFH, on 16-byte
- *    boundaries, "RSD PTR " with a valid checksum over its first 20 bytes;
+ *    boundaries, "RSD PTR " with valid checksums (arch/x86/acpi.h);
  *  - the MP configuration table (MultiProcessor Specification 1.4, 4.1) by
  *    the same kind of scan for the floating pointer "_MP_": the first KiB of
  *    the EBDA, the last KiB of base memory, F0000H-FFFFFH; arch/x86/smp.c
@@ -36,18 +37,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arch/x86/acpi.h"
 #include "arch/x86/arch.h"
 #include "arch/x86/bootinfo.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/memmap.h"
 #include "arch/x86/serial.h"
 #include "lib/string.h"
 
 #define MB_BOOTLOADER_MAGIC	0x2badb002u
 #define MB_INFO_MODS		(1u << 3)
 #define MB_INFO_MMAP		(1u << 6)
-#define MB_MMAP_RAM		1
-#define MB_MMAP_ACPI		3
-#define MB_MMAP_NVS		4
+#define MB_INFO_LOADER_NAME	(1u << 9)
 #define MB_MIN_RAM		(16u << 20)	/* kernel, page tables, stacks, sample store */
 
 #define CPUID_EDX_PAE		(1u << 6)
@@ -63,7 +64,6 @@
 #define PAGE			0x1000u
 #define EBDA_SEG_PTR		0x40e
 #define MB_PROGRAM_DIR		"nbprof/"
-#define MB_MAX_CUTS		(1 + BOOT_MAX_FILES)	/* the image, then the programs */
 #define BIOS_ROM_START		0xe0000u
 #define BIOS_ROM_END		0x100000u
 #define RSDP_CHECKSUM_LEN	20
@@ -79,12 +79,9 @@ struct mb_info {
 	uint32_t mods_count, mods_addr;
 	uint32_t syms[4];
 	uint32_t mmap_length, mmap_addr;
-} __attribute__((packed));
-
-struct mb_mmap {
-	uint32_t size;		/* of the rest of the entry */
-	uint64_t base, length;
-	uint32_t type;
+	uint32_t drives_length, drives_addr;
+	uint32_t config_table;
+	uint32_t boot_loader_name;	/* flags bit 9: a C string */
 } __attribute__((packed));
 
 struct mb_module {
@@ -101,87 +98,34 @@ static struct bootinfo bootinfo;
 static uint8_t boot_stack[BOOT_STACK_SIZE] __attribute__((aligned(4096)));
 static uint8_t boot_ist[BOOT_NIST][BOOT_IST_SIZE] __attribute__((aligned(4096)));
 
-static enum boot_mem_type mb_type(uint32_t type)
-{
-	switch (type) {
-	case MB_MMAP_RAM:	return BMEM_FREE;
-	case MB_MMAP_ACPI:	return BMEM_ACPI;
-	case MB_MMAP_NVS:	return BMEM_ACPI_NVS;
-	default:		return BMEM_RESERVED;
-	}
-}
+/* The firmware's map as read, before memmap_normalize; the image is one more region. */
+static struct boot_region mb_raw[BOOT_MAX_REGIONS];
 
-/* Append a region (the map is sorted afterwards); full lists drop the rest. */
-static void mb_add(struct bootinfo *bi, uint64_t base, uint64_t size, enum boot_mem_type type)
-{
-	if (size == 0 || bi->nregions == BOOT_MAX_REGIONS)
-		return;
-	bi->regions[bi->nregions++] = (struct boot_region){ base, size, type, 0 };
-}
-
-/* RAM [base, end) minus the kept ranges cut[0..n) (the image, the programs' modules). */
-static void mb_add_ram(struct bootinfo *bi, uint64_t base, uint64_t end, const uint64_t (*cut)[2],
-		       unsigned n)
-{
-	if (base >= end)
-		return;
-	for (unsigned i = 0; i < n; i++)
-		if (cut[i][0] < end && base < cut[i][1]) {
-			mb_add_ram(bi, base, cut[i][0] > base ? cut[i][0] : base, cut, n);
-			mb_add_ram(bi, cut[i][1] < end ? cut[i][1] : end, end, cut, n);
-			return;
-		}
-	mb_add(bi, base, end - base, BMEM_FREE);
-}
-
-static void mb_sort(struct bootinfo *bi)
-{
-	for (uint32_t i = 1; i < bi->nregions; i++) {
-		struct boot_region r = bi->regions[i];
-		uint32_t j = i;
-
-		for (; j > 0 && bi->regions[j - 1].base > r.base; j--)
-			bi->regions[j] = bi->regions[j - 1];
-		bi->regions[j] = r;
-	}
-}
-
-/* The pages [lo, hi) that hold [base, base + size). */
-static void mb_pages(uint64_t base, uint64_t size, uint64_t range[2])
-{
-	range[0] = base & ~(uint64_t)(PAGE - 1);
-	range[1] = (base + size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-}
-
-/* The firmware's map; the image and the programs' modules become loader memory. */
+/*
+ * The map is read by memmap_multiboot (entry sizes checked, the walk
+ * bounded) and normalised: overlapping RAM entries merged, a reserved or
+ * ACPI entry wins over RAM that covers it, and the kernel image
+ * [__image_start, __image_end) and the programs' modules are loader memory,
+ * which wins over RAM too.
+ */
 static void mb_memory_map(struct bootinfo *bi, const struct mb_info *mbi)
 {
-	uint64_t cut[MB_MAX_CUTS][2];
-	unsigned n = 1;
-	uintptr_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
+	uint64_t lo = (uintptr_t)__image_start & ~(uint64_t)(PAGE - 1);
+	uint64_t hi = ((uintptr_t)__image_end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	uint32_t n = memmap_multiboot((const uint8_t *)(uintptr_t)mbi->mmap_addr, mbi->mmap_length,
+				      mb_raw, BOOT_MAX_REGIONS - 1 - BOOT_MAX_FILES, &bi->efi_map_entries);
 
-	mb_pages((uintptr_t)__image_start, (uintptr_t)__image_end - (uintptr_t)__image_start, cut[0]);
-	for (uint32_t i = 0; i < bi->nfiles; i++)
-		if (bi->files[i].base)
-			mb_pages(bi->files[i].base, bi->files[i].size, cut[n++]);
-	while (p + sizeof(struct mb_mmap) <= end) {
-		const struct mb_mmap *e = (const struct mb_mmap *)p;
-		uint64_t base = e->base, top = e->base + e->length;
+	mb_raw[n++] = (struct boot_region){ .base = lo, .size = hi - lo, .type = BMEM_LOADER };
+	for (uint32_t i = 0; i < bi->nfiles; i++) {
+		const struct boot_file *f = &bi->files[i];
 
-		bi->efi_map_entries++;
-		if (e->type == MB_MMAP_RAM) {
-			/* whole pages only, as the allocator expects */
-			base = (base + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-			top &= ~(uint64_t)(PAGE - 1);
-			mb_add_ram(bi, base, top, cut, n);
-		} else {
-			mb_add(bi, base, e->length, mb_type(e->type));
-		}
-		p += e->size + sizeof(e->size);
+		if (f->base == 0)
+			continue;
+		lo = f->base & ~(uint64_t)(PAGE - 1);
+		hi = (f->base + f->size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+		mb_raw[n++] = (struct boot_region){ .base = lo, .size = hi - lo, .type = BMEM_LOADER };
 	}
-	for (unsigned i = 0; i < n; i++)
-		mb_add(bi, cut[i][0], cut[i][1] - cut[i][0], BMEM_LOADER);
-	mb_sort(bi);
+	bi->nregions = memmap_normalize(mb_raw, n, bi->regions, BOOT_MAX_REGIONS);
 }
 
 /* The highest free page below LOW_PAGE_LIMIT, for the sibling's start-up code. */
@@ -205,21 +149,10 @@ static uint64_t mb_low_page(const struct bootinfo *bi)
 	return best;
 }
 
-static bool mb_rsdp_ok(const uint8_t *p)
-{
-	uint8_t sum = 0;
-
-	if (memcmp(p, "RSD PTR ", 8) != 0)
-		return false;
-	for (unsigned i = 0; i < RSDP_CHECKSUM_LEN; i++)
-		sum += p[i];
-	return sum == 0;
-}
-
 static uint64_t mb_scan_rsdp(uintptr_t start, uintptr_t end)
 {
 	for (uintptr_t a = start & ~(uintptr_t)15; a + RSDP_CHECKSUM_LEN <= end; a += 16)
-		if (mb_rsdp_ok((const uint8_t *)a))
+		if (acpi_rsdp_valid((const uint8_t *)a, end - a))
 			return a;
 	return 0;
 }
@@ -349,6 +282,21 @@ static void mb_read_programs(struct bootinfo *bi, const struct mb_info *mbi)
 	}
 }
 
+/*
+ * The loader's name (GRUB: "GNU GRUB 2.06", iPXE: "iPXE 1.0.0+"), for `cpu`:
+ * printable ASCII only, cut to fit; anything else ends it.
+ */
+static void mb_read_loader_name(struct bootinfo *bi, const struct mb_info *mbi)
+{
+	const char *s = (const char *)(uintptr_t)mbi->boot_loader_name;
+	unsigned i = 0;
+
+	if ((mbi->flags & MB_INFO_LOADER_NAME) && s)
+		for (; i + 1 < sizeof(bi->loader_name) && s[i] >= 0x20 && s[i] < 0x7f; i++)
+			bi->loader_name[i] = s[i];
+	bi->loader_name[i] = '\0';
+}
+
 /* --- machines the kernel cannot serve --------------------------------------- */
 
 /* One line on COM1 and on the VGA text screen (row `row`). */
@@ -444,6 +392,7 @@ void multiboot_main(uint32_t magic, const struct mb_info *mbi)
 		bi->ist_base[i] = (uintptr_t)boot_ist[i];
 	mb_read_cfg(bi, mbi);	/* before the module's memory counts as free */
 	mb_read_programs(bi, mbi);	/* their modules are kept out of the free RAM */
+	mb_read_loader_name(bi, mbi);
 	mb_memory_map(bi, mbi);
 	bi->low_page = mb_low_page(bi);
 	mb_find_rsdp(bi);

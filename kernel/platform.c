@@ -111,7 +111,7 @@ int plat_msr_trace(bool on)
 
 void plat_cpu_info(struct cpu_info *out)
 {
-	cpu_identify(out);
+	perf_cpu_identify(out);		/* the PMU backend's DS, DTES64, IA32_MISC_ENABLE */
 }
 
 static enum mem_kind plat_kind(uint32_t type)

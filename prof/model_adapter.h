@@ -89,6 +89,8 @@ struct model_adapter {
 	bool want_l3;			/* the next selection models the Xeon MP with L3 */
 	bool no_pebs;			/* `pmu backend model ... nopebs` */
 	enum perf_model_clock clock_src;
+	/* the first PEBS assist that could not reach its DS area, until reported */
+	struct { bool set; unsigned lp; uint64_t addr; } fault;
 };
 
 extern struct model_adapter model_adapter;

@@ -288,6 +288,8 @@ static void empty_load_segment_is_harmless(void **state)
 	assert_int_equal(program_elf_check(f.b, f.n, &le, err, sizeof(err)), 0);
 	assert_memory_equal(&le, &l, sizeof(l));
 	assert_int_equal(program_image_load(f.b, f.n, &l, b, 0x40000000, err, sizeof(err)), 0);
+	/* the image holds the ELF headers (sdk/program.ld): all but the changed header agree */
+	memcpy(a + rd64(f.b + 32) + 3 * 56, phdr(&f, 3, 0), 56);
 	assert_memory_equal(a, b, l.span);
 	wr64(phdr(&f, 3, 8), f.n + 1);		/* its offset past the end: malformed */
 	expect_refused(&f, "outside the file");
@@ -452,6 +454,28 @@ static void flat_binaries(void **state)
 	assert_int_equal(img[sizeof(code)], 0);
 	assert_int_equal(program_flat_check(sizeof(code), sizeof(code), &l, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "entry offset"));
+}
+
+/* D3: dump's NBP: line carries the CRC-32 of its text, as NBS: lines do. */
+static void nbp_line_is_crc_framed(void **state)
+{
+	struct program p = { .base = 0x7a001000, .pages = 3, .crc = 0x1234abcd,
+			     .layout = { .vaddr0 = 0x1000 } };
+	char line[PROGRAM_NBP_LINE_MAX], want[16];
+	const char *body = "NBP: hello base=7a000000 span=3000 crc=1234abcd";
+	int n;
+
+	(void)state;
+	strcpy(p.name, "hello");
+	n = program_nbp_line(&p, line, sizeof(line));
+	assert_int_equal(n, (int)strlen(line));
+	assert_memory_equal(line, body, strlen(body));
+	snprintf(want, sizeof(want), "|%08X", crc32(body + 4, strlen(body) - 4));
+	assert_string_equal(line + strlen(body), want);
+	assert_int_equal(program_nbp_line(&p, line, strlen(body) + 9), -1);	/* no room */
+	strcpy(p.name, "abcdefghijklmnopqrstuvw");	/* the longest name fits */
+	p.base = UINT64_MAX, p.pages = UINT64_MAX / PROGRAM_PAGE;
+	assert_true(program_nbp_line(&p, line, sizeof(line)) > 0);
 }
 
 static void names_are_checked(void **state)
@@ -850,6 +874,7 @@ int main(void)
 		cmocka_unit_test(other_relocation_types_are_refused),
 		cmocka_unit_test(relocations_come_from_the_dynamic_section),
 		cmocka_unit_test(flat_binaries),
+		cmocka_unit_test(nbp_line_is_crc_framed),
 		cmocka_unit_test(names_are_checked),
 		cmocka_unit_test(a_loaded_program_is_a_workload),
 		cmocka_unit_test(too_many_program_arguments),
