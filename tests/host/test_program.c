@@ -734,7 +734,7 @@ static void broken_elf32_files_are_refused(void **state)
 	free(f.b);
 }
 
-/* -m32 links libgcc: a 64-bit division calls its __udivdi3, inside the image, no new relocations. */
+/* -m32 links libgcc: a 64-bit division calls its __udivdi3 inside the image, no new relocation. */
 static void elf32_with_libgcc_loads(void **state)
 {
 	struct file f = load("32/prog_div64.elf");
