@@ -358,7 +358,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 11
 FUZZ_SEED    ?= 1
 FUZZ_NAMES   := config editor explain parse samples shell spec stat
+# The parsers of what comes from outside the machine's control: programs,
+# upload frames, the firmware's memory map and ACPI/MP tables. Their inputs
+# are whole files and tables (up to FUZZ_BIG_LEN bytes); in fuzz-ci each
+# runs FUZZ_CI_BIG_SECONDS.
+FUZZ_BIG_NAMES := elf upload memmap acpi mptable
+FUZZ_BIG_LEN   ?= 16384
+FUZZ_CI_BIG_SECONDS ?= 4
 FUZZ_BINS    := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
+FUZZ_BIG_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_BIG_NAMES))
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
 FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/%.o,$(PORTABLE_SRCS) tests/host/fake_platform.c)
@@ -377,13 +385,20 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libportable.a 
 	$(if $(V),,@echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libportable.a -o $@
 
-fuzz-build: $(FUZZ_BINS)
+$(B)/fuzz/fuzz_elf: FUZZ_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+$(B)/fuzz/fuzz_elf: $(SDK_ELFS)
+$(B)/fuzz/fuzz_acpi: tests/fuzz/acpi_image.h
 
-fuzz: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
+
+fuzz: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) --max-len $(FUZZ_BIG_LEN) $(FUZZ_BIG_BINS)
 
-fuzz-ci: $(FUZZ_BINS)
+fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_BIG_SECONDS) --seed $(FUZZ_SEED) --max-len $(FUZZ_BIG_LEN) \
+		$(FUZZ_BIG_BINS)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the

@@ -639,6 +639,8 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 		return ksnprintf(err, n, "--jitter: not on this part's polled path"), -1;
 	if (record_polling(c) && a0->w->id == WL_HALT)
 		return ksnprintf(err, n, "the halt workload uses the LAPIC timer that polling needs"), -1;
+	if (c->plan.pebs && pebs_check(err, n))
+		return -1;	/* before record_setup: a refused record keeps the last recording */
 	if (record_arena(err, n))
 		return -1;
 	if (c->buffer > arena_per_lp)

@@ -532,7 +532,7 @@ static void pmu_show(struct shell *sh)
 	const struct p4_caps *c = &pi->caps;
 	const struct perf_pmi_stats *p = &pi->pmi;
 	struct msr_bus *bus = perf_bus();
-	char sig[8], detail[96];
+	char sig[8], detail[256];	/* the model's sentence is up to ~210 characters */
 	unsigned used = 0;
 
 	shell_printf(sh, "backend: %s (%s)\n", perf_backend_name(pi->backend), pi->reason);

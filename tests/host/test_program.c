@@ -831,6 +831,27 @@ static void corrupted_frame_is_detected_and_resumed(void **state)
 	assert_memory_equal(buf, file, sizeof(file));
 }
 
+/* D9, as upload.h says: after a broken line, a frame that is next in order is kept. */
+static void in_order_frames_after_a_broken_line_are_kept(void **state)
+{
+	struct upload u;
+	char why[96];
+
+	(void)state;
+	fill_file();
+	memset(buf, 0, sizeof(buf));
+	upload_init(&u, buf, sizeof(buf), crc32(file, sizeof(file)));
+	assert_int_equal(feed(&u, 0), UPLOAD_TAKEN);
+	assert_int_equal(upload_line(&u, "NBU:!!!!", why, sizeof(why)), UPLOAD_BROKEN);	/* noise */
+	assert_int_equal(u.next, 1);
+	assert_int_equal(feed(&u, 2), UPLOAD_BROKEN);	/* out of order: dropped */
+	assert_int_equal(feed(&u, 1), UPLOAD_TAKEN);	/* next in order: kept */
+	for (uint32_t i = 2; i < u.frames; i++)
+		assert_int_equal(feed(&u, i), UPLOAD_TAKEN);
+	assert_true(upload_complete(&u));
+	assert_memory_equal(buf, file, sizeof(file));
+}
+
 static void bad_lines_and_wrong_file_crc(void **state)
 {
 	struct upload u;
@@ -888,6 +909,7 @@ int main(void)
 		cmocka_unit_test(elf32_with_libgcc_loads),
 		cmocka_unit_test(upload_whole_file),
 		cmocka_unit_test(corrupted_frame_is_detected_and_resumed),
+		cmocka_unit_test(in_order_frames_after_a_broken_line_are_kept),
 		cmocka_unit_test(bad_lines_and_wrong_file_crc),
 		cmocka_unit_test(base64_decoder),
 	};
