@@ -98,13 +98,14 @@ class SizedSymbols:
         for f in (line.split() for line in out.splitlines()):
             if len(f) == 4 and f[2] in "TtWw":
                 self.funcs.append((int(f[0], 16), int(f[1], 16), f[3]))
-            if len(f) in (3, 4) and f[-2] in "TtWw":
-                self.starts.append(int(f[0], 16))
+            if len(f) in (3, 4) and f[-2] not in "Uv":    # any defined symbol: elfutils
+                self.starts.append(int(f[0], 16))            # may name the address by it
 
     def names(self, addr):
         """The names of the sized functions that hold addr (aliases: several),
-        unless a sizeless label inside the function lies between them and addr
-        (elfutils then names the label or nothing, perf and nbprof the label)."""
+        unless another symbol lies between them and addr: a sizeless label
+        inside the function, or a linker-script value such as _data_size
+        that happens to fall there (elfutils then names it or nothing)."""
         rel = addr - self.base
         last = max((a for a in self.starts if a <= rel), default=None)
         return {n.split(".")[0] for a, s, n in self.funcs if a == last and rel < a + s}

@@ -150,6 +150,16 @@ class ElfSyms:
                 self.addr[f[-1]] = int(f[0], 16)
                 self.size[f[-1]] = int(f[1], 16) if len(f) == 4 else 0
 
+        # a sized symbol inside another sized one (a label with a .size inside
+        # its function): perf names the outer one
+        sized = sorted((a, self.size[n], n) for n, a in self.addr.items() if self.size.get(n))
+        self.outer = {}
+        for a, sz, n in sized:
+            for b, bsz, m in sized:
+                if b < a and a + sz <= b + bsz:
+                    self.outer[n] = m
+                    break
+
     def get(self, name, default):
         return self.size.get(name, default)
 
@@ -172,6 +182,9 @@ def perf_view(frame, sizes):
     addr, sym, off = frame
     if sym and 0 < sizes.get(sym, 0) <= off:
         return (addr, None, 0)
+    if sym in sizes.outer:
+        outer = sizes.outer[sym]
+        return (addr, outer, addr - BASE - sizes.addr[outer])
     return frame
 
 
