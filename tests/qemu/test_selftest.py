@@ -123,6 +123,9 @@ def test_0f04_ht_passes_everything(nb, tmp_path, firmware):
     assert "measured %d, expected %d" % (pmis, pmis) in pebs[2][1], pebs
     assert "measured 4, expected 4" in pebs[3][1]
     assert passed == len(res) - skipped
+    # made on the model: the summary says so
+    assert re.search(r"^selftest: %d passed, 0 failed, %d skipped; on the software model, not "
+                     r"this machine's PMU$" % (passed, skipped), out, re.M), out
     report = decode(tmp_path, out)
     assert "selftest: %d passed, 0 failed, %d skipped" % (passed, skipped) in report
 
@@ -193,7 +196,15 @@ def test_dead_counter_12_fails_privilege_and_thread_cells(nb):
     backend(nb, "0F_04 ht")
     out, (passed, failed, skipped) = selftest(nb, "--quick --inject dead=12")
     fails = failures(out)
-    assert all(12 in counters_named(f) for f in fails), fails
+    # a cell that must stay 0 means something only beside a cell that counted: where
+    # that cell is counter 12's, the zero is no evidence and fails saying so
+    assert all(12 in counters_named(f) or "expected 0 beside a count (no evidence: " in f
+               for f in fails), fails
+    assert "counter 14 T0_USR only, loop on LP0 ring 0: measured 0, expected 0 beside a count " \
+           "(no evidence: the counting cell of this LP and ring counted nothing either)" in fails
+    assert "counter 14 MSR_IQ_COUNTER2 via CRU_ESCR1: instr_retired:u, ring 0: measured 0, " \
+           "expected 0 beside a count (no evidence: the other counter counted nothing at this " \
+           "ring either)" in fails
     for name in ("counter 12 MSR_IQ_COUNTER0 via CRU_ESCR0: instr_retired:k, ring 0",
                  "counter 12 T0_OS only, loop on LP0 ring 0",
                  "counter 12 T1_OS only, loop on LP1 ring 0"):
@@ -203,19 +214,20 @@ def test_dead_counter_12_fails_privilege_and_thread_cells(nb):
                      out, re.M), out
 
 
-@pytest.mark.parametrize("kind,check", [("unflagged=3", "overflows without CCCR.OVF"),
-                                        ("n15=2", "reloads read back different")])
-def test_injected_quirks_fail_their_checks(nb, kind, check):
+@pytest.mark.parametrize("kind,seen", [("unflagged=3", "3 overflows without CCCR.OVF, 0"),
+                                       ("n15=2", "0 overflows without CCCR.OVF, 2")])
+def test_injected_quirks_are_informational(nb, kind, seen):
+    # overflows with OVF clear and reloads that read back different are documented
+    # NetBurst behaviour the handler works around (fact sheet 6, erratum N15): they
+    # are reported beside the count they would spoil, which stays exact, and fail nothing
     backend(nb, "0F_04 noht")
-    out, (passed, failed, skipped) = selftest(nb, "--quick --inject " + kind)
-    fails = failures(out)
-    assert failed == 2 and len(fails) == 2, fails
-    for f in fails:
-        assert f.startswith("counter 16 " + check), f
-        assert "measured %s, expected 0" % kind.split("=")[1] in f
-    # the handler's workaround keeps the counts exact meanwhile
-    assert re.search(r"^PASS  overflow +counter 16 64-bit count with reloads, PMI by NMI", out,
-                     re.M), out
+    out, (passed, failed, skipped) = selftest(nb, "--quick --verbose --inject " + kind)
+    assert failed == 0, failures(out)
+    for mode in ("vector F8H", "NMI"):
+        assert re.search(r"^PASS  overflow +counter 16 64-bit count with reloads, PMI by %s: "
+                         r"measured 3051, expected 3051 \(instr_retired:u; informational: %s "
+                         r"reloads read back different \(N15\)\)$" % (mode, seen), out, re.M), out
+    assert "reloads read back different, PMI" not in out
 
 
 def test_wrong_rdpmc_is_named(nb):

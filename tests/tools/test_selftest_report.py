@@ -134,3 +134,34 @@ def test_totals_must_agree(gen, tmp_path):
 def test_no_block(tmp_path):
     p = report(tmp_path, "nbprof> cpu\nnothing here\n", ok=(2,))
     assert "no selftest report block" in p.stderr
+
+
+def framed(seq, body):
+    import zlib
+    text = "%d|%s" % (seq, body)
+    return "NBS:%s|%08X" % (text, zlib.crc32(text.encode()))
+
+
+def small_block(backend, first):
+    """begin, machine (with `backend`), two checks (`first` FAIL, one PASS), end."""
+    lines = [framed(0, "begin|1|3"),
+             framed(1, "machine|cpuid=00000F12|sig=0F_01H|stepping=2|brand=x|microcode=unreadable|"
+                       "misc_enable=0000000000000881|backend=" + backend),
+             framed(2, "check|counters|FAIL|%s|all 0|cycles|why" % first),
+             framed(3, "check|restore|PASS|PMU registers as before the selftest|85|85|"),
+             framed(4, "end|1|1|0|5")]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("tool", [REPORT, DECODE])
+def test_summary_flags_model_and_nothing_counted(tmp_path, tool):
+    extra = ("--selftest",) if tool == DECODE else ()
+    # a report made on the model says so; one from hardware does not
+    p = report(tmp_path, small_block("model 0F_01H stepping 2 without HT", "counter 0"),
+               *extra, tool=tool)
+    assert "\nselftest: 1 passed, 1 failed, 0 skipped; on the software model, not this " \
+           "machine's PMU\n" in p.stdout, p.stdout
+    p = report(tmp_path, small_block("hardware 0F_01H stepping 2 without HT",
+                                     "no counter counted: counters 0-17 over loop 150"),
+               *extra, tool=tool)
+    assert "\nselftest: 1 passed, 1 failed, 0 skipped; no counter counted\n" in p.stdout, p.stdout
