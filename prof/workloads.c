@@ -332,6 +332,12 @@ static int workload_guarded(void *arg)
 	return 0;
 }
 
+/* The caller runs the LAPIC timer itself (record's polling): it is not the watchdog's. */
+static bool workload_timer_taken(void)
+{
+	return !(lapic_read(LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED) && lapic_read(LAPIC_TIMER_INITIAL);
+}
+
 /*
  * An unstepped run cannot be polled by the stepper: it runs with interrupts
  * enabled and the LAPIC timer as its watchdog (Ctrl-C; a program also stops
@@ -341,7 +347,7 @@ static int workload_guarded(void *arg)
 static void workload_watchdog(struct wl_run *r)
 {
 	if (r->step || r->a->w->id == WL_HALT || !lapic_present() || !timer_tsc_hz() ||
-	    !timer_lapic_hz())
+	    !timer_lapic_hz() || workload_timer_taken())
 		return;
 	r->watchdog = true;
 	r->deadline = r->prog ? rdtsc() + PROGRAM_TIME_LIMIT_S * timer_tsc_hz() : UINT64_MAX;

@@ -51,7 +51,7 @@ static void make_results(struct selftest_result *r)
 	selftest_skip(&r[3], "IA32_MISC_ENABLE bit 12: PEBS unavailable");
 	if (run.dead) {		/* st_counters' line (prof/selftest_counts.c) */
 		r[0] = (struct selftest_result){ .group = "counters",
-			.name = "no counter counted: counters 0-17 over loop 150" };
+			.name = "no counter counted: counters 0-17, loop 150 minus loop 50" };
 		selftest_judge_exact(&r[0], 0, 1);
 	}
 }
