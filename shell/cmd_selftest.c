@@ -9,8 +9,9 @@
  * tools/nbprof-decode turns back into a report, and last the summary line
  * "selftest: N passed, N failed, N skipped", followed by "; no counter
  * counted" when none did and "; on the software model, ..." when the
- * report is the model's. Ctrl-C stops it between
- * workload runs; the PMU registers are written back either way.
+ * report is the model's. Ctrl-C stops it (a stepped run polls it, an
+ * unstepped one's watchdog tick does, prof/workloads.c); the PMU registers
+ * are written back either way.
  */
 #include "lib/parse.h"
 #include "lib/printf.h"

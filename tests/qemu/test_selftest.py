@@ -103,6 +103,15 @@ def test_0f04_ht_passes_everything(nb, tmp_path, firmware):
     assert "backend model 0F_04H stepping 1 with HT" in out
     assert re.search(r"^machine: CPUID 00000F41H \(0F_04H stepping 1\)", out, re.M), out
     assert re.search(r"^microcode: ", out, re.M) and re.search(r"^IA32_MISC_ENABLE: ", out, re.M)
+    # the boot line is the boot information's, as `cpu` prints it
+    boot = {"bios": "legacy BIOS (GRUB i386-pc, Multiboot, /boot/nbprof32.elf); nbprof runs "
+                    "in 32-bit protected mode",
+            "uefi-ia32": "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI); nbprof runs in 32-bit protected "
+                         "mode",
+            "uefi-x64": "UEFI x64 (EFI/BOOT/BOOTX64.EFI); nbprof runs in 64-bit mode"}[firmware]
+    assert re.search(r"^boot: %s" % re.escape(boot), out, re.M), out
+    assert re.search(r"^PMU backend model 0F_04H stepping 1 with HT \(chosen with 'pmu backend "
+                     r"model'\)$", out, re.M), out
     res = results(out)
     counters = [rest for s, g, rest in res if g == "counters"]
     assert [int(re.match(r"counter (\d+) ", c).group(1)) for c in counters] == list(range(18))
