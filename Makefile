@@ -3,6 +3,8 @@
 #   make            build build/BOOTX64.EFI (x86-64) and build/BOOTIA32.EFI (ia32)
 #   make image      build/nbprof.img: GPT disk with a FAT ESP (both kernels) and GRUB for
 #                   legacy BIOS (the 32-bit kernel as a Multiboot ELF), ready for dd
+#   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
+#   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
@@ -37,21 +39,21 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_sel
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
                shell/stat_uncore.c
 SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c shell/cmd_pebs.c
-PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/program.c prof/report.c prof/samples.c \
+PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/model_batch.c prof/program.c prof/report.c prof/samples.c \
                prof/selftest_judge.c prof/selftest_report.c prof/upload.c prof/workload.c \
                prof/snippet.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/pebs.c prof/perf.c prof/programs_k.c \
+PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/model_feed.c prof/model_pmi.c prof/pebs.c prof/perf.c prof/programs_k.c \
                prof/record.c prof/selftest.c \
                prof/selftest_counts.c prof/selftest_overflow.c prof/selftest_pebs.c prof/tagfeed.c \
                prof/workloads.c \
                prof/snippet_run.c
-ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
+ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/pagewalk.c \
                arch/x86/topology.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
-               arch/x86/timer.c arch/x86/user.c
+               arch/x86/timer.c arch/x86/user.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd.c
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
@@ -87,7 +89,9 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_stat.c tests/host/test_tables.c tests/host/test_topology.c \
                   tests/host/test_workload.c tests/host/test_model_route.c tests/host/test_model_pebs.c \
                   tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c \
-                  tests/host/test_memfeed.c tests/host/test_stat_uncore.c
+                  tests/host/test_memfeed.c tests/host/test_stat_uncore.c \
+                  tests/host/test_model_batch.c tests/host/test_model_pmi.c
+HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
@@ -108,27 +112,27 @@ EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # -O2 where the cost is measured (the PMU path, the model, stepping); -Os for
 # commands, parsers and text, so the image stays small (tests/tools/test_image.py).
 K_OPT    := -O2
-$(B)/k/shell/%.o $(B)/k/kernel/%.o $(B)/k/boot/%.o $(B)/k/lib/printf.o: K_OPT := -Os
-$(B)/k/pmu/p4_explain.o $(B)/k/pmu/p4_spec.o $(B)/k/pmu/p4_list.o $(B)/k/pmu/p4_text.o: K_OPT := -Os
-$(B)/k/pmu/p4_uncore_spec.o $(B)/k/pmu/p4_uncore_list.o $(B)/k/prof/report.o: K_OPT := -Os
-$(B)/k/prof/dump.o $(B)/k/prof/workload.o $(B)/k/arch/x86/cpuid.o: K_OPT := -Os
-$(B)/k/prof/program.o $(B)/k/prof/programs_k.o $(B)/k/prof/upload.o: K_OPT := -Os
-$(B)/k/pmu/p4_alloc.o $(B)/k/pmu/p4_caps.o $(B)/k/pmu/p4_uncore.o $(B)/k/pmu/p4_probe.o: K_OPT := -Os
-$(B)/k/arch/x86/acpi.o $(B)/k/arch/x86/smp.o $(B)/k/arch/x86/power.o: K_OPT := -Os
-$(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_OPT := -Os
-$(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
-$(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
-$(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
-$(B)/k/prof/selftest_overflow.o $(B)/k/prof/selftest_pebs.o $(B)/k/prof/selftest_judge.o \
-$(B)/k/prof/snippet.o $(B)/k/prof/snippet_run.o: K_OPT := -Os
-$(B)/k/pmu/p4_pebs.o $(B)/k/prof/pebs.o $(B)/k/prof/tagfeed.o: K_OPT := -Os
-$(B)/k/pmu/model/p4_model_pebs.o $(B)/k/arch/x86/insn_simd.o: K_OPT := -Os
-K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
+K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
+             pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
+             pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
+             prof/workload.o arch/x86/cpuid.o prof/program.o prof/programs_k.o \
+             prof/upload.o pmu/p4_alloc.o pmu/p4_caps.o pmu/p4_uncore.o \
+             pmu/p4_probe.o arch/x86/acpi.o arch/x86/smp.o arch/x86/power.o \
+             arch/x86/selftest.o arch/x86/topology.o arch/x86/mem.o arch/x86/gdt.o \
+             arch/x86/pic.o arch/x86/serial.o arch/x86/cpu.o arch/x86/ksyms.o \
+             arch/x86/panic.o prof/workloads.o prof/selftest.o prof/selftest_report.o \
+             prof/selftest_counts.o prof/selftest_overflow.o prof/selftest_pebs.o prof/selftest_judge.o \
+             prof/snippet.o prof/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
+             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
+             arch/x86/screen.o arch/x86/kbd.o
+$(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
+K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
-# the 32-bit libgcc (gcc-multilib). -O2 throughout: the size budget of
-# tests/tools/test_image.py is the x86-64 image's.
-K32_CFLAGS := $(K_COMMON) -O2 -m32 -march=i686
+# the 32-bit libgcc (gcc-multilib). The same -O2/-Os choice per file as the
+# x86-64 kernel (K_OS_OBJS): tests/tools/test_image.py holds both images
+# to one size budget.
+K32_CFLAGS := $(K_COMMON) -m32 -march=i686
 EFI32_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/ia32
 K32_LDFLAGS := -m elf_i386 -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined \
             -z notext -T linker32.ld
@@ -149,7 +153,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -195,36 +199,40 @@ $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 # The PE image gets .bss as a section with no file contents (linker.ld), and
 # no .dynsym: gnu-efi's _relocate reads only .dynamic and .rela, whose
 # entries are all R_X86_64_RELATIVE (tests/tools/test_image.py checks both).
+# No COFF symbol table either (--strip-all): no loader reads one, and the
+# symbols live in nbprof.so and in the kernel's own table (tools/gensyms).
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
 	$(Q)objcopy -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
-		-j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+		-j .rel.* -j .rela.* -j .reloc --strip-all --target efi-app-x86_64 --subsystem=10 $< $@
 
-EFI32_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+# As for BOOTX64.EFI, .bss is a PE section with no file contents (linker32.ld),
+# and no COFF symbol table.
+EFI32_SECTIONS := -j .text -j .sdata -j .data -j .bss -j .dynamic -j .dynsym -j .rel -j .rela \
 		-j .rel.* -j .rela.* -j .reloc
 
 # --- the ia32 kernel: the same steps with the 32-bit compiler and gnu-efi ---
 $(B)/k32/boot/%.o: boot/%.c | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC32    $<")
-	$(Q)$(CC) $(K32_CFLAGS) $(EFI32_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) $(EFI32_CFLAGS) -c $< -o $@
 
 $(B)/k32/%.o: %.c | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC32    $<")
-	$(Q)$(CC) $(K32_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -c $< -o $@
 
 $(B)/k32/%.o: %.S | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  AS32    $<")
-	$(Q)$(CC) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
 $(B)/k32/syms-empty.c: tools/gensyms | deps-build
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) tools/gensyms --empty > $@
 
 $(B)/k32/%.o: $(B)/k32/%.c
-	$(Q)$(CC) $(K32_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -c $< -o $@
 
 $(B)/k32/nbprof-pass1.so: $(K32_OBJS) $(B)/k32/syms-empty.o linker32.ld
 	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms-empty.o \
@@ -241,7 +249,7 @@ $(B)/k32/nbprof.so: $(K32_OBJS) $(B)/k32/syms.o linker32.ld
 
 $(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
-	$(Q)objcopy $(EFI32_SECTIONS) --target efi-app-ia32 --subsystem=10 $< $@
+	$(Q)objcopy $(EFI32_SECTIONS) --strip-all --target efi-app-ia32 --subsystem=10 $< $@
 
 # The same ia32 objects as a Multiboot ELF for GRUB on a legacy BIOS.
 K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
@@ -268,6 +276,8 @@ $(B)/h/libportable.a: $(H_OBJS)
 
 $(B)/h/tests/test_perf: $(B)/h/prof/perf.o
 $(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
+$(B)/h/tests/test_model_pmi: $(B)/h/prof/model_pmi.o
+$(B)/h/tests/test_model_pmi: H_EXTRA := $(B)/h/prof/model_pmi.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
@@ -275,21 +285,27 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(H_EXTRA) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
-# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests.
+# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests:
+# $(B)/sdk for the 64-bit kernel, $(B)/sdk32 with -m32 for the 32-bit one.
 SDK_CC    := sdk/nbprof-cc
-SDK_ELFS  := $(B)/sdk/hello.elf $(B)/sdk/sumloop.elf $(B)/sdk/prog_reloc.elf
-SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h
-$(B)/sdk/%.elf: sdk/examples/%.c $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
-$(B)/sdk/%.elf: sdk/examples/%.S $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
-$(B)/sdk/%.elf: tests/host/%.c $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
+SDK_NAMES := hello sumloop prog_reloc prog_div64
+SDK_ELFS  := $(patsubst %,$(B)/sdk/%.elf,$(SDK_NAMES)) $(patsubst %,$(B)/sdk32/%.elf,$(SDK_NAMES))
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/crt0_32.S sdk/program.ld sdk/nbprof.h
+define sdk_rules
+$(B)/$(1)/%.elf: sdk/examples/%.c $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+$(B)/$(1)/%.elf: sdk/examples/%.S $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+$(B)/$(1)/%.elf: tests/host/%.c $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+endef
+$(eval $(call sdk_rules,sdk,))
+$(eval $(call sdk_rules,sdk32,-m32))
 $(B)/h/tests/test_program: $(SDK_ELFS)
-$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"' -DSDK32_ELF_DIR='"$(B)/sdk32"'
 
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
@@ -391,11 +407,15 @@ QEMU_FLAGS  ?=
 PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/qemu $(PYTEST_FLAGS)
 # The 32-bit kernel runs representative subsets in `make check`: under OVMF
 # ia32 the shell, exact instruction counts, counting and sampling; booted by
-# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. A CPU
-# without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or
-# qemu-test-bios BIOS_TESTS=) runs every module.
-IA32_TESTS  ?= test_shell test_workloads test_stat test_record
-BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse
+# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. Users'
+# programs (nbprof-cc -m32) in both: from the stick (the ESP's files under
+# UEFI, Multiboot modules under GRUB), uploaded, counted, sampled, through
+# tools/nbprof; on both LPs after a BIOS boot. A CPU without long mode in
+# both. `make qemu-test-ia32 IA32_TESTS=` (or qemu-test-bios BIOS_TESTS=)
+# runs every module.
+IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_programs
+BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse test_programs \
+               test_programs_ht
 qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
@@ -427,12 +447,32 @@ $(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
 
 image: $(IMAGE)
 
+# The CD (also bootable from a stick): BIOS El Torito with GRUB, UEFI El
+# Torito with both EFI kernels; nbprof.cfg and PROGRAMS on it (tools/mkiso).
+ISO := $(B)/nbprof.iso
+$(ISO): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
+		$(B)/image.programs $(PROGRAMS) tools/mkiso | deps-image
+	$(if $(V),,@echo "  ISO     $@")
+	$(Q)tools/mkiso $@ $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf \
+		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
+
+iso: $(ISO)
+
+# A TFTP root for network boot: nbprof32.elf, nbprof.cfg, an iPXE script and
+# a PXELINUX configuration (tools/mkpxe).
+PXE := $(B)/pxe/nbprof.ipxe
+$(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/mkpxe
+	$(if $(V),,@echo "  PXE     $(@D)")
+	$(Q)tools/mkpxe $(@D) $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
+
+pxe: $(PXE)
+
 # QEMU_FLAGS: tools/qemu.py options, e.g. QEMU_FLAGS="--smp-ht --sig 15,2,9".
 run: $(IMAGE) | deps-run
 	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
 
 # The QEMU tests make their own images from build/BOOTX64.EFI (and BOOTIA32.EFI).
-qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
+qemu-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 	$(Q)$(PYTEST)
 
 qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/mkimage | deps-check

@@ -111,7 +111,7 @@ int plat_msr_trace(bool on)
 
 void plat_cpu_info(struct cpu_info *out)
 {
-	cpu_identify(out);
+	perf_cpu_identify(out);		/* the PMU backend's DS, DTES64, IA32_MISC_ENABLE */
 }
 
 void plat_pmu_backend(char *buf, size_t n)

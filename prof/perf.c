@@ -207,6 +207,18 @@ int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
 	return be->inject_fault(kind, arg, err, n);
 }
 
+void perf_cpu_identify(struct cpu_info *ci)
+{
+	cpu_identify(ci);
+	if (be && be->cpu_view)
+		be->cpu_view(ci);
+}
+
+bool perf_machine_fault(char *buf, size_t n)
+{
+	return be && be->machine_fault && be->machine_fault(buf, n);
+}
+
 int perf_rdpmc(uint32_t ecx, uint64_t *value)
 {
 	return be && be->rdpmc ? be->rdpmc(ecx, value) : MSR_BUS_EFAULT;
@@ -254,8 +266,8 @@ static int perf_trace_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 
 	if (p4_msr_is_pmu(msr)) {
 		perf_msr_name(msr, name, sizeof(name));
-		kprintf("wrmsr %XH <- %08llXH (%s)%s\n", msr, (unsigned long long)value, name,
-			r ? " #GP" : "");
+		kprintf("wrmsr %XH <- %08llXH (%s)%s%s\n", msr, (unsigned long long)value, name,
+			r ? " #GP" : "", perf_this_lp() ? " on LP1" : "");
 	}
 	return r;
 }
@@ -305,13 +317,18 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;
 	s->base[i] += (ov.raw - s->start[i]) & P4_COUNTER_MASK;
-	if (sink && f)
+	if (sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = sink(sink_ctx, f, &ov);
 	p4_counter_reload(bus, &s->plan, i, next, slot->cccr_value, &info.pmi.mismatches);
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 
-/* Every counter the calling LP owns (PMU lock held). */
+/*
+ * Every counter the calling LP owns (PMU lock held). A PEBS counter is not
+ * the handler's: the assist reloads it from the DS counter-reset field and
+ * its samples are the records (pebs_hook), so an OVF it may hold is
+ * neither a sample nor events to add (record_pebs_stop counts its records).
+ */
 static void perf_scan(unsigned lp, struct trap_frame *f)
 {
 	struct msr_bus *bus = perf_bus();
@@ -319,7 +336,8 @@ static void perf_scan(unsigned lp, struct trap_frame *f)
 	if (!perf_counting())
 		return;
 	for (unsigned i = 0; i < active->plan.n; i++)
-		if (perf_slot_lp(&active->plan.slot[i]) == lp)
+		if (active->plan.req[i].role != P4_ROLE_PEBS &&
+		    perf_slot_lp(&active->plan.slot[i]) == lp)
 			perf_overflow_one(bus, active, i, f);
 }
 

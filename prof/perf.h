@@ -180,6 +180,17 @@ enum perf_fault {
 };
 int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n);
 
+struct cpu_info;
+/*
+ * cpu_identify() as the selected PMU backend is (the model's DS, DTES64 and
+ * IA32_MISC_ENABLE for its signature; the hardware's own): `cpu`, PEBS
+ * availability and the DS layout read this one view.
+ */
+void perf_cpu_identify(struct cpu_info *ci);
+
+/* A machine fault the PMU caused since the count started, as one line; false: none known. */
+bool perf_machine_fault(char *buf, size_t n);
+
 /* RDPMC with ECX = ecx on the backend (the instruction, or the model's). 0 or MSR_BUS_EFAULT. */
 int perf_rdpmc(uint32_t ecx, uint64_t *value);
 

@@ -5,12 +5,13 @@
  * `record -e front_end_event:nbogus:pebs` runs: uop_type TAGLOADS tags the
  * load uops at ring 3 and front_end_event NBOGUS counts them at retirement
  * on counter 16 with PEBS, the counter reset at -ST_PEBS_PERIOD, into a
- * buffer of ST_PEBS_SLOTS records whose interrupt threshold sits one record
- * below the maximum (prof/pebs.c). The workload is `memwalk`, whose loads
+ * buffer of ST_PEBS_SLOTS records whose interrupt threshold sits
+ * p4_ds_threshold_below() records below the maximum (prof/pebs.c). The workload is `memwalk`, whose loads
  * its assembly listing states (wl_memwalk_loads, struct selftest_loads):
  * with L tagged loads the run writes floor(L / P) records, record k holds
  * the linear IP of the (kP)-th load (5.2), and the buffer reaches its
- * threshold, and raises a PMI, every ST_PEBS_SLOTS - 1 records. Ring 3 and
+ * threshold, and raises a PMI, every ST_PEBS_SLOTS - below records (the
+ * PEBS counter has no OVF_PMI: no PMI per record). Ring 3 and
  * :u keep the kernel's own loads around the workload out of the count on
  * hardware as on the model. IA32_DS_AREA, MSR_PEBS_ENABLE, MATRIX_VERT and
  * IA32_MISC_ENABLE must read back afterwards as before. Where PEBS is not
@@ -96,7 +97,7 @@ static int st_pebs_plan(struct st *t, struct record_cfg *c)
 			return ksnprintf(t->err, t->errlen, "pebs: '%s': %s", specs[i], e.msg), -1;
 	}
 	q[0].role = P4_ROLE_PEBS;
-	q[0].pmi = P4_PMI_LP0;
+	q[0].pmi = P4_PMI_NONE;	/* the threshold PMI only (F4: OVF_PMI interrupts per record) */
 	q[0].spec.pebs = true;
 	q[0].spec.period = ST_PEBS_PERIOD;
 	*c = (struct record_cfg){ .pmi = PERF_PMI_NMI, .throttle_pct = 100,
@@ -192,9 +193,11 @@ static void st_pebs_judge(struct st *t, unsigned nrec)
 	r = st_new(t, "pebs");
 	ksnprintf(r->name, sizeof(r->name), "counter 16 PEBS threshold PMIs, %u slots",
 		  ST_PEBS_SLOTS);
-	selftest_judge_exact(r, st_rres.pmi.interrupts, want / (ST_PEBS_SLOTS - 1));
-	ksnprintf(r->note, sizeof(r->note), "threshold 1 record below the maximum; %llu drains, "
-		  "%llu found full", (unsigned long long)st_rres.pebs_drains,
+	selftest_judge_exact(r, st_rres.pmi.interrupts,
+			     want / (ST_PEBS_SLOTS - p4_ds_threshold_below(ST_PEBS_SLOTS)));
+	ksnprintf(r->note, sizeof(r->note), "threshold %u records below the maximum; %llu drains, "
+		  "%llu found full", p4_ds_threshold_below(ST_PEBS_SLOTS),
+		  (unsigned long long)st_rres.pebs_drains,
 		  (unsigned long long)st_rres.pebs_full);
 	st_emit(t, r);
 }

@@ -48,6 +48,8 @@ static void cpu_show_misc(struct shell *sh, const struct cpu_info *ci)
 		     yesno(ci->misc_enable & CPU_MISC_BTS_UNAVAIL));
 	shell_printf(sh, "  bit 12 PEBS unavailable    %s\n",
 		     yesno(ci->misc_enable & CPU_MISC_PEBS_UNAVAIL));
+	if (ci->limit_cleared)
+		shell_puts(sh, "  bit 22 Limit CPUID MaxVal  was set (it hides CPUID leaf 4): cleared at boot\n");
 }
 
 /*

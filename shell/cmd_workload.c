@@ -221,6 +221,7 @@ static int cmd_run_jobs(struct shell *sh, const struct workload_args *a[2], stru
 	static struct workload_job jobs[2];
 	static struct perf_inputs in[2];
 	static struct workload_hooks h[2];
+	char fault[192];
 	int bad = 0;
 
 	for (int k = 0; k < 2; k++) {
@@ -235,6 +236,8 @@ static int cmd_run_jobs(struct shell *sh, const struct workload_args *a[2], stru
 	progress_set_quiet(false);
 	if (bad)
 		return shell_error(sh, "%s: %s", a[1]->w->name, jobs[1].res.error);
+	if (perf_machine_fault(fault, sizeof(fault)))	/* a real machine would not be back */
+		return shell_error(sh, "run: %s", fault);
 	for (int k = 0; k < 2; k++) {
 		char who[8] = "";
 

@@ -399,9 +399,8 @@ static void overflow(struct p4_model *m, enum p4_counter n)
 	uint64_t c = m->cccr[n];
 	uint8_t lps = 0;
 
-	if (p4_model_pebs_assist(m, n))
-		return;
-
+	/* A PEBS assist writes its record and reloads the counter; the rest follows. */
+	p4_model_pebs_assist(m, n);
 	m->cccr[n] |= CCCR_OVF;
 	m->ovf_set |= CTR_BIT(n);
 	m->overflows[n]++;

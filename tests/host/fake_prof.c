@@ -127,6 +127,13 @@ struct msr_bus *perf_bus(void)
 	return info.backend == PERF_BACKEND_NONE ? NULL : &model.bus;
 }
 
+bool perf_machine_fault(char *buf, size_t n)
+{
+	(void)buf;
+	(void)n;
+	return false;
+}
+
 bool perf_steps_workloads(void)
 {
 	return info.backend != PERF_BACKEND_NONE;

@@ -103,7 +103,7 @@ static int setup(void **state)
 
 	fake_platform_reset();
 	fake_prof_reset();
-	fake_plat.cpu.booted_by = "legacy BIOS (GRUB i386-pc, Multiboot, /boot/nbprof32.elf)";
+	fake_plat.cpu.booted_by = "legacy BIOS (Multiboot, nbprof32.elf, loaded by GRUB 2.06)";
 	fake_plat.cpu.kernel_mode = "32-bit protected mode";
 	memset(&run, 0, sizeof(run));
 	shell_init(&sh, &io);
@@ -186,8 +186,8 @@ static void header_results_block_and_summary(void **state)
 	assert_non_null(strstr(out, "IA32_MISC_ENABLE: 0000000000000089H\n"));
 	assert_non_null(strstr(out, "PMU backend model 0F_02H stepping 9 with HT"));
 	/* the boot line is the boot information's, as `cpu` prints it */
-	assert_non_null(strstr(out, "\nboot: legacy BIOS (GRUB i386-pc, Multiboot, "
-				    "/boot/nbprof32.elf); nbprof runs in 32-bit protected mode\n"));
+	assert_non_null(strstr(out, "\nboot: legacy BIOS (Multiboot, nbprof32.elf, loaded by GRUB "
+				    "2.06); nbprof runs in 32-bit protected mode\n"));
 	assert_null(strstr(out, "UEFI x86-64 application"));
 	assert_non_null(strstr(out, "\nPASS  counters   counter 12 instr_retired: measured 300, "
 				    "expected 300\n"));

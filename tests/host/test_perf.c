@@ -348,6 +348,80 @@ static void sink_return_is_the_next_period(void **state)
 	assert_int_equal(total, 101 + 31);
 }
 
+/* ---- F13: an NMI deferred under the PMU lock still reaches the sink ----------------------- */
+
+/*
+ * The counter overflows and its NMI lands while this LP holds the PMU lock
+ * (a model call, a poll): the handler runs at perf_unlock, without the
+ * workload's frame. The overflow must reach the sink (with f NULL, which
+ * record counts as unattributed), not vanish.
+ */
+static struct trap_frame *sink_frame;
+static uint64_t frame_sink(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
+{
+	sinks++;
+	sink_frame = f;
+	return ov->reload;
+}
+
+static void deferred_nmi_reaches_the_sink(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	uint64_t total = 0;
+	char err[96];
+
+	perf_set_pmi_mode(PERF_PMI_NMI);
+	perf_set_sink(frame_sink, NULL);
+	sink_frame = &frame;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	perf_lock();
+	instr(0, 101);
+	handlers[VEC_NMI](&frame);	/* deferred: this LP holds the lock */
+	assert_int_equal(sinks, 0);
+	perf_unlock();			/* handled now, with no frame */
+	assert_int_equal(sinks, 1);
+	assert_null(sink_frame);
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 101);
+}
+
+/* ---- F4: a PEBS counter is not an ordinary sampler ---------------------------------------- */
+
+/*
+ * Counter 16 under PEBS overflows (the model sets OVF, as the harder
+ * reading of the manual has it) and the LP takes a PMI for another
+ * reason: the handler must neither sample counter 16 nor add its events
+ * (its records are counted apart, record_pebs_stop).
+ */
+static void pebs_counter_is_not_sampled(void **state)
+{
+	static struct perf_count s;
+	const struct perf_info *pi = perf_info();
+	struct p4_alloc_ctx ctx = { &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
+	struct p4_request r = { .lp = P4_LP0, .pmi = P4_PMI_LP0, .role = P4_ROLE_PEBS };
+	struct p4_spec_error serr;
+	struct p4_alloc_error aerr;
+	struct p4_plan plan;
+	uint64_t cccr = 0;
+	char err[96];
+
+	assert_int_equal(p4_spec_parse("front_end_event:nbogus:t0", &pi->caps, &r.spec, &serr), 0);
+	r.spec.period = 10;
+	r.spec.pebs = true;
+	if (p4_alloc_plan(&ctx, &r, 1, &plan, &aerr))
+		fail_msg("%s", aerr.msg);
+	plan.ds_area_set = true;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	p4_model_event(&model, 0, 0, P4_EV_FRONT_END_EVENT, P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS), 10);
+	assert_int_equal(msr_bus_read(&model.bus, p4_counters[P4_IQ_COUNTER4].cccr_msr, &cccr), 0);
+	assert_true(cccr & CCCR_OVF);
+	pmi();
+	assert_int_equal(sinks, 0);
+	assert_int_equal(s.overflows[0], 0);
+	perf_count_stop(&s, NULL);
+}
+
 #define T(f) cmocka_unit_test_setup(f, setup)
 
 int main(void)
@@ -356,6 +430,8 @@ int main(void)
 		T(events_during_the_handler_are_counted),
 		T(nmi_during_stop_keeps_the_totals),
 		T(sibling_programs_its_own_lvt_pc),
+		T(pebs_counter_is_not_sampled),
+		T(deferred_nmi_reaches_the_sink),
 		T(sink_return_is_the_next_period),
 	};
 
