@@ -153,7 +153,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -436,6 +436,13 @@ qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
 PYTEST_IA32 := $(call qemu_subset,uefi-ia32,$(IA32_TESTS))
 PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
+# Bochs, a second emulator with real Pentium 4 CPUID and a NetBurst PMU of
+# plain registers that never count: the BIOS path of the image (tests/bochs).
+PYTEST_BOCHS := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/bochs \
+                $(PYTEST_FLAGS)
+
+bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+	$(Q)$(PYTEST_BOCHS)
 
 $(B)/image.cfg: FORCE
 	@mkdir -p $(@D)
@@ -494,16 +501,17 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
-		$(B)/qemu-bios.counts; \
-	h=0; t=0; q=0; i=0; b=0; \
+		$(B)/qemu-bios.counts $(B)/bochs.counts; \
+	h=0; t=0; q=0; i=0; b=0; o=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
 	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
 	NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
+	NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
-		qemu-bios:$$b:$(B)/qemu-bios.counts
+		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).

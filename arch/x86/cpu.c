@@ -41,6 +41,11 @@ int cpu_read_misc_enable(uint64_t *value)
 	return msr_read_safe(MSR_IA32_MISC_ENABLE, value);
 }
 
+bool cpu_in_hypervisor(void)
+{
+	return (cpuid_count(1, 0).ecx & CPUID_1_ECX_HYPERVISOR) != 0;
+}
+
 void arch_halt(void)
 {
 	for (;;)
