@@ -53,7 +53,7 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c 
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
-               arch/x86/timer.c arch/x86/user.c
+               arch/x86/timer.c arch/x86/user.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd.c
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
@@ -123,9 +123,10 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              arch/x86/panic.o prof/workloads.o prof/selftest.o prof/selftest_report.o \
              prof/selftest_counts.o prof/selftest_overflow.o prof/selftest_pebs.o prof/selftest_judge.o \
              prof/snippet.o prof/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
-             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o
+             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
+             arch/x86/screen.o arch/x86/kbd.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
-K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
+K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
 # the 32-bit libgcc (gcc-multilib). The same -O2/-Os choice per file as the
@@ -152,7 +153,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -421,16 +422,27 @@ QEMU_FLAGS  ?=
 PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/qemu $(PYTEST_FLAGS)
 # The 32-bit kernel runs representative subsets in `make check`: under OVMF
 # ia32 the shell, exact instruction counts, counting and sampling; booted by
-# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. A CPU
-# without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or
-# qemu-test-bios BIOS_TESTS=) runs every module.
-IA32_TESTS  ?= test_shell test_workloads test_stat test_record
-BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse
+# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. Users'
+# programs (nbprof-cc -m32) in both: from the stick (the ESP's files under
+# UEFI, Multiboot modules under GRUB), uploaded, counted, sampled, through
+# tools/nbprof; on both LPs after a BIOS boot. A CPU without long mode in
+# both. `make qemu-test-ia32 IA32_TESTS=` (or qemu-test-bios BIOS_TESTS=)
+# runs every module.
+IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_programs
+BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse test_programs \
+               test_programs_ht
 qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
 PYTEST_IA32 := $(call qemu_subset,uefi-ia32,$(IA32_TESTS))
 PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
+# Bochs, a second emulator with real Pentium 4 CPUID and a NetBurst PMU of
+# plain registers that never count: the BIOS path of the image (tests/bochs).
+PYTEST_BOCHS := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/bochs \
+                $(PYTEST_FLAGS)
+
+bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+	$(Q)$(PYTEST_BOCHS)
 
 $(B)/image.cfg: FORCE
 	@mkdir -p $(@D)
@@ -489,16 +501,17 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
-		$(B)/qemu-bios.counts; \
-	h=0; t=0; q=0; i=0; b=0; \
+		$(B)/qemu-bios.counts $(B)/bochs.counts; \
+	h=0; t=0; q=0; i=0; b=0; o=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
 	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
 	NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
+	NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
-		qemu-bios:$$b:$(B)/qemu-bios.counts
+		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).

@@ -1189,6 +1189,7 @@ static const struct shell_cmd record_cmds[] = {
 	  "  -F FREQ        samples per second of clockticks: PERIOD = TSC Hz / FREQ\n"
 	  "  --nmi          PMI as NMI (default): samples land in interrupt-masked code too\n"
 	  "  --vector       PMI on vector F8H; the workload then runs with interrupts on\n"
+	  "                 (LP0 only: LP1 runs with IF = 0 and would take none)\n"
 	  "  -g             frame-pointer call chains (up to 32 return addresses)\n"
 	  "  --ring 0|3     run the workload in ring 0 (default) or ring 3\n"
 	  "  --wrap         when the store is full, overwrite the oldest samples\n"

@@ -311,7 +311,8 @@ def test_record_resumes_dump_and_writes_outputs(target, dumpgen, tmp_path):
     assert r["resends"] == [target.lost]
     assert r["samples"] == 400 and sum(r["samples_by_event"].values()) == 400
     assert r["report"] == "# 400 samples, sorted by symbol"
-    for name in ("perf.data", "perf.script", "stacks.folded", "flamegraph.svg", "dump.log"):
+    for name in ("perf.data", "perf.script", "stacks.folded", "flamegraph.svg", "profile.pb.gz",
+                 "dump.log"):
         assert (out / name).stat().st_size > 0, name
     assert r["files"]["perf_data"] == str(out / "perf.data")
     # The script text is the kernel's own `script` output for the same recording.

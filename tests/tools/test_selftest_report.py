@@ -194,3 +194,32 @@ def test_a_unicode_digit_sequence_number_is_corrupt(tmp_path):
     p = report(tmp_path, framed("\u00b9|begin|1|5") + "\n", ok=(1, 2))
     assert "Traceback" not in p.stderr
     assert "no sequence number" in p.stderr
+
+
+def framed_seq(seq, body):
+    return framed("%d|%s" % (seq, body))
+
+
+def small_block(backend, first):
+    """begin, machine (with `backend`), two checks (`first` FAIL, one PASS), end."""
+    lines = [framed_seq(0, "begin|1|3"),
+             framed_seq(1, "machine|cpuid=00000F12|sig=0F_01H|stepping=2|brand=x|microcode=unreadable|"
+                       "misc_enable=0000000000000881|backend=" + backend),
+             framed_seq(2, "check|counters|FAIL|%s|all 0|cycles|why" % first),
+             framed_seq(3, "check|restore|PASS|PMU registers as before the selftest|85|85|"),
+             framed_seq(4, "end|1|1|0|5")]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("tool", [REPORT, DECODE])
+def test_summary_flags_model_and_nothing_counted(tmp_path, tool):
+    extra = ("--selftest",) if tool == DECODE else ()
+    # a report made on the model says so; one from hardware does not
+    p = report(tmp_path, small_block("model 0F_01H stepping 2 without HT", "counter 0"),
+               *extra, tool=tool)
+    assert "\nselftest: 1 passed, 1 failed, 0 skipped; on the software model, not this " \
+           "machine's PMU\n" in p.stdout, p.stdout
+    p = report(tmp_path, small_block("hardware 0F_01H stepping 2 without HT",
+                                     "no counter counted: counters 0-17, loop 150 minus loop 50"),
+               *extra, tool=tool)
+    assert "\nselftest: 1 passed, 1 failed, 0 skipped; no counter counted\n" in p.stdout, p.stdout
