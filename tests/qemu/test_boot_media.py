@@ -13,6 +13,7 @@ on the CD's FAT or a Multiboot module) was read.
 
 import os
 import re
+import shutil
 import subprocess
 
 import pexpect
@@ -42,7 +43,13 @@ def media():
     for k in kernels:
         if not os.path.exists(k):
             pytest.fail("%s is missing: run make" % k)
-    progs = [p for p in [build("sdk/hello.elf")] if os.path.exists(p)]
+    # one program per kernel width (make builds both): the 64-bit kernel lists hello,
+    # the 32-bit one hello32; each refuses the other
+    progs = []
+    if os.path.exists(build("sdk/hello.elf")) and os.path.exists(build("sdk32/hello.elf")):
+        hello32 = os.path.join(WORK, "hello32.elf")
+        shutil.copyfile(build("sdk32/hello.elf"), hello32)
+        progs = [build("sdk/hello.elf"), hello32]
     iso = os.path.join(WORK, "boot_media.iso")
     subprocess.run([os.path.join(REPO, "tools", "mkiso"), iso] + kernels + [cfg] + progs,
                    check=True)
@@ -96,9 +103,11 @@ def test_cd(media, firmware, boot_line):
         assert field(con.cmd("cpu"), "boot").startswith(boot_line)
         # nbprof.cfg came along: the rate it sets is the console's
         assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
-        if firmware == "uefi-x64" and media["progs"]:
-            # the EFI kernel reads programs from the volume it came from, the CD's FAT
-            assert re.search(r"^programs: hello \(\d+ bytes\) from the stick$",
+        if media["progs"]:
+            # the EFI kernels read programs from the volume they came from, the CD's
+            # FAT; GRUB hands them to the BIOS kernel as Multiboot modules
+            name = "hello" if firmware == "uefi-x64" else "hello32"
+            assert re.search(r"^programs: %s \(\d+ bytes\) from the stick$" % name,
                              con.transcript, re.M), con.transcript
     finally:
         finish(con)
