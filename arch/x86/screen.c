@@ -44,7 +44,7 @@
 #define CELL_UNKNOWN		((char)0xff)	/* forces a redraw */
 
 enum screen_kind { SCREEN_NONE, SCREEN_VGA, SCREEN_FB };
-enum esc_state { ESC_NONE, ESC_SEEN, ESC_CSI };
+enum esc_state { ESC_NONE, ESC_SEEN, ESC_CSI, ESC_INTER };
 
 static struct {
 	enum screen_kind kind;
@@ -183,15 +183,20 @@ static void screen_put_printable(char c)
 	}
 }
 
-/* ESC [ parameters final: dropped (the shell's own output has none; a user's may). */
+/*
+ * Escape sequences (ECMA-48) are dropped, not shown: ESC [ parameters final
+ * (final 40H-7EH), ESC intermediates final (intermediates 20H-2FH, final
+ * 30H-7EH), ESC and one other byte. The kernel's own output has none; a
+ * user's program may print some.
+ */
 static bool screen_in_escape(char c)
 {
 	if (scr.esc == ESC_SEEN) {
-		scr.esc = c == '[' ? ESC_CSI : ESC_NONE;
+		scr.esc = c == '[' ? ESC_CSI : c >= 0x20 && c <= 0x2f ? ESC_INTER : ESC_NONE;
 		return true;
 	}
-	if (scr.esc == ESC_CSI) {
-		if (c >= 0x40 && c <= 0x7e)
+	if (scr.esc == ESC_CSI || scr.esc == ESC_INTER) {
+		if (c >= (scr.esc == ESC_CSI ? 0x40 : 0x30) && c <= 0x7e)
 			scr.esc = ESC_NONE;
 		return true;
 	}
