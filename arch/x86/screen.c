@@ -52,6 +52,7 @@ static struct {
 	unsigned top;			/* grid row shown on screen row 0 */
 	unsigned col, row;		/* cursor, screen coordinates */
 	bool wrap_pending;		/* col == cols: the next character wraps */
+	bool dirty;			/* something changed since the last flush */
 	enum esc_state esc;
 	unsigned shown_cursor;		/* cell index the cursor was drawn at */
 	uintptr_t base;			/* VGA text buffer or framebuffer */
@@ -75,6 +76,7 @@ static void screen_reset(void)
 	scr.wrap_pending = false;
 	scr.esc = ESC_NONE;
 	scr.shown_cursor = 0;
+	scr.dirty = true;
 }
 
 /* A word of the BIOS data area (the empty asm hides the low address from gcc's bounds checks). */
@@ -211,6 +213,7 @@ void screen_putc(char c)
 {
 	if (scr.kind == SCREEN_NONE || screen_in_escape(c))
 		return;
+	scr.dirty = true;
 	if (c == '\n') {
 		screen_newline();
 	} else if (c == '\r') {
@@ -278,8 +281,9 @@ void screen_flush(void)
 {
 	unsigned cursor = scr.row * scr.cols + scr.col;
 
-	if (scr.kind == SCREEN_NONE)
-		return;
+	if (scr.kind == SCREEN_NONE || !scr.dirty)
+		return;		/* nothing to compare: a byte-by-byte upload stays cheap */
+	scr.dirty = false;
 	if (scr.kind == SCREEN_FB && scr.shown_cursor != cursor) {
 		/* redraw the cell the cursor leaves and the one it enters */
 		shown[scr.shown_cursor / scr.cols][scr.shown_cursor % scr.cols] = CELL_UNKNOWN;
