@@ -128,9 +128,12 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
 # The ia32 image holds the same 384 KiB budget with 4-byte pointers but
-# more code per operation (64-bit arithmetic in pairs): its overflow path
-# is -Os too (`make bench` measures the x86-64 kernel's).
-$(B)/k32/prof/record.o $(B)/k32/prof/perf.o: K_OPT := -Os
+# more code per operation (64-bit arithmetic in pairs): its overflow path,
+# the stepper and the model's feed are -Os too (`make bench` measures the
+# x86-64 kernel's costs; the model's own tables and logic stay -O2).
+K32_OS_OBJS := prof/record.o prof/perf.o arch/x86/insn.o arch/x86/step.o prof/memfeed.o \
+               prof/model_feed.o prof/backend_model.o
+$(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from

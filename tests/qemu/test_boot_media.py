@@ -1,6 +1,7 @@
-"""test_boot_media.py - the CD and the network boot reach the prompt.
+"""test_boot_media.py - the USB stick, the CD and the network boot reach the prompt.
 
-The CD (tools/mkiso, `make iso`) in an ATAPI drive: SeaBIOS boots its El
+The stick (tools/mkimage) as USB mass storage under SeaBIOS. The CD
+(tools/mkiso, `make iso`) in an ATAPI drive: SeaBIOS boots its El
 Torito BIOS entry (GRUB, then nbprof32.elf), OVMF x64 (and OVMF ia32 with
 NBPROF_SLOW=1) its EFI entry (the FAT image, then BOOTX64.EFI or BOOTIA32.EFI). The same file
 as a disk (a stick): SeaBIOS through its hybrid MBR. The TFTP root
@@ -43,20 +44,10 @@ def media():
     for k in kernels:
         if not os.path.exists(k):
             pytest.fail("%s is missing: run make" % k)
-<<<<<<< HEAD
-    # one program per kernel width (make builds both): the 64-bit kernel lists hello,
-    # the 32-bit one hello32; each refuses the other
-    progs = []
-    if os.path.exists(build("sdk/hello.elf")) and os.path.exists(build("sdk32/hello.elf")):
-        hello32 = os.path.join(WORK, "hello32.elf")
-        shutil.copyfile(build("sdk32/hello.elf"), hello32)
-        progs = [build("sdk/hello.elf"), hello32]
-=======
     progs = [p for p in [build("sdk/hello.elf")] if os.path.exists(p)]
     if os.path.exists(build("sdk32/hello.elf")):      # nbprof-cc -m32: the 32-bit kernel's
         progs.append(os.path.join(WORK, "hello32.elf"))
         shutil.copyfile(build("sdk32/hello.elf"), progs[-1])
->>>>>>> main
     iso = os.path.join(WORK, "boot_media.iso")
     subprocess.run([os.path.join(REPO, "tools", "mkiso"), iso] + kernels + [cfg] + progs,
                    check=True)
@@ -110,11 +101,9 @@ def test_cd(media, firmware, boot_line):
         assert field(con.cmd("cpu"), "boot").startswith(boot_line)
         # nbprof.cfg came along: the rate it sets is the console's
         assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
-        if media["progs"]:
-            # the EFI kernels read programs from the volume they came from, the CD's
-            # FAT; GRUB hands them to the BIOS kernel as Multiboot modules
-            name = "hello" if firmware == "uefi-x64" else "hello32"
-            assert re.search(r"^programs: %s \(\d+ bytes\) from the stick$" % name,
+        if firmware == "uefi-x64" and media["progs"]:
+            # the EFI kernel reads programs from the volume it came from, the CD's FAT
+            assert re.search(r"^programs: hello \(\d+ bytes\) from the stick$",
                              con.transcript, re.M), con.transcript
         if firmware == "bios" and len(media["progs"]) == 2:
             # GRUB loads them as Multiboot modules; the 32-bit kernel takes its own class
@@ -122,6 +111,18 @@ def test_cd(media, firmware, boot_line):
                              con.transcript, re.M), con.transcript
             assert ("programs: nbprof/hello.elf: a 64-bit program: this is the 32-bit kernel; "
                     "build with nbprof-cc -m32") in con.transcript
+    finally:
+        finish(con)
+
+
+def test_usb_stick():
+    """The stick image (tools/mkimage --bios, the MBR with its active entry) as USB
+    mass storage: SeaBIOS boots it through its EHCI driver, GRUB reads it by INT 13H."""
+    img = conftest.make_image("boot_media-usb", cfg=CFG, firmware="bios")
+    con = boot("boot_media-usb-bios", img, "usb", "bios")
+    try:
+        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
+        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
     finally:
         finish(con)
 

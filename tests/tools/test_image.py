@@ -15,8 +15,9 @@ model - with the uncore counters under `stat` about 20 KiB; PEBS, tagging
 and the replay metrics about 17 KiB; the PEBS and uncore checks of
 `selftest` and its naming of unrestored registers about 11 KiB; the COFF
 symbol table, which no loader reads, is no longer stored). The ia32 image
-keeps the same budget: its .bss (about 490 KiB) is not stored either, and
-its files are compiled -Os or -O2 as the x86-64 kernel's. The layout read
+keeps the same budget: its .bss (about 490 KiB) is not stored either, its
+files are compiled -Os or -O2 as the x86-64 kernel's, and its overflow
+path, stepper and model feed -Os (Makefile K32_OS_OBJS). The layout read
 here is the PE/COFF one (Microsoft PE Format: MS-DOS stub with e_lfanew at
 3CH, "PE\\0\\0", COFF file header, PE32+ optional header with magic 20BH,
 PE32 with 10BH for ia32, 40-byte section headers) and the ELF64 Rela entry
