@@ -53,7 +53,7 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c 
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
-               arch/x86/timer.c arch/x86/user.c
+               arch/x86/timer.c arch/x86/user.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd.c
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
@@ -123,7 +123,8 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              arch/x86/panic.o prof/workloads.o prof/selftest.o prof/selftest_report.o \
              prof/selftest_counts.o prof/selftest_overflow.o prof/selftest_pebs.o prof/selftest_judge.o \
              prof/snippet.o prof/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
-             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o
+             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
+             arch/x86/screen.o arch/x86/kbd.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
@@ -152,7 +153,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -357,7 +358,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 11
 FUZZ_SEED    ?= 1
 FUZZ_NAMES   := config editor explain parse samples shell spec stat
+# The parsers of what comes from outside the machine's control: programs,
+# upload frames, the firmware's memory map and ACPI/MP tables. Their inputs
+# are whole files and tables (up to FUZZ_BIG_LEN bytes); in fuzz-ci each
+# runs FUZZ_CI_BIG_SECONDS.
+FUZZ_BIG_NAMES := elf upload memmap acpi mptable
+FUZZ_BIG_LEN   ?= 16384
+FUZZ_CI_BIG_SECONDS ?= 4
 FUZZ_BINS    := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
+FUZZ_BIG_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_BIG_NAMES))
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
 FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/%.o,$(PORTABLE_SRCS) tests/host/fake_platform.c)
@@ -376,13 +385,20 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libportable.a 
 	$(if $(V),,@echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libportable.a -o $@
 
-fuzz-build: $(FUZZ_BINS)
+$(B)/fuzz/fuzz_elf: FUZZ_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+$(B)/fuzz/fuzz_elf: $(SDK_ELFS)
+$(B)/fuzz/fuzz_acpi: tests/fuzz/acpi_image.h
 
-fuzz: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
+
+fuzz: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) --max-len $(FUZZ_BIG_LEN) $(FUZZ_BIG_BINS)
 
-fuzz-ci: $(FUZZ_BINS)
+fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_BIG_SECONDS) --seed $(FUZZ_SEED) --max-len $(FUZZ_BIG_LEN) \
+		$(FUZZ_BIG_BINS)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
@@ -406,16 +422,27 @@ QEMU_FLAGS  ?=
 PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/qemu $(PYTEST_FLAGS)
 # The 32-bit kernel runs representative subsets in `make check`: under OVMF
 # ia32 the shell, exact instruction counts, counting and sampling; booted by
-# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. A CPU
-# without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or
-# qemu-test-bios BIOS_TESTS=) runs every module.
-IA32_TESTS  ?= test_shell test_workloads test_stat test_record
-BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse
+# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. Users'
+# programs (nbprof-cc -m32) in both: from the stick (the ESP's files under
+# UEFI, Multiboot modules under GRUB), uploaded, counted, sampled, through
+# tools/nbprof; on both LPs after a BIOS boot. A CPU without long mode in
+# both. `make qemu-test-ia32 IA32_TESTS=` (or qemu-test-bios BIOS_TESTS=)
+# runs every module.
+IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_programs
+BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse test_programs \
+               test_programs_ht
 qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
 PYTEST_IA32 := $(call qemu_subset,uefi-ia32,$(IA32_TESTS))
 PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
+# Bochs, a second emulator with real Pentium 4 CPUID and a NetBurst PMU of
+# plain registers that never count: the BIOS path of the image (tests/bochs).
+PYTEST_BOCHS := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/bochs \
+                $(PYTEST_FLAGS)
+
+bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+	$(Q)$(PYTEST_BOCHS)
 
 $(B)/image.cfg: FORCE
 	@mkdir -p $(@D)
@@ -474,16 +501,17 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
-		$(B)/qemu-bios.counts; \
-	h=0; t=0; q=0; i=0; b=0; \
+		$(B)/qemu-bios.counts $(B)/bochs.counts; \
+	h=0; t=0; q=0; i=0; b=0; o=0; \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
 	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
 	NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
+	NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
-		qemu-bios:$$b:$(B)/qemu-bios.counts
+		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).

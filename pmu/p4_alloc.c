@@ -499,9 +499,11 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 		if (reqs[i].role == P4_ROLE_PEBS)
 			plan->pebs = true;
 	}
-	for (unsigned i = 0; i < n; i++)	/* once every slot's ESCR is known */
+	if (p4_alloc_metric(ctx, reqs, n, plan, err))
+		return -1;
+	for (unsigned i = 0; i < n; i++)	/* once every slot's and the metric's ESCR is known */
 		plan->slot[i].cccr_quiet = p4_cccr_quiet(plan, i);
-	return p4_alloc_metric(ctx, reqs, n, plan, err);
+	return 0;
 }
 
 static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
@@ -547,9 +549,11 @@ static int p4_alloc_metric(const struct p4_alloc_ctx *ctx, const struct p4_reque
 	return 0;
 }
 
-/* True when the plan programs ESCR e. */
+/* True when the plan programs ESCR e (a replay metric's upstream ESCR too). */
 static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e)
 {
+	if (plan->metric_escr_value && plan->metric_escr == e)
+		return true;
 	for (unsigned k = 0; k < plan->n; k++)
 		if (plan->slot[k].escr == e)
 			return true;

@@ -123,9 +123,47 @@ static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
 	p4_set_in(bus, MSR_PEBS_MATRIX_VERT, ~UINT64_C(0), plan->matrix_vert, res);
 }
 
+/* The ESCR slot i's null event selects (p4_cccr_quiet), or P4_ESCR_NONE. */
+static enum p4_escr p4_null_escr(const struct p4_plan *plan, unsigned i)
+{
+	return p4_escr_for_select(plan->slot[i].counter,
+				  (unsigned)field_get(CCCR_ESCR_SELECT, plan->slot[i].cccr_quiet));
+}
+
+static bool p4_escr_in_plan(const struct p4_plan *plan, enum p4_escr e)
+{
+	if (plan->metric_escr_value && plan->metric_escr == e)
+		return true;
+	for (unsigned k = 0; k < plan->n; k++)
+		if (plan->slot[k].escr == e)
+			return true;
+	return false;
+}
+
+/*
+ * The null events' ESCRs cleared: one the plan does not use may still hold
+ * an older plan's event (p4_stop leaves ESCRs as they are), and a counter
+ * "stopped" on it would count that event (Xeon MP erratum O8 asks for a
+ * null event while the counter is written).
+ */
+static void p4_clear_null_escrs(struct msr_bus *bus, const struct p4_plan *plan,
+				struct p4_apply_result *res)
+{
+	for (unsigned i = 0; i < plan->n; i++) {
+		enum p4_escr e = p4_null_escr(plan, i);
+		bool seen = false;
+
+		for (unsigned k = 0; k < i; k++)
+			seen |= p4_null_escr(plan, k) == e;
+		if (e != P4_ESCR_NONE && !seen && !p4_escr_in_plan(plan, e))
+			p4_wr(bus, p4_escrs[e].msr, 0, res);
+	}
+}
+
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
 {
 	*res = (struct p4_apply_result){ 0 };
+	p4_clear_null_escrs(bus, plan, res);
 	/* Every counter stopped on a null event before anything is written (O8). */
 	for (unsigned i = 0; i < plan->n; i++)
 		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_quiet, res);

@@ -18,6 +18,7 @@
  * leave out.
  * Portable: compiled for the kernel and for the host tests.
  */
+#include "lib/crc32.h"
 #include "lib/parse.h"
 #include "lib/printf.h"
 #include "prof/program.h"
@@ -788,4 +789,16 @@ uint64_t program_build_argv(const struct workload_args *a, unsigned word, uint8_
 	for (size_t k = 0; k < sizeof(a->argbuf); k++)
 		dst[strings + k] = (uint8_t)a->argbuf[k];
 	return base_rt;
+}
+
+int program_nbp_line(const struct program *p, char *buf, size_t n)
+{
+	int len = ksnprintf(buf, n, "NBP: %s base=%llx span=%llx crc=%08x", p->name,
+			    (unsigned long long)(p->base - p->layout.vaddr0),
+			    (unsigned long long)(p->pages * PROGRAM_PAGE), p->crc);
+
+	if (len < 0 || (size_t)len + 10 > n)
+		return -1;
+	return len + ksnprintf(buf + len, n - (size_t)len, "|%08X",
+			       crc32(buf + 4, (size_t)len - 4));
 }

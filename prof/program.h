@@ -151,6 +151,16 @@ const char *program_lookup(uint64_t addr, uint64_t *offset);
 uint64_t program_build_argv(const struct workload_args *a, unsigned word, uint8_t *dst,
 			    uint64_t base_rt);
 
+/*
+ * dump's line for program p: "NBP: NAME base=HEX span=HEX crc=FILECRC|LINECRC",
+ * the runtime address of link address 0, the image and argv span and the
+ * file's CRC-32; LINECRC (upper-case hex, as NBS: lines) is the CRC-32 of
+ * the text between "NBP:" and '|', so a decoder trusts no damaged line.
+ * Its length, or -1 when n is too small.
+ */
+#define PROGRAM_NBP_LINE_MAX	(5 + PROGRAM_NAME_MAX + 6 + 16 + 6 + 16 + 5 + 8 + 9 + 1)
+int program_nbp_line(const struct program *p, char *buf, size_t n);
+
 #endif
 
 /* --- kernel side (prof/programs_k.c) --------------------------------------------- */

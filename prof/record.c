@@ -289,7 +289,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 					    : r->period[idx]);
 	if (r->cfg.polled[idx])
 		k = record_poll_periods(r, ov, &next);
-	if (f == &record_no_frame || !st->buf) {
+	if (!f || f == &record_no_frame || !st->buf) {	/* no context: counted, not dropped */
 		l->unattributed += k;
 		return next;
 	}
@@ -584,6 +584,16 @@ static bool record_polling(const struct record_cfg *c)
 	return false;
 }
 
+/* Some request of the plan interrupts LP1: OVF_PMI_T1, or LP1's PEBS threshold. */
+static bool record_lp1_interrupts(const struct record_cfg *c)
+{
+	for (unsigned i = 0; i < c->plan.n; i++)
+		if ((c->plan.slot[i].cccr_value & CCCR_OVF_PMI_T1) ||
+		    (c->plan.req[i].role == P4_ROLE_PEBS && c->plan.req[i].lp == P4_LP1))
+			return true;
+	return false;
+}
+
 /* The percpu index of LP0's sibling, or -1 with err. */
 static int record_sibling(char *err, size_t n)
 {
@@ -613,6 +623,10 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 	if (record_polling(c) && !a0)
 		return ksnprintf(err, n, "the erratum path polls from LP0's LAPIC timer, and LP0 runs "
 				 "no workload"), -1;
+	if (c->job[1].args && c->pmi == PERF_PMI_FIXED && record_lp1_interrupts(c))
+		return ksnprintf(err, n, "--vector: LP1 runs its jobs with interrupts masked (IF = 0), "
+				 "and a fixed-vector PMI waits for IF = 1 (SDM Vol. 3A 6.8.1): LP1 "
+				 "would take no sample; sample LP1 by NMI (the default)"), -1;
 	for (unsigned i = 0; i < c->plan.n; i++)
 		if (c->sampler[i] && c->polled[i] && c->plan.req[i].lp != P4_LP0)
 			return ksnprintf(err, n, "#%u: this part raises no PMI from a cascaded counter "
@@ -625,6 +639,8 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 		return ksnprintf(err, n, "--jitter: not on this part's polled path"), -1;
 	if (record_polling(c) && a0->w->id == WL_HALT)
 		return ksnprintf(err, n, "the halt workload uses the LAPIC timer that polling needs"), -1;
+	if (c->plan.pebs && pebs_check(err, n))
+		return -1;	/* before record_setup: a refused record keeps the last recording */
 	if (record_arena(err, n))
 		return -1;
 	if (c->buffer > arena_per_lp)

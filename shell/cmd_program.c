@@ -69,7 +69,10 @@ static int upload_read_line(char *buf, size_t n, const char **why)
 	}
 }
 
-/* Read and drop lines up to NBU:END (or silence), so none reaches the shell. */
+/*
+ * Read lines up to NBU:END (or silence), so none reaches the shell; a frame
+ * that is next in order is still kept, every other one dropped (upload.h).
+ */
 static void upload_drain(void)
 {
 	char line[UPLOAD_LINE_MAX + 8], why[8];

@@ -2,6 +2,7 @@
 """firmware_tables.py - the ACPI and MP tables a firmware builds, as seeds.
 
     firmware_tables.py RAM.bin OUT_ACPI OUT_MP
+    firmware_tables.py --e820 SEABIOS_DEBUG.log OUT_MMAP
 
 RAM.bin is a guest's memory from address 0 (QEMU monitor: `pmemsave 0
 0x8000000 RAM.bin` once the firmware has built its tables). Writes
@@ -13,8 +14,15 @@ RAM.bin is a guest's memory from address 0 (QEMU monitor: `pmemsave 0
             (MultiProcessor Specification 1.4, 4.1/4.2), as is - the input
             of tests/fuzz/fuzz_mptable.c.
 
+With --e820: SeaBIOS's debug output (QEMU -chardev file,id=d,path=LOG
+-device isa-debugcon,iobase=0x402,chardev=d) lists the E820 map it hands
+to the loader ("e820 map has N items:"); OUT_MMAP gets it as the Multiboot
+memory map GRUB passes on (0.6.96 3.3: size 20, base, length, type per
+entry) - the input of tests/fuzz/fuzz_memmap.c.
+
 The tables are the firmware's own: nothing is built or changed here.
 """
+import re
 import struct
 import sys
 
@@ -82,7 +90,22 @@ def mp_table(ram):
     return None
 
 
+def e820_map(log):
+    """The Multiboot map of the E820 entries in a SeaBIOS debug log."""
+    out = b""
+    for m in re.finditer(r"^\s*\d+: ([0-9a-f]{16}) - ([0-9a-f]{16}) = (\d+)", log, re.M):
+        base, end, typ = int(m.group(1), 16), int(m.group(2), 16), int(m.group(3))
+        out += struct.pack("<IQQI", 20, base, end - base, typ)
+    if not out:
+        raise SystemExit("no 'e820 map' entries in the log")
+    return out
+
+
 def main():
+    if sys.argv[1] == "--e820":
+        with open(sys.argv[2]) as f, open(sys.argv[3], "wb") as out:
+            out.write(e820_map(f.read()))
+        return
     ram = open(sys.argv[1], "rb").read()
     rsdp = find_rsdp(ram)
     with open(sys.argv[2], "wb") as f:

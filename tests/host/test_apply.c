@@ -72,8 +72,9 @@ static struct p4_plan plan_of(const char *spec, bool pebs)
 static void apply_one_event(void **state)
 {
 	/* fact sheet 2.4: global_power_events RUNNING on FSB_ESCR0 / counter 0 */
+	/* BPU_ESCR0 (select 0), the null event's ESCR, cleared first (F13) */
 	static const struct recbus_write want[] = {
-		{ 0x360, 0 }, { 0x3a2, 0x2600020c }, { 0x300, 0xffffffff38ull },
+		{ 0x3b2, 0 }, { 0x360, 0 }, { 0x3a2, 0x2600020c }, { 0x300, 0xffffffff38ull },
 		{ 0x300, 0xffffffff38ull }, { 0x360, 0x0403d000 },
 	};
 	struct p4_plan plan = plan_of("global_power_events:running:period=200", false);
@@ -82,14 +83,14 @@ static void apply_one_event(void **state)
 
 	recbus_init(&rb);
 	p4_apply(&rb.bus, &plan, &res);
-	assert_int_equal(rb.nlog, 5);
-	for (unsigned i = 0; i < 5; i++) {
+	assert_int_equal(rb.nlog, 6);
+	for (unsigned i = 0; i < 6; i++) {
 		assert_int_equal(rb.log[i].msr, want[i].msr);
 		assert_int_equal(rb.log[i].value, want[i].value);
 	}
 	assert_int_equal(res.mismatches, 0);
 	assert_int_equal(res.faults, 0);
-	assert_int_equal(res.writes, 5);
+	assert_int_equal(res.writes, 6);
 
 	recbus_clear_log(&rb);
 	p4_stop(&rb.bus, &plan, &res);
@@ -228,7 +229,8 @@ static void faults_are_counted(void **state)
 	recbus_init(&rb);
 	rb.refuse = refuse_escrs;
 	p4_apply(&rb.bus, &plan, &res);
-	assert_int_equal(res.faults, 2);	/* the write and the read-back of FSB_ESCR0 */
+	/* the null event's BPU_ESCR0 cleared, FSB_ESCR0 written and read back */
+	assert_int_equal(res.faults, 3);
 }
 
 static void pebs_enable_before_cccr(void **state)
@@ -241,16 +243,18 @@ static void pebs_enable_before_cccr(void **state)
 	recbus_init(&rb);
 	p4_apply(&rb.bus, &plan, &res);
 	assert_false(res.pebs_refused);
-	assert_int_equal(rb.nlog, 6);
-	assert_int_equal(rb.log[0].msr, 0x370);		/* IQ_CCCR4 off */
-	assert_int_equal(rb.log[1].msr, 0x3cc);		/* CRU_ESCR2 */
-	assert_int_equal(rb.log[1].value, 0x1200020c);	/* fact sheet 2.4 */
-	assert_int_equal(rb.log[2].msr, 0x310);
+	assert_int_equal(rb.nlog, 7);
+	assert_int_equal(rb.log[0].msr, 0x3ca);		/* ALF_ESCR0, the null event's, cleared */
+	assert_int_equal(rb.log[0].value, 0);
+	assert_int_equal(rb.log[1].msr, 0x370);		/* IQ_CCCR4 off */
+	assert_int_equal(rb.log[2].msr, 0x3cc);		/* CRU_ESCR2 */
+	assert_int_equal(rb.log[2].value, 0x1200020c);	/* fact sheet 2.4 */
 	assert_int_equal(rb.log[3].msr, 0x310);
-	assert_int_equal(rb.log[4].msr, 0x3f1);
-	assert_int_equal(rb.log[4].value, 0x03000000);	/* bit 25, MY_THR, and bit 24 (F10) */
-	assert_int_equal(rb.log[5].msr, 0x370);
-	assert_int_equal(rb.log[5].value, 0x0003b000);	/* no OVF_PMI on a PEBS counter (F4) */
+	assert_int_equal(rb.log[4].msr, 0x310);
+	assert_int_equal(rb.log[5].msr, 0x3f1);
+	assert_int_equal(rb.log[5].value, 0x03000000);	/* bit 25, MY_THR, and bit 24 (F10) */
+	assert_int_equal(rb.log[6].msr, 0x370);
+	assert_int_equal(rb.log[6].value, 0x0003b000);	/* no OVF_PMI on a PEBS counter (F4) */
 }
 
 /* Without a DS save area in place PEBS_ENABLE is left alone, and said so. */

@@ -165,6 +165,11 @@ static int hw_refuse(const struct p4_sig *sig, bool ht, struct p4_caps *caps, ch
 	return ksnprintf(err, n, "no hardware PMU on the host"), -1;
 }
 
+enum p4_probe_verdict perf_hw_probe(char *why, size_t n)
+{
+	return ksnprintf(why, n, "not probed on the host"), P4_PROBE_ABSENT;
+}
+
 const struct perf_backend_ops perf_backend_hw = {
 	.name = "hardware", .select = hw_refuse, .bus = test_get_bus, .source = test_source,
 	.describe = test_describe,
@@ -343,6 +348,44 @@ static void sink_return_is_the_next_period(void **state)
 	assert_int_equal(total, 101 + 31);
 }
 
+/* ---- F13: an NMI deferred under the PMU lock still reaches the sink ----------------------- */
+
+/*
+ * The counter overflows and its NMI lands while this LP holds the PMU lock
+ * (a model call, a poll): the handler runs at perf_unlock, without the
+ * workload's frame. The overflow must reach the sink (with f NULL, which
+ * record counts as unattributed), not vanish.
+ */
+static struct trap_frame *sink_frame;
+static uint64_t frame_sink(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
+{
+	sinks++;
+	sink_frame = f;
+	return ov->reload;
+}
+
+static void deferred_nmi_reaches_the_sink(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	uint64_t total = 0;
+	char err[96];
+
+	perf_set_pmi_mode(PERF_PMI_NMI);
+	perf_set_sink(frame_sink, NULL);
+	sink_frame = &frame;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	perf_lock();
+	instr(0, 101);
+	handlers[VEC_NMI](&frame);	/* deferred: this LP holds the lock */
+	assert_int_equal(sinks, 0);
+	perf_unlock();			/* handled now, with no frame */
+	assert_int_equal(sinks, 1);
+	assert_null(sink_frame);
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 101);
+}
+
 /* ---- F4: a PEBS counter is not an ordinary sampler ---------------------------------------- */
 
 /*
@@ -388,6 +431,7 @@ int main(void)
 		T(nmi_during_stop_keeps_the_totals),
 		T(sibling_programs_its_own_lvt_pc),
 		T(pebs_counter_is_not_sampled),
+		T(deferred_nmi_reaches_the_sink),
 		T(sink_return_is_the_next_period),
 	};
 

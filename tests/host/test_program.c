@@ -456,6 +456,28 @@ static void flat_binaries(void **state)
 	assert_non_null(strstr(err, "entry offset"));
 }
 
+/* D3: dump's NBP: line carries the CRC-32 of its text, as NBS: lines do. */
+static void nbp_line_is_crc_framed(void **state)
+{
+	struct program p = { .base = 0x7a001000, .pages = 3, .crc = 0x1234abcd,
+			     .layout = { .vaddr0 = 0x1000 } };
+	char line[PROGRAM_NBP_LINE_MAX], want[16];
+	const char *body = "NBP: hello base=7a000000 span=3000 crc=1234abcd";
+	int n;
+
+	(void)state;
+	strcpy(p.name, "hello");
+	n = program_nbp_line(&p, line, sizeof(line));
+	assert_int_equal(n, (int)strlen(line));
+	assert_memory_equal(line, body, strlen(body));
+	snprintf(want, sizeof(want), "|%08X", crc32(body + 4, strlen(body) - 4));
+	assert_string_equal(line + strlen(body), want);
+	assert_int_equal(program_nbp_line(&p, line, strlen(body) + 9), -1);	/* no room */
+	strcpy(p.name, "abcdefghijklmnopqrstuvw");	/* the longest name fits */
+	p.base = UINT64_MAX, p.pages = UINT64_MAX / PROGRAM_PAGE;
+	assert_true(program_nbp_line(&p, line, sizeof(line)) > 0);
+}
+
 static void names_are_checked(void **state)
 {
 	char err[120];
@@ -712,7 +734,7 @@ static void broken_elf32_files_are_refused(void **state)
 	free(f.b);
 }
 
-/* -m32 links libgcc: a 64-bit division calls its __udivdi3, inside the image, no new relocations. */
+/* -m32 links libgcc: a 64-bit division calls its __udivdi3 inside the image, no new relocation. */
 static void elf32_with_libgcc_loads(void **state)
 {
 	struct file f = load("32/prog_div64.elf");
@@ -809,6 +831,27 @@ static void corrupted_frame_is_detected_and_resumed(void **state)
 	assert_memory_equal(buf, file, sizeof(file));
 }
 
+/* D9, as upload.h says: after a broken line, a frame that is next in order is kept. */
+static void in_order_frames_after_a_broken_line_are_kept(void **state)
+{
+	struct upload u;
+	char why[96];
+
+	(void)state;
+	fill_file();
+	memset(buf, 0, sizeof(buf));
+	upload_init(&u, buf, sizeof(buf), crc32(file, sizeof(file)));
+	assert_int_equal(feed(&u, 0), UPLOAD_TAKEN);
+	assert_int_equal(upload_line(&u, "NBU:!!!!", why, sizeof(why)), UPLOAD_BROKEN);	/* noise */
+	assert_int_equal(u.next, 1);
+	assert_int_equal(feed(&u, 2), UPLOAD_BROKEN);	/* out of order: dropped */
+	assert_int_equal(feed(&u, 1), UPLOAD_TAKEN);	/* next in order: kept */
+	for (uint32_t i = 2; i < u.frames; i++)
+		assert_int_equal(feed(&u, i), UPLOAD_TAKEN);
+	assert_true(upload_complete(&u));
+	assert_memory_equal(buf, file, sizeof(file));
+}
+
 static void bad_lines_and_wrong_file_crc(void **state)
 {
 	struct upload u;
@@ -852,6 +895,7 @@ int main(void)
 		cmocka_unit_test(other_relocation_types_are_refused),
 		cmocka_unit_test(relocations_come_from_the_dynamic_section),
 		cmocka_unit_test(flat_binaries),
+		cmocka_unit_test(nbp_line_is_crc_framed),
 		cmocka_unit_test(names_are_checked),
 		cmocka_unit_test(a_loaded_program_is_a_workload),
 		cmocka_unit_test(too_many_program_arguments),
@@ -865,6 +909,7 @@ int main(void)
 		cmocka_unit_test(elf32_with_libgcc_loads),
 		cmocka_unit_test(upload_whole_file),
 		cmocka_unit_test(corrupted_frame_is_detected_and_resumed),
+		cmocka_unit_test(in_order_frames_after_a_broken_line_are_kept),
 		cmocka_unit_test(bad_lines_and_wrong_file_crc),
 		cmocka_unit_test(base64_decoder),
 	};

@@ -13,6 +13,7 @@ on the CD's FAT or a Multiboot module) was read.
 
 import os
 import re
+import shutil
 import subprocess
 
 import pexpect
@@ -43,6 +44,9 @@ def media():
         if not os.path.exists(k):
             pytest.fail("%s is missing: run make" % k)
     progs = [p for p in [build("sdk/hello.elf")] if os.path.exists(p)]
+    if os.path.exists(build("sdk32/hello.elf")):      # nbprof-cc -m32: the 32-bit kernel's
+        progs.append(os.path.join(WORK, "hello32.elf"))
+        shutil.copyfile(build("sdk32/hello.elf"), progs[-1])
     iso = os.path.join(WORK, "boot_media.iso")
     subprocess.run([os.path.join(REPO, "tools", "mkiso"), iso] + kernels + [cfg] + progs,
                    check=True)
@@ -100,6 +104,12 @@ def test_cd(media, firmware, boot_line):
             # the EFI kernel reads programs from the volume it came from, the CD's FAT
             assert re.search(r"^programs: hello \(\d+ bytes\) from the stick$",
                              con.transcript, re.M), con.transcript
+        if firmware == "bios" and len(media["progs"]) == 2:
+            # GRUB loads them as Multiboot modules; the 32-bit kernel takes its own class
+            assert re.search(r"^programs: hello32 \(\d+ bytes\) from the stick$",
+                             con.transcript, re.M), con.transcript
+            assert ("programs: nbprof/hello.elf: a 64-bit program: this is the 32-bit kernel; "
+                    "build with nbprof-cc -m32") in con.transcript
     finally:
         finish(con)
 

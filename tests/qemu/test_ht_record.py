@@ -87,12 +87,11 @@ def ht_model(nb):
 
 # ---- record --cpu 1 ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("mode", ["--nmi", "--vector"])
-def test_cpu1_samples_lp1_exactly(nb, mode):
+def test_cpu1_samples_lp1_exactly(nb):
     n, p = 400, 29
     e = loop_instructions(n)
     assert e % (p + 1) != 0
-    out = record(nb, "%s --throttle 100 --cpu 1 -e instr_retired -c %d loop %d" % (mode, p, n))
+    out = record(nb, "--nmi --throttle 100 --cpu 1 -e instr_retired -c %d loop %d" % (p, n))
     assert re.search(r"^record: loop %d \(ring 0, LP1, PMI by" % n, out, re.M), out
     s = summary(out)
     assert s["stored"] == samples(e, p) and s["lost"] == 0, out
@@ -103,6 +102,21 @@ def test_cpu1_samples_lp1_exactly(nb, mode):
     rows = script_samples(nb)
     assert {(a, b) for a, b, _ in rows} == {(1, 1)}
     assert loop_offsets(rows) == want_offsets(n, p, s["stored"])
+
+
+def test_cpu1_by_vector_is_refused(nb):
+    """LP1 runs its jobs with IF = 0 (smp.h), and a CPU holds a fixed-vector interrupt while
+    IF = 0 (SDM Vol. 3A 6.8.1): LP1 would never take its PMI, so --vector with LP1 sampling
+    is refused with the reason; LP0's samples by vector with LP1 only counting are fine."""
+    for args in ("--vector --cpu 1 -e instr_retired -c 29 loop 400",
+                 "--vector -e instr_retired -c 29 --pair loop 400 -- loop 400"):
+        out = nb.cmd("record " + args, timeout=60)
+        assert out.strip() == ("error: record: --vector: LP1 runs its jobs with interrupts masked "
+                               "(IF = 0), and a fixed-vector PMI waits for IF = 1 (SDM Vol. 3A "
+                               "6.8.1): LP1 would take no sample; sample LP1 by NMI (the "
+                               "default)"), out
+    out = record(nb, "--vector --throttle 100 --cpu 0 -e instr_retired -c 29 loop 400")
+    assert "PMI by vector F8H" in out, out
 
 
 # ---- record --pair: one counter and one store per LP --------------------------------------

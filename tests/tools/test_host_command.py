@@ -66,6 +66,45 @@ def test_usage_errors_exit_2(argv, message):
     assert p.stdout == ""
 
 
+def esp_image(tmp, cfg):
+    """A disk image laid out as tools/mkimage lays it out where it matters here: a FAT
+    file system at the ESP's offset, holding nbprof.cfg when cfg is not None."""
+    fat = tmp / "fat.img"
+    subprocess.run(["mkfs.fat", "-C", str(fat), "2048"], check=True, stdout=subprocess.PIPE)
+    if cfg is not None:
+        (tmp / "nbprof.cfg").write_bytes(cfg)
+        subprocess.run(["mcopy", "-i", str(fat), str(tmp / "nbprof.cfg"), "::/nbprof.cfg"],
+                       check=True)
+    img = tmp / "disk.img"
+    img.write_bytes(b"\0" * nb.ESP_OFFSET + fat.read_bytes())
+    return str(img)
+
+
+def test_qemu_boots_a_copy_without_the_images_cfg(tmp_path):
+    """`make run CFG=x.cfg` leaves x.cfg in build/nbprof.img; its `run =` lines (even
+    poweroff) ran before the tool's commands, which then saw the wrong echo."""
+    img = esp_image(tmp_path, b"# a note\nrun = stat loop 5\n\nrun = poweroff\n")
+    before = open(img, "rb").read()
+    copy, left_out = nb.image_without_cfg(img)
+    try:
+        assert copy != img and left_out == ["run = stat loop 5", "run = poweroff"]
+        assert nb.cfg_commands(nb.image_cfg(copy)) == []
+        assert nb.image_cfg(copy) == nb.EMPTY_CFG
+        assert open(img, "rb").read() == before            # the user's image is untouched
+    finally:
+        os.unlink(copy)
+    for cfg in (None, b"# only comments\n\n"):
+        sub = tmp_path / ("none" if cfg is None else "comments")
+        sub.mkdir()
+        img = esp_image(sub, cfg)
+        assert nb.image_without_cfg(img) == (img, [])     # nothing to leave out: no copy
+
+
+def test_keep_cfg_is_a_qemu_option():
+    p = run_tool("--serial", "/dev/null", "--keep-cfg", "stat", "loop", "1")
+    assert p.returncode == 2 and "--keep-cfg is a QEMU option" in p.stderr
+
+
 def test_record_output_must_be_a_directory(tmp_path):
     f = tmp_path / "file"
     f.write_text("keep")
