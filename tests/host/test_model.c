@@ -963,6 +963,35 @@ static void rdpmc(void **state)
 	assert_int_equal(p4_model_rdpmc(&m, 26, &v), MSR_BUS_EFAULT);
 }
 
+/*
+ * Item 5, reserved bits: IA32_DS_AREA canonical on the IA-32e-capable
+ * models (3, 4, 6), 32 bits on models 0-2; IA32_MISC_ENABLE bit 22 (Limit
+ * CPUID MaxVal) only on models 3, 4, 6. A write that breaks it is #GP and
+ * changes nothing.
+ */
+static void ds_area_and_misc_enable_reserved_bits(void **state)
+{
+	struct p4_model m;
+	uint64_t v;
+
+	(void)state;
+	model_new(&m, 4, 1, false);
+	wr(&m, MSR_IA32_DS_AREA, UINT64_C(0xffff800000001000));	/* canonical */
+	wr(&m, MSR_IA32_DS_AREA, UINT64_C(0x00007ffffffff000));
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IA32_DS_AREA, UINT64_C(0x0000800000000000)),
+			 MSR_BUS_EFAULT);
+	assert_int_equal(rd(&m, MSR_IA32_DS_AREA), UINT64_C(0x00007ffffffff000));
+	wr(&m, MSR_IA32_MISC_ENABLE, BIT(22));
+	assert_int_equal(rd(&m, MSR_IA32_MISC_ENABLE), BIT(22) | MISC_ENABLE_PERFMON);
+	model_new(&m, 2, 9, false);
+	wr(&m, MSR_IA32_DS_AREA, UINT64_C(0xfffff000));
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IA32_DS_AREA, UINT64_C(0x100000000)),
+			 MSR_BUS_EFAULT);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IA32_MISC_ENABLE, BIT(22)), MSR_BUS_EFAULT);
+	assert_int_equal(msr_bus_read(&m.bus, MSR_IA32_MISC_ENABLE, &v), 0);
+	assert_false(v & BIT(22));
+}
+
 /* IA32_MISC_ENABLE: bit 7 set (PMU present), 11/12 per part, all three RO. */
 static void misc_enable_and_others(void **state)
 {
@@ -1048,6 +1077,7 @@ static void started_counter_lifecycle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ds_area_and_misc_enable_reserved_bits),
 		cmocka_unit_test(helpers_match_manual),
 		cmocka_unit_test(example_18_1_nested),
 		cmocka_unit_test(example_18_1_doubled_range),
