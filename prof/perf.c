@@ -600,6 +600,10 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 	info.sig = *sig;
 	info.ht = ht;
 	info.caps = caps;
+	info.probe_failed = id == PERF_BACKEND_HW &&
+			    perf_hw_probe(info.probe, sizeof(info.probe)) != P4_PROBE_COUNTS;
+	if (id != PERF_BACKEND_HW)
+		info.probe[0] = '\0';
 	trace_bus.inner = b->bus();
 	/* Zero every CCCR first: stale counters keep PMIs asserted (fact sheet 6). */
 	p4_pmu_reset(b->bus(), &info.caps, &res);
@@ -608,7 +612,10 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 
 int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n)
 {
-	return perf_use(&perf_backend_model, PERF_BACKEND_MODEL, sig, ht, err, n);
+	if (perf_use(&perf_backend_model, PERF_BACKEND_MODEL, sig, ht, err, n))
+		return -1;
+	ksnprintf(info.reason, sizeof(info.reason), "chosen with 'pmu backend model'");
+	return 0;
 }
 
 static bool perf_cpu(struct cpu_info *ci, struct p4_sig *sig, bool *ht)
@@ -629,7 +636,15 @@ int perf_select_hw(char *err, size_t n)
 
 	if (!perf_cpu(&ci, &sig, &ht))
 		return ksnprintf(err, n, "%s is not a NetBurst CPU (family 0FH)", ci.display), -1;
-	return perf_use(&perf_backend_hw, PERF_BACKEND_HW, &sig, ht, err, n);
+	if (perf_use(&perf_backend_hw, PERF_BACKEND_HW, &sig, ht, err, n))
+		return -1;
+	if (info.probe_failed)
+		ksnprintf(info.reason, sizeof(info.reason), "probe FAILED: %s; 'pmu backend model' "
+			  "selects the software model", info.probe);
+	else
+		ksnprintf(info.reason, sizeof(info.reason), "NetBurst, IA32_MISC_ENABLE bit 7 set, "
+			  "and counter 0 counted in the probe");
+	return 0;
 }
 
 void perf_init(void)
@@ -637,7 +652,7 @@ void perf_init(void)
 	struct cpu_info ci;
 	struct p4_sig sig;
 	bool ht, netburst;
-	char why[128], err[96], sigtext[8];
+	char why[200], err[96], sigtext[8];
 
 	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
 	have_lapic = lapic_present();
@@ -647,11 +662,18 @@ void perf_init(void)
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		perf_lvt_write(lp, perf_lvt_value(true));
 	netburst = perf_cpu(&ci, &sig, &ht);
+	/*
+	 * The rule: a NetBurst CPU gets the hardware backend (and its PMU is
+	 * reset) whatever the probe says; a failed probe stays visible in the
+	 * reason, `cpu`, `pmu` and `selftest`. The model is chosen here only when
+	 * no NetBurst PMU exists at all: under a hypervisor (CPUID.1:ECX[31])
+	 * whose IA32_MISC_ENABLE is unreadable or has bit 7 clear (QEMU's), as
+	 * backend_hw.c refuses then; otherwise only on `pmu backend model`.
+	 */
 	if (perf_select_hw(why, sizeof(why)) == 0) {
-		ksnprintf(info.reason, sizeof(info.reason), "NetBurst, IA32_MISC_ENABLE bit 7 set, "
-			  "and counter 0 counted in the probe");
+		/* the reason says what the probe found */
 	} else if (netburst && perf_select_model(&sig, ht, err, sizeof(err)) == 0) {
-		ksnprintf(info.reason, sizeof(info.reason), "%s", why);
+		ksnprintf(info.reason, sizeof(info.reason), "%s: the software model", why);
 	} else {
 		info.backend = PERF_BACKEND_NONE;
 		ksnprintf(info.reason, sizeof(info.reason), "%s; 'pmu backend model 0F_04' selects a "

@@ -15,6 +15,7 @@
 #include "pmu/msr_bus.h"
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_caps.h"
+#include "pmu/p4_probe.h"
 #include "prof/workload.h"
 #include "pmu/p4_events.h"
 
@@ -54,7 +55,9 @@ struct perf_info {
 	struct p4_sig sig;
 	bool ht;			/* the PMU is shared by two LPs */
 	struct p4_caps caps;
-	char reason[192];		/* why this backend */
+	char reason[256];		/* why this backend */
+	bool probe_failed;		/* the hardware backend, whose probe did not see counter 0 count */
+	char probe[160];		/* the probe's verdict in words (hardware backend) */
 	enum perf_pmi_mode pmi_mode;
 	bool trace;
 	struct perf_pmi_stats pmi;
@@ -65,6 +68,12 @@ void perf_init(void);
 
 const struct perf_info *perf_info(void);
 const char *perf_backend_name(enum perf_backend b);
+
+/*
+ * The hardware probe's verdict (pmu/p4_probe.h) and its words; taken when
+ * the hardware backend was first selected.
+ */
+enum p4_probe_verdict perf_hw_probe(char *why, size_t n);
 
 /* Switch backends; -1 with err when impossible (nothing changed then). */
 int perf_select_hw(char *err, size_t n);

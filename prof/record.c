@@ -75,6 +75,7 @@
 #include "pmu/p4_regs.h"
 #include "prof/jitter.h"
 #include "prof/pebs.h"
+#include "prof/program.h"
 #include "prof/record.h"
 
 #define RECORD_KERNEL_RESERVE	(UINT64_C(80) << 20)
@@ -234,11 +235,17 @@ static void record_throttle(struct record_state *r, struct record_lp *l, uint64_
  */
 static int record_ret_at(uint64_t ip)
 {
+	const uint8_t *code;
 	uint64_t off;
+	int at;
 
 	if (!ksym_lookup(ip, &off))
 		return -1;
-	return sample_prologue_ret((const uint8_t *)(uintptr_t)(ip - off), off + 4, off);
+	code = (const uint8_t *)(uintptr_t)(ip - off);
+	at = sample_prologue_ret(code, off + 4, off);
+	if (at < 0 && program_at(ip))		/* a program's frameless leaf */
+		at = sample_leaf_ret(code, off, sizeof(uintptr_t) == 8);
+	return at;
 }
 
 /*
@@ -632,6 +639,8 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 		return ksnprintf(err, n, "--jitter: not on this part's polled path"), -1;
 	if (record_polling(c) && a0->w->id == WL_HALT)
 		return ksnprintf(err, n, "the halt workload uses the LAPIC timer that polling needs"), -1;
+	if (c->plan.pebs && pebs_check(err, n))
+		return -1;	/* before record_setup: a refused record keeps the last recording */
 	if (record_arena(err, n))
 		return -1;
 	if (c->buffer > arena_per_lp)

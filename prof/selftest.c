@@ -79,11 +79,34 @@ struct selftest_result *st_new(struct st *t, const char *group)
 	return r;
 }
 
+void st_no_evidence(struct selftest_result *r, const char *why)
+{
+	if (r->status != SELFTEST_PASS)
+		return;
+	r->status = SELFTEST_FAIL;
+	ksnprintf(r->expected + strlen(r->expected), sizeof(r->expected) - strlen(r->expected),
+		  " beside a count");
+	ksnprintf(r->note, sizeof(r->note), "no evidence: %s", why);
+}
+
+/* A FAIL after "no counter counted" names that cause first. */
+static void st_name_cause(struct st *t, struct selftest_result *r)
+{
+	char note[sizeof(r->note)];
+
+	if (!t->nothing_counted || r->status != SELFTEST_FAIL ||
+	    strncmp(r->name, "no counter counted", 18) == 0)
+		return;
+	ksnprintf(note, sizeof(note), "no counter counted; %s", r->note);
+	ksnprintf(r->note, sizeof(r->note), "%s", note);
+}
+
 /* Keep r (made by st_new) and hand it to the caller; one past the table is dropped. */
 void st_emit(struct st *t, struct selftest_result *r)
 {
 	if (t->n >= t->max || r != &t->out[t->n])
 		return;
+	st_name_cause(t, r);
 	t->n++;
 	if (t->o->emit)
 		t->o->emit(t->o->ctx, r);
@@ -584,6 +607,28 @@ static int st_setup(struct st *t, char *err, size_t n)
 	return 0;
 }
 
+/*
+ * The boot probe's verdict on the hardware backend, first: a FAIL when it
+ * did not see counter 0 count. The checks then run on the hardware all the
+ * same (the registers, the restore), never on the model in its place.
+ */
+static void st_probe_result(struct st *t)
+{
+	const struct perf_info *pi = perf_info();
+	struct selftest_result *r;
+
+	if (pi->backend != PERF_BACKEND_HW)
+		return;
+	r = st_new(t, "probe");
+	ksnprintf(r->name, sizeof(r->name), "counter 0 counts global_power_events in the boot probe");
+	r->status = pi->probe_failed ? SELFTEST_FAIL : SELFTEST_PASS;
+	ksnprintf(r->measured, sizeof(r->measured), "%s", pi->probe_failed ? "FAILED" : "counted");
+	ksnprintf(r->expected, sizeof(r->expected), "counted (1/%u .. 1 per TSC cycle)",
+		  P4_PROBE_MIN_SHARE);
+	ksnprintf(r->note, sizeof(r->note), "%s", pi->probe);
+	st_emit(t, r);
+}
+
 int selftest_run(const struct selftest_opts *opts, struct selftest_result *out, unsigned max,
 		 bool *interrupted, char *err, size_t n)
 {
@@ -593,6 +638,7 @@ int selftest_run(const struct selftest_opts *opts, struct selftest_result *out, 
 	err[0] = '\0';
 	if (st_setup(&t, err, n))
 		return -1;
+	st_probe_result(&t);
 	for (unsigned i = 0; i < sizeof(st_checks) / sizeof(st_checks[0]); i++) {
 		if (st_interrupted(&t) || (st_checks[i].run(&t) && st_not_run(&t, &st_checks[i])))
 			break;

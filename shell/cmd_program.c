@@ -69,7 +69,10 @@ static int upload_read_line(char *buf, size_t n, const char **why)
 	}
 }
 
-/* Read and drop lines up to NBU:END (or silence), so none reaches the shell. */
+/*
+ * Read lines up to NBU:END (or silence), so none reaches the shell; a frame
+ * that is next in order is still kept, every other one dropped (upload.h).
+ */
 static void upload_drain(void)
 {
 	char line[UPLOAD_LINE_MAX + 8], why[8];
@@ -199,6 +202,10 @@ static void programs_list(struct shell *sh)
 	}
 	if (!n)
 		shell_puts(sh, "no programs loaded (put them in nbprof/ on the stick, or 'upload')\n");
+	/* tools/nbprof reads this line to refuse a program of the other class before sending it */
+	shell_printf(sh, "kernel: %u-bit: it runs ELF%u %s programs (sdk/nbprof-cc%s)\n",
+		     PROGRAM_KERNEL_BITS, PROGRAM_KERNEL_BITS, PROGRAM_KERNEL_BITS == 32 ? "i386" : "x86-64",
+		     PROGRAM_KERNEL_BITS == 32 ? " -m32" : "");
 }
 
 static int cmd_programs(struct shell *sh, int argc, char **argv)

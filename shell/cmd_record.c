@@ -1087,17 +1087,18 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 /*
  * One "NBP:" line per loaded program, so the host names samples in it from
  * the program's ELF: name, the runtime address of its link address 0, its
- * image span and the CRC-32 of its file (which ELF it was).
+ * image span and the CRC-32 of its file (which ELF it was), CRC-framed
+ * (program_nbp_line).
  */
 static void rec_dump_programs(struct shell *sh)
 {
+	char line[PROGRAM_NBP_LINE_MAX];
+
 	for (unsigned i = 0; i < PROGRAM_MAX; i++) {
 		const struct program *p = program_slot(i);
 
-		if (p->used)
-			shell_printf(sh, "NBP: %s base=%llx span=%llx crc=%08x\n", p->name,
-				     (unsigned long long)(p->base - p->layout.vaddr0),
-				     (unsigned long long)(p->pages * PROGRAM_PAGE), p->crc);
+		if (p->used && program_nbp_line(p, line, sizeof(line)) > 0)
+			shell_printf(sh, "%s\n", line);
 	}
 }
 

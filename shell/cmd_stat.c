@@ -302,8 +302,8 @@ static void stat_inputs(struct shell *sh)
 	char sig[8];
 
 	p4_sig_format(&pi->sig, sig, sizeof(sig));
-	shell_printf(sh, "backend: %s %s%s", perf_backend_name(pi->backend), sig,
-		     pi->ht ? " with HT" : "");
+	shell_printf(sh, "backend: %s %s%s%s", perf_backend_name(pi->backend), sig,
+		     pi->ht ? " with HT" : "", pi->probe_failed ? " (probe FAILED)" : "");
 	if (!perf_steps_workloads()) {
 		shell_printf(sh, "; the workload ran unstepped%s\n",
 			     st.in.synthetic ? "; synthetic events are not counted by hardware" : "");
@@ -536,7 +536,7 @@ static void pmu_show(struct shell *sh)
 	const struct p4_caps *c = &pi->caps;
 	const struct perf_pmi_stats *p = &pi->pmi;
 	struct msr_bus *bus = perf_bus();
-	char sig[8], detail[96];
+	char sig[8], detail[256];	/* the model's sentence is up to ~210 characters */
 	unsigned used = 0;
 
 	shell_printf(sh, "backend: %s (%s)\n", perf_backend_name(pi->backend), pi->reason);
@@ -638,6 +638,8 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 				   "[nopebs]");
 	}
 	shell_printf(sh, "backend: %s\n", perf_backend_name(perf_info()->backend));
+	if (perf_info()->probe_failed)
+		shell_printf(sh, "warning: probe FAILED: %s\n", perf_info()->probe);
 	return 0;
 }
 

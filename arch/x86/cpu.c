@@ -16,6 +16,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/timer.h"
+#include "lib/printf.h"
 
 static struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
 {
@@ -38,6 +39,11 @@ void cpu_read_cpuid(struct cpuid_raw *raw)
 int cpu_read_misc_enable(uint64_t *value)
 {
 	return msr_read_safe(MSR_IA32_MISC_ENABLE, value);
+}
+
+bool cpu_in_hypervisor(void)
+{
+	return (cpuid_count(1, 0).ecx & CPUID_1_ECX_HYPERVISOR) != 0;
 }
 
 void arch_halt(void)
@@ -96,11 +102,18 @@ void cpu_identify(struct cpu_info *out)
  * the kernel's mode says which firmware booted it; GRUB from a BIOS starts
  * the ia32 kernel's Multiboot build.
  */
-void cpu_set_boot_method(uint32_t method)
+void cpu_set_boot_method(uint32_t method, const char *loader_name)
 {
-	if (method == BOOT_METHOD_MULTIBOOT)
-		booted_by = "legacy BIOS (GRUB i386-pc, Multiboot, /boot/nbprof32.elf)";
-	else
+	static char mb[96];	/* the text below and a 31-character name */
+
+	if (method == BOOT_METHOD_MULTIBOOT) {
+		if (loader_name[0])
+			ksnprintf(mb, sizeof(mb), "legacy BIOS (Multiboot, nbprof32.elf, loaded by %s)",
+				  loader_name);
+		else
+			ksnprintf(mb, sizeof(mb), "legacy BIOS (Multiboot, nbprof32.elf)");
+		booted_by = mb;
+	} else
 		booted_by = MODE_IS_64 ? "UEFI x64 (EFI/BOOT/BOOTX64.EFI)"
 				       : "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI)";
 }

@@ -127,6 +127,7 @@ void cpuid_decode(const struct cpuid_raw *raw, struct cpu_info *out)
 	out->acpi = (edx & CPUID_1_EDX_ACPI) != 0;
 	out->dtes64 = (ecx & CPUID_1_ECX_DTES64) != 0;
 	out->pdcm = (ecx & CPUID_1_ECX_PDCM) != 0;
+	out->hypervisor = (ecx & CPUID_1_ECX_HYPERVISOR) != 0;
 	out->em64t = out->max_ext_leaf >= CPUID_EXT_BASE + 1 &&
 		     (raw->ext[1].edx & CPUID_81_EDX_LM) != 0;
 }

@@ -47,6 +47,7 @@ struct cpuid_raw {
 #define CPUID_1_EDX_HTT		(1u << 28)
 #define CPUID_1_ECX_DTES64	(1u << 2)
 #define CPUID_1_ECX_PDCM	(1u << 15)
+#define CPUID_1_ECX_HYPERVISOR	(1u << 31)	/* reserved (0) on Intel parts, set by hypervisors */
 #define CPUID_81_EDX_LM		(1u << 29)
 
 /* IA32_MISC_ENABLE (1A0H) bits shown by `cpu` (fact sheet 1.3). */
@@ -74,6 +75,7 @@ struct cpu_info {
 	uint8_t initial_apic_id;	/* CPUID.1:EBX[31:24] */
 	bool leaf4_hidden;		/* max leaf < 4: core count is assumed, not read */
 	bool tsc, msr, apic, ds, dtes64, pdcm, acpi;
+	bool hypervisor;		/* CPUID.1:ECX[31]: set by hypervisors, 0 on processors */
 	bool em64t;			/* CPUID.80000001H:EDX[29] (LM) */
 
 	/* filled by the platform (plat_cpu_info), not by cpuid_decode() */

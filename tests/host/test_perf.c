@@ -167,6 +167,11 @@ static int hw_refuse(const struct p4_sig *sig, bool ht, struct p4_caps *caps, ch
 	return ksnprintf(err, n, "no hardware PMU on the host"), -1;
 }
 
+enum p4_probe_verdict perf_hw_probe(char *why, size_t n)
+{
+	return ksnprintf(why, n, "not probed on the host"), P4_PROBE_ABSENT;
+}
+
 const struct perf_backend_ops perf_backend_hw = {
 	.name = "hardware", .select = hw_refuse, .bus = test_get_bus, .source = test_source,
 	.describe = test_describe,

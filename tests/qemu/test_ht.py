@@ -86,6 +86,20 @@ def test_run_pair_bad_input_is_one_error(nb):
         assert len(out.splitlines()) == 1 and out.startswith("error: "), (line, out)
 
 
+def test_ctrl_c_stops_both_unstepped(nb):
+    # unstepped: each LP's LAPIC timer polls (LP0 the serial port, LP1 LP0's flag)
+    nb.send("run-pair loop 4294967295 -- loop 4294967295\r")
+    time.sleep(2)
+    t0 = time.monotonic()
+    nb.send("\x03")
+    nb.expect_exact("nbprof> ", 30)
+    took = time.monotonic() - t0
+    out = nb.child.before
+    assert out.count("interrupted by Ctrl-C") == 2, out
+    assert "LP1: loop: interrupted" in out
+    assert took < 5, "Ctrl-C took %.1f s" % took
+
+
 def test_ctrl_c_stops_both(nb):
     nb.send("run-pair --step loop 4000000 -- --step loop 4000000\r")
     time.sleep(3)

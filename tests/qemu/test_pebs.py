@@ -228,6 +228,20 @@ def test_pebs_refused_where_unavailable(nb):
     assert int(PEBS.search(out).group(1)) == len(memwalk_loads(1024, 16)) // 5
 
 
+def test_refused_record_keeps_the_last_recording(nb):
+    """A record refused for PEBS (a part without it) reset the sample stores before the
+    refusal, so the last recording was gone ("no recording yet"). It is checked first now."""
+    out = nb.cmd("record -c 1000 loop 20000", timeout=60)
+    assert "error" not in out, out
+    before = nb.cmd("report")
+    assert "no recording" not in before and "wl_loop" in before, before
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht nopebs")
+    out = nb.cmd("record -e front_end_event:nbogus:pebs -c 5 memwalk 1024 16", timeout=60)
+    assert "error: record: PEBS is not available" in out, out
+    assert nb.cmd("report") == before
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht")
+
+
 def test_replay_metric_counts_with_its_tagging(nb):
     """Fact sheet 5.5: 1stL_cache_load_miss_retired = replay_event NBOGUS with PEBS_ENABLE
     01000001H and MATRIX_VERT 1H; in the model its input is synthetic replay_event NBOGUS."""
