@@ -62,7 +62,7 @@ ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x
 ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S \
                arch/x86/snippet_area.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_tagging.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
