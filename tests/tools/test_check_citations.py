@@ -30,6 +30,7 @@ REFERENCE = """\
 # Assembled so that this test file itself holds none of the forms it feeds in.
 RETIRED = "fact" + " sheet"
 OUTSIDE = "../" + "shared/reference/netburst-pmu.md"
+UNKNOWN = "PMU reference " + "5.9"
 
 
 def run(tmp_path, files, *extra):
@@ -51,23 +52,26 @@ def test_good_citations_pass(tmp_path):
         " * the pitfall, PMU reference\n"
         " * section 9.5. */\n"
         "static const char *help = \"see the PMU reference's (5.3)\";\n"
-        "# docs/reference/netburst-pmu.md 1.2\n")})
+        "# docs/reference/netburst-pmu.md 1.2\n"
+        "/* PMU reference 5.3/9.5, 32-bit form */\n")})
     assert rc == 0, out
-    assert "5 citations in 1 files resolve" in out
+    assert "6 citations in 1 files resolve" in out
 
 
 def test_unresolved_section_fails_with_file_and_line(tmp_path):
     rc, out = run(tmp_path, {"good.c": "/* PMU reference 5.3 */\n",
-                             "bad.c": "int x;\n/* see PMU reference 5.9 for this */\n"})
+                             "bad.c": f"int x;\n/* see {UNKNOWN} for this */\n"})
     assert rc == 1
-    assert "bad.c:2: \"PMU reference 5.9\" names section 5.9" in out
+    assert f"bad.c:2: \"{UNKNOWN}\" names section 5.9" in out
     assert "good.c" not in out
 
 
 def test_wrapped_list_and_range_are_each_checked(tmp_path):
-    rc, out = run(tmp_path, {"bad.c": "/* PMU reference sections 1.2,\n * 4.1 and 1-2 */\n"})
+    rc, out = run(tmp_path, {"bad.c": "/* PMU reference sections 1.2,\n * 4.1 and 1-2 */\n"
+                                      "/* PMU reference 5.3/4.4 */\n"})
     assert rc == 1
     assert "names section 4.1" in out
+    assert "bad.c:3: \"PMU reference 5.3/4.4\" names section 4.4" in out
     assert "names section 2," in out
     assert "section 1.2," not in out and "names section 1," not in out
 
