@@ -30,6 +30,7 @@
 #include "pmu/p4_encode.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_explain.h"
+#include "pmu/p4_tagging.h"
 #include "pmu/p4_regs.h"
 #include "prof/backend_model.h"
 #include "prof/perf.h"
@@ -480,6 +481,9 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 	stat_opts_rings(&st.o, st.args.w, st.o.pair > 0 ? st.args_b.w : NULL);
 	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	/* never a silent 0: tagged events without their tagging are refused (p4_tagging.h) */
+	if (p4_tag_why(st.reqs.req, st.reqs.n, st.err, sizeof(st.err)))
+		return shell_error(sh, "stat: %s", st.err);
 	if (p4_alloc_plan(&ctx, st.reqs.req, st.reqs.n, &st.plan, &aerr))
 		return shell_error(sh, "%s", aerr.msg);
 	if (stat_apply_tbits(&st.reqs, &st.plan, st.err, sizeof(st.err)))
