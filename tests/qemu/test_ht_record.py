@@ -287,10 +287,13 @@ def test_example_18_2_trace_shows_the_plan(nb):
     # Enable and Compare (18) clear, an ESCR select other than the plan's
     quiet5 = [v for v in all5 if (v >> 13) & 7 != 4]
     assert quiet5 and all(not v & (1 << 12) and not v & (1 << 18) for v in quiet5), quiet5
-    # IQ_CCCR5: CASCNT4INTO5 (bit 11), Enable (12) clear, select 4 (15:13, CRU_ESCR1),
-    # OVF_PMI_T1 (27) and not OVF_PMI_T0 (26): LP1 takes its samples
-    assert cccr5 and all(v & (1 << 11) and not v & (1 << 12) and (v >> 13) & 7 == 4 and
+    # IQ_CCCR5 as programmed: CASCNT4INTO5 (bit 11), Enable (12) clear, select 4 (15:13,
+    # CRU_ESCR1), OVF_PMI_T1 (27) and not OVF_PMI_T0 (26): LP1 takes its samples; after
+    # each of its overflows the handler restarts it with Enable set and bit 11 clear
+    # (SDM Example 18-1: a started counter is "automatically enabled")
+    assert cccr5 and all(bool(v & (1 << 11)) != bool(v & (1 << 12)) and (v >> 13) & 7 == 4 and
                          v & (1 << 27) and not v & (1 << 26) for v in cccr5), cccr5
+    assert not cccr5[0] & (1 << 12) and any(v & (1 << 12) for v in cccr5), cccr5
     cccr4 = [int(v, 16) for a, v in writes if a == "370"]
     assert any(v & (1 << 12) and v & (1 << 26) for v in cccr4), cccr4
     s = summary(out)
