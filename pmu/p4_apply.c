@@ -144,7 +144,10 @@ static bool p4_escr_in_plan(const struct p4_plan *plan, enum p4_escr e)
  * The null events' ESCRs cleared: one the plan does not use may still hold
  * an older plan's event (p4_stop leaves ESCRs as they are), and a counter
  * "stopped" on it would count that event (Xeon MP erratum O8 asks for a
- * null event while the counter is written).
+ * null event while the counter is written). Only ESCRs every model has:
+ * when a plan uses all of a counter's others, p4_cccr_quiet falls back to
+ * select 0, which on an IQ counter is IQ_ESCR0/1, gone from model 3 on
+ * (a write there raises #GP; an ESCR that does not exist holds no event).
  */
 static void p4_clear_null_escrs(struct msr_bus *bus, const struct p4_plan *plan,
 				struct p4_apply_result *res)
@@ -155,7 +158,8 @@ static void p4_clear_null_escrs(struct msr_bus *bus, const struct p4_plan *plan,
 
 		for (unsigned k = 0; k < i; k++)
 			seen |= p4_null_escr(plan, k) == e;
-		if (e != P4_ESCR_NONE && !seen && !p4_escr_in_plan(plan, e))
+		if (e != P4_ESCR_NONE && p4_escrs[e].models == P4_MODELS_ALL && !seen &&
+		    !p4_escr_in_plan(plan, e))
 			p4_wr(bus, p4_escrs[e].msr, 0, res);
 	}
 }
