@@ -6,7 +6,7 @@
 #   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
 #   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
 #   make run        boot it in QEMU with the serial shell on this terminal
-#   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
+#   make check      host unit tests + QEMU and Bochs tests in two lanes (CHECK_LANES=1: one), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
@@ -48,12 +48,12 @@ PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/model_feed.c prof/mod
                prof/workloads.c \
                prof/snippet_run.c
 ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/pagewalk.c \
-               arch/x86/topology.c
+               arch/x86/topology.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd_map.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
-               arch/x86/timer.c arch/x86/user.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd.c
+               arch/x86/timer.c arch/x86/user.c arch/x86/kbd.c
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
@@ -62,7 +62,7 @@ ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x
 ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S \
                arch/x86/snippet_area.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_tagging.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
@@ -94,6 +94,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
 HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
+HOST_TEST_SRCS += tests/host/test_screen.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -124,8 +125,15 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              prof/selftest_counts.o prof/selftest_overflow.o prof/selftest_pebs.o prof/selftest_judge.o \
              prof/snippet.o prof/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
              prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
-             arch/x86/screen.o arch/x86/kbd.o
+             arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
+# The ia32 image holds the same 384 KiB budget with 4-byte pointers but
+# more code per operation (64-bit arithmetic in pairs): its overflow path,
+# the stepper and the model's feed are -Os too (`make bench` measures the
+# x86-64 kernel's costs; the model's own tables and logic stay -O2).
+K32_OS_OBJS := prof/record.o prof/perf.o arch/x86/insn.o arch/x86/step.o prof/memfeed.o \
+               prof/model_feed.o prof/backend_model.o
+$(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
@@ -207,8 +215,9 @@ $(B)/BOOTX64.EFI: $(B)/nbprof.so
 		-j .rel.* -j .rela.* -j .reloc --strip-all --target efi-app-x86_64 --subsystem=10 $< $@
 
 # As for BOOTX64.EFI, .bss is a PE section with no file contents (linker32.ld),
-# and no COFF symbol table.
-EFI32_SECTIONS := -j .text -j .sdata -j .data -j .bss -j .dynamic -j .dynsym -j .rel -j .rela \
+# no .dynsym (gnu-efi's ia32 _relocate reads only .dynamic and the
+# R_386_RELATIVE entries of .rel) and no COFF symbol table.
+EFI32_SECTIONS := -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
 		-j .rel.* -j .rela.* -j .reloc
 
 # --- the ia32 kernel: the same steps with the 32-bit compiler and gnu-efi ---
@@ -497,18 +506,30 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 	$(Q)$(PYTEST_BIOS)
 
 # Every stage runs even when an earlier one failed; the last line adds up
-# host and QEMU test counts.
+# host and QEMU test counts. The stages run in two lanes, one machine each
+# (two fit two cores): host, tools and the x86-64 kernel on this terminal;
+# the 32-bit kernel (OVMF ia32, SeaBIOS) and Bochs beside them, their output
+# kept in $(B)/check-lane2.log and shown when both lanes are done.
+# CHECK_LANES=1 runs every stage one after the other.
+CHECK_LANES ?= 2
+LANE2_OUT = $(if $(filter 1,$(CHECK_LANES)),;,> $(B)/check-lane2.log 2>&1 &)
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
-		$(B)/qemu-bios.counts $(B)/bochs.counts; \
+		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/check-lane2.log $(B)/check-lane2.status; \
 	h=0; t=0; q=0; i=0; b=0; o=0; \
+	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the 32-bit kernel and Bochs stages run beside this lane; their output follows at the end";) \
+	( i=0; b=0; o=0; \
+	  NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
+	  NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
+	  NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
+	  echo "$$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
-	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
-	NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
-	NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
+	wait; \
+	if [ -f $(B)/check-lane2.log ]; then echo "check: the 32-bit kernel and Bochs stages:"; cat $(B)/check-lane2.log; fi; \
+	read i b o < $(B)/check-lane2.status || i=1; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
 		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
