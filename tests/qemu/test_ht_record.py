@@ -111,8 +111,8 @@ def test_cpu1_by_vector_is_refused(nb):
     for args in ("--vector --cpu 1 -e instr_retired -c 29 loop 400",
                  "--vector -e instr_retired -c 29 --pair loop 400 -- loop 400"):
         out = nb.cmd("record " + args, timeout=60)
-        assert out.strip() == ("error: record: --vector: LP1 runs its jobs with interrupts masked "
-                               "(IF = 0), and a fixed-vector PMI waits for IF = 1 (SDM Vol. 3A "
+        assert out.strip() == ("error: record: --vector: LP1 runs its stepped jobs with "
+                               "interrupts masked (IF = 0), and a fixed-vector PMI waits for IF = 1 (SDM Vol. 3A "
                                "6.8.1): LP1 would take no sample; sample LP1 by NMI (the "
                                "default)"), out
     out = record(nb, "--vector --throttle 100 --cpu 0 -e instr_retired -c 29 loop 400")
