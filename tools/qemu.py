@@ -114,12 +114,14 @@ PXE_BOOTFILE = "nbprof.ipxe"    # the iPXE script in a `make pxe` TFTP root
 
 def media_args(media, image):
     """How the machine sees `image`: a disk (virtio-blk), a USB stick (USB
-    mass storage on an EHCI controller), a CD in an AHCI ATAPI drive, or
+    mass storage on an xHCI controller: Pentium 4 boards have UHCI/EHCI,
+    which SeaBIOS boots the same way, but under TCG EHCI takes three times
+    as long), a CD in an AHCI ATAPI drive, or
     (net) a TFTP root served by QEMU's user-mode network to an e1000 whose
     boot ROM is QEMU's iPXE (Debian's ipxe-qemu)."""
     if media == "usb":
         return ["-drive", "if=none,id=stick,format=raw,readonly=on,file=" + image,
-                "-device", "usb-ehci,id=ehci", "-device", "usb-storage,bus=ehci.0,drive=stick"]
+                "-device", "qemu-xhci,id=xhci", "-device", "usb-storage,bus=xhci.0,drive=stick"]
     if media == "cdrom":
         return ["-drive", "if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=" + image,
                 "-device", "ich9-ahci,id=ahci", "-device", "ide-cd,bus=ahci.0,drive=cd0"]
