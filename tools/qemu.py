@@ -269,6 +269,58 @@ def machine_command(args, varstore, code, interactive=False, extra=()):
                    media=getattr(args, "media", "disk"), screen=getattr(args, "screen", False))
 
 
+# --- a disk image's nbprof.cfg (host tools boot a copy without its commands) ---------
+
+ESP_OFFSET = 2048 * 512         # tools/mkimage: the ESP starts at sector 2048
+# What the copy of an image holds instead of the user's nbprof.cfg: no commands.
+EMPTY_CFG = b"# nbprof.cfg of the image left out by a host tool (tools/nbprof --keep-cfg keeps it)\n"
+
+
+def image_cfg(image):
+    """The nbprof.cfg on a disk image's ESP (bytes), or None when it has none or
+    mtools cannot read it."""
+    import subprocess
+    try:
+        p = subprocess.run(["mtype", "-i", "%s@@%d" % (image, ESP_OFFSET), "::/nbprof.cfg"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+def cfg_commands(cfg):
+    """The lines of an nbprof.cfg that do something (not blank, not comments)."""
+    return [l.strip() for l in cfg.decode("utf-8", "replace").splitlines()
+            if l.strip() and not l.strip().startswith("#")]
+
+
+def image_without_cfg(image):
+    """(path of a temporary copy of image whose nbprof.cfg holds no commands, the
+    commands left out), or (image, []) when its nbprof.cfg has none. `make run
+    CFG=x.cfg` leaves x.cfg in the image, and its `run =` lines (even `poweroff`)
+    would run before a host tool's commands (tools/nbprof, tools/bench.py); the
+    caller removes the copy."""
+    import shutil
+    import subprocess
+    import tempfile
+    cfg = image_cfg(image)
+    if cfg is None or not cfg_commands(cfg):
+        return image, []
+    fd, copy = tempfile.mkstemp(prefix="nbprof-", suffix=".img")
+    os.close(fd)
+    shutil.copyfile(image, copy)
+    with tempfile.NamedTemporaryFile(suffix=".cfg") as empty:
+        empty.write(EMPTY_CFG)
+        empty.flush()
+        r = subprocess.run(["mcopy", "-o", "-i", "%s@@%d" % (copy, ESP_OFFSET), empty.name,
+                            "::/nbprof.cfg"], stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        os.unlink(copy)
+        raise SystemExit("%s holds an nbprof.cfg with commands and a copy without it could "
+                         "not be made (%s)" % (image, r.stderr.decode(errors="replace").strip()))
+    return copy, cfg_commands(cfg)
+
+
 def main():
     ap = argparse.ArgumentParser(description="Boot an nbprof image in QEMU (TCG, OVMF).")
     add_machine_options(ap)
