@@ -48,12 +48,12 @@ PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/model_feed.c prof/mod
                prof/workloads.c \
                prof/snippet_run.c
 ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/pagewalk.c \
-               arch/x86/topology.c
+               arch/x86/topology.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd_map.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
-               arch/x86/timer.c arch/x86/user.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd.c
+               arch/x86/timer.c arch/x86/user.c arch/x86/kbd.c
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
@@ -62,7 +62,7 @@ ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x
 ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S \
                arch/x86/snippet_area.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_tagging.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
@@ -94,6 +94,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
 HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
+HOST_TEST_SRCS += tests/host/test_screen.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -124,8 +125,15 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              prof/selftest_counts.o prof/selftest_overflow.o prof/selftest_pebs.o prof/selftest_judge.o \
              prof/snippet.o prof/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
              prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
-             arch/x86/screen.o arch/x86/kbd.o
+             arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
+# The ia32 image holds the same 384 KiB budget with 4-byte pointers but
+# more code per operation (64-bit arithmetic in pairs): its overflow path,
+# the stepper and the model's feed are -Os too (`make bench` measures the
+# x86-64 kernel's costs; the model's own tables and logic stay -O2).
+K32_OS_OBJS := prof/record.o prof/perf.o arch/x86/insn.o arch/x86/step.o prof/memfeed.o \
+               prof/model_feed.o prof/backend_model.o
+$(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
@@ -207,8 +215,9 @@ $(B)/BOOTX64.EFI: $(B)/nbprof.so
 		-j .rel.* -j .rela.* -j .reloc --strip-all --target efi-app-x86_64 --subsystem=10 $< $@
 
 # As for BOOTX64.EFI, .bss is a PE section with no file contents (linker32.ld),
-# and no COFF symbol table.
-EFI32_SECTIONS := -j .text -j .sdata -j .data -j .bss -j .dynamic -j .dynsym -j .rel -j .rela \
+# no .dynsym (gnu-efi's ia32 _relocate reads only .dynamic and the
+# R_386_RELATIVE entries of .rel) and no COFF symbol table.
+EFI32_SECTIONS := -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
 		-j .rel.* -j .rela.* -j .reloc
 
 # --- the ia32 kernel: the same steps with the 32-bit compiler and gnu-efi ---

@@ -51,15 +51,20 @@ static bool p4_escr_seen(const struct p4_plan *plan, unsigned i)
 int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
 {
 	/*
-	 * The cascade bits stay: a counter a cascade has started keeps counting
-	 * whatever its Enable bit until a write clears both (SDM 18.15.5.6, as
-	 * the model follows it), and then could not be restarted by writing its
-	 * CCCR back. On the null event it counts nothing meanwhile.
+	 * Enable and the cascade bits clear: stopped under either reading of a
+	 * cascade start; p4_cccr_restart's value restarts it.
 	 */
-	uint64_t keep = plan->slot[i].cccr_value & (CCCR_CASCADE | CCCR_EXT_CASCADE);
-
 	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
-			     plan->slot[i].cccr_quiet | keep);
+			     plan->slot[i].cccr_quiet);
+}
+
+uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
+{
+	uint64_t v = plan->slot[i].cccr_value;
+
+	if (!plan->slot[i].link)
+		return v;
+	return (v | CCCR_ENABLE) & ~(CCCR_CASCADE | CCCR_EXT_CASCADE);
 }
 
 void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
@@ -155,7 +160,9 @@ static void p4_clear_null_escrs(struct msr_bus *bus, const struct p4_plan *plan,
 
 		for (unsigned k = 0; k < i; k++)
 			seen |= p4_null_escr(plan, k) == e;
-		if (e != P4_ESCR_NONE && !seen && !p4_escr_in_plan(plan, e))
+		/* p4_cccr_quiet's ESCRs exist on every model; a hand-built plan's may not */
+		if (e != P4_ESCR_NONE && p4_escrs[e].models == P4_MODELS_ALL && !seen &&
+		    !p4_escr_in_plan(plan, e))
 			p4_wr(bus, p4_escrs[e].msr, 0, res);
 	}
 }
@@ -191,17 +198,31 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 	 * comparison. An ESCR has no OVF; all its bits are compared.
 	 */
 	for (unsigned i = 0; i < plan->n; i++) {
+		/*
+		 * A cascaded counter's Enable is the hardware's once its starter
+		 * overflowed (SDM Example 18-1, "automatically enabled"), which
+		 * a short period may have made happen already: left out too.
+		 */
+		uint64_t ignore = CCCR_OVF | (plan->slot[i].link ? CCCR_ENABLE : 0);
+
 		if (!p4_escr_seen(plan, i))
 			p4_verify(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, 0,
 				  res);
 		p4_verify(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_value,
-			  CCCR_OVF, res);
+			  ignore, res);
 	}
 }
 
 void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
 {
 	*res = (struct p4_apply_result){ 0 };
-	for (unsigned i = 0; i < plan->n; i++)
-		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
+	/*
+	 * Cascaded counters first: a partner stopped after its starter would
+	 * count the kernel's next instructions meanwhile (its starter no
+	 * longer moves once stopped, so stopping it second loses nothing).
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < plan->n; i++)
+			if ((plan->slot[i].link != NULL) == (pass == 0))
+				p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
 }

@@ -405,9 +405,31 @@ static size_t dump_chains_frame(struct dump_enc *enc)
 
 /* ---- sample records ---------------------------------------------------------------- */
 
+#define DUMP_STEP_SLOTS		16
+
+/*
+ * "Previous" values of a frame's records. step_at[] keeps the TSC step last
+ * seen at an IP (by a hash of it): a loop's samples recur at the same IPs
+ * with the same timing, so that is the prediction, else the last step.
+ */
 struct dump_delta {
 	uint64_t tsc, step, ip, rflags, rsp, weight;
+	uint64_t step_at[DUMP_STEP_SLOTS];
+	uint16_t step_seen;			/* bit k: step_at[k] is set */
+	bool started;				/* a record before: step is a step */
 };
+
+static unsigned dump_step_slot(uint64_t ip)
+{
+	return (unsigned)(ip ^ ip >> 4 ^ ip >> 8) & (DUMP_STEP_SLOTS - 1);
+}
+
+static uint64_t dump_step_guess(const struct dump_delta *prev, uint64_t ip)
+{
+	unsigned k = dump_step_slot(ip);
+
+	return prev->step_seen & (1u << k) ? prev->step_at[k] : prev->step;
+}
 
 static size_t dump_chain_ref(const struct dump_enc *enc, uint8_t *p, const struct sample *s)
 {
@@ -445,18 +467,27 @@ static size_t dump_record(const struct dump_enc *enc, uint8_t *p, const struct s
 		p[n++] = s->lp;
 		p[n++] = s->event;
 	}
-	n += dump_varint(p + n, dump_zigzag(step, prev->step));
 	n += dump_varint(p + n, dump_zigzag(s->ip, prev->ip));
-	if (s->rflags != prev->rflags)
-		n += dump_varint(p + n, s->rflags);
+	n += dump_varint(p + n, dump_zigzag(step, dump_step_guess(prev, s->ip)));
+	if (s->rflags != prev->rflags)		/* the bits that changed: often one byte */
+		n += dump_varint(p + n, s->rflags ^ prev->rflags);
 	if (s->rsp != prev->rsp)
 		n += dump_varint(p + n, dump_zigzag(s->rsp, prev->rsp));
 	if (s->weight != prev->weight)
 		n += dump_varint(p + n, s->weight);
 	if (enc->chains.any)
 		n += dump_chain_ref(enc, p + n, s);
-	*prev = (struct dump_delta){ .tsc = s->tsc, .step = step, .ip = s->ip,
-				     .rflags = s->rflags, .rsp = s->rsp, .weight = s->weight };
+	if (prev->started) {		/* the frame's first "step" is its first TSC */
+		prev->step_at[dump_step_slot(s->ip)] = step;
+		prev->step_seen |= (uint16_t)(1u << dump_step_slot(s->ip));
+	}
+	prev->tsc = s->tsc;
+	prev->step = prev->started ? step : 0;
+	prev->started = true;
+	prev->ip = s->ip;
+	prev->rflags = s->rflags;
+	prev->rsp = s->rsp;
+	prev->weight = s->weight;
 	return n;
 }
 

@@ -42,9 +42,13 @@
  *	record       u8 head: CPL (bits 1:0), LP (bit 2), event (bits 4:3; 3 =
  *	             escape: u8 LP and u8 event follow), RFLAGS as the previous
  *	             record's (bit 5), RSP as the previous (bit 6), weight as
- *	             the previous (bit 7); then varints: zigzag((TSC - previous
- *	             TSC) - the previous record's TSC step), zigzag(IP -
- *	             previous IP), RFLAGS unless bit 5, zigzag(RSP - previous
+ *	             the previous (bit 7); then varints: zigzag(IP - previous
+ *	             IP), zigzag(TSC step - its guess), where the TSC step is TSC
+ *	             - previous TSC and the guess the step of the frame's last
+ *	             record but the first whose IP hashed alike ((IP ^ IP >> 4 ^
+ *	             IP >> 8) & 15), else the previous record's step (0 after the first) (a loop's samples recur at
+ *	             the same IPs with the same timing), RFLAGS XOR the previous RFLAGS unless bit 5
+ *	             (the flags that changed), zigzag(RSP - previous
  *	             RSP) unless bit 6, the weight unless bit 7, and with flags
  *	             bit 0 the chain reference: 0 none, 1 inline (varint n, then
  *	             n deltas as in version 3), k >= 2 table entry k - 2.

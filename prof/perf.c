@@ -319,7 +319,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	s->base[i] += (ov.raw - s->start[i]) & P4_COUNTER_MASK;
 	if (sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = sink(sink_ctx, f, &ov);
-	p4_counter_reload(bus, &s->plan, i, next, slot->cccr_value, &info.pmi.mismatches);
+	p4_counter_reload(bus, &s->plan, i, next, p4_cccr_restart(&s->plan, i), &info.pmi.mismatches);
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 

@@ -61,7 +61,15 @@ enum program_call {
 	PROGRAM_CALL_COUNT = 2,		/* RDI 1: counting on, 0: off (markers); 0 */
 };
 #define PROGRAM_WRITE_MAX	4096	/* bytes per write call */
-#define PROGRAM_TIME_LIMIT_S	60	/* an unstepped run is stopped after this (stepped: Ctrl-C) */
+#define PROGRAM_TIME_LIMIT_S	60	/* an unstepped run is stopped after this */
+/*
+ * A stepped run (the model's backend steps every instruction, some
+ * thousand times slower) is stopped after this many seconds of stepping
+ * by default: a program that never returns from main would otherwise be
+ * stepped until the host gave up. `programs --timeout SECONDS` sets it.
+ */
+#define PROGRAM_STEP_LIMIT_S	10
+#define PROGRAM_STEP_LIMIT_MAX_S 86400
 /* A program that has this symbol starts with counting off (it calls nb_count(1)). */
 #define PROGRAM_REGION_SYMBOL	"nb_count_region"
 

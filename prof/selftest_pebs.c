@@ -41,6 +41,7 @@
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
+#include "pmu/p4_tagging.h"
 #include "pmu/p4_uncore.h"
 #include "prof/pebs.h"
 #include "prof/perf.h"
@@ -96,6 +97,8 @@ static int st_pebs_plan(struct st *t, struct record_cfg *c)
 		if (p4_spec_parse(specs[i], &pi->caps, &q[i].spec, &e))
 			return ksnprintf(t->err, t->errlen, "pebs: '%s': %s", specs[i], e.msg), -1;
 	}
+	if (p4_tag_why(q, 2, t->err, t->errlen))	/* the rules stat and record apply */
+		return -1;
 	q[0].role = P4_ROLE_PEBS;
 	q[0].pmi = P4_PMI_NONE;	/* the threshold PMI only (F4: OVF_PMI interrupts per record) */
 	q[0].spec.pebs = true;

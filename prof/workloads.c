@@ -106,6 +106,8 @@ struct wl_run {
 
 static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
 static struct wl_run *watched[PERCPU_MAX];	/* the LP's program run under the watchdog */
+static struct wl_run *stepping[PERCPU_MAX];	/* the LP's stepped program run with a limit */
+static unsigned step_limit_s = PROGRAM_STEP_LIMIT_S;
 static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
 
 /*
@@ -301,6 +303,43 @@ static void workload_tick(struct trap_frame *f)
 	workload_abort(f);
 }
 
+void workload_set_step_limit(unsigned seconds)
+{
+	step_limit_s = seconds;
+}
+
+unsigned workload_step_limit(void)
+{
+	return step_limit_s;
+}
+
+/*
+ * A stepped program is polled by the stepper: Ctrl-C, and (with a
+ * calibrated TSC) the stepping limit, after which it is stopped as one
+ * that never returns from main (workload_stop_reason says so).
+ */
+static bool workload_step_interrupted(void)
+{
+	struct wl_run *r = stepping[percpu_this()->index];
+
+	if (r && rdtsc() >= r->deadline) {
+		r->res->timed_out = true;
+		return true;
+	}
+	return workload_interrupted();
+}
+
+static void workload_step_limit_arm(struct wl_run *r)
+{
+	unsigned lp = percpu_this()->index;
+
+	stepping[lp] = NULL;
+	if (!r->prog || !step_limit_s || !timer_tsc_hz())
+		return;
+	r->deadline = rdtsc() + (uint64_t)step_limit_s * timer_tsc_hz();
+	stepping[lp] = r;
+}
+
 static void workload_step_begin(struct wl_run *r)
 {
 	struct step_run s = {
@@ -311,9 +350,10 @@ static void workload_step_begin(struct wl_run *r)
 		.text_end = r->prog ? r->prog->base + r->prog->layout.text_hi
 				    : (uintptr_t)__workload_text_end,
 		.lp = r->res->lp, .h = r->h, .counts = &r->res->step,
-		.interrupted = workload_interrupted, .abort = workload_abort,
+		.interrupted = workload_step_interrupted, .abort = workload_abort,
 	};
 
+	workload_step_limit_arm(r);
 	step_begin(&s);
 }
 
@@ -414,6 +454,7 @@ static void workload_execute(struct wl_run *r)
 	res->tsc_cycles = rdtsc() - r->tsc0;
 	if (r->step && step_end())
 		res->status = WORKLOAD_INTERRUPTED;
+	stepping[percpu_this()->index] = NULL;
 	if (r->ring == 3)
 		user_cleanup(&r->user);
 	user_set_synthetic(NULL, NULL);

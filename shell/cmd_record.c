@@ -21,6 +21,7 @@
 #include "pmu/p4_spec.h"
 #include "prof/dump.h"
 #include "prof/jitter.h"
+#include "pmu/p4_tagging.h"
 #include "prof/pebs.h"
 #include "prof/program.h"
 #include "prof/record.h"
@@ -425,38 +426,21 @@ static int rec_pebs_roles(struct shell *sh)
 	return 0;
 }
 
-static bool rec_has_tagger(enum p4_lp lp)
-{
-	for (unsigned i = 0; i < rc.reqs.n; i++)
-		if (rc.reqs.req[i].spec.event == P4_EV_UOP_TYPE && rc.reqs.req[i].lp == lp)
-			return true;
-	return false;
-}
-
 /*
  * front_end_event counts µops the front end tagged (fact sheet 5.6): unless
- * the user gave one, add uop_type TAGLOADS:TAGSTORES for the same LP. It
- * takes a counter but never increments it.
+ * the user gave one, add uop_type TAGLOADS:TAGSTORES for the same LP
+ * (pmu/p4_tagging.h). It takes a counter but never increments it.
  */
 static int rec_add_taggers(struct shell *sh)
 {
-	struct p4_spec_error e;
-	unsigned n0 = rc.reqs.n;
+	int i;
 
-	for (unsigned i = 0; i < n0; i++) {
-		struct p4_request *q = &rc.reqs.req[i], *t;
-
-		if (q->spec.event != P4_EV_FRONT_END_EVENT || rec_has_tagger(q->lp))
-			continue;
+	while ((i = p4_tag_frontend_untagged(rc.reqs.req, rc.reqs.n)) >= 0) {
 		if (rc.reqs.n == P4_MAX_REQUESTS)
 			return shell_error(sh, "record: no room for the uop_type tagging request");
-		t = &rc.reqs.req[rc.reqs.n];
-		*t = (struct p4_request){ .lp = q->lp, .pmi = P4_PMI_NONE, .role = P4_ROLE_COUNT };
-		if (p4_spec_parse("uop_type:TAGLOADS:TAGSTORES", &perf_info()->caps, &t->spec, &e))
-			return shell_error(sh, "record: uop_type: %s", e.msg);
-		t->spec.thread = q->spec.thread;
-		t->spec.os = q->spec.os;
-		t->spec.usr = q->spec.usr;
+		if (p4_tag_frontend_tagger(&perf_info()->caps, &rc.reqs.req[i],
+					   &rc.reqs.req[rc.reqs.n]))
+			return shell_error(sh, "record: uop_type cannot be parsed");
 		rc.reqs.tbits[rc.reqs.n] = rc.reqs.tbits[i];
 		rc.reqs.starter[rc.reqs.n] = false;
 		rc.reqs.pmi_lost[rc.reqs.n] = false;
@@ -483,23 +467,11 @@ static bool rec_exec_tagger(const struct p4_request *q)
 
 static int rec_check_exec_tags(struct shell *sh)
 {
-	unsigned tags = 0, want = 0, n = 0;
+	char why[192];
 
-	for (unsigned i = 0; i < rc.reqs.n; i++) {
-		const struct p4_spec *s = &rc.reqs.req[i].spec;
-
-		if (p4_events[s->event].flags & P4_EVF_UPSTREAM_TAG)
-			tags |= s->tag_value;
-		if (s->event == P4_EV_EXECUTION_EVENT)
-			want |= (s->mask | s->mask >> 4) & 0xfu;	/* NBOGUSn bit n, BOGUSn bit 4+n */
-	}
-	if (!(want & ~tags))
+	if (!p4_tag_why(rc.reqs.req, rc.reqs.n, why, sizeof(why)))
 		return 0;
-	while (!((want & ~tags) & (1u << n)))
-		n++;
-	return shell_error(sh, "record: execution_event counts only the uops an upstream FIRM event "
-			   "tags (fact sheet 5.7): nothing tags with bit %u; add one, e.g. "
-			   "-e x87_FP_uop:TAG%u", n, n);
+	return shell_error(sh, "record: %s", why);
 }
 
 static int rec_requests(struct shell *sh)

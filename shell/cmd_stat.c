@@ -30,6 +30,7 @@
 #include "pmu/p4_encode.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_explain.h"
+#include "pmu/p4_tagging.h"
 #include "pmu/p4_regs.h"
 #include "prof/backend_model.h"
 #include "prof/perf.h"
@@ -69,8 +70,11 @@ static int stat_status(struct shell *sh, int status, const struct workload_resul
 	case WORKLOAD_FAULTED:
 		return shell_error(sh, "the workload faulted (vector %d); counts discarded",
 				   res->fault_vector);
-	case WORKLOAD_INTERRUPTED:
-		return shell_error(sh, "interrupted; counts discarded");
+	case WORKLOAD_INTERRUPTED: {
+		char why[160];
+
+		return shell_error(sh, "%s; counts discarded", workload_stop_reason(res, why, sizeof(why)));
+	}
 	default:
 		return shell_error(sh, "%s", res->error[0] ? res->error : "workload refused");
 	}
@@ -477,6 +481,9 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 	stat_opts_rings(&st.o, st.args.w, st.o.pair > 0 ? st.args_b.w : NULL);
 	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	/* never a silent 0: tagged events without their tagging are refused (p4_tagging.h) */
+	if (p4_tag_why(st.reqs.req, st.reqs.n, st.err, sizeof(st.err)))
+		return shell_error(sh, "stat: %s", st.err);
 	if (p4_alloc_plan(&ctx, st.reqs.req, st.reqs.n, &st.plan, &aerr))
 		return shell_error(sh, "%s", aerr.msg);
 	if (stat_apply_tbits(&st.reqs, &st.plan, st.err, sizeof(st.err)))

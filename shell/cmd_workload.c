@@ -206,9 +206,12 @@ static int cmd_run_outcome(struct shell *sh, const struct workload_args *a, cons
 		return shell_error(sh, "%s%s faulted at ring %d: vector %d (%s)", who, name, o->ring,
 				   r->fault_vector, r->fault_vector == 14 ? "#PF" : r->fault_vector == 13 ?
 				   "#GP" : "see the report above");
-	if (r->status == WORKLOAD_INTERRUPTED)
+	if (r->status == WORKLOAD_INTERRUPTED) {
+		char why[160];
+
 		return shell_error(sh, "%s%s: %s (counts above are partial)", who, name,
-				   r->timed_out ? "stopped at its time limit" : "interrupted by Ctrl-C");
+				   workload_stop_reason(r, why, sizeof(why)));
+	}
 	return 0;
 }
 

@@ -108,14 +108,18 @@ def make_vars(template):
     return path
 
 
-MEDIA = ("disk", "cdrom", "net")
+MEDIA = ("disk", "usb", "cdrom", "net")
 PXE_BOOTFILE = "nbprof.ipxe"    # the iPXE script in a `make pxe` TFTP root
 
 
 def media_args(media, image):
-    """How the machine sees `image`: a disk (virtio-blk), a CD in an AHCI
-    ATAPI drive, or (net) a TFTP root served by QEMU's user-mode network to
-    an e1000 whose boot ROM is QEMU's iPXE (Debian's ipxe-qemu)."""
+    """How the machine sees `image`: a disk (virtio-blk), a USB stick (USB
+    mass storage on an EHCI controller), a CD in an AHCI ATAPI drive, or
+    (net) a TFTP root served by QEMU's user-mode network to an e1000 whose
+    boot ROM is QEMU's iPXE (Debian's ipxe-qemu)."""
+    if media == "usb":
+        return ["-drive", "if=none,id=stick,format=raw,readonly=on,file=" + image,
+                "-device", "usb-ehci,id=ehci", "-device", "usb-storage,bus=ehci.0,drive=stick"]
     if media == "cdrom":
         return ["-drive", "if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=" + image,
                 "-device", "ich9-ahci,id=ahci", "-device", "ide-cd,bus=ahci.0,drive=cd0"]
@@ -209,8 +213,8 @@ def add_machine_options(ap):
                                     "make image), with --media cdrom a CD image (build/nbprof.iso, "
                                     "make iso), with --media net a TFTP root (build/pxe, make pxe)")
     ap.add_argument("--media", choices=MEDIA, default="disk",
-                    help="disk: a hard disk (default); cdrom: a CD drive; net: network boot "
-                         "from QEMU's iPXE over TFTP (bios only)")
+                    help="disk: a hard disk (default); usb: a USB stick; cdrom: a CD drive; "
+                         "net: network boot from QEMU's iPXE over TFTP (bios only)")
     ap.add_argument("--screen", action="store_true",
                     help="add a VGA card (nbprof's screen console; see it with the monitor's "
                          "screendump or with -display gtk after --)")
@@ -227,7 +231,7 @@ def add_machine_options(ap):
     ap.add_argument("--gdb", action="store_true", help="wait for gdb on tcp::1234")
 
 
-DEFAULT_IMAGES = {"disk": "nbprof.img", "cdrom": "nbprof.iso", "net": "pxe"}
+DEFAULT_IMAGES = {"disk": "nbprof.img", "usb": "nbprof.img", "cdrom": "nbprof.iso", "net": "pxe"}
 
 
 def default_image(args):

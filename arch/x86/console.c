@@ -7,8 +7,8 @@
  * check and queued in a small ring so the shell still sees them later.
  * The screen gets the same characters into its grid in RAM (screen.h);
  * they are drawn before the console waits for input and, while a command
- * runs, at its Ctrl-C checks at most every SCREEN_FLUSH_TSC cycles, so the
- * serial output costs what it did. Typed bytes come from the UART and the
+ * runs, at its Ctrl-C checks now and then (console_flush), so the serial
+ * output costs what it did. Typed bytes come from the UART and the
  * keyboard alike. Without a UART (console_init found none) the serial
  * port is neither written nor read: a missing UART's status register
  * reads FFH, which would look like endless input.
@@ -35,7 +35,7 @@
 
 static bool serial_out = true, serial_in = true;	/* a UART answered, and console has serial */
 static bool screen_on, kbd_on;
-static uint64_t last_flush;
+static uint64_t next_flush;	/* TSC before which a running command does not redraw */
 
 static volatile uint32_t out_owner;	/* LP index + 1; 0 = free */
 static unsigned out_depth;		/* nesting of the owner */
@@ -100,14 +100,25 @@ static void console_putc_locked(char c)
 		screen_putc(c);
 }
 
+/*
+ * Draw the screen. A running command redraws again only after
+ * SCREEN_FLUSH_TSC or eight times what this redraw took, whichever is
+ * longer: a full redraw of a large framebuffer is a million pixel writes,
+ * slow where the firmware left it uncached, and must not eat more than
+ * about a ninth of a long command's time.
+ */
 void console_flush(void)
 {
+	uint64_t t0, cost;
+
 	if (!screen_on)
 		return;
+	t0 = rdtsc();
 	console_lock();
 	screen_flush();
 	console_unlock();
-	last_flush = rdtsc();
+	cost = rdtsc() - t0;
+	next_flush = rdtsc() + (cost * 8 > SCREEN_FLUSH_TSC ? cost * 8 : SCREEN_FLUSH_TSC);
 }
 
 /* One byte from the UART or the keyboard, or -1. */
@@ -198,7 +209,7 @@ bool console_poll_interrupt(void)
 	bool seen = false;
 	int c;
 
-	if (screen_on && rdtsc() - last_flush >= SCREEN_FLUSH_TSC)
+	if (screen_on && rdtsc() >= next_flush)
 		console_flush();
 	while ((c = console_rx_nowait()) >= 0) {
 		if (c == CTRL_C) {

@@ -44,7 +44,7 @@
 #define CELL_UNKNOWN		((char)0xff)	/* forces a redraw */
 
 enum screen_kind { SCREEN_NONE, SCREEN_VGA, SCREEN_FB };
-enum esc_state { ESC_NONE, ESC_SEEN, ESC_CSI };
+enum esc_state { ESC_NONE, ESC_SEEN, ESC_CSI, ESC_INTER };
 
 static struct {
 	enum screen_kind kind;
@@ -52,6 +52,7 @@ static struct {
 	unsigned top;			/* grid row shown on screen row 0 */
 	unsigned col, row;		/* cursor, screen coordinates */
 	bool wrap_pending;		/* col == cols: the next character wraps */
+	bool dirty;			/* something changed since the last flush */
 	enum esc_state esc;
 	unsigned shown_cursor;		/* cell index the cursor was drawn at */
 	uintptr_t base;			/* VGA text buffer or framebuffer */
@@ -75,6 +76,7 @@ static void screen_reset(void)
 	scr.wrap_pending = false;
 	scr.esc = ESC_NONE;
 	scr.shown_cursor = 0;
+	scr.dirty = true;
 }
 
 /* A word of the BIOS data area (the empty asm hides the low address from gcc's bounds checks). */
@@ -183,15 +185,20 @@ static void screen_put_printable(char c)
 	}
 }
 
-/* ESC [ parameters final: dropped (the shell's own output has none; a user's may). */
+/*
+ * Escape sequences (ECMA-48) are dropped, not shown: ESC [ parameters final
+ * (final 40H-7EH), ESC intermediates final (intermediates 20H-2FH, final
+ * 30H-7EH), ESC and one other byte. The kernel's own output has none; a
+ * user's program may print some.
+ */
 static bool screen_in_escape(char c)
 {
 	if (scr.esc == ESC_SEEN) {
-		scr.esc = c == '[' ? ESC_CSI : ESC_NONE;
+		scr.esc = c == '[' ? ESC_CSI : c >= 0x20 && c <= 0x2f ? ESC_INTER : ESC_NONE;
 		return true;
 	}
-	if (scr.esc == ESC_CSI) {
-		if (c >= 0x40 && c <= 0x7e)
+	if (scr.esc == ESC_CSI || scr.esc == ESC_INTER) {
+		if (c >= (scr.esc == ESC_CSI ? 0x40 : 0x30) && c <= 0x7e)
 			scr.esc = ESC_NONE;
 		return true;
 	}
@@ -206,6 +213,7 @@ void screen_putc(char c)
 {
 	if (scr.kind == SCREEN_NONE || screen_in_escape(c))
 		return;
+	scr.dirty = true;
 	if (c == '\n') {
 		screen_newline();
 	} else if (c == '\r') {
@@ -273,8 +281,9 @@ void screen_flush(void)
 {
 	unsigned cursor = scr.row * scr.cols + scr.col;
 
-	if (scr.kind == SCREEN_NONE)
-		return;
+	if (scr.kind == SCREEN_NONE || !scr.dirty)
+		return;		/* nothing to compare: a byte-by-byte upload stays cheap */
+	scr.dirty = false;
 	if (scr.kind == SCREEN_FB && scr.shown_cursor != cursor) {
 		/* redraw the cell the cursor leaves and the one it enters */
 		shown[scr.shown_cursor / scr.cols][scr.shown_cursor % scr.cols] = CELL_UNKNOWN;

@@ -78,6 +78,12 @@ struct p4_model_config {
 	 */
 	bool legacy_mode;
 	/*
+	 * A counter a cascade started: false, its CCCR Enable bit is set by the
+	 * start (reads 1); true, the CCCR reads back as written and the start
+	 * is hidden state (p4_model.c, "Starts").
+	 */
+	bool cascade_enable_hidden;
+	/*
 	 * Called when a PEBS assist cannot reach LP lp's DS save area or
 	 * buffer at `addr` (IA32_DS_AREA 0 or unmapped): on hardware a fault
 	 * inside the microcode assist (SDM 18.15.7 asks for a valid DS area;

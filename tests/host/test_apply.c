@@ -233,6 +233,49 @@ static void faults_are_counted(void **state)
 	assert_int_equal(res.faults, 3);
 }
 
+/*
+ * F6: counter 12 starts counter 14 (bit 30). The verify leaves the cascaded
+ * CCCR's Enable out (SDM Example 18-1: the start "automatically enables"
+ * it, and a short starter may overflow during the verify); the stop writes
+ * the partner before the starter, so the partner counts nothing of the
+ * kernel's code between the two writes.
+ */
+static void cascade_verify_and_stop_order(void **state)
+{
+	struct p4_caps caps = caps_of(4, 1);
+	struct p4_alloc_ctx ctx = { &caps, false, P4_SPLIT_GLOBAL };
+	struct p4_request r[2];
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+	struct recbus rb;
+
+	memset(r, 0, sizeof(r));
+	assert_int_equal(p4_spec_parse("instr_retired:period=10", NULL, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_spec_parse("instr_retired", NULL, &r[1].spec, &serr), 0);
+	r[1].role = P4_ROLE_CASCADE;
+	r[1].started_by = 0;
+	if (p4_alloc_plan(&ctx, r, 2, &plan, &err))
+		fail_msg("%s", err.msg);
+	assert_non_null(plan.slot[1].link);
+	assert_false(plan.slot[1].cccr_value & CCCR_ENABLE);
+	recbus_init(&rb);
+	rb.corrupt_msr = p4_counters[plan.slot[1].counter].cccr_msr;
+	rb.corrupt_xor = CCCR_ENABLE;		/* started during the verify: Enable reads 1 */
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(res.mismatches, 0);
+	recbus_clear_log(&rb);
+	p4_stop(&rb.bus, &plan, &res);
+	assert_int_equal(rb.nlog, 2);
+	assert_int_equal(rb.log[0].msr, p4_counters[plan.slot[1].counter].cccr_msr);
+	assert_int_equal(rb.log[1].msr, p4_counters[plan.slot[0].counter].cccr_msr);
+	/* the restart value after its overflow: Enable set, the cascade bits clear */
+	assert_int_equal(p4_cccr_restart(&plan, 1),
+			 (plan.slot[1].cccr_value | CCCR_ENABLE) & ~(CCCR_CASCADE | CCCR_EXT_CASCADE));
+	assert_int_equal(p4_cccr_restart(&plan, 0), plan.slot[0].cccr_value);
+}
+
 static void pebs_enable_before_cccr(void **state)
 {
 	struct p4_plan plan = plan_of("replay_event:nbogus:period=1000", true);
@@ -386,6 +429,7 @@ static void settle_recovers_a_lost_carry(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cascade_verify_and_stop_order),
 		cmocka_unit_test(reset_order),
 		cmocka_unit_test(apply_one_event),
 		cmocka_unit_test(readback_mismatch_and_faults_counted),

@@ -19,6 +19,7 @@
 #include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_spec.h"
+#include "pmu/p4_tagging.h"
 #include "tests/host/recbus.h"
 
 static void availability(void **state)
@@ -319,6 +320,45 @@ static void threshold_several_records_short(void **state)
 	assert_true(p.max == 0x1000 + 8 * 144);
 }
 
+/*
+ * The tagging rules stat, record and selftest share (fact sheet 5.6, 5.7):
+ * front_end_event without a uop_type request for its LP, and an
+ * execution_event slot no FIRM event tags, would count 0.
+ */
+static void tagging_rules(void **state)
+{
+	static struct p4_caps caps;
+	struct p4_request r[3];
+	struct p4_spec_error serr;
+	struct p4_request t;
+	char why[192];
+
+	assert_true(p4_caps_lookup(&(struct p4_sig){ 15, 4, 1 }, &caps));
+	memset(r, 0, sizeof(r));
+	assert_int_equal(p4_spec_parse("front_end_event:nbogus:u", &caps, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_tag_frontend_untagged(r, 1), 0);
+	assert_true(p4_tag_why(r, 1, why, sizeof(why)));
+	assert_non_null(strstr(why, "#1 front_end_event counts only the uops the front end tags"));
+	assert_int_equal(p4_tag_frontend_tagger(&caps, &r[0], &t), 0);
+	assert_int_equal(t.spec.event, P4_EV_UOP_TYPE);
+	assert_int_equal(t.spec.mask, P4_EVMASK(P4_UOP_TYPE_TAGLOADS) | P4_EVMASK(P4_UOP_TYPE_TAGSTORES));
+	assert_true(t.spec.usr && !t.spec.os);		/* the tagged event's privilege */
+	assert_int_equal(t.pmi, P4_PMI_NONE);
+	r[1] = t;
+	assert_int_equal(p4_tag_frontend_untagged(r, 2), -1);
+	assert_false(p4_tag_why(r, 2, why, sizeof(why)));
+	r[1].lp = P4_LP1;				/* a tagger for the other LP does not do */
+	assert_int_equal(p4_tag_frontend_untagged(r, 2), 0);
+
+	memset(r, 0, sizeof(r));
+	assert_int_equal(p4_spec_parse("execution_event:nbogus1", &caps, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_tag_exec_untagged(r, 1), 1);
+	assert_true(p4_tag_why(r, 1, why, sizeof(why)));
+	assert_non_null(strstr(why, "nothing tags with bit 1; add one, e.g. -e x87_FP_uop:TAG1"));
+	assert_int_equal(p4_spec_parse("x87_FP_uop:TAG1", &caps, &r[1].spec, &serr), 0);
+	assert_int_equal(p4_tag_exec_untagged(r, 2), -1);
+}
+
 static void collect_line(void *ctx, const char *line)
 {
 	char *out = ctx;
@@ -358,6 +398,7 @@ int main(void)
 		cmocka_unit_test(explain_names_metrics),
 		cmocka_unit_test(pebs_counter_programming),
 		cmocka_unit_test(threshold_several_records_short),
+		cmocka_unit_test(tagging_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,6 +94,7 @@ int kprintf(const char *fmt, ...)
 /* ---- a backend: the model, with something to happen during a bus access ---------- */
 
 static struct p4_model model;
+static bool enable_hidden;		/* the model's reading of a cascade start */
 static unsigned pmi_requests[2];
 static void (*during)(uint32_t msr);	/* called before a bus access, once */
 static bool during_writes_only;		/* ... before a register write only */
@@ -130,7 +131,8 @@ static struct msr_bus test_bus = { .read = test_read, .write = test_write };
 
 static int test_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
-	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = raise };
+	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = raise,
+				       .cascade_enable_hidden = enable_hidden };
 
 	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg))
 		return -1;
@@ -386,6 +388,64 @@ static void deferred_nmi_reaches_the_sink(void **state)
 	assert_int_equal(total, 101);
 }
 
+/* ---- F6: a cascaded sampler under both readings of a cascade start ------------------------ */
+
+/*
+ * Counter 12 (instr_retired, period 10, no PMI) starts counter 14 (instr
+ * retired too, sampling every 50) on its first overflow (SDM 18.15.5.6,
+ * bit 30). Counter 14's overflows are handled and it is restarted; its
+ * total must be every event after the start, whether the start set its
+ * Enable bit (SDM Example 18-1 "automatically enabled") or left the CCCR
+ * reading as written.
+ */
+static void cascaded_sampler_runs_on(bool hidden)
+{
+	static struct perf_count s;
+	const struct perf_info *pi;
+	struct p4_request r[2];
+	struct p4_spec_error serr;
+	struct p4_alloc_error aerr;
+	struct p4_alloc_ctx ctx;
+	struct p4_plan plan;
+	uint64_t total[2] = { 0, 0 };
+	char err[96];
+
+	memset(r, 0, sizeof(r));
+	enable_hidden = hidden;
+	setup(NULL);
+	pi = perf_info();
+	ctx = (struct p4_alloc_ctx){ &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
+	assert_int_equal(p4_spec_parse("instr_retired:t0:period=10", &pi->caps, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_spec_parse("instr_retired:t0:period=50", &pi->caps, &r[1].spec, &serr), 0);
+	r[0].lp = r[1].lp = P4_LP0;
+	r[0].pmi = P4_PMI_NONE;
+	r[1].pmi = P4_PMI_LP0;
+	r[1].role = P4_ROLE_CASCADE;
+	r[1].started_by = 0;
+	if (p4_alloc_plan(&ctx, r, 2, &plan, &aerr))
+		fail_msg("%s", aerr.msg);
+	assert_non_null(plan.slot[1].link);
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	instr(0, 10);			/* the starter overflows: the partner starts */
+	instr(0, 51);			/* the partner overflows on the 50th, its PMI on the 51st */
+	pmi();
+	assert_int_equal(sinks, 2);	/* the partner's overflow, and the starter's OVF */
+	instr(0, 30);			/* counted after the restart */
+	perf_count_stop(&s, total);
+	assert_int_equal(total[1], 51 + 30);
+	enable_hidden = false;
+}
+
+static void cascaded_sampler_enable_set_by_the_start(void **state)
+{
+	cascaded_sampler_runs_on(false);
+}
+
+static void cascaded_sampler_enable_hidden(void **state)
+{
+	cascaded_sampler_runs_on(true);
+}
+
 /* ---- F4: a PEBS counter is not an ordinary sampler ---------------------------------------- */
 
 /*
@@ -432,6 +492,8 @@ int main(void)
 		T(sibling_programs_its_own_lvt_pc),
 		T(pebs_counter_is_not_sampled),
 		T(deferred_nmi_reaches_the_sink),
+		T(cascaded_sampler_enable_set_by_the_start),
+		T(cascaded_sampler_enable_hidden),
 		T(sink_return_is_the_next_period),
 	};
 

@@ -1,6 +1,7 @@
-"""test_boot_media.py - the CD and the network boot reach the prompt.
+"""test_boot_media.py - the USB stick, the CD and the network boot reach the prompt.
 
-The CD (tools/mkiso, `make iso`) in an ATAPI drive: SeaBIOS boots its El
+The stick (tools/mkimage) as USB mass storage under SeaBIOS. The CD
+(tools/mkiso, `make iso`) in an ATAPI drive: SeaBIOS boots its El
 Torito BIOS entry (GRUB, then nbprof32.elf), OVMF x64 (and OVMF ia32 with
 NBPROF_SLOW=1) its EFI entry (the FAT image, then BOOTX64.EFI or BOOTIA32.EFI). The same file
 as a disk (a stick): SeaBIOS through its hybrid MBR. The TFTP root
@@ -110,6 +111,18 @@ def test_cd(media, firmware, boot_line):
                              con.transcript, re.M), con.transcript
             assert ("programs: nbprof/hello.elf: a 64-bit program: this is the 32-bit kernel; "
                     "build with nbprof-cc -m32") in con.transcript
+    finally:
+        finish(con)
+
+
+def test_usb_stick():
+    """The stick image (tools/mkimage --bios, the MBR with its active entry) as USB
+    mass storage: SeaBIOS boots it through its EHCI driver, GRUB reads it by INT 13H."""
+    img = conftest.make_image("boot_media-usb", cfg=CFG, firmware="bios")
+    con = boot("boot_media-usb-bios", img, "usb", "bios")
+    try:
+        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
+        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
     finally:
         finish(con)
 

@@ -302,3 +302,19 @@ def test_assist_without_ds_area_is_a_machine_fault(nb):
     assert out.strip().startswith("error: run: machine fault: the PEBS assist of LP0 could not "
                                   "reach its DS save area or buffer at 0H (IA32_DS_AREA 0)"), out
     assert "error" not in nb.cmd("run --feed memwalk 1024 16", timeout=60)    # reported once
+
+
+def test_stat_refuses_untagged_front_end_event(nb):
+    """Fact sheet 5.6: front_end_event counts only what uop_type tagged; stat alone would count
+    a silent 0, so it is refused with the reason (record adds the tagger itself); with the
+    tagger, stat counts memwalk's tagged loads."""
+    out = nb.cmd("stat -e front_end_event:nbogus memwalk 1024 16", timeout=60)
+    assert out.strip() == ("error: stat: #1 front_end_event counts only the uops the front end "
+                           "tags (fact sheet 5.6), and no uop_type request tags for its LP: it "
+                           "would count 0; add -e uop_type:TAGLOADS:TAGSTORES"), out
+    out = nb.cmd("stat -e execution_event:nbogus0 fpmix 1", timeout=60)
+    assert "nothing tags with bit 0; add one, e.g. -e x87_FP_uop:TAG0" in out, out
+    out = nb.cmd("stat -e front_end_event:nbogus -e uop_type:tagloads memwalk 1024 16",
+                 timeout=60)
+    m = re.search(r"^\s+(\d+)\s+front_end_event:NBOGUS", out, re.M)
+    assert m and int(m.group(1)) == len(memwalk_loads(1024, 16)), out

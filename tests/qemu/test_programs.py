@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import zlib
 
 import pytest
@@ -281,6 +282,29 @@ def upload(nb, path, name):
     nb.send("NBU:END\r")
     nb.expect(r"upload: %s: .* loaded" % name, 20)
     nb.expect_exact("nbprof> ", 20)
+
+
+def test_a_program_that_never_returns_is_stopped_with_the_reason(nb):
+    """Stepped, a program that never returns was stepped until the host gave up, with
+    no hint of why; it stops after its stepping limit (programs --timeout) and says so."""
+    t = tool()
+    blob = b"\xeb\xfe"                  # jmp $ (either kernel): main never returns
+    nb.send("upload programs %d forever 0x%08x --flat 0\r" % (len(blob), zlib.crc32(blob)))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"upload: forever: .* loaded", 20)
+    nb.expect_exact("nbprof> ", 20)
+    assert "error" in nb.cmd("programs --timeout x")
+    assert "stepped programs stop after 2 s of stepping" in nb.cmd("programs --timeout 2")
+    t0 = time.monotonic()
+    out = nb.cmd("stat -e instr_retired forever", timeout=90)
+    took = time.monotonic() - t0
+    m = re.search(r"error: still running after (\d+) instructions: no return from main\?", out)
+    assert m and int(m.group(1)) > 1000, out
+    assert took < 60, took
+    assert "stop after 10 s" in nb.cmd("programs --timeout 10")
+    nb.cmd("programs rm forever")
 
 
 def test_stepped_counts_exact_in_both_rings(nb):

@@ -54,17 +54,22 @@ class Monitor:
                     raise
                 time.sleep(0.1)
         self.sock.settimeout(CMD_TIMEOUT)
-        self.cmd("")
+        self._read_until(b"(qemu) ")                      # the greeting and first prompt
 
-    def cmd(self, line):
-        self.sock.sendall((line + "\n").encode())
+    def _read_until(self, tail, after=b""):
+        """Bytes up to a buffer that ends in tail, with `after` somewhere before it."""
         buf = b""
-        while not buf.endswith(b"(qemu) "):
+        while not (buf.endswith(tail) and after in buf[:len(buf) - len(tail)]):
             chunk = self.sock.recv(65536)
             if not chunk:
                 raise EOFError("monitor closed")
             buf += chunk
-        return buf.decode(errors="replace")
+        return buf
+
+    def cmd(self, line):
+        """The reply to one command: the monitor echoes the line, answers, prompts again."""
+        self.sock.sendall((line + "\n").encode())
+        return self._read_until(b"(qemu) ", line.encode()).decode(errors="replace")
 
     def close(self):
         self.sock.close()
