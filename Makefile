@@ -415,7 +415,8 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 # names a heading of docs/reference/netburst-pmu.md (tools/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c, \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c \
+              tests/host/prog_div64.c, \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
