@@ -6,7 +6,7 @@
 #   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
 #   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
 #   make run        boot it in QEMU with the serial shell on this terminal
-#   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
+#   make check      host unit tests + QEMU and Bochs tests in two lanes (CHECK_LANES=1: one), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
@@ -509,18 +509,30 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 	$(Q)$(PYTEST_BIOS)
 
 # Every stage runs even when an earlier one failed; the last line adds up
-# host and QEMU test counts.
+# host and QEMU test counts. The stages run in two lanes, one machine each
+# (two fit two cores): host, tools and the x86-64 kernel on this terminal;
+# the 32-bit kernel (OVMF ia32, SeaBIOS) and Bochs beside them, their output
+# kept in $(B)/check-lane2.log and shown when both lanes are done.
+# CHECK_LANES=1 runs every stage one after the other.
+CHECK_LANES ?= 2
+LANE2_OUT = $(if $(filter 1,$(CHECK_LANES)),;,> $(B)/check-lane2.log 2>&1 &)
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
-		$(B)/qemu-bios.counts $(B)/bochs.counts; \
+		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/check-lane2.log $(B)/check-lane2.status; \
 	h=0; t=0; q=0; i=0; b=0; o=0; \
+	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the 32-bit kernel and Bochs stages run beside this lane; their output follows at the end";) \
+	( i=0; b=0; o=0; \
+	  NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
+	  NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
+	  NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
+	  echo "$$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
-	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
-	NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
-	NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
+	wait; \
+	if [ -f $(B)/check-lane2.log ]; then echo "check: the 32-bit kernel and Bochs stages:"; cat $(B)/check-lane2.log; fi; \
+	read i b o < $(B)/check-lane2.status || i=1; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
 		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
