@@ -128,11 +128,13 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
 # The ia32 image holds the same 384 KiB budget with 4-byte pointers but
-# more code per operation (64-bit arithmetic in pairs): its overflow path,
-# the stepper and the model's feed are -Os too (`make bench` measures the
-# x86-64 kernel's costs; the model's own tables and logic stay -O2).
-K32_OS_OBJS := prof/record.o prof/perf.o arch/x86/insn.o arch/x86/step.o prof/memfeed.o \
-               prof/model_feed.o prof/backend_model.o
+# more code per operation (64-bit arithmetic in pairs): the sample sink, the
+# instruction decoder, the software model and its feeds, the register
+# write sequences and a few helpers are -Os too (`make bench` measures the
+# x86-64 kernel's costs).
+K32_OS_OBJS := prof/record.o arch/x86/insn.o prof/memfeed.o prof/model_feed.o \
+               pmu/model/p4_model.o pmu/model/p4_mem.o pmu/model/p4_model_msr.o \
+               pmu/p4_apply.o prof/samples.o prof/jitter.o lib/stats.o lib/parse.o
 $(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
@@ -415,8 +417,7 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 # names a heading of docs/reference/netburst-pmu.md (tools/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c \
-              tests/host/prog_div64.c, \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:

@@ -507,6 +507,16 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	uint64_t running[P4_MAX_REQUESTS] = { 0 }, stopped;
 
 	perf_lock();
+	/*
+	 * An overflow whose PMI has not been taken yet - a fixed-vector PMI
+	 * held while its LP ran with IF = 0, or one still masked - is found
+	 * here, as a poll would: its events are added and its sample, without
+	 * a frame, counted unattributed. Otherwise a wrap would be lost.
+	 */
+	if (s == active)
+		for (unsigned i = 0; i < s->plan.n; i++)
+			if (s->plan.req[i].role != P4_ROLE_PEBS)
+				perf_overflow_one(bus, s, i, NULL);
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))
 			running[i] = s->start[i];

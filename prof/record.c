@@ -624,7 +624,7 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 		return ksnprintf(err, n, "the erratum path polls from LP0's LAPIC timer, and LP0 runs "
 				 "no workload"), -1;
 	if (c->job[1].args && c->pmi == PERF_PMI_FIXED && record_lp1_interrupts(c))
-		return ksnprintf(err, n, "--vector: LP1 runs its jobs with interrupts masked (IF = 0), "
+		return ksnprintf(err, n, "--vector: LP1 runs its stepped jobs with interrupts masked (IF = 0), "
 				 "and a fixed-vector PMI waits for IF = 1 (SDM Vol. 3A 6.8.1): LP1 "
 				 "would take no sample; sample LP1 by NMI (the default)"), -1;
 	for (unsigned i = 0; i < c->plan.n; i++)

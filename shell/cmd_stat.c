@@ -127,7 +127,8 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	static struct perf_count sess;
 	static struct workload_job jobs[2];
 	struct workload_hooks h[2];
-	uint64_t before = perf_info()->pmi.interrupts;
+	uint64_t before = perf_info()->pmi.interrupts, flags = read_rflags();
+	bool irq = perf_info()->pmi_mode == PERF_PMI_FIXED && !(flags & RFLAGS_IF);
 	int r;
 
 	stat_jobs(a, jobs, h);
@@ -139,7 +140,16 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 		return shell_error(sh, "%s", st.err);
 	}
 	progress_set_quiet(st.o.quiet);
+	/*
+	 * As record: a fixed-vector PMI waits while IF = 0 (SDM Vol. 3A 6.8.1),
+	 * so LP0's workload runs with IF = 1 to take its overflows by vector;
+	 * the sibling's never does (smp.h), its overflows are found at the stop.
+	 */
+	if (irq)
+		cpu_sti();
 	r = workload_run_lps(jobs, st.o.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
+	if (irq)
+		cpu_cli();
 	progress_set_quiet(false);
 	perf_count_stop(&sess, totals);
 	stat_unc_stop(&st.unc, perf_bus());

@@ -168,7 +168,7 @@ def main():
     ap.add_argument("--serial", metavar="DEV", help="a real machine on this serial port")
     args = ap.parse_args()
 
-    varstore = port = None
+    varstore = port = copy = None
     if args.serial:
         import serial
         from pexpect import fdpexpect
@@ -178,7 +178,12 @@ def main():
     else:
         code, template = qemu.find_firmware()
         varstore = qemu.make_vars(template)
-        argv = qemu.command(args.image, varstore, code, icount=True)
+        image, left_out = qemu.image_without_cfg(args.image)
+        if left_out:        # its run = lines would run first (make run CFG=x.cfg leaves them)
+            copy = image
+            sys.stderr.write("bench: booting a copy of the image without its nbprof.cfg (%s)\n"
+                             % "; ".join(left_out))
+        argv = qemu.command(image, varstore, code, icount=True)
         child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
                               timeout=args.timeout)
     try:
@@ -199,6 +204,8 @@ def main():
         else:
             child.terminate(force=True)
             os.unlink(varstore)
+            if copy:
+                os.unlink(copy)
     where = ("serial %s" % args.serial if port else
              "QEMU TCG -icount shift=7 (1 instruction = %d TSC)" % TSC_PER_INSN)
     print("nbprof bench: %s, %s backend, %d runs"

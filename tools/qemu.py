@@ -114,12 +114,14 @@ PXE_BOOTFILE = "nbprof.ipxe"    # the iPXE script in a `make pxe` TFTP root
 
 def media_args(media, image):
     """How the machine sees `image`: a disk (virtio-blk), a USB stick (USB
-    mass storage on an EHCI controller), a CD in an AHCI ATAPI drive, or
+    mass storage on an xHCI controller: Pentium 4 boards have UHCI/EHCI,
+    which SeaBIOS boots the same way, but under TCG EHCI takes three times
+    as long), a CD in an AHCI ATAPI drive, or
     (net) a TFTP root served by QEMU's user-mode network to an e1000 whose
     boot ROM is QEMU's iPXE (Debian's ipxe-qemu)."""
     if media == "usb":
         return ["-drive", "if=none,id=stick,format=raw,readonly=on,file=" + image,
-                "-device", "usb-ehci,id=ehci", "-device", "usb-storage,bus=ehci.0,drive=stick"]
+                "-device", "qemu-xhci,id=xhci", "-device", "usb-storage,bus=xhci.0,drive=stick"]
     if media == "cdrom":
         return ["-drive", "if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=" + image,
                 "-device", "ich9-ahci,id=ahci", "-device", "ide-cd,bus=ahci.0,drive=cd0"]
@@ -265,6 +267,58 @@ def machine_command(args, varstore, code, interactive=False, extra=()):
                    smp_ht=args.smp_ht, icount=args.icount, mem=args.mem,
                    interactive=interactive, gdb=args.gdb, extra=extra, firmware=args.firmware,
                    media=getattr(args, "media", "disk"), screen=getattr(args, "screen", False))
+
+
+# --- a disk image's nbprof.cfg (host tools boot a copy without its commands) ---------
+
+ESP_OFFSET = 2048 * 512         # tools/mkimage: the ESP starts at sector 2048
+# What the copy of an image holds instead of the user's nbprof.cfg: no commands.
+EMPTY_CFG = b"# nbprof.cfg of the image left out by a host tool (tools/nbprof --keep-cfg keeps it)\n"
+
+
+def image_cfg(image):
+    """The nbprof.cfg on a disk image's ESP (bytes), or None when it has none or
+    mtools cannot read it."""
+    import subprocess
+    try:
+        p = subprocess.run(["mtype", "-i", "%s@@%d" % (image, ESP_OFFSET), "::/nbprof.cfg"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+def cfg_commands(cfg):
+    """The lines of an nbprof.cfg that do something (not blank, not comments)."""
+    return [l.strip() for l in cfg.decode("utf-8", "replace").splitlines()
+            if l.strip() and not l.strip().startswith("#")]
+
+
+def image_without_cfg(image):
+    """(path of a temporary copy of image whose nbprof.cfg holds no commands, the
+    commands left out), or (image, []) when its nbprof.cfg has none. `make run
+    CFG=x.cfg` leaves x.cfg in the image, and its `run =` lines (even `poweroff`)
+    would run before a host tool's commands (tools/nbprof, tools/bench.py); the
+    caller removes the copy."""
+    import shutil
+    import subprocess
+    import tempfile
+    cfg = image_cfg(image)
+    if cfg is None or not cfg_commands(cfg):
+        return image, []
+    fd, copy = tempfile.mkstemp(prefix="nbprof-", suffix=".img")
+    os.close(fd)
+    shutil.copyfile(image, copy)
+    with tempfile.NamedTemporaryFile(suffix=".cfg") as empty:
+        empty.write(EMPTY_CFG)
+        empty.flush()
+        r = subprocess.run(["mcopy", "-o", "-i", "%s@@%d" % (copy, ESP_OFFSET), empty.name,
+                            "::/nbprof.cfg"], stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        os.unlink(copy)
+        raise SystemExit("%s holds an nbprof.cfg with commands and a copy without it could "
+                         "not be made (%s)" % (image, r.stderr.decode(errors="replace").strip()))
+    return copy, cfg_commands(cfg)
 
 
 def main():

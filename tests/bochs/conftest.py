@@ -89,7 +89,7 @@ class Bochs:
         os.makedirs(d, exist_ok=True)
         for f in os.listdir(d):
             os.unlink(os.path.join(d, f))
-        img = os.path.join(d, "disk.img")
+        img = self.img = os.path.join(d, "disk.img")
         shutil.copyfile(base_image(), img)
         cpu = "model=%s, count=%s, ignore_bad_msrs=0" % (model, "1:1:2" if ht else "1")
         if pmu == "plain":
@@ -185,19 +185,61 @@ class Bochs:
         if self.proc.isalive():
             self.proc.terminate(force=True)
         self.proc.close()
+        if os.path.exists(self.img):     # a copy of bios.img; bochs.log stays
+            os.unlink(self.img)
+
+
+ORDER = []          # machine names in the order their tests run (collection)
+_next = {}          # name -> [thread, Bochs or None, error]: a boot started ahead
+
+
+def _boot_ahead(name, kw):
+    slot = [None, None, None]
+
+    def run():
+        try:
+            slot[1] = Bochs(name, **kw)
+        except BaseException as e:      # pytest.fail in a thread: reported by the fixture
+            slot[2] = e
+    slot[0] = threading.Thread(target=run, daemon=True)
+    slot[0].start()
+    _next[name] = slot
+
+
+def _take(name, kw):
+    slot = _next.pop(name, None)
+    if slot is None:
+        return Bochs(name, **kw)
+    slot[0].join()
+    if slot[2] is not None:
+        raise slot[2]
+    return slot[1]
 
 
 @pytest.fixture(scope="module")
 def machine(request):
     """The machine named by the test's (indirect) parameter, a key of the module's
-    MACHINES. Module-scoped: pytest runs the tests of one machine together and
-    stops it before it starts the next, so one Bochs runs at a time."""
+    MACHINES. Module-scoped, with the tests sorted by machine: each machine boots
+    once and is stopped before the one after the next starts; the next one boots
+    meanwhile (two Bochs at most, one for each of the two cores)."""
     if not have_bochs():
         pytest.fail("Bochs is missing: install the Debian packages bochs, bochsbios, vgabios "
                     "and bochs-term (tools/ensure-deps)")
-    m = Bochs(request.param, **request.module.MACHINES[request.param])
+    machines = request.module.MACHINES
+    m = _take(request.param, machines[request.param])
+    k = ORDER.index(request.param) if request.param in ORDER else len(ORDER)
+    if k + 1 < len(ORDER) and ORDER[k + 1] not in _next:
+        _boot_ahead(ORDER[k + 1], machines[ORDER[k + 1]])
     yield m
     m.stop()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for name in list(_next):
+        slot = _next.pop(name)
+        slot[0].join()
+        if slot[1] is not None:
+            slot[1].stop()
 
 
 @pytest.hookimpl(trylast=True)
@@ -211,6 +253,9 @@ def pytest_collection_modifyitems(items):
         return first.setdefault(name, len(first))
 
     items[:] = sorted(items, key=machine_of)
+    ORDER[:] = sorted(first, key=first.get)
+    if None in ORDER:
+        ORDER.remove(None)
 
 
 def pytest_terminal_summary(terminalreporter):

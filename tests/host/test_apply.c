@@ -69,6 +69,33 @@ static struct p4_plan plan_of(const char *spec, bool pebs)
 	return plan;
 }
 
+static bool refuse_iq_escrs(uint32_t msr)
+{
+	return msr == 0x3ba || msr == 0x3bb;	/* IQ_ESCR0/1: not on models 3-6 */
+}
+
+/*
+ * A plan that takes every ESCR an IQ counter has on model 4 leaves its null
+ * select at 0, IQ_ESCR0, which model 4 lacks: applying it writes no IQ ESCR
+ * (selftest's ESCR check failed "programming the PMU failed: 2 faulting
+ * accesses" on the model's #GP).
+ */
+static void missing_null_escr_is_not_cleared(void **state)
+{
+	struct p4_plan plan = plan_of("instr_retired", false);
+	struct p4_apply_result res;
+	struct recbus rb;
+
+	plan.slot[0].cccr_quiet = 0;	/* select 0: IQ_ESCR0 for an IQ counter */
+	assert_true(plan.slot[0].counter >= P4_IQ_COUNTER0);
+	recbus_init(&rb);
+	rb.refuse = refuse_iq_escrs;
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(res.faults, 0);
+	for (unsigned i = 0; i < rb.nlog; i++)
+		assert_false(refuse_iq_escrs(rb.log[i].msr));
+}
+
 static void apply_one_event(void **state)
 {
 	/* PMU reference 2.4: global_power_events RUNNING on FSB_ESCR0 / counter 0 */
@@ -442,6 +469,7 @@ int main(void)
 		cmocka_unit_test(reload_quiets_the_counter_first),
 		cmocka_unit_test(reload_rewrites_a_lost_write),
 		cmocka_unit_test(quiet_select_avoids_used_and_missing_escrs),
+		cmocka_unit_test(missing_null_escr_is_not_cleared),
 		cmocka_unit_test(settle_recovers_a_lost_carry),
 	};
 

@@ -267,6 +267,14 @@ static void events_during_the_handler_are_counted(void **state)
 	assert_int_equal(total, 101 + 5 + 10);
 }
 
+static struct trap_frame *sink_frame;
+static uint64_t frame_sink(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
+{
+	sinks++;
+	sink_frame = f;
+	return ov->reload;
+}
+
 /* ---- H4: an NMI inside a count's stop ---------------------------------------------------- */
 
 static void overflow_and_nmi(uint32_t msr)
@@ -291,9 +299,33 @@ static void nmi_during_stop_keeps_the_totals(void **state)
 	perf_count_stop(&s, &total);
 	assert_int_equal(total, 52);
 	assert_false(s.running);
-	/* the NMI was taken once the stop had finished: nothing left to handle */
+	/* the stop found the overflow itself (its sink call once); the NMI, taken once the
+	 * stop had finished, had nothing left to handle */
 	assert_int_equal(perf_info()->pmi.lp_interrupts[0], nmis + 1);
-	assert_int_equal(sinks, 0);
+	assert_int_equal(sinks, 1);
+}
+
+/*
+ * Item 2: a fixed-vector PMI is held while its LP runs with IF = 0 (SDM Vol.
+ * 3A 6.8.1), possibly until the count has stopped. The stop finds the
+ * overflow itself: its events are in the total and its sample reaches the
+ * sink without a frame (counted unattributed), not lost.
+ */
+static void held_pmi_is_found_at_the_stop(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	uint64_t total = 0;
+	char err[96];
+
+	perf_set_sink(frame_sink, NULL);
+	sink_frame = &frame;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	instr(0, 150);			/* overflow on the 100th; its PMI never taken */
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 150);
+	assert_int_equal(sinks, 1);
+	assert_null(sink_frame);
 }
 
 /* ---- H2: each LP unmasks its own LVT PC ------------------------------------------------------ */
@@ -358,14 +390,6 @@ static void sink_return_is_the_next_period(void **state)
  * workload's frame. The overflow must reach the sink (with f NULL, which
  * record counts as unattributed), not vanish.
  */
-static struct trap_frame *sink_frame;
-static uint64_t frame_sink(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
-{
-	sinks++;
-	sink_frame = f;
-	return ov->reload;
-}
-
 static void deferred_nmi_reaches_the_sink(void **state)
 {
 	static struct perf_count s;
@@ -492,6 +516,7 @@ int main(void)
 		T(sibling_programs_its_own_lvt_pc),
 		T(pebs_counter_is_not_sampled),
 		T(deferred_nmi_reaches_the_sink),
+		T(held_pmi_is_found_at_the_stop),
 		T(cascaded_sampler_enable_set_by_the_start),
 		T(cascaded_sampler_enable_hidden),
 		T(sink_return_is_the_next_period),

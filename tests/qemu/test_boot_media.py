@@ -117,7 +117,7 @@ def test_cd(media, firmware, boot_line):
 
 def test_usb_stick():
     """The stick image (tools/mkimage --bios, the MBR with its active entry) as USB
-    mass storage: SeaBIOS boots it through its EHCI driver, GRUB reads it by INT 13H."""
+    mass storage: SeaBIOS boots it through its USB driver, GRUB reads it by INT 13H."""
     img = conftest.make_image("boot_media-usb", cfg=CFG, firmware="bios")
     con = boot("boot_media-usb-bios", img, "usb", "bios")
     try:

@@ -23,6 +23,7 @@ import importlib.util
 import os
 import re
 import shutil
+import struct
 import subprocess
 import time
 import zlib
@@ -284,27 +285,62 @@ def upload(nb, path, name):
     nb.expect_exact("nbprof> ", 20)
 
 
+def empty_segment_over_memory(blob):
+    """The D1 file: the second PT_LOAD (.data, with file bytes) given p_memsz 0 and an
+    address 0xB000 before the image; the loader used to copy its bytes there."""
+    b = bytearray(blob)
+    wide = b[4] == 2
+    phoff = struct.unpack_from("<Q" if wide else "<I", b, 32 if wide else 28)[0]
+    size, (va, memsz) = (56, (16, 40)) if wide else (32, (8, 20))
+    loads = [phoff + i * size for i in range(struct.unpack_from("<H", b, 56 if wide else 44)[0])
+             if struct.unpack_from("<I", b, phoff + i * size)[0] == 1]
+    ph = loads[1]
+    struct.pack_into("<q" if wide else "<i", b, ph + va, -0xB000)
+    struct.pack_into("<Q" if wide else "<I", b, ph + memsz, 0)
+    return bytes(b)
+
+
+def free_ram(nb):
+    return re.search(r"^free RAM\s+(.*)$", nb.cmd("mem"), re.M).group(1)
+
+
+def test_a_malformed_program_is_refused_and_frees_what_it_took(nb):
+    """D1: a program whose .data header says p_memsz 0 at -0xB000 uploaded as "loaded"
+    and overwrote memory before its image; it is refused, nothing changes."""
+    t = tool()
+    blob = empty_segment_over_memory(data(WORKP))
+    before, free0 = programs_listed(nb), free_ram(nb)
+    nb.send("upload programs %d badseg 0x%08x\r" % (len(blob), zlib.crc32(blob)))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"error: upload: .*p_filesz > p_memsz.*nothing was changed", 20)
+    nb.expect_exact("nbprof> ", 20)
+    assert programs_listed(nb) == before
+    assert free_ram(nb) == free0
+
+
 def test_a_program_that_never_returns_is_stopped_with_the_reason(nb):
     """Stepped, a program that never returns was stepped until the host gave up, with
     no hint of why; it stops after its stepping limit (programs --timeout) and says so."""
     t = tool()
     blob = b"\xeb\xfe"                  # jmp $ (either kernel): main never returns
-    nb.send("upload programs %d forever 0x%08x --flat 0\r" % (len(blob), zlib.crc32(blob)))
+    nb.send("upload programs %d neverret 0x%08x --flat 0\r" % (len(blob), zlib.crc32(blob)))
     nb.expect(r"send from frame 0", 20)
     upload_in_blocks(nb, t, blob, 0)
     nb.send("NBU:END\r")
-    nb.expect(r"upload: forever: .* loaded", 20)
+    nb.expect(r"upload: neverret: .* loaded", 20)
     nb.expect_exact("nbprof> ", 20)
     assert "error" in nb.cmd("programs --timeout x")
     assert "stepped programs stop after 2 s of stepping" in nb.cmd("programs --timeout 2")
     t0 = time.monotonic()
-    out = nb.cmd("stat -e instr_retired forever", timeout=90)
+    out = nb.cmd("stat -e instr_retired neverret", timeout=90)
     took = time.monotonic() - t0
     m = re.search(r"error: still running after (\d+) instructions: no return from main\?", out)
     assert m and int(m.group(1)) > 1000, out
     assert took < 60, took
     assert "stop after 10 s" in nb.cmd("programs --timeout 10")
-    nb.cmd("programs rm forever")
+    nb.cmd("programs rm neverret")
 
 
 def test_stepped_counts_exact_in_both_rings(nb):

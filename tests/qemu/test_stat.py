@@ -98,8 +98,8 @@ def test_default_events_and_ipc(nb, firmware):
     # clockticks from the cost model (p4_cost.c): one cycle per instruction of
     # at most 3 uops, plus the cold start that test_memory.py derives (292); the
     # ia32 body also loads its argument from the stack (workloads32.S ARG0),
-    # which in this layout (callers compiled -Os as in the 64-bit kernel) costs
-    # nothing more; with -O2 callers it was one more stack load found in L2 (20)
+    # which costs nothing more: wl_call_ring0 puts the arguments in the line its
+    # return address and the body's push of EBP have just brought in
     cold = 292
     assert rows[0][0] == loop_instr(100) + cold and "[cost model]" in rows[0][3]
     assert re.search(r"^IPC \d+\.\d{6} ", out, re.M)
