@@ -414,7 +414,8 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
-# tree is in one of the lists above.
+# tree is in one of the lists above. Every "PMU reference N.N" citation
+# names a heading of docs/reference/netburst-pmu.md (tools/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
               $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \
@@ -422,6 +423,7 @@ UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM3
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
 	$(Q)$(PYTHON) tools/check-layers
+	$(Q)$(PYTHON) tools/check-citations
 	$(Q)test -z "$(strip $(UNLISTED))" \
 		|| (echo "check-deps: not in the Makefile's source lists: $(strip $(UNLISTED))"; exit 1)
 

@@ -31,10 +31,10 @@ struct p4_quirk {
 static const struct p4_quirk p4_quirks[] = {
 	{ P4_QUIRK_AVOID_COUNTER, P4_BPU_COUNTER1,
 	  "Linux p4.c never uses BPU_CCCR1, saying its Enable bit is unreliable "
-	  "(erratum not named; UNVERIFIED, fact sheet 9.5)" },
+	  "(erratum not named; UNVERIFIED, PMU reference 9.5)" },
 	{ P4_QUIRK_NEEDS_FSB_ESCR1_OK, P4_FSB_ESCR1,
 	  "below signature F27H only FSB_ESCR0 exists for IOQ_allocation (SDM); other events "
-	  "UNVERIFIED, so FSB_ESCR1 is avoided (fact sheet 1.2 note 2)" },
+	  "UNVERIFIED, so FSB_ESCR1 is avoided (PMU reference 1.2 note 2)" },
 };
 
 #define P4_NQUIRKS (sizeof(p4_quirks) / sizeof(p4_quirks[0]))
@@ -333,7 +333,7 @@ static int p4_check_one(const struct p4_alloc_ctx *ctx, const struct p4_request 
 	 * PMI and CPL 0 counted, the handler's own instructions after the
 	 * reload overflow the counter again and the next PMI follows the IRET
 	 * at once: the workload never runs again (perfctr insists on reload
-	 * -1 and warns of endless PMIs, fact sheet 9.8). At CPL > 0 only (:u)
+	 * -1 and warns of endless PMIs, PMU reference 9.8). At CPL > 0 only (:u)
 	 * the handler adds nothing.
 	 */
 	if (r->spec.force_ovf && pmi != P4_PMI_NONE && r->spec.os)
@@ -509,7 +509,7 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
 
 /*
- * Replay-tagging metrics (fact sheet 5.5): PEBS_ENABLE and MATRIX_VERT are
+ * Replay-tagging metrics (PMU reference 5.5): PEBS_ENABLE and MATRIX_VERT are
  * shared by every counter (and both LPs), so a plan holds one metric;
  * its extra upstream ESCR must exist on the model and be free of slots.
  */
@@ -538,7 +538,7 @@ static int p4_alloc_metric(const struct p4_alloc_ctx *ctx, const struct p4_reque
 		if (!(p4_escrs[m->extra_escr].models & ctx->caps->escr_models) ||
 		    p4_plan_uses(plan, m->extra_escr))
 			return p4_alloc_fail1(err, ctx, reqs, i, "the metric's upstream ESCR is taken "
-					      "by another event (fact sheet 5.5)");
+					      "by another event (PMU reference 5.5)");
 		up.event = m->extra;
 		up.mask = m->extra_mask;
 		up.metric = 0;

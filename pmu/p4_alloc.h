@@ -4,13 +4,13 @@
  * Pure: p4_alloc_plan() reads the tables and the requests and fills a plan;
  * p4_apply() (p4_apply.h) is what writes registers.
  *
- * Rules honoured (fact sheet 3, 2.3, 5.1, 9; issue 3):
+ * Rules honoured (PMU reference 3, 2.3, 5.1, 9; issue 3):
  *   - an event uses one of its ESCRs, and an ESCR drives only its counters;
  *   - ESCRs missing on the model (IQ_ESCR0/1 on models >= 3) and events the
  *     model lacks (instr_completed) are never offered;
  *   - one ESCR holds one setting: two requests share it only when their
  *     ESCR values are identical; a counter serves one request;
- *   - Hyper-Threading split (fact sheet 3.2): P4_SPLIT_GLOBAL (default) is
+ *   - Hyper-Threading split (PMU reference 3.2): P4_SPLIT_GLOBAL (default) is
  *     FreeBSD's global arbitration - one plan covers both LPs, so any ESCR
  *     may count either LP through its T0/T1 bits; P4_SPLIT_LINUX is Linux
  *     perf's static halves (LP0: ESCR0 side and counters 0,1/4,5/8,9/
@@ -92,7 +92,7 @@ struct p4_plan {
 	uint32_t pebs_metric, matrix_vert;
 	/*
 	 * A replay-tagging metric's extra upstream ESCR (MOB and split
-	 * metrics, fact sheet 5.5): planned like a slot's ESCR (no request may
+	 * metrics, PMU reference 5.5): planned like a slot's ESCR (no request may
 	 * use it), written by p4_apply; none when metric_escr_value is 0 (or
 	 * metric_escr is P4_ESCR_NONE).
 	 */
@@ -109,7 +109,7 @@ struct p4_alloc_error {
 };
 
 /*
- * The CCCR value a counter is written under (Xeon MP erratum O8, fact sheet
+ * The CCCR value a counter is written under (Xeon MP erratum O8, PMU reference
  * 6): Enable and Compare clear, and the ESCR select naming an ESCR of the
  * counter's block that the plan does not use - it is zero, so the counter's
  * input is a null event. Select 0 when every ESCR is in use (never with

@@ -112,7 +112,7 @@ static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
 		/*
 		 * Bit 24 as well as MY_THR/OTH_THR: the 2008 SDM's non-HT PEBS
 		 * set-up says "Set the Enable PEBS flag (bit 24)", and perfmon2
-		 * wrote bits 25|24|0 on real non-HT P4s (fact sheet 5.3,
+		 * wrote bits 25|24|0 on real non-HT P4s (PMU reference 5.3,
 		 * DISPUTED). Without metric bits it tags nothing, so writing both
 		 * serves either reading.
 		 */
@@ -194,7 +194,7 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 	/*
 	 * The CCCRs are enabled by now: with FORCE_OVF or a short period a
 	 * counter may already have overflowed and the hardware set its sticky
-	 * OVF (CCCR bit 31, fact sheet 2.2), so OVF is left out of the CCCR
+	 * OVF (CCCR bit 31, PMU reference 2.2), so OVF is left out of the CCCR
 	 * comparison. An ESCR has no OVF; all its bits are compared.
 	 */
 	for (unsigned i = 0; i < plan->n; i++) {

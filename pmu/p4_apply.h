@@ -3,19 +3,19 @@
  *
  * p4_pmu_reset(): all 18 CCCRs to 0 first (stops counting and clears the
  * sticky OVF, so stale counters from a previous kernel - also the sibling
- * LP's - stop raising PMIs: fact sheet 9.6), then every ESCR the model has
+ * LP's - stop raising PMIs: PMU reference 9.6), then every ESCR the model has
  * (never IQ_ESCR0/1 on models >= 3: #GP), then PEBS_ENABLE and
  * PEBS_MATRIX_VERT.
  *
  * p4_apply(): (1) each planned CCCR to 0 - disable and clear OVF before
- * touching its counter (fact sheet 9.16, 5.8 step 2); (2) each ESCR once;
+ * touching its counter (PMU reference 9.16, 5.8 step 2); (2) each ESCR once;
  * (3) each counter's preset, masked to 40 bits, written twice (Intel 249199
  * erratum N15); (4) MSR_PEBS_ENABLE and MSR_PEBS_MATRIX_VERT, read and
  * written back with the plan's bits set and the sibling's PEBS bits kept
- * (fact sheet 5.5, Linux's FIXME): a plan's replay metric replaces the
+ * (PMU reference 5.5, Linux's FIXME): a plan's replay metric replaces the
  * metric bits and MATRIX_VERT (one plan programs both LPs' counters), and,
  * for a PEBS request, MY_THR or OTH_THR for its LP as seen from
- * plan->writer_lp (fact sheet 5.3, SDM 18.16.3) - only when
+ * plan->writer_lp (PMU reference 5.3, SDM 18.16.3) - only when
  * plan->ds_area_set says the DS save area is in place, otherwise PEBS is
  * not enabled and res->pebs_refused is set (PEBS writes through an unset
  * IA32_DS_AREA would land anywhere); (5) the CCCRs of
@@ -80,7 +80,7 @@ void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned
 
 /*
  * The counter's value from a read while it ran (`running`) and a read
- * after it was stopped (`stopped`), Xeon MP erratum O9 (fact sheet 6):
+ * after it was stopped (`stopped`), Xeon MP erratum O9 (PMU reference 6):
  * stopping on the carry from bit 31 to 32 loses that carry, so the
  * stopped value may be 2^32 short. Events between the reads are fewer
  * than 2^32, so running + (stopped - running) mod 2^32 is exact either way.

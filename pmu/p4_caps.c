@@ -3,7 +3,7 @@
  *
  * p4_model_rows[] gives what every stepping of a DisplayModel has;
  * p4_stepping_rows[] then switches single capabilities off (or on) for a
- * model/stepping range. Sources, fact sheet:
+ * model/stepping range. Sources, PMU reference:
  *   IQ_ESCR0/1 models 0-2 only ......... 1.2 (edk2 Pentium4Msr.h, perfctr)
  *   extended cascading 0F_02/03/04/06 .. 2.3 and 7 (SDM 2016 text)
  *   cascade PMI erratum ................ 2.3 (SDM): 0F_02, 0F_00/0F_01 stepping > 09H

@@ -6,7 +6,7 @@
  * 11 on 0F_02/03/04/06), instr_completed (models 3, 4, 6), the cascade-mode
  * PMI erratum (0F_02, and 0F_00/0F_01 steppings above 09H), FSB_ESCR1 (not
  * below signature F27H) and the uncore L3/FSB register set at 107CCH-107D3H.
- * p4_caps.c holds these as rows of data (fact sheet sections 1.2, 1.4, 2.3,
+ * p4_caps.c holds these as rows of data (PMU reference sections 1.2, 1.4, 2.3,
  * 7 and 9); nothing here is a special case in code.
  */
 #ifndef NBPROF_PMU_P4_CAPS_H
@@ -22,7 +22,7 @@ struct p4_sig {
 	uint8_t stepping;
 };
 
-/* Which register set the model uses at 107CCH-107D3H (fact sheet 1.4). */
+/* Which register set the model uses at 107CCH-107D3H (PMU reference 1.4). */
 enum p4_uncore {
 	P4_UNCORE_NONE,
 	P4_UNCORE_IFSB_EFSB,	/* models 3, 4: 64-bit Xeon MP with L3 only */
@@ -37,7 +37,7 @@ struct p4_caps {
 	bool cascade_pmi_erratum;	/* no PMI from a counter in (ext.) cascade mode */
 	bool instr_completed;		/* event instr_completed exists */
 	bool fsb_escr1_ok;		/* FSB_ESCR1 usable (signature >= F27H) */
-	bool pmi_t1_unreliable;		/* OVF_PMI_T1 reported unsupported (fact sheet 9.9) */
+	bool pmi_t1_unreliable;		/* OVF_PMI_T1 reported unsupported (PMU reference 9.9) */
 	/*
 	 * CPUID.1:ECX[2] DTES64 as the part reports it (models 3, 4, 6: Prescott
 	 * and later; public /proc/cpuinfo dumps of 0F_03, 0F_04 and 0F_06 parts,

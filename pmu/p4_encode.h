@@ -1,5 +1,5 @@
 /*
- * p4_encode.h - ESCR and CCCR values from an event spec (fact sheet 2.1,
+ * p4_encode.h - ESCR and CCCR values from an event spec (PMU reference 2.1,
  * 2.2, 2.3; SDM Table 18-66 for the T0/T1 OS/USR bits).
  *
  * Pure functions: no table is changed, no register is touched. The bit

@@ -1,11 +1,11 @@
 /*
- * p4_events.c - the NetBurst event table (fact sheet 4.1 non-retirement,
+ * p4_events.c - the NetBurst event table (PMU reference 4.1 non-retirement,
  * 4.2 at-retirement, 4.3 model-specific), const data keyed by enum p4_event.
  *
- * Decisions where the sources disagree (fact sheet 4.4), each cited:
+ * Decisions where the sources disagree (PMU reference 4.4), each cited:
  *   - machine_clear MOCLEAR/SMCLEAR are DISPUTED (Linux 1/2, FreeBSD 2/3,
  *     libpfm 2/6, OProfile 6/7); we use libpfm's 2/6, transcribed from SDM
- *     Appendix A, as the fact sheet prefers.
+ *     Appendix A, as the PMU reference prefers.
  *   - TC_deliver_mode has IB = bit 7 (SDM; Linux omits it).
  *   - IOQ_allocation bits 4:0 are one request-type field (SDM); named
  *     TYPE_BIT0..4 as libpfm4 does.
@@ -108,7 +108,7 @@ const struct p4_event_desc p4_events[P4_NEVENT] = {
 		.flags = 0,
 		.desc = "replays at the load port",
 		.note = "the replay metric split_load_retired needs it on SAAT_ESCR1 (SDM "
-			"replay table, fact sheet 5.5)",
+			"replay table, PMU reference 5.5)",
 	},
 	[P4_EV_STORE_PORT_REPLAY] = {
 		.name = "store_port_replay", .event_select = 0x05, .escr_select = 2,
@@ -120,7 +120,7 @@ const struct p4_event_desc p4_events[P4_NEVENT] = {
 		.flags = 0,
 		.desc = "replays at the store port",
 		.note = "the replay metric split_store_retired needs it on SAAT_ESCR0 (SDM "
-			"replay table, fact sheet 5.5)",
+			"replay table, PMU reference 5.5)",
 	},
 	[P4_EV_MOB_LOAD_REPLAY] = {
 		.name = "MOB_load_replay", .event_select = 0x03, .escr_select = 2,
@@ -611,8 +611,8 @@ const struct p4_event_desc p4_events[P4_NEVENT] = {
 		.default_mask = P4_EVMASK(P4_REPLAY_EVENT_NBOGUS),
 		.flags = P4_EVF_AT_RETIREMENT | P4_EVF_PEBS,
 		.desc = "retired uops tagged by replay tagging",
-		.note = "needs PEBS_ENABLE and PEBS_MATRIX_VERT set up for a metric (fact "
-			"sheet 5.5)",
+		.note = "needs PEBS_ENABLE and PEBS_MATRIX_VERT set up for a metric (PMU "
+			"reference 5.5)",
 	},
 	[P4_EV_INSTR_RETIRED] = {
 		.name = "instr_retired", .event_select = 0x02, .escr_select = 4,

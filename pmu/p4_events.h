@@ -1,5 +1,5 @@
 /*
- * p4_events.h - every NetBurst event as data (fact sheet section 4).
+ * p4_events.h - every NetBurst event as data (PMU reference section 4).
  *
  * An event is counted by writing its event select (ESCR[30:25]) and event
  * mask (ESCR[24:9]) into one of its ESCRs - escrs[0] on the ESCR0 side

@@ -260,7 +260,7 @@ static void p4_ex_uncore_line(void *ctx, bool problem, const char *s)
 	p4_ex_out(ctx, problem, "%s", s);
 }
 
-/* PEBS_ENABLE and MATRIX_VERT, with the replay-tagging metrics they select (fact sheet 5.5). */
+/* PEBS_ENABLE and MATRIX_VERT, with the replay-tagging metrics they select (PMU reference 5.5). */
 static void p4_ex_pebs_write(struct p4_ex *x, const struct p4_msr_write *w)
 {
 	uint64_t sel = w->value & (PEBS_ENABLE_METRICS | PEBS_ENABLE_UOP_TAG);

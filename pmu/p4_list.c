@@ -109,7 +109,7 @@ static void p4_list_detail(enum p4_event e, const struct p4_caps *caps,
 	}
 }
 
-/* One replay-tagging metric (fact sheet 5.5): what stat and record program for it. */
+/* One replay-tagging metric (PMU reference 5.5): what stat and record program for it. */
 static void p4_list_metric(const struct p4_replay_metric *m,
 			   void (*line)(void *ctx, const char *s), void *ctx)
 {
@@ -136,7 +136,7 @@ static int p4_list_metrics(const char *pattern, void (*line)(void *ctx, const ch
 			continue;
 		if (n++ == 0)
 			line(ctx, "replay-tagging metrics (count replay_event with PEBS_ENABLE bit 24, "
-			     "fact sheet 5.5):");
+			     "PMU reference 5.5):");
 		p4_list_metric(m, line, ctx);
 	}
 	return n;

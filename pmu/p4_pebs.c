@@ -1,14 +1,14 @@
 /*
  * p4_pebs.c - PEBS availability, the DS save area and PEBS record layouts,
  * the PEBS_ENABLE thread bits and the replay-tagging metric table (see
- * p4_pebs.h; every number is from fact sheet section 5).
+ * p4_pebs.h; every number is from PMU reference section 5).
  */
 #include <stddef.h>
 
 #include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
 
-/* ---- availability (fact sheet 5.1) -------------------------------------- */
+/* ---- availability (PMU reference 5.1) -------------------------------------- */
 
 const char *p4_pebs_unavailable(uint32_t cpuid1_edx, uint64_t misc_enable)
 {
@@ -22,7 +22,7 @@ const char *p4_pebs_unavailable(uint32_t cpuid1_edx, uint64_t misc_enable)
 	return NULL;
 }
 
-/* ---- layouts (fact sheet 5.2) ------------------------------------------- */
+/* ---- layouts (PMU reference 5.2) ------------------------------------------- */
 
 /*
  * 32-bit: BTS base/index/maximum/threshold at 00H-0CH, PEBS at 10H-1CH,
@@ -158,7 +158,7 @@ void p4_pebs_record_decode(enum p4_ds_form form, const uint8_t *in, struct p4_pe
 		r->reg[k] = k < l->record_nreg ? get_le(in + k * l->word, l->word) : 0;
 }
 
-/* ---- PEBS_ENABLE thread bits (fact sheet 5.3, SDM 18.16.3) -------------- */
+/* ---- PEBS_ENABLE thread bits (PMU reference 5.3, SDM 18.16.3) -------------- */
 
 uint64_t p4_pebs_thr_bit(unsigned writer, unsigned target)
 {
@@ -176,7 +176,7 @@ unsigned p4_pebs_thr_lps(unsigned writer, uint64_t value)
 	return lps;
 }
 
-/* ---- replay tagging metrics (fact sheet 5.5) ---------------------------- */
+/* ---- replay tagging metrics (PMU reference 5.5) ---------------------------- */
 
 #define UOP_TAG		0x01000000u	/* PEBS_ENABLE bit 24 */
 #define NO_EXTRA	.extra = P4_NEVENT, .extra_escr = P4_ESCR_NONE
@@ -185,7 +185,7 @@ unsigned p4_pebs_thr_lps(unsigned writer, uint64_t value)
  * The PEBS_ENABLE values are the ones Linux writes (bit 24 plus the
  * metric bits, no bit 25: that is added only for PEBS records). For
  * Tagged_mispred_branch libpfm3 also sets bit 0 (DISPUTED); Linux's value
- * is used. The fact sheet names the upstream ESCR of the split metrics
+ * is used. The PMU reference names the upstream ESCR of the split metrics
  * (SAAT_ESCR1 loads, SAAT_ESCR0 stores) but no side for MOB_load_replay;
  * MOB_ESCR0 is a choice.
  */

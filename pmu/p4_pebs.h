@@ -1,6 +1,6 @@
 /*
  * p4_pebs.h - precise event-based sampling (PEBS) and replay tagging as data
- * and pure functions (fact sheet section 5).
+ * and pure functions (PMU reference section 5).
  *
  * - Availability (5.1): CPUID.1:EDX[21] (DS), IA32_MISC_ENABLE bit 7 set
  *   and bit 12 clear.
@@ -28,7 +28,7 @@
 
 /* ---- availability ------------------------------------------------------- */
 
-#define P4_CPUID1_EDX_DS	(1u << 21)	/* debug store (fact sheet 5.1) */
+#define P4_CPUID1_EDX_DS	(1u << 21)	/* debug store (PMU reference 5.1) */
 #define P4_CPUID1_ECX_DTES64	(1u << 2)	/* 64-bit DS layout outside IA-32e */
 
 /* NULL when PEBS can be used, else why not (one line, no trailing period). */

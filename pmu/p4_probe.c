@@ -1,7 +1,7 @@
 /*
  * p4_probe.c - the hardware backend's probe: IA32_MISC_ENABLE bit 7 first,
  * then counter 0 on FSB_ESCR0 with global_power_events:RUNNING (a clock
- * that always counts while the core runs, fact sheet 4.1), read before and
+ * that always counts while the core runs, PMU reference 4.1), read before and
  * after env->wait() and judged against the TSC cycles in between.
  */
 #include "lib/printf.h"

@@ -2,12 +2,12 @@
  * p4_regs.h - NetBurst PMU register numbers and bit layouts.
  *
  * The only bit-layout header of the PMU code. Field positions follow the SDM
- * ESCR and CCCR figures as transcribed in the fact sheet (netburst-pmu.md
+ * ESCR and CCCR figures as transcribed in the PMU reference (netburst-pmu.md
  * section 2): ESCR event select 30:25, event mask 24:9, tag 8:4, T0/T1 OS/USR
  * 3:0; CCCR OVF 31, cascade 30, OVF_PMI_T1 27, OVF_PMI_T0 26, FORCE_OVF 25,
  * edge 24, threshold 23:20, complement 19, compare 18, active thread 17:16,
  * ESCR select 15:13, enable 12, extended cascade 11 (IQ block only).
- * MSR addresses: fact sheet section 1 (SDM Table 18-63, edk2 Pentium4Msr.h).
+ * MSR addresses: PMU reference section 1 (SDM Table 18-63, edk2 Pentium4Msr.h).
  */
 #ifndef NBPROF_PMU_P4_REGS_H
 #define NBPROF_PMU_P4_REGS_H
@@ -49,7 +49,7 @@ static inline int field_fits(uint64_t mask, uint64_t v)
 #define P4_COUNTER_WIDTH	40
 #define P4_COUNTER_MASK		BITS(39, 0)
 
-/* Other PMU MSRs (fact sheet 1.3). */
+/* Other PMU MSRs (PMU reference 1.3). */
 #define MSR_IA32_MISC_ENABLE	0x1a0
 #define MSR_TC_PRECISE_EVENT	0x3f0
 #define MSR_PEBS_ENABLE		0x3f1
@@ -65,7 +65,7 @@ static inline int field_fits(uint64_t mask, uint64_t v)
 #define PEBS_ENABLE_MY_THR	BIT(25)
 #define PEBS_ENABLE_OTH_THR	BIT(26)
 
-/* Uncore L3/FSB MSRs of the Xeon MP parts (fact sheet 1.4). */
+/* Uncore L3/FSB MSRs of the Xeon MP parts (PMU reference 1.4). */
 #define MSR_P4_UNCORE_FIRST	0x107cc
 #define MSR_P4_UNCORE_LAST	0x107d3
 /* Models 3, 4 with L3 (SDM Table 35-42 names; the figures say IFSB_IBUSQx, IFSB_ISNPQx). */
@@ -111,7 +111,7 @@ static inline int field_fits(uint64_t mask, uint64_t v)
 #define CCCR_OVF		BIT(31)
 #define CCCR_RESERVED		(BITS(10, 0) | BITS(29, 28) | BITS(63, 32))
 
-/* CCCR active-thread encodings (SDM HT CCCR text, fact sheet 2.2). */
+/* CCCR active-thread encodings (SDM HT CCCR text, PMU reference 2.2). */
 #define CCCR_AT_NONE		0	/* count when no LP is active */
 #define CCCR_AT_SINGLE		1	/* exactly one LP active */
 #define CCCR_AT_BOTH		2	/* both LPs active */

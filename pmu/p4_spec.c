@@ -209,7 +209,7 @@ static void p4_spec_hint(struct p4_spec_error *err, const char *hint)
 	p4_text_add(&m, "; %s", hint);
 }
 
-/* TAG0..TAG3 on events that may tag (fact sheet 5.7, libpfm4's pseudo-masks). */
+/* TAG0..TAG3 on events that may tag (PMU reference 5.7, libpfm4's pseudo-masks). */
 static bool p4_spec_tag(const struct p4_tok *t, struct p4_spec *s)
 {
 	static const char *const tags[4] = { "tag0", "tag1", "tag2", "tag3" };
@@ -293,7 +293,7 @@ static int p4_spec_event(const struct p4_tok *t, const struct p4_caps *caps, str
 			s->mask = a->mask;
 			return 0;
 		}
-		if (m) {	/* replay_event with the metric's tagging (fact sheet 5.5) */
+		if (m) {	/* replay_event with the metric's tagging (PMU reference 5.5) */
 			s->event = P4_EV_REPLAY_EVENT;
 			s->metric = (uint8_t)(m - p4_replay_metrics + 1);
 			return 0;
@@ -323,7 +323,7 @@ static int p4_spec_finish(struct p4_spec *s, const struct p4_tok *last, bool edg
 	/*
 	 * A tag without mask bits tags the event's default µops (ALL): with an
 	 * empty event mask the upstream ESCR would select, and so tag, nothing
-	 * (fact sheet 5.7: each set tag bit marks µops of the upstream event).
+	 * (PMU reference 5.7: each set tag bit marks µops of the upstream event).
 	 */
 	if (s->mask == 0) {
 		if (ev->flags & P4_EVF_NEEDS_MASK) {

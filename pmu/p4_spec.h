@@ -12,7 +12,7 @@
  * threshold (0-15), :compl the complement, :edge the edge detector; each
  * turns on CCCR compare. Events marked P4_EVF_WANTS_EDGE get :edge unless
  * :noedge is given. :period=N is the sampling period (1 .. 2^39-1, Linux's
- * limit, so bit 39 stays a "still negative" flag, fact sheet 6).
+ * limit, so bit 39 stays a "still negative" flag, PMU reference 6).
  * :after=N asks for the count to start only after N events of the previous
  * spec (cascading; the planner decides whether it can be done).
  */

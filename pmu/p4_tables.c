@@ -1,11 +1,11 @@
 /*
  * p4_tables.c - counters, CCCRs and ESCRs of the NetBurst PMU as const data.
  *
- * Addresses: fact sheet 1.1/1.2. Select values and reachable counters:
- * fact sheet 3.1 (perfctr's 18x8 map taken from the manual, libpfm3 and SDM
+ * Addresses: PMU reference 1.1/1.2. Select values and reachable counters:
+ * PMU reference 3.1 (perfctr's 18x8 map taken from the manual, libpfm3 and SDM
  * Table 18-63 agree). ESCR0-side ESCRs drive counters 0,1 / 4,5 / 8,9 /
  * 12,13,16 of their group; ESCR1-side ones 2,3 / 6,7 / 10,11 / 14,15,17.
- * SSU_ESCR0 has no ESCR1 partner (3BFH is a Linux guess, fact sheet 1.2
+ * SSU_ESCR0 has no ESCR1 partner (3BFH is a Linux guess, PMU reference 1.2
  * note 1). IQ_ESCR0/1 exist on models 0-2 only (edk2 Pentium4Msr.h).
  */
 #include "pmu/p4_regs.h"
@@ -28,7 +28,7 @@ const char *const p4_group_names[P4_NGROUPS] = {
 };
 
 const struct p4_escr_exception p4_escr_exceptions[P4_NESCR_EXCEPTIONS] = {
-	{ P4_SSU_ESCR0, "no ESCR1 partner: 3BFH is not an ESCR (fact sheet 1.2 note 1)" },
+	{ P4_SSU_ESCR0, "no ESCR1 partner: 3BFH is not an ESCR (PMU reference 1.2 note 1)" },
 };
 
 const struct p4_counter_desc p4_counters[P4_NCOUNTER] = {
@@ -101,7 +101,7 @@ const struct p4_escr_desc p4_escrs[P4_NESCR] = {
 };
 
 /*
- * Bit 30 (SDM 18.15.5.6, sdm-excerpts): 0<->2 and 1<->3 in every block, so
+ * Bit 30 (SDM 18.15.5.6): 0<->2 and 1<->3 in every block, so
  * 4<->6, 5<->7, 8<->10, 9<->11, 12<->14, 13<->15; in IQ counter 16 only from
  * 14 and 17 only from 15, and 16/17 start nothing through bit 30.
  * Bit 11 (Table 18-65): CASCNT4INTO0, CASCNT5INTO3, CASCNT5INTO4, CASCNT4INTO5

@@ -5,7 +5,7 @@
  * run time. One set of tables serves the encoder, the allocator, the model,
  * the shell's `events`/`explain` commands and the tests.
  *
- * Facts: ../shared/reference/netburst-pmu.md sections 1 (addresses), 3.1
+ * Facts: docs/reference/netburst-pmu.md sections 1 (addresses), 3.1
  * (ESCR -> select value -> counters, cross-checked against perfctr's map
  * copied from the manual, libpfm3 and SDM Table 18-63) and 4 (events).
  */
@@ -34,7 +34,7 @@ enum p4_counter {
 	P4_NCOUNTER
 };
 
-/* ESCRs in address order (fact sheet 1.2). */
+/* ESCRs in address order (PMU reference 1.2). */
 enum p4_escr {
 	P4_BSU_ESCR0, P4_BSU_ESCR1, P4_FSB_ESCR0, P4_FSB_ESCR1,
 	P4_FIRM_ESCR0, P4_FIRM_ESCR1, P4_FLAME_ESCR0, P4_FLAME_ESCR1,

@@ -1,6 +1,6 @@
 /*
  * p4_tagging.c - the front-end and execution tagging rules (see
- * p4_tagging.h; fact sheet 5.6 and 5.7).
+ * p4_tagging.h; PMU reference 5.6 and 5.7).
  */
 #include "lib/printf.h"
 #include "pmu/p4_events.h"
@@ -62,13 +62,13 @@ bool p4_tag_why(const struct p4_request *req, unsigned n, char *buf, size_t len)
 
 	if ((k = p4_tag_frontend_untagged(req, n)) >= 0) {
 		ksnprintf(buf, len, "#%d front_end_event counts only the uops the front end tags "
-			  "(fact sheet 5.6), and no uop_type request tags for its LP: it would "
+			  "(PMU reference 5.6), and no uop_type request tags for its LP: it would "
 			  "count 0; add -e uop_type:TAGLOADS:TAGSTORES", k + 1);
 		return true;
 	}
 	if ((k = p4_tag_exec_untagged(req, n)) >= 0) {
 		ksnprintf(buf, len, "execution_event counts only the uops an upstream FIRM event "
-			  "tags (fact sheet 5.7): nothing tags with bit %d; add one, e.g. "
+			  "tags (PMU reference 5.7): nothing tags with bit %d; add one, e.g. "
 			  "-e x87_FP_uop:TAG%d", k, k);
 		return true;
 	}

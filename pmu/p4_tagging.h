@@ -1,6 +1,6 @@
 /*
  * p4_tagging.h - the tagging rules that `stat`, `record` and `selftest`
- * share (fact sheet 5.6, 5.7), as pure functions over a request list:
+ * share (PMU reference 5.6, 5.7), as pure functions over a request list:
  *
  * - front_end_event counts only µops the front end tagged: a uop_type
  *   request (TAGLOADS and/or TAGSTORES) for the same LP must be there, or

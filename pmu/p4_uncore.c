@@ -1,7 +1,7 @@
 /*
  * p4_uncore.c - the uncore register sets and their sub-event fields, as data.
  *
- * Sources (fact sheet 1.4 and the SDM pages it cites):
+ * Sources (PMU reference 1.4 and the SDM pages it cites):
  * - Addresses, names, model availability, "shared": SDM Table 35-42 (2016)
  *   "MSRs Unique to 64-bit Intel Xeon Processor MP with Up to an 8 MB L3
  *   Cache", edk2 Pentium4Msr.h.

@@ -1,7 +1,7 @@
 /*
  * p4_uncore.h - the L3/FSB uncore counters at MSRs 107CCH-107D3H.
  *
- * Two register sets share the eight addresses (fact sheet 1.4; p4_caps
+ * Two register sets share the eight addresses (PMU reference 1.4; p4_caps
  * says which one a signature has):
  *   IFSB/EFSB, family 0FH models 3 and 4 with an L3 (64-bit Xeon MP with up
  *     to 8 MB L3, SDM 2008 Vol. 3B 18.20 / 2016 18.17): IBUSQ0/1, ISNPQ0/1,
@@ -12,9 +12,9 @@
  * Every event register holds a 32-bit count in bits 31:0 and its control
  * word in bits 63:32; counting starts once software writes a non-zero
  * value into the upper 32 bits (SDM). The registers are shared by the
- * whole package (fact sheet 1.4, 8). RDPMC reads the low 32 bits with
+ * whole package (PMU reference 1.4, 8). RDPMC reads the low 32 bits with
  * ECX = 18-25 and returns EDX = 0 (SDM 18.20; the 18 -> 107CCH ... 25 ->
- * 107D3H order is UNVERIFIED, fact sheet 1.4).
+ * 107D3H order is UNVERIFIED, PMU reference 1.4).
  *
  * A control word is described by a table of named sub-event fields (bit
  * masks in MSR positions 63:32). A field either lists alternatives, any of

@@ -84,12 +84,12 @@ extern const struct perf_backend_ops perf_backend_model;
 void perf_lock(void);
 void perf_unlock(void);
 
-/* The PMU's name for the calling LP: its SMT ID, T0 = 0, T1 = 1 (fact sheet 8). */
+/* The PMU's name for the calling LP: its SMT ID, T0 = 0, T1 = 1 (PMU reference 8). */
 unsigned perf_this_lp(void);
 
 /* LP lp's LVT PC entry as the PMU code last set it (each LP programs its own). */
 uint32_t perf_lvt(unsigned lp);
-/* Set LP lp's entry's mask bit, as NetBurst does when it delivers a PMI (fact sheet 6). */
+/* Set LP lp's entry's mask bit, as NetBurst does when it delivers a PMI (PMU reference 6). */
 void perf_lvt_automask(unsigned lp);
 
 /* True while a counting run is programmed. */

@@ -41,7 +41,7 @@ struct model_adapter model_adapter = {
 /*
  * `record --inject` (running count only): the next `unflagged` reads of a
  * CCCR with OVF set return it without OVF, as on the parts that overflow
- * without setting the flag (fact sheet 6); the next `reloads` reloads
+ * without setting the flag (PMU reference 6); the next `reloads` reloads
  * lose their counter writes until the handler reads the counter back, as
  * erratum N15 would. The model's state is unchanged otherwise, so the
  * handler's workarounds are what keeps counts exact.

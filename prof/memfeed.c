@@ -2,7 +2,7 @@
  * memfeed.c - one stepped instruction through the memory-system model,
  * and the PMU events its outcome makes (see memfeed.h).
  *
- * Which access counts where (mask bits as fact sheet 4.1 names them; the
+ * Which access counts where (mask bits as PMU reference 4.1 names them; the
  * choices the manual leaves open are the model's, listed here and in
  * README "What the model counts"):
  * - ITLB_reference HIT / MISS: each fetch piece by its ITLB outcome; HIT_UC
@@ -31,7 +31,7 @@
  *   MEM_TYPE1|MEM_TYPE2 (WB, 110B), REQ_DEM_TYPE for demand reads and
  *   RFOs, REQ_TYPE0 for an RFO (read invalidate), REQ_TYPE1 for a write-
  *   back (the field's encodings are UNVERIFIED).
- * - replay_event NBOGUS (the replay-tagging metrics, fact sheet 5.5) when
+ * - replay_event NBOGUS (the replay-tagging metrics, PMU reference 5.5) when
  *   PEBS_ENABLE has bit 24 and a metric bit: bit 0 the loads that missed
  *   L1, bit 1 those that missed L2, bit 2 the loads (MATRIX_VERT bit 0)
  *   and stores (bit 1) that missed the DTLB. One tagged uop per operand.
@@ -48,11 +48,11 @@
 #include "pmu/p4_regs.h"
 #include "prof/memfeed.h"
 
-#define PEBS_METRIC_1STL	BIT(0)		/* fact sheet 5.5 */
+#define PEBS_METRIC_1STL	BIT(0)		/* PMU reference 5.5 */
 #define PEBS_METRIC_2NDL	BIT(1)
 #define PEBS_METRIC_DTLB	BIT(2)
 #define PEBS_UOP_TAG		BIT(24)
-#define MATRIX_LOADS		BIT(0)		/* fact sheet 5.4 */
+#define MATRIX_LOADS		BIT(0)		/* PMU reference 5.4 */
 #define MATRIX_STORES		BIT(1)
 #define FSB_CLOCKS_PER_LINE	2u		/* 64 bytes, 8 bytes x 4 per bus clock */
 
@@ -269,7 +269,7 @@ static void memfeed_bus_events(const struct memfeed *f, struct memfeed_list *l)
 		    M(P4_FSB_DATA_ACTIVITY_DBSY_OWN), wb * FSB_CLOCKS_PER_LINE);
 }
 
-/* Tagged uops of the replay metrics PEBS_ENABLE / MATRIX_VERT select (fact sheet 5.5). */
+/* Tagged uops of the replay metrics PEBS_ENABLE / MATRIX_VERT select (PMU reference 5.5). */
 static uint32_t memfeed_replay_tagged(const struct memfeed *f, uint64_t pebs, uint64_t vert)
 {
 	uint32_t n = 0;

@@ -8,7 +8,7 @@
  * through p4_mem_access(), the outcomes are summed in struct memfeed, and
  * the cost model (p4_cost.c) turns the instruction's uops and its
  * accesses' penalties into clockticks. memfeed_events() then lists the
- * occurrences, with the mask bits of the event table (fact sheet 4.1), that
+ * occurrences, with the mask bits of the event table (PMU reference 4.1), that
  * the backend feeds to p4_model_event(); memfeed_uncore() the occurrences
  * of the L3/FSB uncore units (p4_model_uncore_event). README "What the
  * model counts" tells which event comes from where and what is not
@@ -81,14 +81,14 @@ struct memfeed_event {
 /*
  * The PMU events of *f (n > 0 only), in a fixed order; returns how many.
  * replay_tags: PEBS_ENABLE and PEBS_MATRIX_VERT as programmed, for the
- * replay-tagging metrics (fact sheet 5.5: replay_event NBOGUS counts the
+ * replay-tagging metrics (PMU reference 5.5: replay_event NBOGUS counts the
  * tagged uops that retire).
  */
 unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t matrix_vert,
 			struct memfeed_event *out, unsigned max);
 
 /*
- * Front-end tagging inputs (fact sheet 5.6): the load and store uops that
+ * Front-end tagging inputs (PMU reference 5.6): the load and store uops that
  * retired, tagged when uop_type's TAGLOADS / TAGSTORES are selected; the
  * count front_end_event NBOGUS adds. tag_loads, tag_stores: the selection.
  */

@@ -10,7 +10,7 @@
  * or CPL, begin, end, synthetic), and before the count that would overflow
  * a counter, which is then fed on its own step so that the PMI lands on
  * that instruction. Allowed only while no counter compares (compare mode
- * works on each cycle's input, fact sheet 9.12), none owes a PMI on its
+ * works on each cycle's input, PMU reference 9.12), none owes a PMI on its
  * next count, and none waits for a cascade; the budget keeps the pending
  * events below the nearest overflow of any running counter. PMU lock held
  * throughout.

@@ -21,7 +21,7 @@
  * two events every step feeds wait in the batch (prof/model_batch.c) while
  * nothing can tell.
  *
- * The active-thread input (CCCR bits 17:16, fact sheet 2.2: a halted LP is
+ * The active-thread input (CCCR bits 17:16, PMU reference 2.2: a halted LP is
  * inactive): LP0 runs the shell and is always active; the sibling from its
  * workload's begin hook to its end hook.
  */
@@ -60,7 +60,7 @@ static bool model_live(const struct model_adapter *a, enum p4_event ev)
 }
 
 /*
- * Front-end tagging (fact sheet 5.6): does a RAT ESCR select uop_type with
+ * Front-end tagging (PMU reference 5.6): does a RAT ESCR select uop_type with
  * mask bit k (TAGLOADS, TAGSTORES)? Tagged uops are then counted by
  * front_end_event NBOGUS when they retire. The ESCR's T-bits are not
  * consulted: the model tags the uops of both LPs alike.
@@ -107,7 +107,7 @@ static bool model_tag_live(const struct model_adapter *a)
 /*
  * Which events a counter counts now or may count after a cascade starts it
  * (PMU lock held): an event is live when one of its ESCRs feeds a running
- * counter and selects it (event select, fact sheet 2.2); while a counter
+ * counter and selects it (event select, PMU reference 2.2); while a counter
  * waits for a cascade, every event with an ESCR is (its start happens
  * inside the model, with no register write to tell). Recomputed at the
  * first step after a register write, so that the step feed skips the
@@ -168,8 +168,8 @@ static void model_feed(struct model_adapter *a, unsigned lp, unsigned cpl, enum 
 }
 
 /*
- * retired_branch_type mask bits (fact sheet 4.1) for one retired branch, per
- * the SDM's event table (Vol. 3B Table A-9, the fact sheet's SDM-2008
+ * retired_branch_type mask bits (PMU reference 4.1) for one retired branch, per
+ * the SDM's event table (Vol. 3B Table A-9, the PMU reference's SDM-2008
  * source): CONDITIONAL "conditional jumps", CALL "direct or indirect
  * calls", RETURN "return branches", INDIRECT "returns, indirect calls, or
  * indirect jumps". So an indirect call sets CALL and INDIRECT, a return

@@ -18,7 +18,7 @@
 #include "prof/pebs.h"
 
 /*
- * The layout the processor uses (fact sheet 5.1; Linux's old ds.c sized
+ * The layout the processor uses (PMU reference 5.1; Linux's old ds.c sized
  * the DS fields `cpu_has(DTES64) ? 8 : 4`): 64-bit when CPUID.1:ECX[2]
  * DTES64 is set, whatever the mode, or in IA-32e mode; 32-bit only on a
  * part without DTES64 outside IA-32e mode (Willamette, Northwood). Taken

@@ -1,13 +1,13 @@
 /*
  * pebs.h - the kernel's PEBS buffers: one DS save area and one PEBS buffer
  * per logical processor (pmu/p4_pebs.h for the layouts; the 64-bit form in
- * the x86-64 kernel, the 32-bit one in the ia32 kernel, fact sheet 5.1),
+ * the x86-64 kernel, the 32-bit one in the ia32 kernel, PMU reference 5.1),
  * their set-up before a
  * sampling run, and the drain the PMI handler runs when the PEBS index has
  * reached the interrupt threshold.
  *
  * PEBS availability: CPUID.1:EDX[21] (DS) and IA32_MISC_ENABLE bit 7 set,
- * bit 12 clear (fact sheet 5.1), read through the PMU backend's bus (the
+ * bit 12 clear (PMU reference 5.1), read through the PMU backend's bus (the
  * model serves its own IA32_MISC_ENABLE); the model stands in for a
  * NetBurst part with DS, whatever CPUID the emulator reports.
  */
@@ -44,7 +44,7 @@ void pebs_unload(void);
 /*
  * Clear, in MSR_PEBS_ENABLE, the PEBS bits of the LPs in `lps` (bit n = LP
  * n) as seen from the calling LP, and nothing else: the sibling's PEBS and
- * any replay-tagging bits stay (fact sheet 5.5).
+ * any replay-tagging bits stay (PMU reference 5.5).
  */
 void pebs_disable(unsigned lps);
 

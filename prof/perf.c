@@ -9,17 +9,17 @@
  * PC vector or the NMI enters perf_pmi_handler, which takes the PMU lock
  * once, and for each overflowed counter the calling LP owns (perf_slot_lp:
  * OVF_PMI_T1 alone = LP1, else LP0) stops it on a null event, settles its
- * value from a read before and after the stop (Xeon MP errata O8/O9, fact
- * sheet 6), adds the events since the last write to its 64-bit base, calls
+ * value from a read before and after the stop (Xeon MP errata O8/O9, PMU
+ * reference 6), adds the events since the last write to its 64-bit base, calls
  * the sample sink once, reloads it twice (N15) with what the sink returned
  * and restarts it. Then the LP unmasks its own LVT PC (OVF was cleared
- * first, fact sheet 6: NetBurst masks the entry when it delivers a PMI) and
+ * first, PMU reference 6: NetBurst masks the entry when it delivers a PMI) and
  * the backend may re-raise. "Overflowed" is CCCR.OVF, or - Linux's and
  * OProfile's "unflagged" test - bit 39 clear on a counter that was written
  * negative. The LAPIC EOI for the vector is sent by the interrupt
  * dispatcher (arch/x86/idt.c); an NMI needs none.
  *
- * Hyper-Threading: each LP has its own LVT PC (fact sheet 6, 8); LP0 sets
+ * Hyper-Threading: each LP has its own LVT PC (PMU reference 6, 8); LP0 sets
  * the entries' values when a count starts, and each LP writes its own entry
  * when its workload begins (the workload hooks), so the sibling takes the
  * PMIs OVF_PMI_T1 sends it on hardware and in the model alike. The PMU lock
@@ -557,8 +557,8 @@ static void perf_hook_end(void *ctx, uint8_t lp)
 
 /*
  * A program's counting marker (sdk/nbprof.h nb_count): off writes each of
- * the LP's counters' CCCR with Enable (bit 12) clear, which stops it (fact
- * sheet 2.1-2.2: an ESCR counts only through an enabled CCCR); on writes
+ * the LP's counters' CCCR with Enable (bit 12) clear, which stops it (PMU
+ * reference 2.1-2.2: an ESCR counts only through an enabled CCCR); on writes
  * the CCCR as programmed. Under the model a stopped counter takes no input.
  */
 static void perf_hook_mark(void *ctx, uint8_t lp, bool on)
@@ -615,7 +615,7 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 	if (id != PERF_BACKEND_HW)
 		info.probe[0] = '\0';
 	trace_bus.inner = b->bus();
-	/* Zero every CCCR first: stale counters keep PMIs asserted (fact sheet 6). */
+	/* Zero every CCCR first: stale counters keep PMIs asserted (PMU reference 6). */
 	p4_pmu_reset(b->bus(), &info.caps, &res);
 	return 0;
 }

@@ -34,7 +34,7 @@ enum perf_pmi_mode {
 struct perf_pmi_stats {
 	uint64_t interrupts;	/* PMI handler entries */
 	uint64_t overflows;	/* counters found overflowed */
-	uint64_t unflagged;	/* overflowed without CCCR.OVF (bit 39 test, fact sheet 6) */
+	uint64_t unflagged;	/* overflowed without CCCR.OVF (bit 39 test, PMU reference 6) */
 	uint64_t reraised;	/* model still asserting at unmask: PMI sent again */
 	uint64_t deferred;	/* model PMI while LVT PC was masked */
 	uint64_t dropped;	/* model PMI for an LP that is not running */
@@ -151,7 +151,7 @@ void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx);
 
 /*
  * The overflow handler's scan without an interrupt, for counters that
- * cannot raise one (the cascade-PMI erratum, fact sheet 2.3): called from
+ * cannot raise one (the cascade-PMI erratum, PMU reference 2.3): called from
  * a timer interrupt with the interrupted frame. LVT PC is masked during the
  * scan, so a PMI (NMI) cannot handle the same counter at the same time.
  */

@@ -4,7 +4,7 @@
  * the erratum parts, throttling, and the cost figures of `make bench`.
  *
  * Erratum path. On parts with the cascade-PMI erratum (0F_02, and 0F_00/01
- * stepping > 09H; SDM 18.15.5.7, fact sheet 2.3) a cascaded counter raises
+ * stepping > 09H; SDM 18.15.5.7, PMU reference 2.3) a cascaded counter raises
  * no PMI, so a sampling request on one is planned without OVF_PMI and its
  * OVF flag is polled from the LAPIC timer (RECORD_POLL_HZ) through
  * perf_poll(). A poll finds the counter some events past its overflow: it
@@ -348,7 +348,7 @@ static const struct record_lp *record_lp_of(const struct record_state *r, unsign
 
 /*
  * One PEBS record becomes one sample of LP lp's store: the record's linear
- * IP, flags and stack pointer, not the interrupted frame's (fact sheet
+ * IP, flags and stack pointer, not the interrupted frame's (PMU reference
  * 5.2). The record holds no CS, so the CPL is the ring the LP's workload
  * runs at; call chains are walked from the record's RBP.
  */
@@ -393,8 +393,8 @@ static void record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
 static int record_sibling(char *err, size_t n);
 
 /*
- * IA32_DS_AREA belongs to the LP that writes it (believed per LP, fact
- * sheet 1.3), so LP1's is written on LP1: before its PEBS counter is
+ * IA32_DS_AREA belongs to the LP that writes it (believed per LP, PMU
+ * reference 1.3), so LP1's is written on LP1: before its PEBS counter is
  * enabled, and cleared only after the count stopped. In between, an
  * assist on LP1 (the kernel's own tagged stores count too) finds its area.
  */
@@ -487,7 +487,7 @@ static void record_pebs_stop(struct record_state *r, struct record_result *res)
 	}
 	/*
 	 * A PEBS counter is reloaded from the DS counter reset by the assist,
-	 * not by the overflow path (fact sheet 5.2), so the count read at the
+	 * not by the overflow path (PMU reference 5.2), so the count read at the
 	 * stop is only what came after the last reload: each record stands for
 	 * one period before it. Records a full buffer lost are not known, so
 	 * then the total is a lower bound.
@@ -873,7 +873,7 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
  * The register accesses of one overflow that no handler can avoid (counter
  * 0, left disabled): the CCCR's OVF and the counter read, the counter
  * stopped and read again (O8, O9), written twice and read back (N15: the
- * double write is the erratum's workaround, and the fact sheet records that
+ * double write is the erratum's workaround, and the PMU reference records that
  * it did not always help, so only a read-back makes a count exact),
  * restarted, the LVT PC unmasked and the EOI.
  */

@@ -20,25 +20,25 @@
  *   difference is taken between the smallest counts of the repeats
  *   (something else running, e.g. SMM, only adds).
  * - Cycles have no exact count: clockticks and the compare/complement
- *   "always true" cycle count (fact sheet 2.4, 9.12) must lie between a third
+ *   "always true" cycle count (PMU reference 2.4, 9.12) must lie between a third
  *   of the instructions (NetBurst retires at most three uops a cycle: IA-32
  *   Optimization Reference Manual 248966, chapter 1, "Up to three uops may
  *   be retired per cycle"; every instruction is at least one uop) and the
  *   TSC cycles of the whole count (the TSC ticks with the core clock, or at
  *   its highest rate on later models: SDM Vol. 3B, "Time-Stamp Counter").
  * - Overflow: OVF is set on the wrap and stays set (sticky) until software
- *   clears it (fact sheet 2.2); FORCE_OVF makes every increment an overflow
+ *   clears it (PMU reference 2.2); FORCE_OVF makes every increment an overflow
  *   (SDM CCCR text); with a preset of -P a sampling counter overflows every
- *   P events and the PMI comes with the next event (fact sheet 2.2), so
+ *   P events and the PMI comes with the next event (PMU reference 2.2), so
  *   3N + 6 instructions give floor((3N + 6 - 1) / P) interrupts; NetBurst
- *   masks LVT PC when it delivers a PMI (fact sheet 6, 9.2).
+ *   masks LVT PC when it delivers a PMI (PMU reference 6, 9.2).
  * - Cascades: a counter with bit 30 (or CASCNTxINTOy, bit 11, Table 18-65)
  *   and Enable clear starts counting at the next event after its starter
  *   overflows (SDM 18.15.5.6, Example 18-1), so counting the same event it
  *   ends with the starter's count minus the starter's period (cycles: up to
  *   ST_READ_SLACK more, as it is read after its starter, and ST_START_LAG
  *   less; both allowances are this file's, not the manual's).
- * - The cascade-PMI erratum (SDM 18.15.5.7, fact sheet 2.3): no PMI from a
+ * - The cascade-PMI erratum (SDM 18.15.5.7, PMU reference 2.3): no PMI from a
  *   counter in cascade mode on 0F_02 and on 0F_00/0F_01 above stepping 09H,
  *   as pmu/p4_caps.c predicts for the signature of the PMU backend.
  * - Thread qualification: an event on LP t at CPL c counts when ESCR bit

@@ -41,7 +41,8 @@ static const struct st_counter_row st_counter_rows[P4_NCOUNTER] = {
 	{ P4_IQ_COUNTER5, P4_CRU_ESCR1, "instr_retired", ST_INSTR },
 };
 
-/* FSB_ESCR1 is unusable below signature F27H (fact sheet 1.2 note 2): BPU_ESCR1's cycles then. */
+/* FSB_ESCR1 is unusable below signature F27H (PMU reference 1.2 note 2):
+ * BPU_ESCR1's cycles then. */
 static struct st_ctr st_counter_ctr(const struct st_counter_row *row)
 {
 	struct st_ctr q = { .counter = row->counter, .escr = row->escr, .spec = row->spec,
@@ -252,11 +253,11 @@ int st_threads(struct st *t)
 /* ---- escrs: every ESCR reaches every counter it drives ------------------------ */
 
 /*
- * The "always true" count (fact sheet 2.4, the old Linux NMI watchdog's
+ * The "always true" count (PMU reference 2.4, the old Linux NMI watchdog's
  * trick): event select 3FH with Compare and Complement at threshold 15
  * counts every cycle, since at most 15 events occur in one (SDM 18.15.5.2).
  * Through each ESCR it must give cycles on each counter the ESCR drives
- * (fact sheet 3.1), which checks the whole ESCR-select map.
+ * (PMU reference 3.1), which checks the whole ESCR-select map.
  */
 static bool st_escr_usable(enum p4_escr e)
 {
@@ -341,7 +342,7 @@ int st_escrs(struct st *t)
 			continue;	/* not on this model (IQ_ESCR0/1 on models 3-6) */
 		if (!st_escr_usable(e))
 			st_skip(t, "escrs", p4_escrs[e].name, "not usable below signature F27H "
-				"(fact sheet 1.2 note 2)");
+				"(PMU reference 1.2 note 2)");
 		else
 			done[e] = false;
 	}

@@ -24,7 +24,7 @@
 #define ST_READ_SLACK	2048		/* cycles between reading two counters */
 #define ST_START_LAG	64		/* cycles a cascade may take to start its counter */
 #define ST_NO_FROM	(-1)
-#define ST_ALWAYS_SELECT 0x3f		/* "any non-zero event select" (fact sheet 2.4) */
+#define ST_ALWAYS_SELECT 0x3f		/* "any non-zero event select" (PMU reference 2.4) */
 
 /* A PMU register outside the counters, CCCRs and ESCRs that selftest saves and restores. */
 struct st_reg {

@@ -21,7 +21,7 @@
  *   There is no lower bound per TSC cycle: the loop waits in RDTSC and
  *   PAUSE, whose latencies the manuals do not bound, so one instruction per
  *   cycle (or any other rate) would fail a correct PMU.
- * - PEBS (fact sheet 5.2, 5.6): with the counter reset at -P, the k-th
+ * - PEBS (PMU reference 5.2, 5.6): with the counter reset at -P, the k-th
  *   record is written by the (kP)-th tagged load, and holds its linear IP.
  *   selftest_nth_load() says which load of a workload body that is.
  * - uncore: exact under the model (its documented feed); on hardware at

@@ -189,7 +189,7 @@ static void st_pmi_judge(struct st *t, enum perf_pmi_mode mode, const struct st_
 	/*
 	 * Overflows found by bit 39 with CCCR.OVF clear and reloads that read
 	 * back different (Intel 249199 erratum N15) are documented NetBurst
-	 * behaviour the handler works around (fact sheet 6): informational, in
+	 * behaviour the handler works around (PMU reference 6): informational, in
 	 * the note of the count they would spoil, which stays exact.
 	 */
 	ksnprintf(note, sizeof(note), "instr_retired:u; informational: %llu overflows without "
@@ -243,7 +243,7 @@ static const struct st_block_event st_block_events[P4_NGROUPS] = {
 	[P4_GROUP_IQ] = { P4_CRU_ESCR0, P4_CRU_ESCR1, "instr_retired", 100, true },
 };
 
-/* Counters of an ESCR1 side: 2,3 / 6,7 / 10,11 / 14,15,17 (fact sheet 3.1). */
+/* Counters of an ESCR1 side: 2,3 / 6,7 / 10,11 / 14,15,17 (PMU reference 3.1). */
 static bool st_escr1_side(enum p4_counter c)
 {
 	return c == P4_IQ_COUNTER5 || (c < P4_IQ_COUNTER4 && (c & 2));
@@ -256,7 +256,7 @@ static struct st_ctr st_block_ctr(enum p4_counter c, uint64_t period, int from)
 			    .spec = b->spec, .period = period, .from = from };
 
 	if (q.escr == P4_FSB_ESCR1 && !perf_info()->caps.fsb_escr1_ok) {
-		q.escr = P4_BPU_ESCR1;	/* fact sheet 1.2 note 2, as in st_counter_ctr */
+		q.escr = P4_BPU_ESCR1;	/* PMU reference 1.2 note 2, as in st_counter_ctr */
 		q.spec = "BPU_fetch_request:cmp=15:compl";
 	}
 	return q;

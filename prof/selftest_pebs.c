@@ -1,7 +1,7 @@
 /*
  * selftest_pebs.c - the PEBS and uncore checks of `selftest`.
  *
- * PEBS (fact sheet 5). One sampling run through record_run(), the code
+ * PEBS (PMU reference 5). One sampling run through record_run(), the code
  * `record -e front_end_event:nbogus:pebs` runs: uop_type TAGLOADS tags the
  * load uops at ring 3 and front_end_event NBOGUS counts them at retirement
  * on counter 16 with PEBS, the counter reset at -ST_PEBS_PERIOD, into a
@@ -20,10 +20,10 @@
  * (`report`, `script`): when that recording is the user's (not one of an
  * earlier selftest), the check is a SKIP unless --replace allows it.
  *
- * Uncore (fact sheet 1.4; pmu/p4_uncore.h). On parts with the L3/FSB set
+ * Uncore (PMU reference 1.4; pmu/p4_uncore.h). On parts with the L3/FSB set
  * at 107CCH-107D3H: every register's count bits written and read back
  * with the control word 0 (not counting), RDPMC 18-25 against RDMSR (bits
- * 31:0, EDX 0; the index order is UNVERIFIED, fact sheet 1.4), and on the
+ * 31:0, EDX 0; the index order is UNVERIFIED, PMU reference 1.4), and on the
  * IFSB/EFSB set IBUSQ and EFSB counting `memwalk` over two sizes S1 < S2
  * with a stride of one 128-byte sector: the difference walks (S2 - S1) /
  * 128 more sectors. The expectation, on hardware and model alike, is the
@@ -296,7 +296,7 @@ static void st_unc_registers(struct st *t, enum p4_uncore set)
 	selftest_judge_exact(wr, good[1], P4_UNC_NREG);
 	if (!wr->note[0])
 		ksnprintf(wr->note, sizeof(wr->note), "index order 18 -> 107CCH UNVERIFIED "
-			  "(fact sheet 1.4)");
+			  "(PMU reference 1.4)");
 	st_emit(t, wr);
 }
 

@@ -4,13 +4,13 @@
  *
  * Registers: the step trap comes after the instruction, so the record gets
  * the registers as the instruction left them, with the linear IP of the
- * instruction itself; fact sheet 5.2: the values are nominally those at
+ * instruction itself; PMU reference 5.2: the values are nominally those at
  * the start of the instruction "but may be partially updated". Loads and
  * stores: one µop per memory operand access (a read-modify-write operand
  * counts as one load and one store), from the operands the step engine
  * already decoded (step_info.mem; only their kinds are used here).
  * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h) is
- * one µop of the matching upstream event (fact sheet 5.7); an x87/SIMD data
+ * one µop of the matching upstream event (PMU reference 5.7); an x87/SIMD data
  * move is one x87_SIMD_moves_uop µop, ALLP2 for a load, ALLP0 otherwise.
  */
 #include "arch/x86/insn.h"
@@ -48,7 +48,7 @@ void tagfeed_mem_uops(const struct step_info *s, unsigned *loads, unsigned *stor
 	}
 }
 
-/* The upstream event of an instruction's SIMD/x87 class (fact sheet 5.7), or P4_NEVENT. */
+/* The upstream event of an instruction's SIMD/x87 class (PMU reference 5.7), or P4_NEVENT. */
 static enum p4_event tagfeed_exec_event(const struct step_info *s)
 {
 	static const enum p4_event ev[] = {
@@ -95,6 +95,6 @@ uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struc
 		p4_model_retire_exec(m, s->lp, s->cpl, exec, 1);
 	else if ((move = tagfeed_move_mask(s)) != 0)
 		p4_model_retire_exec_mask(m, s->lp, s->cpl, P4_EV_X87_SIMD_MOVES_UOP, move, 1);
-	/* fact sheet 5.6: instr_retired NBOGUSTAG counts front-end tagged instructions */
+	/* PMU reference 5.6: instr_retired NBOGUSTAG counts front-end tagged instructions */
 	return P4_EVMASK(tagged > 0 ? P4_INSTR_RETIRED_NBOGUSTAG : P4_INSTR_RETIRED_NBOGUSNTAG);
 }

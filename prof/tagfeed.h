@@ -1,6 +1,6 @@
 /*
  * tagfeed.h - what the model needs from one stepped instruction for PEBS
- * and tagging (fact sheet 5.2, 5.6, 5.7): its registers (for the record a
+ * and tagging (PMU reference 5.2, 5.6, 5.7): its registers (for the record a
  * PEBS overflow writes), its load and store µops (from arch/x86/insn.c's
  * insn_mem_decode) and its x87/SIMD class (arch/x86/insn_simd.c). The model adapter calls
  * tagfeed_step() once per step, before the step's events.

@@ -152,7 +152,7 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 	[WL_FPMIX] = {
 		.id = WL_FPMIX, .name = "fpmix",
 		.exercises = "x87, MMX and SSE/SSE2 arithmetic in a fixed mix (execution tagging)",
-		.help = "Each iteration executes, of the classes the FIRM events count (fact sheet\n"
+		.help = "Each iteration executes, of the classes the FIRM events count (PMU reference\n"
 			"5.7): x87_FP_uop 1 (fadd), 64bit_MMX_uop 2 (paddd, psubd on MM registers),\n"
 			"128bit_MMX_uop 3 (paddd, psubd, pxor on XMM), packed_SP_uop 4 (addps mulps\n"
 			"subps maxps), packed_DP_uop 5 (addpd mulpd subpd maxpd minpd), scalar_SP_uop\n"

@@ -112,8 +112,8 @@ static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
 
 /*
  * The logical processor the PMU knows this LP as: its SMT ID (T0/T1 are
- * "the SMT bit of the APIC ID", fact sheet 8), which arch/x86/topology.c
- * derived from CPUID's shape (fact sheet 7) - not APIC ID arithmetic.
+ * "the SMT bit of the APIC ID", PMU reference 8), which arch/x86/topology.c
+ * derived from CPUID's shape (PMU reference 7) - not APIC ID arithmetic.
  */
 static uint8_t workload_lp(void)
 {

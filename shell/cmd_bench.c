@@ -182,7 +182,7 @@ static int bench_code(struct shell *sh)
 static int bench_plan(unsigned first, unsigned k, struct p4_plan *plan, struct p4_alloc_error *ae)
 {
 	const struct perf_info *pi = perf_info();
-	/* fact sheet 3.2: with HT, LP0's events on the ESCR0 half, as stat plans them */
+	/* PMU reference 3.2: with HT, LP0's events on the ESCR0 half, as stat plans them */
 	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht,
 				    .split = pi->ht ? P4_SPLIT_LINUX : P4_SPLIT_GLOBAL };
 	static struct stat_opts so;

@@ -3,7 +3,7 @@
  *
  * `cpu` prints struct cpu_info (arch/x86/cpuid.h) and, on family 0FH, the
  * model-dependent PMU capabilities from pmu/p4_caps.h. IA32_MISC_ENABLE bit
- * meanings: fact sheet 1.3 and 5.1 (bit 7 = 1: perfmon available; bit 11 = 1:
+ * meanings: PMU reference 1.3 and 5.1 (bit 7 = 1: perfmon available; bit 11 = 1:
  * BTS unavailable; bit 12 = 1: PEBS unavailable).
  */
 #include "arch/x86/topology.h"
@@ -53,7 +53,7 @@ static void cpu_show_misc(struct shell *sh, const struct cpu_info *ci)
 }
 
 /*
- * What the bits add up to (fact sheet 5.1): the DS save area needs CPUID.1:
+ * What the bits add up to (PMU reference 5.1): the DS save area needs CPUID.1:
  * EDX.DS; PEBS needs DS, perfmon (bit 7 = 1) and bit 12 = 0; BTS needs DS
  * and bit 11 = 0. With IA32_MISC_ENABLE unreadable nothing is claimed.
  */

@@ -3,9 +3,9 @@
  *
  * `record` sets PEBS up and takes it down by itself; this command is for
  * raw set-ups with `msr write` (e.g. MSR_PEBS_ENABLE written from LP1,
- * whose MY_THR / OTH_THR bits are relative to the writing LP, fact sheet
+ * whose MY_THR / OTH_THR bits are relative to the writing LP, PMU reference
  * 5.3). `pebs area` prepares the kernel's DS save area of one LP (prof/
- * pebs.h: the kernel mode's layout, fact sheet 5.2) and writes its address
+ * pebs.h: the kernel mode's layout, PMU reference 5.2) and writes its address
  * to IA32_DS_AREA on that LP itself, since the MSR is per LP; `pebs show`
  * lists the records the processor (or the model) wrote since, without
  * draining them; `pebs off` writes 0 to that LP's IA32_DS_AREA. A `record`
@@ -152,7 +152,7 @@ static const struct shell_cmd pebs_cmds[] = {
 	  "      area of LP0 or LP1 (RECORDS slots, 2..128, the interrupt threshold a\n"
 	  "      tenth of them, at least 2, below the maximum, counter reset -PERIOD)\n"
 	  "      in the DS layout the CPU uses, and write its\n"
-	  "      address to IA32_DS_AREA on that LP (a per-LP MSR, fact sheet 5.2)\n"
+	  "      address to IA32_DS_AREA on that LP (a per-LP MSR, PMU reference 5.2)\n"
 	  "  pebs show [--cpu 0|1]   the area's fields and every record written since,\n"
 	  "      with its linear IP and flags (the buffer is left as it is)\n"
 	  "  pebs off [--cpu 0|1]    IA32_DS_AREA <- 0 on that LP\n"

@@ -356,7 +356,7 @@ static bool rec_has_modifier(const char *spec, const char *mod)
 	return false;
 }
 
-/* ---- PEBS (fact sheet 5): :pebs, --pebs, and the tagging the events need ----- */
+/* ---- PEBS (PMU reference 5): :pebs, --pebs, and the tagging the events need ----- */
 
 static bool rec_word_is(const char *w, size_t n, const char *name)
 {
@@ -427,7 +427,7 @@ static int rec_pebs_roles(struct shell *sh)
 }
 
 /*
- * front_end_event counts µops the front end tagged (fact sheet 5.6): unless
+ * front_end_event counts µops the front end tagged (PMU reference 5.6): unless
  * the user gave one, add uop_type TAGLOADS:TAGSTORES for the same LP
  * (pmu/p4_tagging.h). It takes a counter but never increments it.
  */
@@ -450,7 +450,7 @@ static int rec_add_taggers(struct shell *sh)
 }
 
 /*
- * Execution tagging (fact sheet 5.7): execution_event's NBOGUSn / BOGUSn
+ * Execution tagging (PMU reference 5.7): execution_event's NBOGUSn / BOGUSn
  * count the uops an upstream FIRM event tags with bit n. A slot that no
  * request tags would record nothing, so it is refused; the tagging
  * upstream events are taggers (counted, never sampled).
@@ -561,7 +561,7 @@ static int rec_jobs(struct shell *sh)
 static int rec_prepare(struct shell *sh, int argc, char **argv)
 {
 	const struct perf_info *pi = perf_info();
-	/* as stat: with HT each LP's events on its own half (fact sheet 3.2) */
+	/* as stat: with HT each LP's events on its own half (PMU reference 3.2) */
 	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht,
 				    .split = pi->ht ? P4_SPLIT_LINUX : P4_SPLIT_GLOBAL };
 	static struct p4_alloc_error aerr;
@@ -733,7 +733,7 @@ static void rec_print_counted(struct shell *sh)
 /*
  * Skid: request q samples an event by interrupt, request p the same event
  * (mask, LP, period) by PEBS, on the same run. A PEBS sample's IP is the
- * instruction that caused the event (fact sheet 5.2), so the PEBS IPs are
+ * instruction that caused the event (PMU reference 5.2), so the PEBS IPs are
  * where the event happens; an interrupt-based sample's skid is the
  * distance in bytes from its IP to the nearest PEBS IP (0: it landed on
  * such an instruction).
@@ -1179,7 +1179,7 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 the handler's workarounds must keep the samples exact\n"
 	  "  --floor [N]    time the overflow path's unavoidable register accesses and\n"
 	  "                 one store append (TSC cycles, medians of N)\n"
-	  "PEBS (front_end_event, execution_event, replay_event; fact sheet 5):\n"
+	  "PEBS (front_end_event, execution_event, replay_event; PMU reference 5):\n"
 	  "  EVENT:pebs / --pebs   sample by PEBS on counter 16 (LP0) / 17 (LP1): each\n"
 	  "                 sample is a PEBS record's linear IP and registers, the\n"
 	  "                 instruction that caused the event (script marks the event\n"

@@ -11,7 +11,7 @@
  * Hyper-Threading: --cpu 1 runs the workload on LP0's sibling, --cpu both
  * on both LPs, --pair A -- B runs A on LP0 and B on LP1 together (or, with
  * --stagger, B after A). One plan covers both LPs. With HT the planner uses
- * the fact sheet's per-thread split (3.2, Linux perf's halves: LP0 the
+ * the PMU reference's per-thread split (3.2, Linux perf's halves: LP0 the
  * ESCR0 side with counters 0,1/4,5/8,9/12,13,16, LP1 the ESCR1 side with
  * 2,3/6,7/10,11/14,15,17), so each LP's events sit on its own ESCRs and
  * counters and an ESCR is shared only by identical settings. Each request's
@@ -465,7 +465,7 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 {
 	const struct perf_info *pi = perf_info();
 	const struct workload *w;
-	/* fact sheet 3.2: with HT each LP's events go on its own half (see the top) */
+	/* PMU reference 3.2: with HT each LP's events go on its own half (see the top) */
 	struct p4_alloc_ctx ctx = { .caps = &pi->caps, .ht = pi->ht,
 				    .split = pi->ht ? P4_SPLIT_LINUX : P4_SPLIT_GLOBAL };
 	static struct p4_alloc_error aerr;
@@ -635,7 +635,7 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 			else if (parse_streq(argv[k], "l3"))
 				l3 = true;
 			else if (parse_streq(argv[k], "nopebs"))
-				nopebs = true;	/* IA32_MISC_ENABLE bit 12 set (fact sheet 5.1) */
+				nopebs = true;	/* IA32_MISC_ENABLE bit 12 set (PMU reference 5.1) */
 			else if (stat_parse_sig(argv[k], &sig))
 				return shell_error(sh, "bad signature '%s' (e.g. 0F_04, 0F_02H:9)", argv[k]);
 		}

@@ -39,7 +39,7 @@ const struct shell_cmd shell_builtin_cmds[] = {
 	  "--cpu 1 runs the RDMSR/WRMSR on LP1, LP0's Hyper-Threading sibling\n"
 	  "(--cpu 0: LP0, the default): IA32_DS_AREA is per LP, and MSR_PEBS_ENABLE's\n"
 	  "MY_THR (bit 25) / OTH_THR (bit 26) mean the writing or reading LP and the\n"
-	  "other one (fact sheet 5.3). Refused without a sibling or while it is busy.\n"
+	  "other one (PMU reference 5.3). Refused without a sibling or while it is busy.\n"
 	  "`msr trace on` prints every PMU register write, e.g.\n"
 	  "  wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)\n", cmd_msr },
 	{ "fault", "fault de|ud|gp|pf|int3 [--halt]", "raise an exception on purpose",

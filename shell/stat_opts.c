@@ -11,7 +11,7 @@
 #include "pmu/p4_regs.h"
 #include "shell/stat_opts.h"
 
-#define STAT_PRESET_MIN		BIT(39)	/* bit 39 set: "still negative" (fact sheet 6) */
+#define STAT_PRESET_MIN		BIT(39)	/* bit 39 set: "still negative" (PMU reference 6) */
 
 static int stat_fail(char *err, size_t errlen, const char *fmt, const char *arg)
 {

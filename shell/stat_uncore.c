@@ -3,7 +3,7 @@
  *
  * A register counts in its low 32 bits once software writes a non-zero
  * value to its upper 32 bits, and stops when they are written 0 (SDM 18.20;
- * fact sheet 1.4). stat zeroes and starts each register before the run and
+ * PMU reference 1.4). stat zeroes and starts each register before the run and
  * stops it after; the 32-bit count is extended to 64 bits by polling
  * (p4_unc_extend), which is exact while fewer than 2^32 events pass between
  * two polls. stat polls when the run ends: under the model one stepped

@@ -7,7 +7,7 @@
  * stepping 3:0, model 7:4, family 11:8, extended model 19:16, extended
  * family 27:20; EBX logical processors 23:16, initial APIC id 31:24; leaf 4
  * EAX 31:26 cores per package - 1; leaves 80000002H-80000004H the brand
- * string. Hyper-Threading facts: fact sheet section 7.
+ * string. Hyper-Threading facts: PMU reference section 7.
  */
 #include "arch/x86/cpuid.h"
 
@@ -89,7 +89,7 @@ static void cpuid_signature(const struct cpuid_raw *raw, struct cpu_info *out)
 			     sizeof(out->display));
 }
 
-/* Logical processors and cores per package (fact sheet section 7, perfctr's algorithm). */
+/* Logical processors and cores per package (PMU reference section 7, perfctr's algorithm). */
 static void cpuid_topology(const struct cpuid_raw *raw, struct cpu_info *out)
 {
 	uint32_t ebx = raw->leaf1.ebx;

@@ -8,7 +8,7 @@
  * IA32_MISC_ENABLE bits (read through the #GP-safe path), the TSC frequency
  * and the local APIC id.
  *
- * Rules (SDM Vol. 2A, CPUID, "Family/Model/Stepping"; fact sheet section 7):
+ * Rules (SDM Vol. 2A, CPUID, "Family/Model/Stepping"; PMU reference section 7):
  * DisplayFamily = Family, plus ExtendedFamily only when Family == 0FH;
  * DisplayModel = Model, plus ExtendedModel << 4 when Family is 06H or 0FH.
  * The manual writes the pair as "0F_04H".
@@ -50,7 +50,7 @@ struct cpuid_raw {
 #define CPUID_1_ECX_HYPERVISOR	(1u << 31)	/* reserved (0) on Intel parts, set by hypervisors */
 #define CPUID_81_EDX_LM		(1u << 29)
 
-/* IA32_MISC_ENABLE (1A0H) bits shown by `cpu` (fact sheet 1.3). */
+/* IA32_MISC_ENABLE (1A0H) bits shown by `cpu` (PMU reference 1.3). */
 #define CPU_MISC_PERFMON	(UINT64_C(1) << 7)
 #define CPU_MISC_BTS_UNAVAIL	(UINT64_C(1) << 11)
 #define CPU_MISC_PEBS_UNAVAIL	(UINT64_C(1) << 12)
@@ -110,7 +110,7 @@ void cpuid_fill(const struct cpuid_source *s, struct cpuid_raw *raw);
  * first where it exists, as Linux's early Intel set-up does (family 0FH,
  * and 06H from model 0DH): set by a BIOS option, it makes CPUID.0 report
  * a small maximum leaf that hides leaf 4, and a dual-core Pentium D would
- * look like one core with Hyper-Threading (fact sheet 7). True when the
+ * look like one core with Hyper-Threading (PMU reference 7). True when the
  * bit was set and is now clear (CPUID read again).
  */
 bool cpuid_fill_unlimited(const struct cpuid_source *s, struct cpuid_raw *raw);

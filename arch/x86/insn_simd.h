@@ -1,7 +1,7 @@
 /*
  * insn_simd.h - the floating-point and SIMD class of an x86 instruction,
  * for the NetBurst execution-tagging events (packed_SP_uop ... x87_FP_uop,
- * fact sheet 5.7; SDM Vol. 3B Table A-9 describes each event).
+ * PMU reference 5.7; SDM Vol. 3B Table A-9 describes each event).
  *
  * Pure: decodes the bytes only (legacy prefixes, REX in 64-bit code,
  * opcode, ModRM). Only arithmetic counts, as the events' descriptions say: x87
@@ -38,7 +38,7 @@ enum insn_simd {
 enum insn_simd insn_simd_class(const uint8_t *bytes, size_t n, bool mode64);
 
 /*
- * x87_SIMD_moves_uop (fact sheet 4.2: ALLP2 "x87/SIMD load µops", ALLP0
+ * x87_SIMD_moves_uop (PMU reference 4.2: ALLP2 "x87/SIMD load µops", ALLP0
  * "x87/SIMD store/move µops"; SDM Table 19-32 pairs both bits as
  * X87_SIMD_memory_moves_retired). Which instructions are such moves is not
  * listed anywhere seen (UNVERIFIED); the model takes the x87 and SIMD data

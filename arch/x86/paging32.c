@@ -7,7 +7,7 @@
  * Tables 4-9 to 4-11: P, R/W, U/S, PWT, PCD, PS at the same bits) and its
  * pages are 2 MiB as there, so splitting a large page for a ring-3 range
  * and the uncached APIC window work exactly as in paging.c. Every NetBurst
- * processor has PAE (CPUID.01H:EDX bit 6; fact sheet section 1 lists no
+ * processor has PAE (CPUID.01H:EDX bit 6; PMU reference section 1 lists no
  * exception), and OVMF ia32 hands over with paging off, so nothing of the
  * firmware's has to be undone.
  *

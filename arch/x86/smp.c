@@ -5,7 +5,7 @@
  * Enumeration: the enabled local APICs of the ACPI MADT when the firmware
  * gave us an RSDP, else the APIC IDs CPUID describes for the BSP's package
  * (arch/x86/topology.c). Either way each APIC ID is split into package, core
- * and SMT ID with CPUID's shape (fact sheet section 7), so two cores of a
+ * and SMT ID with CPUID's shape (PMU reference section 7), so two cores of a
  * Pentium D are never taken for two threads.
  *
  * Start-up (SDM Vol. 3A 8.4.4.1, the MP initialization example; measured

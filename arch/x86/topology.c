@@ -1,12 +1,12 @@
 /*
  * topology.c - APIC ID decomposition, candidate APIC IDs, MADT walk.
  *
- * The SMT rule is the fact sheet's (section 7, perfctr's algorithm; the same
+ * The SMT rule is the PMU reference's (section 7, perfctr's algorithm; the same
  * in Linux's old detect_ht): threads per core = logical processors per
  * package / cores per package, SMT ID = APIC ID & (next power of two of
  * threads per core - 1). The core and package fields follow Linux's old
  * detect_ht(), which shifts by get_count_order(cores per package) above
- * the SMT field; the fact sheet does not spell that part out.
+ * the SMT field; the PMU reference does not spell that part out.
  */
 #include "arch/x86/topology.h"
 

@@ -5,7 +5,7 @@
  * Pure and portable (built on the host too). The shape of a package comes
  * from CPUID (arch/x86/cpuid.h): CPUID.1:EBX[23:16] logical processors per
  * package, CPUID.4:EAX[31:26] + 1 cores per package, their quotient threads
- * per core (fact sheet section 7). An initial APIC ID then splits into
+ * per core (PMU reference section 7). An initial APIC ID then splits into
  *
  *	| package | core | SMT |      SMT width  = order(threads per core)
  *	                              core width = order(cores per package)

@@ -331,7 +331,7 @@ wl_fault_user:
 /*
  * uint64_t wl_fpmix(uint64_t n) -- n >= 1; returns n.
  * Each iteration executes a fixed mix of the x87 and SIMD arithmetic the
- * FIRM events count (fact sheet 5.7; the classes of arch/x86/insn_simd.h):
+ * FIRM events count (PMU reference 5.7; the classes of arch/x86/insn_simd.h):
  *   x87_FP_uop 1 (fadd), 64bit_MMX_uop 2 (paddd, psubd on MM registers),
  *   128bit_MMX_uop 3 (paddd, psubd, pxor on XMM), packed_SP_uop 4,
  *   packed_DP_uop 5, scalar_SP_uop 6, scalar_DP_uop 7,

@@ -14,14 +14,14 @@
  *         sector, consisting of two adjacent cache lines; a write operation
  *         is 64 bytes"; "Levels in the cache hierarchy are not inclusive";
  *         "All caches use a pseudo-LRU replacement algorithm");
- *  [X004] SDM Vol. 3B 18.20 (sdm-excerpts/004): the 64-bit Xeon MP with
+ *  [X004] SDM Vol. 3B 18.20 (2016 edition): the 64-bit Xeon MP with
  *         up to 8-MByte L3 is family 0FH model 3 or 4, Figure 18-50 "3rd
  *         Level Cache 8 or 4-way" between the IOQ and the system bus;
  *  [DUMP] CPUID leaf-2 values read on real parts in public CPUID dumps:
  *         0F_29H 665B5001H/007B7040H, 0F_34H 605B5001H/007C7040H,
  *         0F_43H 605B5001H/007D7040H. Not in the manual: which descriptors a
  *         model reports is UNVERIFIED for parts no dump covers.
- * Nothing in the tree's fact sheet (netburst-pmu.md) gives cache sizes; it
+ * Nothing in the PMU reference (docs/reference/netburst-pmu.md) gives cache sizes; it
  * is silent on the memory hierarchy except the L3 uncore registers.
  *
  * Model decisions (the manual does not settle them):
@@ -54,7 +54,7 @@
  * - Line states: a dirty line is Modified, every other valid line
  *   Exclusive. With one package modelled no other agent caches a line, so
  *   Shared never occurs (UNVERIFIED that the parts fill reads in E; the
- *   BSQ_cache_reference masks tell HITS/HITE/HITM apart, fact sheet 4.1).
+ *   BSQ_cache_reference masks tell HITS/HITE/HITM apart, PMU reference 4.1).
  * - Caches are indexed and tagged by the address given (linear); the
  *   kernel's map is the identity, so linear = physical there.
  */

@@ -3,36 +3,36 @@
  *
  * p4_model_msr.c holds the register side (the msr_bus seam, RDPMC, reset).
  *
- * Sources: fact sheet (../shared/reference/netburst-pmu.md) sections 1-3,
- * 6, 8, 9 and the SDM excerpts (cascading 18.15.5.6, Example 18-1,
+ * Sources: PMU reference sections 1-3, 6, 8, 9
+ * (docs/reference/netburst-pmu.md) and the SDM (cascading 18.15.5.6, Example 18-1,
  * extended cascading 18.15.5.7, Example 18-2, Tables 18-65 and 18-66).
  * Where the manual leaves a behaviour open, the model decides as follows.
  *
  * Registers and #GP
  * - An MSR the configured part lacks raises #GP (MSR_BUS_EFAULT): IQ_ESCR0/1
  *   except on models 0-2 (p4_escrs[].models, edk2), 3BFH always (SSU_ESCR1
- *   is a Linux guess, fact sheet 1.2 note 1), and the uncore range unless
+ *   is a Linux guess, PMU reference 1.2 note 1), and the uncore range unless
  *   cfg.uncore and caps.uncore say the part has it.
  * - Writing a set reserved bit raises #GP (the SDM figures mark them
  *   reserved; the model follows WRMSR's general rule). Reserved: ESCR 31 and
  *   63:32; CCCR 10:0, 29:28, 63:32; CCCR bit 11 except on IQ_CCCR0/3/4/5 of
  *   parts with extended cascading (Table 18-65: "MSR_IQ_CCCR1|2:11
  *   Reserved"; SDM 18.15.5.7 names 0F_02/03/04/06); on parts without HT the
- *   T1 bits of ESCRs (1:0), OVF_PMI_T1 (CCCR 27) and PEBS_ENABLE 26 (fact
- *   sheet 2.1, 2.2, 5.3); PEBS_ENABLE 13, 14, 23:17, 63:27 (fact sheet 5.3).
+ *   T1 bits of ESCRs (1:0), OVF_PMI_T1 (CCCR 27) and PEBS_ENABLE 26 (PMU
+ *   reference 2.1, 2.2, 5.3); PEBS_ENABLE 13, 14, 23:17, 63:27 (PMU reference 5.3).
  *   PEBS_MATRIX_VERT and TC_PRECISE_EVENT: only 63:32 (their bit lists are
- *   UNVERIFIED, fact sheet 5.4). MISC_ENABLE bits 7, 11, 12 are read-only:
+ *   UNVERIFIED, PMU reference 5.4). MISC_ENABLE bits 7, 11, 12 are read-only:
  *   writes to them are ignored, other bits read back as written.
  * - CCCR bits 17:16 on a part without HT "must be 11b" (SDM figure): the
  *   model accepts any value, because 00b is the reset value and software
  *   zeroes CCCRs at init, but a CCCR whose field is not 11b counts nothing.
  * - A CCCR ESCR-select value that names no ESCR for that counter, or an ESCR
  *   the model lacks, is accepted and counts nothing.
- * - Counter writes keep bits 39:0; bits 63:40 are ignored (fact sheet 6:
+ * - Counter writes keep bits 39:0; bits 63:40 are ignored (PMU reference 6:
  *   sign-extended writes work for OProfile and FreeBSD; UNVERIFIED).
- * - IA32_DS_AREA is per LP (fact sheet 1.3/8 "believed per-LP", UNVERIFIED);
+ * - IA32_DS_AREA is per LP (PMU reference 1.3/8 "believed per-LP", UNVERIFIED);
  *   bus accesses act for LP m->bus_lp. TC_PRECISE_EVENT resets to FC00H
- *   (the value perfctr observed, fact sheet 1.3); everything else to 0.
+ *   (the value perfctr observed, PMU reference 1.3); everything else to 0.
  *
  * Counting
  * - Thread/privilege: a thread-specific (TS) event on LP t at CPL c counts
@@ -59,7 +59,7 @@
  *   cycle, true now). A cycle without events still has input 0, so
  *   Complement counts it - but only when the cycle is "qualified": some LP
  *   is at a CPL its ESCR T-bits select ("counts while T0 in USR", Table
- *   18-66), which is what lets the Linux cycles alias (fact sheet 9.12)
+ *   18-66), which is what lets the Linux cycles alias (PMU reference 9.12)
  *   honour :u/:k. A halted LP keeps its CPL; whether halted cycles count is
  *   the active-thread field's business alone (so "none" can count cycles in
  *   which both LPs are halted). Edge history restarts at 0 on every CCCR
@@ -76,11 +76,11 @@
  * - Overflow is the increment that wraps FF_FFFF_FFFFH to 0 (or any
  *   increment with FORCE_OVF): CCCR.OVF is set (sticky) and cascades start.
  * - The PMI follows the SDM CCCR text "the PMI is generated on the next
- *   event count after the counter has overflowed" (fact sheet 2.2; SDM
+ *   event count after the counter has overflowed" (PMU reference 2.2; SDM
  *   18.18.6.8: preset -99, overflow after 99 events, interrupt on the 100th):
  *   the LPs named by OVF_PMI_T0/T1 at overflow time get raise_pmi() when the
  *   counter next increments. A counter write cancels a PMI still owed.
- * - Erratum (SDM 18.15.5.7, fact sheet 2.3): on caps.cascade_pmi_erratum
+ * - Erratum (SDM 18.15.5.7, PMU reference 2.3): on caps.cascade_pmi_erratum
  *   parts a counter whose own CCCR has bit 30 or bit 11 set raises no PMI;
  *   OVF is still set. Counted in m->pmi_suppressed.
  * - "Starts": a counter whose CCCR has Cascade (bit 30) or a CASCNTxINTOy
@@ -324,7 +324,7 @@ static void route_events(struct p4_model *m)
 			if (d->escrs[i] != P4_ESCR_NONE)
 				escrs |= P4_MODEL_ESCR(d->escrs[i]);
 		if (d->flags & P4_EVF_TAG_ONLY)
-			escrs = 0;	/* uop_type only tags uops, it never counts (fact sheet 4.2) */
+			escrs = 0;	/* uop_type only tags uops, it never counts (PMU reference 4.2) */
 		m->ev_escrs[ev] = escrs;
 		for (unsigned i = 0; i < 2; i++)
 			if ((d->flags & P4_EVF_TI) && d->escrs[i] != P4_ESCR_NONE)
@@ -373,8 +373,8 @@ void p4_model_cccr_written(struct p4_model *m, enum p4_counter n)
 	m->edge_prev &= ~CTR_BIT(n);
 	m->cycle_input[n] = 0;
 	/*
-	 * OVF keeps the PMI request asserted until software clears it (fact
-	 * sheet 8): clearing OVF, or the OVF_PMI bit of an LP, before the next
+	 * OVF keeps the PMI request asserted until software clears it (PMU
+	 * reference 8): clearing OVF, or the OVF_PMI bit of an LP, before the next
 	 * count withdraws the PMI still due from this counter.
 	 */
 	m->pmi_due[n] &= pmi_request(m, m->cccr[n]);

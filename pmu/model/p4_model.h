@@ -5,7 +5,7 @@
  * ESCRs of the configured model, PEBS_ENABLE, PEBS_MATRIX_VERT,
  * TC_PRECISE_EVENT, IA32_DS_AREA per logical processor, the PMU bits of
  * IA32_MISC_ENABLE and, optionally, the uncore set) and counts events that
- * the caller injects, following the SDM's filter order (fact sheet 2.2):
+ * the caller injects, following the SDM's filter order (PMU reference 2.2):
  * ESCR event select + mask -> ESCR T0/T1 OS/USR -> CCCR ESCR select ->
  * compare/complement/threshold -> edge, gated by the active-thread field,
  * then counting, 40-bit wrap, OVF, cascades and PMI requests.
@@ -74,7 +74,7 @@ struct p4_model_config {
 	/*
 	 * The code runs in 32-bit protected mode, not IA-32e mode: with a part
 	 * that reports no DTES64 (caps.dtes64) the PEBS assist then uses the
-	 * 32-bit DS layout, else the 64-bit one (p4_ds_form_for, fact sheet 5.1).
+	 * 32-bit DS layout, else the 64-bit one (p4_ds_form_for, PMU reference 5.1).
 	 */
 	bool legacy_mode;
 	/*
@@ -150,7 +150,7 @@ struct p4_model {
 	struct p4_model_faults faults;	/* injected (p4_model_set_faults); zero at reset */
 };
 
-/* The DS save-area layout this part's PEBS assist uses (fact sheet 5.1). */
+/* The DS save-area layout this part's PEBS assist uses (PMU reference 5.1). */
 enum p4_ds_form p4_model_ds_form(const struct p4_model *m);
 
 /* Power-on state; 0, or -1 when cfg->sig is not family 0FH. */
@@ -178,12 +178,12 @@ int p4_model_event_raw(struct p4_model *m, unsigned lp, unsigned cpl, uint64_t e
 /*
  * The registers of the instruction LP `lp` is retiring (flags, linear IP,
  * general registers in enum p4_pebs_reg order): what a PEBS record written
- * for an event of that instruction holds (fact sheet 5.2). -1 on a bad LP.
+ * for an event of that instruction holds (PMU reference 5.2). -1 on a bad LP.
  */
 int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs_record *r);
 
 /*
- * Front-end tagging (fact sheet 5.6): an instruction of LP lp at CPL cpl
+ * Front-end tagging (PMU reference 5.6): an instruction of LP lp at CPL cpl
  * retires with `loads` load and `stores` store µops. Those that an ESCR
  * holding uop_type with TAGLOADS / TAGSTORES and the LP's T-bit for that
  * CPL tags count once each as front_end_event NBOGUS, at retirement. The
@@ -196,7 +196,7 @@ int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned 
 			unsigned stores);
 
 /*
- * Execution tagging (fact sheet 5.7): `uops` µops of upstream event ev (one
+ * Execution tagging (PMU reference 5.7): `uops` µops of upstream event ev (one
  * of the FIRM events, P4_EVF_UPSTREAM_TAG: packed_SP_uop ... x87_SIMD_moves_uop)
  * retire on LP lp at CPL cpl. They count as ev with all its mask bits, and a
  * FIRM ESCR holding ev with Tag enable and the LP's T-bit tags them with its

@@ -9,7 +9,7 @@
 #include "pmu/model/p4_model_internal.h"
 #include "pmu/p4_pebs.h"
 
-#define TC_PRECISE_EVENT_RESET	0xfc00	/* perfctr's observed default (fact sheet 1.3) */
+#define TC_PRECISE_EVENT_RESET	0xfc00	/* perfctr's observed default (PMU reference 1.3) */
 #define MISC_ENABLE_RO		(MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL | \
 				 MISC_ENABLE_PEBS_UNAVAIL)
 #define PEBS_ENABLE_VALID	(BITS(12, 0) | BIT(15) | BIT(16) | PEBS_ENABLE_UOP_TAG | \
@@ -65,7 +65,7 @@ static bool ds_area_bad(const struct p4_model *m, uint64_t v)
 	return top != 0 && top != (UINT64_MAX >> 47);
 }
 
-/* IA32_MISC_ENABLE bit 22 (Limit CPUID MaxVal) exists on models 3, 4, 6 only (fact sheet 1.3). */
+/* IA32_MISC_ENABLE bit 22 (Limit CPUID MaxVal): models 3, 4, 6 only (PMU reference 1.3). */
 static uint64_t misc_enable_reserved(const struct p4_model *m)
 {
 	return m->caps.limit_cpuid ? 0 : BIT(22);

@@ -2,7 +2,7 @@
  * p4_model_pebs.c - the PEBS assist and front-end tagging of the software
  * NetBurst PMU.
  *
- * Fact sheet 5.1-5.3 and SDM 18.16.3, with the model's decisions:
+ * PMU reference 5.1-5.3 and SDM 18.16.3, with the model's decisions:
  * - PEBS is armed for LP t when MSR_PEBS_ENABLE has t's bit (MY_THR or
  *   OTH_THR, relative to the LP that wrote it; the model keeps the
  *   absolute LPs in m->pebs_lps), and only on counter 16 for LP0 and
@@ -27,7 +27,7 @@
  *   the model takes the reading that is harder on software (set).
  * - The threshold PMI: when a record moves the index from below the
  *   interrupt threshold to or past it, LP t gets raise_pmi() (the same LVT
- *   PC vector, fact sheet 5.2 "DS ISR"); m->pebs_pmis[t] counts them. A
+ *   PC vector, PMU reference 5.2 "DS ISR"); m->pebs_pmis[t] counts them. A
  *   handler that drains the buffer resets the index to the base.
  * - A DS area or buffer the memory callback cannot reach (IA32_DS_AREA 0,
  *   or unmapped): a machine fault (cfg.machine_fault; on hardware a fault
@@ -143,7 +143,7 @@ int p4_model_set_pebs_regs(struct p4_model *m, unsigned lp, const struct p4_pebs
 	return 0;
 }
 
-/* ---- front-end tagging (fact sheet 5.6) ---------------------------------- */
+/* ---- front-end tagging (PMU reference 5.6) ---------------------------------- */
 
 /*
  * ESCR `side` of upstream event d as LP lp at CPL cpl sees it: its value in
@@ -197,7 +197,7 @@ int p4_model_retire_mem(struct p4_model *m, unsigned lp, unsigned cpl, unsigned 
 	return (int)tagged;
 }
 
-/* ---- execution tagging (fact sheet 5.7) ----------------------------------- */
+/* ---- execution tagging (PMU reference 5.7) ----------------------------------- */
 
 /*
  * The tag bits the FIRM ESCRs put on one µop of upstream event `ev` with
@@ -244,7 +244,7 @@ int p4_model_retire_exec_mask(struct p4_model *m, unsigned lp, unsigned cpl, enu
 	/* The upstream event counts its µops where a counter reads one of their mask bits. */
 	r = p4_model_event(m, lp, cpl, ev, mask, uops);
 	tags = exec_tags(m, ev, mask, lp, cpl);
-	if (r == 0 && tags)	/* NBOGUSn = mask bit n <-> tag bit n (fact sheet 5.7) */
+	if (r == 0 && tags)	/* NBOGUSn = mask bit n <-> tag bit n (PMU reference 5.7) */
 		r = p4_model_event(m, lp, cpl, P4_EV_EXECUTION_EVENT, (uint16_t)tags, uops);
 	return r;
 }

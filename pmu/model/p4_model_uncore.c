@@ -4,7 +4,7 @@
  * The eight registers at 107CCH-107D3H (p4_uncore.h) exist when
  * cfg.uncore is set and caps.uncore names a register set; they are one
  * copy for the package, read and written alike by both logical processors
- * (fact sheet 1.4, 8), so nothing here depends on m->bus_lp. The
+ * (PMU reference 1.4, 8), so nothing here depends on m->bus_lp. The
  * memory-system model reports each uncore occurrence through
  * p4_model_uncore_event() with the occurrence's attributes in the control
  * word's bit positions; every event register of that unit whose upper 32

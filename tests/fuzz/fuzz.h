@@ -43,7 +43,7 @@ static inline char *fuzz_cstr(const uint8_t *data, size_t size)
 	return s;
 }
 
-/* The CPU models nbprof knows (fact sheet 1.2), picked by one input byte. */
+/* The CPU models nbprof knows (PMU reference 1.2), picked by one input byte. */
 static inline void fuzz_caps(uint8_t pick, struct p4_caps *caps)
 {
 	static const uint8_t models[] = { 0, 1, 2, 3, 4, 6 };

@@ -1,9 +1,9 @@
 /*
  * test_alloc.c - the (ESCR, counter) planner.
  *
- * Besides hand-written cases from the fact sheet, every pair and every
+ * Besides hand-written cases from the PMU reference, every pair and every
  * triple of events is checked against an independent brute-force search
- * written here from the binding rules (fact sheet 3.1, quirks of 9.5 and
+ * written here from the binding rules (PMU reference 3.1, quirks of 9.5 and
  * 1.2 note 2), and every plan found is checked for its invariants.
  */
 #include <stdarg.h>
@@ -47,7 +47,7 @@ static void single_event_non_ht(void **state)
 	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), 0);
 	assert_int_equal(plan.slot[0].escr, P4_FSB_ESCR0);
 	assert_int_equal(plan.slot[0].counter, P4_BPU_COUNTER0);
-	assert_int_equal(plan.slot[0].escr_value, 0x2600020c);	/* fact sheet 2.4 */
+	assert_int_equal(plan.slot[0].escr_value, 0x2600020c);	/* PMU reference 2.4 */
 	assert_int_equal(plan.slot[0].cccr_value, 0x0403d000);	/* sampling: OVF_PMI_T0 */
 	assert_int_equal(plan.slot[0].preset, (1ull << 40) - 1000);
 }

@@ -98,7 +98,7 @@ static void missing_null_escr_is_not_cleared(void **state)
 
 static void apply_one_event(void **state)
 {
-	/* fact sheet 2.4: global_power_events RUNNING on FSB_ESCR0 / counter 0 */
+	/* PMU reference 2.4: global_power_events RUNNING on FSB_ESCR0 / counter 0 */
 	/* BPU_ESCR0 (select 0), the null event's ESCR, cleared first (F13) */
 	static const struct recbus_write want[] = {
 		{ 0x3b2, 0 }, { 0x360, 0 }, { 0x3a2, 0x2600020c }, { 0x300, 0xffffffff38ull },
@@ -318,7 +318,7 @@ static void pebs_enable_before_cccr(void **state)
 	assert_int_equal(rb.log[0].value, 0);
 	assert_int_equal(rb.log[1].msr, 0x370);		/* IQ_CCCR4 off */
 	assert_int_equal(rb.log[2].msr, 0x3cc);		/* CRU_ESCR2 */
-	assert_int_equal(rb.log[2].value, 0x1200020c);	/* fact sheet 2.4 */
+	assert_int_equal(rb.log[2].value, 0x1200020c);	/* PMU reference 2.4 */
 	assert_int_equal(rb.log[3].msr, 0x310);
 	assert_int_equal(rb.log[4].msr, 0x310);
 	assert_int_equal(rb.log[5].msr, 0x3f1);
@@ -385,7 +385,7 @@ static void pebs_enable_relative_and_kept(void **state)
 /*
  * The handler's reload (O8, N15): the CCCR goes to a null event first -
  * counter 0 with FSB_ESCR0 (select 6) in the plan gets select 0, the
- * unused BPU_ESCR0 (fact sheet 2.1 counter/ESCR table) - then the counter
+ * unused BPU_ESCR0 (PMU reference 2.1 counter/ESCR table) - then the counter
  * twice, then the CCCR value the caller gives.
  */
 static void reload_quiets_the_counter_first(void **state)

@@ -1,7 +1,7 @@
 /*
  * test_encode.c - ESCR/CCCR encodings against the manual's printed values
  * (SDM Example 18-2: 04000603H, 04038800H, 00039000H) and the worked
- * encodings of fact sheet 2.4, plus Table 18-66's T0/T1 OS/USR bits.
+ * encodings of PMU reference 2.4, plus Table 18-66's T0/T1 OS/USR bits.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@ static struct p4_spec spec(const char *text)
 	return s;
 }
 
-/* CCCR of fact sheet 2.4: Enable, active thread 11b, OVF_PMI_T0 and the spec's filters. */
+/* CCCR of PMU reference 2.4: Enable, active thread 11b, OVF_PMI_T0 and the spec's filters. */
 static uint64_t cccr_for(const struct p4_spec *s, enum p4_escr escr)
 {
 	struct p4_cccr_cfg cfg = { 0 };

@@ -2,7 +2,7 @@
  * test_explain.c - the manual's Example 18-2 (SDM 18.15.5.7), as printed and
  * as intended.
  *
- * As printed, the example cannot work (issue 3, fact sheet 2.3): IQ_CCCR4's
+ * As printed, the example cannot work (issue 3, PMU reference 2.3): IQ_CCCR4's
  * 00039000H selects CRU_ESCR0 (select 4), not the CRU_ESCR2 written in step 5;
  * event select 2 on CRU_ESCR2 is machine_clear; counters 12 and 16 both
  * reach instr_retired only through CRU_ESCR0 and so cannot count different

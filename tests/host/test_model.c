@@ -1,14 +1,14 @@
 /*
  * test_model.c - the software NetBurst PMU against the manual.
  *
- * Every expected number below comes from the SDM excerpts or the fact sheet
+ * Every expected number below comes from the SDM or the PMU reference
  * (cited at each test), never from running the model: Example 18-1
  * (cascading counts), Example 18-2 (extended cascading, as intended and as
  * printed), Table 18-66 (all 16 thread/privilege cells), Table 18-67 (the
  * same for thread-independent events, all 16 cells), the CCCR field
  * texts (compare/complement/threshold/edge, FORCE_OVF, active thread, PMI
  * "on the next event count after the counter has overflowed"), the ESCR
- * availability table (fact sheet 1.2) and the cascade-mode PMI erratum.
+ * availability table (PMU reference 1.2) and the cascade-mode PMI erratum.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,12 +21,12 @@
 #define MSR_CRU_ESCR0	0x3b8
 #define MSR_CRU_ESCR1	0x3b9
 #define MSR_IQ_ESCR0	0x3ba
-#define MSR_SSU_ESCR1	0x3bf	/* does not exist (fact sheet 1.2 note 1) */
+#define MSR_SSU_ESCR1	0x3bf	/* does not exist (PMU reference 1.2 note 1) */
 #define MSR_CRU_ESCR2	0x3cc
 #define MSR_CRU_ESCR3	0x3cd
 #define NEG(n)		((UINT64_C(0) - (n)) & P4_COUNTER_MASK)	/* -n in 40 bits */
 
-/* Event-mask bits used below (fact sheet 4.2). */
+/* Event-mask bits used below (PMU reference 4.2). */
 #define NBOGUSNTAG	P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG)
 #define MMTP		P4_EVMASK(P4_BRANCH_RETIRED_MMTP)
 
@@ -83,7 +83,7 @@ static uint64_t cccr(struct p4_model *m, unsigned n)
 	return rd(m, MSR_P4_CCCR_BASE + n);
 }
 
-/* ESCR and CCCR values from the field layout of fact sheet 2.1/2.2. */
+/* ESCR and CCCR values from the field layout of PMU reference 2.1/2.2. */
 static uint64_t escr_val(unsigned evsel, uint16_t mask, uint64_t tbits)
 {
 	return field_prep(ESCR_EVENT_SELECT, evsel) | field_prep(ESCR_EVENT_MASK, mask) | tbits;
@@ -100,7 +100,7 @@ static void instr(struct p4_model *m, unsigned lp, unsigned cpl, uint64_t n)
 	assert_int_equal(p4_model_event(m, lp, cpl, P4_EV_INSTR_RETIRED, NBOGUSNTAG, n), 0);
 }
 
-/* The helpers reproduce the SDM's own Example 18-2 values (fact sheet 2.3). */
+/* The helpers reproduce the SDM's own Example 18-2 values (PMU reference 2.3). */
 static void helpers_match_manual(void **state)
 {
 	(void)state;
@@ -275,7 +275,7 @@ static void example_18_2_intended_plan(struct p4_model *m, bool swap)
 	uint32_t first_escr = swap ? MSR_CRU_ESCR1 : MSR_CRU_ESCR0;
 	uint32_t sampler_escr = swap ? MSR_CRU_ESCR0 : MSR_CRU_ESCR1;
 
-	wr(m, first_escr, 0x0400060c);		/* instr_retired NBOGUS*, LP0 (fact sheet 2.4) */
+	wr(m, first_escr, 0x0400060c);		/* instr_retired NBOGUS*, LP0 (PMU reference 2.4) */
 	wr(m, sampler_escr, 0x04000603);	/* the same, LP1 (Example 18-2 step 2) */
 	wr(m, MSR_P4_COUNTER_BASE + sampler, NEG(9));	/* PMI at the 10th (SDM 18.18.6.8) */
 	wr(m, MSR_P4_CCCR_BASE + sampler, 0x04038800);	/* bit 11, OVF_PMI_T0, select 4 */
@@ -328,7 +328,7 @@ static void example_18_2_intended(void **state)
 
 /*
  * Example 18-2 as printed, on 0F_04 with HT. Counter 16 selects CRU_ESCR0
- * (IQ_CCCR4 = 00039000H, select 4; fact sheet 3.1), which step 2 made
+ * (IQ_CCCR4 = 00039000H, select 4; PMU reference 3.1), which step 2 made
  * LP1-qualified instr_retired; CRU_ESCR2 (step 5) is selected by nobody and
  * select 2 there is machine_clear. FFFFF000H as a 64-bit write leaves bits
  * 39:32 zero, so counter 16 is 00_FFFF_F000H, 2^40 - 2^32 + 4096 events
@@ -600,7 +600,7 @@ static void threshold_complement_edge(void **state)
 
 /*
  * Complement with threshold 15 counts every qualified cycle (the old Linux
- * watchdog clock, fact sheet 2.4/9.12: CRU_ESCR0 7E00000CH, IQ_CCCR0
+ * watchdog clock, PMU reference 2.4/9.12: CRU_ESCR0 7E00000CH, IQ_CCCR0
  * 04FF9000H). Cycles qualify through the ESCR's CPL bits (Table 18-66
  * "counts while T0 in USR").
  */
@@ -707,7 +707,7 @@ static void force_ovf(void **state)
 }
 
 /*
- * 40-bit counters (fact sheet 1.1, 6); sticky OVF (SDM: "must be explicitly
+ * 40-bit counters (PMU reference 1.1, 6); sticky OVF (SDM: "must be explicitly
  * cleared by software"); PMI timing (SDM 18.18.6.8: preset -99, "overflow
  * after it counts 99 events and generate an interrupt on the next (100th)").
  */
@@ -752,7 +752,7 @@ static void wrap_sticky_ovf_and_pmi_timing(void **state)
 	assert_int_equal(pmis.n, 1);
 }
 
-/* OVF_PMI_T0/T1 route the PMI to LP0/LP1, both when both are set (fact sheet 6). */
+/* OVF_PMI_T0/T1 route the PMI to LP0/LP1, both when both are set (PMU reference 6). */
 static void pmi_routing(void **state)
 {
 	static const uint64_t bits[3] = { CCCR_OVF_PMI_T0, CCCR_OVF_PMI_T1,
@@ -806,7 +806,7 @@ static void cascade_pmi_erratum(void **state)
 
 /*
  * An event counts only through an ESCR of its own unit holding its event
- * select, with an intersecting mask (fact sheet 2.2 filter order). Select 2
+ * select, with an intersecting mask (PMU reference 2.2 filter order). Select 2
  * is instr_retired on CRU_ESCR0/1 but machine_clear on CRU_ESCR2/3 (4.2).
  */
 static void escr_matching(void **state)
@@ -834,14 +834,14 @@ static void escr_matching(void **state)
 					P4_EVMASK(P4_MACHINE_CLEAR_CLEAR), 4), 0);
 	assert_int_equal(ctr(&m, 12), 5);
 	assert_int_equal(ctr(&m, 13), 4);
-	/* uop_type only tags uops: nothing ever counts it (fact sheet 4.2). */
+	/* uop_type only tags uops: nothing ever counts it (PMU reference 4.2). */
 	wr(&m, 0x3bc, escr_val(0x02, 0x6, ESCR_T0_OS | ESCR_T0_USR));	/* RAT_ESCR0 */
 	wr(&m, MSR_P4_CCCR_BASE + 16, cccr_val(2, CCCR_ENABLE));
 	assert_int_equal(p4_model_event(&m, 0, 3, P4_EV_UOP_TYPE, 0x6, 9), 0);
 	assert_int_equal(ctr(&m, 16), 0);
 }
 
-/* Fact sheet 1.2: IQ_ESCR0/1 only on models 0-2; 3BFH never exists. */
+/* PMU reference 1.2: IQ_ESCR0/1 only on models 0-2; 3BFH never exists. */
 static void nonexistent_msrs(void **state)
 {
 	struct p4_model m;
@@ -874,7 +874,7 @@ static void nonexistent_msrs(void **state)
 	assert_int_equal(ctr(&m, 12), 0);
 }
 
-/* Reserved bits (fact sheet 2.1, 2.2, 5.3; Table 18-65). Failed writes change nothing. */
+/* Reserved bits (PMU reference 2.1, 2.2, 5.3; Table 18-65). Failed writes change nothing. */
 static void reserved_bits(void **state)
 {
 	struct p4_model m;
@@ -935,7 +935,7 @@ static void non_ht_rules(void **state)
 	assert_int_equal(ctr(&m, 12), 10);
 }
 
-/* RDPMC (fact sheet 6; SDM 18.20 for 18-25): index n, bit 31 = low 32 bits. */
+/* RDPMC (PMU reference 6; SDM 18.20 for 18-25): index n, bit 31 = low 32 bits. */
 static void rdpmc(void **state)
 {
 	struct p4_model m;
@@ -1010,7 +1010,7 @@ static void misc_enable_and_others(void **state)
 	assert_int_equal(p4_model_init(&m, &cfg), 0);
 	assert_int_equal(rd(&m, MSR_IA32_MISC_ENABLE),
 			 MISC_ENABLE_PERFMON | MISC_ENABLE_PEBS_UNAVAIL);
-	/* IA32_DS_AREA is per LP (fact sheet 1.3 "believed per-LP"). */
+	/* IA32_DS_AREA is per LP (PMU reference 1.3 "believed per-LP"). */
 	wr(&m, MSR_IA32_DS_AREA, 0x1000);
 	assert_int_equal(p4_model_set_bus_lp(&m, 1), 0);
 	assert_int_equal(rd(&m, MSR_IA32_DS_AREA), 0);
@@ -1068,7 +1068,7 @@ static void started_counter_lifecycle(void **state)
 	assert_int_equal(p4_model_event(&m, 0, 3, P4_NEVENT, NBOGUSNTAG, 1), -1);
 	assert_int_equal(p4_model_set_cpl(&m, 0, 7), -1);
 	assert_int_equal(p4_model_set_active(&m, 1, true), -1);
-	/* instr_completed exists on models 3, 4, 6 only (fact sheet 4.3). */
+	/* instr_completed exists on models 3, 4, 6 only (PMU reference 4.3). */
 	assert_int_equal(p4_model_event(&m, 0, 3, P4_EV_INSTR_COMPLETED, 1, 1), 0);
 	model_new(&m, 2, 9, false);
 	assert_int_equal(p4_model_event(&m, 0, 3, P4_EV_INSTR_COMPLETED, 1, 1), -1);

@@ -5,7 +5,7 @@
  * What the batch promises (model_batch.c): nothing can tell it from feeding
  * each step on its own. So a counter reads the same after a flush, and an
  * overflow, its OVF bit and its PMI ("on the next event count after the
- * counter has overflowed", CCCR text, fact sheet 6) land on the same step
+ * counter has overflowed", CCCR text, PMU reference 6) land on the same step
  * as without the batch; events never change LP or CPL while they wait; no
  * event waits while a counter compares (compare mode judges each cycle's
  * input), owes a PMI, waits for a cascade or is forced to overflow; and the

@@ -1,5 +1,5 @@
 /*
- * test_model_pebs.c - the software PMU's PEBS assist (fact sheet 5.1-5.3,
+ * test_model_pebs.c - the software PMU's PEBS assist (PMU reference 5.1-5.3,
  * SDM 18.16.3), planned and programmed by the real pmu/ code (p4_alloc,
  * p4_apply) through the model's bus, with a byte array as guest memory:
  * one record per overflow of a PEBS counter, holding the registers of the
@@ -211,7 +211,7 @@ static void drain_rearms(void **state)
 	assert_int_equal(m.pebs_lost[0], 0);
 }
 
-/* Fact sheet 5.2, 32-bit form: 40-byte records, EIP at 04H. */
+/* PMU reference 5.2, 32-bit form: 40-byte records, EIP at 04H. */
 static void thirty_two_bit_records(void **state)
 {
 	static struct p4_model m;
@@ -309,7 +309,7 @@ static void ordinary_overflows_stay_ordinary(void **state)
 }
 
 /*
- * Fact sheet 5.1: the layout follows DTES64 and IA-32e mode, not the
+ * PMU reference 5.1: the layout follows DTES64 and IA-32e mode, not the
  * width of the code. A Prescott (DTES64) in 32-bit protected mode writes
  * 144-byte records through the 64-bit area; a Northwood outside IA-32e
  * the 32-bit one; any part in IA-32e mode the 64-bit one.
@@ -361,7 +361,7 @@ static void ovf_pmi_on_a_pebs_counter_interrupts_each_time(void **state)
 }
 
 /*
- * Front-end tagging (fact sheet 5.6): uop_type TAGLOADS tags load µops and
+ * Front-end tagging (PMU reference 5.6): uop_type TAGLOADS tags load µops and
  * front_end_event NBOGUS counts them at retirement. A loop whose every
  * third instruction loads (i % 3 == 1) and every fifth stores: with
  * TAGLOADS only, PEBS records land on loads alone, every 2nd load.
@@ -417,7 +417,7 @@ static void tagged_loads_only(void **state)
 }
 
 /*
- * Execution tagging (fact sheet 5.7): packed_SP_uop with tag value 1 and
+ * Execution tagging (PMU reference 5.7): packed_SP_uop with tag value 1 and
  * x87_FP_uop with tag value 2 on the FIRM ESCRs; execution_event NBOGUS0
  * counts the µops tagged with bit 0, NBOGUS1 those with bit 1; untagged
  * classes (scalar_DP_uop here) reach neither.
@@ -463,7 +463,7 @@ static void execution_tagging(void **state)
 }
 
 /*
- * x87_SIMD_moves_uop (fact sheet 4.2): ALLP2 counts load µops, ALLP0 store
+ * x87_SIMD_moves_uop (PMU reference 4.2): ALLP2 counts load µops, ALLP0 store
  * and move µops, each only on an ESCR holding its bit; with Tag enable an
  * ESCR tags only the µops of the bits it holds (execution_event NBOGUS2).
  * The event is TI (SDM Table 19-34): with T0_OS and T0_USR set it counts

@@ -7,7 +7,7 @@
  * What the file promises: a request is sent by the LP whose model call
  * raised it, after that call, once; to the LP that OVF_PMI_T0/T1 names, at
  * its APIC ID; as its LVT PC entry says (NMI, or a fixed IPI with the
- * entry's vector); the entry's mask bit is set on delivery (fact sheet 6)
+ * entry's vector); the entry's mask bit is set on delivery (PMU reference 6)
  * unless a fault injection says the part does not; a request while the
  * entry is masked waits (counted as deferred); a request for an LP that
  * does not run is dropped and counted.

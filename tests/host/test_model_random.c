@@ -2,7 +2,7 @@
  * test_model_random.c - random register programs and event feeds against
  * the software NetBurst PMU (pmu/model/), checked by invariants.
  *
- * Each program boots a model of a random known signature (fact sheet 1.2:
+ * Each program boots a model of a random known signature (PMU reference 1.2:
  * models 0, 1, 2, 3, 4, 6), with or without Hyper-Threading, and runs a
  * few dozen random steps through the model's msr_bus and inputs: counter
  * presets (often a few events short of the 40-bit wrap), CCCRs with every
@@ -15,14 +15,14 @@
  *   - a write that #GPs (MSR_BUS_EFAULT) changed nothing in the model;
  *     one that was accepted reads back as written (counters: bits 39:0);
  *   - a counter only goes down through a write to it or an overflow (the
- *     wrap; fact sheet 6: 40 bits), and a step other than an event, a tick
+ *     wrap; PMU reference 6: 40 bits), and a step other than an event, a tick
  *     or a write to it leaves it alone;
  *   - every overflow is visible as CCCR.OVF (sticky until software writes
- *     the CCCR, fact sheet 8) and, when its OVF_PMI bit named an LP, the
+ *     the CCCR, PMU reference 8) and, when its OVF_PMI bit named an LP, the
  *     LP got its PMI or still has it due - unless the cascade-mode erratum
- *     (fact sheet 2.3) swallowed it, which the model counts;
+ *     (PMU reference 2.3) swallowed it, which the model counts;
  *   - no PMI is due from a counter whose OVF is clear: OVF is what keeps
- *     the PMI request asserted (fact sheet 8), so software clearing it
+ *     the PMI request asserted (PMU reference 8), so software clearing it
  *     withdraws the request;
  *   - a PMI is raised only for an LP whose request is asserted
  *     (p4_model_pmi_asserted) at that moment.
@@ -136,7 +136,7 @@ static uint64_t rand_counter_value(struct rng *r)
 	case 2:
 		return rnd(r) & P4_COUNTER_MASK;
 	default:
-		return rnd(r);		/* bits 63:40 set: ignored (fact sheet 6) */
+		return rnd(r);		/* bits 63:40 set: ignored (PMU reference 6) */
 	}
 }
 
@@ -499,7 +499,7 @@ static void clearing_ovf_withdraws_the_pmi(void **state)
 	assert_int_equal(m->bus.write(&m->bus, p4_escrs[ev->escrs[0]].msr, escr), 0);
 	assert_int_equal(m->bus.write(&m->bus, p4_counters[P4_IQ_COUNTER0].msr, P4_COUNTER_MASK), 0);
 	assert_int_equal(m->bus.write(&m->bus, p4_counters[P4_IQ_COUNTER0].cccr_msr, cccr), 0);
-	/* -1: the first event overflows; the PMI is due on the next one (fact sheet 2.2) */
+	/* -1: the first event overflows; the PMI is due on the next one (PMU reference 2.2) */
 	p4_model_event(m, 0, 0, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), 1);
 	assert_true(m->cccr[P4_IQ_COUNTER0] & CCCR_OVF);
 	assert_true(p4_model_pmi_asserted(m, 0));

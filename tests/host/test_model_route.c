@@ -66,7 +66,7 @@ static enum p4_escr other_escr(enum p4_counter c)
 
 /*
  * All 18 counters enabled, counter 12 on CRU_ESCR0 with instr_retired (event
- * select 02H, fact sheet 4.2), the other 17 on other ESCRs: an instr_retired
+ * select 02H, PMU reference 4.2), the other 17 on other ESCRs: an instr_retired
  * event looks at counter 12 only. With nothing enabled it looks at none.
  */
 static void event_examines_only_its_counters(void **state)

@@ -1,5 +1,5 @@
 /*
- * test_pebs.c - pmu/p4_pebs.c against fact sheet section 5: PEBS
+ * test_pebs.c - pmu/p4_pebs.c against PMU reference section 5: PEBS
  * availability, both DS save area layouts (offsets, sizes), both PEBS
  * record layouts, buffer planning (threshold whole records below the
  * maximum, 32-bit maximum one byte past whole records), the PEBS_ENABLE
@@ -35,7 +35,7 @@ static void availability(void **state)
 	assert_null(p4_pebs_unavailable(ds, MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL));
 }
 
-/* Fact sheet 5.2 tables, field by field. */
+/* PMU reference 5.2 tables, field by field. */
 static void ds_area_offsets(void **state)
 {
 	static const uint8_t off32[] = { 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20 };
@@ -166,7 +166,7 @@ static void thread_bits(void **state)
 	assert_int_equal(p4_pebs_thr_lps(0, PEBS_ENABLE_UOP_TAG | 0x1), 0);
 }
 
-/* Fact sheet 5.5, the "Linux value written" and MATRIX_VERT columns. */
+/* PMU reference 5.5, the "Linux value written" and MATRIX_VERT columns. */
 static void replay_metrics(void **state)
 {
 	static const struct { const char *name; uint32_t pe, mv; } want[] = {
@@ -222,7 +222,7 @@ static int plan_specs(const char *const *specs, unsigned n, struct p4_plan *plan
 
 /*
  * A metric name is replay_event NBOGUS plus the metric's PEBS_ENABLE and
- * MATRIX_VERT (fact sheet 5.5: 1stL_cache_load_miss_retired 01000001H and
+ * MATRIX_VERT (PMU reference 5.5: 1stL_cache_load_miss_retired 01000001H and
  * 1H), ORed in by p4_apply; the split metrics also program their upstream
  * ESCR, which no other event may then take; one metric per plan.
  */
@@ -321,7 +321,7 @@ static void threshold_several_records_short(void **state)
 }
 
 /*
- * The tagging rules stat, record and selftest share (fact sheet 5.6, 5.7):
+ * The tagging rules stat, record and selftest share (PMU reference 5.6, 5.7):
  * front_end_event without a uop_type request for its LP, and an
  * execution_event slot no FIRM event tags, would count 0.
  */

@@ -4,7 +4,7 @@
  *
  * Expected command output is what the command's contract says (the MSR
  * notation "MSR 1A0H = 0000000000000001H", one "error: ..." line per bad
- * input) and what the fact sheet says about the CPU (section 7: 0F_04H has
+ * input) and what the PMU reference says about the CPU (section 7: 0F_04H has
  * no IQ_ESCR0/1, has extended cascading and instr_completed).
  */
 #include <setjmp.h>
@@ -551,7 +551,7 @@ static void msr_read_from_model_backend(void **state)
 	fake_msr_set(MSR_IQ_CCCR4, 0x3000);
 	assert_int_equal(run("msr read 370h"), 0);
 	assert_string_equal(fio.out, "MSR 370H = 0000000000003000H (MSR_IQ_CCCR4) [model 0F_04H]\n");
-	/* IQ_ESCR0 (3BAH) exists on models 0-2 only (fact sheet 1.2): the model's #GP */
+	/* IQ_ESCR0 (3BAH) exists on models 0-2 only (PMU reference 1.2): the model's #GP */
 	assert_one_error(run("msr read 3BAH"), "error: rdmsr 3BAH: #GP (MSR not present on model 0F_04H)");
 }
 
@@ -756,10 +756,10 @@ static void cpu_prescott(void **state)
 	assert_output_has("bit 7  perfmon available   yes\n");
 	assert_output_has("bit 11 BTS unavailable     yes\n");
 	assert_output_has("bit 12 PEBS unavailable    no\n");
-	/* fact sheet 5.1: DS present, bit 7 set, bit 12 clear -> PEBS; bit 11 set -> no BTS */
+	/* PMU reference 5.1: DS present, bit 7 set, bit 12 clear -> PEBS; bit 11 set -> no BTS */
 	assert_output_has("DS/PEBS/BTS   yes / yes / no\n");
 	assert_output_has("TSC           3400.123 MHz\n");
-	/* fact sheet section 7: model 4 lost IQ_ESCR0/1, has extended cascading and instr_completed */
+	/* PMU reference section 7: model 4 lost IQ_ESCR0/1, has extended cascading and instr_completed */
 	assert_output_has("  IQ_ESCR0/1              no\n");
 	assert_output_has("  ESCRs                   43\n");
 	assert_output_has("  extended cascading      yes\n");
@@ -791,7 +791,7 @@ static void cpu_misc_enable_unreadable(void **state)
 	assert_output_has("not calibrated");
 }
 
-/* fact sheet 5.1: each of DS, bit 7, bit 11 and bit 12 can take PEBS or BTS away. */
+/* PMU reference 5.1: each of DS, bit 7, bit 11 and bit 12 can take PEBS or BTS away. */
 static void cpu_pebs_bts_availability(void **state)
 {
 	fake_prescott();
@@ -875,7 +875,7 @@ static void events_list_and_filter(void **state)
 
 static void events_marks_what_the_model_lacks(void **state)
 {
-	/* fact sheet section 7: instr_completed exists on models 3, 4, 6 only */
+	/* PMU reference section 7: instr_completed exists on models 3, 4, 6 only */
 	fake_prescott();
 	assert_int_equal(run("events instr_completed"), 0);
 	assert_output_has("instr_completed");

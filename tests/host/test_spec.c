@@ -1,7 +1,7 @@
 /*
  * test_spec.c - event specs and the `events` listing.
  *
- * Expected mask values come from the fact sheet's event tables (4.1-4.3);
+ * Expected mask values come from the PMU reference's event tables (4.1-4.3);
  * the default-mask rule is the one stated in pmu/p4_events.h.
  */
 #include <stdarg.h>
@@ -225,7 +225,7 @@ static void events_listing(void **state)
 	assert_int_equal(p4_events_list(NULL, NULL, collect, &l), 47);
 	/* and the 9 replay metrics and the 10 generic names under their headings */
 	assert_int_equal(l.n, 47 + 1 + 9 + 1 + 10);
-	/* fact sheet 5.5: 1stL_cache_load_miss_retired is 01000001H with MATRIX_VERT 1H */
+	/* PMU reference 5.5: 1stL_cache_load_miss_retired is 01000001H with MATRIX_VERT 1H */
 	assert_non_null(strstr(l.all, "1stL_cache_load_miss_retired replay_event:NBOGUS, "
 			       "PEBS_ENABLE 01000001H, MATRIX_VERT 1H"));
 	assert_non_null(strstr(l.all, "split_load_retired           replay_event:NBOGUS, "

@@ -5,7 +5,7 @@
  *
  * Expected values come from the definitions: nanoBench's trimmed mean
  * drops floor(n/5) values at each end; ESCR bits 3:0 are T0_OS T0_USR
- * T1_OS T1_USR (fact sheet 2.1); cascade links and the cascade-PMI erratum
+ * T1_OS T1_USR (PMU reference 2.1); cascade links and the cascade-PMI erratum
  * of 0F_02 from SDM 18.15.5.6/18.15.5.7.
  */
 #include <stdarg.h>
@@ -169,7 +169,7 @@ static void tbits_split(void **state)
 	assert_true(tb.given);
 	assert_int_equal(tb.t0, STAT_PRIV_USR);
 	assert_int_equal(tb.t1, STAT_PRIV_OS);
-	/* fact sheet 2.1: T0_USR = bit 2, T1_OS = bit 1 */
+	/* PMU reference 2.1: T0_USR = bit 2, T1_OS = bit 1 */
 	assert_int_equal(stat_tbits_escr(&tb), 0x4 | 0x2);
 
 	assert_int_equal(stat_split_tbits("instr_retired:t0=uk:t1=-", out, sizeof(out), &tb, err,
@@ -280,7 +280,7 @@ static void requests_follow_the_target_lp(void **state)
 }
 
 /*
- * Example 18-2's intent under the per-thread split (fact sheet 3.2, 2.3):
+ * Example 18-2's intent under the per-thread split (PMU reference 3.2, 2.3):
  * LP0's instr_retired on counter 16 / CRU_ESCR0, LP1's on 17 / CRU_ESCR1
  * (the manual's 04000603H), started by CASCNT4INTO5.
  */
@@ -321,7 +321,7 @@ static void requests_default_pair(void **state)
 	assert_int_equal(r.n, 2);
 	assert_int_equal(r.req[0].spec.event, P4_EV_GLOBAL_POWER_EVENTS);
 	assert_int_equal(r.req[1].spec.event, P4_EV_INSTR_RETIRED);
-	/* fact sheet 2.4: global_power_events lives on FSB_ESCR0/1, instr_retired on CRU_ESCR0/1 */
+	/* PMU reference 2.4: global_power_events lives on FSB_ESCR0/1, instr_retired on CRU_ESCR0/1 */
 	assert_true(p.slot[0].escr == P4_FSB_ESCR0 || p.slot[0].escr == P4_FSB_ESCR1);
 	assert_true(p.slot[1].escr == P4_CRU_ESCR0 || p.slot[1].escr == P4_CRU_ESCR1);
 	/* every counting request interrupts LP0 on overflow (the 64-bit extension) */
@@ -384,13 +384,13 @@ static void requests_errors(void **state)
 	assert_non_null(strstr(err, "sampling"));
 	assert_int_equal(plan("stat -e instr_retired:after=5 loop", &caps, false, &r, &p), -1);
 	assert_non_null(strstr(err, "needs an -e before"));
-	/* three ESCR settings, two CRU ESCRs (fact sheet 3.1): the planner names all three */
+	/* three ESCR settings, two CRU ESCRs (PMU reference 3.1): the planner names all three */
 	assert_int_equal(plan("stat -e instr_retired:u -e instr_retired:k -e instr_retired:u:k:NBOGUSTAG "
 			      "loop", &caps, false, &r, &p), -2);
 	assert_non_null(strstr(err, "#1"));
 	assert_non_null(strstr(err, "#2"));
 	assert_non_null(strstr(err, "#3"));
-	/* T1 bits are reserved without Hyper-Threading (fact sheet 2.1) */
+	/* T1 bits are reserved without Hyper-Threading (PMU reference 2.1) */
 	assert_int_equal(plan("stat -e instr_retired:t1=u loop", &caps, false, &r, &p), -1);
 	assert_non_null(strstr(err, "Hyper-Threading"));
 }

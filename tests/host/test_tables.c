@@ -1,8 +1,8 @@
 /*
  * test_tables.c - invariants of the NetBurst tables and spot checks against
- * the fact sheet (netburst-pmu.md sections 1, 3.1, 4, 7).
+ * the PMU reference (netburst-pmu.md sections 1, 3.1, 4, 7).
  *
- * Expected values are typed in here from the fact sheet, independently of
+ * Expected values are typed in here from the PMU reference, independently of
  * pmu/p4_tables.c and pmu/p4_events.c.
  */
 #include <stdarg.h>
@@ -61,7 +61,7 @@ static void escr_names_and_addresses_unique(void **state)
 			assert_true(strcmp(p4_escrs[a].name, p4_escrs[b].name) != 0);
 			assert_true(p4_escrs[a].msr != p4_escrs[b].msr);
 		}
-		/* Fact sheet 1.2 note 4: 3BFH, 3C6H, 3C7H, 3CEH-3DFH are not ESCRs. */
+		/* PMU reference 1.2 note 4: 3BFH, 3C6H, 3C7H, 3CEH-3DFH are not ESCRs. */
 		assert_true(p4_escrs[a].msr >= 0x3a0 && p4_escrs[a].msr <= 0x3e1);
 		assert_true(p4_escrs[a].msr != 0x3bf && p4_escrs[a].msr != 0x3c6 &&
 			    p4_escrs[a].msr != 0x3c7);
@@ -127,7 +127,7 @@ static void escr_even_odd_rule(void **state)
 	assert_int_equal(p4_escr_exceptions[0].escr, P4_SSU_ESCR0);
 }
 
-/* Fact sheet 3.1, per-counter view. */
+/* PMU reference 3.1, per-counter view. */
 static void per_counter_select_map(void **state)
 {
 	static const char *const bpu[8] = { "BPU", "IS", "MOB", "ITLB", "PMH", "IX", "FSB", "BSU" };
@@ -254,7 +254,7 @@ static void event_masks_consistent(void **state)
 			assert_true(ev->flags & P4_EVF_AT_RETIREMENT);
 		if (ev->flags & P4_EVF_AT_RETIREMENT) {
 			assert_int_equal(p4_escrs[ev->escrs[0]].group, P4_GROUP_IQ);
-			assert_false(ev->flags & P4_EVF_TI);	/* fact sheet 4.2: all TS */
+			assert_false(ev->flags & P4_EVF_TI);	/* PMU reference 4.2: all TS */
 		}
 	}
 }
@@ -303,7 +303,7 @@ static void check_mask(const char *event, const char *mask, unsigned bit)
 	assert_int_equal(k, bit);
 }
 
-/* Values typed in from fact sheet 4.1-4.3. */
+/* Values typed in from PMU reference 4.1-4.3. */
 static void spot_checks_against_fact_sheet(void **state)
 {
 	check_event("TC_deliver_mode", 0x01, 1, "TC_ESCR0", "TC_ESCR1");
@@ -436,7 +436,7 @@ static void lookups_case_insensitive(void **state)
 	assert_int_equal(k, 1);
 }
 
-/* Fact sheet 7, 1.2 note 2, 2.3. */
+/* PMU reference 7, 1.2 note 2, 2.3. */
 static void caps_by_signature(void **state)
 {
 	struct p4_caps c;

@@ -5,7 +5,7 @@
  * CPUID inputs are register values as the SDM defines them (CPUID.1:EBX
  * [23:16] logical processors per package, [31:24] initial APIC ID, EDX[28]
  * HTT; CPUID.4:EAX[31:26] cores per package - 1). Expected IDs follow the
- * fact sheet's section 7 rule: threads per core = logical / cores, SMT ID =
+ * PMU reference's section 7 rule: threads per core = logical / cores, SMT ID =
  * APIC ID & (next power of two of threads per core - 1); the core field
  * sits above it, the package above both.
  */

@@ -162,7 +162,7 @@ static void emon_l3_layout_matches_manual(void **state)
 	assert_false(p4_unc_units[P4_UNC_EFSB].verified);
 }
 
-/* Models 3/4 have IFSB/EFSB, model 6 EMON_L3, the others none (fact sheet 1.4, 7). */
+/* Models 3/4 have IFSB/EFSB, model 6 EMON_L3, the others none (PMU reference 1.4, 7). */
 static void availability_by_signature(void **state)
 {
 	struct p4_caps c;

@@ -22,7 +22,7 @@ exact. Instruction counts come from the workload listings
                 Vol. 3A 17.3.1.4), and QEMU counts each iteration as one
                 instruction, so N more bytes cost N x 128 more.
 The compare-mode spec `:cmp=15:compl` counts every cycle of the model's
-clock (a cycle's event input is at most 15, fact sheet 9.12), which is
+clock (a cycle's event input is at most 15, PMU reference 9.12), which is
 what the model ticks: one clock for the core, however many LPs step.
 
 The machine has Hyper-Threading for the paired runs; LP1 idles in HLT
@@ -134,7 +134,7 @@ def test_ipc_is_printed_from_the_counts(nb):
 
 def test_ipc_ignores_a_compare_mode_instr_retired(nb):
     # With Compare set, instr_retired counts cycles that meet the threshold,
-    # not instructions (CCCR compare, fact sheet 2.2): no IPC from it.
+    # not instructions (CCCR compare, PMU reference 2.2): no IPC from it.
     _, out = stat(nb, "-e instr_retired:cmp=0 -e global_power_events loop 100")
     assert not IPC.search(out), out
 

@@ -84,7 +84,7 @@ def test_init_code_cancels(nb):
 
 def test_more_events_than_fit_are_grouped(nb):
     # instr_retired counts only through CRU_ESCR0/1, which reach the six IQ counters
-    # 12-17 (fact sheet 1, counter and ESCR tables): a seventh copy needs a second group
+    # 12-17 (PMU reference 1, counter and ESCR tables): a seventh copy needs a second group
     ev = " ".join(["-e instr_retired:NBOGUSNTAG"] * 7)
     out = bench(nb, ev + " 01d8")          # 16 words: the shell's limit
     assert [g for _, _, g in rows(out)] == [1] * 6 + [2], out

@@ -3,7 +3,7 @@
 The ESP carries an nbprof.cfg whose run lines must execute at boot, before
 the first interactive prompt. The CPU is a Northwood-like signature (family
 0FH, model 2, stepping 9) with one core and two hyper-threads, so `cpu`
-must show the other rows of the capability table (fact sheet sections 1.2,
+must show the other rows of the capability table (PMU reference sections 1.2,
 2.3, 4.3, 7) and the HT topology (SDM Vol. 2A CPUID: CPUID.1:EDX[28] HTT,
 CPUID.1:EBX[23:16] logical processors, CPUID.4:EAX[31:26] cores - 1).
 The last test reboots the machine, which -no-reboot turns into QEMU's exit.

@@ -8,10 +8,10 @@ Expected numbers come from the documents, not from running the code:
   ...ps / ...pd / ...ss / ...sd SSE/SSE2 arithmetic), independently of
   arch/x86/insn_simd.c; moves, x87 loads/stores, EMMS, FNINIT and LDMXCSR are
   no class. The loop body is the code from the jnz's target to the jnz.
-- fact sheet 5.7: an upstream FIRM ESCR with Tag enable and tag value bit n
+- PMU reference 5.7: an upstream FIRM ESCR with Tag enable and tag value bit n
   marks its µops, and execution_event NBOGUSn counts the marked ones at
   retirement; a tag bit nobody sets counts 0.
-- fact sheet 5.2: a PEBS record holds the linear IP of the instruction that
+- PMU reference 5.2: a PEBS record holds the linear IP of the instruction that
   caused the event, and the counter is reloaded from -period after each
   record, so with period P the k-th record is the (kP)-th tagged µop.
 """
@@ -121,7 +121,7 @@ def test_firm_event_counts_its_class(nb, mix, ring, cls):
                                           ("sdp", 2, "scalar_DP_uop:ALL:TAG2"),
                                           ("mmx128", 3, "128bit_MMX_uop:TAG3")])
 def test_execution_event_counts_the_tagged_uops(nb, mix, ring, cls, bit, spec):
-    """Fact sheet 5.7: NBOGUSn counts the µops tagged with bit n; a slot no request tags would
+    """PMU reference 5.7: NBOGUSn counts the µops tagged with bit n; a slot no request tags would
     count a silent 0, so stat refuses it with the reason."""
     n = 11
     want = n * per_class(mix[0])[cls]
@@ -131,8 +131,8 @@ def test_execution_event_counts_the_tagged_uops(nb, mix, ring, cls, bit, spec):
     other = (bit + 1) % 4
     out = nb.cmd("stat --ring %d -e %s -e execution_event:NBOGUS%d fpmix %d" % (ring, spec, other, n))
     assert out.strip() == ("error: stat: execution_event counts only the uops an upstream FIRM "
-                           "event tags (fact sheet 5.7): nothing tags with bit %d; add one, e.g. "
-                           "-e x87_FP_uop:TAG%d" % (other, other)), out
+                           "event tags (PMU reference 5.7): nothing tags with bit %d; add one, "
+                           "e.g. -e x87_FP_uop:TAG%d" % (other, other)), out
 
 
 def pebs_offsets(nb):
@@ -168,7 +168,7 @@ def test_pebs_records_are_the_tagged_instructions(nb, mix, ring, cls, bit, perio
 
 # ---- x87_SIMD_moves_uop: ALLP2 load µops, ALLP0 store and move µops --------------------
 #
-# Fact sheet 4.2 names the two bits; which instructions are such moves is the model's
+# PMU reference 4.2 names the two bits; which instructions are such moves is the model's
 # reading (arch/x86/insn_simd.h, UNVERIFIED): here, independently, by the SDM's mnemonics:
 # FLD/FILD/FBLD and MOV* with a memory source load; FST/FIST/FBSTP, FLD ST(i) and MOV*
 # to memory or between registers are stores/moves.
@@ -224,22 +224,23 @@ def test_pebs_on_tagged_simd_loads(nb, moves):
 
 
 def test_record_refuses_execution_event_without_its_tag(nb):
-    """Fact sheet 5.7: NBOGUS1 counts what bit 1 tags; with only TAG0 given it would record
+    """PMU reference 5.7: NBOGUS1 counts what bit 1 tags; with only TAG0 given it would record
     nothing, so record refuses before anything runs."""
     out = nb.cmd("record -e execution_event:NBOGUS1:pebs -e x87_FP_uop:TAG0 -c 3 fpmix 10").strip()
     assert out == "error: record: execution_event counts only the uops an upstream FIRM event " \
-                  "tags (fact sheet 5.7): nothing tags with bit 1; add one, e.g. -e x87_FP_uop:TAG1", out
+                  "tags (PMU reference 5.7): nothing tags with bit 1; add one, " \
+                  "e.g. -e x87_FP_uop:TAG1", out
     out = nb.cmd("record -e execution_event:NBOGUS0:pebs -c 3 fpmix 10").strip()
     assert out.startswith("error: record: execution_event counts only") and "bit 0" in out, out
 
 
-# ---- MSR_PEBS_ENABLE written from LP1 (fact sheet 5.3) -----------------------------------
+# ---- MSR_PEBS_ENABLE written from LP1 (PMU reference 5.3) -----------------------------------
 #
-# Registers by hand, values from the fact sheet's layouts (2.1 ESCR, 2.2 CCCR, 1.2
+# Registers by hand, values from the PMU reference's layouts (2.1 ESCR, 2.2 CCCR, 1.2
 # addresses): LP t's upstream FIRM_ESCR<t> holds x87_FP_uop (EvSel 04H, ALL = mask bit 15)
 # with Tag enable and tag value 1; CRU_ESCR<2+t> execution_event (EvSel 0CH) NBOGUS0; counter
-# 16+t (IQ_COUNTER4/5, the PEBS counter of LP t, fact sheet 5.1) preset to -P, its CCCR
-# enabled with ESCR select 5 and active thread 11b, no OVF_PMI bit. Fact sheet 5.3:
+# 16+t (IQ_COUNTER4/5, the PEBS counter of LP t, PMU reference 5.1) preset to -P, its CCCR
+# enabled with ESCR select 5 and active thread 11b, no OVF_PMI bit. PMU reference 5.3:
 # PEBS_ENABLE bit 25 (MY_THR) means the LP executing the WRMSR, bit 26 (OTH_THR) the other
 # one, and each LP reads the bits the same way, relative to itself.
 

@@ -5,15 +5,15 @@ threads=2) and the NetBurst signature 0F_04, so the boot-time backend is the
 model with HT (prof/perf.c: HT when CPUID says 2 threads per core). What
 each test expects comes from outside the kernel:
   loop N      retires 3N + 6 instructions (arch/x86/workloads.S, wl_loop)
-  SMT ID      APIC ID & 1 here (test_smp.py's reasoning, fact sheet 7), so
-              LP1 is T1 in the ESCR's thread bits (fact sheet 8)
-  split       fact sheet 3.2 (Linux perf's halves): LP0's events on the
+  SMT ID      APIC ID & 1 here (test_smp.py's reasoning, PMU reference 7), so
+              LP1 is T1 in the ESCR's thread bits (PMU reference 8)
+  split       PMU reference 3.2 (Linux perf's halves): LP0's events on the
               ESCR0 side and counters 0,1/4,5/8,9/12,13,16, LP1's on the
               ESCR1 side and 2,3/6,7/10,11/14,15,17
   rule        SDM text above Table 18-66: a TS event on Tn at CPL c counts
               exactly when Tn_OS (c = 0) or Tn_USR (c = 3) is set; the other
               thread's bits have no effect on it
-  active      CCCR bits 17:16 (fact sheet 2.2): 00 none, 01 single, 10 both,
+  active      CCCR bits 17:16 (PMU reference 2.2): 00 none, 01 single, 10 both,
               11 any active LP; a halted LP is inactive. LP0 runs the shell
               (always active); the sibling halts unless it runs a workload.
 """
@@ -126,7 +126,7 @@ def test_stat_pair_attributes_each_lp(nb):
     rows, out = stat(nb, "-e instr_retired:t0 -e instr_retired:t1 --pair loop 10 -- --ring 3 loop 40")
     assert [r[0] for r in rows] == [loop_instr(10), loop_instr(40)], out
     assert rows[0][2] in LP0_COUNTERS and rows[1][2] in LP1_COUNTERS
-    assert rows[0][3] != rows[1][3]     # each thread on its own ESCR (fact sheet 3.2)
+    assert rows[0][3] != rows[1][3]     # each thread on its own ESCR (PMU reference 3.2)
     rows, _ = stat(nb, "-e instr_retired --pair loop 10 -- loop 40")
     assert rows[0][0] == loop_instr(10) + loop_instr(40) and "[T0+T1]" in rows[0][4]
 
@@ -136,7 +136,7 @@ def test_pmis_go_to_the_owning_lp(nb, mode):
     """Counters wrapping every 17 events: each LP's handler extends its own counter.
 
     --preset 2^40-16 reloads both counters so they overflow every 16 events
-    and interrupt on the 17th (PMI after the overflow, fact sheet 2.2);
+    and interrupt on the 17th (PMI after the overflow, PMU reference 2.2);
     totals stay exact only if no overflow is lost or taken twice. LP1 runs
     its jobs with IF = 0, and a CPU holds a fixed-vector interrupt while
     IF = 0 (SDM Vol. 3A 6.8.1): by vector, LP1 takes no PMI during the run

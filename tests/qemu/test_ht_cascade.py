@@ -1,19 +1,19 @@
 """test_ht_cascade.py - the manual's cross-thread cascading scenarios, live.
 
 Machine: one Hyper-Threaded core (threads=2), signature 0F_04 (extended
-cascading present, no cascade-PMI erratum: SDM 18.15.5.7, fact sheet 2.3).
-Expectations come from the SDM excerpts and the fact sheet:
+cascading present, no cascade-PMI erratum: SDM 18.15.5.7, PMU reference 2.3).
+Expectations come from the SDM and the PMU reference:
   loop N        retires 3N + 6 instructions (arch/x86/workloads.S)
   synthetic S N delivers N occurrences of S at the workload's CPL and LP
   cascade       a started counter counts from the event after its source's
                 overflow; a source preset to -N overflows on its N-th event
-                (Example 18-1, fact sheet 2.2)
+                (Example 18-1, PMU reference 2.2)
   Table 18-65   bit 11 of IQ_CCCR0/3/4/5 = CASCNT4INTO0 (16 starts 12),
                 CASCNT5INTO3 (17 starts 15), CASCNT5INTO4 (17 starts 16),
                 CASCNT4INTO5 (16 starts 17); reserved on 0F_00/0F_01
   Example 18-2  instr_retired reaches counters 12, 13, 16 only through
                 CRU_ESCR0 and 14, 15, 17 only through CRU_ESCR1; the
-                manual's own values are inconsistent (fact sheet 2.3), the
+                manual's own values are inconsistent (PMU reference 2.3), the
                 working plan is 16 (LP0, CRU_ESCR0) cascading into 17 (LP1,
                 CRU_ESCR1) with CASCNT4INTO5
 """
@@ -120,12 +120,12 @@ def test_example_18_2_printed_values_are_flawed(nb):
 # "Set up counter B to count MOB replays on thread B; counter A to count
 # resource stalls on thread A; set its force overflow bit and the appropriate
 # CASCNTxINTOy bit." Cascading never leaves a block (SDM 18.15.5.6):
-# MOB_load_replay lives in the BPU block (MOB_ESCR0/1, counters 0-3, fact
-# sheet 4.1) and resource_stall in the IQ block (ALF_ESCR0/1, counters 12-17),
+# MOB_load_replay lives in the BPU block (MOB_ESCR0/1, counters 0-3, PMU
+# reference 4.1) and resource_stall in the IQ block (ALF_ESCR0/1, counters 12-17),
 # so no counter counting MOB_load_replay can start the stall counter - the
 # planner must refuse that. MOB replays reach the IQ block only as retired,
 # replay-tagged uops: replay_event (CRU_ESCR2/3, counters 12,13,16 / 14,15,17,
-# fact sheet 4.2, 5.5 MOB_load_replay_retired). On LP0's half (fact sheet 3.2)
+# PMU reference 4.2, 5.5 MOB_load_replay_retired). On LP0's half (PMU reference 3.2)
 # replay_event can sit on 12, 13 or 16 and LP1's stall counter on 14, 15 or 17;
 # bit-30 links 12->14 and 13->15 exist too, but counters 16/17 are the ones
 # the manual names ("CASCNTxINTOy") and the planner tries them first for a

@@ -1,7 +1,7 @@
 """test_ht_record.py - sampling on either logical processor, and Example 18-2 with samples.
 
 Machine: one Hyper-Threaded core (threads=2), signature 0F_04 (extended
-cascading, no cascade-PMI erratum: SDM 18.15.5.7, fact sheet 2.3), model
+cascading, no cascade-PMI erratum: SDM 18.15.5.7, PMU reference 2.3), model
 backend with HT. Expected numbers come from the documents:
   loop N        retires WL_LOOP_K * N + WL_LOOP_C instructions (prof/workload.h;
                 3N + 6), in the order of the wl_loop listing (arch/x86/workloads.S,
@@ -12,14 +12,14 @@ backend with HT. Expected numbers come from the documents:
                 event k(P + 1), with the next instruction as interrupted RIP
   cascade       a started counter counts from the event after its source's
                 overflow; a source preset to -N overflows on its N-th event
-  routing       fact sheet 2.2/8: OVF_PMI_T0 (CCCR bit 26) / OVF_PMI_T1 (bit 27)
+  routing       PMU reference 2.2/8: OVF_PMI_T0 (CCCR bit 26) / OVF_PMI_T1 (bit 27)
                 send the PMI to LP0 / LP1; an event without :t0/:t1 is split by
                 record into one counter per LP (shell/cmd_record.c), each
                 interrupting its own LP
   Example 18-2  counter 16 (CRU_ESCR0, LP0's instr_retired, preset -4096) starts
                 counter 17 (CRU_ESCR1, LP1's) with CASCNT4INTO5 (IQ_CCCR5 bit 11);
                 ESCR values 0400060CH / 04000603H (instr_retired NBOGUSNTAG|NBOGUSTAG,
-                T0_OS|T0_USR and T1_OS|T1_USR: fact sheet 2.1, the manual's step 2)
+                T0_OS|T0_USR and T1_OS|T1_USR: PMU reference 2.1, the manual's step 2)
 --stagger runs LP1's workload once LP0's has ended (workload_run_lps), so the
 order of the two LPs' instructions, and with it the sample count, is exact.
 """

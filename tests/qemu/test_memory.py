@@ -69,7 +69,7 @@ def desktop_model(nb, firmware):
 
 @pytest.fixture
 def replay_1stl(nb):
-    """1stL_cache_load_miss_retired: PEBS_ENABLE 01000001H, MATRIX_VERT 1 (fact sheet 5.5)."""
+    """1stL_cache_load_miss_retired: PEBS_ENABLE 01000001H, MATRIX_VERT 1 (PMU reference 5.5)."""
     nb.cmd("msr write 3F1H 01000001H")
     nb.cmd("msr write 3F2H 1")
     yield

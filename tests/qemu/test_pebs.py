@@ -1,11 +1,11 @@
-"""test_pebs.py - PEBS sampling on the model backend (fact sheet section 5).
+"""test_pebs.py - PEBS sampling on the model backend (PMU reference section 5).
 
 Expected numbers come from the documents, not from running the code:
 - arch/x86/workloads.S: wl_memwalk's listing; one `movzbl (%rdi,%r10)` load
   per STRIDE bytes, M = ceil(SIZE/STRIDE) per pass; besides them the
   function pops %rbp and returns (two more loads) and pushes %rbp (one
   store); offsets of its instructions from `objdump -d` of the kernel ELF;
-- fact sheet 5.6: uop_type TAGLOADS tags load uops and front_end_event
+- PMU reference 5.6: uop_type TAGLOADS tags load uops and front_end_event
   counts them at retirement; 5.2: a PEBS record holds the linear IP of the
   instruction that caused the event, and the counter is reloaded from the
   counter-reset field (-period) after each record, so with period P the
@@ -97,7 +97,7 @@ def test_pebs_samples_are_the_tagged_loads(nb):
     want = [loads[k * p - 1] for k in range(1, len(loads) // p + 1)]
     assert script_ips(nb, "front_end_event:pebs") == want
     # the count over the run is every tagged load: one period per record plus the
-    # remainder after the last reload (the assist reloads the counter, fact sheet 5.2)
+    # remainder after the last reload (the assist reloads the counter, PMU reference 5.2)
     m = re.search(r"^events: #1 (\d+) counted, (\d+) in its samples", out, re.M)
     assert m and (int(m.group(1)), int(m.group(2))) == (len(loads), len(loads) // p * p), out
 
@@ -217,7 +217,7 @@ def test_lp1_pebs_written_from_lp0_is_oth_thr(nb):
 
 
 def test_pebs_refused_where_unavailable(nb):
-    """Fact sheet 5.1: IA32_MISC_ENABLE bit 12 set -> no PEBS, refused before anything runs."""
+    """PMU reference 5.1: IA32_MISC_ENABLE bit 12 set -> no PEBS, refused before anything runs."""
     assert "error" not in nb.cmd("pmu backend model 0F_04 ht nopebs")
     out = nb.cmd("record -e front_end_event:nbogus:pebs -c 5 memwalk 1024 16", timeout=60)
     assert "error: record: PEBS is not available: IA32_MISC_ENABLE bit 12 (PEBS unavailable) " \
@@ -243,7 +243,7 @@ def test_refused_record_keeps_the_last_recording(nb):
 
 
 def test_replay_metric_counts_with_its_tagging(nb):
-    """Fact sheet 5.5: 1stL_cache_load_miss_retired = replay_event NBOGUS with PEBS_ENABLE
+    """PMU reference 5.5: 1stL_cache_load_miss_retired = replay_event NBOGUS with PEBS_ENABLE
     01000001H and MATRIX_VERT 1H; in the model its input is synthetic replay_event NBOGUS."""
     out = nb.cmd("events 1stL_cache_load_miss_retired")
     assert "PEBS_ENABLE 01000001H, MATRIX_VERT 1H" in out, out
@@ -268,7 +268,7 @@ def test_replay_metric_counts_with_its_tagging(nb):
 
 
 def test_instr_retired_tag_bits_follow_front_end_tagging(nb):
-    """Fact sheet 5.6: instr_retired NBOGUSTAG counts the instructions the front end tagged:
+    """PMU reference 5.6: instr_retired NBOGUSTAG counts the instructions the front end tagged:
     with uop_type TAGLOADS, memwalk's loads (movzbl per stride, pop, ret); the rest NBOGUSNTAG."""
     size, stride = 1024, 16
     n = len(memwalk_loads(size, stride))
@@ -305,12 +305,12 @@ def test_assist_without_ds_area_is_a_machine_fault(nb):
 
 
 def test_stat_refuses_untagged_front_end_event(nb):
-    """Fact sheet 5.6: front_end_event counts only what uop_type tagged; stat alone would count
+    """PMU reference 5.6: front_end_event counts only what uop_type tagged; stat alone would count
     a silent 0, so it is refused with the reason (record adds the tagger itself); with the
     tagger, stat counts memwalk's tagged loads."""
     out = nb.cmd("stat -e front_end_event:nbogus memwalk 1024 16", timeout=60)
     assert out.strip() == ("error: stat: #1 front_end_event counts only the uops the front end "
-                           "tags (fact sheet 5.6), and no uop_type request tags for its LP: it "
+                           "tags (PMU reference 5.6), and no uop_type request tags for its LP: it "
                            "would count 0; add -e uop_type:TAGLOADS:TAGSTORES"), out
     out = nb.cmd("stat -e execution_event:nbogus0 fpmix 1", timeout=60)
     assert "nothing tags with bit 0; add one, e.g. -e x87_FP_uop:TAG0" in out, out

@@ -4,7 +4,7 @@ One core with two hyper-threads; the assembly program of test_programs.py
 (15010 retired instructions with the x86-64 start file, 15015 with the
 i386 one, all at CPL 3 by default) is on the stick. It
 runs on LP1 alone, and on both LPs at once through `stat --pair`, where
-each LP's count is its own (:t0 / :t1, fact sheet 3.2).
+each LP's count is its own (:t0 / :t1, PMU reference 3.2).
 """
 
 import os

@@ -12,7 +12,7 @@ Expected numbers come from the documents, not from running the code:
   instruction k(P + 1), and the interrupted RIP is the next instruction;
 - prof/samples.h: a sample without call chain takes 40 bytes of store, and
   carries its weight: the events it stands for (P + 1 for a period-P sample);
-- SDM 18.15.5.7 / fact sheet 2.3: 0F_02 parts raise no PMI from a cascaded
+- SDM 18.15.5.7 / PMU reference 2.3: 0F_02 parts raise no PMI from a cascaded
   counter; a cascaded counter counts from the event after its starter's
   N-th (model header), and the polled path keeps every period (record.c;
   the last ones through a poll at the workload's final step).
@@ -170,7 +170,7 @@ WORKAROUNDS = re.compile(r"^workarounds fired: (\d+) unflagged overflow\(s\), (\
 
 @pytest.mark.parametrize("mode", ["--nmi", "--vector"])
 def test_workarounds_fire_and_keep_samples_exact(nb, mode):
-    """The handler's two workarounds (fact sheet 6: an overflow without CCCR.OVF is found
+    """The handler's two workarounds (PMU reference 6: an overflow without CCCR.OVF is found
     by bit 39 of a counter preset negative; Intel 249199 N15: a reload that did not take
     is written again after the read-back) keep every sample where it belongs, and
     record's summary counts each one that fired. The model is told to hide OVF on 5

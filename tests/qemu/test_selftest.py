@@ -118,7 +118,7 @@ def test_0f04_ht_passes_everything(nb, tmp_path, firmware):
     cells = [rest for s, g, rest in res if g == "threads" and s == "PASS"]
     assert len(cells) == 16, cells
     assert sum(1 for s, g, rest in res if g == "cascade" and "CASCNT" in rest) == 4
-    # the 43 ESCRs of model 4, each on every counter it drives (fact sheet 3.1)
+    # the 43 ESCRs of model 4, each on every counter it drives (PMU reference 3.1)
     escrs = [rest for s, g, rest in res if g == "escrs" and s == "PASS"]
     assert len(escrs) == 43 and sum(len(counters_named(e)) for e in escrs) == 97, escrs
     assert {g for s, g, rest in res if s == "SKIP"} == {"uncore", "uops"}
@@ -227,7 +227,7 @@ def test_dead_counter_12_fails_privilege_and_thread_cells(nb):
                                        ("n15=2", "0 overflows without CCCR.OVF, 2")])
 def test_injected_quirks_are_informational(nb, kind, seen):
     # overflows with OVF clear and reloads that read back different are documented
-    # NetBurst behaviour the handler works around (fact sheet 6, erratum N15): they
+    # NetBurst behaviour the handler works around (PMU reference 6, erratum N15): they
     # are reported beside the count they would spoil, which stays exact, and fail nothing
     backend(nb, "0F_04 noht")
     out, (passed, failed, skipped) = selftest(nb, "--quick --verbose --inject " + kind)
@@ -298,7 +298,7 @@ def test_uncore_counts_on_the_l3_part(nb, tmp_path):
 
 
 def test_pebs_skipped_where_unavailable(nb):
-    """Fact sheet 5.1: IA32_MISC_ENABLE bit 12 set: the PEBS check is a SKIP with that reason."""
+    """PMU reference 5.1: IA32_MISC_ENABLE bit 12 set: the PEBS check is a SKIP with that reason."""
     backend(nb, "0F_04 ht nopebs")
     out, (passed, failed, skipped) = selftest(nb, "--quick")
     assert failed == 0, failures(out)

@@ -4,7 +4,7 @@ The machine: CPUID signature family 0FH, model 4, stepping 1 (conftest's
 default), one logical processor, 256 MiB. Expected values come from the
 manuals, not from running nbprof: CPUID.1:EAX = (family << 8) | (model << 4)
 | stepping (SDM Vol. 2A, CPUID, Figure "Version Information"), the model-4
-capabilities from the fact sheet (sections 1.2, 2.3, 4.3, 7), exception
+capabilities from the PMU reference (sections 1.2, 2.3, 4.3, 7), exception
 vectors and names from SDM Vol. 3A Table 6-1, IA32_APIC_BASE from SDM
 Vol. 3A 10.4.4. The last test powers the machine off. Tests marked
 qemu_only depend on the QEMU machine's configuration; the rest also hold on
@@ -207,7 +207,7 @@ def test_msr_read_missing_is_not_a_crash(nb):
 
 @pytest.mark.qemu_only     # under QEMU the PMU registers are the software model's
 def test_msr_read_pmu_register_missing_on_this_model(nb):
-    # IQ_ESCR0/1 (3BAH/3BBH) exist on models 0-2 only (fact sheet 1.2, edk2
+    # IQ_ESCR0/1 (3BAH/3BBH) exist on models 0-2 only (PMU reference 1.2, edk2
     # Pentium4Msr.h); this boot is 0F_04H, so the model raises #GP.
     out = nb.cmd("msr read 3BAH")
     assert out == "error: rdmsr 3BAH: #GP (MSR not present on model 0F_04H)", out
@@ -236,7 +236,7 @@ def test_msr_write_non_pmu_refused(nb):
 
 
 def test_msr_write_pmu_register(nb):
-    # MSR_BSU_ESCR0 is 3A0H (SDM Table 18-66; fact sheet 1.2).
+    # MSR_BSU_ESCR0 is 3A0H (SDM Table 18-66; PMU reference 1.2).
     out = nb.cmd("msr write 3A0H 0")
     # "[model ...]" when the software model serves the PMU registers (QEMU).
     assert re.fullmatch(r"MSR 3A0H <- 0000000000000000H \(BSU_ESCR0\)( \[model 0F_0\dH\])?", out), out
@@ -301,7 +301,7 @@ def test_fault_reported_and_recovered(nb, firmware, kind, mnemonic, vector, name
 def test_events_lists_the_tables(nb):
     # instr_retired: ESCR event select 02H, on CRU_ESCR0/1 (ESCR select 4),
     # counters 12, 13, 16 and 14, 15, 17; mask bits NBOGUSNTAG 0, NBOGUSTAG 1,
-    # BOGUSNTAG 2, BOGUSTAG 3 (fact sheet 4.2; SDM Table A-10).
+    # BOGUSNTAG 2, BOGUSTAG 3 (PMU reference 4.2; SDM Table A-10).
     out = nb.cmd("events instr_retired")
     head = out.splitlines()[0]
     assert re.match(r"instr_retired\s+02H\s+sel 4\s+CRU_ESCR0\(12,13,16\) / CRU_ESCR1\(14,15,17\)",

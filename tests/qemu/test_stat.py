@@ -2,7 +2,7 @@
 
 Every expected count is derived from the workload definitions (prof/
 workload.c help texts, arch/x86/workloads.S listings), the manual and the
-fact sheet - never from a run:
+PMU reference - never from a run:
   loop N      3N + 6 instructions; jnz taken N-1 times, not taken once; one ret
   empty       1 instruction (ret)
   branch P N  pattern jnz taken N (taken), 0 (nottaken), N/2 (alternate);
@@ -14,7 +14,7 @@ fact sheet - never from a run:
   synthetic S N   3N + 5 instructions, N occurrences of S
 The model counts every branch as predicted (prof/perf.c): MMTP when taken,
 MMNP when not. PMI timing: the interrupt comes on the event after the
-overflow (SDM CCCR text, fact sheet 2.2), so with counters reloaded to
+overflow (SDM CCCR text, PMU reference 2.2), so with counters reloaded to
 2^40 - P an interrupt arrives every P + 1 events.
 """
 
@@ -69,7 +69,7 @@ def test_boot_chooses_model_and_says_why(nb):
     assert m, nb.transcript
     assert m.group(1) == "model" and m.group(2) == "0F_04H"
     # QEMU leaves IA32_MISC_ENABLE bit 7 clear: the hardware probe must not
-    # have programmed a PMU register at all (it is not there, fact sheet 1)
+    # have programmed a PMU register at all (it is not there, PMU reference 1)
     assert "bit 7" in m.group(4) and "no PMU register touched" in m.group(4)
     assert "probe:" not in m.group(4)
     out = nb.cmd("pmu")
@@ -236,7 +236,7 @@ def test_synthetic_input_to_an_event_with_a_real_source_is_marked(nb):
 def test_synthetic_spec_is_checked_before_running(nb):
     line = error(nb, "stat -e instr_retired synthetic nosuch 5")
     assert "synthetic" in line and "'nosuch'" in line
-    # instr_completed exists on models 3, 4 and 6 only (fact sheet 4): not for a 0F_02 model
+    # instr_completed exists on models 3, 4 and 6 only (PMU reference 4): not for a 0F_02 model
     assert "backend: model" in nb.cmd("pmu backend model 0F_02")
     line = error(nb, "stat -e instr_retired synthetic instr_completed:NBOGUS 5")
     assert "synthetic" in line and "instr_completed" in line
@@ -245,7 +245,7 @@ def test_synthetic_spec_is_checked_before_running(nb):
 
 @pytest.mark.parametrize("n", [10, 1000])
 def test_instr_completed_counts_each_stepped_instruction(nb, n):
-    # 0F_04 has instr_completed (fact sheet 4); the model feeds NBOGUS once per retired
+    # 0F_04 has instr_completed (PMU reference 4); the model feeds NBOGUS once per retired
     # (stepped) instruction, like instr_retired's NBOGUSNTAG
     rows, _ = stat(nb, "-e instr_completed:NBOGUS -e instr_retired loop %d" % n)
     assert [r[0] for r in rows] == [loop_instr(n), loop_instr(n)]
@@ -258,7 +258,7 @@ def test_indirect_branch_type_counts_returns(nb):
     # SDM retired_branch_type INDIRECT: returns, indirect calls and indirect jumps. calls D N
     # has only direct calls and jumps: INDIRECT = its N*D + 1 rets, and RETURN the same
     d, n = 3, 7
-    # retired_branch_type has two ESCRs (TBPU_ESCR0/1, fact sheet 4): two masks per run
+    # retired_branch_type has two ESCRs (TBPU_ESCR0/1, PMU reference 4): two masks per run
     ind, ret = counts(nb, "-e retired_branch_type:INDIRECT -e retired_branch_type:RETURN "
                           "calls %d %d" % (d, n))
     assert ind == n * d + 1
@@ -278,7 +278,7 @@ def test_indirect_call_and_jump_branch_types(nb, ring, n):
     # INDIRECT returns, indirect calls or indirect jumps. indirect N: N indirect calls,
     # N indirect jumps, N + 1 rets (the leaf's and the final one), N jnz
     u = ":u" if ring == 3 else ":k"
-    # two ESCRs (TBPU_ESCR0/1, fact sheet 4.1) hold two masks per run
+    # two ESCRs (TBPU_ESCR0/1, PMU reference 4.1) hold two masks per run
     ind, call = counts(nb, "--ring %d -e retired_branch_type:INDIRECT%s "
                            "-e retired_branch_type:CALL%s indirect %d" % (ring, u, u, n))
     assert ind == n + n + (n + 1)
@@ -303,7 +303,7 @@ def test_indirect_call_and_jump_branch_types(nb, ring, n):
 
 
 def test_four_branch_type_masks_need_two_runs(nb):
-    # retired_branch_type lives only in TBPU_ESCR0/1 (fact sheet 4.1): a third and fourth
+    # retired_branch_type lives only in TBPU_ESCR0/1 (PMU reference 4.1): a third and fourth
     # mask cannot be held at once, and stat says so instead of multiplexing
     line = error(nb, "stat -e retired_branch_type:INDIRECT -e retired_branch_type:CALL "
                      "-e retired_branch_type:RETURN -e retired_branch_type:CONDITIONAL indirect 5")
@@ -395,7 +395,7 @@ def test_bad_input_gives_one_error_line(nb):
     assert "0 or 3" in error(nb, "stat --ring 2 loop 1")
     assert "sampling" in error(nb, "stat -e instr_retired:period=10 loop 1")
     assert "HLT" in error(nb, "stat --ring 3 halt 10")
-    # three ESCR settings for instr_retired, but only CRU_ESCR0/1 hold it (fact sheet 3.1)
+    # three ESCR settings for instr_retired, but only CRU_ESCR0/1 hold it (PMU reference 3.1)
     line = error(nb, "stat -e instr_retired:u -e instr_retired:k -e instr_retired:NBOGUSTAG loop 1")
     assert "#1" in line and "#2" in line and "#3" in line and "CRU_ESCR0" in line
     assert "usage" in error(nb, "pmu backend")
@@ -406,7 +406,7 @@ def test_trace_shows_pmu_writes(nb):
     nb.cmd("pmu trace on")
     out = nb.cmd("stat -e instr_retired loop 1")
     nb.cmd("pmu trace off")
-    # fact sheet 2.4: instr_retired NBOGUSNTAG|NBOGUSTAG, T0 OS+USR = 0400060CH on CRU_ESCR0,
+    # PMU reference 2.4: instr_retired NBOGUSNTAG|NBOGUSTAG, T0 OS+USR = 0400060CH on CRU_ESCR0,
     # its CCCR (select 4, active thread 11b, Enable, OVF_PMI_T0) 04039000H
     assert re.search(r"^wrmsr 3B8H <- 0400060CH \(MSR_CRU_ESCR0\)$", out, re.M), out
     assert re.search(r"^wrmsr 3[67][0-9A-F]H <- 04039000H \(MSR_IQ_CCCR\d\)$", out, re.M), out
@@ -428,7 +428,7 @@ def test_explain_example_18_2_flaws(nb):
     problems = [l for l in out.splitlines() if l.startswith("! ")]
     assert len(problems) >= 4
     text = "\n".join(problems)
-    # fact sheet 2.3: FFFFF000H is not -4096 in 40 bits; select 4 on counter 16 is CRU_ESCR0,
+    # PMU reference 2.3: FFFFF000H is not -4096 in 40 bits; select 4 on counter 16 is CRU_ESCR0,
     # not CRU_ESCR2; counters 12 and 16 share CRU_ESCR0; event select 2 on CRU_ESCR2 is machine_clear
     assert "FFFFFFF000H" in text
     assert "CRU_ESCR2" in text and "select 5" in text

@@ -30,6 +30,8 @@ REFERENCE = """\
 # Assembled so that this test file itself holds none of the forms it feeds in.
 RETIRED = "fact" + " sheet"
 OUTSIDE = "../" + "shared/reference/netburst-pmu.md"
+EXCERPT = "sdm" + "-excerpts/004"
+ABSOLUTE = "/srv/nb/" + "shared/reference/netburst-pmu.md"
 UNKNOWN = "PMU reference " + "5.9"
 
 
@@ -78,10 +80,13 @@ def test_wrapped_list_and_range_are_each_checked(tmp_path):
 
 def test_retired_form_and_outside_path_fail(tmp_path):
     rc, out = run(tmp_path, {"old.c": f"/* {RETIRED} 5.3 */\n/* Facts: {OUTSIDE} */\n"
-                                      "/* PMU reference 5.3 */\n"})
+                                      f"/* PMU reference 5.3 */\n/* SDM 18.20 ({EXCERPT}) */\n"
+                                      f"# see {ABSOLUTE} 5.3\n"})
     assert rc == 1
     assert f"old.c:1: \"{RETIRED}\" is the retired citation form" in out
     assert "old.c:2:" in out and "points outside the tree" in out
+    assert "old.c:4:" in out
+    assert "old.c:5:" in out
 
 
 def test_no_citation_at_all_is_not_a_pass(tmp_path):
