@@ -415,7 +415,8 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above. Every "PMU reference N.N" citation
-# names a heading of docs/reference/netburst-pmu.md (tools/check-citations).
+# names a heading of docs/reference/netburst-pmu.md, every "QEMU notes PN"
+# one a heading of docs/reference/qemu-uefi.md (tools/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
               $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \

@@ -12,12 +12,12 @@
  *
  * Hazards:
  *  - efi_main is called by gnu-efi's crt0 with the SysV ABI, so it must not
- *    be EFIAPI (uefi-qemu-notes P1). Calls *into* the firmware are ms_abi
+ *    be EFIAPI (QEMU notes P1). Calls *into* the firmware are ms_abi
  *    through the prototypes (GNU_EFI_USE_MS_ABI).
  *  - After ExitBootServices our stack and the firmware's page tables are in
- *    EfiBootServicesData (P4): the hand-off switches to the kernel stack
- *    allocated here at once, and the kernel builds its own page tables
- *    before it reclaims that memory.
+ *    EfiBootServicesData (QEMU notes P4): the hand-off switches to the
+ *    kernel stack allocated here at once, and the kernel builds its own
+ *    page tables before it reclaims that memory.
  *  - Between a failed ExitBootServices and the next attempt only
  *    GetMemoryMap may be called (UEFI 2.x, 7.4), so the map buffer is
  *    allocated once, with slack, before the first attempt.

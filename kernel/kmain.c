@@ -7,7 +7,7 @@
  *  3. PICs remapped and masked;
  *  4. memory map, own page tables (CR3), then reclaim boot-services memory:
  *     we already run on our own stack (boot/ switched), GDT and IDT, so
- *     nothing of ours lives in firmware memory any more (uefi-qemu-notes P4);
+ *     nothing of ours lives in firmware memory any more (QEMU notes P4);
  *  5. local APIC, TSC/APIC-timer calibration against the PIT;
  *     then the other logical processors (arch/x86/smp.c), which halt until
  *     work is dispatched to them; LP0 keeps the shell;

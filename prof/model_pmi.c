@@ -4,7 +4,7 @@
  * the handler rewrites model registers) the request becomes a real
  * interrupt on the LP that OVF_PMI_T0/T1 names, as that LP's LVT PC entry
  * says - a fixed IPI with its vector or an NMI, never with the self
- * shorthand (uefi-qemu-notes P10) - after setting the entry's mask bit, as
+ * shorthand (QEMU notes P10) - after setting the entry's mask bit, as
  * NetBurst does when it delivers a PMI (PMU reference 6). A request while the
  * entry is masked waits; when the handler unmasks and the model still
  * asserts, the PMI is sent again (backend_model.c, model_unmasked).

@@ -20,7 +20,7 @@ from the MBR and the BIOS boot partition loads boot/nbprof32.elf, the
 32-bit kernel, with Multiboot; tools/mkimage --bios). ovmf-ia32
 ships only the Secure Boot build, which needs SMM and a secure pflash; its
 variable store is empty, so Secure Boot is off and the unsigned image runs
-(uefi-qemu-notes section 7). Under uefi-ia32 and bios the CPU has no long
+(QEMU notes section 7). Under uefi-ia32 and bios the CPU has no long
 mode (-lm), like every NetBurst part without EM64T.
 isa-debug-exit at port 0xf4 lets the guest end the run: a write of V makes
 QEMU exit with status (V << 1) | 1.

@@ -221,7 +221,7 @@ static void exception_unwind_or_halt(const struct trap_frame *f)
  * The faults a guarded instruction raises on purpose: RDMSR/WRMSR of a
  * missing MSR or reserved bits #GP(0), RDPMC with a bad index #GP (SDM
  * Vol. 2B, RDMSR, WRMSR, RDPMC), RDPMC where the CPU lacks it #UD
- * (uefi-qemu-notes P5).
+ * (QEMU notes P5).
  */
 static bool exception_has_fixup(unsigned v)
 {

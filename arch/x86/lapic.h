@@ -60,7 +60,7 @@ void lapic_self_ipi(uint8_t vector);
 void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
 /*
  * NMI to the CPU with this APIC ID, never with the self shorthand: the SDM
- * lists self + NMI as invalid on Pentium 4 and Xeon (uefi-qemu-notes P10).
+ * lists self + NMI as invalid on Pentium 4 and Xeon (QEMU notes P10).
  */
 void lapic_send_nmi(uint32_t apic_id);
 /*

@@ -30,7 +30,7 @@ void mem_init(const struct bootinfo *bi);
 
 /*
  * Hand boot-services memory to the allocator. Only after the kernel runs on
- * its own stack, GDT, IDT and page tables (uefi-qemu-notes P4).
+ * its own stack, GDT, IDT and page tables (QEMU notes P4).
  */
 void mem_reclaim_boot(void);
 

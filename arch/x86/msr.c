@@ -4,11 +4,12 @@
  * RDMSR or WRMSR of an MSR the processor does not implement, or a WRMSR
  * setting reserved bits, raises #GP(0) (SDM Vol. 2B, RDMSR/WRMSR). RDPMC
  * with an invalid index raises #GP, and #UD where the CPU lacks it
- * (QEMU TCG: uefi-qemu-notes P5). Each faulting instruction has an
+ * (QEMU TCG: QEMU notes P5). Each faulting instruction has an
  * exception-table entry whose fixup sets the error and jumps back past it.
  * Note that QEMU 7.2 TCG faults on no RDMSR at all, not even the x2APIC
- * range in xAPIC mode (P5, checked): the QEMU tests exercise the fixup with
- * WRMSR of IA32_PKRS (6E1H) with reserved bits 63:32 set, which does #GP.
+ * range in xAPIC mode (QEMU notes P5, checked): the QEMU tests exercise
+ * the fixup with WRMSR of IA32_PKRS (6E1H) with reserved bits 63:32 set,
+ * which does #GP.
  */
 #include "arch/x86/extable.h"
 #include "arch/x86/msr.h"

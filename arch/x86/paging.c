@@ -2,7 +2,7 @@
  * paging.c - identity-mapped 4-level page tables with 2 MiB pages.
  *
  * After ExitBootServices the firmware's page tables live in boot-services
- * memory (uefi-qemu-notes P4); the kernel builds its own before reclaiming
+ * memory (QEMU notes P4); the kernel builds its own before reclaiming
  * that memory. Layout: one PML4, one PDPT (so at most 512 GiB, far beyond a
  * NetBurst board), one page directory per GiB of 2 MiB pages. The first
  * 2 MiB use a page table instead so that page 0 stays unmapped and a NULL

@@ -2,7 +2,7 @@
  * selftest.c - prove at boot that each interrupt path the PMU code will
  * rely on delivers: fixed IPIs (how the PMU model raises a PMI on the LVT PC
  * vector), NMI IPIs (a PMI with NMI delivery; sent by APIC ID without the
- * self shorthand, uefi-qemu-notes P10) and the LAPIC timer. Interrupts are
+ * self shorthand, QEMU notes P10) and the LAPIC timer. Interrupts are
  * enabled only inside the short wait windows; everything else stays masked.
  *
  * It also proves that an NMI taken on a guarded RDMSR (one with an

@@ -9,7 +9,7 @@
  * Pentium D are never taken for two threads.
  *
  * Start-up (SDM Vol. 3A 8.4.4.1, the MP initialization example; measured
- * recipe in uefi-qemu-notes section 5): copy trampoline.S to the low page,
+ * recipe in QEMU notes section 5): copy trampoline.S to the low page,
  * give it the BSP's CR0/CR3/CR4/EFER and this LP's stack, send INIT, wait
  * 10 ms, send a start-up IPI with vector low_page >> 12, wait 200 us and
  * send the second SIPI only if the LP has not reported yet. LPs start one at

@@ -6,7 +6,7 @@
  * fills the parameter block at smp_tramp_params and sends INIT-SIPI-SIPI
  * with vector low_page >> 12. The LP then starts here in real mode with
  * CS = low_page >> 4, IP = 0 (SDM Vol. 3A 8.4.4 and 10.6.1), and walks
- * 16 -> 32 -> 64 bit the way uefi-qemu-notes section 5 measured:
+ * 16 -> 32 -> 64 bit the way QEMU notes section 5 measured:
  *
  *  16-bit  base = CS << 4 in ESI; patch the GDT pointer and the two far
  *          pointers with the base (the code is position independent and

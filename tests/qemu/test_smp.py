@@ -2,11 +2,11 @@
 
 The module's machine has one core with two hyper-threads (-smp 2,sockets=1,
 cores=1,threads=2). What to expect comes from outside the kernel:
- - QEMU gives the sibling APIC ID 1 (uefi-qemu-notes section 5);
+ - QEMU gives the sibling APIC ID 1 (QEMU notes section 5);
  - with 2 logical processors per package and 1 core, threads per core is
    2, so SMT ID = APIC ID & 1 and both LPs are core 0 of package 0 (PMU
    reference section 7);
- - plain `-smp 2` in QEMU means two cores (uefi-qemu-notes P12): CPUID.4
+ - plain `-smp 2` in QEMU means two cores (QEMU notes P12): CPUID.4
    says 2 cores, so there is 1 thread per core, the SMT field is 0 bits
    wide, and APIC IDs 0 and 1 are cores 0 and 1, both SMT 0.
 Two more machines (one LP; two cores) are booted by their own tests, one at

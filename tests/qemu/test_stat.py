@@ -330,7 +330,7 @@ def test_pmi_arrives_the_way_the_lvt_entry_says(nb, mode):
 
 def test_hw_with_a_failed_probe_is_kept_and_says_so(nb):
     # IA32_MISC_ENABLE bit 7 set is not enough: the probe must see counter 0 count
-    # the work between two reads, and QEMU's PMU MSRs read 0 (uefi-qemu-notes). The
+    # the work between two reads, and QEMU's PMU MSRs read 0 (QEMU notes P5). The
     # hardware backend is then what the machine has: selected, with the failure shown
     # in `pmu backend hw`, `pmu` and `cpu`, never replaced by the model unasked.
     old = int(re.search(r"= ([0-9A-F]+)H", nb.cmd("msr read 1A0H")).group(1), 16)
