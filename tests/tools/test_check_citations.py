@@ -48,6 +48,7 @@ RETIRED = "fact" + " sheet"
 OUTSIDE = "../" + "shared/reference/netburst-pmu.md"
 EXCERPT = "sdm" + "-excerpts/004"
 ABSOLUTE = "/srv/nb/" + "shared/reference/netburst-pmu.md"
+BESIDE = ("hardware" + "-reach.md", "linux_p4" + ".tsv", "reviews" + "/hardware-path-0.md")
 UNKNOWN = "PMU reference " + "5.9"
 QRETIRED = "uefi-qemu" + "-notes"
 QUNKNOWN = "QEMU notes " + "P11"
@@ -109,6 +110,16 @@ def test_retired_form_and_outside_path_fail(tmp_path):
     assert "old.c:2:" in out and "points outside the tree" in out
     assert "old.c:4:" in out
     assert "old.c:5:" in out
+
+
+def test_notes_kept_beside_the_tree_are_flagged_by_name(tmp_path):
+    text = "/* PMU reference 5.3 */\n" + "".join(f"/* see {n} */\n" for n in BESIDE)
+    rc, out = run(tmp_path, {"beside.c": text})
+    assert rc == 1
+    for line, name in enumerate(BESIDE, 2):
+        assert f"beside.c:{line}: \"{name[:12]}" in out
+    assert out.count("points outside the tree") == len(BESIDE)
+    assert "beside.c:1:" not in out
 
 
 def test_good_qemu_notes_citations_pass(tmp_path):
