@@ -513,8 +513,8 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts. The stages run in two lanes, one machine each
-# (two fit two cores): host, tools and the x86-64 kernel on this terminal;
-# the 32-bit kernel (OVMF ia32, SeaBIOS) and Bochs beside them, their output
+# (two fit two cores): host tests and the x86-64 kernel on this terminal;
+# the tools, the 32-bit kernel (OVMF ia32, SeaBIOS) and Bochs beside them, their output
 # kept in $(B)/check-lane2.log and shown when both lanes are done.
 # CHECK_LANES=1 runs every stage one after the other.
 CHECK_LANES ?= 2
@@ -524,18 +524,18 @@ check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
 		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/check-lane2.log $(B)/check-lane2.status; \
 	h=0; t=0; q=0; i=0; b=0; o=0; \
-	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the 32-bit kernel and Bochs stages run beside this lane; their output follows at the end";) \
-	( i=0; b=0; o=0; \
+	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the tool, 32-bit kernel and Bochs stages run beside this lane; their output follows at the end";) \
+	( t=0; i=0; b=0; o=0; \
+	  NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	  NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
 	  NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
 	  NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
-	  echo "$$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
+	  echo "$$t $$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
-	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
 	wait; \
-	if [ -f $(B)/check-lane2.log ]; then echo "check: the 32-bit kernel and Bochs stages:"; cat $(B)/check-lane2.log; fi; \
-	read i b o < $(B)/check-lane2.status || i=1; \
+	if [ -f $(B)/check-lane2.log ]; then echo "check: the tool, 32-bit kernel and Bochs stages:"; cat $(B)/check-lane2.log; fi; \
+	read t i b o < $(B)/check-lane2.status || t=1; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
 		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
