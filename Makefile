@@ -450,6 +450,11 @@ qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
 PYTEST_IA32 := $(call qemu_subset,uefi-ia32,$(IA32_TESTS))
+# x86-64 modules that `make check` runs in its second lane, so that the two
+# lanes take about as long (LANE2_TESTS= keeps them all in the first).
+LANE2_TESTS ?= test_stat
+PYTEST_LANE1 := $(PYTEST) $(patsubst %,--ignore=tests/qemu/%.py,$(LANE2_TESTS))
+PYTEST_LANE2 := $(if $(strip $(LANE2_TESTS)),$(call qemu_subset,uefi-x64,$(LANE2_TESTS)),true)
 PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
 # Bochs, a second emulator with real Pentium 4 CPUID and a NetBurst PMU of
 # plain registers that never count: the BIOS path of the image (tests/bochs).
@@ -514,7 +519,8 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 # Every stage runs even when an earlier one failed; the last line adds up
 # host and QEMU test counts. The stages run in two lanes, one machine each
 # (two fit two cores): host tests and the x86-64 kernel on this terminal;
-# the tools, the 32-bit kernel (OVMF ia32, SeaBIOS) and Bochs beside them, their output
+# the tools, the x86-64 modules in LANE2_TESTS, the 32-bit kernel (OVMF ia32,
+# SeaBIOS) and Bochs beside them, their output
 # kept in $(B)/check-lane2.log and shown when both lanes are done.
 # CHECK_LANES=1 runs every stage one after the other.
 CHECK_LANES ?= 2
@@ -522,22 +528,26 @@ LANE2_OUT = $(if $(filter 1,$(CHECK_LANES)),;,> $(B)/check-lane2.log 2>&1 &)
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
-		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/check-lane2.log $(B)/check-lane2.status; \
-	h=0; t=0; q=0; i=0; b=0; o=0; \
-	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the tool, 32-bit kernel and Bochs stages run beside this lane; their output follows at the end";) \
-	( t=0; i=0; b=0; o=0; \
+		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/qemu-lane2.counts $(B)/check-lane2.log \
+		$(B)/check-lane2.status; \
+	h=0; t=0; q=0; q2=0; i=0; b=0; o=0; \
+	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the tool, 32-bit kernel, Bochs and LANE2_TESTS stages run beside this lane; their output follows at the end";) \
+	( t=0; q2=0; i=0; b=0; o=0; \
 	  NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
+	  $(if $(strip $(LANE2_TESTS)),,echo "0 0" > $(B)/qemu-lane2.counts;) \
+	  NBPROF_COUNTS=$(B)/qemu-lane2.counts $(PYTEST_LANE2) || q2=$$?; \
 	  NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
 	  NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
 	  NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
-	  echo "$$t $$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
+	  echo "$$t $$q2 $$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
-	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
+	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST_LANE1) || q=$$?; \
 	wait; \
-	if [ -f $(B)/check-lane2.log ]; then echo "check: the tool, 32-bit kernel and Bochs stages:"; cat $(B)/check-lane2.log; fi; \
-	read t i b o < $(B)/check-lane2.status || t=1; \
+	if [ -f $(B)/check-lane2.log ]; then echo "check: the tool, 32-bit kernel, Bochs and LANE2_TESTS stages:"; cat $(B)/check-lane2.log; fi; \
+	read t q2 i b o < $(B)/check-lane2.status || t=1; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
-		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
+		qemu:$$q:$(B)/qemu.counts qemu-lane2:$$q2:$(B)/qemu-lane2.counts \
+		qemu-ia32:$$i:$(B)/qemu-ia32.counts \
 		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
