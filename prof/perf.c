@@ -85,10 +85,17 @@ void perf_lock(void)
 		lock_depth++;
 		return;
 	}
-	while (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
-					    __ATOMIC_RELAXED)) {
-		free_ = 0;
-		cpu_pause();
+	if (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED)) {
+		/* a wait as long as the sibling takes: not stepped (arch/x86/step.h) */
+		uint64_t held = step_hold();
+
+		do {
+			free_ = 0;
+			cpu_pause();
+		} while (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false,
+						      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		step_release(held);
 	}
 	lock_depth = 1;
 }

@@ -155,6 +155,9 @@ struct workload_result {
  * the calling LP. Returns res->status. h may be NULL. One run at a time per
  * LP: the step engine and the ring-3 exit state are per LP.
  */
+/* At boot, after the LPs are known: what runs would otherwise allocate (workloads.c). */
+void workload_init(void);
+
 int workload_run(const struct workload_args *a, int ring, bool step,
 		 const struct workload_hooks *h, struct workload_result *res);
 

@@ -71,6 +71,16 @@ struct trap_frame *step_frame(void)
 	return NULL;
 }
 
+uint64_t step_hold(void)
+{
+	return 0;
+}
+
+void step_release(uint64_t flags)
+{
+	(void)flags;
+}
+
 struct trap_frame *user_gate_frame(void)
 {
 	return NULL;
