@@ -208,6 +208,7 @@ static void model_unmasked(unsigned lp)
 	uint64_t t = rdtsc();
 	bool again;
 
+	model_pmi_handled(&a->pmi, lp);
 	perf_lock();
 	model_batch_flush(&a->batch, &a->model);
 	again = p4_model_pmi_asserted(&a->model, lp);

@@ -24,8 +24,16 @@
 
 void model_pmi_reset(struct model_pmi *p)
 {
-	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++) {
 		p->pending[lp] = 0;
+		p->fixed_sent[lp] = false;
+	}
+}
+
+void model_pmi_handled(struct model_pmi *p, unsigned lp)
+{
+	if (lp < P4_MODEL_NLP)
+		p->fixed_sent[lp] = false;
 }
 
 void model_raise(struct p4_model *m, unsigned lp, void *ctx)
@@ -127,6 +135,8 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 			model_nmi_wait(seen);
 		return;
 	}
+	if (!self)
+		p->fixed_sent[lp] = true;
 	lapic_send_ipi(apic, (uint8_t)(lvt & LAPIC_LVT_VECTOR));
 	if (!self || (wf && (wf->rflags & RFLAGS_IF)))
 		return;
@@ -154,10 +164,11 @@ void model_pmi_flush(struct model_pmi *p)
 	 * A fixed PMI the sibling sent to this LP (its entry is masked until our
 	 * handler runs) waits while this LP runs with interrupts off, e.g. in
 	 * its own step handler: let it in now, as hardware would at the next
-	 * instruction.
+	 * instruction. Only one that was sent: the entry is also masked while
+	 * no count runs, at the edges of the counting window.
 	 */
 	lvt = perf_lvt(me);
-	if (perf_counting() && (lvt & LAPIC_LVT_MASKED) &&
+	if (p->fixed_sent[me] && perf_counting() && (lvt & LAPIC_LVT_MASKED) &&
 	    (lvt & LAPIC_LVT_DELIVERY_MODE) != LAPIC_LVT_DELIVERY_NMI &&
 	    !(read_rflags() & RFLAGS_IF) && !model_resumes_with_if())
 		model_irq_window(perf_pmi_stats()->interrupts);
