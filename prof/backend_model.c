@@ -374,6 +374,11 @@ static const char *model_msr_label(void)
 	return model_adapter.label;
 }
 
+static const struct perf_inputs *model_window_inputs(void)
+{
+	return &model_adapter.kin;
+}
+
 static void model_describe(char *buf, size_t n)
 {
 	const struct p4_model *m = &model_adapter.model;
@@ -395,6 +400,7 @@ const struct perf_backend_ops perf_backend_model = {
 	.end = model_feed_end,
 	.step = model_feed_step,
 	.synthetic = model_feed_synthetic,
+	.window_inputs = model_window_inputs,
 	.run_begin = model_run_begin,
 	.run_end = model_run_end,
 	.unmasked = model_unmasked,

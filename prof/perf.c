@@ -182,6 +182,11 @@ bool perf_steps_workloads(void)
 	return be && be->steps_workloads;
 }
 
+const struct perf_inputs *perf_window_inputs(void)
+{
+	return be && be->window_inputs ? be->window_inputs() : NULL;
+}
+
 const char *perf_msr_label(void)
 {
 	return be && be->msr_label ? be->msr_label() : NULL;
