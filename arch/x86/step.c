@@ -690,7 +690,9 @@ void step_gate_enter(struct trap_frame *f)
 		return;
 	if (f->rip != st->last_rip) {
 		st->cycles += step_take(st, rdtsc());
+		st->frame = f;		/* a PMI it raises samples the interrupted context */
 		step_emit_to(st, f, st->win_h, &st->win_counts, st->win_lp);
+		st->frame = NULL;
 	}
 	step_tf_on(st);
 }
