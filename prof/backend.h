@@ -73,6 +73,8 @@ extern const struct perf_backend_ops perf_backend_model;
  */
 void perf_lock(void);
 void perf_unlock(void);
+/* Does the calling LP hold it (an NMI it sends itself then waits for the release)? */
+bool perf_lock_held(void);
 
 /* The PMU's name for the calling LP: its SMT ID, T0 = 0, T1 = 1 (fact sheet 8). */
 unsigned perf_this_lp(void);

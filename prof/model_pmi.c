@@ -131,7 +131,8 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 	}
 	if ((lvt & LAPIC_LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI) {
 		lapic_send_nmi(apic);
-		if (self && wf && wait)
+		/* held: the handler defers it to the release (perf_unlock), waiting is in vain */
+		if (self && wf && wait && !perf_lock_held())
 			model_nmi_wait(seen);
 		return;
 	}

@@ -77,6 +77,11 @@ static bool perf_lock_mine(void)
 	return __atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
 }
 
+bool perf_lock_held(void)
+{
+	return perf_lock_mine();
+}
+
 void perf_lock(void)
 {
 	uint32_t me = percpu_this()->index + 1, free_ = 0;
@@ -108,8 +113,11 @@ void perf_unlock(void)
 		return;
 	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
 	if (nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
+		uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
+
 		nmi_deferred[idx] = false;
 		perf_pmi_handler(NULL);
+		step_release(held);
 	}
 }
 

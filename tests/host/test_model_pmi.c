@@ -98,6 +98,11 @@ void perf_unlock(void)
 {
 }
 
+bool perf_lock_held(void)
+{
+	return false;
+}
+
 unsigned perf_this_lp(void)
 {
 	return cur;
