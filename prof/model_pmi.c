@@ -141,7 +141,7 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 	lapic_send_ipi(apic, (uint8_t)(lvt & LAPIC_LVT_VECTOR));
 	if (!self || (wf && (wf->rflags & RFLAGS_IF)))
 		return;
-	if (wait)
+	if (wait && !perf_lock_held())
 		model_irq_window(seen);
 }
 

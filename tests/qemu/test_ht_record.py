@@ -25,8 +25,9 @@ order of the two LPs' instructions, and with it the sample count, is exact.
 The kernel's own code in each LP's counting window counts too (arch/x86/
 step.h): exact counts are taken at ring 3 under :u, where each workload adds
 its exit trampoline's int 0x80 (EXIT). (The shell takes 16 words, so the
-Example 18-2 runs leave out --throttle 100: LP0 takes no PMI and LP1 one
-every 20 instructions, far from the default 25 % share.)
+Example 18-2 runs leave out --throttle 100 - LP0 takes no PMI and LP1 one
+every 20 instructions, far from the default 25 % share - and give --ring
+once: B's ring follows A's.)
 """
 
 import csv
@@ -123,8 +124,7 @@ def test_pair_each_lp_samples_its_own_workload(nb):
     n0, n1, p = 300, 500, 29
     e0, e1 = loop3(n0), loop3(n1)
     assert e0 % (p + 1) and e1 % (p + 1)
-    out = record(nb, "--throttle 100 --ring 3 -e instr_retired:u -c %d --pair loop %d -- --ring 3 "
-                 "loop %d" % (p, n0, n1))
+    out = record(nb, "--throttle 100 --ring 3 -e instr_retired:u -c %d --pair loop %d -- loop %d" % (p, n0, n1))
     # the spec without :t0/:t1 became one counter per LP, each interrupting its own LP
     events = re.findall(r"^  #(\d) (\S+) counter (\d+) .*: period (\d+)$", out, re.M)
     assert [(spec.split(":")[-2], int(c) in (12, 13, 16), int(c) in (14, 15, 17))
@@ -183,8 +183,7 @@ def test_annotate_cpu_counts_one_lps_samples(nb):
     """annotate --cpu N: per-instruction counts of the samples LP N took, and only those."""
     n0, n1, p = 300, 500, 29
     e0, e1 = loop3(n0), loop3(n1)
-    out = record(nb, "--throttle 100 --ring 3 -e instr_retired:u -c %d --pair loop %d -- --ring 3 "
-                 "loop %d" % (p, n0, n1))
+    out = record(nb, "--throttle 100 --ring 3 -e instr_retired:u -c %d --pair loop %d -- loop %d" % (p, n0, n1))
     assert summary(out)["lost"] == 0, out
     for lp, n, e in ((0, n0, e0), (1, n1, e1)):
         want = want_offsets(n, p, samples(e, p))
@@ -233,7 +232,7 @@ def test_example_18_2_samples_lp1_after_lp0s_nth(nb, n0, after, sampled):
     n1, p = 100, 19
     e1 = loop3(n1)
     assert e1 % (p + 1) != 0
-    out = record(nb, "%s --ring 3 --stagger --pair loop %d -- --ring 3 loop %d"
+    out = record(nb, "%s --ring 3 --stagger --pair loop %d -- loop %d"
                  % (EX_18_2 % (p, after), n0, n1))
     assert "A on LP0 (ring 3), then B on LP1 (ring 3)" in out
     assert re.search(r"#0 instr_retired:\S+:t0:period=%d counter 16 .*cascade starter" % after,
@@ -255,9 +254,9 @@ def test_example_18_2_together_never_samples_early(nb):
     with 4098, at most what all of LP1's loop gives, and only LP1's IPs.
     """
     n1, p = 100, 19
-    out = record(nb, "%s --ring 3 --pair loop 1363 -- --ring 3 loop %d" % (EX_18_2 % (p, 4097), n1))
+    out = record(nb, "%s --ring 3 --pair loop 1363 -- loop %d" % (EX_18_2 % (p, 4097), n1))
     assert summary(out)["stored"] == 0, out
-    out = record(nb, "%s --ring 3 --pair loop 1364 -- --ring 3 loop %d" % (EX_18_2 % (p, 4096), n1))
+    out = record(nb, "%s --ring 3 --pair loop 1364 -- loop %d" % (EX_18_2 % (p, 4096), n1))
     s = summary(out)
     assert s["stored"] <= samples(loop3(n1), p) and s["lost"] == 0
     rows = script_samples(nb)
@@ -270,13 +269,13 @@ def test_example_18_2_trace_shows_the_plan(nb):
     p = 19
     assert nb.cmd("msr trace on") == "msr trace: on"
     try:
-        out = nb.cmd("record %s --ring 3 --stagger --pair loop 1364 -- --ring 3 loop 100"
+        out = nb.cmd("record %s --ring 3 --stagger --pair loop 1364 -- loop 100"
                      % (EX_18_2 % (p, 4096)), timeout=180)
     finally:
         nb.cmd("msr trace off")
     writes = re.findall(r"^wrmsr ([0-9A-F]+)H <- ([0-9A-F]+)H", out, re.M)
     last = dict((int(a, 16), int(v, 16)) for a, v in writes)
-    assert last[0x3B8] == 0x04000608            # CRU_ESCR0: LP0's instr_retired (T0_USR)
+    assert last[0x3B8] == 0x04000604            # CRU_ESCR0: LP0's instr_retired (T0_USR)
     assert last[0x3B9] == 0x04000601            # CRU_ESCR1: LP1's (T1_USR; the manual's step 2
                                                 # has T1_OS|T1_USR, 04000603H)
     assert "wrmsr 310H <- FFFFFFF000H" in out    # counter 16 = -4096 in 40 bits
