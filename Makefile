@@ -3,8 +3,10 @@
 #   make            build build/BOOTX64.EFI (x86-64) and build/BOOTIA32.EFI (ia32)
 #   make image      build/nbprof.img: GPT disk with a FAT ESP (both kernels) and GRUB for
 #                   legacy BIOS (the 32-bit kernel as a Multiboot ELF), ready for dd
+#   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
+#   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
 #   make run        boot it in QEMU with the serial shell on this terminal
-#   make check      host unit tests + QEMU tests (x86-64 all, ia32 a subset), ends with a summary line
+#   make check      host unit tests + QEMU and Bochs tests in two lanes (CHECK_LANES=1: one), ends with a summary line
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
@@ -45,13 +47,13 @@ PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/model_feed.c prof/mod
                prof/selftest_counts.c prof/selftest_overflow.c prof/selftest_pebs.c prof/tagfeed.c \
                prof/workloads.c \
                prof/snippet_run.c
-ARCH_SRCS   := arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/pagewalk.c \
-               arch/x86/topology.c
+ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/pagewalk.c \
+               arch/x86/topology.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd_map.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
                arch/x86/percpu.c arch/x86/pic.c arch/x86/power.c arch/x86/progress.c \
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
-               arch/x86/timer.c arch/x86/user.c
+               arch/x86/timer.c arch/x86/user.c arch/x86/kbd.c
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
 ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
 ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
@@ -60,7 +62,7 @@ ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x
 ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S \
                arch/x86/snippet_area.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
-               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
+               pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_tagging.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
@@ -89,8 +91,10 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c \
                   tests/host/test_memfeed.c tests/host/test_stat_uncore.c \
                   tests/host/test_model_batch.c tests/host/test_model_pmi.c
+HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
+HOST_TEST_SRCS += tests/host/test_screen.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -109,27 +113,36 @@ EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # -O2 where the cost is measured (the PMU path, the model, stepping); -Os for
 # commands, parsers and text, so the image stays small (tests/tools/test_image.py).
 K_OPT    := -O2
-$(B)/k/shell/%.o $(B)/k/kernel/%.o $(B)/k/boot/%.o $(B)/k/lib/printf.o: K_OPT := -Os
-$(B)/k/pmu/p4_explain.o $(B)/k/pmu/p4_spec.o $(B)/k/pmu/p4_list.o $(B)/k/pmu/p4_text.o: K_OPT := -Os
-$(B)/k/pmu/p4_uncore_spec.o $(B)/k/pmu/p4_uncore_list.o $(B)/k/prof/report.o: K_OPT := -Os
-$(B)/k/prof/dump.o $(B)/k/prof/workload.o $(B)/k/arch/x86/cpuid.o: K_OPT := -Os
-$(B)/k/prof/program.o $(B)/k/prof/programs_k.o $(B)/k/prof/upload.o: K_OPT := -Os
-$(B)/k/pmu/p4_alloc.o $(B)/k/pmu/p4_caps.o $(B)/k/pmu/p4_uncore.o $(B)/k/pmu/p4_probe.o: K_OPT := -Os
-$(B)/k/arch/x86/acpi.o $(B)/k/arch/x86/smp.o $(B)/k/arch/x86/power.o: K_OPT := -Os
-$(B)/k/arch/x86/selftest.o $(B)/k/arch/x86/topology.o $(B)/k/arch/x86/mem.o: K_OPT := -Os
-$(B)/k/arch/x86/gdt.o $(B)/k/arch/x86/pic.o $(B)/k/arch/x86/serial.o $(B)/k/arch/x86/cpu.o: K_OPT := -Os
-$(B)/k/arch/x86/ksyms.o $(B)/k/arch/x86/panic.o $(B)/k/prof/workloads.o: K_OPT := -Os
-$(B)/k/prof/selftest.o $(B)/k/prof/selftest_report.o $(B)/k/prof/selftest_counts.o: K_OPT := -Os
-$(B)/k/prof/selftest_overflow.o $(B)/k/prof/selftest_pebs.o $(B)/k/prof/selftest_judge.o \
-$(B)/k/prof/snippet.o $(B)/k/prof/snippet_run.o: K_OPT := -Os
-$(B)/k/pmu/p4_pebs.o $(B)/k/prof/pebs.o $(B)/k/prof/tagfeed.o: K_OPT := -Os
-$(B)/k/pmu/model/p4_model_pebs.o $(B)/k/arch/x86/insn_simd.o: K_OPT := -Os
-K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections -T linker.ld
+K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
+             pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
+             pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
+             prof/workload.o arch/x86/cpuid.o prof/program.o prof/programs_k.o \
+             prof/upload.o pmu/p4_alloc.o pmu/p4_caps.o pmu/p4_uncore.o \
+             pmu/p4_probe.o arch/x86/acpi.o arch/x86/smp.o arch/x86/power.o \
+             arch/x86/selftest.o arch/x86/topology.o arch/x86/mem.o arch/x86/gdt.o \
+             arch/x86/pic.o arch/x86/serial.o arch/x86/cpu.o arch/x86/ksyms.o \
+             arch/x86/panic.o prof/workloads.o prof/selftest.o prof/selftest_report.o \
+             prof/selftest_counts.o prof/selftest_overflow.o prof/selftest_pebs.o prof/selftest_judge.o \
+             prof/snippet.o prof/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
+             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
+             arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o
+$(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
+# The ia32 image holds the same 384 KiB budget with 4-byte pointers but
+# more code per operation (64-bit arithmetic in pairs): the sample sink, the
+# instruction decoder, the software model and its feeds, the register
+# write sequences and a few helpers are -Os too (`make bench` measures the
+# x86-64 kernel's costs).
+K32_OS_OBJS := prof/record.o arch/x86/insn.o prof/memfeed.o prof/model_feed.o \
+               pmu/model/p4_model.o pmu/model/p4_mem.o pmu/model/p4_model_msr.o \
+               pmu/p4_apply.o prof/samples.o prof/jitter.o lib/stats.o lib/parse.o
+$(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os
+K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the
 # firmware (gnu-efi's EFIAPI is empty on ia32); 64-bit divisions come from
-# the 32-bit libgcc (gcc-multilib). -O2 throughout: the size budget of
-# tests/tools/test_image.py is the x86-64 image's.
-K32_CFLAGS := $(K_COMMON) -O2 -m32 -march=i686
+# the 32-bit libgcc (gcc-multilib). The same -O2/-Os choice per file as the
+# x86-64 kernel (K_OS_OBJS): tests/tools/test_image.py holds both images
+# to one size budget.
+K32_CFLAGS := $(K_COMMON) -m32 -march=i686
 EFI32_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/ia32
 K32_LDFLAGS := -m elf_i386 -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined \
             -z notext -T linker32.ld
@@ -150,7 +163,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -196,36 +209,41 @@ $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 # The PE image gets .bss as a section with no file contents (linker.ld), and
 # no .dynsym: gnu-efi's _relocate reads only .dynamic and .rela, whose
 # entries are all R_X86_64_RELATIVE (tests/tools/test_image.py checks both).
+# No COFF symbol table either (--strip-all): no loader reads one, and the
+# symbols live in nbprof.so and in the kernel's own table (tools/gensyms).
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
 	$(Q)objcopy -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
-		-j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+		-j .rel.* -j .rela.* -j .reloc --strip-all --target efi-app-x86_64 --subsystem=10 $< $@
 
-EFI32_SECTIONS := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+# As for BOOTX64.EFI, .bss is a PE section with no file contents (linker32.ld),
+# no .dynsym (gnu-efi's ia32 _relocate reads only .dynamic and the
+# R_386_RELATIVE entries of .rel) and no COFF symbol table.
+EFI32_SECTIONS := -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
 		-j .rel.* -j .rela.* -j .reloc
 
 # --- the ia32 kernel: the same steps with the 32-bit compiler and gnu-efi ---
 $(B)/k32/boot/%.o: boot/%.c | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC32    $<")
-	$(Q)$(CC) $(K32_CFLAGS) $(EFI32_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) $(EFI32_CFLAGS) -c $< -o $@
 
 $(B)/k32/%.o: %.c | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC32    $<")
-	$(Q)$(CC) $(K32_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -c $< -o $@
 
 $(B)/k32/%.o: %.S | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  AS32    $<")
-	$(Q)$(CC) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
 $(B)/k32/syms-empty.c: tools/gensyms | deps-build
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) tools/gensyms --empty > $@
 
 $(B)/k32/%.o: $(B)/k32/%.c
-	$(Q)$(CC) $(K32_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -c $< -o $@
 
 $(B)/k32/nbprof-pass1.so: $(K32_OBJS) $(B)/k32/syms-empty.o linker32.ld
 	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms-empty.o \
@@ -242,7 +260,7 @@ $(B)/k32/nbprof.so: $(K32_OBJS) $(B)/k32/syms.o linker32.ld
 
 $(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
-	$(Q)objcopy $(EFI32_SECTIONS) --target efi-app-ia32 --subsystem=10 $< $@
+	$(Q)objcopy $(EFI32_SECTIONS) --strip-all --target efi-app-ia32 --subsystem=10 $< $@
 
 # The same ia32 objects as a Multiboot ELF for GRUB on a legacy BIOS.
 K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
@@ -278,21 +296,27 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(H_SUPPORT_OBJS) $(H_EXTRA) $(B)/h/libportable.a $(H_LDLIBS) -o $@
 
-# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests.
+# Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests:
+# $(B)/sdk for the 64-bit kernel, $(B)/sdk32 with -m32 for the 32-bit one.
 SDK_CC    := sdk/nbprof-cc
-SDK_ELFS  := $(B)/sdk/hello.elf $(B)/sdk/sumloop.elf $(B)/sdk/prog_reloc.elf
-SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h
-$(B)/sdk/%.elf: sdk/examples/%.c $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
-$(B)/sdk/%.elf: sdk/examples/%.S $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
-$(B)/sdk/%.elf: tests/host/%.c $(SDK_DEPS)
-	@mkdir -p $(@D)
-	$(Q)$(SDK_CC) $< -o $@
+SDK_NAMES := hello sumloop prog_reloc prog_div64
+SDK_ELFS  := $(patsubst %,$(B)/sdk/%.elf,$(SDK_NAMES)) $(patsubst %,$(B)/sdk32/%.elf,$(SDK_NAMES))
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/crt0_32.S sdk/program.ld sdk/nbprof.h
+define sdk_rules
+$(B)/$(1)/%.elf: sdk/examples/%.c $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+$(B)/$(1)/%.elf: sdk/examples/%.S $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+$(B)/$(1)/%.elf: tests/host/%.c $(SDK_DEPS)
+	@mkdir -p $$(@D)
+	$(Q)$(SDK_CC) $(2) $$< -o $$@
+endef
+$(eval $(call sdk_rules,sdk,))
+$(eval $(call sdk_rules,sdk32,-m32))
 $(B)/h/tests/test_program: $(SDK_ELFS)
-$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+$(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"' -DSDK32_ELF_DIR='"$(B)/sdk32"'
 
 host-test: $(HOST_TESTS)
 	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
@@ -345,7 +369,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 11
 FUZZ_SEED    ?= 1
 FUZZ_NAMES   := config editor explain parse samples shell spec stat
+# The parsers of what comes from outside the machine's control: programs,
+# upload frames, the firmware's memory map and ACPI/MP tables. Their inputs
+# are whole files and tables (up to FUZZ_BIG_LEN bytes); in fuzz-ci each
+# runs FUZZ_CI_BIG_SECONDS.
+FUZZ_BIG_NAMES := elf upload memmap acpi mptable
+FUZZ_BIG_LEN   ?= 16384
+FUZZ_CI_BIG_SECONDS ?= 4
 FUZZ_BINS    := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
+FUZZ_BIG_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_BIG_NAMES))
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
 FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/%.o,$(PORTABLE_SRCS) tests/host/fake_platform.c)
@@ -364,20 +396,27 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libportable.a 
 	$(if $(V),,@echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(B)/fuzz/libportable.a -o $@
 
-fuzz-build: $(FUZZ_BINS)
+$(B)/fuzz/fuzz_elf: FUZZ_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"'
+$(B)/fuzz/fuzz_elf: $(SDK_ELFS)
+$(B)/fuzz/fuzz_acpi: tests/fuzz/acpi_image.h
 
-fuzz: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
+
+fuzz: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_SECONDS) --max-len $(FUZZ_BIG_LEN) $(FUZZ_BIG_BINS)
 
-fuzz-ci: $(FUZZ_BINS)
+fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_BINS)
+	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_BIG_SECONDS) --seed $(FUZZ_SEED) --max-len $(FUZZ_BIG_LEN) \
+		$(FUZZ_BIG_BINS)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above.
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c, \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
@@ -394,16 +433,27 @@ QEMU_FLAGS  ?=
 PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/qemu $(PYTEST_FLAGS)
 # The 32-bit kernel runs representative subsets in `make check`: under OVMF
 # ia32 the shell, exact instruction counts, counting and sampling; booted by
-# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. A CPU
-# without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or
-# qemu-test-bios BIOS_TESTS=) runs every module.
-IA32_TESTS  ?= test_shell test_workloads test_stat test_record
-BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse
+# SeaBIOS and GRUB the shell, the counts, sampling and Hyper-Threading. Users'
+# programs (nbprof-cc -m32) in both: from the stick (the ESP's files under
+# UEFI, Multiboot modules under GRUB), uploaded, counted, sampled, through
+# tools/nbprof; on both LPs after a BIOS boot. A CPU without long mode in
+# both. `make qemu-test-ia32 IA32_TESTS=` (or qemu-test-bios BIOS_TESTS=)
+# runs every module.
+IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_programs
+BIOS_TESTS  ?= test_shell test_workloads test_record test_ht test_smp test_refuse test_programs \
+               test_programs_ht
 qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
 PYTEST_IA32 := $(call qemu_subset,uefi-ia32,$(IA32_TESTS))
 PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
+# Bochs, a second emulator with real Pentium 4 CPUID and a NetBurst PMU of
+# plain registers that never count: the BIOS path of the image (tests/bochs).
+PYTEST_BOCHS := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/bochs \
+                $(PYTEST_FLAGS)
+
+bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+	$(Q)$(PYTEST_BOCHS)
 
 $(B)/image.cfg: FORCE
 	@mkdir -p $(@D)
@@ -423,12 +473,32 @@ $(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
 
 image: $(IMAGE)
 
+# The CD (also bootable from a stick): BIOS El Torito with GRUB, UEFI El
+# Torito with both EFI kernels; nbprof.cfg and PROGRAMS on it (tools/mkiso).
+ISO := $(B)/nbprof.iso
+$(ISO): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
+		$(B)/image.programs $(PROGRAMS) tools/mkiso | deps-image
+	$(if $(V),,@echo "  ISO     $@")
+	$(Q)tools/mkiso $@ $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf \
+		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
+
+iso: $(ISO)
+
+# A TFTP root for network boot: nbprof32.elf, nbprof.cfg, an iPXE script and
+# a PXELINUX configuration (tools/mkpxe).
+PXE := $(B)/pxe/nbprof.ipxe
+$(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/mkpxe
+	$(if $(V),,@echo "  PXE     $(@D)")
+	$(Q)tools/mkpxe $(@D) $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
+
+pxe: $(PXE)
+
 # QEMU_FLAGS: tools/qemu.py options, e.g. QEMU_FLAGS="--smp-ht --sig 15,2,9".
 run: $(IMAGE) | deps-run
 	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
 
 # The QEMU tests make their own images from build/BOOTX64.EFI (and BOOTIA32.EFI).
-qemu-test: $(B)/BOOTX64.EFI tools/mkimage | deps-check
+qemu-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 	$(Q)$(PYTEST)
 
 qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/mkimage | deps-check
@@ -438,20 +508,33 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 	$(Q)$(PYTEST_BIOS)
 
 # Every stage runs even when an earlier one failed; the last line adds up
-# host and QEMU test counts.
+# host and QEMU test counts. The stages run in two lanes, one machine each
+# (two fit two cores): host, tools and the x86-64 kernel on this terminal;
+# the 32-bit kernel (OVMF ia32, SeaBIOS) and Bochs beside them, their output
+# kept in $(B)/check-lane2.log and shown when both lanes are done.
+# CHECK_LANES=1 runs every stage one after the other.
+CHECK_LANES ?= 2
+LANE2_OUT = $(if $(filter 1,$(CHECK_LANES)),;,> $(B)/check-lane2.log 2>&1 &)
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
-		$(B)/qemu-bios.counts; \
-	h=0; t=0; q=0; i=0; b=0; \
+		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/check-lane2.log $(B)/check-lane2.status; \
+	h=0; t=0; q=0; i=0; b=0; o=0; \
+	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the 32-bit kernel and Bochs stages run beside this lane; their output follows at the end";) \
+	( i=0; b=0; o=0; \
+	  NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
+	  NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
+	  NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
+	  echo "$$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
 	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST) || q=$$?; \
-	NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
-	NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
+	wait; \
+	if [ -f $(B)/check-lane2.log ]; then echo "check: the 32-bit kernel and Bochs stages:"; cat $(B)/check-lane2.log; fi; \
+	read i b o < $(B)/check-lane2.status || i=1; \
 	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-ia32:$$i:$(B)/qemu-ia32.counts \
-		qemu-bios:$$b:$(B)/qemu-bios.counts
+		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).

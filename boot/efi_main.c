@@ -35,6 +35,7 @@
 
 #include "arch/x86/arch.h"
 #include "arch/x86/bootinfo.h"
+#include "arch/x86/memmap.h"
 #include "lib/string.h"
 
 #define EBS_MAX_ATTEMPTS	8
@@ -243,43 +244,30 @@ static enum boot_mem_type boot_mem_type(UINT32 efi_type)
 	}
 }
 
-/* Insert r into the base-sorted region list, merging with a neighbour of the same type. */
-static void boot_add_region(struct bootinfo *bi, struct boot_region r)
-{
-	uint32_t i = bi->nregions;
-
-	while (i > 0 && bi->regions[i - 1].base > r.base)
-		i--;
-	if (i > 0) {
-		struct boot_region *p = &bi->regions[i - 1];
-
-		if (p->type == r.type && p->base + p->size == r.base) {
-			p->size += r.size;
-			return;
-		}
-	}
-	if (bi->nregions == BOOT_MAX_REGIONS)
-		return;		/* cannot happen with real maps; dropping is safe (unused RAM) */
-	memmove(&bi->regions[i + 1], &bi->regions[i], (bi->nregions - i) * sizeof(r));
-	bi->regions[i] = r;
-	bi->nregions++;
-}
+/* The firmware's map as read; memmap_normalize makes bi->regions of it. */
+static struct boot_region boot_raw[BOOT_MAX_REGIONS];
 
 /* Pure: runs after ExitBootServices on the firmware's final map. */
 static void boot_convert_map(struct bootinfo *bi, const uint8_t *map, UINTN map_size, UINTN desc_size)
 {
+	uint32_t n = 0;
+
+	if (desc_size < sizeof(EFI_MEMORY_DESCRIPTOR))
+		return;		/* no map we can read: no memory is free */
 	bi->efi_map_entries = (uint32_t)(map_size / desc_size);
-	for (UINTN off = 0; off + desc_size <= map_size; off += desc_size) {
+	for (UINTN off = 0; off + desc_size <= map_size && n < BOOT_MAX_REGIONS; off += desc_size) {
 		const EFI_MEMORY_DESCRIPTOR *d = (const EFI_MEMORY_DESCRIPTOR *)(map + off);
-		struct boot_region r = {
+		uint64_t pages = d->NumberOfPages;
+
+		if (pages == 0)
+			continue;
+		boot_raw[n++] = (struct boot_region){
 			.base = d->PhysicalStart,
-			.size = d->NumberOfPages * EFI_PAGE_SIZE,
+			.size = pages > UINT64_MAX / EFI_PAGE_SIZE ? UINT64_MAX : pages * EFI_PAGE_SIZE,
 			.type = boot_mem_type(d->Type),
 		};
-
-		if (r.size)
-			boot_add_region(bi, r);
 	}
+	bi->nregions = memmap_normalize(boot_raw, n, bi->regions, BOOT_MAX_REGIONS);
 }
 
 static EFI_STATUS boot_exit(EFI_HANDLE image, EFI_BOOT_SERVICES *bs, struct bootinfo *bi)

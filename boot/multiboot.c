@@ -7,16 +7,21 @@
  *  - the memory map from the Multiboot information (Multiboot 0.6.96
  *    section 3.3, flags bit 6: mmap_addr/mmap_length, entries of size,
  *    base, length, type with type 1 = RAM, 3 = ACPI reclaimable, 4 = ACPI
- *    NVS); the kernel image [__image_start, __image_end) is cut out of the
- *    free RAM and listed as loader memory;
+ *    NVS), read and normalised by arch/x86/memmap.c (a firmware map may
+ *    overlap itself); the kernel image [__image_start, __image_end) is
+ *    listed as loader memory, which wins over the RAM it lies in;
  *  - the ACPI RSDP by the BIOS-area scan (ACPI 6.x 5.2.5.1): the first KiB
  *    of the EBDA (segment at 40EH), then E0000H-FFFFFH, on 16-byte
- *    boundaries, "RSD PTR " with a valid checksum over its first 20 bytes;
+ *    boundaries, "RSD PTR " with valid checksums (arch/x86/acpi.h);
  *  - the MP configuration table (MultiProcessor Specification 1.4, 4.1) by
  *    the same kind of scan for the floating pointer "_MP_": the first KiB of
  *    the EBDA, the last KiB of base memory, F0000H-FFFFFH; arch/x86/smp.c
  *    falls back on it to find the sibling when there is no ACPI MADT;
  *  - nbprof.cfg as the first Multiboot module (flags bit 3), copied whole;
+ *  - users' programs (the ESP's nbprof/ folder under UEFI) as the modules
+ *    whose command line ends in a word "nbprof/NAME" (tools/mkimage's
+ *    grub.cfg); their memory is kept out of the free RAM, as the image is,
+ *    until kmain has loaded them;
  *  - stacks from the image's own .bss; the sibling's start-up page is the
  *    highest free page below 9F000H (conventional memory, under the EBDA).
  *
@@ -32,18 +37,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "arch/x86/acpi.h"
 #include "arch/x86/arch.h"
 #include "arch/x86/bootinfo.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/memmap.h"
 #include "arch/x86/serial.h"
 #include "lib/string.h"
 
 #define MB_BOOTLOADER_MAGIC	0x2badb002u
 #define MB_INFO_MODS		(1u << 3)
 #define MB_INFO_MMAP		(1u << 6)
-#define MB_MMAP_RAM		1
-#define MB_MMAP_ACPI		3
-#define MB_MMAP_NVS		4
+#define MB_INFO_LOADER_NAME	(1u << 9)
 #define MB_MIN_RAM		(16u << 20)	/* kernel, page tables, stacks, sample store */
 
 #define CPUID_EDX_PAE		(1u << 6)
@@ -58,6 +63,7 @@
 #define LOW_PAGE_LIMIT		0x9f000u	/* below the EBDA on every PC */
 #define PAGE			0x1000u
 #define EBDA_SEG_PTR		0x40e
+#define MB_PROGRAM_DIR		"nbprof/"
 #define BIOS_ROM_START		0xe0000u
 #define BIOS_ROM_END		0x100000u
 #define RSDP_CHECKSUM_LEN	20
@@ -73,12 +79,9 @@ struct mb_info {
 	uint32_t mods_count, mods_addr;
 	uint32_t syms[4];
 	uint32_t mmap_length, mmap_addr;
-} __attribute__((packed));
-
-struct mb_mmap {
-	uint32_t size;		/* of the rest of the entry */
-	uint64_t base, length;
-	uint32_t type;
+	uint32_t drives_length, drives_addr;
+	uint32_t config_table;
+	uint32_t boot_loader_name;	/* flags bit 9: a C string */
 } __attribute__((packed));
 
 struct mb_module {
@@ -95,73 +98,34 @@ static struct bootinfo bootinfo;
 static uint8_t boot_stack[BOOT_STACK_SIZE] __attribute__((aligned(4096)));
 static uint8_t boot_ist[BOOT_NIST][BOOT_IST_SIZE] __attribute__((aligned(4096)));
 
-static enum boot_mem_type mb_type(uint32_t type)
-{
-	switch (type) {
-	case MB_MMAP_RAM:	return BMEM_FREE;
-	case MB_MMAP_ACPI:	return BMEM_ACPI;
-	case MB_MMAP_NVS:	return BMEM_ACPI_NVS;
-	default:		return BMEM_RESERVED;
-	}
-}
+/* The firmware's map as read, before memmap_normalize; the image is one more region. */
+static struct boot_region mb_raw[BOOT_MAX_REGIONS];
 
-/* Append a region (the map is sorted afterwards); full lists drop the rest. */
-static void mb_add(struct bootinfo *bi, uint64_t base, uint64_t size, enum boot_mem_type type)
-{
-	if (size == 0 || bi->nregions == BOOT_MAX_REGIONS)
-		return;
-	bi->regions[bi->nregions++] = (struct boot_region){ base, size, type, 0 };
-}
-
-/* A RAM entry, minus the kernel image [lo, hi), which becomes loader memory. */
-static void mb_add_ram(struct bootinfo *bi, uint64_t base, uint64_t end, uint64_t lo, uint64_t hi)
-{
-	if (end <= lo || base >= hi) {
-		mb_add(bi, base, end - base, BMEM_FREE);
-		return;
-	}
-	if (base < lo)
-		mb_add(bi, base, lo - base, BMEM_FREE);
-	if (end > hi)
-		mb_add(bi, hi, end - hi, BMEM_FREE);
-}
-
-static void mb_sort(struct bootinfo *bi)
-{
-	for (uint32_t i = 1; i < bi->nregions; i++) {
-		struct boot_region r = bi->regions[i];
-		uint32_t j = i;
-
-		for (; j > 0 && bi->regions[j - 1].base > r.base; j--)
-			bi->regions[j] = bi->regions[j - 1];
-		bi->regions[j] = r;
-	}
-}
-
+/*
+ * The map is read by memmap_multiboot (entry sizes checked, the walk
+ * bounded) and normalised: overlapping RAM entries merged, a reserved or
+ * ACPI entry wins over RAM that covers it, and the kernel image
+ * [__image_start, __image_end) and the programs' modules are loader memory,
+ * which wins over RAM too.
+ */
 static void mb_memory_map(struct bootinfo *bi, const struct mb_info *mbi)
 {
 	uint64_t lo = (uintptr_t)__image_start & ~(uint64_t)(PAGE - 1);
 	uint64_t hi = ((uintptr_t)__image_end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-	uintptr_t p = mbi->mmap_addr, end = mbi->mmap_addr + mbi->mmap_length;
+	uint32_t n = memmap_multiboot((const uint8_t *)(uintptr_t)mbi->mmap_addr, mbi->mmap_length,
+				      mb_raw, BOOT_MAX_REGIONS - 1 - BOOT_MAX_FILES, &bi->efi_map_entries);
 
-	while (p + sizeof(struct mb_mmap) <= end) {
-		const struct mb_mmap *e = (const struct mb_mmap *)p;
-		uint64_t base = e->base, top = e->base + e->length;
+	mb_raw[n++] = (struct boot_region){ .base = lo, .size = hi - lo, .type = BMEM_LOADER };
+	for (uint32_t i = 0; i < bi->nfiles; i++) {
+		const struct boot_file *f = &bi->files[i];
 
-		bi->efi_map_entries++;
-		if (e->type == MB_MMAP_RAM) {
-			/* whole pages only, as the allocator expects */
-			base = (base + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-			top &= ~(uint64_t)(PAGE - 1);
-			if (top > base)
-				mb_add_ram(bi, base, top, lo, hi);
-		} else {
-			mb_add(bi, base, e->length, mb_type(e->type));
-		}
-		p += e->size + sizeof(e->size);
+		if (f->base == 0)
+			continue;
+		lo = f->base & ~(uint64_t)(PAGE - 1);
+		hi = (f->base + f->size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+		mb_raw[n++] = (struct boot_region){ .base = lo, .size = hi - lo, .type = BMEM_LOADER };
 	}
-	mb_add(bi, lo, hi - lo, BMEM_LOADER);
-	mb_sort(bi);
+	bi->nregions = memmap_normalize(mb_raw, n, bi->regions, BOOT_MAX_REGIONS);
 }
 
 /* The highest free page below LOW_PAGE_LIMIT, for the sibling's start-up code. */
@@ -185,21 +149,10 @@ static uint64_t mb_low_page(const struct bootinfo *bi)
 	return best;
 }
 
-static bool mb_rsdp_ok(const uint8_t *p)
-{
-	uint8_t sum = 0;
-
-	if (memcmp(p, "RSD PTR ", 8) != 0)
-		return false;
-	for (unsigned i = 0; i < RSDP_CHECKSUM_LEN; i++)
-		sum += p[i];
-	return sum == 0;
-}
-
 static uint64_t mb_scan_rsdp(uintptr_t start, uintptr_t end)
 {
 	for (uintptr_t a = start & ~(uintptr_t)15; a + RSDP_CHECKSUM_LEN <= end; a += 16)
-		if (mb_rsdp_ok((const uint8_t *)a))
+		if (acpi_rsdp_valid((const uint8_t *)a, end - a))
 			return a;
 	return 0;
 }
@@ -267,13 +220,33 @@ static void mb_find_mp(struct bootinfo *bi)
 	bi->mp_config = t;
 }
 
+/* The last word of a module's command line (GRUB may put the file's path first). */
+static const char *mb_module_word(const struct mb_module *m)
+{
+	const char *s = (const char *)(uintptr_t)m->string, *w = s;
+
+	if (!s)
+		return "";
+	for (; *s; s++)
+		if (*s == ' ' && s[1] && s[1] != ' ')
+			w = s + 1;
+	return w;
+}
+
+static bool mb_is_program(const struct mb_module *m)
+{
+	return strncmp(mb_module_word(m), MB_PROGRAM_DIR, sizeof(MB_PROGRAM_DIR) - 1) == 0;
+}
+
+/* nbprof.cfg: the first module that is not a program. */
 static void mb_read_cfg(struct bootinfo *bi, const struct mb_info *mbi)
 {
 	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mbi->mods_addr;
 	uint32_t len;
 
 	bi->cfg_status = BOOT_CFG_ABSENT;
-	if (!(mbi->flags & MB_INFO_MODS) || mbi->mods_count == 0 || m->end < m->start)
+	if (!(mbi->flags & MB_INFO_MODS) || mbi->mods_count == 0 || mb_is_program(m) ||
+	    m->end < m->start)
 		return;
 	len = m->end - m->start;
 	if (len > BOOT_CFG_MAX) {
@@ -283,6 +256,45 @@ static void mb_read_cfg(struct bootinfo *bi, const struct mb_info *mbi)
 	memcpy(bi->cfg, (const void *)(uintptr_t)m->start, len);
 	bi->cfg_len = len;
 	bi->cfg_status = BOOT_CFG_OK;
+}
+
+/* The programs' modules as the files kmain loads (boot/efi_main.c reads the same from the ESP). */
+static void mb_read_programs(struct bootinfo *bi, const struct mb_info *mbi)
+{
+	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mbi->mods_addr;
+
+	for (uint32_t i = 0; (mbi->flags & MB_INFO_MODS) && i < mbi->mods_count; i++, m++) {
+		const char *name = mb_module_word(m) + sizeof(MB_PROGRAM_DIR) - 1;
+		struct boot_file *f = &bi->files[bi->nfiles];
+		size_t n = strlen(name);
+
+		if (!mb_is_program(m))
+			continue;
+		if (bi->nfiles >= BOOT_MAX_FILES || n == 0 || n >= BOOT_FILE_NAME) {
+			bi->files_skipped++;
+			continue;
+		}
+		memcpy(f->name, name, n + 1);
+		f->size = m->end >= m->start ? m->end - m->start : 0;
+		f->status = f->size == 0 || f->size > BOOT_FILE_MAX ? BOOT_CFG_TOO_BIG : BOOT_CFG_OK;
+		f->base = f->status == BOOT_CFG_OK ? m->start : 0;
+		bi->nfiles++;
+	}
+}
+
+/*
+ * The loader's name (GRUB: "GNU GRUB 2.06", iPXE: "iPXE 1.0.0+"), for `cpu`:
+ * printable ASCII only, cut to fit; anything else ends it.
+ */
+static void mb_read_loader_name(struct bootinfo *bi, const struct mb_info *mbi)
+{
+	const char *s = (const char *)(uintptr_t)mbi->boot_loader_name;
+	unsigned i = 0;
+
+	if ((mbi->flags & MB_INFO_LOADER_NAME) && s)
+		for (; i + 1 < sizeof(bi->loader_name) && s[i] >= 0x20 && s[i] < 0x7f; i++)
+			bi->loader_name[i] = s[i];
+	bi->loader_name[i] = '\0';
 }
 
 /* --- machines the kernel cannot serve --------------------------------------- */
@@ -379,6 +391,8 @@ void multiboot_main(uint32_t magic, const struct mb_info *mbi)
 	for (int i = 0; i < BOOT_NIST; i++)
 		bi->ist_base[i] = (uintptr_t)boot_ist[i];
 	mb_read_cfg(bi, mbi);	/* before the module's memory counts as free */
+	mb_read_programs(bi, mbi);	/* their modules are kept out of the free RAM */
+	mb_read_loader_name(bi, mbi);
 	mb_memory_map(bi, mbi);
 	bi->low_page = mb_low_page(bi);
 	mb_find_rsdp(bi);

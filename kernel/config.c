@@ -23,6 +23,7 @@ void config_defaults(struct nb_config *cfg)
 {
 	cfg->serial_port = CONFIG_DEFAULT_PORT;
 	cfg->serial_baud = CONFIG_UART_CLOCK;
+	cfg->console = CONFIG_CONSOLE_BOTH;
 	cfg->nrun = 0;
 	for (unsigned i = 0; i < CONFIG_MAX_RUN; i++)
 		cfg->run[i][0] = '\0';
@@ -106,6 +107,17 @@ static int config_apply(const struct config_line *ln, struct nb_config *cfg, cha
 			return -1;
 		}
 		cfg->serial_baud = (uint32_t)v;
+	} else if (parse_streq(ln->key, "console")) {
+		if (parse_streq(ln->value, "serial"))
+			cfg->console = CONFIG_CONSOLE_SERIAL;
+		else if (parse_streq(ln->value, "screen"))
+			cfg->console = CONFIG_CONSOLE_SCREEN;
+		else if (parse_streq(ln->value, "both"))
+			cfg->console = CONFIG_CONSOLE_BOTH;
+		else {
+			ksnprintf(why, whylen, "console '%s': must be serial, screen or both", ln->value);
+			return -1;
+		}
 	} else if (parse_streq(ln->key, "run")) {
 		if (ln->value[0] == '\0') {
 			ksnprintf(why, whylen, "run: empty command");
@@ -117,7 +129,7 @@ static int config_apply(const struct config_line *ln, struct nb_config *cfg, cha
 		}
 		config_copy_trimmed(ln->value, CONFIG_RUN_LEN - 1, cfg->run[cfg->nrun++], CONFIG_RUN_LEN);
 	} else {
-		ksnprintf(why, whylen, "unknown key '%s' (known: serial.port, serial.baud, run)", ln->key);
+		ksnprintf(why, whylen, "unknown key '%s' (known: serial.port, serial.baud, console, run)", ln->key);
 		return -1;
 	}
 	return 0;

@@ -8,6 +8,7 @@
  *	serial.port = 0x3f8		# I/O port: 0x.., ..H or decimal, 1..FFFFH
  *	serial.baud = 115200		# must divide 115200 (16550 divisor)
  *	run = cpu			# shell commands run at boot, in order
+ *	console = both			# serial, screen (VGA/GOP + keyboard) or both
  *
  * An unknown key, a bad value or too many run lines is an error naming the
  * line; on error *cfg is left exactly as it was.
@@ -23,14 +24,22 @@
 #define CONFIG_UART_CLOCK	115200	/* 16550 base rate: baud = 115200 / divisor */
 #define CONFIG_DEFAULT_PORT	0x3f8	/* COM1 */
 
+/* Where the shell talks (console = ...): bits, both by default. */
+enum config_console {
+	CONFIG_CONSOLE_SERIAL = 1,	/* the UART */
+	CONFIG_CONSOLE_SCREEN = 2,	/* the machine's screen and i8042 keyboard */
+	CONFIG_CONSOLE_BOTH = 3,
+};
+
 struct nb_config {
 	uint16_t serial_port;
 	uint32_t serial_baud;
+	unsigned console;		/* enum config_console */
 	unsigned nrun;
 	char run[CONFIG_MAX_RUN][CONFIG_RUN_LEN];
 };
 
-/* COM1, 115200, no run lines. */
+/* COM1, 115200, console on both, no run lines. */
 void config_defaults(struct nb_config *cfg);
 
 /*

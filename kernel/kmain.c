@@ -23,11 +23,13 @@
 #include "arch/x86/fpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/idt.h"
+#include "arch/x86/kbd.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mem.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/panic.h"
 #include "arch/x86/pic.h"
+#include "arch/x86/screen.h"
 #include "arch/x86/selftest.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/smp.h"
@@ -115,6 +117,40 @@ static void kmain_memory(const struct bootinfo *bi)
 	mem_reclaim_boot();
 }
 
+static const char *screen_why;	/* why there is no screen, or NULL */
+
+/*
+ * The screen console: VGA text after a BIOS boot, the GOP framebuffer after
+ * a UEFI one, and the keyboard, unless nbprof.cfg says console = serial.
+ * Early, so that the boot messages reach the screen too.
+ */
+static void kmain_screen(const struct bootinfo *bi)
+{
+	bool screen = false, keyboard = false;
+
+	if (config.console & CONFIG_CONSOLE_SCREEN) {
+		screen = bi->boot_method == BOOT_METHOD_MULTIBOOT ? screen_init_vga_text(&screen_why)
+								  : screen_init_fb(&bi->fb, &screen_why);
+		keyboard = kbd_init();
+	} else {
+		screen_why = "nbprof.cfg console = serial";
+	}
+	console_use(config.console & CONFIG_CONSOLE_SERIAL, screen, keyboard);
+}
+
+static void kmain_screen_line(void)
+{
+	char what[96];
+
+	if (!screen_present()) {
+		kprintf("console: no screen (%s)\n", screen_why);
+		return;
+	}
+	screen_describe(what, sizeof(what));
+	kprintf("console: screen %s; keyboard %s\n", what,
+		kbd_present() ? "i8042" : "none (no i8042 controller answered)");
+}
+
 static void kmain_banner(void)
 {
 	struct cpu_info ci;
@@ -143,7 +179,9 @@ static void kmain_banner(void)
 	if (bootinfo->fb.base)
 		kprintf("fb: %ux%u, %u pixels per line, at %#llx\n", bootinfo->fb.width,
 			bootinfo->fb.height, bootinfo->fb.stride, (unsigned long long)bootinfo->fb.base);
-	kprintf("console: serial %#x, %u baud\n", serial_port(), (unsigned)serial_baud());
+	if (console_has_serial())
+		kprintf("console: serial %#x, %u baud\n", serial_port(), (unsigned)serial_baud());
+	kmain_screen_line();
 }
 
 /*
@@ -200,7 +238,8 @@ void kmain(struct bootinfo *bi)
 		uart_fallback = true;
 		console_init(SERIAL_COM1, SERIAL_CLOCK_BAUD);
 	}
-	cpu_set_boot_method(bi->boot_method);
+	kmain_screen(bi);
+	cpu_set_boot_method(bi->boot_method, bi->loader_name);
 	kmain_cpu_tables(bi);
 	smp_init_bsp();		/* GS base -> LP0's per-CPU data, right after the GDT load */
 	fpu_init_lp();		/* x87/MMX/SSE for the fpmix workload (arch/x86/fpu.h) */

@@ -111,7 +111,18 @@ int plat_msr_trace(bool on)
 
 void plat_cpu_info(struct cpu_info *out)
 {
-	cpu_identify(out);
+	perf_cpu_identify(out);		/* the PMU backend's DS, DTES64, IA32_MISC_ENABLE */
+}
+
+void plat_pmu_backend(char *buf, size_t n)
+{
+	const struct perf_info *pi = perf_info();
+
+	if (pi->backend == PERF_BACKEND_HW)
+		ksnprintf(buf, n, "hardware, probe %s: %s", pi->probe_failed ? "FAILED" : "passed",
+			  pi->probe);
+	else
+		ksnprintf(buf, n, "%s (%s)", perf_backend_name(pi->backend), pi->reason);
 }
 
 static enum mem_kind plat_kind(uint32_t type)

@@ -105,6 +105,15 @@ static enum p4_pmi p4_req_pmi(const struct p4_alloc_ctx *ctx, const struct p4_re
 {
 	const struct p4_request *r = &req[i];
 
+	/*
+	 * A PEBS counter gets no OVF_PMI whatever was asked: its overflows are
+	 * the assist's, and with OVF_PMI set the hardware interrupts on every
+	 * one of them (perfmon2 programs IQ_CCCR4 without OVF_PMI and saw "a
+	 * spurious interrupt for every counter overflow" with it). The DS
+	 * threshold interrupt is the PEBS PMI.
+	 */
+	if (r->role == P4_ROLE_PEBS)
+		return P4_PMI_NONE;
 	if (r->pmi != P4_PMI_AUTO)
 		return r->pmi;
 	if (!r->spec.period || p4_is_starter(req, n, i))
@@ -319,6 +328,18 @@ static int p4_check_one(const struct p4_alloc_ctx *ctx, const struct p4_request 
 					   "execution_event and replay_event (SDM 18.16.3)");
 	if (r->role == P4_ROLE_PEBS && r->lp == P4_LP_BOTH)
 		return p4_alloc_fail1(err, ctx, req, i, "PEBS samples one LP (IQ_CCCR4 LP0, IQ_CCCR5 LP1)");
+	/*
+	 * F3: with FORCE_OVF every increment overflows (SDM CCCR text); with a
+	 * PMI and CPL 0 counted, the handler's own instructions after the
+	 * reload overflow the counter again and the next PMI follows the IRET
+	 * at once: the workload never runs again (perfctr insists on reload
+	 * -1 and warns of endless PMIs, fact sheet 9.8). At CPL > 0 only (:u)
+	 * the handler adds nothing.
+	 */
+	if (r->spec.force_ovf && pmi != P4_PMI_NONE && r->spec.os)
+		return p4_alloc_fail1(err, ctx, req, i, "FORCE_OVF with an overflow PMI counts at "
+				      "CPL 0 too: the handler's own events would overflow it again "
+				      "after every reload and the PMIs never end; count it at :u only");
 	if (r->role == P4_ROLE_CASCADE && (r->started_by >= n || r->started_by == i))
 		return p4_alloc_fail1(err, ctx, req, i, "cascade start names no other request");
 	if (r->role == P4_ROLE_CASCADE && pmi != P4_PMI_NONE && ctx->caps->cascade_pmi_erratum)
@@ -478,9 +499,11 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 		if (reqs[i].role == P4_ROLE_PEBS)
 			plan->pebs = true;
 	}
-	for (unsigned i = 0; i < n; i++)	/* once every slot's ESCR is known */
+	if (p4_alloc_metric(ctx, reqs, n, plan, err))
+		return -1;
+	for (unsigned i = 0; i < n; i++)	/* once every slot's and the metric's ESCR is known */
 		plan->slot[i].cccr_quiet = p4_cccr_quiet(plan, i);
-	return p4_alloc_metric(ctx, reqs, n, plan, err);
+	return 0;
 }
 
 static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
@@ -526,9 +549,11 @@ static int p4_alloc_metric(const struct p4_alloc_ctx *ctx, const struct p4_reque
 	return 0;
 }
 
-/* True when the plan programs ESCR e. */
+/* True when the plan programs ESCR e (a replay metric's upstream ESCR too). */
 static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e)
 {
+	if (plan->metric_escr_value && plan->metric_escr == e)
+		return true;
 	for (unsigned k = 0; k < plan->n; k++)
 		if (plan->slot[k].escr == e)
 			return true;

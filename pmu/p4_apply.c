@@ -51,15 +51,20 @@ static bool p4_escr_seen(const struct p4_plan *plan, unsigned i)
 int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
 {
 	/*
-	 * The cascade bits stay: a counter a cascade has started keeps counting
-	 * whatever its Enable bit until a write clears both (SDM 18.15.5.6, as
-	 * the model follows it), and then could not be restarted by writing its
-	 * CCCR back. On the null event it counts nothing meanwhile.
+	 * Enable and the cascade bits clear: stopped under either reading of a
+	 * cascade start; p4_cccr_restart's value restarts it.
 	 */
-	uint64_t keep = plan->slot[i].cccr_value & (CCCR_CASCADE | CCCR_EXT_CASCADE);
-
 	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
-			     plan->slot[i].cccr_quiet | keep);
+			     plan->slot[i].cccr_quiet);
+}
+
+uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
+{
+	uint64_t v = plan->slot[i].cccr_value;
+
+	if (!plan->slot[i].link)
+		return v;
+	return (v | CCCR_ENABLE) & ~(CCCR_CASCADE | CCCR_EXT_CASCADE);
 }
 
 void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
@@ -104,9 +109,16 @@ static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
 			continue;
 		if (!plan->ds_area_set)
 			res->pebs_refused = true;
+		/*
+		 * Bit 24 as well as MY_THR/OTH_THR: the 2008 SDM's non-HT PEBS
+		 * set-up says "Set the Enable PEBS flag (bit 24)", and perfmon2
+		 * wrote bits 25|24|0 on real non-HT P4s (fact sheet 5.3,
+		 * DISPUTED). Without metric bits it tags nothing, so writing both
+		 * serves either reading.
+		 */
 		else
-			bits |= p4_pebs_thr_bit(plan->writer_lp,
-						plan->req[i].lp == P4_LP1 ? 1 : 0);
+			bits |= PEBS_ENABLE_UOP_TAG |
+				p4_pebs_thr_bit(plan->writer_lp, plan->req[i].lp == P4_LP1 ? 1 : 0);
 	}
 	/* metric_escr_value 0: none (a plan built field by field leaves both zero) */
 	if (plan->metric_escr_value && plan->metric_escr != P4_ESCR_NONE)
@@ -116,9 +128,49 @@ static void p4_apply_pebs(struct msr_bus *bus, const struct p4_plan *plan,
 	p4_set_in(bus, MSR_PEBS_MATRIX_VERT, ~UINT64_C(0), plan->matrix_vert, res);
 }
 
+/* The ESCR slot i's null event selects (p4_cccr_quiet), or P4_ESCR_NONE. */
+static enum p4_escr p4_null_escr(const struct p4_plan *plan, unsigned i)
+{
+	return p4_escr_for_select(plan->slot[i].counter,
+				  (unsigned)field_get(CCCR_ESCR_SELECT, plan->slot[i].cccr_quiet));
+}
+
+static bool p4_escr_in_plan(const struct p4_plan *plan, enum p4_escr e)
+{
+	if (plan->metric_escr_value && plan->metric_escr == e)
+		return true;
+	for (unsigned k = 0; k < plan->n; k++)
+		if (plan->slot[k].escr == e)
+			return true;
+	return false;
+}
+
+/*
+ * The null events' ESCRs cleared: one the plan does not use may still hold
+ * an older plan's event (p4_stop leaves ESCRs as they are), and a counter
+ * "stopped" on it would count that event (Xeon MP erratum O8 asks for a
+ * null event while the counter is written).
+ */
+static void p4_clear_null_escrs(struct msr_bus *bus, const struct p4_plan *plan,
+				struct p4_apply_result *res)
+{
+	for (unsigned i = 0; i < plan->n; i++) {
+		enum p4_escr e = p4_null_escr(plan, i);
+		bool seen = false;
+
+		for (unsigned k = 0; k < i; k++)
+			seen |= p4_null_escr(plan, k) == e;
+		/* p4_cccr_quiet's ESCRs exist on every model; a hand-built plan's may not */
+		if (e != P4_ESCR_NONE && p4_escrs[e].models == P4_MODELS_ALL && !seen &&
+		    !p4_escr_in_plan(plan, e))
+			p4_wr(bus, p4_escrs[e].msr, 0, res);
+	}
+}
+
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
 {
 	*res = (struct p4_apply_result){ 0 };
+	p4_clear_null_escrs(bus, plan, res);
 	/* Every counter stopped on a null event before anything is written (O8). */
 	for (unsigned i = 0; i < plan->n; i++)
 		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_quiet, res);
@@ -146,17 +198,31 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 	 * comparison. An ESCR has no OVF; all its bits are compared.
 	 */
 	for (unsigned i = 0; i < plan->n; i++) {
+		/*
+		 * A cascaded counter's Enable is the hardware's once its starter
+		 * overflowed (SDM Example 18-1, "automatically enabled"), which
+		 * a short period may have made happen already: left out too.
+		 */
+		uint64_t ignore = CCCR_OVF | (plan->slot[i].link ? CCCR_ENABLE : 0);
+
 		if (!p4_escr_seen(plan, i))
 			p4_verify(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, 0,
 				  res);
 		p4_verify(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_value,
-			  CCCR_OVF, res);
+			  ignore, res);
 	}
 }
 
 void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
 {
 	*res = (struct p4_apply_result){ 0 };
-	for (unsigned i = 0; i < plan->n; i++)
-		p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
+	/*
+	 * Cascaded counters first: a partner stopped after its starter would
+	 * count the kernel's next instructions meanwhile (its starter no
+	 * longer moves once stopped, so stopping it second loses nothing).
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < plan->n; i++)
+			if ((plan->slot[i].link != NULL) == (pass == 0))
+				p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
 }

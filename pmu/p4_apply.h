@@ -58,8 +58,17 @@ static inline int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64
 }
 
 
-/* Stop slot i's counter on its null event (slot.cccr_quiet, cascade bits kept): OVF cleared. */
+/* Stop slot i's counter on its null event (slot.cccr_quiet): OVF cleared, cascade bits too. */
 int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i);
+
+/*
+ * The CCCR that restarts slot i's counter after its overflow: its
+ * programmed value, except that a cascaded counter (which has started, or
+ * it could not have overflowed) gets Enable set and its cascade bits
+ * clear, so it runs whichever way the hardware shows a start (SDM Example
+ * 18-1: "automatically enabled"; p4_model.c "Starts").
+ */
+uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i);
 
 /*
  * Reload slot i's counter, stopped by p4_counter_quiet, with value (the

@@ -119,6 +119,8 @@ bool p4_caps_lookup(const struct p4_sig *sig, struct p4_caps *out)
 	c.ext_cascade = row->ext_cascade;
 	c.instr_completed = row->instr_completed;
 	c.fsb_escr1_ok = true;
+	c.dtes64 = c.known_model && row->model >= 3;
+	c.limit_cpuid = c.dtes64;
 	c.nescr = row->iq_escr01 ? 45 : 43;
 	/* ESCR presence: models 0-2 have all 45, every other model the 43 of 3-6. */
 	c.escr_models = row->iq_escr01 ? P4_MODEL(0) : P4_MODEL(6);

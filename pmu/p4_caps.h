@@ -38,6 +38,15 @@ struct p4_caps {
 	bool instr_completed;		/* event instr_completed exists */
 	bool fsb_escr1_ok;		/* FSB_ESCR1 usable (signature >= F27H) */
 	bool pmi_t1_unreliable;		/* OVF_PMI_T1 reported unsupported (fact sheet 9.9) */
+	/*
+	 * CPUID.1:ECX[2] DTES64 as the part reports it (models 3, 4, 6: Prescott
+	 * and later; public /proc/cpuinfo dumps of 0F_03, 0F_04 and 0F_06 parts,
+	 * 32-bit-only ones included, list "dtes64"), and IA32_MISC_ENABLE[22]
+	 * Limit CPUID MaxVal (models 3, 4, 6: edk2 Pentium4Msr.h). Every
+	 * NetBurst part reports CPUID.1:EDX[21] DS.
+	 */
+	bool dtes64;
+	bool limit_cpuid;
 	uint8_t nescr;			/* ESCRs present: 45 or 43 */
 	uint32_t escr_models;		/* P4_MODEL() bit to test p4_escrs[].models with */
 	enum p4_uncore uncore;

@@ -142,6 +142,40 @@ static int p4_list_metrics(const char *pattern, void (*line)(void *ctx, const ch
 	return n;
 }
 
+/* "cycles  global_power_events:RUNNING  non-halted clock cycles" */
+static void p4_list_alias(const struct p4_alias *a, void (*line)(void *ctx, const char *s),
+			  void *ctx)
+{
+	struct p4_spec s = { .event = a->event, .mask = a->mask };
+	char spec[96], buf[200];
+	struct p4_text t;
+
+	s.edge = s.compare = (p4_events[a->event].flags & P4_EVF_WANTS_EDGE) != 0;
+	p4_spec_format(&s, spec, sizeof(spec));
+	p4_text_init(&t, buf, sizeof(buf));
+	p4_text_add(&t, "%-28s %s  (%s)", a->name, spec, a->what);
+	line(ctx, buf);
+}
+
+/* The generic names that contain pattern under their heading; how many. */
+static int p4_list_aliases(const char *pattern, void (*line)(void *ctx, const char *s),
+			   void *ctx)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < P4_NALIAS; i++) {
+		const struct p4_alias *a = &p4_aliases[i];
+
+		if (!p4_text_contains(a->name, parse_strlen(a->name), pattern))
+			continue;
+		if (n++ == 0)
+			line(ctx, "perf's generic names, as Linux's P4 backend maps them "
+			     "(p4_general_events):");
+		p4_list_alias(a, line, ctx);
+	}
+	return n;
+}
+
 int p4_events_list(const char *pattern, const struct p4_caps *caps,
 		   void (*line)(void *ctx, const char *s), void *ctx)
 {
@@ -149,8 +183,15 @@ int p4_events_list(const char *pattern, const struct p4_caps *caps,
 
 	if (!pattern)
 		pattern = "";
+	const struct p4_alias *alias = p4_alias_by_name(pattern, (unsigned)parse_strlen(pattern));
+
 	if (pattern[0] && p4_replay_metric_by_name(pattern, (unsigned)parse_strlen(pattern)))
 		return p4_list_metrics(pattern, line, ctx);
+	if (pattern[0] && alias) {
+		p4_list_alias(alias, line, ctx);
+		p4_list_detail(alias->event, caps, line, ctx);
+		return 1;
+	}
 	for (int e = 0; e < P4_NEVENT; e++) {
 		if (p4_event_name_is(e, pattern)) {
 			p4_list_detail((enum p4_event)e, caps, line, ctx);
@@ -165,12 +206,15 @@ int p4_events_list(const char *pattern, const struct p4_caps *caps,
 	}
 	if (matched == 1) {
 		p4_list_detail((enum p4_event)only, caps, line, ctx);
-		return 1;
+		return 1 + p4_list_aliases(pattern, line, ctx);
 	}
 	for (int e = 0; e < P4_NEVENT; e++)
 		if (p4_text_contains(p4_events[e].name, parse_strlen(p4_events[e].name), pattern))
 			p4_list_summary((enum p4_event)e, caps, line, ctx);
-	if (!pattern[0])
+	if (!pattern[0]) {
 		p4_list_metrics(pattern, line, ctx);	/* the whole list names them too */
-	return matched;
+		p4_list_aliases(pattern, line, ctx);
+		return matched;
+	}
+	return matched + p4_list_aliases(pattern, line, ctx);
 }

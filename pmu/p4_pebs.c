@@ -125,6 +125,13 @@ int p4_ds_plan(enum p4_ds_form form, uint64_t buf, uint64_t bytes, unsigned belo
 	return 0;
 }
 
+unsigned p4_ds_threshold_below(unsigned records)
+{
+	unsigned below = records / 10 > 2 ? records / 10 : 2;
+
+	return records < 2 ? 1 : below < records ? below : records - 1;
+}
+
 unsigned p4_ds_capacity(enum p4_ds_form form, const struct p4_ds_pebs *p)
 {
 	return (unsigned)((p->max - p->base) / p4_ds_layouts[form].record_size);

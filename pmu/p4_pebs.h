@@ -84,6 +84,16 @@ struct p4_ds_pebs {
 int p4_ds_plan(enum p4_ds_form form, uint64_t buf, uint64_t bytes, unsigned below,
 	       uint64_t reset, struct p4_ds_pebs *out, const char **why);
 
+/*
+ * How many records short of the last whole record the interrupt threshold
+ * of a `records`-record buffer sits: "several records short of the PEBS
+ * absolute maximum to allow a pending interrupt to be handled" (SDM
+ * 253668-032 16.4.9); perfmon2 interrupted at 90 %. A tenth of the
+ * buffer, at least 2, and at most records - 1 (the threshold stays past
+ * the first record).
+ */
+unsigned p4_ds_threshold_below(unsigned records);
+
 /* Records the buffer holds between base and max; records written so far. */
 unsigned p4_ds_capacity(enum p4_ds_form form, const struct p4_ds_pebs *p);
 unsigned p4_ds_written(enum p4_ds_form form, const struct p4_ds_pebs *p);

@@ -6,6 +6,7 @@
  * bad token ends the parse with one message that gives its column and the
  * tokens that would have been valid there; *out is written only on success.
  */
+#include "lib/parse.h"
 #include "pmu/p4_pebs.h"
 #include "pmu/p4_spec.h"
 #include "pmu/p4_text.h"
@@ -17,6 +18,49 @@ struct p4_tok {
 
 static const char p4_spec_modifiers[] =
 	"u k t0 t1 cmp=N compl edge noedge force_ovf pebs period=N after=N";
+
+#define EVM(ev, bit)	P4_EVMASK(P4_##ev##_##bit)
+
+/*
+ * Linux's P4 backend binds the generic events so (p4_general_events): the
+ * same event and mask bits here; bus-cycles also sets CCCR edge and compare
+ * there, which FSB_data_activity gets here by default (P4_EVF_WANTS_EDGE).
+ * cpu-cycles and branches are perf's own synonyms of cycles and
+ * branch-instructions.
+ */
+const struct p4_alias p4_aliases[P4_NALIAS] = {
+	{ "cycles", P4_EV_GLOBAL_POWER_EVENTS, EVM(GLOBAL_POWER_EVENTS, RUNNING),
+	  "non-halted clock cycles" },
+	{ "cpu-cycles", P4_EV_GLOBAL_POWER_EVENTS, EVM(GLOBAL_POWER_EVENTS, RUNNING),
+	  "perf's synonym of cycles" },
+	{ "clockticks", P4_EV_GLOBAL_POWER_EVENTS, EVM(GLOBAL_POWER_EVENTS, RUNNING),
+	  "the manuals' name for non-halted clockticks" },
+	{ "instructions", P4_EV_INSTR_RETIRED,
+	  EVM(INSTR_RETIRED, NBOGUSNTAG) | EVM(INSTR_RETIRED, BOGUSNTAG),
+	  "retired instructions, untagged, bogus ones too" },
+	{ "cache-references", P4_EV_BSQ_CACHE_REFERENCE,
+	  EVM(BSQ_CACHE_REFERENCE, RD_2NDL_HITS) | EVM(BSQ_CACHE_REFERENCE, RD_2NDL_HITE) |
+	  EVM(BSQ_CACHE_REFERENCE, RD_2NDL_HITM) | EVM(BSQ_CACHE_REFERENCE, RD_3RDL_HITS) |
+	  EVM(BSQ_CACHE_REFERENCE, RD_3RDL_HITE) | EVM(BSQ_CACHE_REFERENCE, RD_3RDL_HITM),
+	  "L2 and L3 read hits" },
+	{ "cache-misses", P4_EV_BSQ_CACHE_REFERENCE,
+	  EVM(BSQ_CACHE_REFERENCE, RD_2NDL_MISS) | EVM(BSQ_CACHE_REFERENCE, RD_3RDL_MISS) |
+	  EVM(BSQ_CACHE_REFERENCE, WR_2NDL_MISS),
+	  "L2 and L3 read misses, L2 write misses" },
+	{ "branch-instructions", P4_EV_RETIRED_BRANCH_TYPE,
+	  EVM(RETIRED_BRANCH_TYPE, CONDITIONAL) | EVM(RETIRED_BRANCH_TYPE, CALL) |
+	  EVM(RETIRED_BRANCH_TYPE, RETURN) | EVM(RETIRED_BRANCH_TYPE, INDIRECT),
+	  "retired branches of every type" },
+	{ "branches", P4_EV_RETIRED_BRANCH_TYPE,
+	  EVM(RETIRED_BRANCH_TYPE, CONDITIONAL) | EVM(RETIRED_BRANCH_TYPE, CALL) |
+	  EVM(RETIRED_BRANCH_TYPE, RETURN) | EVM(RETIRED_BRANCH_TYPE, INDIRECT),
+	  "perf's synonym of branch-instructions" },
+	{ "branch-misses", P4_EV_MISPRED_BRANCH_RETIRED, EVM(MISPRED_BRANCH_RETIRED, NBOGUS),
+	  "retired mispredicted branches" },
+	{ "bus-cycles", P4_EV_FSB_DATA_ACTIVITY,
+	  EVM(FSB_DATA_ACTIVITY, DRDY_DRV) | EVM(FSB_DATA_ACTIVITY, DRDY_OWN),
+	  "bus ready clocks this processor drives, edges" },
+};
 
 static int p4_lc(int c)
 {
@@ -82,6 +126,16 @@ static bool p4_parse_num(const struct p4_tok *v, uint64_t max, uint64_t *out)
 	return true;
 }
 
+const struct p4_alias *p4_alias_by_name(const char *name, unsigned len)
+{
+	struct p4_tok t = { name, 0, len };
+
+	for (unsigned i = 0; i < P4_NALIAS; i++)
+		if (p4_tok_is(&t, p4_aliases[i].name))
+			return &p4_aliases[i];
+	return NULL;
+}
+
 static int p4_spec_fail(struct p4_spec_error *err, const struct p4_tok *t, const char *what)
 {
 	struct p4_text m;
@@ -117,10 +171,18 @@ static void p4_spec_event_choices(struct p4_spec_error *err, const struct p4_tok
 	for (int e = 0; e < P4_NEVENT; e++)
 		if (t->len >= 3 && p4_event_name_has(e, key))
 			close++;
+	for (unsigned a = 0; a < P4_NALIAS; a++)
+		if (t->len >= 3 && p4_text_contains(p4_aliases[a].name,
+						    parse_strlen(p4_aliases[a].name), key))
+			close++;
 	p4_text_add(&m, "; valid events%s:", close ? " like it" : "");
 	for (int e = 0; e < P4_NEVENT; e++)
 		if (!close || p4_event_name_has(e, key))
 			p4_text_add(&m, " %s", p4_events[e].name);
+	for (unsigned a = 0; a < P4_NALIAS; a++)
+		if (!close || p4_text_contains(p4_aliases[a].name,
+					       parse_strlen(p4_aliases[a].name), key))
+			p4_text_add(&m, " %s", p4_aliases[a].name);
 }
 
 static void p4_spec_mask_choices(struct p4_spec_error *err, enum p4_event ev)
@@ -224,7 +286,13 @@ static int p4_spec_event(const struct p4_tok *t, const struct p4_caps *caps, str
 	}
 	if (!p4_event_by_name(t->s, t->len, &s->event)) {
 		const struct p4_replay_metric *m = p4_replay_metric_by_name(t->s, t->len);
+		const struct p4_alias *a = p4_alias_by_name(t->s, t->len);
 
+		if (a) {	/* its event and mask bits, as if spelled out */
+			s->event = a->event;
+			s->mask = a->mask;
+			return 0;
+		}
 		if (m) {	/* replay_event with the metric's tagging (fact sheet 5.5) */
 			s->event = P4_EV_REPLAY_EVENT;
 			s->metric = (uint8_t)(m - p4_replay_metrics + 1);

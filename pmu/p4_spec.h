@@ -54,6 +54,26 @@ struct p4_spec_error {
 	char msg[768];		/* "column N: ... ; valid: ..." */
 };
 
+/*
+ * perf's generic event names (cycles, instructions, ...) as Linux's P4
+ * backend maps them (p4_general_events in arch/x86/events/intel/p4.c), plus
+ * the manuals' "clockticks": the name stands for its event and mask bits,
+ * and the spec goes on with mask bits and modifiers as usual
+ * ("cycles:u:period=100000").
+ */
+struct p4_alias {
+	const char *name;
+	enum p4_event event;
+	uint16_t mask;
+	const char *what;	/* perf's meaning, for the listing */
+};
+
+#define P4_NALIAS	10
+extern const struct p4_alias p4_aliases[P4_NALIAS];
+
+/* The alias named by name[0..len) (case-insensitive), or NULL. */
+const struct p4_alias *p4_alias_by_name(const char *name, unsigned len);
+
 /* Parse `text`; 0 on success, -1 with *err filled (and *out untouched). caps may be NULL. */
 int p4_spec_parse(const char *text, const struct p4_caps *caps, struct p4_spec *out,
 		  struct p4_spec_error *err);
@@ -65,7 +85,10 @@ int p4_spec_format(const struct p4_spec *spec, char *buf, size_t n);
  * `events [PATTERN]`: one line per event whose name contains PATTERN
  * (case-insensitive; NULL or "" = all), or, when exactly one event matches,
  * its full description. Events the CPU lacks (caps non-NULL) are marked.
- * Returns the number of events matched.
+ * The generic names (p4_aliases) whose names contain PATTERN follow under a
+ * heading; a PATTERN that is a generic name shows what it stands for and
+ * its event's description. Returns the number of events and generic names
+ * matched (the whole list counts the events only).
  */
 int p4_events_list(const char *pattern, const struct p4_caps *caps,
 		   void (*line)(void *ctx, const char *s), void *ctx);

@@ -16,9 +16,17 @@
  *   model-6 figures, whose text gives the positions (Saturate above the
  *   event mask, reserved 63:60, snoop result clean/HIT/HITM as three bits,
  *   seven state bits): every IFSB/EFSB position other than 31:0, 63:32 and
- *   CTL6 bit 26 is UNVERIFIED. The IBUSQ figure also shows two bits fixed
- *   at 1 whose positions the copies seen do not make clear; they are not
- *   set here (UNVERIFIED).
+ *   CTL6 bit 26 is UNVERIFIED. The IBUSQ figure (2008 Figure 18-49, 2016
+ *   Figure 18-51; both copies read) draws two cells "1 1" inside the
+ *   otherwise reserved 35:32 and labels 32, 33, 34 and 35 there; the ISNPQ
+ *   figure has the same labels without the 1s. The labels fit either 34:33
+ *   or 33:32 (or 35:34) as the two cells, and no text names them. The
+ *   reading followed: they are a drawing of fixed bits whose position the
+ *   manual does not give, so they are written 0 as the rest of 35:32
+ *   (`reserved` below) - a guess at a position could set a reserved bit
+ *   instead. If they must be 1, IBUSQ counts nothing on hardware, and the
+ *   selftest's uncore check (prof/selftest_pebs.c) then FAILs: its lower
+ *   bound needs the core's own L3 read misses to be non-zero.
  * - EMON_L3 (model 6): SDM 2016 18.21.2-18.21.4 text (xem pages 748-750):
  *   GBUSQ Agent_Select 35:32, Data_Flow 37:36, Type_Match 43:38,
  *   Snoop_Match 46:44, L3_State 53:47, Core_Module_Select 55:54,

@@ -59,6 +59,18 @@ struct perf_backend_ops {
 	const volatile uint64_t *bus_tsc;
 	/* One line of backend detail for `pmu` (may be empty). */
 	void (*describe)(char *buf, size_t n);
+	/*
+	 * What CPUID.1 (DS, DTES64) and IA32_MISC_ENABLE say of the PMU this
+	 * backend is, written over *ci (cpu_identify's); NULL: the CPU's own.
+	 */
+	void (*cpu_view)(struct cpu_info *ci);
+	/*
+	 * A machine fault the PMU caused since the run began or the last
+	 * call (a PEBS assist that could not reach its DS save area), as one
+	 * line in buf, reported once; false when none. NULL: the backend
+	 * cannot tell (a real machine stops).
+	 */
+	bool (*machine_fault)(char *buf, size_t n);
 };
 
 extern const struct perf_backend_ops perf_backend_hw;

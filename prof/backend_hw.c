@@ -1,11 +1,12 @@
 /*
  * backend_hw.c - the processor's own PMU: RDMSR/WRMSR with #GP recovery
  * (arch/x86/msr.c), real overflow interrupts through each LP's LVT PC, no
- * event feed. Chosen at boot only for a NetBurst signature whose
- * IA32_MISC_ENABLE bit 7 is set and whose counter 0 counts in a short
- * probe (pmu/p4_probe.c); the verdict is taken once and kept, so
- * `pmu backend hw` does not program the PMU again to learn it (unless
- * IA32_MISC_ENABLE has changed).
+ * event feed. Selected for any NetBurst signature: the probe
+ * (pmu/p4_probe.c: IA32_MISC_ENABLE bit 7, then counter 0 read around
+ * known work) is taken once and kept, and its verdict is reported
+ * (perf_hw_probe) rather than hidden behind another backend; prof/perf.c
+ * decides what a failed probe means (perf_init). `pmu backend hw` does not
+ * program the PMU again to learn it (unless IA32_MISC_ENABLE has changed).
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
@@ -17,8 +18,8 @@
 
 static bool hw_probed;
 static uint64_t hw_probed_misc;		/* IA32_MISC_ENABLE when the verdict was taken */
-static int hw_verdict;
-static char hw_why[128];
+static enum p4_probe_verdict hw_verdict;
+static char hw_why[160];
 
 static void hw_wait(void *ctx)
 {
@@ -29,9 +30,15 @@ static void hw_wait(void *ctx)
 		cpu_pause();
 }
 
+static uint64_t hw_now(void *ctx)
+{
+	(void)ctx;
+	return rdtsc();
+}
+
 static int hw_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
-	struct p4_probe_env env = { .bus = &msr_hw_bus, .ht = ht, .wait = hw_wait };
+	struct p4_probe_env env = { .bus = &msr_hw_bus, .ht = ht, .wait = hw_wait, .now = hw_now };
 
 	if (sig->family != 0x0f || !p4_caps_lookup(sig, caps))
 		return ksnprintf(err, n, "not a NetBurst CPU (family 0FH)"), -1;
@@ -42,9 +49,24 @@ static int hw_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, ch
 		hw_probed_misc = env.misc_enable;
 		hw_probed = true;
 	}
-	if (hw_verdict)
-		return ksnprintf(err, n, "%s", hw_why), -1;
+	/*
+	 * No NetBurst PMU exists at all (the rule of perf_init): the probe found
+	 * none claimed and CPUID.1:ECX[31], 0 on every Intel processor, says a
+	 * hypervisor runs us. Only then is the hardware refused.
+	 */
+	if (hw_verdict == P4_PROBE_ABSENT && cpu_in_hypervisor())
+		return ksnprintf(err, n, "%s; a hypervisor (CPUID.1:ECX[31]) without a NetBurst PMU",
+				 hw_why), -1;
 	return 0;
+}
+
+enum p4_probe_verdict perf_hw_probe(char *why, size_t n)
+{
+	if (!hw_probed)
+		return ksnprintf(why, n, "not probed (not a NetBurst CPU)"), P4_PROBE_ABSENT;
+	ksnprintf(why, n, "%s", hw_verdict == P4_PROBE_COUNTS ? "counter 0 counted in the probe" :
+		  hw_why);
+	return hw_verdict;
 }
 
 static struct msr_bus *hw_bus(void)

@@ -20,6 +20,7 @@
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/mem.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/step.h"
 #include "lib/printf.h"
@@ -208,7 +209,6 @@ static void model_unmasked(unsigned lp)
 	uint64_t t = rdtsc();
 	bool again;
 
-	model_pmi_handled(&a->pmi, lp);
 	perf_lock();
 	model_batch_flush(&a->batch, &a->model);
 	again = p4_model_pmi_asserted(&a->model, lp);
@@ -231,6 +231,7 @@ static void model_run_begin(void)
 	struct model_adapter *a = &model_adapter;
 
 	model_pmi_reset(&a->pmi);
+	a->fault.set = false;
 	if (a->mem_ready && a->mem_touched) {
 		p4_mem_flush(a->mem);
 		memfeed_reset(&a->feed);
@@ -277,12 +278,57 @@ static struct p4_mem *model_mem_get(struct model_adapter *a)
 	return a->mem;
 }
 
+/* The first PEBS assist that could not reach its DS area since the run began. */
+static void model_machine_fault(struct p4_model *m, unsigned lp, uint64_t addr, void *ctx)
+{
+	struct model_adapter *a = &model_adapter;
+
+	(void)m;
+	(void)ctx;
+	if (a->fault.set)
+		return;
+	a->fault.set = true;
+	a->fault.lp = lp;
+	a->fault.addr = addr;
+}
+
+static bool model_fault_text(char *buf, size_t n)
+{
+	struct model_adapter *a = &model_adapter;
+
+	if (!a->fault.set)
+		return false;
+	ksnprintf(buf, n, "machine fault: the PEBS assist of LP%u could not reach its DS save area "
+		  "or buffer at %llXH (IA32_DS_AREA %s); a real machine faults inside the assist",
+		  a->fault.lp, (unsigned long long)a->fault.addr,
+		  a->model.ds_area[a->fault.lp] ? "unmapped" : "0");
+	a->fault.set = false;	/* reported once */
+	return true;
+}
+
+/*
+ * The CPU as the model's signature is (caps): CPUID.1 DS on every NetBurst
+ * part, DTES64 on models 3, 4 and 6, and IA32_MISC_ENABLE as the model
+ * reads it (bit 7 set, bit 12 as `nopebs` says, bit 11 set: the model has
+ * no branch trace store). QEMU's own CPUID has neither DS nor DTES64.
+ */
+static void model_cpu_view(struct cpu_info *ci)
+{
+	ci->ds = true;
+	ci->dtes64 = model_adapter.model.caps.dtes64;
+	ci->misc_enable_ok = model_bus_read(NULL, MSR_IA32_MISC_ENABLE, &ci->misc_enable) == 0;
+	if (!ci->misc_enable_ok)
+		ci->misc_enable = 0;
+}
+
 static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	struct model_adapter *a = &model_adapter;
 	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = model_raise, .ctx = &a->pmi,
 				       .mem = pebs_mem, .pebs_unavailable = a->no_pebs,
-				       .ds32 = sizeof(void *) == 4 };	/* ia32: no IA-32e */
+				       .bts_unavailable = true,	/* no BTS in the model */
+				       .legacy_mode = !MODE_IS_64,
+				       .machine_fault = model_machine_fault };
 	char sigtext[8];
 
 	if (!p4_caps_lookup(sig, caps))
@@ -410,4 +456,6 @@ const struct perf_backend_ops perf_backend_model = {
 	.rdpmc = model_rdpmc,
 	.bus_tsc = model_adapter.bus_tsc,
 	.describe = model_describe,
+	.cpu_view = model_cpu_view,
+	.machine_fault = model_fault_text,
 };

@@ -10,6 +10,7 @@
  * Frames are numbered from 0 without gaps. Types:
  *
  *	'H' header   the header blob, cut into frames 0..h-1
+ *	'C' chains   the table of call chains (version 4, below)
  *	'S' samples  varint first sample index, then whole sample records
  *	'T' trailer  the trailer blob, cut into the last frames
  *
@@ -27,7 +28,36 @@
  * 64-bit IPs, versions 1 and 2 no per-LP comms and no sample weights;
  * tools/nbprof-decode reads all three.
  *
- * Sample record: u8 LP, u8 event, u8 CPL | nchain << 2, then unsigned
+ * Version 4 (what this kernel writes) makes a sample a few bytes:
+ *
+ *	'C' chains   after the header, before the samples: the recording's
+ *	             table of call chains, whole entries per frame: varint
+ *	             first entry index, then per entry varint n (1..32) and n
+ *	             zigzag deltas (the first against the previous entry's
+ *	             first in the frame, 0 at the frame's start; the others
+ *	             against the address before them). Entries are the
+ *	             distinct chains in run order, up to DUMP_CHAINS of them.
+ *	header       ends with u8 flags: bit 0 = every record carries a chain
+ *	             reference (the recording has call chains).
+ *	record       u8 head: CPL (bits 1:0), LP (bit 2), event (bits 4:3; 3 =
+ *	             escape: u8 LP and u8 event follow), RFLAGS as the previous
+ *	             record's (bit 5), RSP as the previous (bit 6), weight as
+ *	             the previous (bit 7); then varints: zigzag(IP - previous
+ *	             IP), zigzag(TSC step - its guess), where the TSC step is TSC
+ *	             - previous TSC and the guess the step of the frame's last
+ *	             record but the first whose IP hashed alike ((IP ^ IP >> 4 ^
+ *	             IP >> 8) & 15), else the previous record's step (0 after the first) (a loop's samples recur at
+ *	             the same IPs with the same timing), RFLAGS XOR the previous RFLAGS unless bit 5
+ *	             (the flags that changed), zigzag(RSP - previous
+ *	             RSP) unless bit 6, the weight unless bit 7, and with flags
+ *	             bit 0 the chain reference: 0 none, 1 inline (varint n, then
+ *	             n deltas as in version 3), k >= 2 table entry k - 2.
+ *
+ * "Previous" values (TSC, TSC step, IP, RFLAGS, RSP, weight) are 0 at the
+ * start of each frame, so a frame decodes with the table alone. The 'C'
+ * payloads count in the trailer's data CRC like the 'S' ones.
+ *
+ * Version 3 sample record: u8 LP, u8 event, u8 CPL | nchain << 2, then unsigned
  * LEB128 varints: zigzag(TSC - previous TSC), zigzag(IP - previous IP),
  * RFLAGS, zigzag(RSP - previous RSP), the weight (the events the sample
  * stands for; version 3, versions 1 and 2 had none), and per return address zigzag(addr -
@@ -62,16 +92,20 @@
 #include "prof/samples.h"
 
 #define DUMP_LINE_PREFIX	"NBD:"
-#define DUMP_VERSION		3
+#define DUMP_VERSION		4
 #define DUMP_FRAME_HEAD		7	/* seq, type, len */
 #define DUMP_FRAME_TARGET	240	/* payload bytes a frame is filled up to */
 #define DUMP_PAYLOAD_MAX	400	/* one record with a full chain always fits */
 #define DUMP_FRAME_MAX		(DUMP_FRAME_HEAD + DUMP_PAYLOAD_MAX + 4)
 #define DUMP_LINE_MAX		(sizeof(DUMP_LINE_PREFIX) + (DUMP_FRAME_MAX + 2) / 3 * 4)
 #define DUMP_BLOB_MAX		4096	/* header or trailer */
+#define DUMP_CHAINS		256	/* call chains in the table */
+#define DUMP_CHAIN_WORDS	4096	/* their return addresses */
+#define DUMP_CHAIN_SLOTS	512	/* hash slots (a power of two) */
 
 enum dump_frame_type {
 	DUMP_HEADER = 'H',
+	DUMP_CHAIN = 'C',
 	DUMP_SAMPLES = 'S',
 	DUMP_TRAILER = 'T',
 };
@@ -88,7 +122,19 @@ struct dump_info {
 	uint8_t ip_bits;			/* 32 or 64 (mode.h MODE_BITS); 0 means 64 */
 };
 
-enum dump_phase { DUMP_PHASE_HEADER, DUMP_PHASE_SAMPLES, DUMP_PHASE_TRAILER, DUMP_PHASE_DONE };
+enum dump_phase {
+	DUMP_PHASE_HEADER, DUMP_PHASE_CHAINS, DUMP_PHASE_SAMPLES, DUMP_PHASE_TRAILER,
+	DUMP_PHASE_DONE
+};
+
+/* The per-recording table of call chains ('C' frames). */
+struct dump_chains {
+	bool any;				/* some sample has a call chain */
+	uint16_t n;				/* entries */
+	uint16_t at[DUMP_CHAINS + 1];		/* entry k is word[at[k] .. at[k + 1]) */
+	uint16_t slot[DUMP_CHAIN_SLOTS];	/* 1 + entry, 0 = free */
+	uint64_t word[DUMP_CHAIN_WORDS];
+};
 
 struct dump_enc {
 	const struct sample_run *run;
@@ -98,8 +144,10 @@ struct dump_enc {
 	uint32_t header_frames;
 	enum dump_phase phase;
 	size_t header_len, trailer_len, blob_pos;
-	uint32_t data_crc;		/* CRC of 'S' payloads so far */
+	uint32_t data_crc;		/* CRC of 'C' and 'S' payloads so far */
 	uint64_t index;			/* run-order index of the next sample */
+	uint32_t chain_next;		/* next table entry to send */
+	struct dump_chains chains;
 	struct sample_run_iter ri;
 	struct sample next;
 	bool have_next;

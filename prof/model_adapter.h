@@ -52,8 +52,6 @@ struct model_pmi {
 	volatile uint32_t pending[P4_MODEL_NLP];
 	uint32_t lp_apic[P4_MODEL_NLP];	/* APIC ID by SMT ID, found once; MODEL_NO_APIC: not yet */
 	unsigned nomask;		/* PMIs still to deliver without the LVT PC auto-mask */
-	/* a fixed PMI the sibling sent to this LP, not yet handled (model_pmi_flush lets it in) */
-	volatile bool fixed_sent[P4_MODEL_NLP];
 };
 
 /* `record --inject` quirks (prof/backend_model.c). */
@@ -100,6 +98,8 @@ struct model_adapter {
 	bool want_l3;			/* the next selection models the Xeon MP with L3 */
 	bool no_pebs;			/* `pmu backend model ... nopebs` */
 	enum perf_model_clock clock_src;
+	/* the first PEBS assist that could not reach its DS area, until reported */
+	struct { bool set; unsigned lp; uint64_t addr; } fault;
 };
 
 extern struct model_adapter model_adapter;
@@ -135,8 +135,6 @@ void model_pmi_reset(struct model_pmi *p);
 void model_raise(struct p4_model *m, unsigned lp, void *ctx);
 /* Send the requests the calling LP's model calls raised, and let a sibling's fixed PMI in. */
 void model_pmi_flush(struct model_pmi *p);
-/* LP lp's handler has run (it unmasked its entry): no fixed PMI of the sibling is in flight. */
-void model_pmi_handled(struct model_pmi *p, unsigned lp);
 /* Deliver one PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
 void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait);
 

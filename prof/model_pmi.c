@@ -9,6 +9,12 @@
  * entry is masked waits; when the handler unmasks and the model still
  * asserts, the PMI is sent again (backend_model.c, model_unmasked).
  *
+ * Delivery is the APIC's, nothing kinder: a fixed-vector PMI is held while
+ * the LP runs with IF = 0 (SDM Vol. 3A 6.8.1) - a workload stepped with
+ * IF = 0, the sibling's jobs, the kernel's own code with interrupts off -
+ * and taken wherever IF next becomes 1; only an NMI gets through. No
+ * interrupt window is opened for it.
+ *
  * README "How a sample is taken" tells which context a model PMI
  * interrupts (the workload's, through the step handler's frame).
  * tests/host/test_model_pmi.c runs this file on the host.
@@ -24,16 +30,8 @@
 
 void model_pmi_reset(struct model_pmi *p)
 {
-	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++) {
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
 		p->pending[lp] = 0;
-		p->fixed_sent[lp] = false;
-	}
-}
-
-void model_pmi_handled(struct model_pmi *p, unsigned lp)
-{
-	if (lp < P4_MODEL_NLP)
-		p->fixed_sent[lp] = false;
 }
 
 void model_raise(struct p4_model *m, unsigned lp, void *ctx)
@@ -74,21 +72,6 @@ static uint32_t model_lp_apic(struct model_pmi *p, unsigned lp)
 	return MODEL_NO_APIC;
 }
 
-/* Let a pending fixed interrupt in when the caller runs with interrupts off. */
-static void model_irq_window(uint64_t seen)
-{
-	struct perf_pmi_stats *st = perf_pmi_stats();
-
-	if (read_rflags() & RFLAGS_IF)
-		return;
-	cpu_sti();
-	for (unsigned i = 0; i < MODEL_IRQ_WAIT && st->interrupts == seen; i++)
-		cpu_pause();
-	cpu_cli();
-	if (st->interrupts == seen)
-		st->late++;
-}
-
 /* Inside the step handler: wait until the NMI just sent has been handled (handoff). */
 static void model_nmi_wait(uint64_t seen)
 {
@@ -103,8 +86,10 @@ static void model_nmi_wait(uint64_t seen)
 /*
  * A fixed IPI to this LP while it steps a workload that runs with IF = 1 is
  * taken right after the #DB handler's IRETQ, at the workload's next
- * instruction; otherwise it is waited for here, and the handler takes the
- * workload's frame (a handoff).
+ * instruction; with IF = 0 it stays pending in the local APIC until IF is
+ * set (the count's stop then finds the overflow, perf_count_stop). An NMI
+ * to this LP inside the step handler is waited for here, and the handler
+ * takes the workload's frame (a handoff).
  */
 void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 {
@@ -136,41 +121,17 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 			model_nmi_wait(seen);
 		return;
 	}
-	if (!self)
-		p->fixed_sent[lp] = true;
 	lapic_send_ipi(apic, (uint8_t)(lvt & LAPIC_LVT_VECTOR));
-	if (!self || (wf && (wf->rflags & RFLAGS_IF)))
-		return;
-	if (wait && !perf_lock_held())
-		model_irq_window(seen);
-}
-
-static bool model_resumes_with_if(void)
-{
-	struct trap_frame *wf = model_wl_frame();
-
-	return wf && (wf->rflags & RFLAGS_IF);
 }
 
 void model_pmi_flush(struct model_pmi *p)
 {
 	unsigned me = perf_this_lp();
-	uint32_t lps, lvt;
+	uint32_t lps;
 
+	/* A fixed PMI the sibling sent this LP is taken when IF is next 1, not here. */
 	while ((lps = __atomic_exchange_n(&p->pending[me], 0, __ATOMIC_RELAXED)) != 0)
 		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
 			if (lps & (1u << lp))
 				model_pmi_send(p, lp, true);
-	/*
-	 * A fixed PMI the sibling sent to this LP (its entry is masked until our
-	 * handler runs) waits while this LP runs with interrupts off, e.g. in
-	 * its own step handler: let it in now, as hardware would at the next
-	 * instruction. Only one that was sent: the entry is also masked while
-	 * no count runs, at the edges of the counting window.
-	 */
-	lvt = perf_lvt(me);
-	if (p->fixed_sent[me] && perf_counting() && (lvt & LAPIC_LVT_MASKED) &&
-	    (lvt & LAPIC_LVT_DELIVERY_MODE) != LAPIC_LVT_DELIVERY_NMI &&
-	    !(read_rflags() & RFLAGS_IF) && !model_resumes_with_if())
-		model_irq_window(perf_pmi_stats()->interrupts);
 }

@@ -1,13 +1,16 @@
 /*
  * pebs.c - the kernel's DS save areas and PEBS buffers (see pebs.h).
  *
- * Memory: static, one area and one buffer per LP, in the form of the
- * kernel's mode (PEBS_FORM). The processor (or the
+ * Memory: static, one area and one buffer per LP, in the layout the
+ * processor uses (pebs_form, fixed at pebs_check). The processor (or the
  * model) writes records into the buffer and advances the index in the
  * area; the drain reads them and rewinds the index. Both happen on the LP
- * that owns the buffer, the drain under the PMU lock (the PMI handler).
+ * that owns the buffer, the drain under the PMU lock (the PMI handler),
+ * with that LP's PEBS switched off meanwhile (the SDM's DS interrupt
+ * service routine disables PEBS while it empties the buffer).
  */
 #include "arch/x86/cpu.h"
+#include "arch/x86/mode.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "pmu/p4_regs.h"
@@ -15,11 +18,14 @@
 #include "prof/pebs.h"
 
 /*
- * The layout the processor uses (fact sheet 5.1): 64-bit in IA-32e mode;
- * the ia32 kernel assumes no DTES64 (NetBurst parts do not report it) and
- * gets the 32-bit one. Buffers are sized for the larger record.
+ * The layout the processor uses (fact sheet 5.1; Linux's old ds.c sized
+ * the DS fields `cpu_has(DTES64) ? 8 : 4`): 64-bit when CPUID.1:ECX[2]
+ * DTES64 is set, whatever the mode, or in IA-32e mode; 32-bit only on a
+ * part without DTES64 outside IA-32e mode (Willamette, Northwood). Taken
+ * from the CPU at each pebs_check; buffers are sized for the larger record.
  */
-#define PEBS_FORM	(sizeof(void *) == 8 ? P4_DS_64 : P4_DS_32)
+static enum p4_ds_form form = MODE_IS_64 ? P4_DS_64 : P4_DS_32;
+#define PEBS_FORM	form
 #define PEBS_REC	((unsigned)p4_ds_layouts[PEBS_FORM].record_size)
 #define PEBS_REC_MAX	144u
 
@@ -35,22 +41,18 @@ static struct pebs_stats stats;
 int pebs_check(char *err, size_t n)
 {
 	struct msr_bus *bus = perf_bus();
-	const struct perf_info *pi = perf_info();
 	struct cpu_info ci;
 	uint64_t misc = 0;
-	uint32_t edx = P4_CPUID1_EDX_DS;
 	const char *why;
 
 	if (!bus)
 		return ksnprintf(err, n, "PEBS needs a PMU backend"), -1;
-	if (pi->backend == PERF_BACKEND_HW) {
-		cpu_identify(&ci);
-		edx = ci.ds ? P4_CPUID1_EDX_DS : 0;
-	}
+	perf_cpu_identify(&ci);
 	if (msr_bus_read(bus, MSR_IA32_MISC_ENABLE, &misc) != 0)
 		return ksnprintf(err, n, "PEBS: IA32_MISC_ENABLE cannot be read"), -1;
-	if ((why = p4_pebs_unavailable(edx, misc)) != NULL)
+	if ((why = p4_pebs_unavailable(ci.ds ? P4_CPUID1_EDX_DS : 0, misc)) != NULL)
 		return ksnprintf(err, n, "%s", why), -1;
+	form = p4_ds_form_for(ci.dtes64, MODE_IS_64);
 	return 0;
 }
 
@@ -65,7 +67,7 @@ int pebs_prepare(unsigned lp, unsigned records, uint64_t period, char *err, size
 		return ksnprintf(err, n, "PEBS buffer: 2 to %u records", PEBS_RECORDS_MAX), -1;
 	if (p4_ds_plan(PEBS_FORM, (uint64_t)(uintptr_t)bufs[lp].buf,
 		       (uint64_t)records * PEBS_REC + p4_ds_layouts[PEBS_FORM].max_slack,
-		       1, 0 - period, &p, &why))
+		       p4_ds_threshold_below(records), 0 - period, &p, &why))
 		return ksnprintf(err, n, "PEBS buffer: %s", why), -1;
 	p4_ds_put_pebs(PEBS_FORM, bufs[lp].area, &p);
 	bufs[lp].armed = true;
@@ -98,8 +100,13 @@ void pebs_disable(unsigned lps)
 	for (unsigned lp = 0; lp < PEBS_NLP; lp++)
 		if (lps & (1u << lp))
 			clear |= p4_pebs_thr_bit(perf_this_lp(), lp);
-	if (bus && clear && msr_bus_read(bus, MSR_PEBS_ENABLE, &v) == 0 && (v & clear))
-		msr_bus_write(bus, MSR_PEBS_ENABLE, v & ~clear);
+	if (!bus || !clear || msr_bus_read(bus, MSR_PEBS_ENABLE, &v) != 0 || !(v & clear))
+		return;
+	v &= ~clear;
+	/* bit 24 went with the thread bits (p4_apply); a replay metric keeps it */
+	if (!(v & (PEBS_ENABLE_MY_THR | PEBS_ENABLE_OTH_THR | PEBS_ENABLE_METRICS)))
+		v &= ~PEBS_ENABLE_UOP_TAG;
+	msr_bus_write(bus, MSR_PEBS_ENABLE, v);
 }
 
 bool pebs_armed(unsigned lp)
@@ -141,6 +148,35 @@ unsigned pebs_drain(unsigned lp, pebs_record_fn *fn, void *ctx)
 		stats.drains[lp]++;
 		stats.records[lp] += n;
 	}
+	return n;
+}
+
+/* Records are waiting in LP lp's buffer. */
+static bool pebs_waiting(unsigned lp)
+{
+	struct p4_ds_pebs p;
+
+	if (!pebs_armed(lp))
+		return false;
+	p4_ds_get_pebs(PEBS_FORM, bufs[lp].area, &p);
+	return p.index > p.base && p.index <= p.max;
+}
+
+unsigned pebs_drain_live(unsigned lp, pebs_record_fn *fn, void *ctx)
+{
+	struct msr_bus *bus = perf_bus();
+	uint64_t v = 0, bit = p4_pebs_thr_bit(perf_this_lp(), lp);
+	bool off;
+	unsigned n;
+
+	if (!pebs_waiting(lp))
+		return 0;
+	off = bus && msr_bus_read(bus, MSR_PEBS_ENABLE, &v) == 0 && (v & bit);
+	if (off)
+		msr_bus_write(bus, MSR_PEBS_ENABLE, v & ~bit);
+	n = pebs_drain(lp, fn, ctx);
+	if (off && msr_bus_read(bus, MSR_PEBS_ENABLE, &v) == 0)
+		msr_bus_write(bus, MSR_PEBS_ENABLE, v | bit);
 	return n;
 }
 

@@ -29,7 +29,8 @@ int pebs_check(char *err, size_t n);
 
 /*
  * Prepare LP lp's DS area for a run: `records` slots (2..PEBS_RECORDS_MAX),
- * the interrupt threshold one record below the maximum, counter reset
+ * the interrupt threshold p4_ds_threshold_below(records) records below
+ * the maximum (several records short, as the SDM asks), counter reset
  * -period. The area is written to IA32_DS_AREA by pebs_load() on that LP.
  */
 int pebs_prepare(unsigned lp, unsigned records, uint64_t period, char *err, size_t n);
@@ -61,6 +62,14 @@ typedef void pebs_record_fn(void *ctx, unsigned lp, const struct p4_pebs_record 
  * is counted in pebs_stats()->full[lp]. Returns the records drained.
  */
 unsigned pebs_drain(unsigned lp, pebs_record_fn *fn, void *ctx);
+
+/*
+ * pebs_drain from the PMI handler, while the count runs: LP lp's PEBS
+ * enable bit cleared meanwhile and set again after (the SDM's DS interrupt
+ * service routine: PEBS disabled while the buffer is emptied); nothing is written when
+ * the buffer is empty.
+ */
+unsigned pebs_drain_live(unsigned lp, pebs_record_fn *fn, void *ctx);
 
 struct pebs_stats {
 	uint64_t records[PEBS_NLP];	/* drained */

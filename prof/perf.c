@@ -227,6 +227,18 @@ int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
 	return be->inject_fault(kind, arg, err, n);
 }
 
+void perf_cpu_identify(struct cpu_info *ci)
+{
+	cpu_identify(ci);
+	if (be && be->cpu_view)
+		be->cpu_view(ci);
+}
+
+bool perf_machine_fault(char *buf, size_t n)
+{
+	return be && be->machine_fault && be->machine_fault(buf, n);
+}
+
 int perf_rdpmc(uint32_t ecx, uint64_t *value)
 {
 	return be && be->rdpmc ? be->rdpmc(ecx, value) : MSR_BUS_EFAULT;
@@ -274,8 +286,8 @@ static int perf_trace_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 
 	if (p4_msr_is_pmu(msr)) {
 		perf_msr_name(msr, name, sizeof(name));
-		kprintf("wrmsr %XH <- %08llXH (%s)%s\n", msr, (unsigned long long)value, name,
-			r ? " #GP" : "");
+		kprintf("wrmsr %XH <- %08llXH (%s)%s%s\n", msr, (unsigned long long)value, name,
+			r ? " #GP" : "", perf_this_lp() ? " on LP1" : "");
 	}
 	return r;
 }
@@ -325,13 +337,18 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;
 	s->base[i] += (ov.raw - s->start[i]) & P4_COUNTER_MASK;
-	if (sink && f)
+	if (sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = sink(sink_ctx, f, &ov);
-	p4_counter_reload(bus, &s->plan, i, next, slot->cccr_value, &info.pmi.mismatches);
+	p4_counter_reload(bus, &s->plan, i, next, p4_cccr_restart(&s->plan, i), &info.pmi.mismatches);
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 
-/* Every counter the calling LP owns (PMU lock held). */
+/*
+ * Every counter the calling LP owns (PMU lock held). A PEBS counter is not
+ * the handler's: the assist reloads it from the DS counter-reset field and
+ * its samples are the records (pebs_hook), so an OVF it may hold is
+ * neither a sample nor events to add (record_pebs_stop counts its records).
+ */
 static void perf_scan(unsigned lp, struct trap_frame *f)
 {
 	struct msr_bus *bus = perf_bus();
@@ -339,7 +356,8 @@ static void perf_scan(unsigned lp, struct trap_frame *f)
 	if (!perf_counting())
 		return;
 	for (unsigned i = 0; i < active->plan.n; i++)
-		if (perf_slot_lp(&active->plan.slot[i]) == lp)
+		if (active->plan.req[i].role != P4_ROLE_PEBS &&
+		    perf_slot_lp(&active->plan.slot[i]) == lp)
 			perf_overflow_one(bus, active, i, f);
 }
 
@@ -509,6 +527,16 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	uint64_t running[P4_MAX_REQUESTS] = { 0 }, stopped;
 
 	perf_lock();
+	/*
+	 * An overflow whose PMI has not been taken yet - a fixed-vector PMI
+	 * held while its LP ran with IF = 0, or one still masked - is found
+	 * here, as a poll would: its events are added and its sample, without
+	 * a frame, counted unattributed. Otherwise a wrap would be lost.
+	 */
+	if (s == active)
+		for (unsigned i = 0; i < s->plan.n; i++)
+			if (s->plan.req[i].role != P4_ROLE_PEBS)
+				perf_overflow_one(bus, s, i, NULL);
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))
 			running[i] = s->start[i];
@@ -602,6 +630,10 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 	info.sig = *sig;
 	info.ht = ht;
 	info.caps = caps;
+	info.probe_failed = id == PERF_BACKEND_HW &&
+			    perf_hw_probe(info.probe, sizeof(info.probe)) != P4_PROBE_COUNTS;
+	if (id != PERF_BACKEND_HW)
+		info.probe[0] = '\0';
 	trace_bus.inner = b->bus();
 	/* Zero every CCCR first: stale counters keep PMIs asserted (fact sheet 6). */
 	p4_pmu_reset(b->bus(), &info.caps, &res);
@@ -610,7 +642,10 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 
 int perf_select_model(const struct p4_sig *sig, bool ht, char *err, size_t n)
 {
-	return perf_use(&perf_backend_model, PERF_BACKEND_MODEL, sig, ht, err, n);
+	if (perf_use(&perf_backend_model, PERF_BACKEND_MODEL, sig, ht, err, n))
+		return -1;
+	ksnprintf(info.reason, sizeof(info.reason), "chosen with 'pmu backend model'");
+	return 0;
 }
 
 static bool perf_cpu(struct cpu_info *ci, struct p4_sig *sig, bool *ht)
@@ -631,7 +666,15 @@ int perf_select_hw(char *err, size_t n)
 
 	if (!perf_cpu(&ci, &sig, &ht))
 		return ksnprintf(err, n, "%s is not a NetBurst CPU (family 0FH)", ci.display), -1;
-	return perf_use(&perf_backend_hw, PERF_BACKEND_HW, &sig, ht, err, n);
+	if (perf_use(&perf_backend_hw, PERF_BACKEND_HW, &sig, ht, err, n))
+		return -1;
+	if (info.probe_failed)
+		ksnprintf(info.reason, sizeof(info.reason), "probe FAILED: %s; 'pmu backend model' "
+			  "selects the software model", info.probe);
+	else
+		ksnprintf(info.reason, sizeof(info.reason), "NetBurst, IA32_MISC_ENABLE bit 7 set, "
+			  "and counter 0 counted in the probe");
+	return 0;
 }
 
 void perf_init(void)
@@ -639,7 +682,7 @@ void perf_init(void)
 	struct cpu_info ci;
 	struct p4_sig sig;
 	bool ht, netburst;
-	char why[128], err[96], sigtext[8];
+	char why[200], err[96], sigtext[8];
 
 	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
 	have_lapic = lapic_present();
@@ -649,11 +692,18 @@ void perf_init(void)
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		perf_lvt_write(lp, perf_lvt_value(true));
 	netburst = perf_cpu(&ci, &sig, &ht);
+	/*
+	 * The rule: a NetBurst CPU gets the hardware backend (and its PMU is
+	 * reset) whatever the probe says; a failed probe stays visible in the
+	 * reason, `cpu`, `pmu` and `selftest`. The model is chosen here only when
+	 * no NetBurst PMU exists at all: under a hypervisor (CPUID.1:ECX[31])
+	 * whose IA32_MISC_ENABLE is unreadable or has bit 7 clear (QEMU's), as
+	 * backend_hw.c refuses then; otherwise only on `pmu backend model`.
+	 */
 	if (perf_select_hw(why, sizeof(why)) == 0) {
-		ksnprintf(info.reason, sizeof(info.reason), "NetBurst, IA32_MISC_ENABLE bit 7 set, "
-			  "and counter 0 counted in the probe");
+		/* the reason says what the probe found */
 	} else if (netburst && perf_select_model(&sig, ht, err, sizeof(err)) == 0) {
-		ksnprintf(info.reason, sizeof(info.reason), "%s", why);
+		ksnprintf(info.reason, sizeof(info.reason), "%s: the software model", why);
 	} else {
 		info.backend = PERF_BACKEND_NONE;
 		ksnprintf(info.reason, sizeof(info.reason), "%s; 'pmu backend model 0F_04' selects a "

@@ -15,6 +15,7 @@
 #include "pmu/msr_bus.h"
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_caps.h"
+#include "pmu/p4_probe.h"
 #include "prof/workload.h"
 #include "pmu/p4_events.h"
 
@@ -54,7 +55,9 @@ struct perf_info {
 	struct p4_sig sig;
 	bool ht;			/* the PMU is shared by two LPs */
 	struct p4_caps caps;
-	char reason[192];		/* why this backend */
+	char reason[256];		/* why this backend */
+	bool probe_failed;		/* the hardware backend, whose probe did not see counter 0 count */
+	char probe[160];		/* the probe's verdict in words (hardware backend) */
 	enum perf_pmi_mode pmi_mode;
 	bool trace;
 	struct perf_pmi_stats pmi;
@@ -65,6 +68,12 @@ void perf_init(void);
 
 const struct perf_info *perf_info(void);
 const char *perf_backend_name(enum perf_backend b);
+
+/*
+ * The hardware probe's verdict (pmu/p4_probe.h) and its words; taken when
+ * the hardware backend was first selected.
+ */
+enum p4_probe_verdict perf_hw_probe(char *why, size_t n);
 
 /* Switch backends; -1 with err when impossible (nothing changed then). */
 int perf_select_hw(char *err, size_t n);
@@ -175,6 +184,17 @@ enum perf_fault {
 	PERF_FAULT_STUCK,	/* arg: MSR of an ESCR whose set bits stick at 1 (0: none) */
 };
 int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n);
+
+struct cpu_info;
+/*
+ * cpu_identify() as the selected PMU backend is (the model's DS, DTES64 and
+ * IA32_MISC_ENABLE for its signature; the hardware's own): `cpu`, PEBS
+ * availability and the DS layout read this one view.
+ */
+void perf_cpu_identify(struct cpu_info *ci);
+
+/* A machine fault the PMU caused since the count started, as one line; false: none known. */
+bool perf_machine_fault(char *buf, size_t n);
 
 /* RDPMC with ECX = ecx on the backend (the instruction, or the model's). 0 or MSR_BUS_EFAULT. */
 int perf_rdpmc(uint32_t ecx, uint64_t *value);

@@ -104,7 +104,7 @@ int program_prepare(const struct program *p, const struct workload_args *a, uint
 	if (program_image_load(p->file, p->file_len, &p->layout, (uint8_t *)(uintptr_t)p->base,
 			       p->base, err, errlen))
 		return -1;
-	*argv = program_build_argv(a, (uint8_t *)(uintptr_t)argv_at, argv_at);
+	*argv = program_build_argv(a, p->layout.word, (uint8_t *)(uintptr_t)argv_at, argv_at);
 	*fn = p->base + p->layout.entry;
 	return 0;
 }

@@ -65,6 +65,7 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/smp.h"
 #include "arch/x86/step.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/user.h"
@@ -74,6 +75,7 @@
 #include "pmu/p4_regs.h"
 #include "prof/jitter.h"
 #include "prof/pebs.h"
+#include "prof/program.h"
 #include "prof/record.h"
 
 #define RECORD_KERNEL_RESERVE	(UINT64_C(80) << 20)
@@ -233,11 +235,17 @@ static void record_throttle(struct record_state *r, struct record_lp *l, uint64_
  */
 static int record_ret_at(uint64_t ip)
 {
+	const uint8_t *code;
 	uint64_t off;
+	int at;
 
 	if (!ksym_lookup(ip, &off))
 		return -1;
-	return sample_prologue_ret((const uint8_t *)(uintptr_t)(ip - off), off + 4, off);
+	code = (const uint8_t *)(uintptr_t)(ip - off);
+	at = sample_prologue_ret(code, off + 4, off);
+	if (at < 0 && program_at(ip))		/* a program's frameless leaf */
+		at = sample_leaf_ret(code, off, sizeof(uintptr_t) == 8);
+	return at;
 }
 
 /*
@@ -281,7 +289,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 					    : r->period[idx]);
 	if (r->cfg.polled[idx])
 		k = record_poll_periods(r, ov, &next);
-	if (f == &record_no_frame || !st->buf) {
+	if (!f || f == &record_no_frame || !st->buf) {	/* no context: counted, not dropped */
 		l->unattributed += k;
 		return next;
 	}
@@ -359,6 +367,7 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 	if (!st->buf)
 		return;
 	s.tsc = rdtsc();
+	s.weight = 0;		/* one period */
 	s.ip = rec->reg[P4_PEBS_IP];
 	s.rflags = rec->reg[P4_PEBS_FLAGS] & ~RFLAGS_TF;
 	s.rsp = rec->reg[P4_PEBS_SP];
@@ -378,7 +387,45 @@ static void record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
 
 	(void)f;
 	if (!r->cfg.pebs_drain_end)
-		pebs_drain(lp, record_pebs_sample, ctx);
+		pebs_drain_live(lp, record_pebs_sample, ctx);
+}
+
+static int record_sibling(char *err, size_t n);
+
+/*
+ * IA32_DS_AREA belongs to the LP that writes it (believed per LP, fact
+ * sheet 1.3), so LP1's is written on LP1: before its PEBS counter is
+ * enabled, and cleared only after the count stopped. In between, an
+ * assist on LP1 (the kernel's own tagged stores count too) finds its area.
+ */
+#define RECORD_DS_WAIT_US	5000000u
+
+static volatile int ds_write_status;
+
+static void record_ds_load_fn(void *arg)
+{
+	(void)arg;
+	ds_write_status = pebs_load(percpu_this()->topo.smt & 1);
+}
+
+static void record_ds_clear_fn(void *arg)
+{
+	(void)arg;
+	pebs_unload();
+	ds_write_status = 0;
+}
+
+static int record_ds_on_sibling(void (*fn)(void *), char *err, size_t n)
+{
+	int sib = record_sibling(err, n);
+
+	if (sib < 0)
+		return -1;
+	ds_write_status = -1;
+	if (smp_call((unsigned)sib, fn, NULL) != 0 ||
+	    smp_wait_us((unsigned)sib, RECORD_DS_WAIT_US) != 0 || ds_write_status != 0)
+		return ksnprintf(err, n, "PEBS: LP1 could not write its IA32_DS_AREA"), -1;
+	return 0;
 }
 
 /* Availability, each PEBS LP's DS area, and the plan's promise that they are in place. */
@@ -399,9 +446,11 @@ static int record_pebs_start(struct record_state *r, char *err, size_t n)
 				 r->cfg.pebs_records ? r->cfg.pebs_records : PEBS_RECORDS_DEFAULT,
 				 plan->req[i].spec.period, err, n))
 			return -1;
-	/* This LP's area now; the sibling loads its own in its begin hook, before it runs. */
+	/* This LP's area, and the sibling's on the sibling, before any PEBS counter runs. */
 	if (pebs_armed(me) && pebs_load(me))
 		return ksnprintf(err, n, "PEBS: writing IA32_DS_AREA faulted"), -1;
+	if (pebs_armed(me ^ 1) && record_ds_on_sibling(record_ds_load_fn, err, n))
+		return -1;
 	plan->writer_lp = (uint8_t)me;
 	plan->ds_area_set = true;
 	perf_set_pebs_hook(record_pebs_hook, r);
@@ -424,6 +473,11 @@ static void record_pebs_stop(struct record_state *r, struct record_result *res)
 		lps |= 1u << lp;
 	}
 	pebs_disable(lps);
+	if (pebs_armed(1)) {
+		char why[64];
+
+		record_ds_on_sibling(record_ds_clear_fn, why, sizeof(why));
+	}
 	pebs_release();
 	pebs_unload();
 	for (unsigned lp = 0; lp < PEBS_NLP; lp++) {
@@ -456,8 +510,6 @@ static void record_h_begin(void *ctx, uint8_t lp)
 	struct record_lp *l = ctx;
 
 	l->smt = lp;
-	if (lp != 0 && pebs_armed(lp))
-		pebs_load(lp);		/* the sibling's own IA32_DS_AREA (per LP) */
 	l->perf_h.begin(l->perf_h.ctx, lp);
 	l->irq_seen = perf_info()->pmi.lp_interrupts[lp & 1];
 	l->win_t0 = rdtsc();
@@ -469,10 +521,6 @@ static void record_h_end(void *ctx, uint8_t lp)
 	struct record_lp *l = ctx;
 
 	l->perf_h.end(l->perf_h.ctx, lp);
-	if (lp != 0 && pebs_armed(lp)) {
-		pebs_drain(lp, record_pebs_sample, l->r);	/* into its own store, on itself */
-		pebs_unload();
-	}
 }
 
 static void record_h_step(void *ctx, const struct step_info *s)
@@ -536,6 +584,16 @@ static bool record_polling(const struct record_cfg *c)
 	return false;
 }
 
+/* Some request of the plan interrupts LP1: OVF_PMI_T1, or LP1's PEBS threshold. */
+static bool record_lp1_interrupts(const struct record_cfg *c)
+{
+	for (unsigned i = 0; i < c->plan.n; i++)
+		if ((c->plan.slot[i].cccr_value & CCCR_OVF_PMI_T1) ||
+		    (c->plan.req[i].role == P4_ROLE_PEBS && c->plan.req[i].lp == P4_LP1))
+			return true;
+	return false;
+}
+
 /* The percpu index of LP0's sibling, or -1 with err. */
 static int record_sibling(char *err, size_t n)
 {
@@ -565,6 +623,10 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 	if (record_polling(c) && !a0)
 		return ksnprintf(err, n, "the erratum path polls from LP0's LAPIC timer, and LP0 runs "
 				 "no workload"), -1;
+	if (c->job[1].args && c->pmi == PERF_PMI_FIXED && record_lp1_interrupts(c))
+		return ksnprintf(err, n, "--vector: LP1 runs its stepped jobs with interrupts masked (IF = 0), "
+				 "and a fixed-vector PMI waits for IF = 1 (SDM Vol. 3A 6.8.1): LP1 "
+				 "would take no sample; sample LP1 by NMI (the default)"), -1;
 	for (unsigned i = 0; i < c->plan.n; i++)
 		if (c->sampler[i] && c->polled[i] && c->plan.req[i].lp != P4_LP0)
 			return ksnprintf(err, n, "#%u: this part raises no PMI from a cascaded counter "
@@ -577,6 +639,8 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 		return ksnprintf(err, n, "--jitter: not on this part's polled path"), -1;
 	if (record_polling(c) && a0->w->id == WL_HALT)
 		return ksnprintf(err, n, "the halt workload uses the LAPIC timer that polling needs"), -1;
+	if (c->plan.pebs && pebs_check(err, n))
+		return -1;	/* before record_setup: a refused record keeps the last recording */
 	if (record_arena(err, n))
 		return -1;
 	if (c->buffer > arena_per_lp)
@@ -786,6 +850,11 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 	perf_set_sink(NULL, NULL);
 	perf_set_pmi_mode(mode);
 	record_finish(r, res, &before);
+	if (perf_machine_fault(err, n)) {	/* a real machine would not have come back */
+		r->valid = false;
+		record_gen++;
+		return -1;
+	}
 	if (lps < 0 && res->status == WORKLOAD_OK) {
 		res->status = WORKLOAD_REFUSED;
 		ksnprintf(res->error, sizeof(res->error), "%s", r->lp[1].job.res.error);

@@ -22,6 +22,7 @@
  * at 0; in wrap mode the oldest records are evicted until that fits.
  */
 #include "prof/samples.h"
+#include "arch/x86/insn.h"
 
 #include "pmu/p4_regs.h"
 
@@ -273,6 +274,95 @@ int sample_prologue_ret(const uint8_t *code, uint64_t avail, uint64_t off)
 	if (off == start + 1 && samples_is_mov_fp(code + off, avail - off))
 		return (int)sizeof(uintptr_t);		/* RBP pushed, not yet moved */
 	return -1;
+}
+
+/* One-byte opcodes with a ModRM byte (SDM Vol. 2, Table A-2): bit n of word n / 32. */
+static const uint32_t samples_modrm1[8] = {
+	0x0f0f0f0f, 0x0f0f0f0f,		/* 00-3F: the ALU r/m forms */
+	0,				/* 40-5F: REX, push, pop */
+	0x00000a0c,			/* 62, 63, 69, 6B */
+	0x0000ffff,			/* 80-8F */
+	0,				/* A0-BF */
+	0xff0f00f3,			/* C0, C1, C4-C7, D0-D3, D8-DF */
+	0xc0c00000,			/* F6, F7, FE, FF */
+};
+
+static bool samples_has_modrm1(uint8_t op)
+{
+	return (samples_modrm1[op / 32] >> (op % 32)) & 1;
+}
+
+/*
+ * Could the instruction at b (len bytes) change RSP? Conservative: anything
+ * that pushes, pops, calls, enters or leaves, and any ModRM form that names
+ * RSP as its r/m register or, for the opcodes whose reg field is the
+ * destination, as reg. A false "yes" only costs the leaf's caller.
+ */
+static bool samples_moves_sp(const uint8_t *b, size_t len, bool mode64)
+{
+	size_t i = 0;
+	uint8_t rex = 0, op, m;
+
+	while (i < len && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 ||
+			   b[i] == 0xf3 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
+			   b[i] == 0x26 || b[i] == 0x64 || b[i] == 0x65))
+		i++;
+	if (mode64 && i < len && (b[i] & 0xf0) == 0x40)
+		rex = b[i++];
+	if (i >= len)
+		return true;
+	op = b[i];
+	if ((op >= 0x50 && op <= 0x61) || op == 0x68 || op == 0x6a || op == 0x8f || op == 0x9c ||
+	    op == 0x9d || op == 0xc8 || op == 0xc9 || op == 0xe8 || op == 0xcc || op == 0xcd)
+		return true;
+	if (op == 0x0f) {
+		if (i + 1 >= len)
+			return true;
+		op = b[++i];
+		if (op >= 0x80 && op <= 0x8f)		/* Jcc rel32 */
+			return false;
+		if (op == 0x38 || op == 0x3a)
+			i++;
+		if (i + 1 >= len)
+			return op == 0x0b || op == 0xa0 || op == 0xa1 || op == 0xa8 || op == 0xa9;
+		m = b[i + 1];
+		return op == 0xa0 || op == 0xa1 || op == 0xa8 || op == 0xa9 ||
+		       (!(rex & 4) && ((m >> 3) & 7) == 4) || (!(rex & 1) && (m & 0xc7) == 0xc4);
+	}
+	if (!samples_has_modrm1(op) || i + 1 >= len)
+		return false;
+	m = b[i + 1];
+	if (op == 0xff && (((m >> 3) & 7) == 2 || ((m >> 3) & 7) == 3 || ((m >> 3) & 7) == 6))
+		return true;				/* call, far call, push */
+	if (!(rex & 1) && (m & 0xc7) == 0xc4)		/* mod 11, r/m = RSP */
+		return true;
+	/* reg is the destination: ALU r, r/m (d = 1), MOV/LEA/XCHG/MOVSXD/IMUL */
+	if (((op < 0x40 && (op & 7) >= 2 && (op & 7) <= 3) || op == 0x63 || op == 0x69 ||
+	     op == 0x6b || op == 0x86 || op == 0x87 || op == 0x8a || op == 0x8b || op == 0x8d) &&
+	    !(rex & 4) && ((m >> 3) & 7) == 4)
+		return true;
+	return false;
+}
+
+int sample_leaf_ret(const uint8_t *code, uint64_t off, bool mode64)
+{
+	uint64_t at = 0;
+
+	if (!code)
+		return -1;
+	if (off >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e &&
+	    (code[3] == 0xfa || code[3] == 0xfb))
+		at = 4;					/* endbr64 / endbr32 */
+	if (at < off && code[at] == 0x55)
+		return -1;				/* a frame function: RBP is its frame */
+	while (at < off) {
+		size_t n = insn_length(code + at, (size_t)(off - at), mode64);
+
+		if (n == 0 || samples_moves_sp(code + at, n, mode64))
+			return -1;
+		at += n;
+	}
+	return at == off ? 0 : -1;
 }
 
 unsigned sample_walk_stack(uint64_t rsp, uint64_t fp, int ret_at, uint64_t *chain, unsigned max,

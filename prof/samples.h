@@ -195,6 +195,20 @@ unsigned sample_walk_frames(uint64_t fp, uint64_t *chain, unsigned max,
 int sample_prologue_ret(const uint8_t *code, uint64_t avail, uint64_t off);
 
 /*
+ * A frameless leaf's return address: gcc gives a function that needs no
+ * stack no frame even with -fno-omit-frame-pointer, so RBP is still its
+ * caller's and a walk from RBP skips the caller. code points at the
+ * function's first byte and off is the IP's offset into it. When the
+ * function does not begin with `push rbp` (after an optional endbr) and no
+ * instruction from its first byte up to off can change RSP (decoded one by
+ * one: no push, pop, call, enter, leave, nor a write to RSP), the return
+ * address is still at RSP: 0. Otherwise -1. The instructions before off in
+ * address order stand for the path taken: a frameless leaf with a stack
+ * adjustment after off that a loop runs before it is not recognised.
+ */
+int sample_leaf_ret(const uint8_t *code, uint64_t off, bool mode64);
+
+/*
  * The call chain of an interrupted context: with ret_at >= 0 (from
  * sample_prologue_ret) the return address at RSP + ret_at first, then the
  * frame-pointer walk from RBP (which is still the caller's frame). Same

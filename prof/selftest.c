@@ -14,8 +14,11 @@
  *   instructions with N conditional branches (prof/workload.h), so the
  *   count of loop N2 minus that of loop N1 is 3 (N2 - N1) instructions and
  *   N2 - N1 branches whatever the runner around the workload adds, on the
- *   hardware as in the model. Each difference is taken between the smallest
- *   counts of the repeats (something else running, e.g. SMM, only adds).
+ *   hardware as in the model: the runner's own path inside the counting
+ *   window is the same for both (st_measure parses N before the count
+ *   starts), so its instructions and branches at CPL 0 cancel. Each
+ *   difference is taken between the smallest counts of the repeats
+ *   (something else running, e.g. SMM, only adds).
  * - Cycles have no exact count: clockticks and the compare/complement
  *   "always true" cycle count (fact sheet 2.4, 9.12) must lie between a third
  *   of the instructions (NetBurst retires at most three uops a cycle: IA-32
@@ -76,11 +79,34 @@ struct selftest_result *st_new(struct st *t, const char *group)
 	return r;
 }
 
+void st_no_evidence(struct selftest_result *r, const char *why)
+{
+	if (r->status != SELFTEST_PASS)
+		return;
+	r->status = SELFTEST_FAIL;
+	ksnprintf(r->expected + strlen(r->expected), sizeof(r->expected) - strlen(r->expected),
+		  " beside a count");
+	ksnprintf(r->note, sizeof(r->note), "no evidence: %s", why);
+}
+
+/* A FAIL after "no counter counted" names that cause first. */
+static void st_name_cause(struct st *t, struct selftest_result *r)
+{
+	char note[sizeof(r->note)];
+
+	if (!t->nothing_counted || r->status != SELFTEST_FAIL ||
+	    strncmp(r->name, "no counter counted", 18) == 0)
+		return;
+	ksnprintf(note, sizeof(note), "no counter counted; %s", r->note);
+	ksnprintf(r->note, sizeof(r->note), "%s", note);
+}
+
 /* Keep r (made by st_new) and hand it to the caller; one past the table is dropped. */
 void st_emit(struct st *t, struct selftest_result *r)
 {
 	if (t->n >= t->max || r != &t->out[t->n])
 		return;
+	st_name_cause(t, r);
 	t->n++;
 	if (t->o->emit)
 		t->o->emit(t->o->ctx, r);
@@ -233,14 +259,21 @@ int st_parse_args(struct st *t, const char *name, int argc, char **argv, struct 
 	return 0;
 }
 
+/* `loop n`'s arguments into *a; -1 with t->err (and t->stop). */
+static int st_loop_args(struct st *t, uint64_t n, struct workload_args *a)
+{
+	char num[24], *argv[1] = { num };
+
+	ksnprintf(num, sizeof(num), "%llu", (unsigned long long)n);
+	return st_parse_args(t, "loop", 1, argv, a);
+}
+
 /* Run `loop n` at ring on LP lp (0 or 1) with the model's hooks; 0 when it ran. */
 int st_workload(struct st *t, uint64_t n, int ring, unsigned lp)
 {
 	static struct workload_args a;
-	char num[24], *argv[1] = { num };
 
-	ksnprintf(num, sizeof(num), "%llu", (unsigned long long)n);
-	if (st_parse_args(t, "loop", 1, argv, &a))
+	if (st_loop_args(t, n, &a))
 		return -1;
 	return st_run_args(t, &a, ring, lp);
 }
@@ -255,11 +288,18 @@ static void st_inject(struct st *t)
 		perf_inject(0, t->o->inject_arg, err, sizeof(err));
 }
 
-/* One counting run of t->plan over `loop n`; inject: apply the quirk injection. */
+/*
+ * One counting run of t->plan over `loop n`; inject: apply the quirk
+ * injection. The loop's argument is formatted and parsed before the count
+ * starts: inside the window the kernel's path is the same for every n (a
+ * longer number would add instructions and branches at CPL 0 that the
+ * hardware counts and the exact differences would take for the loop's).
+ */
 int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 		      bool inject, struct st_meas *m)
 {
 	static struct perf_count sess;
+	static struct workload_args a;
 	const struct perf_pmi_stats *p = &perf_info()->pmi;
 	struct perf_pmi_stats before = *p;
 	uint64_t t0, flags;
@@ -267,6 +307,8 @@ int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 
 	if (st_interrupted(t))
 		return ksnprintf(t->err, t->errlen, "interrupted"), -1;
+	if (st_loop_args(t, n, &a))
+		return -1;
 	t0 = rdtsc();
 	if (perf_count_start(&sess, &t->plan, reload, t->err, t->errlen))
 		return -1;
@@ -275,7 +317,7 @@ int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 	flags = read_rflags();
 	if (t->irq)
 		cpu_sti();	/* as record does: with IF = 0 a fixed PMI would wait for the end */
-	r = st_workload(t, n, ring, lp);
+	r = st_run_args(t, &a, ring, lp);
 	if (t->irq && !(flags & RFLAGS_IF))
 		cpu_cli();
 	if (r == 0 && t->between)
@@ -565,6 +607,28 @@ static int st_setup(struct st *t, char *err, size_t n)
 	return 0;
 }
 
+/*
+ * The boot probe's verdict on the hardware backend, first: a FAIL when it
+ * did not see counter 0 count. The checks then run on the hardware all the
+ * same (the registers, the restore), never on the model in its place.
+ */
+static void st_probe_result(struct st *t)
+{
+	const struct perf_info *pi = perf_info();
+	struct selftest_result *r;
+
+	if (pi->backend != PERF_BACKEND_HW)
+		return;
+	r = st_new(t, "probe");
+	ksnprintf(r->name, sizeof(r->name), "counter 0 counts global_power_events in the boot probe");
+	r->status = pi->probe_failed ? SELFTEST_FAIL : SELFTEST_PASS;
+	ksnprintf(r->measured, sizeof(r->measured), "%s", pi->probe_failed ? "FAILED" : "counted");
+	ksnprintf(r->expected, sizeof(r->expected), "counted (1/%u .. 1 per TSC cycle)",
+		  P4_PROBE_MIN_SHARE);
+	ksnprintf(r->note, sizeof(r->note), "%s", pi->probe);
+	st_emit(t, r);
+}
+
 int selftest_run(const struct selftest_opts *opts, struct selftest_result *out, unsigned max,
 		 bool *interrupted, char *err, size_t n)
 {
@@ -574,6 +638,7 @@ int selftest_run(const struct selftest_opts *opts, struct selftest_result *out, 
 	err[0] = '\0';
 	if (st_setup(&t, err, n))
 		return -1;
+	st_probe_result(&t);
 	for (unsigned i = 0; i < sizeof(st_checks) / sizeof(st_checks[0]); i++) {
 		if (st_interrupted(&t) || (st_checks[i].run(&t) && st_not_run(&t, &st_checks[i])))
 			break;

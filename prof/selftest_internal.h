@@ -65,6 +65,7 @@ struct st {
 	struct selftest_result *out;
 	unsigned max, n;
 	bool stop;		/* Ctrl-C, or a workload did not run */
+	bool nothing_counted;	/* no counter counted loop ST_N2 (st_counters): FAILs say so */
 	char *err;
 	size_t errlen;
 	struct p4_plan plan;
@@ -87,6 +88,8 @@ enum st_kind { ST_INSTR, ST_BRANCH, ST_CYCLES };
 struct selftest_result *st_new(struct st *t, const char *group);
 void st_emit(struct st *t, struct selftest_result *r);
 void st_skip(struct st *t, const char *group, const char *name, const char *why);
+/* r judged PASS on a 0 that means nothing (no event beside it): FAIL with why. */
+void st_no_evidence(struct selftest_result *r, const char *why);
 
 /* Add one counter to t->plan; -1 with t->err when the combination is impossible. */
 int st_add(struct st *t, const struct st_ctr *q);

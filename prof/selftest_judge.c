@@ -18,6 +18,9 @@
  * - the T0_OS cell while LP1 works (Table 18-66): LP0 spins in the
  *   kernel's wait loop at CPL 0 meanwhile, so T0_OS counts at least one
  *   instruction, and at most three per TSC cycle (the retire limit above).
+ *   There is no lower bound per TSC cycle: the loop waits in RDTSC and
+ *   PAUSE, whose latencies the manuals do not bound, so one instruction per
+ *   cycle (or any other rate) would fail a correct PMU.
  * - PEBS (fact sheet 5.2, 5.6): with the counter reset at -P, the k-th
  *   record is written by the (kP)-th tagged load, and holds its linear IP.
  *   selftest_nth_load() says which load of a workload body that is.
@@ -45,8 +48,8 @@ void selftest_judge_uops(struct selftest_result *r, uint64_t uops, uint64_t inst
 void selftest_judge_wait_cell(struct selftest_result *r, uint64_t count, uint64_t tsc)
 {
 	selftest_judge_range(r, count, 1, tsc > UINT64_MAX / 3 ? UINT64_MAX : 3 * tsc);
-	ksnprintf(r->note, sizeof(r->note), "LP0's wait loop at CPL 0: 1 .. 3 per TSC cycle (%llu)",
-		  (unsigned long long)tsc);
+	ksnprintf(r->note, sizeof(r->note), "LP0's wait loop at CPL 0: at least 1, at most 3 per "
+		  "TSC cycle (%llu)", (unsigned long long)tsc);
 }
 
 uint64_t selftest_load_count(const struct selftest_loads *l, uint64_t per_pass, uint64_t passes)

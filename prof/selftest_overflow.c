@@ -73,7 +73,11 @@ static int st_sticky(struct st *t)
 	st_judge_flag(t, "CCCR.OVF set by the wrap (preset -20, loop 50)", t->ovf[0], 1,
 		      "1 = set");
 	st_judge_flag(t, "CCCR.OVF sticky over 36 more events", t->ovf[1], 1, "1 = set");
-	st_judge_flag(t, "CCCR.OVF cleared by writing the CCCR", t->ovf[2], 0, "0 = clear");
+	if (t->ovf[0] != 1)	/* never set: clearing it shows nothing */
+		st_judge_flag(t, "CCCR.OVF cleared by writing the CCCR", t->ovf[0], 1,
+			      "OVF was never set, so its clearing cannot be seen");
+	else
+		st_judge_flag(t, "CCCR.OVF cleared by writing the CCCR", t->ovf[2], 0, "0 = clear");
 	return 0;
 }
 
@@ -154,25 +158,45 @@ static void st_pmi_result(struct st *t, const char *mode, const char *what, uint
 	st_emit(t, r);
 }
 
+/* LVT PC masked at each handler entry: judged only on PMIs that arrived. */
+static void st_pmi_mask(struct st *t, const char *mode)
+{
+	struct selftest_result *r = st_new(t, "overflow");
+
+	ksnprintf(r->name, sizeof(r->name), "counter 16 LVT PC masked at handler entry, PMI by %s",
+		  mode);
+	selftest_judge_exact(r, t->hook_masked, t->hook_calls);
+	ksnprintf(r->note, sizeof(r->note), "NetBurst masks LVT PC when it delivers a PMI");
+	if (t->hook_calls == 0) {
+		r->status = SELFTEST_FAIL;
+		ksnprintf(r->expected, sizeof(r->expected), "PMIs to look at");
+		ksnprintf(r->note, sizeof(r->note), "no PMI reached the handler: nothing to judge");
+	}
+	st_emit(t, r);
+}
+
 static void st_pmi_judge(struct st *t, enum perf_pmi_mode mode, const struct st_meas *m)
 {
 	const uint64_t instr = WL_LOOP_K * ST_PMI_N + WL_LOOP_C;
 	const uint64_t want = (instr - 1) / ST_PMI_PERIOD;
 	const char *name = mode == PERF_PMI_NMI ? "NMI" : "vector F8H";
-	char note[96];
+	char note[112];
 
 	ksnprintf(note, sizeof(note), "ring-3 loop %u, period %u; %llu by vector, %llu by NMI",
 		  ST_PMI_N, ST_PMI_PERIOD, (unsigned long long)m->by_vector,
 		  (unsigned long long)m->by_nmi);
 	st_pmi_result(t, name, "PMIs", mode == PERF_PMI_NMI ? m->by_nmi : m->by_vector, want, note);
-	st_pmi_result(t, name, "64-bit count with reloads", m->totals[0], instr,
-		      "instr_retired:u");
-	st_pmi_result(t, name, "LVT PC masked at handler entry", t->hook_masked, t->hook_calls,
-		      "NetBurst masks LVT PC when it delivers a PMI");
-	st_pmi_result(t, name, "overflows without CCCR.OVF", m->unflagged, 0,
-		      "found by bit 39 instead (fact sheet 6)");
-	st_pmi_result(t, name, "reloads read back different", m->mismatches, 0,
-		      "counter writes lost (Intel 249199 erratum N15)");
+	/*
+	 * Overflows found by bit 39 with CCCR.OVF clear and reloads that read
+	 * back different (Intel 249199 erratum N15) are documented NetBurst
+	 * behaviour the handler works around (fact sheet 6): informational, in
+	 * the note of the count they would spoil, which stays exact.
+	 */
+	ksnprintf(note, sizeof(note), "instr_retired:u; informational: %llu overflows without "
+		  "CCCR.OVF, %llu reloads read back different (N15)",
+		  (unsigned long long)m->unflagged, (unsigned long long)m->mismatches);
+	st_pmi_result(t, name, "64-bit count with reloads", m->totals[0], instr, note);
+	st_pmi_mask(t, name);
 }
 
 int st_pmis(struct st *t)

@@ -12,9 +12,11 @@
  * 0; frame i holds bytes [i * UPLOAD_CHUNK, ...) of the file. "NBU:END"
  * closes a transfer. The receiver takes frames in order only: a frame with
  * a bad CRC, base64 or length, or one that skips ahead, ends the transfer
- * as broken at the first missing frame (state->next); the rest of the
- * transfer is read and dropped up to NBU:END, and a resumed transfer
- * starts at state->next. The whole file's CRC-32, given with the upload
+ * as broken at the first missing frame (state->next). The rest of the
+ * transfer is still read up to NBU:END, so none of it reaches the shell:
+ * a frame there that is next in order is kept (a stray line then costs
+ * nothing), every other one is dropped, and a resumed transfer starts at
+ * state->next. The whole file's CRC-32, given with the upload
  * command, is checked once every frame is in.
  *
  * Portable (host-tested); the kernel side reads lines in shell/cmd_program.c.

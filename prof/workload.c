@@ -337,3 +337,16 @@ int workload_parse_args(const struct workload *w, int argc, char *const argv[],
 	*out = a;
 	return 0;
 }
+
+const char *workload_stop_reason(const struct workload_result *r, char *buf, size_t n)
+{
+	if (!r->timed_out)
+		ksnprintf(buf, n, "interrupted by Ctrl-C");
+	else if (r->step.instructions)
+		ksnprintf(buf, n, "still running after %llu instructions: no return from main? "
+			  "(stopped after its stepping limit; 'programs --timeout SECONDS' sets it)",
+			  (unsigned long long)r->step.instructions);
+	else
+		ksnprintf(buf, n, "stopped at its time limit");
+	return buf;
+}

@@ -190,5 +190,19 @@ enum workload_start {
 int workload_sibling(const char **why);
 int workload_run_lps(struct workload_job jobs[2], enum workload_start start);
 
+/*
+ * Seconds a stepped program may run before it is stopped as never
+ * returning (0: no limit; PROGRAM_STEP_LIMIT_S at boot).
+ */
+void workload_set_step_limit(unsigned seconds);
+unsigned workload_step_limit(void);
+
+/*
+ * Why a WORKLOAD_INTERRUPTED run stopped, for its error line: Ctrl-C, an
+ * unstepped program's time limit, or "still running after N instructions:
+ * no return from main?" for a stepped one. Returns buf.
+ */
+const char *workload_stop_reason(const struct workload_result *r, char *buf, size_t n);
+
 
 #endif

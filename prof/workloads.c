@@ -17,9 +17,14 @@
  * around HLT and restores IF.
  *
  * Ctrl-C: a stepped run polls it every STEP_POLL_INTERVAL instructions and
- * ends as WORKLOAD_INTERRUPTED. Unstepped runs are not interruptible; their
- * parameter ranges keep them short (spin/halt at most 10 s; loop 2^32-1
- * iterations is about 13 G instructions, the longest).
+ * ends as WORKLOAD_INTERRUPTED. An unstepped run (a user's program, or a
+ * built-in workload other than `halt`) runs with RFLAGS.IF set and the
+ * LAPIC timer as its watchdog, which polls the serial port (LP0) or
+ * wl_stop (the sibling) and sends the run to its exit on Ctrl-C; `halt`
+ * (at most 10 s) keeps its wake-up timer and is not interruptible. The
+ * watchdog's ticks are kernel code inside the run (counted under :k on the
+ * hardware): a built-in's tick is WORKLOAD_TICK_US apart, rare beside the
+ * microseconds of a selftest loop. Only programs have a time limit.
  *
  * Two logical processors (Hyper-Threading): every piece of run state is
  * per LP - the wl_run below lives on the running LP's stack, the step
@@ -54,6 +59,7 @@
 #define PAIR_POLL_US		20000	/* LP0 polls Ctrl-C this often while the sibling runs */
 #define PROGRAM_TICK_US		10000	/* an unstepped program's watchdog tick */
 #define WL_PROBE_PAGES		512	/* 2 MiB opened to ring 3 once at boot (workload_init) */
+#define WORKLOAD_TICK_US	100000	/* an unstepped built-in workload's watchdog tick */
 
 /* Workload bodies (arch/x86/workloads.S). */
 #define WL_FN(name) extern char name[] __attribute__((visibility("hidden")))
@@ -101,6 +107,8 @@ struct wl_run {
 
 static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
 static struct wl_run *watched[PERCPU_MAX];	/* the LP's program run under the watchdog */
+static struct wl_run *stepping[PERCPU_MAX];	/* the LP's stepped program run with a limit */
+static unsigned step_limit_s = PROGRAM_STEP_LIMIT_S;
 static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
 
 /*
@@ -284,12 +292,53 @@ static void workload_tick(struct trap_frame *f)
 		step_sync(f);
 		return;
 	}
+	/* at CPL 0 only inside the workload's own text: elsewhere (a gate) the next tick */
+	if ((f->cs & 3) == 0 && !r->prog && (f->rip < (uintptr_t)__workload_text_start ||
+					     f->rip >= (uintptr_t)__workload_text_end))
+		return;
 	if (!r->res->timed_out && rdtsc() >= r->deadline)
 		r->res->timed_out = true;
 	else if (!workload_interrupted())
 		return;
 	r->res->status = WORKLOAD_INTERRUPTED;
 	workload_abort(f);
+}
+
+void workload_set_step_limit(unsigned seconds)
+{
+	step_limit_s = seconds;
+}
+
+unsigned workload_step_limit(void)
+{
+	return step_limit_s;
+}
+
+/*
+ * A stepped program is polled by the stepper: Ctrl-C, and (with a
+ * calibrated TSC) the stepping limit, after which it is stopped as one
+ * that never returns from main (workload_stop_reason says so).
+ */
+static bool workload_step_interrupted(void)
+{
+	struct wl_run *r = stepping[percpu_this()->index];
+
+	if (r && rdtsc() >= r->deadline) {
+		r->res->timed_out = true;
+		return true;
+	}
+	return workload_interrupted();
+}
+
+static void workload_step_limit_arm(struct wl_run *r)
+{
+	unsigned lp = percpu_this()->index;
+
+	stepping[lp] = NULL;
+	if (!r->prog || !step_limit_s || !timer_tsc_hz())
+		return;
+	r->deadline = rdtsc() + (uint64_t)step_limit_s * timer_tsc_hz();
+	stepping[lp] = r;
 }
 
 static void workload_step_begin(struct wl_run *r)
@@ -302,9 +351,10 @@ static void workload_step_begin(struct wl_run *r)
 		.text_end = r->prog ? r->prog->base + r->prog->layout.text_hi
 				    : (uintptr_t)__workload_text_end,
 		.lp = r->res->lp, .h = r->h, .counts = &r->res->step,
-		.interrupted = workload_interrupted, .abort = workload_abort,
+		.interrupted = workload_step_interrupted, .abort = workload_abort,
 	};
 
+	workload_step_limit_arm(r);
 	step_begin(&s);
 }
 
@@ -323,18 +373,25 @@ static int workload_guarded(void *arg)
 	return 0;
 }
 
+/* The caller runs the LAPIC timer itself (record's polling): it is not the watchdog's. */
+static bool workload_timer_taken(void)
+{
+	return !(lapic_read(LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED) && lapic_read(LAPIC_TIMER_INITIAL);
+}
+
 /*
- * An unstepped program cannot be polled by the stepper: it runs with
- * interrupts enabled and the LAPIC timer as its watchdog (Ctrl-C, and at
- * most PROGRAM_TIME_LIMIT_S seconds). Without a calibrated TSC or a local
- * APIC it runs as a built-in workload does, without either.
+ * An unstepped run cannot be polled by the stepper: it runs with interrupts
+ * enabled and the LAPIC timer as its watchdog (Ctrl-C; a program also stops
+ * after PROGRAM_TIME_LIMIT_S seconds). `halt` keeps its own wake-up timer.
+ * Without a calibrated TSC or a local APIC a run has neither.
  */
 static void workload_watchdog(struct wl_run *r)
 {
-	if (!r->prog || r->step || !lapic_present() || !timer_tsc_hz() || !timer_lapic_hz())
+	if (r->step || r->a->w->id == WL_HALT || !lapic_present() || !timer_tsc_hz() ||
+	    !timer_lapic_hz() || workload_timer_taken())
 		return;
 	r->watchdog = true;
-	r->deadline = rdtsc() + PROGRAM_TIME_LIMIT_S * timer_tsc_hz();
+	r->deadline = r->prog ? rdtsc() + PROGRAM_TIME_LIMIT_S * timer_tsc_hz() : UINT64_MAX;
 	r->call.rflags |= RFLAGS_IF;
 }
 
@@ -369,7 +426,7 @@ static int workload_prepare_ring(struct wl_run *r)
 
 static void workload_timer(struct wl_run *r, bool on)
 {
-	uint64_t us = r->watchdog ? PROGRAM_TICK_US : HALT_WAKE_US;
+	uint64_t us = !r->watchdog ? HALT_WAKE_US : r->prog ? PROGRAM_TICK_US : WORKLOAD_TICK_US;
 
 	if (r->a->w->id != WL_HALT && !r->watchdog)
 		return;
@@ -398,6 +455,7 @@ static void workload_execute(struct wl_run *r)
 	res->tsc_cycles = rdtsc() - r->tsc0;
 	if (r->step && step_end())
 		res->status = WORKLOAD_INTERRUPTED;
+	stepping[percpu_this()->index] = NULL;
 	if (r->ring == 3)
 		user_cleanup(&r->user);
 	user_set_synthetic(NULL, NULL);

@@ -1,13 +1,15 @@
 /*
  * nbprof.h - what a program run by nbprof may call (the nbprof SDK).
  *
- * A program is a static, position-independent x86-64 executable built on
- * the host with this header, crt0.S and program.ld (see README, "Your own
- * program"). nbprof calls its entry like a C function, main(argc, argv)
- * under the System V ABI; returning from main, or nb_exit(), ends the run
- * with that status. There is no C library: the calls below are all the
- * kernel offers, through the DPL-3 gate `int 0x82` (RAX = call number,
- * arguments in RDI and RSI, result in RAX), so they work in ring 3 (the
+ * A program is a static, position-independent executable built on the
+ * host with this header, crt0.S (crt0_32.S) and program.ld (see README,
+ * "Your own program"): x86-64 for the 64-bit kernel, i386 (nbprof-cc -m32)
+ * for the 32-bit one. nbprof calls its entry like a C function,
+ * main(argc, argv) under the System V ABI; returning from main, or
+ * nb_exit(), ends the run with that status. There is no C library: the
+ * calls below are all the kernel offers, through the DPL-3 gate `int 0x82`
+ * (RAX = call number, arguments in RDI and RSI, result in RAX; EAX, EDI,
+ * ESI in i386 code, with the same numbers), so they work in ring 3 (the
  * default) and in ring 0 (`--ring 0`).
  */
 #ifndef NBPROF_SDK_H

@@ -48,6 +48,8 @@ static void cpu_show_misc(struct shell *sh, const struct cpu_info *ci)
 		     yesno(ci->misc_enable & CPU_MISC_BTS_UNAVAIL));
 	shell_printf(sh, "  bit 12 PEBS unavailable    %s\n",
 		     yesno(ci->misc_enable & CPU_MISC_PEBS_UNAVAIL));
+	if (ci->limit_cleared)
+		shell_puts(sh, "  bit 22 Limit CPUID MaxVal  was set (it hides CPUID leaf 4): cleared at boot\n");
 }
 
 /*
@@ -80,6 +82,15 @@ static void cpu_show_tsc(struct shell *sh, const struct cpu_info *ci)
 			     (unsigned long long)(khz % 1000));
 }
 
+/* The backend in use and, on the hardware, whether its probe saw counter 0 count. */
+static void cpu_show_backend(struct shell *sh)
+{
+	char line[288];
+
+	plat_pmu_backend(line, sizeof(line));
+	shell_printf(sh, "  backend                 %s\n", line);
+}
+
 static void cpu_show_pmu(struct shell *sh, const struct cpu_info *ci)
 {
 	struct p4_sig sig = { .family = 0, .model = ci->display_model, .stepping = ci->stepping };
@@ -103,6 +114,7 @@ static void cpu_show_pmu(struct shell *sh, const struct cpu_info *ci)
 	shell_printf(sh, "  OVF_PMI_T1 unreliable   %s\n", yesno(caps.pmi_t1_unreliable));
 	shell_printf(sh, "  uncore (107CCH-107D3H)  %s%s%s%s\n", caps.uncore_name,
 		     caps.uncore_note[0] ? " (" : "", caps.uncore_note, caps.uncore_note[0] ? ")" : "");
+	cpu_show_backend(sh);
 }
 
 /* --- logical processors (arch/x86/topology.h) -------------------------------- */
@@ -201,6 +213,8 @@ int cmd_cpu(struct shell *sh, int argc, char **argv)
 	cpu_show_topology(sh, &ci);
 	cpu_show_lps(sh);
 	shell_printf(sh, "EM64T         %s\n", yesno(ci.em64t));
+	if (ci.hypervisor)
+		shell_puts(sh, "hypervisor    yes (CPUID.1:ECX[31] set)\n");
 	if (ci.booted_by && ci.kernel_mode)
 		shell_printf(sh, "boot          %s; nbprof runs in %s\n", ci.booted_by,
 			     ci.kernel_mode);

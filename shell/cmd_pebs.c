@@ -149,8 +149,9 @@ static const struct shell_cmd pebs_cmds[] = {
 	{ "pebs", PEBS_USAGE, "a PEBS DS save area for registers written by hand",
 	  "For raw set-ups with 'msr write' ('record' sets PEBS up by itself):\n"
 	  "  pebs area [--cpu 0|1] RECORDS PERIOD   prepare the kernel's DS save\n"
-	  "      area of LP0 or LP1 (RECORDS slots, 2..128, the interrupt threshold\n"
-	  "      one record below the maximum, counter reset -PERIOD) and write its\n"
+	  "      area of LP0 or LP1 (RECORDS slots, 2..128, the interrupt threshold a\n"
+	  "      tenth of them, at least 2, below the maximum, counter reset -PERIOD)\n"
+	  "      in the DS layout the CPU uses, and write its\n"
 	  "      address to IA32_DS_AREA on that LP (a per-LP MSR, fact sheet 5.2)\n"
 	  "  pebs show [--cpu 0|1]   the area's fields and every record written since,\n"
 	  "      with its linear IP and flags (the buffer is left as it is)\n"

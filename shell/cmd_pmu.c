@@ -75,7 +75,7 @@ static bool pmu_is_table(const char *pattern)
 	unsigned n = (unsigned)parse_strlen(pattern), matched = 0;
 	enum p4_event ev;
 
-	if (p4_event_by_name(pattern, n, &ev))
+	if (p4_event_by_name(pattern, n, &ev) || p4_alias_by_name(pattern, n))
 		return false;
 	for (int e = 0; e < P4_NEVENT; e++)
 		if (p4_text_contains(p4_events[e].name, parse_strlen(p4_events[e].name), pattern))

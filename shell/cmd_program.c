@@ -69,7 +69,10 @@ static int upload_read_line(char *buf, size_t n, const char **why)
 	}
 }
 
-/* Read and drop lines up to NBU:END (or silence), so none reaches the shell. */
+/*
+ * Read lines up to NBU:END (or silence), so none reaches the shell; a frame
+ * that is next in order is still kept, every other one dropped (upload.h).
+ */
 static void upload_drain(void)
 {
 	char line[UPLOAD_LINE_MAX + 8], why[8];
@@ -199,6 +202,10 @@ static void programs_list(struct shell *sh)
 	}
 	if (!n)
 		shell_puts(sh, "no programs loaded (put them in nbprof/ on the stick, or 'upload')\n");
+	/* tools/nbprof reads this line to refuse a program of the other class before sending it */
+	shell_printf(sh, "kernel: %u-bit: it runs ELF%u %s programs (sdk/nbprof-cc%s)\n",
+		     PROGRAM_KERNEL_BITS, PROGRAM_KERNEL_BITS, PROGRAM_KERNEL_BITS == 32 ? "i386" : "x86-64",
+		     PROGRAM_KERNEL_BITS == 32 ? " -m32" : "");
 }
 
 static int cmd_programs(struct shell *sh, int argc, char **argv)
@@ -207,19 +214,37 @@ static int cmd_programs(struct shell *sh, int argc, char **argv)
 		programs_list(sh);
 		return 0;
 	}
+	if (argc == 3 && parse_streq(argv[1], "--timeout")) {
+		uint64_t secs;
+		const char *why;
+
+		if (!parse_u64(argv[2], PROGRAM_STEP_LIMIT_MAX_S, &secs, &why))
+			return shell_error(sh, "programs --timeout '%s': seconds of stepping, 0 (no "
+					   "limit) .. %u", argv[2], PROGRAM_STEP_LIMIT_MAX_S);
+		workload_set_step_limit((unsigned)secs);
+		if (secs)
+			shell_printf(sh, "stepped programs stop after %llu s of stepping\n",
+				     (unsigned long long)secs);
+		else
+			shell_puts(sh, "stepped programs run without a limit\n");
+		return 0;
+	}
 	if (argc == 3 && parse_streq(argv[1], "rm")) {
 		if (program_remove(argv[2]))
 			return shell_error(sh, "programs rm: no program '%s'", argv[2]);
 		shell_printf(sh, "removed %s\n", argv[2]);
 		return 0;
 	}
-	return shell_error(sh, "usage: programs [rm NAME]");
+	return shell_error(sh, "usage: programs [rm NAME | --timeout SECONDS]");
 }
 
 static const struct shell_cmd program_cmds[] = {
-	{ "programs", "programs [rm NAME]", "list the loaded user programs (or unload one)",
+	{ "programs", "programs [rm NAME | --timeout SECONDS]",
+	  "list the loaded user programs (or unload one)",
 	  "A program runs wherever a workload name goes (run, stat, record, run-pair,\n"
 	  "--pair), with its arguments after its name; ring 3 unless --ring 0.\n"
+	  "Stepped (the model), a program still running after --timeout seconds of\n"
+	  "stepping (default 10; 0: no limit) is stopped: no return from main?\n"
 	  "Programs come from the nbprof/ folder of the stick (loaded at boot) or\n"
 	  "from 'upload' (tools/nbprof does it). See sdk/ for how to build one.\n",
 	  cmd_programs },

@@ -21,6 +21,7 @@
 #include "pmu/p4_spec.h"
 #include "prof/dump.h"
 #include "prof/jitter.h"
+#include "pmu/p4_tagging.h"
 #include "prof/pebs.h"
 #include "prof/program.h"
 #include "prof/record.h"
@@ -425,38 +426,21 @@ static int rec_pebs_roles(struct shell *sh)
 	return 0;
 }
 
-static bool rec_has_tagger(enum p4_lp lp)
-{
-	for (unsigned i = 0; i < rc.reqs.n; i++)
-		if (rc.reqs.req[i].spec.event == P4_EV_UOP_TYPE && rc.reqs.req[i].lp == lp)
-			return true;
-	return false;
-}
-
 /*
  * front_end_event counts µops the front end tagged (fact sheet 5.6): unless
- * the user gave one, add uop_type TAGLOADS:TAGSTORES for the same LP. It
- * takes a counter but never increments it.
+ * the user gave one, add uop_type TAGLOADS:TAGSTORES for the same LP
+ * (pmu/p4_tagging.h). It takes a counter but never increments it.
  */
 static int rec_add_taggers(struct shell *sh)
 {
-	struct p4_spec_error e;
-	unsigned n0 = rc.reqs.n;
+	int i;
 
-	for (unsigned i = 0; i < n0; i++) {
-		struct p4_request *q = &rc.reqs.req[i], *t;
-
-		if (q->spec.event != P4_EV_FRONT_END_EVENT || rec_has_tagger(q->lp))
-			continue;
+	while ((i = p4_tag_frontend_untagged(rc.reqs.req, rc.reqs.n)) >= 0) {
 		if (rc.reqs.n == P4_MAX_REQUESTS)
 			return shell_error(sh, "record: no room for the uop_type tagging request");
-		t = &rc.reqs.req[rc.reqs.n];
-		*t = (struct p4_request){ .lp = q->lp, .pmi = P4_PMI_NONE, .role = P4_ROLE_COUNT };
-		if (p4_spec_parse("uop_type:TAGLOADS:TAGSTORES", &perf_info()->caps, &t->spec, &e))
-			return shell_error(sh, "record: uop_type: %s", e.msg);
-		t->spec.thread = q->spec.thread;
-		t->spec.os = q->spec.os;
-		t->spec.usr = q->spec.usr;
+		if (p4_tag_frontend_tagger(&perf_info()->caps, &rc.reqs.req[i],
+					   &rc.reqs.req[rc.reqs.n]))
+			return shell_error(sh, "record: uop_type cannot be parsed");
 		rc.reqs.tbits[rc.reqs.n] = rc.reqs.tbits[i];
 		rc.reqs.starter[rc.reqs.n] = false;
 		rc.reqs.pmi_lost[rc.reqs.n] = false;
@@ -483,23 +467,11 @@ static bool rec_exec_tagger(const struct p4_request *q)
 
 static int rec_check_exec_tags(struct shell *sh)
 {
-	unsigned tags = 0, want = 0, n = 0;
+	char why[192];
 
-	for (unsigned i = 0; i < rc.reqs.n; i++) {
-		const struct p4_spec *s = &rc.reqs.req[i].spec;
-
-		if (p4_events[s->event].flags & P4_EVF_UPSTREAM_TAG)
-			tags |= s->tag_value;
-		if (s->event == P4_EV_EXECUTION_EVENT)
-			want |= (s->mask | s->mask >> 4) & 0xfu;	/* NBOGUSn bit n, BOGUSn bit 4+n */
-	}
-	if (!(want & ~tags))
+	if (!p4_tag_why(rc.reqs.req, rc.reqs.n, why, sizeof(why)))
 		return 0;
-	while (!((want & ~tags) & (1u << n)))
-		n++;
-	return shell_error(sh, "record: execution_event counts only the uops an upstream FIRM event "
-			   "tags (fact sheet 5.7): nothing tags with bit %u; add one, e.g. "
-			   "-e x87_FP_uop:TAG%u", n, n);
+	return shell_error(sh, "record: %s", why);
 }
 
 static int rec_requests(struct shell *sh)
@@ -813,14 +785,14 @@ static void rec_print_pebs(struct shell *sh, const struct record_result *r)
 	const struct p4_plan *plan = &rc.cfg.plan;
 	const struct sample_run *run = record_last();
 	char detail[160];
+	unsigned slots = rc.cfg.pebs_records ? rc.cfg.pebs_records : PEBS_RECORDS_DEFAULT;
 
 	if (!plan->pebs)
 		return;
 	shell_printf(sh, "PEBS: %llu records drained in %llu drains (%u slots per LP, threshold "
-		     "1 record below the maximum), buffer found full %llu time(s)\n",
+		     "%u records below the maximum), buffer found full %llu time(s)\n",
 		     (unsigned long long)r->pebs_records, (unsigned long long)r->pebs_drains,
-		     rc.cfg.pebs_records ? rc.cfg.pebs_records : PEBS_RECORDS_DEFAULT,
-		     (unsigned long long)r->pebs_full);
+		     slots, p4_ds_threshold_below(slots), (unsigned long long)r->pebs_full);
 	perf_describe(detail, sizeof(detail));
 	if (detail[0])
 		shell_printf(sh, "PEBS backend: %s\n", detail);
@@ -1115,17 +1087,18 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 /*
  * One "NBP:" line per loaded program, so the host names samples in it from
  * the program's ELF: name, the runtime address of its link address 0, its
- * image span and the CRC-32 of its file (which ELF it was).
+ * image span and the CRC-32 of its file (which ELF it was), CRC-framed
+ * (program_nbp_line).
  */
 static void rec_dump_programs(struct shell *sh)
 {
+	char line[PROGRAM_NBP_LINE_MAX];
+
 	for (unsigned i = 0; i < PROGRAM_MAX; i++) {
 		const struct program *p = program_slot(i);
 
-		if (p->used)
-			shell_printf(sh, "NBP: %s base=%llx span=%llx crc=%08x\n", p->name,
-				     (unsigned long long)(p->base - p->layout.vaddr0),
-				     (unsigned long long)(p->pages * PROGRAM_PAGE), p->crc);
+		if (p->used && program_nbp_line(p, line, sizeof(line)) > 0)
+			shell_printf(sh, "%s\n", line);
 	}
 }
 
@@ -1179,14 +1152,16 @@ static const struct shell_cmd record_cmds[] = {
 	  "Runs WORKLOAD once and takes a sample (TSC, LP, event, RIP, CPL, RFLAGS,\n"
 	  "RSP, call chain with -g) every PERIOD events of each -e event. Then\n"
 	  "'report', 'annotate', 'script' and 'dump' show the samples.\n"
-	  "  -e SPEC        event (see 'events'); default global_power_events:RUNNING\n"
-	  "                 (clockticks). --after N:SPEC / :after=N cascade as in 'stat';\n"
+	  "  -e SPEC        event (see 'events') or perf's generic name (cycles,\n"
+	  "                 instructions, ...: 'events' lists them); default\n"
+	  "                 global_power_events:RUNNING (clockticks). --after N:SPEC / :after=N cascade as in 'stat';\n"
 	  "                 the starter takes no samples.\n"
 	  "  -c PERIOD      events per sample (1 .. 2^39-1); default: clockticks at -F 4000,\n"
 	  "                 other events 100000; a sample weighs PERIOD + 1 events\n"
 	  "  -F FREQ        samples per second of clockticks: PERIOD = TSC Hz / FREQ\n"
 	  "  --nmi          PMI as NMI (default): samples land in interrupt-masked code too\n"
 	  "  --vector       PMI on vector F8H; the workload then runs with interrupts on\n"
+	  "                 (LP0 only: LP1 runs with IF = 0 and would take none)\n"
 	  "  -g             frame-pointer call chains (up to 32 return addresses)\n"
 	  "  --ring 0|3     run the workload in ring 0 (default) or ring 3\n"
 	  "  --wrap         when the store is full, overwrite the oldest samples\n"
@@ -1213,7 +1188,8 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 which tags and is not sampled. With an interrupt-sampled\n"
 	  "                 twin of the same event, record reports the twin's skid.\n"
 	  "  --pebs-buffer N  PEBS record slots per LP (2 .. 128, default 64); the PMI\n"
-	  "                 comes one record below the maximum and drains the buffer\n"
+	  "                 comes a tenth of the buffer (at least 2 records) below the\n"
+	  "                 maximum and drains the buffer with PEBS off meanwhile\n"
 	  "  --pebs-drain-at-end  PMIs leave the buffer alone: a full buffer then shows\n"
 	  "                 its loss (records the processor could not write)\n"
 	  "Hyper-Threading (as in 'stat'):\n"

@@ -7,11 +7,15 @@
  * backend), one PASS / FAIL / SKIP line per check as it completes, the
  * report block of CRC-checked `NBS:` lines (prof/selftest.h) that
  * tools/nbprof-decode turns back into a report, and last the summary line
- * "selftest: N passed, N failed, N skipped". Ctrl-C stops it between
- * workload runs; the PMU registers are written back either way.
+ * "selftest: N passed, N failed, N skipped", followed by "; no counter
+ * counted" when none did and "; on the software model, ..." when the
+ * report is the model's. Ctrl-C stops it (a stepped run polls it, an
+ * unstepped one's watchdog tick does, prof/workloads.c); the PMU registers
+ * are written back either way.
  */
 #include "lib/parse.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "pmu/p4_tables.h"
 #include "prof/perf.h"
 #include "prof/selftest.h"
@@ -124,6 +128,18 @@ static void selftest_backend(char *buf, size_t n)
 		  pi->sig.stepping, pi->ht ? "with HT" : "without HT");
 }
 
+/* How the machine booted, as `cpu` prints it (the boot information). */
+static void selftest_boot(struct shell *sh)
+{
+	struct cpu_info ci;
+
+	plat_cpu_info(&ci);
+	if (ci.booted_by && ci.kernel_mode)
+		shell_printf(sh, "boot: %s; nbprof runs in %s\n", ci.booted_by, ci.kernel_mode);
+	else
+		shell_puts(sh, "boot: not recorded\n");
+}
+
 static void selftest_header(struct selftest_cmd *c)
 {
 	const struct selftest_machine *m = &c->mach;
@@ -141,8 +157,17 @@ static void selftest_header(struct selftest_cmd *c)
 		shell_printf(c->sh, "IA32_MISC_ENABLE: %016llXH\n", (unsigned long long)m->misc_enable);
 	else
 		shell_puts(c->sh, "IA32_MISC_ENABLE: unreadable\n");
-	shell_printf(c->sh, "boot: UEFI x86-64 application; PMU backend %s (%s)\n", backend,
-		     perf_info()->reason);
+	selftest_boot(c->sh);
+	shell_printf(c->sh, "PMU backend %s (%s)\n", backend, perf_info()->reason);
+}
+
+/* The "no counter counted" line of st_counters (prof/selftest_counts.c) is among the results. */
+static bool selftest_nothing_counted(const struct selftest_result *r, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (r[i].status == SELFTEST_FAIL && strncmp(r[i].name, "no counter counted", 18) == 0)
+			return true;
+	return false;
 }
 
 static void selftest_line(void *ctx, const char *line)
@@ -175,8 +200,11 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 			     c->err[0] ? c->err : "interrupted");
 	selftest_backend(backend, sizeof(backend));
 	selftest_block(&c->mach, backend, c->results, (unsigned)n, selftest_line, sh);
-	shell_printf(sh, "selftest: %u passed, %u failed, %u skipped%s\n", c->totals.passed,
-		     c->totals.failed, c->totals.skipped, interrupted ? " (incomplete)" : "");
+	shell_printf(sh, "selftest: %u passed, %u failed, %u skipped%s%s%s\n", c->totals.passed,
+		     c->totals.failed, c->totals.skipped, interrupted ? " (incomplete)" : "",
+		     selftest_nothing_counted(c->results, (unsigned)n) ? "; no counter counted" : "",
+		     perf_info()->backend == PERF_BACKEND_MODEL ?
+		     "; on the software model, not this machine's PMU" : "");
 	return c->totals.failed || interrupted;
 }
 

@@ -30,6 +30,7 @@
 #include "pmu/p4_encode.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_explain.h"
+#include "pmu/p4_tagging.h"
 #include "pmu/p4_regs.h"
 #include "prof/backend_model.h"
 #include "prof/perf.h"
@@ -69,8 +70,11 @@ static int stat_status(struct shell *sh, int status, const struct workload_resul
 	case WORKLOAD_FAULTED:
 		return shell_error(sh, "the workload faulted (vector %d); counts discarded",
 				   res->fault_vector);
-	case WORKLOAD_INTERRUPTED:
-		return shell_error(sh, "interrupted; counts discarded");
+	case WORKLOAD_INTERRUPTED: {
+		char why[160];
+
+		return shell_error(sh, "%s; counts discarded", workload_stop_reason(res, why, sizeof(why)));
+	}
 	default:
 		return shell_error(sh, "%s", res->error[0] ? res->error : "workload refused");
 	}
@@ -123,7 +127,8 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	static struct perf_count sess;
 	static struct workload_job jobs[2];
 	struct workload_hooks h[2];
-	uint64_t before = perf_info()->pmi.interrupts;
+	uint64_t before = perf_info()->pmi.interrupts, flags = read_rflags();
+	bool irq = perf_info()->pmi_mode == PERF_PMI_FIXED && !(flags & RFLAGS_IF);
 	int r;
 
 	stat_jobs(a, jobs, h);
@@ -135,7 +140,16 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 		return shell_error(sh, "%s", st.err);
 	}
 	progress_set_quiet(st.o.quiet);
+	/*
+	 * As record: a fixed-vector PMI waits while IF = 0 (SDM Vol. 3A 6.8.1),
+	 * so LP0's workload runs with IF = 1 to take its overflows by vector;
+	 * the sibling's never does (smp.h), its overflows are found at the stop.
+	 */
+	if (irq)
+		cpu_sti();
 	r = workload_run_lps(jobs, st.o.stagger ? WORKLOAD_LP1_AFTER : WORKLOAD_TOGETHER);
+	if (irq)
+		cpu_cli();
 	progress_set_quiet(false);
 	perf_count_stop(&sess, totals);
 	stat_unc_stop(&st.unc, perf_bus());
@@ -302,8 +316,8 @@ static void stat_inputs(struct shell *sh)
 	char sig[8];
 
 	p4_sig_format(&pi->sig, sig, sizeof(sig));
-	shell_printf(sh, "backend: %s %s%s", perf_backend_name(pi->backend), sig,
-		     pi->ht ? " with HT" : "");
+	shell_printf(sh, "backend: %s %s%s%s", perf_backend_name(pi->backend), sig,
+		     pi->ht ? " with HT" : "", pi->probe_failed ? " (probe FAILED)" : "");
 	if (!perf_steps_workloads()) {
 		shell_printf(sh, "; the workload ran unstepped%s\n",
 			     st.in.synthetic ? "; synthetic events are not counted by hardware" : "");
@@ -483,6 +497,9 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 	stat_opts_rings(&st.o, st.args.w, st.o.pair > 0 ? st.args_b.w : NULL);
 	if (stat_build_requests(&st.o, &pi->caps, &st.reqs, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	/* never a silent 0: tagged events without their tagging are refused (p4_tagging.h) */
+	if (p4_tag_why(st.reqs.req, st.reqs.n, st.err, sizeof(st.err)))
+		return shell_error(sh, "stat: %s", st.err);
 	if (p4_alloc_plan(&ctx, st.reqs.req, st.reqs.n, &st.plan, &aerr))
 		return shell_error(sh, "%s", aerr.msg);
 	if (stat_apply_tbits(&st.reqs, &st.plan, st.err, sizeof(st.err)))
@@ -538,7 +555,7 @@ static void pmu_show(struct shell *sh)
 	const struct p4_caps *c = &pi->caps;
 	const struct perf_pmi_stats *p = &pi->pmi;
 	struct msr_bus *bus = perf_bus();
-	char sig[8], detail[96];
+	char sig[8], detail[256];	/* the model's sentence is up to ~210 characters */
 	unsigned used = 0;
 
 	shell_printf(sh, "backend: %s (%s)\n", perf_backend_name(pi->backend), pi->reason);
@@ -640,6 +657,8 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
 				   "[nopebs]");
 	}
 	shell_printf(sh, "backend: %s\n", perf_backend_name(perf_info()->backend));
+	if (perf_info()->probe_failed)
+		shell_printf(sh, "warning: probe FAILED: %s\n", perf_info()->probe);
 	return 0;
 }
 
@@ -782,7 +801,10 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "count with its canonical spec, the counter and ESCR used, and IPC when both\n"
 	  "instr_retired and global_power_events are counted. Counts are 64-bit: each\n"
 	  "counter interrupts on overflow and is extended in software.\n"
-	  "  -e SPEC        event spec (see 'events'); default: global_power_events:RUNNING\n"
+	  "  -e SPEC        event spec (see 'events'), or perf's generic name (cycles,\n"
+	  "                 instructions, cache-references, cache-misses, branches,\n"
+	  "                 branch-misses, bus-cycles; clockticks) with modifiers;\n"
+	  "                 default: global_power_events:RUNNING\n"
 	  "                 and instr_retired. :t0=P and :t1=P (P = u, k, uk or -) set the\n"
 	  "                 ESCR's T0/T1 OS/USR bits directly (SDM Table 18-66).\n"
 	  "                 An uncore spec (ibusq, isnpq, efsb[:FIELD=N]..., see 'events\n"

@@ -206,9 +206,12 @@ static int cmd_run_outcome(struct shell *sh, const struct workload_args *a, cons
 		return shell_error(sh, "%s%s faulted at ring %d: vector %d (%s)", who, name, o->ring,
 				   r->fault_vector, r->fault_vector == 14 ? "#PF" : r->fault_vector == 13 ?
 				   "#GP" : "see the report above");
-	if (r->status == WORKLOAD_INTERRUPTED)
+	if (r->status == WORKLOAD_INTERRUPTED) {
+		char why[160];
+
 		return shell_error(sh, "%s%s: %s (counts above are partial)", who, name,
-				   r->timed_out ? "stopped at its time limit" : "interrupted by Ctrl-C");
+				   workload_stop_reason(r, why, sizeof(why)));
+	}
 	return 0;
 }
 
@@ -221,6 +224,7 @@ static int cmd_run_jobs(struct shell *sh, const struct workload_args *a[2], stru
 	static struct workload_job jobs[2];
 	static struct perf_inputs in[2];
 	static struct workload_hooks h[2];
+	char fault[192];
 	int bad = 0;
 
 	for (int k = 0; k < 2; k++) {
@@ -235,6 +239,8 @@ static int cmd_run_jobs(struct shell *sh, const struct workload_args *a[2], stru
 	progress_set_quiet(false);
 	if (bad)
 		return shell_error(sh, "%s: %s", a[1]->w->name, jobs[1].res.error);
+	if (perf_machine_fault(fault, sizeof(fault)))	/* a real machine would not be back */
+		return shell_error(sh, "run: %s", fault);
 	for (int k = 0; k < 2; k++) {
 		char who[8] = "";
 

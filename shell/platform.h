@@ -51,6 +51,8 @@ int plat_msr_trace(bool on);
 
 /* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency and APIC id. */
 void plat_cpu_info(struct cpu_info *out);
+/* The PMU backend in use and, on the hardware, its probe's verdict: one line of text. */
+void plat_pmu_backend(char *buf, size_t n);
 
 /* Memory map, summarised by kind. Firmware types are folded into these. */
 enum mem_kind {

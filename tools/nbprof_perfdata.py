@@ -18,11 +18,17 @@ What goes in:
     nbprof event name;
   - a PERF_RECORD_COMM per thread: one process named after the workload,
     one thread per logical processor (tid = pid + LP), cpu = LP;
-  - a PERF_RECORD_MMAP per executable segment of every DSO (the kernel ELF,
-    later a user's program) at its runtime address with the segment's file
-    offset, so perf maps a runtime IP to the ELF and names its function;
+  - a PERF_RECORD_MMAP2 per executable segment of every DSO (the kernel ELF,
+    a user's program) at its runtime address with the segment's file
+    offset, so perf maps a runtime IP to the ELF and names its function, and
+    each DSO's GNU build-id in the BUILD_ID feature (perf then refuses an
+    ELF file that is not the one recorded). hotspot's parser (elfutils)
+    places a DSO at the mapping's start minus its file offset and then by
+    the ELF's first PT_LOAD, so the kernel and SDK programs are linked with
+    that segment at address 0 = file offset 0 (linker.ld, sdk/program.ld);
   - a PERF_RECORD_SAMPLE per sample; time is nanoseconds since the start of
-    the recording (TSC ticks scaled by the dump's TSC frequency).
+    the recording (TSC ticks scaled by the dump's TSC frequency); its call
+    chain holds each caller's call site (return address - 1).
 
 Every sample is given perf's user cpumode (PERF_RECORD_MISC_USER), whatever
 its CPL: perf resolves kernel-mode addresses against the host's own kernel
@@ -43,6 +49,9 @@ PERF_TYPE_RAW = 4
 PERF_RECORD_MMAP = 1
 PERF_RECORD_COMM = 3
 PERF_RECORD_SAMPLE = 9
+PERF_RECORD_MMAP2 = 10
+PROT_READ, PROT_EXEC = 1, 4
+MAP_PRIVATE = 2
 PERF_RECORD_MISC_USER = 2
 PERF_CONTEXT_USER = (1 << 64) - 512
 
@@ -63,6 +72,7 @@ ATTR_EXCLUDE_HV = 1 << 6
 ATTR_MMAP = 1 << 8
 ATTR_COMM = 1 << 9
 ATTR_SAMPLE_ID_ALL = 1 << 18
+ATTR_MMAP2 = 1 << 23
 
 # tools/perf/util/header.h, enum of HEADER_* features
 FEAT_BUILD_ID = 2
@@ -101,14 +111,24 @@ class Dso:
         self.path, self.base, self.segments, self.build_id = path, base, segments, build_id
 
 
+# (e_phoff offset, e_phentsize offset, program header layout: type, flags,
+# offset, vaddr, filesz, memsz in order) of each ELF class (gABI "ELF Header",
+# "Program Header"): ELF32 for the 32-bit kernel and its programs (i386).
+ELF_CLASSES = {
+    1: (28, 42, "<IIIIIIII", (0, 6, 1, 2, 4, 5)),
+    2: (32, 54, "<IIQQQQQQ", (0, 1, 2, 3, 5, 6)),
+}
+
+
 def _elf_fields(data):
     if data[:4] != b"\x7fELF":
         raise PerfDataError("not an ELF file")
-    if data[4] != 2 or data[5] != 1:
-        raise PerfDataError("only 64-bit little-endian ELF files are supported")
-    phoff, = struct.unpack_from("<Q", data, 32)
-    phentsize, phnum = struct.unpack_from("<HH", data, 54)
-    return phoff, phentsize, phnum
+    if data[4] not in ELF_CLASSES or data[5] != 1:
+        raise PerfDataError("only little-endian ELF32 and ELF64 files are supported")
+    phoff_at, phent_at, fmt, order = ELF_CLASSES[data[4]]
+    phoff, = struct.unpack_from("<Q" if data[4] == 2 else "<I", data, phoff_at)
+    phentsize, phnum = struct.unpack_from("<HH", data, phent_at)
+    return phoff, phentsize, phnum, fmt, order
 
 
 def _build_id(data, off, size):
@@ -129,11 +149,11 @@ def elf_dso(path, base):
     with open(path, "rb") as f:
         data = f.read()
     try:
-        phoff, phentsize, phnum = _elf_fields(data)
+        phoff, phentsize, phnum, fmt, order = _elf_fields(data)
         segs, bid = [], None
         for i in range(phnum):
-            ptype, flags, offset, vaddr, _, filesz, memsz, _ = struct.unpack_from(
-                "<IIQQQQQQ", data, phoff + i * phentsize)
+            ph = struct.unpack_from(fmt, data, phoff + i * phentsize)
+            ptype, flags, offset, vaddr, filesz, memsz = (ph[k] for k in order)
             if ptype == ELF_PT_LOAD and flags & ELF_PF_X:
                 segs.append((vaddr, memsz, offset))
             elif ptype == ELF_PT_NOTE and bid is None:
@@ -168,18 +188,29 @@ def comm_record(pid, tid, comm, ident):
 
 
 def mmap_records(pid, dso, ident):
+    """A PERF_RECORD_MMAP2 per executable segment, as perf writes a file
+    mapping: start, length, file offset, no device or inode (the file is the
+    host's, not the target's), r-xp."""
     out = []
     for vaddr, memsz, offset in dso.segments:
-        body = struct.pack("<IIQQQ", pid, pid, dso.base + vaddr, memsz, offset)
+        body = struct.pack("<IIQQQIIQQII", pid, pid, dso.base + vaddr, memsz, offset,
+                           0, 0, 0, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE)
         body += pad8(dso.path.encode() + b"\0")
-        out.append(record(PERF_RECORD_MMAP, PERF_RECORD_MISC_USER,
+        out.append(record(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
                           body + sample_id(pid, pid, 0, 0, ident)))
     return out
 
 
 def sample_record(ident, ip, pid, tid, time, cpu, period, chain):
-    """chain: return addresses, innermost first (the sampled IP not included)."""
-    ips = [PERF_CONTEXT_USER, ip] + list(chain)
+    """chain: return addresses, innermost first (the sampled IP not included).
+
+    A caller's frame is written as its return address - 1, inside the call
+    instruction, as perf's own unwinders report callers and pprof looks them
+    up: perf and hotspot name a frame by the address they are given, and a
+    call that is the last instruction of its function returns to the first
+    byte of the next one.
+    """
+    ips = [PERF_CONTEXT_USER, ip] + [a - 1 for a in chain]
     body = struct.pack("<QQIIQIIQQ", ident, ip, pid, tid, time, cpu, 0, period, len(ips))
     body += struct.pack("<%dQ" % len(ips), *ips)
     return record(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body)
@@ -193,7 +224,7 @@ def attr_bytes(index, period, first):
     # symbols and warns when it finds none.
     flags = ATTR_EXCLUDE_KERNEL | ATTR_EXCLUDE_HV | ATTR_SAMPLE_ID_ALL
     if first:
-        flags |= ATTR_MMAP | ATTR_COMM
+        flags |= ATTR_MMAP | ATTR_COMM | ATTR_MMAP2
     a = struct.pack("<IIQQQQQII", PERF_TYPE_RAW, ATTR_SIZE, index, period, SAMPLE_TYPE, 0,
                     flags, 0, 0)
     return a + b"\0" * (ATTR_SIZE - len(a))

@@ -108,8 +108,33 @@ def make_vars(template):
     return path
 
 
+MEDIA = ("disk", "usb", "cdrom", "net")
+PXE_BOOTFILE = "nbprof.ipxe"    # the iPXE script in a `make pxe` TFTP root
+
+
+def media_args(media, image):
+    """How the machine sees `image`: a disk (virtio-blk), a USB stick (USB
+    mass storage on an xHCI controller: Pentium 4 boards have UHCI/EHCI,
+    which SeaBIOS boots the same way, but under TCG EHCI takes three times
+    as long), a CD in an AHCI ATAPI drive, or
+    (net) a TFTP root served by QEMU's user-mode network to an e1000 whose
+    boot ROM is QEMU's iPXE (Debian's ipxe-qemu)."""
+    if media == "usb":
+        return ["-drive", "if=none,id=stick,format=raw,readonly=on,file=" + image,
+                "-device", "qemu-xhci,id=xhci", "-device", "usb-storage,bus=xhci.0,drive=stick"]
+    if media == "cdrom":
+        return ["-drive", "if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=" + image,
+                "-device", "ich9-ahci,id=ahci", "-device", "ide-cd,bus=ahci.0,drive=cd0"]
+    if media == "net":
+        return ["-netdev", "user,id=n0,tftp=%s,bootfile=%s" % (image, PXE_BOOTFILE),
+                "-device", "e1000,netdev=n0", "-boot", "n"]
+    return ["-drive", "if=none,id=disk0,format=raw,readonly=on,file=" + image,
+            "-device", "virtio-blk-pci,drive=disk0"]
+
+
 def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=256,
-            interactive=False, gdb=False, extra=(), firmware=DEFAULT_FIRMWARE, machine=None):
+            interactive=False, gdb=False, extra=(), firmware=DEFAULT_FIRMWARE, machine=None,
+            media="disk", screen=False, monitor=None):
     """The QEMU argument vector for one run.
 
     interactive: serial and monitor multiplexed on stdio (Ctrl-A X quits,
@@ -117,25 +142,32 @@ def command(image, varstore, code, *, cpu=None, smp_ht=False, icount=False, mem=
     on stdio and there is no monitor. In both cases Ctrl-C is passed to the
     guest (signal=off) rather than killing QEMU. firmware: a FIRMWARES key;
     machine replaces its -machine value (e.g. "pc,acpi=off": a BIOS machine
-    without ACPI tables).
+    without ACPI tables). media: MEDIA (media_args). screen: a standard VGA
+    card (SeaBIOS's VGA BIOS text mode, OVMF's GOP), still without a window
+    (its contents: the monitor's screendump). monitor: a path for the QEMU
+    monitor as a Unix socket server (sendkey, screendump), besides stdio.
     """
     fw = FIRMWARES[firmware]
     argv = [fw["qemu"],
             "-machine", machine or fw["machine"], "-accel", "tcg"] + fw["extra"] + [
             "-cpu", cpu or cpu_model(*DEFAULT_SIG, firmware=firmware), "-m", str(mem),
-            "-nodefaults", "-nic", "none", "-display", "none", "-no-reboot"]
+            "-nodefaults", "-display", "none", "-no-reboot"]
+    if media != "net":
+        argv += ["-nic", "none"]
     if code is not None:
         argv += ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + code,
                  "-drive", "if=pflash,format=raw,unit=1,file=" + varstore]
-    argv += ["-drive", "if=none,id=disk0,format=raw,readonly=on,file=" + image,
-            "-device", "virtio-blk-pci,drive=disk0",
-            "-device", "isa-debug-exit,iobase=0x%x,iosize=0x04" % DEBUG_EXIT_PORT]
+    argv += media_args(media, image)
+    argv += ["-device", "isa-debug-exit,iobase=0x%x,iosize=0x04" % DEBUG_EXIT_PORT]
+    if screen:
+        argv += ["-device", "VGA"]
     if interactive:
         argv += ["-chardev", "stdio,id=s0,mux=on,signal=off",
                  "-serial", "chardev:s0", "-mon", "chardev=s0"]
     else:
-        argv += ["-chardev", "stdio,id=s0,signal=off", "-serial", "chardev:s0",
-                 "-monitor", "none"]
+        argv += ["-chardev", "stdio,id=s0,signal=off", "-serial", "chardev:s0"]
+        argv += ["-monitor", "unix:%s,server=on,wait=off" % monitor] if monitor else \
+                ["-monitor", "none"]
     if smp_ht:
         # Plain -smp 2 would be two cores; spell out one core with two threads.
         argv += ["-smp", "2,sockets=1,cores=1,threads=2"]
@@ -179,7 +211,15 @@ def parse_sig(text):
 
 def add_machine_options(ap):
     """The options that describe the machine (tools/nbprof --qemu takes them too)."""
-    ap.add_argument("--image", default=os.path.join(BUILD, "nbprof.img"))
+    ap.add_argument("--image", help="what to boot: a disk image (default build/nbprof.img, "
+                                    "make image), with --media cdrom a CD image (build/nbprof.iso, "
+                                    "make iso), with --media net a TFTP root (build/pxe, make pxe)")
+    ap.add_argument("--media", choices=MEDIA, default="disk",
+                    help="disk: a hard disk (default); usb: a USB stick; cdrom: a CD drive; "
+                         "net: network boot from QEMU's iPXE over TFTP (bios only)")
+    ap.add_argument("--screen", action="store_true",
+                    help="add a VGA card (nbprof's screen console; see it with the monitor's "
+                         "screendump or with -display gtk after --)")
     ap.add_argument("--sig", type=parse_sig, default=DEFAULT_SIG, metavar="F,M,S",
                     help="CPUID family,model,stepping (default 15,4,1)")
     ap.add_argument("--cpu", help="full -cpu value (overrides --sig)")
@@ -193,11 +233,29 @@ def add_machine_options(ap):
     ap.add_argument("--gdb", action="store_true", help="wait for gdb on tcp::1234")
 
 
-def check_host(image, firmware=DEFAULT_FIRMWARE):
+DEFAULT_IMAGES = {"disk": "nbprof.img", "usb": "nbprof.img", "cdrom": "nbprof.iso", "net": "pxe"}
+
+
+def default_image(args):
+    """Fill in args.image from args.media when --image was not given."""
+    if args.image is None:
+        args.image = os.path.join(BUILD, DEFAULT_IMAGES[getattr(args, "media", "disk")])
+    return args.image
+
+
+def check_host(image, firmware=DEFAULT_FIRMWARE, media="disk"):
     """SystemExit with the reason when the image or that firmware's QEMU is missing."""
     qemu_bin = FIRMWARES[firmware]["qemu"]
+    if media == "net":
+        if firmware != "bios":
+            raise SystemExit("qemu.py: --media net boots nbprof32.elf through iPXE's Multiboot "
+                             "loader, which only the BIOS iPXE has: use --firmware bios")
+        if not os.path.exists(os.path.join(image, PXE_BOOTFILE)):
+            raise SystemExit("qemu.py: %s has no %s (make pxe; --image build/pxe)"
+                             % (image, PXE_BOOTFILE))
     if not os.path.exists(image):
-        raise SystemExit("qemu.py: %s does not exist (make image)" % image)
+        raise SystemExit("qemu.py: %s does not exist (make %s)"
+                         % (image, {"cdrom": "iso", "net": "pxe"}.get(media, "image")))
     if shutil.which(qemu_bin) is None:
         raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % qemu_bin)
 
@@ -207,7 +265,60 @@ def machine_command(args, varstore, code, interactive=False, extra=()):
     return command(args.image, varstore, code,
                    cpu=args.cpu or cpu_model(*args.sig, firmware=args.firmware),
                    smp_ht=args.smp_ht, icount=args.icount, mem=args.mem,
-                   interactive=interactive, gdb=args.gdb, extra=extra, firmware=args.firmware)
+                   interactive=interactive, gdb=args.gdb, extra=extra, firmware=args.firmware,
+                   media=getattr(args, "media", "disk"), screen=getattr(args, "screen", False))
+
+
+# --- a disk image's nbprof.cfg (host tools boot a copy without its commands) ---------
+
+ESP_OFFSET = 2048 * 512         # tools/mkimage: the ESP starts at sector 2048
+# What the copy of an image holds instead of the user's nbprof.cfg: no commands.
+EMPTY_CFG = b"# nbprof.cfg of the image left out by a host tool (tools/nbprof --keep-cfg keeps it)\n"
+
+
+def image_cfg(image):
+    """The nbprof.cfg on a disk image's ESP (bytes), or None when it has none or
+    mtools cannot read it."""
+    import subprocess
+    try:
+        p = subprocess.run(["mtype", "-i", "%s@@%d" % (image, ESP_OFFSET), "::/nbprof.cfg"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
+def cfg_commands(cfg):
+    """The lines of an nbprof.cfg that do something (not blank, not comments)."""
+    return [l.strip() for l in cfg.decode("utf-8", "replace").splitlines()
+            if l.strip() and not l.strip().startswith("#")]
+
+
+def image_without_cfg(image):
+    """(path of a temporary copy of image whose nbprof.cfg holds no commands, the
+    commands left out), or (image, []) when its nbprof.cfg has none. `make run
+    CFG=x.cfg` leaves x.cfg in the image, and its `run =` lines (even `poweroff`)
+    would run before a host tool's commands (tools/nbprof, tools/bench.py); the
+    caller removes the copy."""
+    import shutil
+    import subprocess
+    import tempfile
+    cfg = image_cfg(image)
+    if cfg is None or not cfg_commands(cfg):
+        return image, []
+    fd, copy = tempfile.mkstemp(prefix="nbprof-", suffix=".img")
+    os.close(fd)
+    shutil.copyfile(image, copy)
+    with tempfile.NamedTemporaryFile(suffix=".cfg") as empty:
+        empty.write(EMPTY_CFG)
+        empty.flush()
+        r = subprocess.run(["mcopy", "-o", "-i", "%s@@%d" % (copy, ESP_OFFSET), empty.name,
+                            "::/nbprof.cfg"], stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        os.unlink(copy)
+        raise SystemExit("%s holds an nbprof.cfg with commands and a copy without it could "
+                         "not be made (%s)" % (image, r.stderr.decode(errors="replace").strip()))
+    return copy, cfg_commands(cfg)
 
 
 def main():
@@ -219,7 +330,7 @@ def main():
     ap.add_argument("extra", nargs="*", help="more QEMU arguments (after --)")
     args = ap.parse_args()
 
-    check_host(args.image, args.firmware)
+    check_host(default_image(args), args.firmware, args.media)
     code, template = find_firmware(args.firmware)
     varstore = make_vars(template)
     interactive = not args.batch

@@ -1,35 +1,24 @@
 /*
- * acpi.c - the RSDP -> XSDT/RSDT -> table walk (ACPI 6.x, 5.2.5-5.2.8).
- *
- * ACPI 2.0+ RSDPs (revision >= 2) carry a 64-bit XSDT address at offset 24
- * whose entries are 8 bytes wide; older ones only the RSDT at offset 16 with
- * 4-byte entries. The XSDT is preferred when present.
+ * acpi.c - the kernel's view of ACPI tables: identity-mapped physical
+ * memory, read only below the end of what a pointer reaches and never at
+ * address 0; the checked walk is arch/x86/acpi_tables.c.
  */
-#include <stdbool.h>
-
 #include "arch/x86/acpi.h"
-#include "lib/string.h"
 
-const uint8_t *acpi_find_table(uint64_t rsdp, const char *sig)
+/* End of what a pointer reaches: 4 GiB with 32-bit pointers. */
+#define ACPI_POINTER_LIMIT	(sizeof(uintptr_t) < 8 ? UINT64_C(1) << 32 : UINT64_MAX)
+
+static const uint8_t *acpi_identity(void *ctx, uint64_t addr, uint64_t len)
 {
-	const uint8_t *r = (const uint8_t *)(uintptr_t)rsdp;
-	const uint8_t *sdt;
-	unsigned width;
-	bool xsdt;
-
-	if (!rsdp || memcmp(r, "RSD PTR ", 8) != 0)
+	(void)ctx;
+	if (addr == 0 || addr >= ACPI_POINTER_LIMIT || len > ACPI_POINTER_LIMIT - addr)
 		return NULL;
-	xsdt = r[15] >= 2 && acpi_rd64(r + 24) != 0;
-	sdt = (const uint8_t *)(uintptr_t)(xsdt ? acpi_rd64(r + 24) : acpi_rd32(r + 16));
-	width = xsdt ? 8 : 4;
-	if (!sdt)
-		return NULL;
-	for (uint32_t off = ACPI_SDT_HEADER_LEN; off + width <= acpi_rd32(sdt + 4); off += width) {
-		uint64_t a = width == 8 ? acpi_rd64(sdt + off) : acpi_rd32(sdt + off);
-		const uint8_t *t = (const uint8_t *)(uintptr_t)a;
+	return (const uint8_t *)(uintptr_t)addr;
+}
 
-		if (t && memcmp(t, sig, 4) == 0)
-			return t;
-	}
-	return NULL;
+const struct acpi_mem acpi_kernel_mem = { .at = acpi_identity };
+
+const uint8_t *acpi_find_table(uint64_t rsdp, const char *sig, uint32_t *len)
+{
+	return acpi_find_in(&acpi_kernel_mem, rsdp, sig, len);
 }

@@ -4,8 +4,9 @@
  * boot/efi_main.c fills it before and right after ExitBootServices (or
  * boot/multiboot.c from what GRUB passes, ia32 kernel only) and hands
  * it to kmain(); after that nothing in the kernel calls or trusts firmware.
- * The memory map is converted to our own region types (enum boot_mem_type), with
- * adjacent regions of the same type merged. Physical addresses are identity
+ * The memory map is converted to our own region types (enum boot_mem_type) and
+ * normalised (arch/x86/memmap.h): sorted, no overlaps, the stricter type wins
+ * where firmware entries overlap, adjacent regions of the same type merged. Physical addresses are identity
  * mapped. Everything here is fixed-width so that the struct reads the same in
  * a later ia32 build.
  */
@@ -89,6 +90,7 @@ struct bootinfo {
 	uint32_t boot_method;		/* enum boot_method */
 	uint32_t pad;
 	uint64_t mp_config;		/* MP configuration table ("PCMP"), 0 if none (BIOS only) */
+	char loader_name[32];		/* Multiboot loader's name, "" if none (BIOS only) */
 };
 
 /* How the kernel was started: by UEFI (boot/efi_main.c) or GRUB (boot/multiboot.c). */

@@ -1,9 +1,17 @@
 /*
- * console.c - the kernel console on the polled serial port.
+ * console.c - the kernel console on the polled serial port, and on the
+ * machine's screen and keyboard (nbprof.cfg console = serial|screen|both).
  *
  * Output converts "\n" to CR LF (serial terminals expect both). Input is
  * polled; bytes that arrive while a command runs are read by the Ctrl-C
  * check and queued in a small ring so the shell still sees them later.
+ * The screen gets the same characters into its grid in RAM (screen.h);
+ * they are drawn before the console waits for input and, while a command
+ * runs, at its Ctrl-C checks now and then (console_flush), so the serial
+ * output costs what it did. Typed bytes come from the UART and the
+ * keyboard alike. Without a UART (console_init found none) the serial
+ * port is neither written nor read: a missing UART's status register
+ * reads FFH, which would look like endless input.
  *
  * Both logical processors print (a workload's fault report on LP1, the
  * shell on LP0), so output goes through one lock: a kprintf or a
@@ -14,12 +22,20 @@
  */
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/io.h"
+#include "arch/x86/kbd.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/screen.h"
 #include "arch/x86/serial.h"
 
 #define CONSOLE_RX_RING		64
 #define CTRL_C			0x03
 #define CONSOLE_SPIN_MAX	50000000u
+#define SCREEN_FLUSH_TSC	(UINT64_C(1) << 27)	/* about 50 ms at 2.5 GHz */
+
+static bool serial_out = true, serial_in = true;	/* a UART answered, and console has serial */
+static bool screen_on, kbd_on;
+static uint64_t next_flush;	/* TSC before which a running command does not redraw */
 
 static volatile uint32_t out_owner;	/* LP index + 1; 0 = free */
 static unsigned out_depth;		/* nesting of the owner */
@@ -29,7 +45,23 @@ static unsigned rx_head, rx_tail;	/* head: next to read; tail: next to write */
 
 bool console_init(uint16_t port, uint32_t baud)
 {
-	return serial_init(port, baud);
+	bool ok = serial_init(port, baud);
+
+	serial_out = serial_in = ok;
+	return ok;
+}
+
+void console_use(bool serial, bool screen, bool keyboard)
+{
+	serial_out = serial_out && serial;
+	serial_in = serial_in && serial;
+	screen_on = screen;
+	kbd_on = keyboard;
+}
+
+bool console_has_serial(void)
+{
+	return serial_out;
 }
 
 static void console_lock(void)
@@ -59,9 +91,44 @@ static void console_unlock(void)
 
 static void console_putc_locked(char c)
 {
-	if (c == '\n')
-		serial_putc('\r');
-	serial_putc(c);
+	if (serial_out) {
+		if (c == '\n')
+			serial_putc('\r');
+		serial_putc(c);
+	}
+	if (screen_on)
+		screen_putc(c);
+}
+
+/*
+ * Draw the screen. A running command redraws again only after
+ * SCREEN_FLUSH_TSC or eight times what this redraw took, whichever is
+ * longer: a full redraw of a large framebuffer is a million pixel writes,
+ * slow where the firmware left it uncached, and must not eat more than
+ * about a ninth of a long command's time.
+ */
+void console_flush(void)
+{
+	uint64_t t0, cost;
+
+	if (!screen_on)
+		return;
+	t0 = rdtsc();
+	console_lock();
+	screen_flush();
+	console_unlock();
+	cost = rdtsc() - t0;
+	next_flush = rdtsc() + (cost * 8 > SCREEN_FLUSH_TSC ? cost * 8 : SCREEN_FLUSH_TSC);
+}
+
+/* One byte from the UART or the keyboard, or -1. */
+static int console_rx_nowait(void)
+{
+	int c = serial_in ? serial_getc_nowait() : -1;
+
+	if (c < 0 && kbd_on)
+		c = kbd_getc_nowait();
+	return c;
 }
 
 void console_putc(char c)
@@ -115,7 +182,8 @@ int console_getc(void)
 		rx_head++;
 		return c;
 	}
-	while ((c = serial_getc_nowait()) < 0)
+	console_flush();
+	while ((c = console_rx_nowait()) < 0)
 		;
 	return c;
 }
@@ -129,7 +197,8 @@ int console_getc_until(uint64_t tsc_deadline)
 		rx_head++;
 		return c;
 	}
-	while ((c = serial_getc_nowait()) < 0)
+	console_flush();
+	while ((c = console_rx_nowait()) < 0)
 		if (rdtsc() >= tsc_deadline)
 			return -1;
 	return c;
@@ -140,7 +209,9 @@ bool console_poll_interrupt(void)
 	bool seen = false;
 	int c;
 
-	while ((c = serial_getc_nowait()) >= 0) {
+	if (screen_on && rdtsc() >= next_flush)
+		console_flush();
+	while ((c = console_rx_nowait()) >= 0) {
 		if (c == CTRL_C) {
 			seen = true;
 			continue;

@@ -11,8 +11,16 @@
 
 #include "lib/printf.h"
 
-/* Bring up the UART; false when no UART answers at port (COM1 is kept then). */
+/*
+ * Bring up the UART; false when no UART answers at port (COM1 is kept then,
+ * and until a later call succeeds the serial port is not used at all).
+ */
 bool console_init(uint16_t port, uint32_t baud);
+/* Which sides the console uses (nbprof.cfg console =): serial only if a UART answered. */
+void console_use(bool serial, bool screen, bool keyboard);
+bool console_has_serial(void);
+/* Draw pending screen output now (before a halt; waiting for input does it anyway). */
+void console_flush(void);
 void console_putc(char c);			/* "\n" goes out as CR LF */
 void console_write(const char *s, size_t n);
 int kprintf(const char *fmt, ...) KPRINTF_FORMAT(1, 2);

@@ -16,27 +16,34 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/timer.h"
+#include "lib/printf.h"
 
+static struct cpuid_regs cpu_cpuid(uint32_t leaf, uint32_t subleaf)
+{
+	return cpuid_count(leaf, subleaf);
+}
+
+static const struct cpuid_source cpu_source = {
+	.cpuid = cpu_cpuid, .rdmsr = msr_read_safe, .wrmsr = msr_write_safe,
+};
+
+static bool limit_cleared;	/* IA32_MISC_ENABLE[22] was set and is cleared */
+
+/* Leaf 4 unhidden first (cpuid_fill_unlimited): topology and `cpu` see the cores. */
 void cpu_read_cpuid(struct cpuid_raw *raw)
 {
-	*raw = (struct cpuid_raw){ 0 };
-	raw->leaf0 = cpuid_count(0, 0);
-	if (raw->leaf0.eax >= 1)
-		raw->leaf1 = cpuid_count(1, 0);
-	if (raw->leaf0.eax >= 4)
-		raw->leaf4 = cpuid_count(4, 0);
-	raw->ext[0] = cpuid_count(CPUID_EXT_BASE, 0);
-	if (raw->ext[0].eax < CPUID_EXT_BASE || raw->ext[0].eax > CPUID_EXT_BASE + 0xff) {
-		raw->ext[0] = (struct cpuid_regs){ 0 };	/* no extended leaves */
-		return;
-	}
-	for (uint32_t i = 1; i < CPUID_NEXT && CPUID_EXT_BASE + i <= raw->ext[0].eax; i++)
-		raw->ext[i] = cpuid_count(CPUID_EXT_BASE + i, 0);
+	if (cpuid_fill_unlimited(&cpu_source, raw))
+		limit_cleared = true;
 }
 
 int cpu_read_misc_enable(uint64_t *value)
 {
 	return msr_read_safe(MSR_IA32_MISC_ENABLE, value);
+}
+
+bool cpu_in_hypervisor(void)
+{
+	return (cpuid_count(1, 0).ecx & CPUID_1_ECX_HYPERVISOR) != 0;
 }
 
 void arch_halt(void)
@@ -79,6 +86,7 @@ void cpu_identify(struct cpu_info *out)
 
 	cpu_read_cpuid(&raw);
 	cpuid_decode(&raw, out);
+	out->limit_cleared = limit_cleared;
 	out->misc_enable_ok = cpu_read_misc_enable(&out->misc_enable) == 0;
 	if (!out->misc_enable_ok)
 		out->misc_enable = 0;
@@ -94,11 +102,18 @@ void cpu_identify(struct cpu_info *out)
  * the kernel's mode says which firmware booted it; GRUB from a BIOS starts
  * the ia32 kernel's Multiboot build.
  */
-void cpu_set_boot_method(uint32_t method)
+void cpu_set_boot_method(uint32_t method, const char *loader_name)
 {
-	if (method == BOOT_METHOD_MULTIBOOT)
-		booted_by = "legacy BIOS (GRUB i386-pc, Multiboot, /boot/nbprof32.elf)";
-	else
+	static char mb[96];	/* the text below and a 31-character name */
+
+	if (method == BOOT_METHOD_MULTIBOOT) {
+		if (loader_name[0])
+			ksnprintf(mb, sizeof(mb), "legacy BIOS (Multiboot, nbprof32.elf, loaded by %s)",
+				  loader_name);
+		else
+			ksnprintf(mb, sizeof(mb), "legacy BIOS (Multiboot, nbprof32.elf)");
+		booted_by = mb;
+	} else
 		booted_by = MODE_IS_64 ? "UEFI x64 (EFI/BOOT/BOOTX64.EFI)"
 				       : "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI)";
 }

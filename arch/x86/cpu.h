@@ -96,8 +96,12 @@ void cpu_read_cpuid(struct cpuid_raw *raw);
 /* IA32_MISC_ENABLE through the #GP-safe path: 0 or MSR_BUS_EFAULT. */
 int cpu_read_misc_enable(uint64_t *value);
 
-/* Remember how the kernel was started (enum boot_method, bootinfo.h) for cpu_identify(). */
-void cpu_set_boot_method(uint32_t method);
+/* CPUID.1:ECX[31]: a hypervisor runs us (the bit is 0 on every Intel processor). */
+bool cpu_in_hypervisor(void);
+
+/* Remember how the kernel was started (enum boot_method, bootinfo.h; a Multiboot
+ * loader's name or "") for cpu_identify(). */
+void cpu_set_boot_method(uint32_t method, const char *loader_name);
 
 /* Decoded CPUID plus IA32_MISC_ENABLE (read safely), TSC frequency, APIC id, boot and mode. */
 void cpu_identify(struct cpu_info *out);

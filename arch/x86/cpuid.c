@@ -127,8 +127,47 @@ void cpuid_decode(const struct cpuid_raw *raw, struct cpu_info *out)
 	out->acpi = (edx & CPUID_1_EDX_ACPI) != 0;
 	out->dtes64 = (ecx & CPUID_1_ECX_DTES64) != 0;
 	out->pdcm = (ecx & CPUID_1_ECX_PDCM) != 0;
+	out->hypervisor = (ecx & CPUID_1_ECX_HYPERVISOR) != 0;
 	out->em64t = out->max_ext_leaf >= CPUID_EXT_BASE + 1 &&
 		     (raw->ext[1].edx & CPUID_81_EDX_LM) != 0;
+}
+
+void cpuid_fill(const struct cpuid_source *s, struct cpuid_raw *raw)
+{
+	*raw = (struct cpuid_raw){ 0 };
+	raw->leaf0 = s->cpuid(0, 0);
+	if (raw->leaf0.eax >= 1)
+		raw->leaf1 = s->cpuid(1, 0);
+	if (raw->leaf0.eax >= 4)
+		raw->leaf4 = s->cpuid(4, 0);
+	raw->ext[0] = s->cpuid(CPUID_EXT_BASE, 0);
+	if (raw->ext[0].eax < CPUID_EXT_BASE || raw->ext[0].eax > CPUID_EXT_BASE + 0xff) {
+		raw->ext[0] = (struct cpuid_regs){ 0 };	/* no extended leaves */
+		return;
+	}
+	for (uint32_t i = 1; i < CPUID_NEXT && CPUID_EXT_BASE + i <= raw->ext[0].eax; i++)
+		raw->ext[i] = s->cpuid(CPUID_EXT_BASE + i, 0);
+}
+
+/* Parts with IA32_MISC_ENABLE bit 22 by Linux's rule: Intel family 0FH, or 06H model >= 0DH. */
+static bool cpuid_has_limit_bit(const struct cpu_info *ci)
+{
+	return cpuid_is_intel(ci->vendor) &&
+	       (ci->display_family == 0x0f || (ci->display_family == 0x06 && ci->display_model >= 0x0d));
+}
+
+bool cpuid_fill_unlimited(const struct cpuid_source *s, struct cpuid_raw *raw)
+{
+	struct cpu_info ci;
+	uint64_t misc;
+
+	cpuid_fill(s, raw);
+	cpuid_decode(raw, &ci);
+	if (!cpuid_has_limit_bit(&ci) || s->rdmsr(0x1a0, &misc) != 0 ||
+	    !(misc & CPU_MISC_LIMIT_CPUID) || s->wrmsr(0x1a0, misc & ~CPU_MISC_LIMIT_CPUID) != 0)
+		return false;
+	cpuid_fill(s, raw);
+	return true;
 }
 
 char *cpuid_format_display(uint16_t family, uint8_t model, char *buf, unsigned n)

@@ -47,6 +47,7 @@ struct cpuid_raw {
 #define CPUID_1_EDX_HTT		(1u << 28)
 #define CPUID_1_ECX_DTES64	(1u << 2)
 #define CPUID_1_ECX_PDCM	(1u << 15)
+#define CPUID_1_ECX_HYPERVISOR	(1u << 31)	/* reserved (0) on Intel parts, set by hypervisors */
 #define CPUID_81_EDX_LM		(1u << 29)
 
 /* IA32_MISC_ENABLE (1A0H) bits shown by `cpu` (fact sheet 1.3). */
@@ -74,10 +75,12 @@ struct cpu_info {
 	uint8_t initial_apic_id;	/* CPUID.1:EBX[31:24] */
 	bool leaf4_hidden;		/* max leaf < 4: core count is assumed, not read */
 	bool tsc, msr, apic, ds, dtes64, pdcm, acpi;
+	bool hypervisor;		/* CPUID.1:ECX[31]: set by hypervisors, 0 on processors */
 	bool em64t;			/* CPUID.80000001H:EDX[29] (LM) */
 
 	/* filled by the platform (plat_cpu_info), not by cpuid_decode() */
 	bool misc_enable_ok;		/* false: reading 1A0H faulted */
+	bool limit_cleared;		/* IA32_MISC_ENABLE[22] was set; nbprof cleared it */
 	uint64_t misc_enable;
 	uint64_t tsc_hz;		/* 0 when not calibrated */
 	uint32_t lapic_id;		/* from the local APIC ID register */
@@ -86,6 +89,31 @@ struct cpu_info {
 	const char *booted_by;		/* firmware and boot file, e.g. "UEFI ia32 (BOOTIA32.EFI)" */
 	const char *kernel_mode;	/* the mode nbprof runs in (mode.h MODE_NAME) */
 };
+
+/*
+ * Where CPUID and the MSRs come from: the instructions on the target, a
+ * table in the host tests.
+ */
+struct cpuid_source {
+	struct cpuid_regs (*cpuid)(uint32_t leaf, uint32_t subleaf);
+	int (*rdmsr)(uint32_t msr, uint64_t *value);	/* 0, or nonzero on #GP */
+	int (*wrmsr)(uint32_t msr, uint64_t value);
+};
+
+#define CPU_MISC_LIMIT_CPUID	(UINT64_C(1) << 22)	/* Limit CPUID MaxVal */
+
+/* Every leaf struct cpuid_raw records, as the source reports them. */
+void cpuid_fill(const struct cpuid_source *s, struct cpuid_raw *raw);
+
+/*
+ * cpuid_fill with IA32_MISC_ENABLE bit 22 (Limit CPUID MaxVal) cleared
+ * first where it exists, as Linux's early Intel set-up does (family 0FH,
+ * and 06H from model 0DH): set by a BIOS option, it makes CPUID.0 report
+ * a small maximum leaf that hides leaf 4, and a dual-core Pentium D would
+ * look like one core with Hyper-Threading (fact sheet 7). True when the
+ * bit was set and is now clear (CPUID read again).
+ */
+bool cpuid_fill_unlimited(const struct cpuid_source *s, struct cpuid_raw *raw);
 
 /* Decode raw CPUID values; every field of *out that cpuid_decode owns is written. */
 void cpuid_decode(const struct cpuid_raw *raw, struct cpu_info *out);

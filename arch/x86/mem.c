@@ -2,7 +2,9 @@
  * mem.c - the memory map and a first-fit page allocator.
  *
  * The allocator keeps free physical ranges, sorted and coalesced, in a
- * fixed array. It starts with the conventional memory above 1 MiB (the
+ * fixed array (arch/x86/memmap.c: a range that overlaps a free one is
+ * refused, so no page is handed out twice). The map boot/ hands over is
+ * normalised (memmap_normalize: sorted, no overlaps, non-RAM wins). It starts with the conventional memory above 1 MiB (the
  * first MiB holds the AP trampoline page and legacy areas) and gains the
  * firmware's boot-services memory once mem_reclaim_boot() says nothing
  * lives there any more. Memory is identity mapped, so a physical address is
@@ -10,64 +12,22 @@
  * (MEM_POINTER_LIMIT) is never handed out there.
  */
 #include "arch/x86/mem.h"
+#include "arch/x86/memmap.h"
 #include "lib/string.h"
 
-#define MEM_MAX_FREE	512
 #define MEM_LOW_LIMIT	UINT64_C(0x100000)
 /* End of what a pointer reaches: 4 GiB with 32-bit pointers, no limit with 64-bit ones. */
 #define MEM_POINTER_LIMIT	(sizeof(uintptr_t) < 8 ? UINT64_C(1) << 32 : UINT64_MAX)
 
-struct mem_range {
-	uint64_t base, size;
-};
-
 static const struct boot_region *regions;
 static uint32_t nregions;
-static struct mem_range free_ranges[MEM_MAX_FREE];
-static uint32_t nfree;
+static struct mem_free free_list = { .lo = MEM_LOW_LIMIT, .hi = MEM_POINTER_LIMIT };
 static uint64_t reclaimed;
 
-static void mem_remove_range(uint32_t i)
-{
-	memmove(&free_ranges[i], &free_ranges[i + 1], (nfree - i - 1) * sizeof(free_ranges[0]));
-	nfree--;
-}
-
-/* Insert [base, base + size) keeping the list sorted and merging neighbours. */
+/* Hand [base, base + size) to the allocator; a range already free is not taken twice. */
 static void mem_add_range(uint64_t base, uint64_t size)
 {
-	uint32_t i = 0;
-
-	if (base >= MEM_POINTER_LIMIT)
-		return;
-	if (size > MEM_POINTER_LIMIT - base)
-		size = MEM_POINTER_LIMIT - base;
-	if (base < MEM_LOW_LIMIT) {
-		if (base + size <= MEM_LOW_LIMIT)
-			return;
-		size -= MEM_LOW_LIMIT - base;
-		base = MEM_LOW_LIMIT;
-	}
-	while (i < nfree && free_ranges[i].base < base)
-		i++;
-	if (i > 0 && free_ranges[i - 1].base + free_ranges[i - 1].size == base) {
-		free_ranges[i - 1].size += size;
-		if (i < nfree && base + size == free_ranges[i].base) {
-			free_ranges[i - 1].size += free_ranges[i].size;
-			mem_remove_range(i);
-		}
-		return;
-	}
-	if (i < nfree && base + size == free_ranges[i].base) {
-		free_ranges[i].base = base;
-		free_ranges[i].size += size;
-		return;
-	}
-	if (nfree == MEM_MAX_FREE)
-		return;		/* leaks the range; cannot happen with a sane map */
-	memmove(&free_ranges[i + 1], &free_ranges[i], (nfree - i) * sizeof(free_ranges[0]));
-	free_ranges[i] = (struct mem_range){ base, size };
-	nfree++;
+	memfree_add(&free_list, base, size);
 }
 
 void mem_init(const struct bootinfo *bi)
@@ -94,23 +54,11 @@ void mem_reclaim_boot(void)
 uint64_t mem_alloc_pages(size_t n)
 {
 	uint64_t bytes = (uint64_t)n * MEM_PAGE_SIZE;
+	uint64_t base = n ? memfree_take(&free_list, bytes) : 0;
 
-	if (n == 0)
-		return 0;
-	for (uint32_t i = 0; i < nfree; i++) {
-		struct mem_range *r = &free_ranges[i];
-		uint64_t base = r->base;
-
-		if (r->size < bytes)
-			continue;
-		r->base += bytes;
-		r->size -= bytes;
-		if (r->size == 0)
-			mem_remove_range(i);
+	if (base)
 		memset((void *)(uintptr_t)base, 0, bytes);
-		return base;
-	}
-	return 0;
+	return base;
 }
 
 uint64_t mem_alloc_page(void)
@@ -145,10 +93,10 @@ void mem_get_summary(struct mem_summary *s)
 		if (end > s->top)
 			s->top = end;
 	}
-	for (uint32_t i = 0; i < nfree; i++) {
-		s->free += free_ranges[i].size;
-		if (free_ranges[i].size > s->largest_free)
-			s->largest_free = free_ranges[i].size;
+	for (uint32_t i = 0; i < free_list.n; i++) {
+		s->free += free_list.r[i].size;
+		if (free_list.r[i].size > s->largest_free)
+			s->largest_free = free_list.r[i].size;
 	}
 }
 

@@ -16,5 +16,6 @@ void panic(const char *fmt, ...)
 	kvprintf(fmt, ap);
 	va_end(ap);
 	kprintf("\n*** kernel halted\n");
+	console_flush();
 	arch_halt();
 }

@@ -40,12 +40,10 @@
 #define PM1_SLP_EN		(1u << 13)
 
 /* FADT field offsets (ACPI 6.x Table 5.9). */
-#define FADT_DSDT		40
 #define FADT_SMI_CMD		48
 #define FADT_ACPI_ENABLE	52
 #define FADT_PM1A_CNT		64
 #define FADT_PM1B_CNT		68
-#define FADT_X_DSDT		140
 
 bool power_is_qemu(void)
 {
@@ -68,56 +66,19 @@ void power_reboot(void)
 	timer_udelay(100000);
 }
 
-/* One AML integer of a package element: ZeroOp, OneOp, BytePrefix n; -1 otherwise. */
-static int aml_small_int(const uint8_t **p)
-{
-	uint8_t op = *(*p)++;
-
-	if (op == 0x00 || op == 0x01)
-		return op;
-	if (op == 0x0a)
-		return *(*p)++;
-	return -1;
-}
-
-/* SLP_TYPa/b from Name(_S5_, Package() {a, b, ...}) in the DSDT. */
-static bool acpi_s5(const uint8_t *dsdt, int *typa, int *typb)
-{
-	uint32_t len = acpi_rd32(dsdt + 4);
-
-	for (uint32_t i = ACPI_SDT_HEADER_LEN; i + 8 < len; i++) {
-		const uint8_t *p = dsdt + i + 1;
-
-		if (dsdt[i] != 0x08)
-			continue;	/* NameOp */
-		if (*p == '\\')
-			p++;		/* root prefix */
-		if (memcmp(p, "_S5_", 4) != 0 || p[4] != 0x12)
-			continue;	/* "_S5_" PackageOp */
-		p += 5;
-		p += 1 + (*p >> 6);	/* PkgLength: bits 7:6 count the extra bytes */
-		p++;			/* NumElements */
-		*typa = aml_small_int(&p);
-		*typb = aml_small_int(&p);
-		return *typa >= 0 && *typb >= 0;
-	}
-	return false;
-}
-
 static const char *power_off_acpi(uint64_t rsdp)
 {
 	const uint8_t *fadt, *dsdt;
-	uint32_t pm1a, pm1b, smi_cmd;
+	uint32_t pm1a, pm1b, smi_cmd, fadt_len, dsdt_len;
 	int typa, typb;
 
 	if (!rsdp)
 		return "no ACPI RSDP from the firmware";
-	fadt = acpi_find_table(rsdp, "FACP");
-	if (!fadt)
-		return "no ACPI FADT";
-	dsdt = (const uint8_t *)(uintptr_t)(acpi_rd32(fadt + 4) >= FADT_X_DSDT + 8 && acpi_rd64(fadt + FADT_X_DSDT)
-					    ? acpi_rd64(fadt + FADT_X_DSDT) : acpi_rd32(fadt + FADT_DSDT));
-	if (!dsdt || memcmp(dsdt, "DSDT", 4) != 0 || !acpi_s5(dsdt, &typa, &typb))
+	fadt = acpi_find_table(rsdp, "FACP", &fadt_len);
+	if (!fadt || fadt_len < FADT_PM1B_CNT + 4)
+		return "no valid ACPI FADT";
+	dsdt = acpi_dsdt(&acpi_kernel_mem, fadt, fadt_len, &dsdt_len);
+	if (!dsdt || !acpi_s5(dsdt, dsdt_len, &typa, &typb))
 		return "no \\_S5_ sleep state in the DSDT";
 	pm1a = acpi_rd32(fadt + FADT_PM1A_CNT);
 	pm1b = acpi_rd32(fadt + FADT_PM1B_CNT);

@@ -340,9 +340,10 @@ static int smp_mp_lapics(const struct bootinfo *bi, uint32_t *found)
 static unsigned smp_enumerate(const struct bootinfo *bi, const struct topo_shape *shape,
 			      uint32_t bsp, uint32_t *ids)
 {
-	const uint8_t *madt = acpi_find_table(bi->rsdp, "APIC");
+	uint32_t madt_len = 0;
+	const uint8_t *madt = acpi_find_table(bi->rsdp, "APIC", &madt_len);	/* length, checksum checked */
 	uint32_t found[TOPO_MAX_LPS];
-	int n = madt ? topo_madt_lapics(madt, acpi_rd32(madt + 4), found, TOPO_MAX_LPS) : -1;
+	int n = madt ? topo_madt_lapics(madt, madt_len, found, TOPO_MAX_LPS) : -1;
 	bool from_mp = n <= 0;
 	unsigned k = 1;
 

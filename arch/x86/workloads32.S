@@ -410,6 +410,14 @@ wl_call_ring0:
 	pushfl					/* the caller's EFLAGS */
 	movl %esp, %gs:PERCPU_WL_RING0_RSP	/* per LP: both LPs may run a workload */
 	movl 8(%ebp), %ebx
+	/*
+	 * The 32 bytes of arguments fill the upper half of one 64-byte line
+	 * (the NetBurst L1 data line), the return address and a pushed frame
+	 * pointer its lower half: a workload's first stack accesses touch one
+	 * line whatever the callers' frames, so the memory model's cold start
+	 * is the same in every build (tests/qemu/test_stat.py).
+	 */
+	andl $-64, %esp
 	PUSH_ARGS
 	pushl WC_RFLAGS(%ebx)
 	movl WC_FN(%ebx), %eax

@@ -84,11 +84,18 @@
  *   parts a counter whose own CCCR has bit 30 or bit 11 set raises no PMI;
  *   OVF is still set. Counted in m->pmi_suppressed.
  * - "Starts": a counter whose CCCR has Cascade (bit 30) or a CASCNTxINTOy
- *   bit (bit 11) set and Enable clear is started when its source overflows;
- *   it then counts from the next event on, exactly as if Enable were set,
- *   while the CCCR still reads back as written. It stays started until a
- *   CCCR write clears both bits 30 and 11 (so a handler that clears OVF does
- *   not stop it). Which counter starts which is p4_cascade_links[]
+ *   bit (bit 11) set and Enable clear is started when its source overflows
+ *   and counts from the next event on. What its CCCR reads then is not
+ *   written down; SDM Example 18-1 says only that the counter "is
+ *   automatically enabled". Two readings, chosen by cfg.cascade_enable_hidden:
+ *   - false (the default, and the harder one on software): the start sets
+ *     the CCCR's Enable bit, which then reads 1 (a verify that expects the
+ *     written value fails), and a later CCCR write decides anew: one that
+ *     writes Enable 0 back (a handler restoring the value it programmed)
+ *     stops the counter;
+ *   - true: the CCCR still reads back as written, and the counter stays
+ *     started until a CCCR write clears both bits 30 and 11.
+ *   Which counter starts which is p4_cascade_links[]
  *   (p4_tables.c): bit 30: 0<->2, 1<->3 per block, 12<->14, 13<->15, 16 only
  *   from 14, 17 only from 15 (18.15.5.6); bit 11: 12 from 16, 15 from 17,
  *   16 from 17, 17 from 16 (Table 18-65). test_model.c checks those links
@@ -387,7 +394,10 @@ static void cascade_start(struct p4_model *m, enum p4_counter src)
 
 		if (!(c & bit) || (c & CCCR_ENABLE) || (m->started & CTR_BIT(to)))
 			continue;
-		m->started |= CTR_BIT(to);
+		if (m->cfg.cascade_enable_hidden)
+			m->started |= CTR_BIT(to);
+		else
+			m->cccr[to] |= CCCR_ENABLE;	/* "automatically enabled" */
 		m->edge_prev &= ~CTR_BIT(to);
 		m->cycle_input[to] = 0;
 		route_counter(m, to);
@@ -399,9 +409,8 @@ static void overflow(struct p4_model *m, enum p4_counter n)
 	uint64_t c = m->cccr[n];
 	uint8_t lps = 0;
 
-	if (p4_model_pebs_assist(m, n))
-		return;
-
+	/* A PEBS assist writes its record and reloads the counter; the rest follows. */
+	p4_model_pebs_assist(m, n);
 	m->cccr[n] |= CCCR_OVF;
 	m->ovf_set |= CTR_BIT(n);
 	m->overflows[n]++;

@@ -71,7 +71,25 @@ struct p4_model_config {
 	void *ctx;
 	p4_model_mem_fn *mem;		/* PEBS memory; NULL: PEBS records fail (pebs_faults) */
 	void *mem_ctx;
-	bool ds32;			/* the 32-bit DS layout (default 64-bit, IA-32e) */
+	/*
+	 * The code runs in 32-bit protected mode, not IA-32e mode: with a part
+	 * that reports no DTES64 (caps.dtes64) the PEBS assist then uses the
+	 * 32-bit DS layout, else the 64-bit one (p4_ds_form_for, fact sheet 5.1).
+	 */
+	bool legacy_mode;
+	/*
+	 * A counter a cascade started: false, its CCCR Enable bit is set by the
+	 * start (reads 1); true, the CCCR reads back as written and the start
+	 * is hidden state (p4_model.c, "Starts").
+	 */
+	bool cascade_enable_hidden;
+	/*
+	 * Called when a PEBS assist cannot reach LP lp's DS save area or
+	 * buffer at `addr` (IA32_DS_AREA 0 or unmapped): on hardware a fault
+	 * inside the microcode assist (SDM 18.15.7 asks for a valid DS area;
+	 * what follows is undefined). May be NULL; m->pebs_faults counts it.
+	 */
+	void (*machine_fault)(struct p4_model *m, unsigned lp, uint64_t addr, void *ctx);
 };
 
 struct p4_model {
@@ -131,6 +149,9 @@ struct p4_model {
 
 	struct p4_model_faults faults;	/* injected (p4_model_set_faults); zero at reset */
 };
+
+/* The DS save-area layout this part's PEBS assist uses (fact sheet 5.1). */
+enum p4_ds_form p4_model_ds_form(const struct p4_model *m);
 
 /* Power-on state; 0, or -1 when cfg->sig is not family 0FH. */
 int p4_model_init(struct p4_model *m, const struct p4_model_config *cfg);

@@ -49,6 +49,28 @@ static uint64_t pebs_enable_reserved(const struct p4_model *m)
 	return ~PEBS_ENABLE_VALID | (m->cfg.ht ? 0 : PEBS_ENABLE_OTH_THR);
 }
 
+/*
+ * IA32_DS_AREA holds a linear address: on the models that can run IA-32e
+ * mode (3, 4, 6) it must be canonical (bits 63:47 all equal), elsewhere
+ * bits 63:32 are reserved. A write that breaks it raises #GP (the reading
+ * harder on software; the SDM's MSR table gives the field, not the check).
+ */
+static bool ds_area_bad(const struct p4_model *m, uint64_t v)
+{
+	uint64_t top;
+
+	if (!m->caps.dtes64)
+		return (v >> 32) != 0;
+	top = v >> 47;
+	return top != 0 && top != (UINT64_MAX >> 47);
+}
+
+/* IA32_MISC_ENABLE bit 22 (Limit CPUID MaxVal) exists on models 3, 4, 6 only (fact sheet 1.3). */
+static uint64_t misc_enable_reserved(const struct p4_model *m)
+{
+	return m->caps.limit_cpuid ? 0 : BIT(22);
+}
+
 /* ---- MSR access --------------------------------------------------------- */
 
 static int read_other(struct p4_model *m, uint32_t msr, uint64_t *v)
@@ -123,6 +145,8 @@ static int write_other(struct p4_model *m, uint32_t msr, uint64_t v)
 {
 	switch (msr) {
 	case MSR_IA32_MISC_ENABLE:
+		if (v & misc_enable_reserved(m))
+			return MSR_BUS_EFAULT;
 		m->misc_enable = v & ~MISC_ENABLE_RO;
 		return 0;
 	case MSR_TC_PRECISE_EVENT:
@@ -136,6 +160,8 @@ static int write_other(struct p4_model *m, uint32_t msr, uint64_t v)
 	case MSR_PEBS_MATRIX_VERT:
 		return write_store(&m->pebs_matrix_vert, v, LOW32_ONLY_RESERVED);
 	case MSR_IA32_DS_AREA:
+		if (ds_area_bad(m, v))
+			return MSR_BUS_EFAULT;
 		m->ds_area[m->bus_lp] = v;
 		return 0;
 	}

@@ -10,22 +10,30 @@
  *   counter's ESCR holds a PEBS-capable event (front_end_event,
  *   execution_event, replay_event).
  * - On such an overflow the model reads LP t's DS save area at
- *   IA32_DS_AREA[t] (64-bit layout unless cfg.ds32), writes one record
+ *   IA32_DS_AREA[t] in the layout the part uses (p4_ds_form_for: 64-bit
+ *   when the signature reports DTES64, models 3, 4 and 6, or in IA-32e
+ *   mode; 32-bit only on models 0-2 outside IA-32e), writes one record
  *   (flags, linear IP, general registers of the instruction that caused
  *   the event: p4_model_set_pebs_regs) at the PEBS index, advances the
  *   index, and reloads the counter from the counter-reset field. It never
  *   writes past the absolute maximum: a record that does not fit is
  *   counted in m->pebs_lost[t] and the index stays (the buffer does not
- *   wrap). The overflow then neither sets CCCR.OVF nor owes an OVF PMI
- *   nor starts cascades: the record takes the overflow's place
- *   (UNVERIFIED: the fact sheet says only that the counter is reloaded).
- * - The PMI: when a record moves the index from below the interrupt
- *   threshold to or past it, LP t gets raise_pmi() (the same LVT PC
- *   vector, fact sheet 5.2 "DS ISR"); m->pebs_pmis[t] counts them. A
+ *   wrap).
+ * - The overflow itself stays an overflow (p4_model.c overflow()): CCCR.OVF
+ *   is set and the LPs its OVF_PMI bits name get a PMI on the next count,
+ *   for every record. The SDM's PEBS set-up lists no OVF_PMI, and perfmon2
+ *   saw "a spurious interrupt for every counter overflow" on real P4s when
+ *   it set OVF_PMI on IQ_CCCR4; whether OVF is set is not written down, and
+ *   the model takes the reading that is harder on software (set).
+ * - The threshold PMI: when a record moves the index from below the
+ *   interrupt threshold to or past it, LP t gets raise_pmi() (the same LVT
+ *   PC vector, fact sheet 5.2 "DS ISR"); m->pebs_pmis[t] counts them. A
  *   handler that drains the buffer resets the index to the base.
- * - A DS area or buffer the memory callback cannot reach: nothing is
- *   written, the counter is reloaded from 0 (no reset value could be read)
- *   and m->pebs_faults counts it.
+ * - A DS area or buffer the memory callback cannot reach (IA32_DS_AREA 0,
+ *   or unmapped): a machine fault (cfg.machine_fault; on hardware a fault
+ *   inside the assist, undefined), nothing is written, the counter is
+ *   reloaded from 0 (no reset value could be read) and m->pebs_faults
+ *   counts it.
  */
 #include "pmu/model/p4_model.h"
 #include "pmu/model/p4_model_internal.h"
@@ -68,17 +76,29 @@ static void pebs_pmi(struct p4_model *m, unsigned lp)
 		m->cfg.raise_pmi(m, lp, m->cfg.ctx);
 }
 
+static void pebs_fault(struct p4_model *m, unsigned lp, uint64_t addr)
+{
+	m->pebs_faults++;
+	if (m->cfg.machine_fault)
+		m->cfg.machine_fault(m, lp, addr, m->cfg.ctx);
+}
+
+enum p4_ds_form p4_model_ds_form(const struct p4_model *m)
+{
+	return p4_ds_form_for(m->caps.dtes64, !m->cfg.legacy_mode);
+}
+
 /* Write one record for LP lp into its DS buffer; the counter's new value. */
 static uint64_t pebs_record(struct p4_model *m, unsigned lp)
 {
-	enum p4_ds_form form = m->cfg.ds32 ? P4_DS_32 : P4_DS_64;
+	enum p4_ds_form form = p4_model_ds_form(m);
 	const struct p4_ds_layout *l = &p4_ds_layouts[form];
 	uint8_t area[0x50], rec[144];
 	struct p4_ds_pebs p;
 	uint64_t next;
 
 	if (mem(m, m->ds_area[lp], area, l->size, false) != 0) {
-		m->pebs_faults++;
+		pebs_fault(m, lp, m->ds_area[lp]);
 		return 0;
 	}
 	p4_ds_get_pebs(form, area, &p);
@@ -88,14 +108,14 @@ static uint64_t pebs_record(struct p4_model *m, unsigned lp)
 	}
 	p4_pebs_record_encode(form, &m->pebs_regs[lp], rec);
 	if (mem(m, p.index, rec, l->record_size, true) != 0) {
-		m->pebs_faults++;
+		pebs_fault(m, lp, p.index);
 		return p.reset;
 	}
 	next = p.index + l->record_size;
 	p4_ds_put(form, area, P4_DS_PEBS_INDEX, next);
 	if (mem(m, m->ds_area[lp] + l->field_off[P4_DS_PEBS_INDEX],
 		area + l->field_off[P4_DS_PEBS_INDEX], l->word, true) != 0) {
-		m->pebs_faults++;
+		pebs_fault(m, lp, m->ds_area[lp]);
 		return p.reset;
 	}
 	m->pebs_records[lp]++;
@@ -111,7 +131,6 @@ bool p4_model_pebs_assist(struct p4_model *m, enum p4_counter n)
 	if (!pebs_counter_lp(n, &lp) || m->ev_lp != lp || !(m->pebs_lps & (1u << lp)) ||
 	    m->cfg.pebs_unavailable || !pebs_event(m, n))
 		return false;
-	m->overflows[n]++;
 	m->counter[n] = pebs_record(m, lp) & P4_COUNTER_MASK;
 	return true;
 }

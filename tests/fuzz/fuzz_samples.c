@@ -129,7 +129,8 @@ static void dump_line(void *ctx, const char *text)
 	crc = (uint32_t)f[n - 4] | (uint32_t)f[n - 3] << 8 | (uint32_t)f[n - 2] << 16 |
 	      (uint32_t)f[n - 1] << 24;
 	fuzz_check(crc == crc32(f, (size_t)n - 4));
-	fuzz_check(f[4] == DUMP_HEADER || f[4] == DUMP_SAMPLES || f[4] == DUMP_TRAILER);
+	fuzz_check(f[4] == DUMP_HEADER || f[4] == DUMP_CHAIN || f[4] == DUMP_SAMPLES ||
+		   f[4] == DUMP_TRAILER);
 	/* header frames 0..h-1, then from `from` on without gaps */
 	if (dc->last_seq + 1 != (int64_t)seq)
 		fuzz_check(dc->last_seq + 1 == (int64_t)dc->header_frames && seq == dc->from);

@@ -1,6 +1,7 @@
 /*
  * fake_platform.c - shell/platform.h for host tests (see fake_platform.h).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "tests/host/fake_platform.h"
@@ -93,6 +94,11 @@ int plat_msr_write(uint32_t msr, uint64_t v)
 	fake_plat.last_write_msr = msr;
 	fake_plat.last_write_value = v;
 	return 0;
+}
+
+void plat_pmu_backend(char *buf, size_t n)
+{
+	snprintf(buf, n, "model (the host's fake platform)");
 }
 
 void plat_cpu_info(struct cpu_info *out)

@@ -132,6 +132,13 @@ const struct perf_inputs *perf_window_inputs(void)
 	return NULL;
 }
 
+bool perf_machine_fault(char *buf, size_t n)
+{
+	(void)buf;
+	(void)n;
+	return false;
+}
+
 bool perf_steps_workloads(void)
 {
 	return info.backend != PERF_BACKEND_NONE;
@@ -142,9 +149,13 @@ const char *perf_msr_label(void)
 	return NULL;
 }
 
+/* The model's sentence (prof/backend_model.c model_describe) at its longest: every count 2^64 - 1. */
 void perf_describe(char *buf, size_t n)
 {
-	ksnprintf(buf, n, "host model");
+	unsigned long long m = UINT64_MAX;
+
+	ksnprintf(buf, n, "model requests OVF_PMI_T0 %llu, OVF_PMI_T1 %llu; PEBS records written "
+		  "%llu, lost to a full buffer %llu (since the model was selected)", m, m, m, m);
 }
 
 void perf_set_trace(bool on)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "pmu/p4_alloc.h"
+#include "pmu/p4_regs.h"
 
 static struct p4_caps caps_of(uint8_t model, uint8_t stepping)
 {
@@ -49,6 +50,30 @@ static void single_event_non_ht(void **state)
 	assert_int_equal(plan.slot[0].escr_value, 0x2600020c);	/* fact sheet 2.4 */
 	assert_int_equal(plan.slot[0].cccr_value, 0x0403d000);	/* sampling: OVF_PMI_T0 */
 	assert_int_equal(plan.slot[0].preset, (1ull << 40) - 1000);
+}
+
+/* F3: FORCE_OVF with a PMI at CPL 0 livelocks a real P4: refused; at :u, or without a PMI, fine. */
+static void force_ovf_with_a_pmi_only_at_user_level(void **state)
+{
+	struct p4_caps caps = caps_of(4, 1);
+	struct p4_alloc_ctx ctx = { &caps, false, P4_SPLIT_GLOBAL };
+	struct p4_request r = req_of("instr_retired:force_ovf", P4_LP0);
+	struct p4_plan plan;
+	struct p4_alloc_error err;
+
+	r.pmi = P4_PMI_LP0;
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "FORCE_OVF with an overflow PMI counts at CPL 0"));
+	r = req_of("instr_retired:k:force_ovf", P4_LP0);
+	r.pmi = P4_PMI_LP0;
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), -1);
+	r = req_of("instr_retired:u:force_ovf", P4_LP0);
+	r.pmi = P4_PMI_LP0;
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), 0);
+	assert_true(plan.slot[0].cccr_value & CCCR_FORCE_OVF);
+	r = req_of("instr_retired:k:force_ovf", P4_LP0);	/* no PMI: the flag alone */
+	r.pmi = P4_PMI_NONE;
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), 0);
 }
 
 static void counter_1_is_never_used(void **state)
@@ -322,6 +347,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(single_event_non_ht),
 		cmocka_unit_test(counter_1_is_never_used),
+		cmocka_unit_test(force_ovf_with_a_pmi_only_at_user_level),
 		cmocka_unit_test(fsb_escr1_below_f27h),
 		cmocka_unit_test(model_gating),
 		cmocka_unit_test(escr_shared_only_by_identical_settings),

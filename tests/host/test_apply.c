@@ -69,11 +69,39 @@ static struct p4_plan plan_of(const char *spec, bool pebs)
 	return plan;
 }
 
+static bool refuse_iq_escrs(uint32_t msr)
+{
+	return msr == 0x3ba || msr == 0x3bb;	/* IQ_ESCR0/1: not on models 3-6 */
+}
+
+/*
+ * A plan that takes every ESCR an IQ counter has on model 4 leaves its null
+ * select at 0, IQ_ESCR0, which model 4 lacks: applying it writes no IQ ESCR
+ * (selftest's ESCR check failed "programming the PMU failed: 2 faulting
+ * accesses" on the model's #GP).
+ */
+static void missing_null_escr_is_not_cleared(void **state)
+{
+	struct p4_plan plan = plan_of("instr_retired", false);
+	struct p4_apply_result res;
+	struct recbus rb;
+
+	plan.slot[0].cccr_quiet = 0;	/* select 0: IQ_ESCR0 for an IQ counter */
+	assert_true(plan.slot[0].counter >= P4_IQ_COUNTER0);
+	recbus_init(&rb);
+	rb.refuse = refuse_iq_escrs;
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(res.faults, 0);
+	for (unsigned i = 0; i < rb.nlog; i++)
+		assert_false(refuse_iq_escrs(rb.log[i].msr));
+}
+
 static void apply_one_event(void **state)
 {
 	/* fact sheet 2.4: global_power_events RUNNING on FSB_ESCR0 / counter 0 */
+	/* BPU_ESCR0 (select 0), the null event's ESCR, cleared first (F13) */
 	static const struct recbus_write want[] = {
-		{ 0x360, 0 }, { 0x3a2, 0x2600020c }, { 0x300, 0xffffffff38ull },
+		{ 0x3b2, 0 }, { 0x360, 0 }, { 0x3a2, 0x2600020c }, { 0x300, 0xffffffff38ull },
 		{ 0x300, 0xffffffff38ull }, { 0x360, 0x0403d000 },
 	};
 	struct p4_plan plan = plan_of("global_power_events:running:period=200", false);
@@ -82,14 +110,14 @@ static void apply_one_event(void **state)
 
 	recbus_init(&rb);
 	p4_apply(&rb.bus, &plan, &res);
-	assert_int_equal(rb.nlog, 5);
-	for (unsigned i = 0; i < 5; i++) {
+	assert_int_equal(rb.nlog, 6);
+	for (unsigned i = 0; i < 6; i++) {
 		assert_int_equal(rb.log[i].msr, want[i].msr);
 		assert_int_equal(rb.log[i].value, want[i].value);
 	}
 	assert_int_equal(res.mismatches, 0);
 	assert_int_equal(res.faults, 0);
-	assert_int_equal(res.writes, 5);
+	assert_int_equal(res.writes, 6);
 
 	recbus_clear_log(&rb);
 	p4_stop(&rb.bus, &plan, &res);
@@ -228,7 +256,51 @@ static void faults_are_counted(void **state)
 	recbus_init(&rb);
 	rb.refuse = refuse_escrs;
 	p4_apply(&rb.bus, &plan, &res);
-	assert_int_equal(res.faults, 2);	/* the write and the read-back of FSB_ESCR0 */
+	/* the null event's BPU_ESCR0 cleared, FSB_ESCR0 written and read back */
+	assert_int_equal(res.faults, 3);
+}
+
+/*
+ * F6: counter 12 starts counter 14 (bit 30). The verify leaves the cascaded
+ * CCCR's Enable out (SDM Example 18-1: the start "automatically enables"
+ * it, and a short starter may overflow during the verify); the stop writes
+ * the partner before the starter, so the partner counts nothing of the
+ * kernel's code between the two writes.
+ */
+static void cascade_verify_and_stop_order(void **state)
+{
+	struct p4_caps caps = caps_of(4, 1);
+	struct p4_alloc_ctx ctx = { &caps, false, P4_SPLIT_GLOBAL };
+	struct p4_request r[2];
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+	struct recbus rb;
+
+	memset(r, 0, sizeof(r));
+	assert_int_equal(p4_spec_parse("instr_retired:period=10", NULL, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_spec_parse("instr_retired", NULL, &r[1].spec, &serr), 0);
+	r[1].role = P4_ROLE_CASCADE;
+	r[1].started_by = 0;
+	if (p4_alloc_plan(&ctx, r, 2, &plan, &err))
+		fail_msg("%s", err.msg);
+	assert_non_null(plan.slot[1].link);
+	assert_false(plan.slot[1].cccr_value & CCCR_ENABLE);
+	recbus_init(&rb);
+	rb.corrupt_msr = p4_counters[plan.slot[1].counter].cccr_msr;
+	rb.corrupt_xor = CCCR_ENABLE;		/* started during the verify: Enable reads 1 */
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(res.mismatches, 0);
+	recbus_clear_log(&rb);
+	p4_stop(&rb.bus, &plan, &res);
+	assert_int_equal(rb.nlog, 2);
+	assert_int_equal(rb.log[0].msr, p4_counters[plan.slot[1].counter].cccr_msr);
+	assert_int_equal(rb.log[1].msr, p4_counters[plan.slot[0].counter].cccr_msr);
+	/* the restart value after its overflow: Enable set, the cascade bits clear */
+	assert_int_equal(p4_cccr_restart(&plan, 1),
+			 (plan.slot[1].cccr_value | CCCR_ENABLE) & ~(CCCR_CASCADE | CCCR_EXT_CASCADE));
+	assert_int_equal(p4_cccr_restart(&plan, 0), plan.slot[0].cccr_value);
 }
 
 static void pebs_enable_before_cccr(void **state)
@@ -241,16 +313,18 @@ static void pebs_enable_before_cccr(void **state)
 	recbus_init(&rb);
 	p4_apply(&rb.bus, &plan, &res);
 	assert_false(res.pebs_refused);
-	assert_int_equal(rb.nlog, 6);
-	assert_int_equal(rb.log[0].msr, 0x370);		/* IQ_CCCR4 off */
-	assert_int_equal(rb.log[1].msr, 0x3cc);		/* CRU_ESCR2 */
-	assert_int_equal(rb.log[1].value, 0x1200020c);	/* fact sheet 2.4 */
-	assert_int_equal(rb.log[2].msr, 0x310);
+	assert_int_equal(rb.nlog, 7);
+	assert_int_equal(rb.log[0].msr, 0x3ca);		/* ALF_ESCR0, the null event's, cleared */
+	assert_int_equal(rb.log[0].value, 0);
+	assert_int_equal(rb.log[1].msr, 0x370);		/* IQ_CCCR4 off */
+	assert_int_equal(rb.log[2].msr, 0x3cc);		/* CRU_ESCR2 */
+	assert_int_equal(rb.log[2].value, 0x1200020c);	/* fact sheet 2.4 */
 	assert_int_equal(rb.log[3].msr, 0x310);
-	assert_int_equal(rb.log[4].msr, 0x3f1);
-	assert_int_equal(rb.log[4].value, 0x02000000);	/* bit 25, MY_THR */
-	assert_int_equal(rb.log[5].msr, 0x370);
-	assert_int_equal(rb.log[5].value, 0x0403b000);
+	assert_int_equal(rb.log[4].msr, 0x310);
+	assert_int_equal(rb.log[5].msr, 0x3f1);
+	assert_int_equal(rb.log[5].value, 0x03000000);	/* bit 25, MY_THR, and bit 24 (F10) */
+	assert_int_equal(rb.log[6].msr, 0x370);
+	assert_int_equal(rb.log[6].value, 0x0003b000);	/* no OVF_PMI on a PEBS counter (F4) */
 }
 
 /* Without a DS save area in place PEBS_ENABLE is left alone, and said so. */
@@ -295,7 +369,7 @@ static void pebs_enable_relative_and_kept(void **state)
 	plan.writer_lp = 1;
 	recbus_init(&rb);
 	p4_apply(&rb.bus, &plan, &res);
-	assert_int_equal(recbus_value(&rb, 0x3f1), 0x02000000);
+	assert_int_equal(recbus_value(&rb, 0x3f1), 0x03000000);
 	/* a replay metric replaces an older one; thread bits stay; none without PEBS */
 	plan = plan_of("replay_event:nbogus", false);
 	plan.pebs_metric = 0x01000004;
@@ -382,6 +456,7 @@ static void settle_recovers_a_lost_carry(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cascade_verify_and_stop_order),
 		cmocka_unit_test(reset_order),
 		cmocka_unit_test(apply_one_event),
 		cmocka_unit_test(readback_mismatch_and_faults_counted),
@@ -394,6 +469,7 @@ int main(void)
 		cmocka_unit_test(reload_quiets_the_counter_first),
 		cmocka_unit_test(reload_rewrites_a_lost_write),
 		cmocka_unit_test(quiet_select_avoids_used_and_missing_escrs),
+		cmocka_unit_test(missing_null_escr_is_not_cleared),
 		cmocka_unit_test(settle_recovers_a_lost_carry),
 	};
 

@@ -175,6 +175,11 @@ static void pmu_shows_the_backend(void **state)
 	assert_int_equal(cmd("pmu"), 0);
 	assert_true(strncmp(out, "backend: model", 14) == 0);
 	assert_non_null(strstr(out, "0F_04H"));
+	/* the backend's sentence whole at its longest: it was cut at "lost to a full buffer 0 (" */
+	assert_non_null(strstr(out, "; model requests OVF_PMI_T0 18446744073709551615, OVF_PMI_T1 "
+			       "18446744073709551615; PEBS records written 18446744073709551615, "
+			       "lost to a full buffer 18446744073709551615 (since the model was "
+			       "selected)\n"));
 }
 
 static void record_options_are_checked_before_anything_runs(void **state)

@@ -25,7 +25,33 @@ static void defaults_are_com1_115200(void **state)
 	config_defaults(&cfg);
 	assert_int_equal(cfg.serial_port, 0x3f8);
 	assert_int_equal(cfg.serial_baud, 115200);
+	assert_int_equal(cfg.console, CONFIG_CONSOLE_BOTH);
 	assert_int_equal(cfg.nrun, 0);
+}
+
+/* console = serial|screen|both; anything else is an error that changes nothing. */
+static void console_choice(void **state)
+{
+	static const struct { const char *text; unsigned want; } ok[] = {
+		{ "console = serial\n", CONFIG_CONSOLE_SERIAL },
+		{ "console = screen   # no UART on this laptop\n", CONFIG_CONSOLE_SCREEN },
+		{ "console=both\n", CONFIG_CONSOLE_BOTH },
+	};
+	struct nb_config cfg;
+	char err[128];
+
+	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		config_defaults(&cfg);
+		cfg.console = 0;
+		assert_int_equal(parse(ok[i].text, &cfg, err, sizeof(err)), 0);
+		assert_int_equal(cfg.console, ok[i].want);
+	}
+	config_defaults(&cfg);
+	assert_int_equal(parse("console = serial\nconsole = vga\n", &cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "line 2: console 'vga': must be serial, screen or both"));
+	assert_int_equal(cfg.console, CONFIG_CONSOLE_BOTH);
+	assert_int_equal(parse("console =\n", &cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "line 1: console ''"));
 }
 
 static void full_file(void **state)
@@ -168,6 +194,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_are_com1_115200),
+		cmocka_unit_test(console_choice),
 		cmocka_unit_test(full_file),
 		cmocka_unit_test(number_notations),
 		cmocka_unit_test(unknown_key_names_line),

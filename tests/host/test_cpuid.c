@@ -257,9 +257,82 @@ static void format_display(void **state)
 	assert_string_equal(cpuid_format_display(0x0f, 0x04, buf, 4), "0F_");
 }
 
+/*
+ * F9: a Pentium D 8xx (0F_04, two cores, no Hyper-Threading: CPUID.1 HTT
+ * with 2 logical processors, leaf 4 EAX[31:26] = 1) whose BIOS set
+ * IA32_MISC_ENABLE bit 22 (Limit CPUID MaxVal): CPUID.0 then reports a
+ * maximum leaf of 3 and leaf 4 is hidden. Read as it is, the part looks
+ * like one core with two threads; cleared first (as Linux does), it shows
+ * two cores of one thread each.
+ */
+static uint64_t pd_misc = UINT64_C(1) << 22 | UINT64_C(1) << 7;
+static unsigned pd_writes;
+
+static struct cpuid_regs pd_cpuid(uint32_t leaf, uint32_t sub)
+{
+	uint32_t max = (pd_misc & (UINT64_C(1) << 22)) ? 3 : 5;
+	struct cpuid_regs r = { 0 };
+
+	(void)sub;
+	if (leaf == 0) {
+		r.eax = max;
+		r.ebx = pack4("Genu");
+		r.edx = pack4("ineI");
+		r.ecx = pack4("ntel");
+	} else if (leaf == 1) {
+		r.eax = SIG(0, 0, 0xf, 4, 7);
+		r.ebx = EBX1(1, 2);
+		r.edx = CPUID_1_EDX_HTT | CPUID_1_EDX_DS | CPUID_1_EDX_MSR;
+		r.ecx = CPUID_1_ECX_DTES64;
+	} else if (leaf == 4 && leaf <= max) {
+		r.eax = LEAF4_CORES(2);
+	}
+	return r;
+}
+
+static int pd_rdmsr(uint32_t msr, uint64_t *v)
+{
+	if (msr != 0x1a0)
+		return -1;
+	*v = pd_misc;
+	return 0;
+}
+
+static int pd_wrmsr(uint32_t msr, uint64_t v)
+{
+	if (msr != 0x1a0)
+		return -1;
+	pd_writes++;
+	pd_misc = v;
+	return 0;
+}
+
+static void pentium_d_with_limit_cpuid_maxval(void **state)
+{
+	static const struct cpuid_source src = { pd_cpuid, pd_rdmsr, pd_wrmsr };
+	struct cpuid_raw raw;
+	struct cpu_info ci;
+
+	(void)state;
+	cpuid_fill(&src, &raw);			/* as read with the bit set */
+	cpuid_decode(&raw, &ci);
+	assert_true(ci.leaf4_hidden);
+	assert_int_equal(ci.threads_per_core, 2);	/* the second core taken for a sibling */
+	assert_true(cpuid_fill_unlimited(&src, &raw));
+	assert_int_equal(pd_writes, 1);
+	assert_true(pd_misc == UINT64_C(1) << 7);	/* bit 22 alone cleared */
+	cpuid_decode(&raw, &ci);
+	assert_false(ci.leaf4_hidden);
+	assert_int_equal(ci.cores_per_package, 2);
+	assert_int_equal(ci.threads_per_core, 1);
+	assert_false(cpuid_fill_unlimited(&src, &raw));	/* clear now: nothing written */
+	assert_int_equal(pd_writes, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pentium_d_with_limit_cpuid_maxval),
 		cmocka_unit_test(prescott_0f41),
 		cmocka_unit_test(northwood_0f29),
 		cmocka_unit_test(northwood_without_lm),

@@ -229,32 +229,90 @@ struct decoded {
 	struct sample s[1024];
 	uint64_t first_index[256];
 	int nsamples, nframes;
+	uint64_t table[DUMP_CHAIN_WORDS];	/* version 4's chain table */
+	unsigned at[DUMP_CHAINS + 1], nchains;
 };
 
-static void decode_samples(struct decoded *d, const struct frame *f)
+/* A 'C' frame: whole table entries (prof/dump.h, version 4). */
+static void decode_chains(struct decoded *d, const struct frame *f)
 {
 	size_t pos = 0;
-	uint64_t tsc = 0, ip = 0, rsp = 0;
+	uint64_t first = 0;
+
+	assert_int_equal(get_varint(f->payload, &pos), d->nchains);
+	while (pos < f->len) {
+		unsigned n = (unsigned)get_varint(f->payload, &pos), k = d->at[d->nchains];
+
+		assert_true(n >= 1 && n <= SAMPLE_MAX_CHAIN);
+		d->table[k] = first = unzig(get_varint(f->payload, &pos), first);
+		for (unsigned i = 1; i < n; i++)
+			d->table[k + i] = unzig(get_varint(f->payload, &pos), d->table[k + i - 1]);
+		d->at[++d->nchains] = k + n;
+	}
+	assert_int_equal(pos, f->len);
+}
+
+static void decode_chain_ref(struct decoded *d, const struct frame *f, size_t *pos,
+			     struct sample *s)
+{
+	uint64_t ref = get_varint(f->payload, pos), last = s->ip;
+
+	if (ref == 0)
+		return;
+	if (ref == 1) {
+		s->nchain = (uint8_t)get_varint(f->payload, pos);
+		for (int i = 0; i < s->nchain; i++)
+			s->chain[i] = last = unzig(get_varint(f->payload, pos), last);
+		return;
+	}
+	assert_true(ref - 2 < d->nchains);
+	s->nchain = (uint8_t)(d->at[ref - 1] - d->at[ref - 2]);
+	memcpy(s->chain, &d->table[d->at[ref - 2]], s->nchain * sizeof(uint64_t));
+}
+
+static void decode_samples(struct decoded *d, const struct frame *f, bool chain_refs)
+{
+	size_t pos = 0;
+	uint64_t tsc = 0, step = 0, ip = 0, rflags = 0, rsp = 0, weight = 0, step_at[16];
+	unsigned seen = 0;
 
 	d->first_index[f->seq] = get_varint(f->payload, &pos);
 	assert_int_equal(d->first_index[f->seq], d->nsamples);
 	while (pos < f->len) {
 		struct sample *s = &d->s[d->nsamples++];
-		uint64_t last;
+		uint8_t head = f->payload[pos++];
 
 		memset(s, 0, sizeof(*s));
-		s->lp = f->payload[pos++];
-		s->event = f->payload[pos++];
-		s->cpl = f->payload[pos] & 3;
-		s->nchain = f->payload[pos++] >> 2;
-		s->tsc = tsc = unzig(get_varint(f->payload, &pos), tsc);
+		s->cpl = head & 3;
+		s->lp = head >> 2 & 1;
+		s->event = head >> 3 & 3;
+		if (s->event == 3) {
+			s->lp = f->payload[pos++];
+			s->event = f->payload[pos++];
+		}
+		unsigned k;
+
 		s->ip = ip = unzig(get_varint(f->payload, &pos), ip);
-		s->rflags = get_varint(f->payload, &pos);
-		s->rsp = rsp = unzig(get_varint(f->payload, &pos), rsp);
-		s->weight = get_varint(f->payload, &pos);
-		last = s->ip;
-		for (int i = 0; i < s->nchain; i++)
-			s->chain[i] = last = unzig(get_varint(f->payload, &pos), last);
+		k = (unsigned)(ip ^ ip >> 4 ^ ip >> 8) & 15;
+		step = unzig(get_varint(f->payload, &pos), seen & 1u << k ? step_at[k] : step);
+		s->tsc = tsc = tsc + step;
+		if (s != &d->s[d->first_index[f->seq]]) {	/* not the frame's first */
+			step_at[k] = step;
+			seen |= 1u << k;
+		} else {
+			step = 0;
+		}
+		if (!(head & 0x20))
+			rflags ^= get_varint(f->payload, &pos);
+		if (!(head & 0x40))
+			rsp = unzig(get_varint(f->payload, &pos), rsp);
+		if (!(head & 0x80))
+			weight = get_varint(f->payload, &pos);
+		s->rflags = rflags;
+		s->rsp = rsp;
+		s->weight = weight;
+		if (chain_refs)
+			decode_chain_ref(d, f, &pos, s);
 	}
 	assert_int_equal(pos, f->len);
 }
@@ -271,9 +329,12 @@ static void decode_all(struct decoded *d)
 		if (f.type == 'H') {
 			memcpy(d->header + d->hlen, f.payload, f.len);
 			d->hlen += f.len;
+		} else if (f.type == 'C') {
+			assert_int_equal(d->nsamples, 0);	/* the table comes first */
+			decode_chains(d, &f);
 		} else if (f.type == 'S') {
 			assert_true(f.len <= DUMP_FRAME_TARGET || d->hlen);
-			decode_samples(d, &f);
+			decode_samples(d, &f, d->header[d->hlen - 1] & 1);
 		} else {
 			assert_int_equal(f.type, 'T');
 			memcpy(d->trailer + d->tlen, f.payload, f.len);
@@ -370,7 +431,7 @@ static void round_trip_is_exact(void **state)
 	for (int i = 0; i < nwant; i++)
 		assert_same_sample(&dec.s[i], &want[i]);
 	/* Header fields at the offsets dump.h lists. */
-	assert_memory_equal(h, "NBPROF\x03", 7);
+	assert_memory_equal(h, "NBPROF\x04", 7);
 	assert_int_equal(le(h + 7, 4), dec.hlen);
 	assert_int_equal(le(h + 11, 4), nlines);
 	assert_memory_equal(h + 15, "\x0f\x04\x01", 3);
@@ -396,7 +457,10 @@ static void round_trip_is_exact(void **state)
 	assert_memory_equal(h + p + 1, "calls", 5);
 	assert_int_equal(h[p + 6], 32);		/* IP bits, as info says (the ia32 kernel's) */
 	assert_int_equal(h[p + 7], 0);		/* no LP ran a workload of its own */
-	assert_int_equal(dec.hlen, p + 8);
+	assert_int_equal(h[p + 8], 1);		/* flags: the samples have call chains */
+	assert_int_equal(dec.hlen, p + 9);
+	/* the chains that repeat are in the table, once each, the others inline */
+	assert_true(dec.nchains > 0);
 	/* Trailer: totals and per-store counts. */
 	t = dec.trailer;
 	assert_int_equal(le(t, 4), nlines);
@@ -409,6 +473,55 @@ static void round_trip_is_exact(void **state)
 	assert_int_equal(dec.tlen, 17 + 2 * 41);
 }
 
+/*
+ * Version 4's compact records: a loop's samples repeat their RFLAGS, RSP,
+ * weight and call chain, so each costs its head byte, a TSC step delta, an
+ * IP delta and a one-byte table reference; an event past 2 takes the
+ * escape (explicit LP and event bytes). Still an exact round trip.
+ */
+static void repeated_chains_make_small_records(void **state)
+{
+	size_t payload = 0;
+	uint64_t t = 1000000;
+	int sframes = 0;
+
+	(void)state;
+	assert_int_equal(sample_store_init(&st0, m0, sizeof(m0), SAMPLE_STOP_WHEN_FULL, 0), 0);
+	assert_int_equal(sample_store_init(&st1, m1, sizeof(m1), SAMPLE_WRAP, 1), 0);
+	nwant = 0;
+	for (int i = 0; i < 300; i++) {
+		/* a loop of three instructions: each IP's samples come the same time apart */
+		struct sample s = { .tsc = t += 2900 + 100 * (uint64_t)(i % 3),
+				    .ip = 0x3e4ee2a0 + 4 * (i % 3), .rflags = 0x246, .rsp = 0x7ff0f00,
+				    .weight = 98, .event = i % 50 == 7 ? 4 : 0, .nchain = 12 };
+
+		for (int k = 0; k < 12; k++)
+			s.chain[k] = 0x3e4f0000 + 0x1234 * (uint64_t)k + (i % 2 ? 0 : 0x10);
+		assert_int_equal(sample_store_append(&st0, &s), SAMPLE_STORED);
+		want[nwant++] = s;
+	}
+	dump_everything(0);
+	decode_all(&dec);
+	assert_int_equal(dec.nsamples, 300);
+	for (int i = 0; i < nwant; i++)
+		assert_same_sample(&dec.s[i], &want[i]);
+	assert_int_equal(dec.nchains, 2);		/* the two distinct chains, once each */
+	for (int i = 0; i < nlines; i++) {
+		struct frame f;
+
+		assert_int_equal(parse_frame(lines[i], &f), 0);
+		if (f.type == 'S') {
+			payload += f.len;
+			sframes++;
+		}
+	}
+	/* head 1 + TSC 1 + IP 1 + reference 1, and the frames' index varints */
+	/* and a frame's first records, whose deltas start from 0: at most 24 bytes more */
+	assert_true(payload <= 300 * 4 + 300 / 50 * 2 + (size_t)sframes * 24);
+	assert_true(payload < 300 * 5);
+}
+
+/* The trailer's CRC covers the chain table's and the samples' payloads, in order. */
 static void data_crc_covers_sample_payloads(void **state)
 {
 	uint32_t crc = 0;
@@ -419,7 +532,7 @@ static void data_crc_covers_sample_payloads(void **state)
 		struct frame f;
 
 		assert_int_equal(parse_frame(lines[i], &f), 0);
-		if (f.type == 'S')
+		if (f.type == 'S' || f.type == 'C')
 			crc = crc32_update(crc, f.payload, f.len);
 	}
 	decode_all(&dec);
@@ -528,6 +641,7 @@ int main(void)
 		cmocka_unit_test(crc32_check_values),
 		cmocka_unit_test(base64_rfc4648_vectors),
 		cmocka_unit_test(varint_and_zigzag),
+		cmocka_unit_test(repeated_chains_make_small_records),
 		cmocka_unit_test(symtab_crc_covers_address_and_name),
 		cmocka_unit_test_teardown(round_trip_is_exact, teardown),
 		cmocka_unit_test_teardown(data_crc_covers_sample_payloads, teardown),

@@ -138,9 +138,12 @@ static int plan_intent(const struct p4_caps *caps, struct p4_plan *plan, struct 
 static void example_as_intended_write_sequence(void **state)
 {
 	static const struct recbus_write want[] = {
-		/* IQ_CCCR5 and IQ_CCCR4 off on a null event (Xeon MP erratum O8): ESCR
-		 * select 1, the unused ALF_ESCR (select 0 names IQ_ESCR0/1, which
-		 * models 3 and later lack) */
+		/* the null events' ALF_ESCR1 and ALF_ESCR0 cleared (an older plan's event
+		 * may be left in them), then IQ_CCCR5 and IQ_CCCR4 off on that null event
+		 * (Xeon MP erratum O8): ESCR select 1, the unused ALF_ESCR (select 0 names
+		 * IQ_ESCR0/1, which models 3 and later lack) */
+		{ 0x3cb, 0 },
+		{ 0x3ca, 0 },
 		{ 0x371, 0x2000 },
 		{ 0x370, 0x2000 },
 		{ 0x3b9, 0x0400060c },		/* CRU_ESCR1: instr_retired, LP0 (step 5's value) */

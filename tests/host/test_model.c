@@ -47,11 +47,13 @@ static void log_pmi(struct p4_model *m, unsigned lp, void *ctx)
 
 static struct pmi_log pmis;
 
+static bool enable_hidden = true;	/* the reading of a cascade start (p4_model.c "Starts") */
+
 static void model_new(struct p4_model *m, uint8_t model, uint8_t stepping, bool ht)
 {
 	struct p4_model_config cfg = {
 		.sig = { 0x0f, model, stepping }, .ht = ht,
-		.raise_pmi = log_pmi, .ctx = &pmis,
+		.raise_pmi = log_pmi, .ctx = &pmis, .cascade_enable_hidden = enable_hidden,
 	};
 
 	pmis.n = 0;
@@ -138,6 +140,18 @@ static void example_18_1_nested(void **state)
 	assert_int_equal(ctr(&m, 12), 0);
 	assert_true(p4_model_running(&m, 14));
 	assert_false(cccr(&m, 14) & CCCR_ENABLE);	/* reads back as written */
+	enable_hidden = false;				/* the other reading: */
+	model_new(&m, 4, 1, false);
+	enable_hidden = true;
+	wr(&m, MSR_CRU_ESCR0, escr_val(0x02, NBOGUSNTAG, ESCR_T0_OS | ESCR_T0_USR));
+	wr(&m, MSR_CRU_ESCR3, escr_val(0x06, MMTP, ESCR_T0_OS | ESCR_T0_USR));
+	wr(&m, MSR_P4_COUNTER_BASE + 12, NEG(200));
+	wr(&m, MSR_P4_COUNTER_BASE + 14, NEG(400));
+	wr(&m, MSR_P4_CCCR_BASE + 14, cccr_val(5, CCCR_CASCADE | CCCR_OVF_PMI_T0));
+	wr(&m, MSR_P4_CCCR_BASE + 12, cccr_val(4, CCCR_ENABLE));
+	instr(&m, 0, 3, 200);
+	assert_true(p4_model_running(&m, 14));
+	assert_true(cccr(&m, 14) & CCCR_ENABLE);	/* "automatically enabled": reads 1 */
 
 	/* X keeps counting and wraps on (the example's "count indefinitely"). */
 	instr(&m, 0, 3, 5);
@@ -949,6 +963,35 @@ static void rdpmc(void **state)
 	assert_int_equal(p4_model_rdpmc(&m, 26, &v), MSR_BUS_EFAULT);
 }
 
+/*
+ * Item 5, reserved bits: IA32_DS_AREA canonical on the IA-32e-capable
+ * models (3, 4, 6), 32 bits on models 0-2; IA32_MISC_ENABLE bit 22 (Limit
+ * CPUID MaxVal) only on models 3, 4, 6. A write that breaks it is #GP and
+ * changes nothing.
+ */
+static void ds_area_and_misc_enable_reserved_bits(void **state)
+{
+	struct p4_model m;
+	uint64_t v;
+
+	(void)state;
+	model_new(&m, 4, 1, false);
+	wr(&m, MSR_IA32_DS_AREA, UINT64_C(0xffff800000001000));	/* canonical */
+	wr(&m, MSR_IA32_DS_AREA, UINT64_C(0x00007ffffffff000));
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IA32_DS_AREA, UINT64_C(0x0000800000000000)),
+			 MSR_BUS_EFAULT);
+	assert_int_equal(rd(&m, MSR_IA32_DS_AREA), UINT64_C(0x00007ffffffff000));
+	wr(&m, MSR_IA32_MISC_ENABLE, BIT(22));
+	assert_int_equal(rd(&m, MSR_IA32_MISC_ENABLE), BIT(22) | MISC_ENABLE_PERFMON);
+	model_new(&m, 2, 9, false);
+	wr(&m, MSR_IA32_DS_AREA, UINT64_C(0xfffff000));
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IA32_DS_AREA, UINT64_C(0x100000000)),
+			 MSR_BUS_EFAULT);
+	assert_int_equal(msr_bus_write(&m.bus, MSR_IA32_MISC_ENABLE, BIT(22)), MSR_BUS_EFAULT);
+	assert_int_equal(msr_bus_read(&m.bus, MSR_IA32_MISC_ENABLE, &v), 0);
+	assert_false(v & BIT(22));
+}
+
 /* IA32_MISC_ENABLE: bit 7 set (PMU present), 11/12 per part, all three RO. */
 static void misc_enable_and_others(void **state)
 {
@@ -1002,6 +1045,24 @@ static void started_counter_lifecycle(void **state)
 	assert_false(p4_model_running(&m, 14));
 	instr(&m, 0, 3, 1);
 	assert_int_equal(ctr(&m, 14), 3);
+	/* The other reading: the start set Enable, and writing the value back stops it. */
+	enable_hidden = false;
+	model_new(&m, 4, 1, false);
+	enable_hidden = true;
+	wr(&m, MSR_CRU_ESCR0, escr_val(0x02, NBOGUSNTAG, ESCR_T0_OS | ESCR_T0_USR));
+	wr(&m, MSR_CRU_ESCR1, escr_val(0x02, NBOGUSNTAG, ESCR_T0_OS | ESCR_T0_USR));
+	wr(&m, MSR_P4_COUNTER_BASE + 12, NEG(1));
+	wr(&m, MSR_P4_CCCR_BASE + 14, y);
+	wr(&m, MSR_P4_CCCR_BASE + 12, cccr_val(4, CCCR_ENABLE));
+	instr(&m, 0, 3, 3);
+	assert_int_equal(ctr(&m, 14), 2);
+	assert_true(cccr(&m, 14) & CCCR_ENABLE);
+	wr(&m, MSR_P4_CCCR_BASE + 14, y);	/* the programmed value: Enable 0 */
+	instr(&m, 0, 3, 1);
+	assert_int_equal(ctr(&m, 14), 2);
+	wr(&m, MSR_P4_CCCR_BASE + 14, cccr_val(4, CCCR_ENABLE));	/* Enable 1, Cascade clear */
+	instr(&m, 0, 3, 1);
+	assert_int_equal(ctr(&m, 14), 3);
 
 	assert_int_equal(p4_model_event(&m, 0, 4, P4_EV_INSTR_RETIRED, NBOGUSNTAG, 1), -1);
 	assert_int_equal(p4_model_event(&m, 0, 3, P4_NEVENT, NBOGUSNTAG, 1), -1);
@@ -1016,6 +1077,7 @@ static void started_counter_lifecycle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ds_area_and_misc_enable_reserved_bits),
 		cmocka_unit_test(helpers_match_manual),
 		cmocka_unit_test(example_18_1_nested),
 		cmocka_unit_test(example_18_1_doubled_range),

@@ -49,15 +49,32 @@ static void count_pmi(struct p4_model *m, unsigned lp, void *ctx)
 	pmis[lp]++;
 }
 
+static unsigned faults[2];
+static uint64_t fault_addr;
+
+static void count_fault(struct p4_model *m, unsigned lp, uint64_t addr, void *ctx)
+{
+	(void)m;
+	(void)ctx;
+	faults[lp]++;
+	fault_addr = addr;
+}
+
+/*
+ * ds32: a Northwood (0F_02, no DTES64) outside IA-32e mode, the one case
+ * of the 32-bit layout; else a Prescott 0F_04 (DTES64: 64-bit layout).
+ */
 static void model_new(struct p4_model *m, bool ds32)
 {
 	struct p4_model_config cfg = {
-		.sig = { 0x0f, 4, 1 }, .ht = true, .raise_pmi = count_pmi,
-		.mem = mem_access, .ds32 = ds32,
+		.sig = { 0x0f, ds32 ? 2 : 4, ds32 ? 9 : 1 }, .ht = true, .raise_pmi = count_pmi,
+		.mem = mem_access, .legacy_mode = ds32, .machine_fault = count_fault,
 	};
 
 	memset(memory, 0, sizeof(memory));
 	pmis[0] = pmis[1] = 0;
+	faults[0] = faults[1] = 0;
+	fault_addr = 0;
 	assert_int_equal(p4_model_init(m, &cfg), 0);
 }
 
@@ -155,8 +172,7 @@ static void records_hold_the_overflowing_instruction(void **state)
 		assert_true(r.reg[P4_PEBS_FLAGS] == 0x202);
 		assert_true(r.reg[P4_PEBS_R15] == UINT64_C(0xf15f15f15) + 3 * k + 2);
 	}
-	/* no ordinary overflow: OVF clear, no PMI yet (threshold at record 8) */
-	assert_int_equal(m.cccr[P4_IQ_COUNTER4] & CCCR_OVF, 0);
+	/* no OVF_PMI on the PEBS counter: no PMI yet (threshold at record 8) */
 	assert_int_equal(pmis[0], 0);
 	retire(&m, 0, 21, 3);			/* 8th record: index reaches the threshold */
 	assert_int_equal(pmis[0], 1);
@@ -232,10 +248,12 @@ static void my_thr_and_oth_thr(void **state)
 		assert_int_equal(m.pebs_lps, 2);
 		assert_int_equal(p4_model_set_bus_lp(&m, writer), 0);
 		assert_int_equal(msr_bus_read(&m.bus, MSR_PEBS_ENABLE, &v), 0);
-		assert_true(v == (writer == 1 ? PEBS_ENABLE_MY_THR : PEBS_ENABLE_OTH_THR));
+		assert_true(v == (PEBS_ENABLE_UOP_TAG |
+				  (writer == 1 ? PEBS_ENABLE_MY_THR : PEBS_ENABLE_OTH_THR)));
 		assert_int_equal(p4_model_set_bus_lp(&m, writer ^ 1), 0);
 		assert_int_equal(msr_bus_read(&m.bus, MSR_PEBS_ENABLE, &v), 0);
-		assert_true(v == (writer == 1 ? PEBS_ENABLE_OTH_THR : PEBS_ENABLE_MY_THR));
+		assert_true(v == (PEBS_ENABLE_UOP_TAG |
+				  (writer == 1 ? PEBS_ENABLE_OTH_THR : PEBS_ENABLE_MY_THR)));
 		retire(&m, 0, 0, 10);		/* LP0's events: not counted by 17's T1 ESCR */
 		retire(&m, 1, 0, 10);
 		assert_int_equal(m.pebs_records[0], 0);
@@ -286,6 +304,60 @@ static void ordinary_overflows_stay_ordinary(void **state)
 	retire(&m, 0, 0, 4);
 	assert_int_equal(m.pebs_faults, 1);	/* reloaded from 0: no reset value */
 	assert_int_equal(m.pebs_records[0], 0);
+	assert_int_equal(faults[0], 1);		/* a machine fault, reported */
+	assert_true(fault_addr == 0x10);
+}
+
+/*
+ * Fact sheet 5.1: the layout follows DTES64 and IA-32e mode, not the
+ * width of the code. A Prescott (DTES64) in 32-bit protected mode writes
+ * 144-byte records through the 64-bit area; a Northwood outside IA-32e
+ * the 32-bit one; any part in IA-32e mode the 64-bit one.
+ */
+static void layout_follows_dtes64(void **state)
+{
+	static struct p4_model m;
+	struct p4_model_config cfg;
+
+	model_new(&m, false);
+	cfg = m.cfg;
+	cfg.legacy_mode = true;			/* 0F_04 in the 32-bit kernel */
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	assert_int_equal(p4_model_ds_form(&m), P4_DS_64);
+	ds_setup(&m, 0, P4_DS_64, 4, 1, 2);
+	program(&m, "front_end_event:nbogus:period=2", 0, 0, true);
+	retire(&m, 0, 0, 4);
+	assert_true(ds_now(0, P4_DS_64).index == BUF(0) + 2 * 144);
+	model_new(&m, true);
+	assert_int_equal(p4_model_ds_form(&m), P4_DS_32);
+	cfg = m.cfg;
+	cfg.legacy_mode = false;		/* 0F_02 has no IA-32e; the rule still holds */
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	assert_int_equal(p4_model_ds_form(&m), P4_DS_64);
+}
+
+/*
+ * A PEBS counter whose CCCR has OVF_PMI: every overflow sets OVF and
+ * interrupts (perfmon2 on real P4s: "a spurious interrupt for every
+ * counter overflow"), besides writing its record.
+ */
+static void ovf_pmi_on_a_pebs_counter_interrupts_each_time(void **state)
+{
+	static struct p4_model m;
+	uint64_t cccr;
+
+	model_new(&m, false);
+	ds_setup(&m, 0, P4_DS_64, 10, 2, 3);
+	program(&m, "front_end_event:nbogus:period=3", 0, 0, true);
+	assert_int_equal(msr_bus_read(&m.bus, p4_counters[P4_IQ_COUNTER4].cccr_msr, &cccr), 0);
+	assert_int_equal(cccr & (CCCR_OVF_PMI_T0 | CCCR_OVF_PMI_T1), 0);	/* none planned */
+	assert_int_equal(msr_bus_write(&m.bus, p4_counters[P4_IQ_COUNTER4].cccr_msr,
+				       cccr | CCCR_OVF_PMI_T0), 0);
+	retire(&m, 0, 0, 3 * 4 + 1);		/* 4 records, then the count after the 4th */
+	assert_int_equal(m.pebs_records[0], 4);
+	assert_int_equal(pmis[0], 4);
+	assert_true(m.cccr[P4_IQ_COUNTER4] & CCCR_OVF);
+	assert_int_equal(m.overflows[P4_IQ_COUNTER4], 4);
 }
 
 /*
@@ -447,6 +519,8 @@ int main(void)
 		cmocka_unit_test(thirty_two_bit_records),
 		cmocka_unit_test(my_thr_and_oth_thr),
 		cmocka_unit_test(ordinary_overflows_stay_ordinary),
+		cmocka_unit_test(layout_follows_dtes64),
+		cmocka_unit_test(ovf_pmi_on_a_pebs_counter_interrupts_each_time),
 		cmocka_unit_test(tagged_loads_only),
 		cmocka_unit_test(execution_tagging),
 		cmocka_unit_test(simd_moves_by_mask_bit),

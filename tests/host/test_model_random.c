@@ -118,6 +118,7 @@ static void run_boot(struct run *run, uint64_t seed)
 	cfg.sig.stepping = (uint8_t)below(&run->r, 16);
 	cfg.ht = chance(&run->r, 60);
 	cfg.uncore = chance(&run->r, 30);
+	cfg.cascade_enable_hidden = chance(&run->r, 50);	/* both readings of a start */
 	cfg.raise_pmi = on_pmi;
 	cfg.ctx = run;
 	assert_int_equal(p4_model_init(&run->m, &cfg), 0);
@@ -417,6 +418,9 @@ static void check_step(struct run *run, const struct p4_model *b, uint32_t writt
 			fail_at(run, "pmi_count disagrees with raise_pmi calls", lp);
 	}
 	reach.cascade_starts += __builtin_popcount(m->started & ~b->started);
+	for (unsigned n = 0; n < P4_NCOUNTER; n++)	/* a start that set Enable */
+		reach.cascade_starts += !((written >> n) & 1) && (m->cccr[n] & CCCR_ENABLE) &&
+					!(b->cccr[n] & CCCR_ENABLE);
 	for (unsigned n = 0; n < P4_NCOUNTER; n++) {
 		reach.overflows += m->overflows[n] - b->overflows[n];
 		check_counter(run, b, n, (written >> n) & 1, may_count);

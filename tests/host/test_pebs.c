@@ -19,6 +19,7 @@
 #include "pmu/p4_pebs.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_spec.h"
+#include "pmu/p4_tagging.h"
 #include "tests/host/recbus.h"
 
 static void availability(void **state)
@@ -273,6 +274,91 @@ static void metrics_are_planned(void **state)
 	assert_non_null(strstr(err.msg, "upstream ESCR is taken"));
 }
 
+/*
+ * F4, F10: a PEBS request gets no OVF_PMI even when one is asked for (one
+ * PMI per record on hardware), and PEBS_ENABLE gets bit 24 besides MY_THR
+ * (the non-HT set-up text's "Enable PEBS flag", perfmon2's 25|24|0).
+ */
+static void pebs_counter_programming(void **state)
+{
+	static struct p4_caps caps;
+	struct p4_alloc_ctx ctx = { &caps, false, P4_SPLIT_GLOBAL };
+	struct p4_request r = { .lp = P4_LP0, .pmi = P4_PMI_LP0, .role = P4_ROLE_PEBS };
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+	struct recbus rb;
+
+	assert_true(p4_caps_lookup(&(struct p4_sig){ 15, 4, 1 }, &caps));
+	assert_int_equal(p4_spec_parse("front_end_event:nbogus:period=100", &caps, &r.spec, &serr), 0);
+	r.spec.pebs = true;
+	if (p4_alloc_plan(&ctx, &r, 1, &plan, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(plan.slot[0].counter, P4_IQ_COUNTER4);
+	assert_int_equal(plan.slot[0].cccr_value & (CCCR_OVF_PMI_T0 | CCCR_OVF_PMI_T1), 0);
+	plan.ds_area_set = true;
+	recbus_init(&rb);
+	p4_apply(&rb.bus, &plan, &res);
+	assert_int_equal(res.faults + res.mismatches, 0);
+	assert_int_equal(recbus_value(&rb, MSR_PEBS_ENABLE), PEBS_ENABLE_MY_THR | PEBS_ENABLE_UOP_TAG);
+}
+
+/* F7: the threshold several records short of the maximum (about 90 %). */
+static void threshold_several_records_short(void **state)
+{
+	struct p4_ds_pebs p;
+	const char *why;
+
+	assert_int_equal(p4_ds_threshold_below(2), 1);
+	assert_int_equal(p4_ds_threshold_below(8), 2);
+	assert_int_equal(p4_ds_threshold_below(64), 6);
+	assert_int_equal(p4_ds_threshold_below(128), 12);
+	assert_int_equal(p4_ds_plan(P4_DS_64, 0x1000, 8 * 144, p4_ds_threshold_below(8), 0, &p,
+				    &why), 0);
+	assert_true(p.threshold == 0x1000 + 6 * 144);
+	assert_true(p.max == 0x1000 + 8 * 144);
+}
+
+/*
+ * The tagging rules stat, record and selftest share (fact sheet 5.6, 5.7):
+ * front_end_event without a uop_type request for its LP, and an
+ * execution_event slot no FIRM event tags, would count 0.
+ */
+static void tagging_rules(void **state)
+{
+	static struct p4_caps caps;
+	struct p4_request r[3];
+	struct p4_spec_error serr;
+	struct p4_request t;
+	char why[192];
+
+	assert_true(p4_caps_lookup(&(struct p4_sig){ 15, 4, 1 }, &caps));
+	memset(r, 0, sizeof(r));
+	assert_int_equal(p4_spec_parse("front_end_event:nbogus:u", &caps, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_tag_frontend_untagged(r, 1), 0);
+	assert_true(p4_tag_why(r, 1, why, sizeof(why)));
+	assert_non_null(strstr(why, "#1 front_end_event counts only the uops the front end tags"));
+	assert_int_equal(p4_tag_frontend_tagger(&caps, &r[0], &t), 0);
+	assert_int_equal(t.spec.event, P4_EV_UOP_TYPE);
+	assert_int_equal(t.spec.mask, P4_EVMASK(P4_UOP_TYPE_TAGLOADS) | P4_EVMASK(P4_UOP_TYPE_TAGSTORES));
+	assert_true(t.spec.usr && !t.spec.os);		/* the tagged event's privilege */
+	assert_int_equal(t.pmi, P4_PMI_NONE);
+	r[1] = t;
+	assert_int_equal(p4_tag_frontend_untagged(r, 2), -1);
+	assert_false(p4_tag_why(r, 2, why, sizeof(why)));
+	r[1].lp = P4_LP1;				/* a tagger for the other LP does not do */
+	assert_int_equal(p4_tag_frontend_untagged(r, 2), 0);
+
+	memset(r, 0, sizeof(r));
+	assert_int_equal(p4_spec_parse("execution_event:nbogus1", &caps, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_tag_exec_untagged(r, 1), 1);
+	assert_true(p4_tag_why(r, 1, why, sizeof(why)));
+	assert_non_null(strstr(why, "nothing tags with bit 1; add one, e.g. -e x87_FP_uop:TAG1"));
+	assert_int_equal(p4_spec_parse("x87_FP_uop:TAG1", &caps, &r[1].spec, &serr), 0);
+	assert_int_equal(p4_tag_exec_untagged(r, 2), -1);
+}
+
 static void collect_line(void *ctx, const char *line)
 {
 	char *out = ctx;
@@ -310,6 +396,9 @@ int main(void)
 		cmocka_unit_test(replay_metrics),
 		cmocka_unit_test(metrics_are_planned),
 		cmocka_unit_test(explain_names_metrics),
+		cmocka_unit_test(pebs_counter_programming),
+		cmocka_unit_test(threshold_several_records_short),
+		cmocka_unit_test(tagging_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

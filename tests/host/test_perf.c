@@ -104,6 +104,7 @@ int kprintf(const char *fmt, ...)
 /* ---- a backend: the model, with something to happen during a bus access ---------- */
 
 static struct p4_model model;
+static bool enable_hidden;		/* the model's reading of a cascade start */
 static unsigned pmi_requests[2];
 static void (*during)(uint32_t msr);	/* called before a bus access, once */
 static bool during_writes_only;		/* ... before a register write only */
@@ -140,7 +141,8 @@ static struct msr_bus test_bus = { .read = test_read, .write = test_write };
 
 static int test_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
-	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = raise };
+	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = raise,
+				       .cascade_enable_hidden = enable_hidden };
 
 	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg))
 		return -1;
@@ -173,6 +175,11 @@ const struct perf_backend_ops perf_backend_model = {
 static int hw_refuse(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	return ksnprintf(err, n, "no hardware PMU on the host"), -1;
+}
+
+enum p4_probe_verdict perf_hw_probe(char *why, size_t n)
+{
+	return ksnprintf(why, n, "not probed on the host"), P4_PROBE_ABSENT;
 }
 
 const struct perf_backend_ops perf_backend_hw = {
@@ -270,6 +277,14 @@ static void events_during_the_handler_are_counted(void **state)
 	assert_int_equal(total, 101 + 5 + 10);
 }
 
+static struct trap_frame *sink_frame;
+static uint64_t frame_sink(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
+{
+	sinks++;
+	sink_frame = f;
+	return ov->reload;
+}
+
 /* ---- H4: an NMI inside a count's stop ---------------------------------------------------- */
 
 static void overflow_and_nmi(uint32_t msr)
@@ -294,9 +309,33 @@ static void nmi_during_stop_keeps_the_totals(void **state)
 	perf_count_stop(&s, &total);
 	assert_int_equal(total, 52);
 	assert_false(s.running);
-	/* the NMI was taken once the stop had finished: nothing left to handle */
+	/* the stop found the overflow itself (its sink call once); the NMI, taken once the
+	 * stop had finished, had nothing left to handle */
 	assert_int_equal(perf_info()->pmi.lp_interrupts[0], nmis + 1);
-	assert_int_equal(sinks, 0);
+	assert_int_equal(sinks, 1);
+}
+
+/*
+ * Item 2: a fixed-vector PMI is held while its LP runs with IF = 0 (SDM Vol.
+ * 3A 6.8.1), possibly until the count has stopped. The stop finds the
+ * overflow itself: its events are in the total and its sample reaches the
+ * sink without a frame (counted unattributed), not lost.
+ */
+static void held_pmi_is_found_at_the_stop(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	uint64_t total = 0;
+	char err[96];
+
+	perf_set_sink(frame_sink, NULL);
+	sink_frame = &frame;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	instr(0, 150);			/* overflow on the 100th; its PMI never taken */
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 150);
+	assert_int_equal(sinks, 1);
+	assert_null(sink_frame);
 }
 
 /* ---- H2: each LP unmasks its own LVT PC ------------------------------------------------------ */
@@ -353,6 +392,130 @@ static void sink_return_is_the_next_period(void **state)
 	assert_int_equal(total, 101 + 31);
 }
 
+/* ---- F13: an NMI deferred under the PMU lock still reaches the sink ----------------------- */
+
+/*
+ * The counter overflows and its NMI lands while this LP holds the PMU lock
+ * (a model call, a poll): the handler runs at perf_unlock, without the
+ * workload's frame. The overflow must reach the sink (with f NULL, which
+ * record counts as unattributed), not vanish.
+ */
+static void deferred_nmi_reaches_the_sink(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	uint64_t total = 0;
+	char err[96];
+
+	perf_set_pmi_mode(PERF_PMI_NMI);
+	perf_set_sink(frame_sink, NULL);
+	sink_frame = &frame;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	perf_lock();
+	instr(0, 101);
+	handlers[VEC_NMI](&frame);	/* deferred: this LP holds the lock */
+	assert_int_equal(sinks, 0);
+	perf_unlock();			/* handled now, with no frame */
+	assert_int_equal(sinks, 1);
+	assert_null(sink_frame);
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 101);
+}
+
+/* ---- F6: a cascaded sampler under both readings of a cascade start ------------------------ */
+
+/*
+ * Counter 12 (instr_retired, period 10, no PMI) starts counter 14 (instr
+ * retired too, sampling every 50) on its first overflow (SDM 18.15.5.6,
+ * bit 30). Counter 14's overflows are handled and it is restarted; its
+ * total must be every event after the start, whether the start set its
+ * Enable bit (SDM Example 18-1 "automatically enabled") or left the CCCR
+ * reading as written.
+ */
+static void cascaded_sampler_runs_on(bool hidden)
+{
+	static struct perf_count s;
+	const struct perf_info *pi;
+	struct p4_request r[2];
+	struct p4_spec_error serr;
+	struct p4_alloc_error aerr;
+	struct p4_alloc_ctx ctx;
+	struct p4_plan plan;
+	uint64_t total[2] = { 0, 0 };
+	char err[96];
+
+	memset(r, 0, sizeof(r));
+	enable_hidden = hidden;
+	setup(NULL);
+	pi = perf_info();
+	ctx = (struct p4_alloc_ctx){ &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
+	assert_int_equal(p4_spec_parse("instr_retired:t0:period=10", &pi->caps, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_spec_parse("instr_retired:t0:period=50", &pi->caps, &r[1].spec, &serr), 0);
+	r[0].lp = r[1].lp = P4_LP0;
+	r[0].pmi = P4_PMI_NONE;
+	r[1].pmi = P4_PMI_LP0;
+	r[1].role = P4_ROLE_CASCADE;
+	r[1].started_by = 0;
+	if (p4_alloc_plan(&ctx, r, 2, &plan, &aerr))
+		fail_msg("%s", aerr.msg);
+	assert_non_null(plan.slot[1].link);
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	instr(0, 10);			/* the starter overflows: the partner starts */
+	instr(0, 51);			/* the partner overflows on the 50th, its PMI on the 51st */
+	pmi();
+	assert_int_equal(sinks, 2);	/* the partner's overflow, and the starter's OVF */
+	instr(0, 30);			/* counted after the restart */
+	perf_count_stop(&s, total);
+	assert_int_equal(total[1], 51 + 30);
+	enable_hidden = false;
+}
+
+static void cascaded_sampler_enable_set_by_the_start(void **state)
+{
+	cascaded_sampler_runs_on(false);
+}
+
+static void cascaded_sampler_enable_hidden(void **state)
+{
+	cascaded_sampler_runs_on(true);
+}
+
+/* ---- F4: a PEBS counter is not an ordinary sampler ---------------------------------------- */
+
+/*
+ * Counter 16 under PEBS overflows (the model sets OVF, as the harder
+ * reading of the manual has it) and the LP takes a PMI for another
+ * reason: the handler must neither sample counter 16 nor add its events
+ * (its records are counted apart, record_pebs_stop).
+ */
+static void pebs_counter_is_not_sampled(void **state)
+{
+	static struct perf_count s;
+	const struct perf_info *pi = perf_info();
+	struct p4_alloc_ctx ctx = { &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
+	struct p4_request r = { .lp = P4_LP0, .pmi = P4_PMI_LP0, .role = P4_ROLE_PEBS };
+	struct p4_spec_error serr;
+	struct p4_alloc_error aerr;
+	struct p4_plan plan;
+	uint64_t cccr = 0;
+	char err[96];
+
+	assert_int_equal(p4_spec_parse("front_end_event:nbogus:t0", &pi->caps, &r.spec, &serr), 0);
+	r.spec.period = 10;
+	r.spec.pebs = true;
+	if (p4_alloc_plan(&ctx, &r, 1, &plan, &aerr))
+		fail_msg("%s", aerr.msg);
+	plan.ds_area_set = true;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	p4_model_event(&model, 0, 0, P4_EV_FRONT_END_EVENT, P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS), 10);
+	assert_int_equal(msr_bus_read(&model.bus, p4_counters[P4_IQ_COUNTER4].cccr_msr, &cccr), 0);
+	assert_true(cccr & CCCR_OVF);
+	pmi();
+	assert_int_equal(sinks, 0);
+	assert_int_equal(s.overflows[0], 0);
+	perf_count_stop(&s, NULL);
+}
+
 #define T(f) cmocka_unit_test_setup(f, setup)
 
 int main(void)
@@ -361,6 +524,11 @@ int main(void)
 		T(events_during_the_handler_are_counted),
 		T(nmi_during_stop_keeps_the_totals),
 		T(sibling_programs_its_own_lvt_pc),
+		T(pebs_counter_is_not_sampled),
+		T(deferred_nmi_reaches_the_sink),
+		T(held_pmi_is_found_at_the_stop),
+		T(cascaded_sampler_enable_set_by_the_start),
+		T(cascaded_sampler_enable_hidden),
 		T(sink_return_is_the_next_period),
 	};
 

@@ -393,6 +393,43 @@ static void prologue_and_ret_find_the_return_address(void **state)
 	assert_int_equal(sample_prologue_ret(NULL, 0, 0), -1);
 }
 
+/* gcc -O2 -fno-omit-frame-pointer: a leaf that needs no stack gets no frame (walk). */
+static const uint8_t walk_leaf[] = {
+	0x48, 0x85, 0xff, 0x74, 0x2b, 0x31, 0xc0, 0x31, 0xc9,		/* test, je, xor, xor */
+	0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00,			/* nopl */
+	0x48, 0x89, 0xca, 0x48, 0xc1, 0xea, 0x03, 0x48, 0x31, 0xc2,	/* 10: mov, shr, xor */
+	0x48, 0x83, 0xc0, 0x01, 0x48, 0x01, 0xd1, 0x48, 0x39, 0xc7,	/* add, add, cmp */
+	0x75, 0xea, 0x48, 0x89, 0xc8, 0xc3,				/* jne, mov, ret */
+};
+
+static void frameless_leaf_has_its_return_address_at_rsp(void **state)
+{
+	static const uint8_t pushes[] = { 0x53, 0x48, 0x89, 0xf8, 0x5b, 0xc3 };	/* push rbx */
+	static const uint8_t subrsp[] = { 0x48, 0x83, 0xec, 0x08, 0x90, 0xc3 };	/* sub $8,%rsp */
+	static const uint8_t leasp[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8, 0x90 };	/* lea -8(%rsp),%rsp */
+	static const uint8_t movsp[] = { 0x48, 0x89, 0xec, 0x90 };		/* mov %rbp,%rsp */
+	static const uint8_t r12[] = { 0x49, 0x89, 0xfc, 0x90 };		/* mov %rdi,%r12 */
+	static const uint8_t call[] = { 0xe8, 0, 0, 0, 0, 0x90 };
+
+	for (uint64_t off = 0; off < sizeof(walk_leaf); off++) {
+		/* every instruction boundary: the decoder walks to it, else -1 */
+		static const uint8_t starts[] = { 0, 3, 5, 7, 9, 16, 19, 23, 26, 30, 33, 36, 38,
+						  41 };
+		bool boundary = memchr(starts, (int)off, sizeof(starts)) != NULL;
+
+		assert_int_equal(sample_leaf_ret(walk_leaf, off, true), boundary ? 0 : -1);
+	}
+	assert_int_equal(sample_leaf_ret(calls_level, 4, true), -1);	/* push rbp: a frame */
+	assert_int_equal(sample_leaf_ret(pushes, 4, true), -1);
+	assert_int_equal(sample_leaf_ret(pushes, 0, true), 0);		/* nothing run yet */
+	assert_int_equal(sample_leaf_ret(subrsp, 4, true), -1);
+	assert_int_equal(sample_leaf_ret(leasp, 5, true), -1);
+	assert_int_equal(sample_leaf_ret(movsp, 3, true), -1);
+	assert_int_equal(sample_leaf_ret(r12, 3, true), 0);		/* REX.B: r12, not RSP */
+	assert_int_equal(sample_leaf_ret(call, 5, true), -1);
+	assert_int_equal(sample_leaf_ret(NULL, 0, true), -1);
+}
+
 static void stack_walk_puts_the_direct_caller_first(void **state)
 {
 	uint64_t chain[SAMPLE_MAX_CHAIN];
@@ -524,6 +561,7 @@ int main(void)
 		cmocka_unit_test(run_iterates_all_stores_and_sums),
 		cmocka_unit_test(walker_follows_chain_to_its_end),
 		cmocka_unit_test(prologue_and_ret_find_the_return_address),
+		cmocka_unit_test(frameless_leaf_has_its_return_address_at_rsp),
 		cmocka_unit_test(jitter_spreads_periods_reproducibly),
 		cmocka_unit_test(stack_walk_puts_the_direct_caller_first),
 		cmocka_unit_test(walker_respects_depth_bounds),

@@ -223,7 +223,8 @@ static void events_listing(void **state)
 	struct p4_caps northwood;
 
 	assert_int_equal(p4_events_list(NULL, NULL, collect, &l), 47);
-	assert_int_equal(l.n, 47 + 1 + 9);	/* and the 9 replay metrics under a heading */
+	/* and the 9 replay metrics and the 10 generic names under their headings */
+	assert_int_equal(l.n, 47 + 1 + 9 + 1 + 10);
 	/* fact sheet 5.5: 1stL_cache_load_miss_retired is 01000001H with MATRIX_VERT 1H */
 	assert_non_null(strstr(l.all, "1stL_cache_load_miss_retired replay_event:NBOGUS, "
 			       "PEBS_ENABLE 01000001H, MATRIX_VERT 1H"));
@@ -253,6 +254,100 @@ static void events_listing(void **state)
 	assert_int_equal(l.n, 0);
 }
 
+/*
+ * perf's generic names bind as Linux's P4 backend binds them
+ * (p4_general_events in arch/x86/events/intel/p4.c), bit for bit; the
+ * expected masks are the SDM's mask bit numbers of the NetBurst events
+ * (RUNNING 0; NBOGUSNTAG 0, BOGUSNTAG 2; RD_2ndL_HITS..
+ * RD_3rdL_HITM 0-5, RD_2ndL_MISS 8, RD_3rdL_MISS 9, WR_2ndL_MISS 10;
+ * CONDITIONAL..INDIRECT 1-4; NBOGUS 0; DRDY_DRV 0, DRDY_OWN 1).
+ */
+static void generic_names(void **state)
+{
+	static const struct {
+		const char *name;
+		enum p4_event ev;
+		uint16_t mask;
+	} want[] = {
+		{ "cycles", P4_EV_GLOBAL_POWER_EVENTS, 0x1 },
+		{ "cpu-cycles", P4_EV_GLOBAL_POWER_EVENTS, 0x1 },
+		{ "clockticks", P4_EV_GLOBAL_POWER_EVENTS, 0x1 },
+		{ "instructions", P4_EV_INSTR_RETIRED, 0x5 },
+		{ "cache-references", P4_EV_BSQ_CACHE_REFERENCE, 0x3f },
+		{ "cache-misses", P4_EV_BSQ_CACHE_REFERENCE, 0x700 },
+		{ "branch-instructions", P4_EV_RETIRED_BRANCH_TYPE, 0x1e },
+		{ "branches", P4_EV_RETIRED_BRANCH_TYPE, 0x1e },
+		{ "branch-misses", P4_EV_MISPRED_BRANCH_RETIRED, 0x1 },
+		{ "bus-cycles", P4_EV_FSB_DATA_ACTIVITY, 0x3 },
+	};
+	struct p4_spec s;
+	char buf[128];
+
+	assert_int_equal(sizeof(want) / sizeof(want[0]), P4_NALIAS);
+	for (unsigned i = 0; i < P4_NALIAS; i++) {
+		s = parse_ok(want[i].name, NULL);
+		assert_int_equal(s.event, want[i].ev);
+		assert_int_equal(s.mask, want[i].mask);
+		assert_false(s.mask_default);
+		assert_true(s.usr && s.os);
+	}
+	/* Linux sets CCCR edge and compare for bus-cycles */
+	s = parse_ok("bus-cycles", NULL);
+	assert_true(s.edge && s.compare);
+	/* modifiers follow the name; case does not matter */
+	s = parse_ok("Cycles:u:period=100000", NULL);
+	assert_int_equal(s.event, P4_EV_GLOBAL_POWER_EVENTS);
+	assert_true(s.usr);
+	assert_false(s.os);
+	assert_int_equal(s.period, 100000);
+	s = parse_ok("instructions:k:t1", NULL);
+	assert_int_equal(s.mask, 0x5);
+	assert_true(s.os && !s.usr);
+	assert_int_equal(s.thread, P4_THREAD_T1);
+	/* mask bits add to the name's: the canonical form spells them out */
+	s = parse_ok("instructions:NBOGUSTAG", NULL);
+	assert_int_equal(s.mask, 0x7);
+	s = parse_ok("cache-misses:u", NULL);
+	p4_spec_format(&s, buf, sizeof(buf));
+	assert_string_equal(buf, "BSQ_cache_reference:RD_2ndL_MISS:RD_3rdL_MISS:WR_2ndL_MISS:u");
+	/* a bad modifier after a name is reported at its column */
+	parse_bad("cycles:bogus", NULL, 7, "unknown mask or modifier");
+	/* a near miss offers the generic names like it, not b2b_cycles alone */
+	parse_bad("cycle", NULL, 0, " cycles");
+	parse_bad("cycle", NULL, 0, "bus-cycles");
+	parse_bad("cycle", NULL, 0, "b2b_cycles");
+}
+
+static void generic_names_listed(void **state)
+{
+	struct lines l = { 0 };
+
+	assert_int_equal(p4_events_list("clockticks", NULL, collect, &l), 1);
+	assert_non_null(strstr(l.all, "clockticks                   global_power_events:RUNNING  ("));
+	assert_non_null(strstr(l.all, "cycles the processor is not stopped"));	/* the event's detail */
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(p4_events_list("bus-cycles", NULL, collect, &l), 1);
+	assert_non_null(strstr(l.all, "FSB_data_activity:DRDY_DRV:DRDY_OWN:edge"));
+
+	/* "misses" names no event, two generic names */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(p4_events_list("misses", NULL, collect, &l), 2);
+	assert_int_equal(l.n, 3);
+	assert_non_null(strstr(l.all, "\nbranch-misses "));
+	assert_non_null(strstr(l.all, "\ncache-misses "));
+
+	/* the whole list names every one */
+	memset(&l, 0, sizeof(l));
+	p4_events_list(NULL, NULL, collect, &l);
+	for (unsigned i = 0; i < P4_NALIAS; i++) {
+		char row[40];
+
+		snprintf(row, sizeof(row), "\n%-28s ", p4_aliases[i].name);
+		assert_non_null(strstr(l.all, row));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +359,8 @@ int main(void)
 		cmocka_unit_test(format_round_trips),
 		cmocka_unit_test(format_keeps_noedge),
 		cmocka_unit_test(events_listing),
+		cmocka_unit_test(generic_names),
+		cmocka_unit_test(generic_names_listed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

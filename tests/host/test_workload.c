@@ -190,10 +190,27 @@ static void only_halt_is_refused_at_ring3(void **state)
 		assert_true((workload_table[i].ring3_refusal != NULL) == (i == WL_HALT));
 }
 
+/* Why an interrupted run stopped: Ctrl-C, an unstepped time limit, a stepped program's limit. */
+static void stop_reasons(void **state)
+{
+	struct workload_result r = { .status = WORKLOAD_INTERRUPTED };
+	char buf[160];
+
+	(void)state;
+	assert_string_equal(workload_stop_reason(&r, buf, sizeof(buf)), "interrupted by Ctrl-C");
+	r.timed_out = true;
+	assert_string_equal(workload_stop_reason(&r, buf, sizeof(buf)), "stopped at its time limit");
+	r.step.instructions = 123456789;
+	workload_stop_reason(&r, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "still running after 123456789 instructions: no return from main?"));
+	assert_non_null(strstr(buf, "programs --timeout SECONDS"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_workload_is_found_by_name),
+		cmocka_unit_test(stop_reasons),
 		cmocka_unit_test(defaults_fill_omitted_parameters),
 		cmocka_unit_test(numbers_in_every_spelling),
 		cmocka_unit_test(branch_patterns_and_seed),

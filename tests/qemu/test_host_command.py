@@ -5,7 +5,9 @@ modules' machines are), so these tests do not use the shared `nb` machine.
 `stat loop 1000` must count exactly 3N+6 = 3006 retired instructions, and
 `record` must leave perf.data, perf.script, stacks.folded and flamegraph.svg
 in the output directory, with `perf report` naming wl_loop (skipped with
-the reason when Debian's linux-perf is not installed).
+the reason when Debian's linux-perf is not installed). Under a 32-bit
+firmware the command boots the same firmware (--firmware) and names the
+32-bit kernel's ELF in perf.data.
 """
 
 import json
@@ -17,21 +19,24 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import REPO, make_image
+import qemu
+from conftest import REPO, firmware_suffix, make_image
 
 TOOL = os.path.join(REPO, "tools", "nbprof")
 TIMEOUT = 300
+FIRMWARE = os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE
 
 pytestmark = pytest.mark.qemu_only
 
 
 @pytest.fixture(scope="module")
-def image():
-    return make_image("test_host_command")
+def image(firmware):
+    return make_image("test_host_command" + firmware_suffix(firmware), firmware=firmware)
 
 
 def nbprof(image, *args):
-    return subprocess.run(["/usr/bin/python3", TOOL, "--qemu", "--image", image] + list(args),
+    return subprocess.run(["/usr/bin/python3", TOOL, "--qemu", "--firmware", FIRMWARE,
+                           "--image", image] + list(args),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=TIMEOUT)
 
@@ -78,4 +83,5 @@ def test_record_writes_the_outputs(image, tmp_path):
     assert rep.returncode == 0, rep.stderr
     rows = re.findall(r"^\s+([\d.]+)%\s+[\d.]+%\s+(\S+)\s+(\S+)\s+\[\.\]\s+(\S+)",
                       rep.stdout, flags=re.M)
-    assert rows and rows[0] == ("100.00", "loop", "nbprof.so", "wl_loop"), rep.stdout
+    dso = os.path.basename(qemu.kernel_elf(FIRMWARE))       # the ELF of the kernel that ran
+    assert rows and rows[0] == ("100.00", "loop", dso, "wl_loop"), rep.stdout

@@ -99,13 +99,12 @@ def ht_model(nb):
 
 # ---- record --cpu 1 ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("mode", ["--nmi", "--vector"])
-def test_cpu1_samples_lp1_exactly(nb, mode):
+def test_cpu1_samples_lp1_exactly(nb):
     n, p = 400, 29
     e = loop3(n)
     assert e % (p + 1) != 0
-    out = record(nb, "%s --throttle 100 --cpu 1 --ring 3 -e instr_retired:u -c %d loop %d"
-                 % (mode, p, n))
+    out = record(nb, "--nmi --throttle 100 --cpu 1 --ring 3 -e instr_retired:u -c %d loop %d"
+                 % (p, n))
     assert re.search(r"^record: loop %d \(ring 3, LP1, PMI by" % n, out, re.M), out
     s = summary(out)
     assert s["stored"] == samples(e, p) and s["lost"] == 0, out
@@ -116,6 +115,21 @@ def test_cpu1_samples_lp1_exactly(nb, mode):
     rows = script_samples(nb)
     assert {(a, b) for a, b, _ in rows} == {(1, 1)}
     assert loop_offsets(rows) == want_offsets(n, p, s["stored"])
+
+
+def test_cpu1_by_vector_is_refused(nb):
+    """LP1 runs its jobs with IF = 0 (smp.h), and a CPU holds a fixed-vector interrupt while
+    IF = 0 (SDM Vol. 3A 6.8.1): LP1 would never take its PMI, so --vector with LP1 sampling
+    is refused with the reason; LP0's samples by vector with LP1 only counting are fine."""
+    for args in ("--vector --cpu 1 -e instr_retired -c 29 loop 400",
+                 "--vector -e instr_retired -c 29 --pair loop 400 -- loop 400"):
+        out = nb.cmd("record " + args, timeout=60)
+        assert out.strip() == ("error: record: --vector: LP1 runs its stepped jobs with "
+                               "interrupts masked (IF = 0), and a fixed-vector PMI waits for IF = 1 (SDM Vol. 3A "
+                               "6.8.1): LP1 would take no sample; sample LP1 by NMI (the "
+                               "default)"), out
+    out = record(nb, "--vector --throttle 100 --cpu 0 -e instr_retired -c 29 loop 400")
+    assert "PMI by vector F8H" in out, out
 
 
 # ---- record --pair: one counter and one store per LP --------------------------------------
@@ -286,10 +300,13 @@ def test_example_18_2_trace_shows_the_plan(nb):
     # Enable and Compare (18) clear, an ESCR select other than the plan's
     quiet5 = [v for v in all5 if (v >> 13) & 7 != 4]
     assert quiet5 and all(not v & (1 << 12) and not v & (1 << 18) for v in quiet5), quiet5
-    # IQ_CCCR5: CASCNT4INTO5 (bit 11), Enable (12) clear, select 4 (15:13, CRU_ESCR1),
-    # OVF_PMI_T1 (27) and not OVF_PMI_T0 (26): LP1 takes its samples
-    assert cccr5 and all(v & (1 << 11) and not v & (1 << 12) and (v >> 13) & 7 == 4 and
+    # IQ_CCCR5 as programmed: CASCNT4INTO5 (bit 11), Enable (12) clear, select 4 (15:13,
+    # CRU_ESCR1), OVF_PMI_T1 (27) and not OVF_PMI_T0 (26): LP1 takes its samples; after
+    # each of its overflows the handler restarts it with Enable set and bit 11 clear
+    # (SDM Example 18-1: a started counter is "automatically enabled")
+    assert cccr5 and all(bool(v & (1 << 11)) != bool(v & (1 << 12)) and (v >> 13) & 7 == 4 and
                          v & (1 << 27) and not v & (1 << 26) for v in cccr5), cccr5
+    assert not cccr5[0] & (1 << 12) and any(v & (1 << 12) for v in cccr5), cccr5
     cccr4 = [int(v, 16) for a, v in writes if a == "370"]
     assert any(v & (1 << 12) and v & (1 << 26) for v in cccr4), cccr4
     s = summary(out)

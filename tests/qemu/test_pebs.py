@@ -28,7 +28,13 @@ import qemu  # tools/, put on the path by conftest.py
 ELF = os.path.join(qemu.BUILD, "nbprof.so")
 BOOT = {"smp_ht": True}
 PEBS = re.compile(r"^PEBS: (\d+) records drained in (\d+) drains \((\d+) slots per LP, "
-                  r"threshold 1 record below the maximum\), buffer found full (\d+) time", re.M)
+                  r"threshold (?:\d+) records below the maximum\), buffer found full (\d+) time",
+                  re.M)
+
+
+def below(slots):
+    """SDM: the threshold "several records short of the absolute maximum" (perfmon2: 90 %)."""
+    return min(max(2, slots // 10), slots - 1)
 SAMPLES = re.compile(r"^samples: (\d+) stored, (\d+) held, (\d+) lost", re.M)
 SKID = re.compile(r"^skid: #(\d+) \(interrupt\) (\d+) samples, (\d+) at a PEBS IP, mean (\d+) bytes, "
                   r"max (\d+) bytes from the nearest; #(\d+) \(PEBS\) (\d+) samples at (\d+) distinct",
@@ -101,19 +107,31 @@ def test_pebs_samples_are_the_tagged_loads(nb):
 
 
 def test_threshold_pmi_drains(nb):
-    """8 slots, threshold 1 below the maximum: a PMI (and a drain) every 7 records."""
+    """8 slots, threshold 2 below the maximum: a PMI (and a drain) every 6 records, and none
+    per record (the PEBS counter has no OVF_PMI); each drain runs with PEBS off (the SDM's
+    DS interrupt service routine): MY_THR cleared before it, set again after."""
     size, stride, p, slots = 4096, 16, 3, 8
     loads = memwalk_loads(size, stride)
     records = len(loads) // p
-    out = record(nb, "--throttle 100 --ring 3 --pebs-buffer %d -e front_end_event:nbogus:u:pebs "
-                 "-e uop_type:tagloads -c %d memwalk %d %d" % (slots, p, size, stride))
+    every = slots - below(slots)
+    nb.cmd("msr trace on")
+    try:
+        out = record(nb, "--throttle 100 --ring 3 --pebs-buffer %d -e front_end_event:nbogus:u:pebs "
+                     "-e uop_type:tagloads -c %d memwalk %d %d" % (slots, p, size, stride))
+    finally:
+        nb.cmd("msr trace off")
     m = PEBS.search(out)
     assert m, out
+    assert "threshold 2 records below the maximum" in out, out
     assert int(m.group(1)) == records and int(m.group(4)) == 0
     pmis = int(re.search(r"^PMIs: (\d+)", out, re.M).group(1))
-    assert pmis == records // (slots - 1)
-    drains = records // (slots - 1) + (1 if records % (slots - 1) else 0)
+    assert pmis == records // every
+    drains = records // every + (1 if records % every else 0)
     assert int(m.group(2)) == drains
+    pe = re.findall(r"^wrmsr 3F1H <- ([0-9A-F]+)H", out, re.M)
+    off = [i for i, v in enumerate(pe) if int(v, 16) == 0x01000000]
+    assert len(off) == pmis, pe
+    assert all(i + 1 < len(pe) and int(pe[i + 1], 16) == 0x03000000 for i in off), pe
     want = [loads[k * p - 1] for k in range(1, records + 1)]
     assert script_ips(nb, "front_end_event:pebs") == want
 
@@ -172,8 +190,20 @@ def test_lp1_pebs_written_from_lp0_is_oth_thr(nb):
                  "-c %d memwalk %d %d" % (p, size, stride), timeout=180)
     nb.cmd("msr trace off")
     assert "error" not in out, out
-    assert re.search(r"wrmsr 3F1H <- 04000000H", out), out
-    assert not re.search(r"wrmsr 3F1H <- 0*2000000H", out), out
+    assert re.search(r"wrmsr 3F1H <- 05000000H", out), out        # OTH_THR, and bit 24
+    assert not re.search(r"wrmsr 3F1H <- 0*3000000H \(MSR_PEBS_ENABLE\)$", out, re.M), out
+    # LP1's own IA32_DS_AREA, written on LP1 before counter 17 starts and cleared on LP1
+    # only after it stopped: an assist never finds DS_AREA 0
+    lines = [l for l in out.splitlines() if l.startswith("wrmsr ")]
+    ds1 = [i for i, l in enumerate(lines) if l.startswith("wrmsr 600H") and l.endswith(" on LP1")]
+    load = [i for i in ds1 if not lines[i].startswith("wrmsr 600H <- 00000000H")]
+    clear = [i for i in ds1 if lines[i].startswith("wrmsr 600H <- 00000000H")]
+    cccr5 = [(i, int(v, 16)) for i, l in enumerate(lines)
+             for v in re.findall(r"^wrmsr 371H <- ([0-9A-F]+)H", l)]
+    started = [i for i, v in cccr5 if v & (1 << 12)]
+    stopped = [i for i, v in cccr5 if v == 0]
+    assert load and started and min(load) < min(started), lines
+    assert clear and stopped and max(clear) > max(stopped), lines
     assert "counter 17 (MSR_IQ_COUNTER5)" in out
     m = PEBS.search(out)
     assert int(m.group(1)) == len(loads) // p
@@ -202,6 +232,20 @@ def test_pebs_refused_where_unavailable(nb):
     out = record(nb, "--ring 3 -e front_end_event:nbogus:u:pebs -e uop_type:tagloads -c 5 "
                  "memwalk 1024 16")
     assert int(PEBS.search(out).group(1)) == len(memwalk_loads(1024, 16)) // 5
+
+
+def test_refused_record_keeps_the_last_recording(nb):
+    """A record refused for PEBS (a part without it) reset the sample stores before the
+    refusal, so the last recording was gone ("no recording yet"). It is checked first now."""
+    out = nb.cmd("record -c 1000 loop 20000", timeout=60)
+    assert "error" not in out, out
+    before = nb.cmd("report")
+    assert "no recording" not in before and "wl_loop" in before, before
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht nopebs")
+    out = nb.cmd("record -e front_end_event:nbogus:pebs -c 5 memwalk 1024 16", timeout=60)
+    assert "error: record: PEBS is not available" in out, out
+    assert nb.cmd("report") == before
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht")
 
 
 def test_replay_metric_counts_with_its_tagging(nb):
@@ -245,3 +289,40 @@ def test_instr_retired_tag_bits_follow_front_end_tagging(nb):
                    re.findall(r"^\s+(\d+)\s+(instr_retired:\w+):u\s", out, re.M))
     # the exit trampoline's int 0x80 (CPL 3) loads nothing: one more untagged instruction
     assert got == {"instr_retired:NBOGUSTAG": n, "instr_retired:NBOGUSNTAG": total - n + 1}, got
+
+
+def test_assist_without_ds_area_is_a_machine_fault(nb):
+    """SDM: PEBS needs a valid DS save area; an assist that finds IA32_DS_AREA = 0 faults
+    inside the microcode on hardware, so the model reports a machine fault, not a silently
+    dropped record. Counter 16 with front_end_event NBOGUS (CRU_ESCR2, select 5) and
+    uop_type TAGLOADS (RAT_ESCR0) written by hand, PEBS on, no DS area."""
+    assert "error" not in nb.cmd("pmu backend model 0F_04 ht")
+    for line in ("pebs off", "msr write 3CCH 1000020CH", "msr write 3BCH 0400040CH",
+                 "msr write 310H FFFFFFFFFEH", "msr write 3F1H 03000000H",
+                 "msr write 370H 0003B000H"):
+        assert "error" not in nb.cmd(line), line
+    try:
+        out = nb.cmd("run --feed memwalk 1024 16", timeout=60)
+    finally:
+        for line in ("msr write 370H 0", "msr write 3F1H 0", "msr write 3CCH 0",
+                     "msr write 3BCH 0"):
+            nb.cmd(line)
+    assert out.strip().startswith("error: run: machine fault: the PEBS assist of LP0 could not "
+                                  "reach its DS save area or buffer at 0H (IA32_DS_AREA 0)"), out
+    assert "error" not in nb.cmd("run --feed memwalk 1024 16", timeout=60)    # reported once
+
+
+def test_stat_refuses_untagged_front_end_event(nb):
+    """Fact sheet 5.6: front_end_event counts only what uop_type tagged; stat alone would count
+    a silent 0, so it is refused with the reason (record adds the tagger itself); with the
+    tagger, stat counts memwalk's tagged loads."""
+    out = nb.cmd("stat -e front_end_event:nbogus memwalk 1024 16", timeout=60)
+    assert out.strip() == ("error: stat: #1 front_end_event counts only the uops the front end "
+                           "tags (fact sheet 5.6), and no uop_type request tags for its LP: it "
+                           "would count 0; add -e uop_type:TAGLOADS:TAGSTORES"), out
+    out = nb.cmd("stat -e execution_event:nbogus0 fpmix 1", timeout=60)
+    assert "nothing tags with bit 0; add one, e.g. -e x87_FP_uop:TAG0" in out, out
+    out = nb.cmd("stat --ring 3 -e front_end_event:nbogus:u -e uop_type:tagloads memwalk 1024 16",
+                 timeout=60)
+    m = re.search(r"^\s+(\d+)\s+front_end_event:NBOGUS", out, re.M)
+    assert m and int(m.group(1)) == len(memwalk_loads(1024, 16)), out

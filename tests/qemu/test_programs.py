@@ -6,9 +6,16 @@ them goes onto the stick (the ESP's nbprof/ folder) and is loaded at boot;
 the others are uploaded over the serial line in nbprof's CRC-checked frames
 (tools/nbprof's own encoder), one of them with a frame spoilt on purpose.
 
+Under a 32-bit firmware (uefi-ia32, bios) the same sources are built with
+`nbprof-cc -m32` (ELF32 i386) for the 32-bit kernel; a program of the other
+class (wrongclass) goes onto the stick and over the line too, and is
+refused with the reason both times.
+
 Exact counts: asmloop.S's main retires 2 + 3 * 5000 + 1 = 15003 instructions
 (listing below) and crt0.S's _start adds 7 (push, mov, mov, call; then mov,
-pop, ret), so a stepped run retires 15010, all at CPL 3 unless --ring 0.
+pop, ret), so a stepped run retires 15010, all at CPL 3 unless --ring 0;
+crt0_32.S's _start adds 12 (push, mov, call, pop, mov, and, sub, push, push,
+call; then leave, ret): 15015.
 """
 
 import importlib.machinery
@@ -16,16 +23,22 @@ import importlib.util
 import os
 import re
 import shutil
+import struct
 import subprocess
+import time
 import zlib
 
 import pytest
 
-from conftest import REPO, WORK, make_image
+import qemu
+from conftest import REPO, WORK, firmware_suffix, kernel_bits, make_image
 
 TOOL = os.path.join(REPO, "tools", "nbprof")
 SDK_CC = os.path.join(REPO, "sdk", "nbprof-cc")
-SRC = os.path.join(WORK, "programs")
+FIRMWARE = os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE
+BITS = kernel_bits(FIRMWARE)            # the kernel's mode: the class of its programs
+SRC = os.path.join(WORK, "programs" if BITS == 64 else "programs32")
+CRT0_INSNS = {64: 7, 32: 12}[BITS]
 
 SPIN_S = r"""
 	.text
@@ -41,7 +54,7 @@ main:
 	.size main, . - main
 	.section .note.GNU-stack, "", @progbits
 """
-SPIN_INSNS = 2 + 3 * 5000 + 1 + 7
+SPIN_INSNS = 2 + 3 * 5000 + 1 + CRT0_INSNS
 
 WORK_C = r"""
 #include "nbprof.h"
@@ -116,24 +129,37 @@ main:
 """
 
 
-def build(name, source, suffix):
+def build(name, source, suffix, bits=BITS):
     os.makedirs(SRC, exist_ok=True)
     src = os.path.join(SRC, name + suffix)
     with open(src, "w") as f:
         f.write(source)
     out = os.path.join(SRC, name + ".elf")
-    subprocess.run([SDK_CC, src, "-o", out], check=True)
+    subprocess.run([SDK_CC] + (["-m32"] if bits == 32 else []) + [src, "-o", out], check=True)
     return out
+
+
+def class_refusal(bits, kernel):
+    """prof/program.c's reason for a program of the other class."""
+    return "a %d-bit program: this is the %d-bit kernel; build with nbprof-cc%s" % (
+        bits, kernel, " -m32" if kernel == 32 else " without -m32")
 
 
 SPIN = build("asmloop", SPIN_S, ".S")
 WORKP = build("work", WORK_C, ".c")
 CRASH = build("crash", CRASH_C, ".c")
 FOREVER = build("forever", FOREVER_S, ".S")
+WRONG = build("wrongclass", SPIN_S, ".S", bits=96 - BITS)
 STICK = os.path.join(SRC, "stickwork.elf")
 shutil.copyfile(WORKP, STICK)
 
-BOOT = {"programs": [STICK]}
+BOOT = {"programs": [STICK, WRONG]}
+
+# The upload protocol and the program table are portable code (prof/upload.c,
+# prof/program.c, shell/cmd_program.c), the same in both kernels: the 64-bit
+# run covers them, and make check's 32-bit subsets save their time.
+portable_only = pytest.mark.skipif(
+    BITS == 32, reason="portable code the same in both kernels: checked by the 64-bit run")
 
 
 def tool():
@@ -184,6 +210,26 @@ def test_program_loaded_from_the_stick(nb):
     assert "returned: 43" in out
 
 
+def test_a_program_of_the_other_class_is_refused_before_it_runs(nb):
+    why = class_refusal(96 - BITS, BITS)
+    assert "programs: nbprof/wrongclass.elf: %s" % why in nb.transcript
+    before = programs_listed(nb)
+    assert "wrongclass" not in before
+    t = tool()
+    blob = data(WRONG)
+    nb.send("upload programs %d wrongclass 0x%08x\r" % (len(blob), zlib.crc32(blob)))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"error: upload: %s; nothing was changed" % re.escape(why), 20)
+    nb.expect_exact("nbprof> ", 20)
+    out = nb.cmd("programs")
+    assert "kernel: %d-bit: it runs ELF%d" % (BITS, BITS) in out     # what tools/nbprof reads
+    assert programs_listed(nb) == before
+    assert "unknown workload" in nb.cmd("run wrongclass")
+
+
+@portable_only
 def test_corrupted_upload_is_detected_and_resumed(nb):
     t = tool()
     blob = data(WORKP)
@@ -209,6 +255,7 @@ def test_corrupted_upload_is_detected_and_resumed(nb):
     assert "args: work 3" in nb.cmd("run work 3")
 
 
+@portable_only
 def test_bad_uploads_change_nothing(nb):
     t = tool()
     blob = data(WORKP)
@@ -236,6 +283,64 @@ def upload(nb, path, name):
     nb.send("NBU:END\r")
     nb.expect(r"upload: %s: .* loaded" % name, 20)
     nb.expect_exact("nbprof> ", 20)
+
+
+def empty_segment_over_memory(blob):
+    """The D1 file: the second PT_LOAD (.data, with file bytes) given p_memsz 0 and an
+    address 0xB000 before the image; the loader used to copy its bytes there."""
+    b = bytearray(blob)
+    wide = b[4] == 2
+    phoff = struct.unpack_from("<Q" if wide else "<I", b, 32 if wide else 28)[0]
+    size, (va, memsz) = (56, (16, 40)) if wide else (32, (8, 20))
+    loads = [phoff + i * size for i in range(struct.unpack_from("<H", b, 56 if wide else 44)[0])
+             if struct.unpack_from("<I", b, phoff + i * size)[0] == 1]
+    ph = loads[1]
+    struct.pack_into("<q" if wide else "<i", b, ph + va, -0xB000)
+    struct.pack_into("<Q" if wide else "<I", b, ph + memsz, 0)
+    return bytes(b)
+
+
+def free_ram(nb):
+    return re.search(r"^free RAM\s+(.*)$", nb.cmd("mem"), re.M).group(1)
+
+
+def test_a_malformed_program_is_refused_and_frees_what_it_took(nb):
+    """D1: a program whose .data header says p_memsz 0 at -0xB000 uploaded as "loaded"
+    and overwrote memory before its image; it is refused, nothing changes."""
+    t = tool()
+    blob = empty_segment_over_memory(data(WORKP))
+    before, free0 = programs_listed(nb), free_ram(nb)
+    nb.send("upload programs %d badseg 0x%08x\r" % (len(blob), zlib.crc32(blob)))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"error: upload: .*p_filesz > p_memsz.*nothing was changed", 20)
+    nb.expect_exact("nbprof> ", 20)
+    assert programs_listed(nb) == before
+    assert free_ram(nb) == free0
+
+
+def test_a_program_that_never_returns_is_stopped_with_the_reason(nb):
+    """Stepped, a program that never returns was stepped until the host gave up, with
+    no hint of why; it stops after its stepping limit (programs --timeout) and says so."""
+    t = tool()
+    blob = b"\xeb\xfe"                  # jmp $ (either kernel): main never returns
+    nb.send("upload programs %d neverret 0x%08x --flat 0\r" % (len(blob), zlib.crc32(blob)))
+    nb.expect(r"send from frame 0", 20)
+    upload_in_blocks(nb, t, blob, 0)
+    nb.send("NBU:END\r")
+    nb.expect(r"upload: neverret: .* loaded", 20)
+    nb.expect_exact("nbprof> ", 20)
+    assert "error" in nb.cmd("programs --timeout x")
+    assert "stepped programs stop after 2 s of stepping" in nb.cmd("programs --timeout 2")
+    t0 = time.monotonic()
+    out = nb.cmd("stat -e instr_retired neverret", timeout=90)
+    took = time.monotonic() - t0
+    m = re.search(r"error: still running after (\d+) instructions: no return from main\?", out)
+    assert m and int(m.group(1)) > 1000, out
+    assert took < 60, took
+    assert "stop after 10 s" in nb.cmd("programs --timeout 10")
+    nb.cmd("programs rm neverret")
 
 
 def test_stepped_counts_exact_in_both_rings(nb):
@@ -276,8 +381,46 @@ def test_samples_named_by_the_programs_functions(nb):
     ann = nb.cmd("annotate work")
     assert "work" in ann and "error" not in ann
     dump = nb.cmd("dump", timeout=120)
-    assert re.search(r"^NBP: stickwork base=[0-9a-f]+ span=[0-9a-f]+ crc=%08x$"
-                     % zlib.crc32(data(STICK)), dump, flags=re.M)
+    m = re.search(r"^NBP:( stickwork base=[0-9a-f]+ span=[0-9a-f]+ crc=%08x)\|([0-9A-F]{8})$"
+                  % zlib.crc32(data(STICK)), dump, flags=re.M)
+    assert m, dump
+    assert int(m.group(2), 16) == zlib.crc32(m.group(1).encode())     # the line's own CRC
+
+
+def has_frame(path, func):
+    """Does func start with push %rbp / %ebp (a frame of its own), by objdump?"""
+    at = int(next(l.split()[0] for l in subprocess.run(
+        ["nm", path], stdout=subprocess.PIPE, check=True,
+        universal_newlines=True).stdout.splitlines() if l.endswith(" " + func)), 16)
+    dis = subprocess.run(["objdump", "-d", "--start-address=%d" % at,
+                          "--stop-address=%d" % (at + 1), path], stdout=subprocess.PIPE,
+                         check=True, universal_newlines=True).stdout
+    return re.search(r"push\s+%[re]bp", dis) is not None
+
+
+def moves_sp(path, func):
+    """Does func touch the stack pointer anywhere (push, pop, call, rsp/esp)?"""
+    dis = subprocess.run(["objdump", "-d", path], stdout=subprocess.PIPE, check=True,
+                         universal_newlines=True).stdout
+    body = dis.split("<%s>:" % func)[1].split("\n\n")[0]
+    return re.search(r"\b(push|pop|call|enter|leave)|%[re]sp\b", body) is not None
+
+
+def test_call_chains_walk_the_programs_frames(nb):
+    # record -g: the frame-pointer walk of the program's own width, work <- main <- _start;
+    # a leaf without a frame of its own that never moves the stack pointer (x86-64 work:
+    # gcc gives a function that needs no stack no frame) has its return address at the
+    # stack pointer (prof/samples.c sample_leaf_ret), so main is not left out
+    frame, leaf = has_frame(STICK, "work"), not moves_sp(STICK, "work")
+    assert frame or leaf or BITS == 32, "x86-64 work() is a frameless leaf"
+    out = nb.cmd("record -g -e instr_retired -c 101 stickwork 1000", timeout=120)
+    assert "error" not in out, out
+    chains = [re.findall(r"^\s+[0-9a-f]+ (\S+?)\+0x[0-9a-f]+ ", block, flags=re.M)
+              for block in nb.cmd("script", timeout=60).split("\n\n")]
+    in_work = [c for c in chains if c and c[0] == "work"]
+    assert len(in_work) > 20, chains
+    want = (["main"] if frame or leaf else []) + ["_start"]
+    assert all(c[1:1 + len(want)] == want for c in in_work), in_work
 
 
 def test_fault_is_reported_and_the_shell_lives(nb):
@@ -315,6 +458,7 @@ def test_ctrl_c_stops_a_runaway_unstepped_program(nb):
     assert "returned: 43" in nb.cmd("run stickwork 1 2")
 
 
+@portable_only
 def test_full_program_table_is_an_error_that_changes_nothing(nb):
     have = programs_listed(nb)
     extra = ["fill%d" % i for i in range(8 - len(have))]
@@ -341,17 +485,19 @@ def test_full_program_table_is_an_error_that_changes_nothing(nb):
 # --- through the host command (its own QEMU) -------------------------------------------
 
 @pytest.fixture(scope="module")
-def image():
-    return make_image("test_programs_host")
+def image(firmware):
+    return make_image("test_programs_host" + firmware_suffix(firmware), firmware=firmware)
 
 
 def nbprof(image, *args):
-    return subprocess.run(["/usr/bin/python3", TOOL, "--qemu", "--image", image] + list(args),
+    return subprocess.run(["/usr/bin/python3", TOOL, "--qemu", "--firmware", FIRMWARE,
+                           "--image", image] + list(args),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=300)
 
 
 @pytest.mark.qemu_only
+@portable_only
 def test_host_command_uploads_and_counts_exactly(image):
     p = nbprof(image, "--icount", "stat", "-e", "instr_retired:u", "-e", "instr_retired:k", SPIN)
     assert p.returncode == 0, p.stdout + p.stderr

@@ -16,9 +16,9 @@ tagged loads (arch/x86/workloads.S), so period 5 gives 51 records, all at
 the movzbl, and 8 slots with the threshold one below the maximum give a PMI
 every 7 records: 7. The ia32 body (workloads32.S) also loads its stride and
 size arguments every iteration, and its buffer and pass count once: 1 + 3 x
-256 + 1 + 2 = 772 loads, 154 records, 22 PMIs. Uncore on `0F_04 l3`: memwalk 49152 minus 16384 at a
-128-byte stride walks 256 more sectors, each a cold L3 miss in the model:
-256 IBUSQ transactions and 2 x 256 EFSB DRDY clocks.
+256 + 1 + 2 = 772 loads, 154 records, 22 PMIs. Uncore on `0F_04 l3`: memwalk 48 MiB minus 16 MiB
+at a 4096-byte stride walks 8192 more sectors, each a cold L3 miss in the model:
+8192 IBUSQ transactions and 2 x 8192 EFSB DRDY clocks.
 """
 
 import os
@@ -90,7 +90,7 @@ def test_batch_run_from_nbprof_cfg(nb, tmp_path):
 def pebs_expected(firmware):
     """(records, threshold PMIs) of the PEBS check in this kernel (see the top)."""
     loads = 258 if conftest.kernel_bits(firmware) == 64 else 772
-    return loads // 5, loads // 5 // 7
+    return loads // 5, loads // 5 // (8 - 2)    # 8 slots, threshold 2 short of the maximum
 
 
 def test_0f04_ht_passes_everything(nb, tmp_path, firmware):
@@ -103,6 +103,15 @@ def test_0f04_ht_passes_everything(nb, tmp_path, firmware):
     assert "backend model 0F_04H stepping 1 with HT" in out
     assert re.search(r"^machine: CPUID 00000F41H \(0F_04H stepping 1\)", out, re.M), out
     assert re.search(r"^microcode: ", out, re.M) and re.search(r"^IA32_MISC_ENABLE: ", out, re.M)
+    # the boot line is the boot information's, as `cpu` prints it
+    boot = {"bios": r"legacy BIOS \(Multiboot, nbprof32\.elf, loaded by GRUB[^)]*\); nbprof "
+                    r"runs in 32-bit protected mode",
+            "uefi-ia32": r"UEFI ia32 \(EFI/BOOT/BOOTIA32\.EFI\); nbprof runs in 32-bit "
+                         r"protected mode",
+            "uefi-x64": r"UEFI x64 \(EFI/BOOT/BOOTX64\.EFI\); nbprof runs in 64-bit mode"}[firmware]
+    assert re.search(r"^boot: %s" % boot, out, re.M), out
+    assert re.search(r"^PMU backend model 0F_04H stepping 1 with HT \(chosen with 'pmu backend "
+                     r"model'\)$", out, re.M), out
     res = results(out)
     counters = [rest for s, g, rest in res if g == "counters"]
     assert [int(re.match(r"counter (\d+) ", c).group(1)) for c in counters] == list(range(18))
@@ -123,6 +132,9 @@ def test_0f04_ht_passes_everything(nb, tmp_path, firmware):
     assert "measured %d, expected %d" % (pmis, pmis) in pebs[2][1], pebs
     assert "measured 4, expected 4" in pebs[3][1]
     assert passed == len(res) - skipped
+    # made on the model: the summary says so
+    assert re.search(r"^selftest: %d passed, 0 failed, %d skipped; on the software model, not "
+                     r"this machine's PMU$" % (passed, skipped), out, re.M), out
     report = decode(tmp_path, out)
     assert "selftest: %d passed, 0 failed, %d skipped" % (passed, skipped) in report
 
@@ -193,7 +205,15 @@ def test_dead_counter_12_fails_privilege_and_thread_cells(nb):
     backend(nb, "0F_04 ht")
     out, (passed, failed, skipped) = selftest(nb, "--quick --inject dead=12")
     fails = failures(out)
-    assert all(12 in counters_named(f) for f in fails), fails
+    # a cell that must stay 0 means something only beside a cell that counted: where
+    # that cell is counter 12's, the zero is no evidence and fails saying so
+    assert all(12 in counters_named(f) or "expected 0 beside a count (no evidence: " in f
+               for f in fails), fails
+    assert "counter 14 T0_USR only, loop on LP0 ring 0: measured 0, expected 0 beside a count " \
+           "(no evidence: the counting cell of this LP and ring counted nothing either)" in fails
+    assert "counter 14 MSR_IQ_COUNTER2 via CRU_ESCR1: instr_retired:u, ring 0: measured 0, " \
+           "expected 0 beside a count (no evidence: the other counter counted nothing at this " \
+           "ring either)" in fails
     for name in ("counter 12 MSR_IQ_COUNTER0 via CRU_ESCR0: instr_retired:k, ring 0",
                  "counter 12 T0_OS only, loop on LP0 ring 0",
                  "counter 12 T1_OS only, loop on LP1 ring 0"):
@@ -203,19 +223,20 @@ def test_dead_counter_12_fails_privilege_and_thread_cells(nb):
                      out, re.M), out
 
 
-@pytest.mark.parametrize("kind,check", [("unflagged=3", "overflows without CCCR.OVF"),
-                                        ("n15=2", "reloads read back different")])
-def test_injected_quirks_fail_their_checks(nb, kind, check):
+@pytest.mark.parametrize("kind,seen", [("unflagged=3", "3 overflows without CCCR.OVF, 0"),
+                                       ("n15=2", "0 overflows without CCCR.OVF, 2")])
+def test_injected_quirks_are_informational(nb, kind, seen):
+    # overflows with OVF clear and reloads that read back different are documented
+    # NetBurst behaviour the handler works around (fact sheet 6, erratum N15): they
+    # are reported beside the count they would spoil, which stays exact, and fail nothing
     backend(nb, "0F_04 noht")
-    out, (passed, failed, skipped) = selftest(nb, "--quick --inject " + kind)
-    fails = failures(out)
-    assert failed == 2 and len(fails) == 2, fails
-    for f in fails:
-        assert f.startswith("counter 16 " + check), f
-        assert "measured %s, expected 0" % kind.split("=")[1] in f
-    # the handler's workaround keeps the counts exact meanwhile
-    assert re.search(r"^PASS  overflow +counter 16 64-bit count with reloads, PMI by NMI", out,
-                     re.M), out
+    out, (passed, failed, skipped) = selftest(nb, "--quick --verbose --inject " + kind)
+    assert failed == 0, failures(out)
+    for mode in ("vector F8H", "NMI"):
+        assert re.search(r"^PASS  overflow +counter 16 64-bit count with reloads, PMI by %s: "
+                         r"measured 3051, expected 3051 \(instr_retired:u; informational: %s "
+                         r"reloads read back different \(N15\)\)$" % (mode, seen), out, re.M), out
+    assert "reloads read back different, PMI" not in out
 
 
 def test_wrong_rdpmc_is_named(nb):
@@ -256,20 +277,21 @@ def test_uncore_counts_on_the_l3_part(nb, tmp_path):
     assert [s for s, rest in unc] == ["PASS"] * 5, unc
     assert "count bits written and read back: measured 7, expected 7" in unc[0][1]
     assert "RDPMC 18-25 = RDMSR bits 31:0, EDX 0: measured 8, expected 8" in unc[1][1]
-    for (s, rest), (reg, spec, want) in zip(unc[2:], [("MSR_IFSB_BUSQ0 (107CCH)", "ibusq", 256),
-                                                      ("MSR_IFSB_BUSQ1 (107CDH)", "ibusq:fill=1", 256),
-                                                      ("MSR_EFSB_DRDY0 (107D0H)", "efsb:other", 512)]):
-        # (49152 - 16384) / 128 = 256 sectors, each a cold L3 miss in the model: one IBUSQ
+    for (s, rest), (reg, spec, want) in zip(unc[2:], [("MSR_IFSB_BUSQ0 (107CCH)", "ibusq", 8192),
+                                                      ("MSR_IFSB_BUSQ1 (107CDH)", "ibusq:fill=1", 8192),
+                                                      ("MSR_EFSB_DRDY0 (107D0H)", "efsb:other", 16384)]):
+        # (48 MiB - 16 MiB) / 4096 = 8192 sectors, each a cold L3 miss in the model (and on
+        # hardware, where the buffers outgrow L2 + L3 after the kernel zeroed them): one IBUSQ
         # transaction and two DRDY bus clocks (prof/memfeed.c); the check's bound is the
         # core's own count of those misses, the same on hardware
-        assert rest.startswith("%s %s, memwalk 49152 minus 16384: measured %d, expected >= 256"
-                               % (reg, spec, want)), rest
-        assert "(BSQ_cache_reference:RD_3rdL_MISS 256), SDM 18.20" in rest, rest
+        assert rest.startswith("%s %s, memwalk 50331648 minus 16777216: measured %d, expected "
+                               ">= 8192" % (reg, spec, want)), rest
+        assert "(BSQ_cache_reference:RD_3rdL_MISS 8192), SDM 18.20" in rest, rest
     assert {g for s, g, rest in results(out) if s == "SKIP"} == {"uops"}
     report = decode(tmp_path, out)
     assert "\nuncore:\n  PASS  107CCH-107D3H count bits" in report, report
-    assert "\n  PASS  MSR_IFSB_BUSQ0 (107CCH) ibusq, memwalk 49152 minus 16384: measured 256" \
-        in report, report
+    assert "\n  PASS  MSR_IFSB_BUSQ0 (107CCH) ibusq, memwalk 50331648 minus 16777216: measured " \
+        "8192" in report, report
     # the uncore registers are part of the restore check, and read back as they were
     assert re.search(r"^PASS  restore .*MISC_ENABLE, uncore read back", out, re.M), out
     assert "107CCH = 0000000000000000H" in nb.cmd("msr read 107CCH")

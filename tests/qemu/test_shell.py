@@ -105,18 +105,38 @@ def test_cpu_shows_netburst_signature(nb, firmware):
                                       "32-bit protected mode with PAE paging")
     elif firmware == "bios":                      # SeaBIOS, GRUB, the Multiboot ELF
         assert field(out, "EM64T") == "no"
-        assert field(out, "boot") == ("legacy BIOS (GRUB i386-pc, Multiboot, "
-                                      "/boot/nbprof32.elf); nbprof runs in "
-                                      "32-bit protected mode with PAE paging")
+        # GRUB's Multiboot boot_loader_name, "GRUB " and its version
+        assert re.fullmatch(r"legacy BIOS \(Multiboot, nbprof32\.elf, loaded by GRUB [^ ;)]+\); "
+                            r"nbprof runs in 32-bit protected mode with PAE paging",
+                            field(out, "boot")), field(out, "boot")
     else:
         assert field(out, "EM64T") == "yes"      # qemu64 reports long mode
         assert field(out, "boot") == ("UEFI x64 (EFI/BOOT/BOOTX64.EFI); nbprof runs in "
                                       "64-bit mode (IA-32e)")
     assert field(out, "HTT").startswith("no")     # one logical processor
-    # qemu64 sets no CPUID.1:EDX.DS, so neither PEBS nor BTS (fact sheet 5.1),
-    # whatever IA32_MISC_ENABLE says; that MSR was read without a crash.
-    assert field(out, "DS/PEBS/BTS") == "no / no / no"
-    assert re.search(r"^MISC_ENABLE   1A0H = [0-9A-F]{16}H$", out, re.M), out
+    # One consistent CPU: the model's signature decides what `cpu` says of the PMU
+    # (qemu64's own CPUID has no DS). A Prescott 0F_04 reports DS and DTES64
+    # (cpuinfo of real 0F_04 parts); the model's IA32_MISC_ENABLE has bit 7 set,
+    # bit 12 clear (its PEBS works) and bit 11 set (it has no branch trace store).
+    assert field(out, "DS / DTES64") == "yes / yes"
+    assert field(out, "DS/PEBS/BTS") == "yes / yes / no"
+    assert re.search(r"^MISC_ENABLE   1A0H = 0000000000000880H$", out, re.M), out
+    assert field(out, "bit 7  perfmon available") == "yes"
+    assert field(out, "bit 12 PEBS unavailable") == "no"
+    # `nopebs` sets bit 12, and `cpu` follows
+    assert "error" not in nb.cmd("pmu backend model 0F_04 nopebs")
+    try:
+        out = nb.cmd("cpu")
+        assert field(out, "DS/PEBS/BTS") == "yes / no / no"
+        assert field(out, "bit 12 PEBS unavailable") == "yes"
+    finally:
+        nb.cmd("pmu backend model 0F_04")
+    # a Northwood reports DS without DTES64
+    assert "error" not in nb.cmd("pmu backend model 0F_02:9")
+    try:
+        assert field(nb.cmd("cpu"), "DS / DTES64") == "yes / no"
+    finally:
+        nb.cmd("pmu backend model 0F_04")
 
 
 @pytest.mark.qemu_only     # the signature QEMU was given

@@ -241,6 +241,23 @@ def test_ctrl_c_stops_a_stepped_run(nb, ring):
     assert field(run(nb, "loop 2", ring), "instructions") == LOOP_K * 2 + LOOP_C
 
 
+@pytest.mark.parametrize("ring", [0, 3])
+def test_ctrl_c_stops_an_unstepped_run(nb, ring):
+    # the LAPIC timer polls the serial port during unstepped runs: loop 2^32-1 (about
+    # 13 G instructions) stops within a tick or two of Ctrl-C, not when it ends
+    nb.send("run --ring %d loop 4294967295\r" % ring)
+    nb.expect_exact("loop 4294967295", 10)
+    time.sleep(1)
+    t0 = time.monotonic()
+    nb.send("\x03")
+    nb.expect_exact("nbprof> ", 30)
+    took = time.monotonic() - t0
+    out = nb.child.before
+    assert "interrupted by Ctrl-C" in out, out
+    assert took < 5, "Ctrl-C took %.1f s" % took
+    assert field(run(nb, "loop 2", ring), "instructions") == LOOP_K * 2 + LOOP_C
+
+
 @pytest.mark.parametrize("line,words", [
     ("run loop 0", "loop: N: must be 1..4294967295"),
     ("run loop many", "loop: N: "),

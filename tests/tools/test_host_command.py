@@ -66,6 +66,45 @@ def test_usage_errors_exit_2(argv, message):
     assert p.stdout == ""
 
 
+def esp_image(tmp, cfg):
+    """A disk image laid out as tools/mkimage lays it out where it matters here: a FAT
+    file system at the ESP's offset, holding nbprof.cfg when cfg is not None."""
+    fat = tmp / "fat.img"
+    subprocess.run(["mkfs.fat", "-C", str(fat), "2048"], check=True, stdout=subprocess.PIPE)
+    if cfg is not None:
+        (tmp / "nbprof.cfg").write_bytes(cfg)
+        subprocess.run(["mcopy", "-i", str(fat), str(tmp / "nbprof.cfg"), "::/nbprof.cfg"],
+                       check=True)
+    img = tmp / "disk.img"
+    img.write_bytes(b"\0" * nb.ESP_OFFSET + fat.read_bytes())
+    return str(img)
+
+
+def test_qemu_boots_a_copy_without_the_images_cfg(tmp_path):
+    """`make run CFG=x.cfg` leaves x.cfg in build/nbprof.img; its `run =` lines (even
+    poweroff) ran before the tool's commands, which then saw the wrong echo."""
+    img = esp_image(tmp_path, b"# a note\nrun = stat loop 5\n\nrun = poweroff\n")
+    before = open(img, "rb").read()
+    copy, left_out = nb.image_without_cfg(img)
+    try:
+        assert copy != img and left_out == ["run = stat loop 5", "run = poweroff"]
+        assert nb.cfg_commands(nb.image_cfg(copy)) == []
+        assert nb.image_cfg(copy) == nb.EMPTY_CFG
+        assert open(img, "rb").read() == before            # the user's image is untouched
+    finally:
+        os.unlink(copy)
+    for cfg in (None, b"# only comments\n\n"):
+        sub = tmp_path / ("none" if cfg is None else "comments")
+        sub.mkdir()
+        img = esp_image(sub, cfg)
+        assert nb.image_without_cfg(img) == (img, [])     # nothing to leave out: no copy
+
+
+def test_keep_cfg_is_a_qemu_option():
+    p = run_tool("--serial", "/dev/null", "--keep-cfg", "stat", "loop", "1")
+    assert p.returncode == 2 and "--keep-cfg is a QEMU option" in p.stderr
+
+
 def test_record_output_must_be_a_directory(tmp_path):
     f = tmp_path / "file"
     f.write_text("keep")
@@ -160,6 +199,7 @@ class FakeTarget:
         self.dumpgen, self.nm = dumpgen, nm
         self.commands, self.dumps = [], 0
         self.always_corrupt = False
+        self.kernel_bits = 64
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -196,6 +236,10 @@ class FakeTarget:
             self.out("# 400 samples, sorted by symbol\n")
         elif words[:1] == ["dump"]:
             self.dump(words)
+        elif words == ["programs"]:             # shell/cmd_program.c's last line
+            self.out("no programs loaded (put them in nbprof/ on the stick, or 'upload')\n"
+                     "kernel: %d-bit: it runs ELF%d programs\n" % (self.kernel_bits,
+                                                                  self.kernel_bits))
         else:
             self.out("error: unknown command or workload in '%s'\n" % cmd)
         self.out("nbprof> ")
@@ -267,7 +311,8 @@ def test_record_resumes_dump_and_writes_outputs(target, dumpgen, tmp_path):
     assert r["resends"] == [target.lost]
     assert r["samples"] == 400 and sum(r["samples_by_event"].values()) == 400
     assert r["report"] == "# 400 samples, sorted by symbol"
-    for name in ("perf.data", "perf.script", "stacks.folded", "flamegraph.svg", "dump.log"):
+    for name in ("perf.data", "perf.script", "stacks.folded", "flamegraph.svg", "profile.pb.gz",
+                 "dump.log"):
         assert (out / name).stat().st_size > 0, name
     assert r["files"]["perf_data"] == str(out / "perf.data")
     # The script text is the kernel's own `script` output for the same recording.
@@ -298,3 +343,19 @@ def test_shell_bridges_piped_input(target):
     assert target.commands[-2:] == ["report", "frob"]
     assert "# 400 samples, sorted by symbol" in p.stdout
     assert "error: unknown command or workload in 'frob'" in p.stdout
+
+
+@pytest.mark.parametrize("kernel, build, why", [
+    (32, "sdk", "a 64-bit program: this is the 32-bit kernel; build with nbprof-cc -m32"),
+    (64, "sdk32", "a 32-bit program: this is the 64-bit kernel; build with nbprof-cc without -m32"),
+])
+def test_a_program_of_the_other_class_is_refused_before_upload(target, kernel, build, why):
+    hello = os.path.join(BUILD, build, "hello.elf")
+    if not os.path.exists(hello):
+        subprocess.run(["make", "-s", "-C", REPO, "B=" + BUILD, hello], check=True)
+    target.kernel_bits = kernel
+    p = run_tool("--serial", target.path, "stat", "-e", "instr_retired", hello, "1000")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr == "nbprof: %s: %s\n" % (hello, why)
+    assert target.commands[-1] == "programs"        # asked, then nothing sent
+    assert not any(c.startswith("upload") for c in target.commands)

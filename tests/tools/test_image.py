@@ -1,4 +1,4 @@
-"""test_image.py - the PE file build/BOOTX64.EFI that the firmware loads.
+"""test_image.py - the PE files build/BOOTX64.EFI and build/BOOTIA32.EFI that the firmware loads.
 
 The zero-initialised data (.bss, about 254 KiB) must not be stored in the
 file: it is a section with SizeOfRawData 0 that the loader zero-fills up to
@@ -13,12 +13,18 @@ names and prologue unwinding - about 7 KiB; the stepped feed of the
 memory-system model - the operand decoder, the caches and TLBs, the cost
 model - with the uncore counters under `stat` about 20 KiB; PEBS, tagging
 and the replay metrics about 17 KiB; the PEBS and uncore checks of
-`selftest` and its naming of unrestored registers about 11 KiB). The layout read
+`selftest` and its naming of unrestored registers about 11 KiB; the COFF
+symbol table, which no loader reads, is no longer stored). The ia32 image
+keeps the same budget: its .bss (about 490 KiB) is not stored either, its
+files are compiled -Os or -O2 as the x86-64 kernel's, and its overflow
+path, stepper and model feed -Os (Makefile K32_OS_OBJS). The layout read
 here is the PE/COFF one (Microsoft PE Format: MS-DOS stub with e_lfanew at
 3CH, "PE\\0\\0", COFF file header, PE32+ optional header with magic 20BH,
-40-byte section headers) and the ELF64 Rela entry (System V x86-64 ABI:
-r_offset, r_info with the type in its low 32 bits, r_addend; type 8 is
-R_X86_64_RELATIVE), which gnu-efi's _relocate applies at start-up.
+PE32 with 10BH for ia32, 40-byte section headers) and the ELF64 Rela entry
+(System V x86-64 ABI: r_offset, r_info with the type in its low 32 bits,
+r_addend; type 8 is R_X86_64_RELATIVE) or the ELF32 Rel entry (System V
+i386 ABI: r_offset, r_info with the type in its low 8 bits; type 8 is
+R_386_RELATIVE), which gnu-efi's _relocate applies at start-up.
 """
 
 import os
@@ -29,17 +35,26 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(REPO, os.environ.get("NBPROF_BUILD", "build"))
-EFI = os.path.join(BUILD, "BOOTX64.EFI")
-ELF = os.path.join(BUILD, "nbprof.so")
-
 MAX_FILE = 384 * 1024
 PE32PLUS = 0x20B
+PE32 = 0x10B
 SCN_UNINITIALIZED_DATA = 0x80      # IMAGE_SCN_CNT_UNINITIALIZED_DATA
 R_X86_64_RELATIVE = 8
+R_386_RELATIVE = 8
+
+# The two EFI images: file, linked ELF, PE optional-header magic, relocation
+# section, entry size and format (ELF64 Rela: offset, info, addend; ELF32 Rel:
+# offset, info with the type in its low 8 bits), the RELATIVE type.
+IMAGES = {
+    "x64": dict(efi="BOOTX64.EFI", elf="nbprof.so", magic=PE32PLUS, rel=".rela",
+                fmt="<QQq", type_mask=0xffffffff, relative=R_X86_64_RELATIVE),
+    "ia32": dict(efi="BOOTIA32.EFI", elf="k32/nbprof.so", magic=PE32, rel=".rel",
+                 fmt="<II", type_mask=0xff, relative=R_386_RELATIVE),
+}
 
 
-def parse_pe(data):
-    """(optional-header fields, {name: section}) of a PE32+ image."""
+def parse_pe(data, want_magic=PE32PLUS):
+    """(optional-header fields, {name: section}) of a PE32+ (or, with PE32, a PE32) image."""
     if data[:2] != b"MZ":
         raise ValueError("no MZ signature")
     pe = struct.unpack_from("<I", data, 0x3C)[0]
@@ -48,8 +63,10 @@ def parse_pe(data):
     _machine, nsec, _, _, _, opt_size, _ = struct.unpack_from("<HHIIIHH", data, pe + 4)
     opt = pe + 24
     magic = struct.unpack_from("<H", data, opt)[0]
-    if magic != PE32PLUS:
-        raise ValueError("optional header magic 0x%x, not PE32+" % magic)
+    if magic != want_magic:
+        raise ValueError("optional header magic 0x%x, not 0x%x" % (magic, want_magic))
+    # SectionAlignment, FileAlignment and SizeOfImage sit at the same offsets in
+    # PE32 (BaseOfData + a 32-bit ImageBase) and PE32+ (a 64-bit ImageBase).
     header = {
         "SectionAlignment": struct.unpack_from("<I", data, opt + 32)[0],
         "FileAlignment": struct.unpack_from("<I", data, opt + 36)[0],
@@ -67,8 +84,8 @@ def parse_pe(data):
     return header, sections
 
 
-def symbols(*names):
-    nm = subprocess.run(["nm", ELF], stdout=subprocess.PIPE, check=True,
+def symbols(elf, *names):
+    nm = subprocess.run(["nm", elf], stdout=subprocess.PIPE, check=True,
                         universal_newlines=True).stdout
     found = {}
     for line in nm.splitlines():
@@ -79,17 +96,24 @@ def symbols(*names):
     return found
 
 
-@pytest.fixture(scope="module")
-def image():
-    if not (os.path.exists(EFI) and os.path.exists(ELF)):
+@pytest.fixture(scope="module", params=sorted(IMAGES))
+def kind(request):
+    k = dict(IMAGES[request.param])
+    k["efi"], k["elf"] = os.path.join(BUILD, k["efi"]), os.path.join(BUILD, k["elf"])
+    if not (os.path.exists(k["efi"]) and os.path.exists(k["elf"])):
         pytest.skip("no kernel build in %s (make)" % BUILD)
-    with open(EFI, "rb") as f:
+    return k
+
+
+@pytest.fixture(scope="module")
+def image(kind):
+    with open(kind["efi"], "rb") as f:
         data = f.read()
-    header, sections = parse_pe(data)
+    header, sections = parse_pe(data, kind["magic"])
     return data, header, sections
 
 
-def test_bss_takes_no_room_in_the_file(image):
+def test_bss_takes_no_room_in_the_file(image, kind):
     _, header, sec = image
     assert ".bss" in sec, sorted(sec)
     bss = sec[".bss"]
@@ -97,7 +121,7 @@ def test_bss_takes_no_room_in_the_file(image):
     assert bss["Characteristics"] & SCN_UNINITIALIZED_DATA, bss
     # It covers what the linker put between __bss_start and __bss_end
     # (link addresses are offsets from ImageBase 0, i.e. RVAs) ...
-    s = symbols("__bss_start", "__bss_end")
+    s = symbols(kind["elf"], "__bss_start", "__bss_end")
     assert bss["VirtualAddress"] <= s["__bss_start"] < s["__bss_end"]
     assert s["__bss_end"] <= bss["VirtualAddress"] + bss["VirtualSize"]
     assert s["__bss_end"] - s["__bss_start"] >= 64 * 1024   # the kernel's big zeroed arrays
@@ -118,44 +142,53 @@ def test_no_stored_section_is_mostly_trailing_zeros(image):
         assert trailing < 8192, "%s ends in %d zero bytes" % (name, trailing)
 
 
-def test_image_keeps_what_the_loader_needs(image):
-    """A PE32+ EFI application with a base-relocation directory: OVMF refuses an image
+def test_image_keeps_what_the_loader_needs(image, kind):
+    """An EFI application with a base-relocation directory: OVMF refuses an image
     linked at 0 without one (the unused-section collection must keep crt0's .reloc)."""
     raw, header, sec = image
     assert ".reloc" in sec and sec[".reloc"]["SizeOfRawData"] > 0, sorted(sec)
-    assert ".text" in sec and ".dynamic" in sec and ".rela" in sec, sorted(sec)
+    assert ".text" in sec and ".dynamic" in sec and kind["rel"] in sec, sorted(sec)
 
 
-def test_file_is_at_most_336_kib(image):
+def test_file_is_at_most_384_kib(image, kind):
     raw, _, sec = image
-    assert len(raw) <= MAX_FILE, "BOOTX64.EFI is %d bytes" % len(raw)
+    assert len(raw) <= MAX_FILE, "%s is %d bytes" % (kind["efi"], len(raw))
     # every stored section lies inside the file
     for name, s in sec.items():
         assert s["PointerToRawData"] + s["SizeOfRawData"] <= len(raw), name
 
 
-def test_relocations_are_relative_and_none_lands_in_bss(image):
-    """_relocate handles R_X86_64_RELATIVE only and needs no .dynsym; a
-    relocation into .bss would be undone when efi_main clears it."""
+def test_relocations_are_relative_and_none_lands_in_bss(image, kind):
+    """_relocate handles the RELATIVE type only and needs no .dynsym; a
+    relocation into .bss would be undone when efi_main clears it. All of
+    them lie in the one section .dynamic's DT_REL(A)SZ covers."""
     raw, _, sec = image
     assert ".dynsym" not in sec
-    rela = sec[".rela"]
-    body = raw[rela["PointerToRawData"]:rela["PointerToRawData"] + rela["VirtualSize"]]
-    assert len(body) % 24 == 0 and body
+    assert not [n for n in sec if n.startswith(kind["rel"] + ".")], sorted(sec)
+    size = struct.calcsize(kind["fmt"])
+    rels = [s for name, s in sec.items() if name == kind["rel"] or
+            name.startswith(kind["rel"] + ".")]
     bss = sec[".bss"]
     lo, hi = bss["VirtualAddress"], bss["VirtualAddress"] + bss["VirtualSize"]
-    for off in range(0, len(body), 24):
-        r_offset, r_info, _ = struct.unpack_from("<QQq", body, off)
-        assert r_info & 0xffffffff == R_X86_64_RELATIVE, hex(r_info)
-        assert not lo <= r_offset < hi, hex(r_offset)
+    n = 0
+    for rel in rels:
+        body = raw[rel["PointerToRawData"]:rel["PointerToRawData"] + rel["VirtualSize"]]
+        assert len(body) % size == 0
+        for off in range(0, len(body), size):
+            r_offset, r_info = struct.unpack_from(kind["fmt"], body, off)[:2]
+            assert r_info & kind["type_mask"] == kind["relative"], hex(r_info)
+            assert not lo <= r_offset < hi, hex(r_offset)
+            n += 1
+    assert n > 0
 
 
-def test_parser_rejects_what_is_not_a_pe32plus_image(image):
+def test_parser_rejects_what_is_not_the_expected_pe(image, kind):
     raw, _, _ = image
     with pytest.raises(ValueError):
-        parse_pe(b"\x7fELF" + raw[4:])
+        parse_pe(b"\x7fELF" + raw[4:], kind["magic"])
     pe = struct.unpack_from("<I", raw, 0x3C)[0]
     bad = bytearray(raw)
-    bad[pe + 24:pe + 26] = struct.pack("<H", 0x10B)     # PE32, not PE32+
+    other = PE32 if kind["magic"] == PE32PLUS else PE32PLUS
+    bad[pe + 24:pe + 26] = struct.pack("<H", other)     # PE32 for PE32+ and back
     with pytest.raises(ValueError):
-        parse_pe(bytes(bad))
+        parse_pe(bytes(bad), kind["magic"])

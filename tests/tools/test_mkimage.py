@@ -54,7 +54,23 @@ def test_protective_mbr(image):
     start, count = struct.unpack("<II", rec[8:16])
     assert (status, ptype, start) == (0, 0xEE, 1)
     assert count == min(lbas - 1, 0xFFFFFFFF)
-    assert data[462:510] == bytes(48)             # the other three records are empty
+    assert data[478:510] == bytes(32)             # records 3 and 4 are empty
+
+
+def test_mbr_has_an_active_entry_covering_only_the_mbr(image):
+    """Entry 2: type 00H, status 80H, LBA 0 for one sector (xorriso's
+    --mbr-force-bootable layout), for BIOSes that boot only a disk with an
+    active MBR entry; the 0xEE entry itself stays inactive (UEFI 2.10 5.2.3)."""
+    data = image["data"]
+    rec = data[462:478]
+    status, ptype = rec[0], rec[4]
+    start, count = struct.unpack("<II", rec[8:16])
+    assert (status, ptype, start, count) == (0x80, 0x00, 0, 1)
+    # CHS first and last sector: head 0, sector 1, cylinder 0 (= LBA 0)
+    assert rec[1:4] == b"\x00\x01\x00" and rec[5:8] == b"\x00\x01\x00"
+    assert data[446] == 0                         # the 0xEE entry is not active
+    actives = [i for i in range(4) if data[446 + 16 * i] == 0x80]
+    assert actives == [1]
 
 
 @pytest.mark.parametrize("which", ["primary", "backup"])
@@ -181,6 +197,7 @@ def test_mbr_holds_grub_boot_code_pointing_at_core(full_image):
         if not any(i in r for r in patched):
             assert data[i] == boot[i], "MBR byte %#x differs from boot.img" % i
     assert data[446 + 4] == 0xEE and data[510:512] == b"\x55\xaa"  # still a protective MBR
+    assert data[462:478] == bytes.fromhex("80000100" "00000100" "00000000" "01000000")  # active entry kept
 
 
 def test_core_img_block_list(full_image):

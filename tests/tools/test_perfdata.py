@@ -125,11 +125,14 @@ def test_file_structure(recording):
     kinds = collections.Counter(r[0] for r in recs)
     assert kinds[pd.PERF_RECORD_SAMPLE] == N
     assert kinds[pd.PERF_RECORD_COMM] == 2                 # one thread per LP
-    mmaps = [r for r in recs if r[0] == pd.PERF_RECORD_MMAP]
+    mmaps = [r for r in recs if r[0] == pd.PERF_RECORD_MMAP2]
     assert len(mmaps) == 1
-    pid, tid, addr, length, pgoff = struct.unpack_from("<IIQQQ", mmaps[0][2])
-    assert addr == BASE + 0x1000 and pgoff == 0x1000 and length > 0     # .text at link 1000H
-    assert mmaps[0][2][32:].split(b"\0")[0].decode() == os.path.abspath(ELF)
+    pid, tid, addr, length, pgoff, _, _, _, _, prot, flags = struct.unpack_from(
+        "<IIQQQIIQQII", mmaps[0][2])
+    assert (prot, flags) == (5, 2)          # PROT_READ | PROT_EXEC, MAP_PRIVATE: r-xp
+    # the executable segment holds the ELF's headers and .text (at link 1000H)
+    assert addr == BASE and pgoff == 0 and length > 0x1000
+    assert mmaps[0][2][64:].split(b"\0")[0].decode() == os.path.abspath(ELF)
 
 
 class ElfSyms:
@@ -146,6 +149,16 @@ class ElfSyms:
                     self.dup.add(f[-1])     # e.g. a static inline emitted in two objects
                 self.addr[f[-1]] = int(f[0], 16)
                 self.size[f[-1]] = int(f[1], 16) if len(f) == 4 else 0
+
+        # a sized symbol inside another sized one (a label with a .size inside
+        # its function): perf names the outer one
+        sized = sorted((a, self.size[n], n) for n, a in self.addr.items() if self.size.get(n))
+        self.outer = {}
+        for a, sz, n in sized:
+            for b, bsz, m in sized:
+                if b < a and a + sz <= b + bsz:
+                    self.outer[n] = m
+                    break
 
     def get(self, name, default):
         return self.size.get(name, default)
@@ -169,18 +182,22 @@ def perf_view(frame, sizes):
     addr, sym, off = frame
     if sym and 0 < sizes.get(sym, 0) <= off:
         return (addr, None, 0)
+    if sym in sizes.outer:
+        outer = sizes.outer[sym]
+        return (addr, outer, addr - BASE - sizes.addr[outer])
     return frame
 
 
+def call_site(frame):
+    """A caller frame as perf.data holds it: the return address - 1 (the call)."""
+    addr, sym, off = frame
+    return (addr - 1, sym, off - 1 if sym else 0)
+
+
 def same_frame(p, d, first, sizes):
-    d = perf_view(d, sizes)
-    if p == d or (p[0], p[2]) == (d[0], d[2]) and p[1] and d[1] and \
-            sizes.key(p[1]) == sizes.key(d[1]):
-        return True
-    # A return address that is a function's first byte (a call as the last
-    # instruction of the previous one): the decoder names the call, addr - 1,
-    # perf the address itself.
-    return not first and p[0] == d[0] and p[2] == 0 and p[1] != d[1]
+    d = perf_view(d if first else call_site(d), sizes)
+    return p == d or (p[0], p[2]) == (d[0], d[2]) and p[1] and d[1] and \
+        sizes.key(p[1]) == sizes.key(d[1])
 
 
 @need_elf
@@ -197,14 +214,16 @@ def test_perf_script_lists_the_decoders_samples(recording):
     exact = frames = 0
     for g, w in zip(got, want):
         assert g[:4] == w[:4]                                   # LP, time, period, event
-        assert [f[0] for f in g[4]] == [f[0] for f in w[4]]     # every frame's address
+        # every frame's address: the sampled IP, then each caller's call site
+        assert [f[0] for f in g[4]] == [w[4][0][0]] + [f[0] - 1 for f in w[4][1:]]
         for i, (pf, df) in enumerate(zip(g[4], w[4])):
             assert same_frame(pf, df, i == 0, sizes), (g, w)
-            exact += pf == df
+            d = perf_view(df if i == 0 else call_site(df), sizes)
+            exact += pf[1] is not None and (pf == d or sizes.key(pf[1]) == sizes.key(d[1]))
             frames += 1
-    # every frame agrees (above); most agree to the letter, the rest by the
-    # documented differences (aliases, padding, a return address at a
-    # function's first byte), whose share depends on the kernel's layout
+    # every frame agrees (above); most are named alike (a function or an
+    # alias at its address), the rest are addresses in the padding after a
+    # function, whose share depends on the kernel's layout
     assert exact > 0.5 * frames, (exact, frames)
     assert sum(1 for s in got for f in s[4] if f[1]) > N        # symbols were resolved
 
@@ -311,7 +330,7 @@ def test_several_dsos_are_mapped(tmp_path):
                                 "chain": []}], [("ev", 5)], "prog",
                               [pd.elf_dso(exe, 0), pd.elf_dso(exe, 0x400000)], 1000, 1000)
     recs = records(blob)
-    mm = [struct.unpack_from("<IIQQQ", r[2]) for r in recs if r[0] == pd.PERF_RECORD_MMAP]
+    mm = [struct.unpack_from("<IIQQQ", r[2]) for r in recs if r[0] == pd.PERF_RECORD_MMAP2]
     assert len(mm) == 2 * len(d.segments)
     assert {m[2] for m in mm} == {d.segments[0][0], d.segments[0][0] + 0x400000}
     (sample,) = [r[2] for r in recs if r[0] == pd.PERF_RECORD_SAMPLE]
@@ -333,3 +352,62 @@ def test_sample_period_is_its_weight_and_each_lp_has_its_comm():
     names = {struct.unpack_from("<II", c)[1] - struct.unpack_from("<II", c)[0]:
              c[8:].split(b"\0")[0].decode() for c in comms}
     assert names == {0: "calls", 1: "loop"}
+
+
+def decoder():
+    import importlib.machinery
+    import importlib.util
+    path = os.path.join(REPO, "tools", "nbprof-decode")
+    loader = importlib.machinery.SourceFileLoader("nbprof_decode_pd", path)
+    spec = importlib.util.spec_from_loader("nbprof_decode_pd", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class OneSample:
+    """A recording of one sample, as the decoder's outputs read it."""
+
+    def __init__(self, ip, chain):
+        self.header = {"tsc_hz": 1000000, "tsc_start": 0, "events": [("clockticks", 1000)],
+                       "comm": "calls", "image_base": BASE}
+        self.samples = [{"lp": 0, "event": 0, "tsc": 5, "ip": ip, "chain": chain}]
+
+    def event(self, i):
+        return self.header["events"][i]
+
+
+@need_elf
+@need_perf
+def test_a_call_that_ends_its_function_is_named_at_the_call(tmp_path):
+    """wl_call_ring0's `call *%rax` is its last instruction before the label
+    wl_ring0_return, so the return address is that label's first byte: every
+    output names the caller wl_call_ring0, at the call."""
+    nm = subprocess.run(["nm", "-n", ELF], stdout=subprocess.PIPE, check=True,
+                        universal_newlines=True).stdout
+    addr = {f[2]: int(f[0], 16) for f in (l.split() for l in nm.splitlines()) if len(f) == 3}
+    ret = addr["wl_ring0_return"]
+    dis = subprocess.run(["objdump", "-d", "--start-address=%#x" % (ret - 2),
+                          "--stop-address=%#x" % ret, ELF], stdout=subprocess.PIPE,
+                         check=True, universal_newlines=True).stdout
+    assert re.search(r"%x:\s+ff d0\s+call\s+\*%%rax" % (ret - 2), dis), dis
+    off = ret - addr["wl_call_ring0"]
+    leaf = BASE + addr["lapic_read"] + 2
+    rec = OneSample(leaf, [BASE + ret])
+    dec = decoder()
+    syms = dec.Symbols(nm, BASE)
+    script = dec.script_text(rec, syms)
+    assert "wl_call_ring0+0x%x (nbprof)" % off in script and "wl_ring0_return" not in script
+    counts = dec.folded_stacks(rec, syms, rec.samples)
+    assert counts == {"calls;wl_call_ring0;lapic_read": 1000}
+    svg = dec.flamegraph_svg(counts, "t")
+    assert "wl_call_ring0" in svg and "wl_ring0_return" not in svg
+    path = str(tmp_path / "perf.data")
+    pd.write_perf_data(path, rec.samples, rec.header["events"], "calls",
+                       [pd.elf_dso(ELF, BASE)], 1000000, 0)
+    p = perf("script", path, "-F", "ip,sym,symoff")
+    assert p.returncode == 0, p.stderr
+    frames = [l.split() for l in p.stdout.splitlines() if l.strip()]
+    # perf prints an address in a mapped ELF relative to the ELF
+    assert frames == [["%x" % (leaf - BASE), "lapic_read+0x2"],
+                      ["%x" % (ret - 1), "wl_call_ring0+0x%x" % (off - 1)]], p.stdout

@@ -43,11 +43,45 @@ def hello():
     return syms, crc
 
 
+def nbp_line(name, base, crc):
+    """dump's NBP: line as prof/program.c program_nbp_line frames it (CRC-32 of the body)."""
+    body = " %s base=%x span=4000 crc=%08x" % (name, base, crc)
+    return "NBP:%s|%08X" % (body, zlib.crc32(body.encode()))
+
+
 def capture(dec, crc, name="hello"):
     cap = dec.Capture()
-    cap.add_text("# dump: 3 frames, frames 0.. follow\n"
-                 "NBP: %s base=%x span=4000 crc=%08x\n" % (name, BASE, crc), "dump")
+    cap.add_text("# dump: 3 frames, frames 0.. follow\n" + nbp_line(name, BASE, crc) + "\n",
+                 "dump")
     return cap
+
+
+def test_a_damaged_nbp_line_is_not_used(hello):
+    """D3: one changed digit of base= renamed every program sample (hello;work became
+    hello;main) with no warning. A line whose CRC does not match, one without a CRC and
+    two captures that disagree are not used, and each is a problem of the recording."""
+    dec = decoder()
+    _, crc = hello
+    good = nbp_line("hello", BASE, crc)
+    damaged = good.replace("base=%x" % BASE, "base=%x" % (BASE + 0x100))
+    assert damaged != good
+    old_style = good.split("|")[0]
+    for text, why in ((damaged, "CRC mismatch"), (old_style, "not a whole NBP: line")):
+        cap = dec.Capture()
+        cap.add_text(text + "\n", "cap")
+        assert cap.programs == {}
+        assert [(s, n) for s, n, _ in cap.bad_programs] == [("cap", 1)]
+        assert why in cap.bad_programs[0][2]
+        problems = dec.Recording(cap).problems
+        assert any("cap:1: NBP: program line not used (%s" % why in p for p in problems), problems
+    cap = dec.Capture()
+    cap.add_text(good + "\n", "a")
+    cap.add_text(nbp_line("hello", BASE + 0x1000, crc) + "\n", "b")
+    assert cap.programs == {"hello": (BASE, 0x4000, crc)}
+    assert "differs from an earlier capture" in cap.bad_programs[0][2]
+    cap = dec.Capture()
+    cap.add_text(good + "\n" + good + "\n", "a")        # the same line twice: fine
+    assert cap.bad_programs == [] and cap.programs == {"hello": (BASE, 0x4000, crc)}
 
 
 class NoKernel:
@@ -86,3 +120,17 @@ def test_perf_data_gets_the_program_as_a_dso(hello):
     assert dso.base == BASE
     # an executable segment (mapped at base + vaddr in an MMAP record) holds work()
     assert any(vaddr <= syms["work"] < vaddr + memsz for vaddr, memsz, _ in dso.segments)
+
+
+def test_perf_data_takes_an_elf32_program():
+    # nbprof-cc -m32, for the 32-bit kernel: its executable PT_LOAD read from Elf32_Phdr
+    hello32 = os.path.join(BUILD, "sdk32", "hello.elf")
+    if not os.path.exists(hello32):
+        subprocess.run(["make", "-s", "-C", REPO, "B=" + BUILD, hello32], check=True)
+    work = int(next(l.split()[0] for l in subprocess.run(
+        ["nm", hello32], stdout=subprocess.PIPE, check=True,
+        universal_newlines=True).stdout.splitlines() if l.endswith(" work")), 16)
+    dso = decoder().load_perfdata().elf_dso(hello32, BASE)
+    assert len(dso.segments) == 1
+    vaddr, memsz, offset = dso.segments[0]
+    assert vaddr <= work < vaddr + memsz and offset % 4096 == 0

@@ -1,0 +1,305 @@
+/*
+ * screen.c - the console on the machine's screen (see screen.h).
+ *
+ * The grid is a ring of rows: scrolling moves `top`, not the characters.
+ * `shown` holds what each cell of the screen displays; a flush draws only
+ * the cells whose character differs (after a scroll that is most of them,
+ * but one flush draws many scrolls at once).
+ *
+ * VGA text mode (IBM VGA Technical Reference; the BIOS data area of the
+ * IBM PC/AT BIOS listing): two bytes per cell, the character then its
+ * attribute (07H: light grey on black), rows of 80 cells; the hardware
+ * cursor is the CRT controller's registers 0EH/0FH (cursor location high
+ * and low), reached through the index/data ports 3D4H/3D5H (3B4H/3B5H in
+ * the monochrome mode 7).
+ *
+ * The framebuffer (UEFI 2.10 section 12.9, EFI_GRAPHICS_OUTPUT_PROTOCOL):
+ * PixelRedGreenBlueReserved8BitPerColor and PixelBlueGreenRedReserved8Bit-
+ * PerColor are 32 bits per pixel, PixelsPerScanLine apart; other formats
+ * are refused. Light grey (AAAAAAH, the same in both byte orders) on black;
+ * the cursor is the cell's bottom pixel row.
+ */
+#include "arch/x86/io.h"
+#include "arch/x86/screen.h"
+#include "lib/printf.h"
+
+#define BDA_VIDEO_MODE		0x449u	/* byte: current BIOS video mode */
+#define BDA_COLUMNS		0x44au	/* word: text columns */
+#define VGA_COLOR_TEXT		0xb8000u
+#define VGA_MONO_TEXT		0xb0000u
+#define VGA_CRTC_COLOR		0x3d4
+#define VGA_CRTC_MONO		0x3b4
+#define VGA_CRTC_CURSOR_HI	0x0e
+#define VGA_CRTC_CURSOR_LO	0x0f
+#define VGA_ATTR		0x0700u	/* light grey on black */
+#define VGA_COLS		80
+#define VGA_ROWS		25
+
+#define GOP_RGBX		0	/* PixelRedGreenBlueReserved8BitPerColor */
+#define GOP_BGRX		1	/* PixelBlueGreenRedReserved8BitPerColor */
+#define FB_FG			0x00aaaaaau
+#define FB_BG			0x00000000u
+#define TAB_STOP		8
+#define ESC			0x1b
+#define CELL_UNKNOWN		((char)0xff)	/* forces a redraw */
+
+enum screen_kind { SCREEN_NONE, SCREEN_VGA, SCREEN_FB };
+enum esc_state { ESC_NONE, ESC_SEEN, ESC_CSI, ESC_INTER };
+
+static struct {
+	enum screen_kind kind;
+	unsigned cols, rows;
+	unsigned top;			/* grid row shown on screen row 0 */
+	unsigned col, row;		/* cursor, screen coordinates */
+	bool wrap_pending;		/* col == cols: the next character wraps */
+	bool dirty;			/* something changed since the last flush */
+	enum esc_state esc;
+	unsigned shown_cursor;		/* cell index the cursor was drawn at */
+	uintptr_t base;			/* VGA text buffer or framebuffer */
+	uint32_t stride;		/* framebuffer pixels per line */
+	uint16_t crtc;
+	uint16_t vga_mode;
+	uint32_t fb_w, fb_h;
+} scr;
+
+static char grid[SCREEN_MAX_ROWS][SCREEN_MAX_COLS];
+static char shown[SCREEN_MAX_ROWS][SCREEN_MAX_COLS];
+
+static void screen_reset(void)
+{
+	for (unsigned r = 0; r < SCREEN_MAX_ROWS; r++)
+		for (unsigned c = 0; c < SCREEN_MAX_COLS; c++) {
+			grid[r][c] = ' ';
+			shown[r][c] = CELL_UNKNOWN;
+		}
+	scr.top = scr.col = scr.row = 0;
+	scr.wrap_pending = false;
+	scr.esc = ESC_NONE;
+	scr.shown_cursor = 0;
+	scr.dirty = true;
+}
+
+/* A word of the BIOS data area (the empty asm hides the low address from gcc's bounds checks). */
+static uint16_t bda_word(uintptr_t addr)
+{
+	const volatile uint16_t *p;
+
+	__asm__("" : "=r"(p) : "0"(addr));
+	return *p;
+}
+
+bool screen_init_vga_text(const char **why)
+{
+	uint8_t mode = (uint8_t)bda_word(BDA_VIDEO_MODE);
+	uint16_t cols = bda_word(BDA_COLUMNS);
+
+	if ((mode != 2 && mode != 3 && mode != 7) || cols != VGA_COLS) {
+		*why = "the BIOS left no 80-column text mode (BIOS data area 449H, 44AH)";
+		return false;
+	}
+	scr.kind = SCREEN_VGA;
+	scr.vga_mode = mode;
+	scr.base = mode == 7 ? VGA_MONO_TEXT : VGA_COLOR_TEXT;
+	scr.crtc = mode == 7 ? VGA_CRTC_MONO : VGA_CRTC_COLOR;
+	scr.cols = VGA_COLS;
+	scr.rows = VGA_ROWS;
+	screen_reset();
+	screen_flush();
+	return true;
+}
+
+bool screen_init_fb(const struct boot_framebuffer *fb, const char **why)
+{
+	if (!fb->base) {
+		*why = "the firmware has no GOP framebuffer";
+		return false;
+	}
+	if (fb->format != GOP_RGBX && fb->format != GOP_BGRX) {
+		*why = "the GOP pixel format is not 32-bit RGB or BGR";
+		return false;
+	}
+	scr.kind = SCREEN_FB;
+	scr.base = (uintptr_t)fb->base;
+	scr.stride = fb->stride;
+	scr.fb_w = fb->width;
+	scr.fb_h = fb->height;
+	scr.cols = fb->width / SCREEN_CELL_W;
+	scr.rows = fb->height / SCREEN_CELL_H;
+	if (scr.cols > SCREEN_MAX_COLS)
+		scr.cols = SCREEN_MAX_COLS;
+	if (scr.rows > SCREEN_MAX_ROWS)
+		scr.rows = SCREEN_MAX_ROWS;
+	if (scr.cols == 0 || scr.rows == 0) {
+		scr.kind = SCREEN_NONE;
+		*why = "the framebuffer is smaller than one character";
+		return false;
+	}
+	screen_reset();
+	screen_flush();
+	return true;
+}
+
+bool screen_present(void)
+{
+	return scr.kind != SCREEN_NONE;
+}
+
+void screen_describe(char *buf, size_t len)
+{
+	if (scr.kind == SCREEN_VGA)
+		ksnprintf(buf, len, "VGA text %ux%u at %#lx (BIOS video mode %u)", scr.cols, scr.rows,
+			  (unsigned long)scr.base, scr.vga_mode);
+	else if (scr.kind == SCREEN_FB)
+		ksnprintf(buf, len, "framebuffer %ux%u at %#llx, %ux%u characters", scr.fb_w, scr.fb_h,
+			  (unsigned long long)scr.base, scr.cols, scr.rows);
+	else
+		ksnprintf(buf, len, "none");
+}
+
+static char *grid_row(unsigned screen_row)
+{
+	return grid[(scr.top + screen_row) % scr.rows];
+}
+
+static void screen_newline(void)
+{
+	scr.col = 0;
+	scr.wrap_pending = false;
+	if (scr.row + 1 < scr.rows) {
+		scr.row++;
+		return;
+	}
+	scr.top = (scr.top + 1) % scr.rows;	/* scroll: the old top row becomes the new bottom */
+	for (unsigned c = 0; c < scr.cols; c++)
+		grid_row(scr.row)[c] = ' ';
+}
+
+static void screen_put_printable(char c)
+{
+	if (scr.wrap_pending)
+		screen_newline();
+	grid_row(scr.row)[scr.col] = c;
+	if (++scr.col == scr.cols) {
+		scr.col = scr.cols - 1;
+		scr.wrap_pending = true;
+	}
+}
+
+/*
+ * Escape sequences (ECMA-48) are dropped, not shown: ESC [ parameters final
+ * (final 40H-7EH), ESC intermediates final (intermediates 20H-2FH, final
+ * 30H-7EH), ESC and one other byte. The kernel's own output has none; a
+ * user's program may print some.
+ */
+static bool screen_in_escape(char c)
+{
+	if (scr.esc == ESC_SEEN) {
+		scr.esc = c == '[' ? ESC_CSI : c >= 0x20 && c <= 0x2f ? ESC_INTER : ESC_NONE;
+		return true;
+	}
+	if (scr.esc == ESC_CSI || scr.esc == ESC_INTER) {
+		if (c >= (scr.esc == ESC_CSI ? 0x40 : 0x30) && c <= 0x7e)
+			scr.esc = ESC_NONE;
+		return true;
+	}
+	if (c == ESC) {
+		scr.esc = ESC_SEEN;
+		return true;
+	}
+	return false;
+}
+
+void screen_putc(char c)
+{
+	if (scr.kind == SCREEN_NONE || screen_in_escape(c))
+		return;
+	scr.dirty = true;
+	if (c == '\n') {
+		screen_newline();
+	} else if (c == '\r') {
+		scr.col = 0;
+		scr.wrap_pending = false;
+	} else if (c == '\b') {
+		if (scr.wrap_pending)
+			scr.wrap_pending = false;
+		else if (scr.col > 0)
+			scr.col--;
+	} else if (c == '\t') {
+		do
+			screen_put_printable(' ');
+		while (scr.col % TAB_STOP && !scr.wrap_pending);
+	} else if (c >= 0x20 && c < 0x7f) {
+		screen_put_printable(c);
+	}
+}
+
+/* --- drawing ------------------------------------------------------------- */
+
+static void vga_draw(unsigned row, unsigned col, char c)
+{
+	volatile uint16_t *cell = (volatile uint16_t *)scr.base + row * scr.cols + col;
+
+	*cell = VGA_ATTR | (uint8_t)c;
+}
+
+static void vga_cursor(unsigned pos)
+{
+	outb(scr.crtc, VGA_CRTC_CURSOR_HI);
+	outb(scr.crtc + 1, (uint8_t)(pos >> 8));
+	outb(scr.crtc, VGA_CRTC_CURSOR_LO);
+	outb(scr.crtc + 1, (uint8_t)pos);
+}
+
+/* One 8x16 cell; with `cursor` its bottom pixel row is lit. */
+static void fb_draw(unsigned row, unsigned col, char c, bool cursor)
+{
+	const uint8_t *g = screen_font8x8[(uint8_t)c >= SCREEN_FONT_FIRST &&
+					  (uint8_t)c < SCREEN_FONT_FIRST + SCREEN_FONT_GLYPHS
+					  ? (uint8_t)c - SCREEN_FONT_FIRST : 0];
+	volatile uint32_t *p = (volatile uint32_t *)scr.base +
+			       (uintptr_t)row * SCREEN_CELL_H * scr.stride + col * SCREEN_CELL_W;
+
+	for (unsigned y = 0; y < SCREEN_CELL_H; y++, p += scr.stride) {
+		uint8_t bits = g[y / 2];
+
+		if (cursor && y == SCREEN_CELL_H - 1)
+			bits = 0xff;
+		for (unsigned x = 0; x < SCREEN_CELL_W; x++)
+			p[x] = bits & (0x80u >> x) ? FB_FG : FB_BG;
+	}
+}
+
+static void screen_draw(unsigned row, unsigned col, char c, bool cursor)
+{
+	if (scr.kind == SCREEN_VGA)
+		vga_draw(row, col, c);
+	else
+		fb_draw(row, col, c, cursor);
+}
+
+void screen_flush(void)
+{
+	unsigned cursor = scr.row * scr.cols + scr.col;
+
+	if (scr.kind == SCREEN_NONE || !scr.dirty)
+		return;		/* nothing to compare: a byte-by-byte upload stays cheap */
+	scr.dirty = false;
+	if (scr.kind == SCREEN_FB && scr.shown_cursor != cursor) {
+		/* redraw the cell the cursor leaves and the one it enters */
+		shown[scr.shown_cursor / scr.cols][scr.shown_cursor % scr.cols] = CELL_UNKNOWN;
+		shown[scr.row][scr.col] = CELL_UNKNOWN;
+	}
+	for (unsigned r = 0; r < scr.rows; r++) {
+		const char *g = grid_row(r);
+
+		for (unsigned c = 0; c < scr.cols; c++) {
+			if (g[c] == shown[r][c])
+				continue;
+			screen_draw(r, c, g[c], r == scr.row && c == scr.col);
+			shown[r][c] = g[c];
+		}
+	}
+	if (scr.kind == SCREEN_VGA)
+		vga_cursor(cursor);
+	scr.shown_cursor = cursor;
+}

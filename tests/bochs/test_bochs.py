@@ -1,0 +1,136 @@
+"""test_bochs.py - nbprof on Bochs' Pentium 4 models, the BIOS path, a dead PMU.
+
+Four machines boot one after the other: p4_willamette (0F_01H, no EM64T) and
+p4_prescott_celeron_336 (0F_04H, EM64T), each with and without a Hyper-Threading
+sibling (count=1:1:2), their PMU registers plain (tests/bochs/msrs.py); on the
+Celeron without the sibling BPU_COUNTER0 is stuck at 1000H. Checked: `cpu` and the topology
+against Bochs' CPUID, the boot line of the BIOS path, reserved-bit writes
+that #GP, the probe that fails because nothing counts (also on the stuck
+counter, which a probe that took any non-zero read accepted), `selftest` on the hardware backend
+(the probe's FAIL first, "no counter counted", every counting check FAILs
+naming it, the registers and the restore still checked, never a report of
+success and never the model in its place), and Ctrl-C of an unstepped run.
+"""
+
+import re
+
+import pytest
+
+MACHINES = {
+    "willamette": {"model": "p4_willamette"},
+    "willamette-ht": {"model": "p4_willamette", "ht": True},
+    "celeron336": {"model": "p4_prescott_celeron_336", "stuck_counter0": 0x1000},
+    "celeron336-ht": {"model": "p4_prescott_celeron_336", "ht": True},
+}
+# what Bochs' CPUID tables say (Bochs 2.7 cpu/cpudb/intel/p4_*.cc)
+SIG = {"willamette": ("0F_01H", 2, "00000F12H"), "celeron336": ("0F_04H", 1, "00000F41H")}
+SELFTEST_TIMEOUT = 300
+SUMMARY = re.compile(r"^selftest: (\d+) passed, (\d+) failed, (\d+) skipped(.*)$", re.M)
+RESULT = re.compile(r"^(PASS|FAIL|SKIP)  (\S+)\s+(.*)$", re.M)
+COUNTING = {"counters", "escrs", "uops", "privilege", "threads", "overflow", "cascade"}
+
+
+def kind(name):
+    return name.split("-")[0]
+
+
+@pytest.mark.parametrize("machine", list(MACHINES), indirect=True)
+def test_cpu_and_topology_match_bochs_cpuid(machine):
+    m = machine
+    name = m.name
+    sig, stepping, eax = SIG[kind(name)]
+    out = m.cmd("cpu")
+    assert re.search(r"^signature +%s stepping %d \(CPUID.1:EAX = %s\)$" % (sig, stepping, eax),
+                     out, re.M), out
+    assert ("\nEM64T         %s\n" % ("no" if kind(name) == "willamette" else "yes")) in out, out
+    assert "hypervisor" not in out
+    assert re.search(r"^boot +legacy BIOS \(Multiboot, nbprof32\.elf, loaded by GRUB[^)]*\); "
+                     r"nbprof runs in 32-bit protected mode", out, re.M), out
+    if name.endswith("-ht"):
+        assert "LP1 is the Hyper-Threading sibling of LP0" in out, out
+        assert "pmu: backend hardware %s with HT" % sig in m.boot
+    else:
+        assert "1 logical processor; no Hyper-Threading sibling" in out, out
+        assert "pmu: backend hardware %s without HT" % sig in m.boot
+    # the probe failed and says why, everywhere: boot line, cpu, pmu (the stuck counter
+    # reads 1000H: the old probe took any non-zero read for a counting PMU)
+    read = "%XH" % MACHINES[name].get("stuck_counter0", 0)
+    why = "probe FAILED: probe: counter 0 read %s before and after" % read
+    assert why in m.boot and "it does not count" in m.boot, m.boot
+    assert re.search(r"^  backend +hardware, probe FAILED: probe: counter 0 read %s" % read,
+                     out, re.M), out
+    assert m.cmd("pmu").startswith("backend: hardware (" + why)
+
+
+@pytest.mark.parametrize("machine", ["willamette", "celeron336-ht"], indirect=True)
+def test_reserved_bits_raise_gp(machine):
+    m = machine
+    name = m.name
+    # CCCR bits 11:0 (bit 11 on models 0-1) and ESCR bit 31 are reserved; a plain
+    # register write goes through; the value stays as it was after a #GP
+    for msr, value in (("360H", 0x1), ("3B8H", 1 << 31)):
+        out = m.cmd("msr write %s %XH --force" % (msr, value))
+        assert "#GP" in out, out
+        assert "= 0000000000000000H" in m.cmd("msr read " + msr)
+    if kind(name) == "willamette":
+        assert "#GP" in m.cmd("msr write 360H 800H --force")    # no CASCNTxINTOy below model 2
+        assert "#GP" in m.cmd("msr write 3B8H 1H --force")      # T1_USR without HT
+    out = m.cmd("msr write 300H 1234H --force")
+    assert "#GP" not in out, out
+    assert "= 0000000000001234H" in m.cmd("msr read 300H")
+    m.cmd("msr write 300H 0H --force")
+
+
+def selftest(m):
+    out = m.cmd("selftest --quick", timeout=SELFTEST_TIMEOUT)
+    s = SUMMARY.search(out)
+    assert s, out
+    return out, [(st, g, rest) for st, g, rest in RESULT.findall(out)], s
+
+
+@pytest.mark.parametrize("machine", ["willamette", "celeron336", "celeron336-ht"],
+                         indirect=True)
+def test_selftest_on_a_dead_pmu_passes_nothing_that_counts(machine):
+    m = machine
+    out, res, s = selftest(m)
+    assert re.search(r"^boot: legacy BIOS \(Multiboot, nbprof32\.elf, loaded by GRUB[^)]*\); "
+                     r"nbprof runs in 32-bit protected mode", out, re.M), out
+    assert re.search(r"^PMU backend hardware ", out, re.M), out
+    # the probe's FAIL first, then the cause, once
+    assert res[0][:2] == ("FAIL", "probe"), res[:2]
+    assert res[1][0] == "FAIL" and res[1][2].startswith("no counter counted: counters 0-17"), res[1]
+    assert sum(1 for r in res if r[2].startswith("no counter counted")) == 1
+    for st, g, rest in res[2:]:
+        if g in COUNTING:
+            assert st != "PASS", rest
+            if st == "FAIL":
+                assert "(no counter counted; " in rest, rest
+    assert ("PASS", "restore") in [(st, g) for st, g, rest in res], res[-3:]
+    assert int(s.group(2)) > 0
+    # never a report of success, never the model's
+    assert s.group(4) == "; no counter counted", s.group(0)
+    assert "on the software model" not in out
+    assert re.search(r"^NBS:\d+\|machine\|.*\|backend=hardware ", out, re.M), out
+    # afterwards the registers are as before and nothing is left programmed
+    assert "counters in use: none" in m.cmd("pmu")
+
+
+@pytest.mark.parametrize("machine", ["willamette-ht", "celeron336"], indirect=True)
+def test_ctrl_c_stops_an_unstepped_run(machine):
+    # loop 2^32-1 is about 13 G instructions: minutes in Bochs, unless Ctrl-C stops it
+    m = machine
+    m.send("run loop 4294967295\r")
+    m.expect_exact("loop 4294967295", 10)
+    m.send("\x03")
+    out = m.expect_exact("nbprof> ", 30, "the prompt after Ctrl-C")
+    assert "interrupted by Ctrl-C" in out, out
+
+
+@pytest.mark.parametrize("machine", ["willamette-ht"], indirect=True)
+def test_ctrl_c_stops_an_unstepped_run_pair(machine):
+    m = machine
+    m.send("run-pair loop 4294967295 -- loop 4294967295\r")
+    m.expect_exact("run-pair loop 4294967295", 10)
+    m.send("\x03")
+    out = m.expect_exact("nbprof> ", 30, "the prompt after Ctrl-C")
+    assert out.count("interrupted by Ctrl-C") == 2, out

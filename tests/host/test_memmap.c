@@ -1,0 +1,229 @@
+/*
+ * test_memmap.c - the firmware memory map normalised and the free-range
+ * list (arch/x86/memmap.c): overlapping entries, non-RAM inside RAM, the
+ * Multiboot map walk's entry sizes, and no page handed out twice.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "arch/x86/memmap.h"
+
+#define MiB	(UINT64_C(1) << 20)
+#define R(b, s, t)	((struct boot_region){ .base = (b), .size = (s), .type = (t) })
+
+static struct boot_region out[BOOT_MAX_REGIONS];
+
+static void expect_region(uint32_t i, uint64_t base, uint64_t size, uint32_t type)
+{
+	if (out[i].base != base || out[i].size != size || out[i].type != type)
+		fail_msg("region %u: %llx+%llx type %u, expected %llx+%llx type %u", i,
+			 (unsigned long long)out[i].base, (unsigned long long)out[i].size, out[i].type,
+			 (unsigned long long)base, (unsigned long long)size, type);
+}
+
+/* D2: two overlapping RAM entries (as BIOS E820 maps report) become one. */
+static void overlapping_ram_is_merged(void **state)
+{
+	const struct boot_region in[] = { R(2 * MiB, 16 * MiB, BMEM_FREE), R(MiB, 16 * MiB, BMEM_FREE) };
+
+	(void)state;
+	assert_int_equal(memmap_normalize(in, 2, out, BOOT_MAX_REGIONS), 1);
+	expect_region(0, MiB, 17 * MiB, BMEM_FREE);
+}
+
+/* D2: RAM reported over ACPI NVS and reserved memory: the stricter type wins, the RAM is cut. */
+static void non_ram_wins_over_ram(void **state)
+{
+	const struct boot_region in[] = {
+		R(0, 64 * MiB, BMEM_FREE),
+		R(48 * MiB, 64 * 1024, BMEM_ACPI_NVS),
+		R(60 * MiB, 8 * MiB, BMEM_RESERVED),		/* reaches past the RAM */
+		R(32 * MiB, 4096, 77),				/* an unknown type: reserved */
+	};
+
+	(void)state;
+	assert_int_equal(memmap_normalize(in, 4, out, BOOT_MAX_REGIONS), 6);
+	expect_region(0, 0, 32 * MiB, BMEM_FREE);
+	expect_region(1, 32 * MiB, 4096, BMEM_RESERVED);
+	expect_region(2, 32 * MiB + 4096, 16 * MiB - 4096, BMEM_FREE);
+	expect_region(3, 48 * MiB, 64 * 1024, BMEM_ACPI_NVS);
+	expect_region(4, 48 * MiB + 64 * 1024, 12 * MiB - 64 * 1024, BMEM_FREE);
+	expect_region(5, 60 * MiB, 8 * MiB, BMEM_RESERVED);
+}
+
+/* Unsorted input comes out sorted; free RAM only in whole pages; a wrapping entry is clipped. */
+static void sorted_whole_pages_no_wrap(void **state)
+{
+	const struct boot_region in[] = {
+		R(16 * MiB + 0x10, 0x3000, BMEM_FREE),		/* 16M+0x1000 .. 16M+0x3000 */
+		R(MiB, 0x800, BMEM_FREE),			/* less than a page: nothing */
+		R(UINT64_MAX - 0xfff, 0x10000, BMEM_RESERVED),	/* wraps: to the top */
+		R(8 * MiB, 0, BMEM_RESERVED),			/* empty: nothing */
+	};
+
+	(void)state;
+	assert_int_equal(memmap_normalize(in, 4, out, BOOT_MAX_REGIONS), 2);
+	expect_region(0, 16 * MiB + 0x1000, 0x2000, BMEM_FREE);
+	expect_region(1, UINT64_MAX - 0xfff, 0xfff, BMEM_RESERVED);
+}
+
+static void wr(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* One Multiboot map entry at p: size, base, length, type. */
+static unsigned mb_entry(uint8_t *p, uint32_t size, uint64_t base, uint64_t len, uint32_t type)
+{
+	wr(p, size, 4);
+	wr(p + 4, base, 8);
+	wr(p + 12, len, 8);
+	wr(p + 20, type, 4);
+	return 24;
+}
+
+/*
+ * D7: an entry whose size field is 0xFFFFFFFC made the 32-bit walk add 0
+ * (size + 4 wraps) and loop for ever; a size below 20 overlapped the next
+ * entry. The walk stops at either and keeps what came before.
+ */
+static void multiboot_walk_checks_entry_sizes(void **state)
+{
+	static const uint32_t bad[] = { 0xfffffffcu, 0xffffffffu, 0, 4, 19, 1000 };
+	uint8_t map[96];
+	uint32_t entries;
+
+	(void)state;
+	for (unsigned k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		unsigned n = mb_entry(map, 20, MiB, 8 * MiB, 1);
+
+		n += mb_entry(map + n, bad[k], 32 * MiB, 8 * MiB, 1);
+		n += mb_entry(map + n, 20, 64 * MiB, 8 * MiB, 1);
+		assert_int_equal(memmap_multiboot(map, n, out, BOOT_MAX_REGIONS, &entries), 1);
+		assert_int_equal(entries, 1);
+		expect_region(0, MiB, 8 * MiB, BMEM_FREE);
+	}
+	/* a larger size is allowed (the spec's size field): the extra bytes are skipped */
+	unsigned n = mb_entry(map, 24, MiB, 8 * MiB, 3);
+	n += 4;
+	n += mb_entry(map + n, 20, 64 * MiB, 8 * MiB, 4);
+	assert_int_equal(memmap_multiboot(map, n, out, BOOT_MAX_REGIONS, &entries), 2);
+	expect_region(0, MiB, 8 * MiB, BMEM_ACPI);
+	expect_region(1, 64 * MiB, 8 * MiB, BMEM_ACPI_NVS);
+	/* a map cut inside an entry: that entry is not read */
+	assert_int_equal(memmap_multiboot(map, n - 1, out, BOOT_MAX_REGIONS, &entries), 1);
+	assert_int_equal(entries, 1);
+}
+
+/* A range already free is refused: a double free cannot make a page go out twice. */
+static void free_list_refuses_overlaps(void **state)
+{
+	static struct mem_free f = { .lo = MiB, .hi = UINT64_C(1) << 32 };
+
+	(void)state;
+	assert_true(memfree_add(&f, 0, 4 * MiB));		/* clipped to [1M, 4M) */
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.r[0].base, MiB);
+	assert_false(memfree_add(&f, 2 * MiB, 4096));
+	assert_false(memfree_add(&f, 3 * MiB, 2 * MiB));	/* overlaps the tail */
+	assert_true(memfree_add(&f, 4 * MiB, MiB));		/* adjacent: merged */
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.r[0].size, 4 * MiB);
+	assert_true(memfree_add(&f, (UINT64_C(1) << 32) - 4096, 1 << 20));	/* clipped at hi */
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.r[1].size, 4096);
+	assert_int_equal(memfree_take(&f, 4 * MiB), MiB);
+	assert_int_equal(memfree_take(&f, 4096), (UINT64_C(1) << 32) - 4096);
+	assert_int_equal(memfree_take(&f, 4096), 0);
+	assert_int_equal(memfree_take(&f, 100), 0);		/* not whole pages */
+}
+
+/*
+ * The page at a is RAM in the raw map: no non-RAM entry touches it and RAM
+ * entries cover every byte (the maps below are in 0x800-byte steps).
+ */
+static int page_is_ram(const struct boot_region *in, uint32_t n, uint64_t a)
+{
+	for (uint64_t c = a; c < a + 4096; c += 0x800) {
+		int ram = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t b = in[i].base, e = in[i].base + in[i].size;
+
+			if (!in[i].size || e <= c || b >= c + 0x800)
+				continue;
+			if (in[i].type != BMEM_FREE)
+				return 0;
+			ram = 1;
+		}
+		if (!ram)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Random overlapping maps, normalised and handed to the allocator: every
+ * page it gives out is RAM in the raw map, and none is given out twice.
+ */
+static void allocator_never_hands_out_non_ram_or_twice(void **state)
+{
+	static struct mem_free f;
+	static uint64_t got[4096];
+	struct boot_region in[12];
+
+	(void)state;
+	srand(7);
+	for (unsigned round = 0; round < 300; round++) {
+		uint32_t n = 1 + (uint32_t)rand() % 12, k, m = 0;
+		uint64_t a;
+
+		for (uint32_t i = 0; i < n; i++)
+			in[i] = R((uint64_t)(rand() % 64) * 0x800, (uint64_t)(rand() % 32) * 0x800,
+				  rand() % 3 ? BMEM_FREE : (uint32_t)(rand() % BMEM_NTYPES));
+		k = memmap_normalize(in, n, out, BOOT_MAX_REGIONS);
+		f = (struct mem_free){ .lo = 0x1000, .hi = UINT64_MAX };
+		for (uint32_t i = 0; i < k; i++) {
+			if (i)
+				assert_true(out[i].base >= out[i - 1].base + out[i - 1].size);
+			if (out[i].type == BMEM_FREE)
+				assert_true(memfree_add(&f, out[i].base, out[i].size));
+		}
+		while ((a = memfree_take(&f, 4096)) != 0) {
+			assert_true(page_is_ram(in, n, a));
+			for (uint32_t j = 0; j < m; j++)
+				assert_true(got[j] != a);
+			got[m++] = a;
+		}
+		/* every RAM page of the raw map from lo up was handed out */
+		for (uint64_t p = 0x1000; p < 64 * 0x800 + 32 * 0x800; p += 4096) {
+			uint32_t j = 0;
+
+			while (j < m && got[j] != p)
+				j++;
+			assert_int_equal(page_is_ram(in, n, p), j < m);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(overlapping_ram_is_merged),
+		cmocka_unit_test(non_ram_wins_over_ram),
+		cmocka_unit_test(sorted_whole_pages_no_wrap),
+		cmocka_unit_test(multiboot_walk_checks_entry_sizes),
+		cmocka_unit_test(free_list_refuses_overlaps),
+		cmocka_unit_test(allocator_never_hands_out_non_ram_or_twice),
+	};
+
+	alarm(20);	/* a walk that never ends fails the test instead of hanging it */
+	return cmocka_run_group_tests_name("memmap", tests, NULL, NULL);
+}

@@ -1,0 +1,147 @@
+"""test_boot_media.py - the USB stick, the CD and the network boot reach the prompt.
+
+The stick (tools/mkimage) as USB mass storage under SeaBIOS. The CD
+(tools/mkiso, `make iso`) in an ATAPI drive: SeaBIOS boots its El
+Torito BIOS entry (GRUB, then nbprof32.elf), OVMF x64 (and OVMF ia32 with
+NBPROF_SLOW=1) its EFI entry (the FAT image, then BOOTX64.EFI or BOOTIA32.EFI). The same file
+as a disk (a stick): SeaBIOS through its hybrid MBR. The TFTP root
+(tools/mkpxe, `make pxe`): SeaBIOS, the e1000's iPXE ROM, the iPXE script,
+nbprof32.elf by Multiboot. QEMU's user-mode network serves TFTP itself, so
+nothing leaves the machine. Each test is one short boot; `cpu` says which
+way the kernel came, and the boot log shows nbprof.cfg (carried as a file
+on the CD's FAT or a Multiboot module) was read.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pexpect
+import pytest
+
+import conftest
+from conftest import BOOT_TIMEOUT, CMD_TIMEOUT, PROMPT, READY, REPO, WORK, Console, qemu
+
+pytestmark = pytest.mark.qemu_only
+
+CFG = "# nbprof.cfg on the CD / TFTP root\nserial.baud = 57600\n"
+BIOS = "legacy BIOS (Multiboot, nbprof32.elf, loaded by GRUB "
+
+
+def build(name):
+    return os.path.join(qemu.BUILD, name)
+
+
+@pytest.fixture(scope="module")
+def media():
+    """The CD image and the TFTP root, made once from the build's kernels."""
+    os.makedirs(WORK, exist_ok=True)
+    cfg = os.path.join(WORK, "boot_media.cfg")
+    with open(cfg, "w") as f:
+        f.write(CFG)
+    kernels = [build("BOOTX64.EFI"), build("BOOTIA32.EFI"), build("nbprof32.elf")]
+    for k in kernels:
+        if not os.path.exists(k):
+            pytest.fail("%s is missing: run make" % k)
+    progs = [p for p in [build("sdk/hello.elf")] if os.path.exists(p)]
+    if os.path.exists(build("sdk32/hello.elf")):      # nbprof-cc -m32: the 32-bit kernel's
+        progs.append(os.path.join(WORK, "hello32.elf"))
+        shutil.copyfile(build("sdk32/hello.elf"), progs[-1])
+    iso = os.path.join(WORK, "boot_media.iso")
+    subprocess.run([os.path.join(REPO, "tools", "mkiso"), iso] + kernels + [cfg] + progs,
+                   check=True)
+    pxe = os.path.join(WORK, "boot_media-pxe")
+    subprocess.run([os.path.join(REPO, "tools", "mkpxe"), pxe, kernels[2], cfg], check=True)
+    return {"iso": iso, "pxe": pxe, "progs": progs}
+
+
+def boot(name, image, media_kind, firmware):
+    """Boot once to the prompt; the Console (stopped by the caller)."""
+    code, template = qemu.find_firmware(firmware)
+    varstore = qemu.make_vars(template)
+    argv = qemu.command(image, varstore, code, firmware=firmware, media=media_kind,
+                        cpu=qemu.cpu_model(15, 2, 9, firmware=firmware))
+    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
+                          dimensions=(50, 200), timeout=CMD_TIMEOUT)
+    con = Console(child, name)
+    con.varstore = varstore
+    conftest._consoles[__name__] = con
+    con.expect_exact(READY, BOOT_TIMEOUT)
+    con.expect_exact(PROMPT, CMD_TIMEOUT)
+    return con
+
+
+def finish(con):
+    con.stop()
+    if con.varstore:
+        os.unlink(con.varstore)
+    with open(os.path.join(WORK, con.name + ".log"), "w") as f:
+        f.write(con.transcript)
+
+
+def field(out, name):
+    m = re.search(r"^%s\s+(.*)$" % re.escape(name), out, re.M)
+    assert m, out
+    return m.group(1)
+
+
+@pytest.mark.parametrize("firmware,boot_line", [
+    ("bios", BIOS),
+    ("uefi-x64", "UEFI x64 (EFI/BOOT/BOOTX64.EFI)"),
+    # OVMF ia32 takes the same El Torito EFI entry (its FAT holds BOOTIA32.EFI too,
+    # tests/tools/test_mkiso.py): one more 13-s boot, run with NBPROF_SLOW=1
+    pytest.param("uefi-ia32", "UEFI ia32 (EFI/BOOT/BOOTIA32.EFI)",
+                 marks=pytest.mark.skipif(not os.environ.get("NBPROF_SLOW"),
+                                          reason="a second OVMF CD boot (NBPROF_SLOW=1)")),
+])
+def test_cd(media, firmware, boot_line):
+    con = boot("boot_media-cd-" + firmware, media["iso"], "cdrom", firmware)
+    try:
+        assert field(con.cmd("cpu"), "boot").startswith(boot_line)
+        # nbprof.cfg came along: the rate it sets is the console's
+        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
+        if firmware == "uefi-x64" and media["progs"]:
+            # the EFI kernel reads programs from the volume it came from, the CD's FAT
+            assert re.search(r"^programs: hello \(\d+ bytes\) from the stick$",
+                             con.transcript, re.M), con.transcript
+        if firmware == "bios" and len(media["progs"]) == 2:
+            # GRUB loads them as Multiboot modules; the 32-bit kernel takes its own class
+            assert re.search(r"^programs: hello32 \(\d+ bytes\) from the stick$",
+                             con.transcript, re.M), con.transcript
+            assert ("programs: nbprof/hello.elf: a 64-bit program: this is the 32-bit kernel; "
+                    "build with nbprof-cc -m32") in con.transcript
+    finally:
+        finish(con)
+
+
+def test_usb_stick():
+    """The stick image (tools/mkimage --bios, the MBR with its active entry) as USB
+    mass storage: SeaBIOS boots it through its USB driver, GRUB reads it by INT 13H."""
+    img = conftest.make_image("boot_media-usb", cfg=CFG, firmware="bios")
+    con = boot("boot_media-usb-bios", img, "usb", "bios")
+    try:
+        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
+        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
+    finally:
+        finish(con)
+
+
+def test_cd_image_written_to_a_stick(media):
+    """The hybrid MBR: the same file as a hard disk under SeaBIOS."""
+    con = boot("boot_media-stick-bios", media["iso"], "disk", "bios")
+    try:
+        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
+    finally:
+        finish(con)
+
+
+def test_network_boot(media):
+    con = boot("boot_media-pxe", media["pxe"], "net", "bios")
+    try:
+        # the NIC's iPXE ran the script and loaded the kernel, with nbprof.cfg as a module
+        assert re.match(r"legacy BIOS \(Multiboot, nbprof32\.elf, loaded by iPXE \S+\); ",
+                        field(con.cmd("cpu"), "boot"))
+        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
+    finally:
+        finish(con)
