@@ -128,11 +128,12 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
              arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
 # The ia32 image holds the same 384 KiB budget with 4-byte pointers but
-# more code per operation (64-bit arithmetic in pairs): the sample sink, the
-# instruction decoder, the software model and its feeds, the register
-# write sequences and a few helpers are -Os too (`make bench` measures the
-# x86-64 kernel's costs).
-K32_OS_OBJS := prof/record.o arch/x86/insn.o prof/memfeed.o prof/model_feed.o \
+# more code per operation (64-bit arithmetic in pairs): the overflow path,
+# the stepper and its instruction decoder, the software model and its
+# feeds, the register write sequences and a few helpers are -Os too
+# (`make bench` measures the x86-64 kernel's costs).
+K32_OS_OBJS := prof/record.o prof/perf.o prof/backend_model.o arch/x86/step.o \
+               arch/x86/insn.o prof/memfeed.o prof/model_feed.o \
                pmu/model/p4_model.o pmu/model/p4_mem.o pmu/model/p4_model_msr.o \
                pmu/p4_apply.o prof/samples.o prof/jitter.o lib/stats.o lib/parse.o
 $(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os

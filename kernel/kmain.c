@@ -140,15 +140,17 @@ static void kmain_screen(const struct bootinfo *bi)
 
 static void kmain_screen_line(void)
 {
+	const char *kbd = kbd_present() ? "keyboard i8042"
+			  : config.console & CONFIG_CONSOLE_SCREEN ? "no keyboard (no i8042 controller answered)"
+			  : "keyboard off";
 	char what[96];
 
 	if (!screen_present()) {
-		kprintf("console: no screen (%s)\n", screen_why);
+		kprintf("console: no screen (%s); %s\n", screen_why, kbd);
 		return;
 	}
 	screen_describe(what, sizeof(what));
-	kprintf("console: screen %s; keyboard %s\n", what,
-		kbd_present() ? "i8042" : "none (no i8042 controller answered)");
+	kprintf("console: screen %s; %s\n", what, kbd);
 }
 
 static void kmain_banner(void)

@@ -2,7 +2,7 @@
  * pebs.c - the kernel's DS save areas and PEBS buffers (see pebs.h).
  *
  * Memory: static, one area and one buffer per LP, in the layout the
- * processor uses (pebs_form, fixed at pebs_check). The processor (or the
+ * processor uses (`form`, set at each pebs_check). The processor (or the
  * model) writes records into the buffer and advances the index in the
  * area; the drain reads them and rewinds the index. Both happen on the LP
  * that owns the buffer, the drain under the PMU lock (the PMI handler),

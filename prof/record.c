@@ -749,7 +749,10 @@ static void record_status(const struct record_state *r, struct record_result *re
 			continue;
 		res->status = (int)j->res.status;
 		res->fault_vector = j->res.fault_vector;
-		ksnprintf(res->error, sizeof(res->error), "%s", j->res.error);
+		if (j->res.status == WORKLOAD_INTERRUPTED)	/* Ctrl-C, or a program's limit */
+			workload_stop_reason(&j->res, res->error, sizeof(res->error));
+		else
+			ksnprintf(res->error, sizeof(res->error), "%s", j->res.error);
 	}
 }
 

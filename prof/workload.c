@@ -344,8 +344,7 @@ const char *workload_stop_reason(const struct workload_result *r, char *buf, siz
 		ksnprintf(buf, n, "interrupted by Ctrl-C");
 	else if (r->step.instructions)
 		ksnprintf(buf, n, "still running after %llu instructions: no return from main? "
-			  "(stopped after its stepping limit; 'programs --timeout SECONDS' sets it)",
-			  (unsigned long long)r->step.instructions);
+			  "(programs --timeout)", (unsigned long long)r->step.instructions);
 	else
 		ksnprintf(buf, n, "stopped at its time limit");
 	return buf;

@@ -882,7 +882,8 @@ static int cmd_record(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "record: the workload faulted (vector %d); samples kept",
 				   rc.res.fault_vector);
 	if (rc.res.status == WORKLOAD_INTERRUPTED)
-		return shell_error(sh, "record: interrupted; samples so far kept");
+		return shell_error(sh, "record: %s; samples so far kept",
+				   rc.res.error[0] ? rc.res.error : "interrupted");
 	return 0;
 }
 

@@ -339,6 +339,9 @@ def test_a_program_that_never_returns_is_stopped_with_the_reason(nb):
     m = re.search(r"error: still running after (\d+) instructions: no return from main\?", out)
     assert m and int(m.group(1)) > 1000, out
     assert took < 60, took
+    out = nb.cmd("record -c 100000 neverret", timeout=90)
+    assert re.search(r"error: record: still running after \d+ instructions: no return from "
+                     r"main\? \(programs --timeout\); samples so far kept", out), out
     assert "stop after 10 s" in nb.cmd("programs --timeout 10")
     nb.cmd("programs rm neverret")
 

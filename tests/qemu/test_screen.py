@@ -10,7 +10,9 @@ addresses), the framebuffer with `screendump` (a PPM), whose 8x16 cells are
 decoded by matching their even pixel rows against the kernel's own glyph
 table (every glyph differs). What the screen must show is the serial
 transcript since the kernel's banner, each line wrapped at the screen's
-width, its last rows.
+width, its last rows. A third, short SeaBIOS boot with nbprof.cfg
+`console = screen` is driven through the screen and keyboard alone and
+must print nothing on the serial port.
 """
 
 import os
@@ -245,3 +247,48 @@ def test_shift_and_backspace(machine):
     echo = out.partition("\n")[0]
     assert echo == "msr reaq\b \bd 0x1B", repr(echo)     # Backspace erased, Shift gave 'B'
     assert re.search(r"^MSR 1BH = [0-9A-F]{16}H$", out, re.M), out
+
+
+def test_console_screen_only_keeps_the_serial_port_silent():
+    """nbprof.cfg console = screen: the shell is on the screen and keyboard only."""
+    name = "screen-only-bios"
+    img = conftest.make_image(name, cfg="console = screen\n", firmware="bios")
+    sock = os.path.join(WORK, name + ".mon")
+    if os.path.exists(sock):
+        os.unlink(sock)
+    argv = qemu.command(img, None, None, firmware="bios", screen=True, monitor=sock,
+                        cpu=qemu.cpu_model(15, 2, 9, firmware="bios"))
+    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
+                          dimensions=(50, 200), timeout=CMD_TIMEOUT)
+    con = Console(child, name)
+    mon = None
+    try:
+        mon = Monitor(sock)
+        deadline = time.monotonic() + BOOT_TIMEOUT
+        screen = []
+        while time.monotonic() < deadline:
+            screen = [r.rstrip() for r in vga_text(mon)]
+            if "nbprof: ready" in screen and screen[screen.index("nbprof: ready") + 1] == "nbprof>":
+                break
+            time.sleep(0.5)
+        assert "nbprof: ready" in screen, "\n".join(screen)
+        assert not [r for r in screen if r.startswith("console: serial")], "\n".join(screen)
+        assert [r for r in screen if r.startswith("console: screen VGA text 80x25")]
+        for k in keys_for("msr read 0x1B\r"):
+            mon.cmd("sendkey " + k)
+        deadline = time.monotonic() + CMD_TIMEOUT
+        while time.monotonic() < deadline:
+            screen = [r.rstrip() for r in vga_text(mon)]
+            if any(re.match(r"^MSR 1BH = [0-9A-F]{16}H$", r) for r in screen):
+                break
+            time.sleep(0.2)
+        assert any(re.match(r"^MSR 1BH = [0-9A-F]{16}H$", r) for r in screen), "\n".join(screen)
+        try:
+            con.child.expect(r"\S", timeout=0.5)
+            pytest.fail("the serial port printed %r" % (con.child.before + con.child.after))
+        except pexpect.TIMEOUT:
+            pass
+    finally:
+        if mon:
+            mon.close()
+        con.stop()
