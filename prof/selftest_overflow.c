@@ -177,12 +177,13 @@ static void st_pmi_mask(struct st *t, const char *mode)
 
 static void st_pmi_judge(struct st *t, enum perf_pmi_mode mode, const struct st_meas *m)
 {
-	const uint64_t instr = WL_LOOP_K * ST_PMI_N + WL_LOOP_C;
+	/* counted at ring 3 (:u): the loop and the exit trampoline's int 0x80 */
+	const uint64_t instr = WL_LOOP_K * ST_PMI_N + WL_LOOP_C + WL_USER_EXIT_INSTR;
 	const uint64_t want = (instr - 1) / ST_PMI_PERIOD;
 	const char *name = mode == PERF_PMI_NMI ? "NMI" : "vector F8H";
 	char note[112];
 
-	ksnprintf(note, sizeof(note), "ring-3 loop %u, period %u; %llu by vector, %llu by NMI",
+	ksnprintf(note, sizeof(note), "ring-3 loop %u + exit, period %u; %llu by vector, %llu by NMI",
 		  ST_PMI_N, ST_PMI_PERIOD, (unsigned long long)m->by_vector,
 		  (unsigned long long)m->by_nmi);
 	st_pmi_result(t, name, "PMIs", mode == PERF_PMI_NMI ? m->by_nmi : m->by_vector, want, note);

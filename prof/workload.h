@@ -127,6 +127,13 @@ int workload_synopsis(const struct workload *w, char *buf, size_t n);
 #define WL_LOOP_K	3
 #define WL_LOOP_C	6
 
+/*
+ * A ring-3 run returns through the exit trampoline (arch/x86/user.c,
+ * wl_user_exit): its `int 0x80` is fetched and retired at CPL 3, so it is
+ * one more instruction under :u (USR) after the workload's own.
+ */
+#define WL_USER_EXIT_INSTR	1
+
 /* --- running (kernel side, prof/workloads.c) -------------------------------- */
 
 enum workload_status {
