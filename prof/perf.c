@@ -514,6 +514,19 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 }
 
 /*
+ * A counter the stop's poll looks at: one whose overflow owes a PMI. A
+ * counter without one (a cascade starter, whose overflow only starts its
+ * partner) wraps at most once in a run, which the 40-bit difference of the
+ * totals keeps; stopping and reloading it there would lose the events of
+ * those instructions while its partner, still running, counts them. A PEBS
+ * counter's overflows are its records (perf_scan).
+ */
+static bool perf_polled_at_stop(const struct p4_plan *plan, unsigned i)
+{
+	return plan->req[i].role != P4_ROLE_PEBS && plan->req[i].pmi != P4_PMI_NONE;
+}
+
+/*
  * Under the PMU lock, so an overflow interrupt cannot run between the reads
  * and the stop (on this LP it waits for perf_unlock, and then finds no
  * count; the sibling's waits for the lock): the events since each counter's
@@ -535,7 +548,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	 */
 	if (s == active)
 		for (unsigned i = 0; i < s->plan.n; i++)
-			if (s->plan.req[i].role != P4_ROLE_PEBS)
+			if (perf_polled_at_stop(&s->plan, i))
 				perf_overflow_one(bus, s, i, NULL);
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))
