@@ -475,7 +475,10 @@ def test_halt_samples_land_in_the_workload(nb, mode):
     # the timer handler's code.
     out = record(nb, "%s --throttle 100 -e instr_retired -c 3 halt 2000" % mode)
     s = summary(out)
-    assert s["stored"] > 0 and s["lost"] == 0, out
+    # the counter counts the kernel's window too (:u:k): with period 3 an overflow can fall
+    # in the stop's locked section, whose PMI is held (IF = 0, or an NMI deferred to the
+    # release) and found by the stop: at most that one, without a frame (unattributed)
+    assert s["stored"] > 0 and s["lost"] == s["unattributed"] <= 1, out
     syms = [frames[0][1].split("+0x")[0] for _, frames in parse_script(nb.cmd("script", timeout=60))]
     # halt runs at ring 0 only: the kernel's window is sampled around it (the runner),
     # but never the timer handler that woke the HLT (handlers are not stepped) - its
