@@ -215,7 +215,7 @@ static void model_unmasked(unsigned lp)
 	perf_unlock();
 	if (again) {
 		perf_pmi_stats()->reraised++;
-		model_pmi_send(&a->pmi, lp, false);
+		model_pmi_resend(&a->pmi, lp);
 	}
 	a->bus_tsc[percpu_this()->index] += rdtsc() - t + a->bus_call_tsc;
 }

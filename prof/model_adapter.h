@@ -135,6 +135,8 @@ void model_pmi_reset(struct model_pmi *p);
 void model_raise(struct p4_model *m, unsigned lp, void *ctx);
 /* Send the requests the calling LP's model calls raised, and let a sibling's fixed PMI in. */
 void model_pmi_flush(struct model_pmi *p);
+/* After the handler unmasked lp's entry with the model still asserting: send it again, once. */
+void model_pmi_resend(struct model_pmi *p, unsigned lp);
 /* Deliver one PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
 void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait);
 

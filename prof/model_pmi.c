@@ -135,3 +135,15 @@ void model_pmi_flush(struct model_pmi *p)
 			if (lps & (1u << lp))
 				model_pmi_send(p, lp, true);
 }
+
+void model_pmi_resend(struct model_pmi *p, unsigned lp)
+{
+	/*
+	 * A request for lp still pending on this LP is this same assertion:
+	 * forgotten, or the next model_pmi_flush would send a second PMI for
+	 * one overflow, which the handler - its entry unmasked again by then -
+	 * would take and find nothing to handle.
+	 */
+	__atomic_fetch_and(&p->pending[perf_this_lp()], ~(1u << lp), __ATOMIC_RELAXED);
+	model_pmi_send(p, lp, false);
+}
