@@ -298,15 +298,36 @@ static void st_inject(struct st *t)
  * longer number would add instructions and branches at CPL 0 that the
  * hardware counts and the exact differences would take for the loop's).
  */
+/*
+ * A fixed-vector PMI an earlier run left pending in the local APIC (sent
+ * while that LP ran with IF = 0; that run's stop took its overflow) is
+ * taken here, before this run's interrupt counts are read: it is not one
+ * of this run's PMIs. STI holds interrupts for one more instruction.
+ */
+static void st_take_pending(void)
+{
+	uint64_t flags = read_rflags();
+
+	cpu_sti();
+	cpu_pause();
+	cpu_pause();
+	if (!(flags & RFLAGS_IF))
+		cpu_cli();
+}
+
 int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 		      bool inject, struct st_meas *m)
 {
 	static struct perf_count sess;
 	static struct workload_args a;
 	const struct perf_pmi_stats *p = &perf_info()->pmi;
-	struct perf_pmi_stats before = *p;
+	struct perf_pmi_stats before;
 	uint64_t t0, flags;
 	int r;
+
+	if (t->irq)
+		st_take_pending();
+	before = *p;
 
 	if (st_interrupted(t))
 		return ksnprintf(t->err, t->errlen, "interrupted"), -1;
