@@ -506,7 +506,6 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 	return 0;
 }
 
-static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
 
 /*
  * Replay-tagging metrics (PMU reference 5.5): PEBS_ENABLE and MATRIX_VERT are
@@ -549,8 +548,7 @@ static int p4_alloc_metric(const struct p4_alloc_ctx *ctx, const struct p4_reque
 	return 0;
 }
 
-/* True when the plan programs ESCR e (a replay metric's upstream ESCR too). */
-static bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e)
+bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e)
 {
 	if (plan->metric_escr_value && plan->metric_escr == e)
 		return true;

@@ -116,6 +116,8 @@ struct p4_alloc_error {
  * P4_MAX_REQUESTS below the eight ESCRs a counter reaches).
  */
 uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i);
+/* True when the plan programs ESCR e (a replay metric's upstream ESCR too). */
+bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
 
 /* 0 with *plan filled, or -1 with *err naming the conflicting requests. */
 int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs, unsigned n,

@@ -135,16 +135,6 @@ static enum p4_escr p4_null_escr(const struct p4_plan *plan, unsigned i)
 				  (unsigned)field_get(CCCR_ESCR_SELECT, plan->slot[i].cccr_quiet));
 }
 
-static bool p4_escr_in_plan(const struct p4_plan *plan, enum p4_escr e)
-{
-	if (plan->metric_escr_value && plan->metric_escr == e)
-		return true;
-	for (unsigned k = 0; k < plan->n; k++)
-		if (plan->slot[k].escr == e)
-			return true;
-	return false;
-}
-
 /*
  * The null events' ESCRs cleared: one the plan does not use may still hold
  * an older plan's event (p4_stop leaves ESCRs as they are), and a counter
@@ -162,7 +152,7 @@ static void p4_clear_null_escrs(struct msr_bus *bus, const struct p4_plan *plan,
 			seen |= p4_null_escr(plan, k) == e;
 		/* p4_cccr_quiet's ESCRs exist on every model; a hand-built plan's may not */
 		if (e != P4_ESCR_NONE && p4_escrs[e].models == P4_MODELS_ALL && !seen &&
-		    !p4_escr_in_plan(plan, e))
+		    !p4_plan_uses(plan, e))
 			p4_wr(bus, p4_escrs[e].msr, 0, res);
 	}
 }
