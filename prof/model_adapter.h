@@ -85,6 +85,15 @@ struct model_adapter {
 	struct memfeed_ctx feed;
 	bool mem_ready;			/* mem holds a part (p4_mem_init succeeded) */
 	bool mem_touched;		/* accesses went in since the last flush */
+	/*
+	 * The counting window (arch/x86/step.h): the kernel's own instructions
+	 * are fed through these hooks, into kin (not the workload run's inputs);
+	 * LP0's window is the counting run, the sibling's lasts from its
+	 * workload's begin hook to its end hook (hook_win).
+	 */
+	struct perf_inputs kin;
+	struct workload_hooks khooks;
+	bool hook_win[PERCPU_MAX];
 	/* settings for the next selection and the feed (prof/backend_model.h) */
 	bool want_l3;			/* the next selection models the Xeon MP with L3 */
 	bool no_pebs;			/* `pmu backend model ... nopebs` */
@@ -126,6 +135,8 @@ void model_pmi_reset(struct model_pmi *p);
 void model_raise(struct p4_model *m, unsigned lp, void *ctx);
 /* Send the requests the calling LP's model calls raised, and let a sibling's fixed PMI in. */
 void model_pmi_flush(struct model_pmi *p);
+/* After the handler unmasked lp's entry with the model still asserting: send it again, once. */
+void model_pmi_resend(struct model_pmi *p, unsigned lp);
 /* Deliver one PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
 void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait);
 

@@ -198,9 +198,16 @@ static uint16_t model_branch_type(enum insn_branch b)
 	}
 }
 
+/*
+ * A workload begins on this LP. The sibling's counting window opens here
+ * (LP0's is the counting run's): its kernel code up to its end hook is
+ * stepped too.
+ */
 void model_feed_begin(struct perf_inputs *in, uint8_t lp)
 {
 	struct model_adapter *a = &model_adapter;
+	uint64_t held = step_hold();
+	unsigned me = percpu_this()->index;
 
 	(void)in;
 	perf_lock();
@@ -209,20 +216,33 @@ void model_feed_begin(struct perf_inputs *in, uint8_t lp)
 	if (lp < P4_MODEL_NLP)
 		a->lp_clock[lp] = a->clock;	/* its workload starts now on the core's clock */
 	perf_unlock();
+	if (perf_counting() && !step_window_open()) {
+		a->hook_win[me] = true;
+		step_window_begin(&a->khooks, lp);
+		return;
+	}
+	step_release(held);
 }
 
 void model_feed_end(struct perf_inputs *in, uint8_t lp)
 {
 	struct model_adapter *a = &model_adapter;
+	uint64_t held = step_hold();
+	unsigned me = percpu_this()->index;
 
 	(void)in;
+	if (a->hook_win[me]) {
+		a->hook_win[me] = false;
+		step_window_end();
+	}
 	model_pmi_flush(&a->pmi);
 	perf_lock();
 	model_batch_flush(&a->batch, &a->model);
 	p4_model_set_cpl(&a->model, lp, 0);	/* back in the kernel */
 	/* LP0 goes back to the shell (running); the sibling goes back to HLT (inactive). */
-	p4_model_set_active(&a->model, lp, percpu_this()->index == 0);
+	p4_model_set_active(&a->model, lp, me == 0);
 	perf_unlock();
+	step_release(held);
 }
 
 /*

@@ -116,7 +116,8 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 	}
 	if ((lvt & LAPIC_LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI) {
 		lapic_send_nmi(apic);
-		if (self && wf && wait)
+		/* held: the handler defers it to the release (perf_unlock), waiting is in vain */
+		if (self && wf && wait && !perf_lock_held())
 			model_nmi_wait(seen);
 		return;
 	}
@@ -133,4 +134,16 @@ void model_pmi_flush(struct model_pmi *p)
 		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
 			if (lps & (1u << lp))
 				model_pmi_send(p, lp, true);
+}
+
+void model_pmi_resend(struct model_pmi *p, unsigned lp)
+{
+	/*
+	 * A request for lp still pending on this LP is this same assertion:
+	 * forgotten, or the next model_pmi_flush would send a second PMI for
+	 * one overflow, which the handler - its entry unmasked again by then -
+	 * would take and find nothing to handle.
+	 */
+	__atomic_fetch_and(&p->pending[perf_this_lp()], ~(1u << lp), __ATOMIC_RELAXED);
+	model_pmi_send(p, lp, false);
 }

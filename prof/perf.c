@@ -77,6 +77,11 @@ static bool perf_lock_mine(void)
 	return __atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
 }
 
+bool perf_lock_held(void)
+{
+	return perf_lock_mine();
+}
+
 void perf_lock(void)
 {
 	uint32_t me = percpu_this()->index + 1, free_ = 0;
@@ -85,10 +90,17 @@ void perf_lock(void)
 		lock_depth++;
 		return;
 	}
-	while (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
-					    __ATOMIC_RELAXED)) {
-		free_ = 0;
-		cpu_pause();
+	if (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED)) {
+		/* a wait as long as the sibling takes: not stepped (arch/x86/step.h) */
+		uint64_t held = step_hold();
+
+		do {
+			free_ = 0;
+			cpu_pause();
+		} while (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false,
+						      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		step_release(held);
 	}
 	lock_depth = 1;
 }
@@ -101,8 +113,11 @@ void perf_unlock(void)
 		return;
 	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
 	if (nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
+		uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
+
 		nmi_deferred[idx] = false;
 		perf_pmi_handler(NULL);
+		step_release(held);
 	}
 }
 
@@ -173,6 +188,11 @@ struct msr_bus *perf_bus(void)
 bool perf_steps_workloads(void)
 {
 	return be && be->steps_workloads;
+}
+
+const struct perf_inputs *perf_window_inputs(void)
+{
+	return be && be->window_inputs ? be->window_inputs() : NULL;
 }
 
 const char *perf_msr_label(void)
@@ -494,6 +514,19 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 }
 
 /*
+ * A counter the stop's poll looks at: one whose overflow owes a PMI. A
+ * counter without one (a cascade starter, whose overflow only starts its
+ * partner) wraps at most once in a run, which the 40-bit difference of the
+ * totals keeps; stopping and reloading it there would lose the events of
+ * those instructions while its partner, still running, counts them. A PEBS
+ * counter's overflows are its records (perf_scan).
+ */
+static bool perf_polled_at_stop(const struct p4_plan *plan, unsigned i)
+{
+	return plan->req[i].role != P4_ROLE_PEBS && plan->req[i].pmi != P4_PMI_NONE;
+}
+
+/*
  * Under the PMU lock, so an overflow interrupt cannot run between the reads
  * and the stop (on this LP it waits for perf_unlock, and then finds no
  * count; the sibling's waits for the lock): the events since each counter's
@@ -515,7 +548,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	 */
 	if (s == active)
 		for (unsigned i = 0; i < s->plan.n; i++)
-			if (s->plan.req[i].role != P4_ROLE_PEBS)
+			if (perf_polled_at_stop(&s->plan, i))
 				perf_overflow_one(bus, s, i, NULL);
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))

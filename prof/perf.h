@@ -85,6 +85,11 @@ void perf_model_set_pebs_unavailable(bool unavailable);
 struct msr_bus *perf_bus(void);
 /* The backend's events come from single-stepping workloads: run them stepped. */
 bool perf_steps_workloads(void);
+/*
+ * What the backend fed of the kernel's own code in the last counting run's
+ * window (the model steps it, arch/x86/step.h), or NULL when it feeds none.
+ */
+const struct perf_inputs *perf_window_inputs(void);
 /* How `msr` labels PMU registers the backend serves instead of the machine, or NULL. */
 const char *perf_msr_label(void);
 /* One line of backend detail for `pmu` ("" when none). */

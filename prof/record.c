@@ -359,7 +359,7 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 	const struct record_lp *l = record_lp_of(r, lp, &at);
 	int idx = record_pebs_idx(r, lp);
 	struct sample_store *st;
-	struct sample s;
+	struct sample s = { 0 };	/* weight 0: the event's period (sample_weight) */
 
 	if (!l || idx < 0)
 		return;

@@ -312,6 +312,7 @@ static void stat_ipc(struct shell *sh)
 static void stat_inputs(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
+	const struct perf_inputs *win = perf_window_inputs();
 	char sig[8];
 
 	p4_sig_format(&pi->sig, sig, sizeof(sig));
@@ -323,10 +324,15 @@ static void stat_inputs(struct shell *sh)
 		return;
 	}
 	shell_printf(sh, "; inputs (last run): real: %llu stepped instructions, %llu branches, %llu "
-		     "%s; synthetic: ", (unsigned long long)st.in.steps,
+		     "%s; ", (unsigned long long)st.in.steps,
 		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles,
 		     perf_event_source(P4_EV_GLOBAL_POWER_EVENTS, &st.in) == PERF_SOURCE_COST ?
 		     "clockticks from the cost model (a model, not measured)" : "TSC cycles");
+	if (win)
+		shell_printf(sh, "kernel code in the counting window: %llu stepped instructions, %llu "
+			     "branches, %llu cycles; ", (unsigned long long)win->steps,
+			     (unsigned long long)win->branches, (unsigned long long)win->cycles);
+	shell_puts(sh, "synthetic: ");
 	if (st.in_lp[1].steps || st.in_lp[1].synthetic)
 		shell_printf(sh, "(LP0 %llu steps %llu synthetic, LP1 %llu steps %llu synthetic) ",
 			     (unsigned long long)st.in_lp[0].steps,

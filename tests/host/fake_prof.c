@@ -127,6 +127,11 @@ struct msr_bus *perf_bus(void)
 	return info.backend == PERF_BACKEND_NONE ? NULL : &model.bus;
 }
 
+const struct perf_inputs *perf_window_inputs(void)
+{
+	return NULL;
+}
+
 bool perf_machine_fault(char *buf, size_t n)
 {
 	(void)buf;

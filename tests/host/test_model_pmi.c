@@ -98,6 +98,11 @@ void perf_unlock(void)
 {
 }
 
+bool perf_lock_held(void)
+{
+	return false;
+}
+
 unsigned perf_this_lp(void)
 {
 	return cur;
@@ -194,6 +199,24 @@ static void request_sent_after_the_call(void **state)
 	assert_int_equal(pmi.pending[0], 0);
 	model_pmi_flush(&pmi);
 	assert_int_equal(nsent, 1);		/* sent once */
+}
+
+/*
+ * The handler unmasks while the model still asserts (backend_model.c,
+ * model_unmasked) and a request for the same assertion is still pending:
+ * one PMI, not a second one from the next flush once the entry is unmasked.
+ */
+static void resend_forgets_the_pending_request(void **state)
+{
+	(void)state;
+	program(10, CCCR_OVF_PMI_T0);
+	instr(0, 11);				/* overflow and the next count: requested */
+	assert_int_equal(pmi.pending[0], 1u << 0);
+	model_pmi_resend(&pmi, 0);
+	assert_int_equal(nsent, 1);
+	lvt[0] &= ~LAPIC_LVT_MASKED;		/* its handler ran and unmasked */
+	model_pmi_flush(&pmi);
+	assert_int_equal(nsent, 1);
 }
 
 /* OVF_PMI_T1: the PMI goes to the sibling's APIC ID, as a fixed IPI with its entry's vector. */
@@ -301,6 +324,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(request_sent_after_the_call, setup),
+		cmocka_unit_test_setup(resend_forgets_the_pending_request, setup),
 		cmocka_unit_test_setup(routed_to_t1_fixed, setup),
 		cmocka_unit_test_setup(both_lps, setup),
 		cmocka_unit_test_setup(masked_entry_defers, setup),
