@@ -34,7 +34,10 @@ struct model_adapter model_adapter = {
 	.batch = { .budget_dirty = true },
 	.pmi = { .lp_apic = { MODEL_NO_APIC, MODEL_NO_APIC } },
 	.live = { .dirty = true },
-	.khooks = { .ctx = &model_adapter.kin, .step = model_feed_step },
+	.khooks = {
+		{ .ctx = &model_adapter.kin[0], .step = model_feed_kernel_step },
+		{ .ctx = &model_adapter.kin[1], .step = model_feed_kernel_step },
+	},
 	.clock_src = PERF_CLOCK_MODEL,
 };
 
@@ -237,8 +240,9 @@ static void model_run_begin(void)
 		memfeed_reset(&a->feed);
 		a->mem_touched = false;
 	}
-	a->kin = (struct perf_inputs){ 0 };
-	step_window_begin(&a->khooks, (uint8_t)perf_this_lp());
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		a->kin[lp] = (struct perf_window){ .in = { 0 } };
+	step_window_begin(&a->khooks[perf_this_lp()], (uint8_t)perf_this_lp());
 }
 
 static void model_run_end(void)
@@ -420,9 +424,9 @@ static const char *model_msr_label(void)
 	return model_adapter.label;
 }
 
-static const struct perf_inputs *model_window_inputs(void)
+static const struct perf_window *model_window_inputs(unsigned lp)
 {
-	return &model_adapter.kin;
+	return lp < P4_MODEL_NLP ? &model_adapter.kin[lp] : NULL;
 }
 
 static void model_describe(char *buf, size_t n)

@@ -218,7 +218,7 @@ void model_feed_begin(struct perf_inputs *in, uint8_t lp)
 	perf_unlock();
 	if (perf_counting() && !step_window_open()) {
 		a->hook_win[me] = true;
-		step_window_begin(&a->khooks, lp);
+		step_window_begin(&a->khooks[lp < P4_MODEL_NLP ? lp : 0], lp);
 		return;
 	}
 	step_release(held);
@@ -342,10 +342,19 @@ static void step_memory(struct step_feed *sf, struct perf_inputs *in, const stru
 		p4_model_uncore_event(&a->model, unc[i].unit, unc[i].attrs, unc[i].n);
 }
 
-void model_feed_step(void *ctx, const struct step_info *s)
+/* Is one of the model's counters running (its kernel share counts, struct perf_window)? */
+static bool model_any_running(const struct p4_model *m)
+{
+	for (unsigned c = 0; c < P4_NCOUNTER; c++)
+		if (p4_model_running(m, (enum p4_counter)c))
+			return true;
+	return false;
+}
+
+/* One stepped instruction; w: the counting window's share it belongs to, or NULL. */
+static void model_feed_one(struct perf_inputs *in, struct perf_window *w, const struct step_info *s)
 {
 	struct model_adapter *a = &model_adapter;
-	struct perf_inputs *in = ctx;
 	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl, .chunk = perf_feed_chunk() };
 	uint64_t cycles = 0;
 	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
@@ -363,6 +372,10 @@ void model_feed_step(void *ctx, const struct step_info *s)
 		a->batch.budget_dirty = true;
 	}
 	step_retired(&sf, s, retired);
+	if (w && model_any_running(&a->model)) {
+		w->running_cpl0 += s->cpl == 0;
+		w->running_cpl3 += s->cpl == 3;
+	}
 	if (a->mem_ready)
 		step_memory(&sf, in, s, &cycles);
 	if (a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
@@ -375,6 +388,18 @@ void model_feed_step(void *ctx, const struct step_info *s)
 	}
 	perf_unlock();
 	model_pmi_flush(&a->pmi);
+}
+
+void model_feed_step(void *ctx, const struct step_info *s)
+{
+	model_feed_one(ctx, NULL, s);
+}
+
+void model_feed_kernel_step(void *ctx, const struct step_info *s)
+{
+	struct perf_window *w = ctx;
+
+	model_feed_one(&w->in, w, s);
 }
 
 void model_feed_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n)

@@ -57,7 +57,18 @@ static perf_pebs_fn *pebs_hook;
 static void *pebs_hook_ctx;
 static volatile uint32_t lp_lvt[PERF_NLP];	/* each LP's LVT PC as set; an LP writes only its own */
 static volatile uint32_t lock_owner;		/* LP index + 1 holding the PMU lock; 0 = free */
-static unsigned lock_depth;
+/*
+ * Each LP's nested acquisitions beyond its first (perf_lock). Kept apart
+ * from the owner so that code which interrupts the first acquisition or
+ * the release and takes the lock nested - the model's step handler, which
+ * steps the kernel's own code in the counting window (arch/x86/step.h) and
+ * feeds the model under the lock - leaves it as it found it: with one
+ * depth count set after the acquisition, a #DB between the two made the
+ * nested release free the lock the interrupted code had just taken, and a
+ * PMI then reloaded a counter inside perf_count_stop between its two reads
+ * (a total 2^32 too large).
+ */
+static unsigned lock_nested[PERCPU_MAX];
 static volatile bool nmi_deferred[PERCPU_MAX];
 static bool have_lapic;			/* lapic_present(), asked once at perf_init */
 
@@ -87,7 +98,7 @@ void perf_lock(void)
 	uint32_t me = percpu_this()->index + 1, free_ = 0;
 
 	if (perf_lock_mine()) {
-		lock_depth++;
+		lock_nested[me - 1]++;
 		return;
 	}
 	if (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
@@ -102,15 +113,16 @@ void perf_lock(void)
 						      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
 		step_release(held);
 	}
-	lock_depth = 1;
 }
 
 void perf_unlock(void)
 {
 	unsigned idx = percpu_this()->index;
 
-	if (--lock_depth > 0)
+	if (lock_nested[idx] > 0) {
+		lock_nested[idx]--;
 		return;
+	}
 	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
 	if (nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
 		uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
@@ -190,9 +202,9 @@ bool perf_steps_workloads(void)
 	return be && be->steps_workloads;
 }
 
-const struct perf_inputs *perf_window_inputs(void)
+const struct perf_window *perf_window_inputs(unsigned lp)
 {
-	return be && be->window_inputs ? be->window_inputs() : NULL;
+	return be && be->window_inputs ? be->window_inputs(lp) : NULL;
 }
 
 const char *perf_msr_label(void)

@@ -86,10 +86,11 @@ struct msr_bus *perf_bus(void);
 /* The backend's events come from single-stepping workloads: run them stepped. */
 bool perf_steps_workloads(void);
 /*
- * What the backend fed of the kernel's own code in the last counting run's
- * window (the model steps it, arch/x86/step.h), or NULL when it feeds none.
+ * What the backend fed of LP lp's own kernel code in the last counting
+ * run's window (the model steps it, arch/x86/step.h), or NULL when it feeds
+ * none (the hardware backend; lp out of range).
  */
-const struct perf_inputs *perf_window_inputs(void);
+const struct perf_window *perf_window_inputs(unsigned lp);
 /* How `msr` labels PMU registers the backend serves instead of the machine, or NULL. */
 const char *perf_msr_label(void);
 /* One line of backend detail for `pmu` ("" when none). */
@@ -211,6 +212,20 @@ struct perf_inputs {
 	bool synthetic_mixed;		/* more than one spec was seen */
 	uint64_t mem_unknown;		/* stepped instructions whose memory operands were not decoded */
 	uint64_t mem_fed[(P4_NEVENT + 63) / 64];	/* events the memory model fed (bit per event) */
+};
+
+/*
+ * What the model stepped of one LP's kernel code in a counting window
+ * (arch/x86/step.h): all of it (in), and of it the instructions fed while
+ * one of the model's counters was running, by the CPL they retired at
+ * (0; 3: the ring-3 exit trampoline's int 0x80). A counter programmed
+ * alone counts, of these, exactly what its ESCR's OS/USR (T0/T1) bits
+ * select: tests subtract that share to check a workload's own count.
+ */
+struct perf_window {
+	struct perf_inputs in;
+	uint64_t running_cpl0;
+	uint64_t running_cpl3;
 };
 
 /*

@@ -127,8 +127,9 @@ struct msr_bus *perf_bus(void)
 	return info.backend == PERF_BACKEND_NONE ? NULL : &model.bus;
 }
 
-const struct perf_inputs *perf_window_inputs(void)
+const struct perf_window *perf_window_inputs(unsigned lp)
 {
+	(void)lp;
 	return NULL;
 }
 
