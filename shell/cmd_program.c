@@ -16,7 +16,7 @@
 #include "arch/x86/mem.h"
 #include "arch/x86/timer.h"
 #include "lib/parse.h"
-#include "prof/program.h"
+#include "workload/program.h"
 #include "prof/upload.h"
 #include "shell/cmds.h"
 #include "shell/shell.h"

@@ -1,5 +1,5 @@
 /*
- * test_program.c - the user-program loader (prof/program.c), program
+ * test_program.c - the user-program loader (workload/program.c), program
  * arguments, and the upload frame parser (prof/upload.c).
  *
  * The ELF files are real programs built with the SDK (sdk/nbprof-cc, see
@@ -17,9 +17,9 @@
 #include <cmocka.h>
 
 #include "lib/crc32.h"
-#include "prof/program.h"
+#include "workload/program.h"
 #include "prof/upload.h"
-#include "prof/workload.h"
+#include "workload/workload.h"
 
 struct file {
 	uint8_t *b;
