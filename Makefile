@@ -67,7 +67,7 @@ PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
-LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
+LIB_SRCS    := lib/base64.c lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
 # *_SRCS are portable: compiled for the kernel and, with the unit tests, for
@@ -78,7 +78,8 @@ KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(WORKLOAD_KSRCS) $(PROF_KSRCS) $(BA
                  $(SELFTEST_KSRCS) $(SHELL_KSRCS) \
                  $(filter-out kernel/config.c,$(KERNEL_SRCS)) $(BOOT_SRCS)
 
-HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_cmd_selftest.c \
+HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_base64.c \
+                  tests/host/test_cmd_selftest.c \
                   tests/host/test_commands.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
@@ -115,7 +116,7 @@ EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # -O2 where the cost is measured (the PMU path, the model, stepping); -Os for
 # commands, parsers and text, so the image stays small (tests/tools/test_image.py).
 K_OPT    := -O2
-K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
+K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
              pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
              workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o \

@@ -3,9 +3,9 @@
  *
  * Pure parsing over caller memory: no hardware, compiled on the host too.
  */
+#include "lib/base64.h"
 #include "lib/crc32.h"
 #include "lib/printf.h"
-#include "prof/dump.h"
 #include "prof/upload.h"
 
 #define PREFIX_LEN	4
@@ -18,54 +18,6 @@ uint32_t upload_frames(size_t size)
 void upload_init(struct upload *u, uint8_t *buf, size_t size, uint32_t crc)
 {
 	*u = (struct upload){ .buf = buf, .size = size, .crc = crc, .frames = upload_frames(size) };
-}
-
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-long upload_base64_decode(const char *s, uint8_t *out, size_t max)
-{
-	size_t n = 0, len = 0;
-
-	while (s[len])
-		len++;
-	if (len % 4)
-		return -1;
-	for (size_t i = 0; i < len; i += 4) {
-		int v[4], pad = 0;
-
-		for (int k = 0; k < 4; k++) {
-			bool last = i + 4 == len;
-
-			if (s[i + k] == '=' && last && k >= 2 && (k == 3 || s[i + 3] == '=')) {
-				v[k] = 0;
-				pad++;
-				continue;
-			}
-			if (pad || (v[k] = b64_value(s[i + k])) < 0)
-				return -1;
-		}
-		uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-
-		for (int k = 0; k < 3 - pad; k++) {
-			if (n >= max)
-				return -1;
-			out[n++] = (uint8_t)(w >> (16 - 8 * k));
-		}
-	}
-	return (long)n;
 }
 
 static uint32_t rd32(const uint8_t *p)
@@ -107,7 +59,7 @@ enum upload_result upload_line(struct upload *u, const char *line, char *why, si
 		return UPLOAD_NOT_FRAME;
 	if (is_end(line))
 		return UPLOAD_DONE;
-	n = upload_base64_decode(line + PREFIX_LEN, f, sizeof(f));
+	n = base64_decode(line + PREFIX_LEN, f, sizeof(f));
 	if (n < 10)
 		return upload_broken(why, whylen, "frame %lu: not a frame (bad base64 or too short)",
 				     u->next);
@@ -153,5 +105,5 @@ size_t upload_encode(const uint8_t *file, size_t size, uint32_t seq, char *line)
 		f[6 + len + (size_t)k] = (uint8_t)(crc >> (8 * k));
 	for (int k = 0; k < PREFIX_LEN; k++)
 		line[k] = UPLOAD_PREFIX[k];
-	return PREFIX_LEN + dump_base64(line + PREFIX_LEN, f, 10 + len);
+	return PREFIX_LEN + base64_encode(line + PREFIX_LEN, f, 10 + len);
 }

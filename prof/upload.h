@@ -62,9 +62,6 @@ enum upload_result upload_line(struct upload *u, const char *line, char *why, si
 /* Every frame is in and the whole file's CRC-32 matches. */
 bool upload_complete(const struct upload *u);
 
-/* RFC 4648 base64 (with padding) of s into out; the length, or -1 when s is not base64. */
-long upload_base64_decode(const char *s, uint8_t *out, size_t max);
-
 /* Frame seq of file into line (UPLOAD_LINE_MAX bytes): the sender's side, for tests. */
 size_t upload_encode(const uint8_t *file, size_t size, uint32_t seq, char *line);
 
