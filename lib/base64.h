@@ -3,7 +3,7 @@
  * 0-9 + /, with '=' padding to a whole group of four characters.
  *
  * The serial link's frames are base64 both ways: `dump` sends NBD: lines
- * (prof/dump.h), `upload` receives NBU: lines (prof/upload.h).
+ * (prof/dump.h), `upload` receives NBU: lines (workload/upload.h).
  *
  * Portable: compiled freestanding in the kernel and on the host for tests.
  */

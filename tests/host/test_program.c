@@ -1,6 +1,6 @@
 /*
  * test_program.c - the user-program loader (workload/program.c), program
- * arguments, and the upload frame parser (prof/upload.c).
+ * arguments, and the upload frame parser (workload/upload.c).
  *
  * The ELF files are real programs built with the SDK (sdk/nbprof-cc, see
  * the Makefile; SDK32_ELF_DIR holds the same built with -m32, ELF32 i386);
@@ -18,7 +18,7 @@
 
 #include "lib/crc32.h"
 #include "workload/program.h"
-#include "prof/upload.h"
+#include "workload/upload.h"
 #include "workload/workload.h"
 
 struct file {

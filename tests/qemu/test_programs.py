@@ -155,7 +155,7 @@ shutil.copyfile(WORKP, STICK)
 
 BOOT = {"programs": [STICK, WRONG]}
 
-# The upload protocol and the program table are portable code (prof/upload.c,
+# The upload protocol and the program table are portable code (workload/upload.c,
 # workload/program.c, shell/cmd_program.c), the same in both kernels: the 64-bit
 # run covers them, and make check's 32-bit subsets save their time.
 portable_only = pytest.mark.skipif(

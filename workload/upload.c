@@ -6,7 +6,7 @@
 #include "lib/base64.h"
 #include "lib/crc32.h"
 #include "lib/printf.h"
-#include "prof/upload.h"
+#include "workload/upload.h"
 
 #define PREFIX_LEN	4
 
