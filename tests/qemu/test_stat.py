@@ -1,7 +1,7 @@
 """test_stat.py - `stat`, `pmu` and `explain` on the model backend.
 
 Every expected count is derived from the workload definitions (prof/
-workload.c help texts, arch/x86/workloads.S listings), the manual and the
+workload.c help texts, arch/x86/64/workloads.S listings), the manual and the
 PMU reference - never from a run:
   loop N      3N + 6 instructions; jnz taken N-1 times, not taken once; one ret
   empty       1 instruction (ret)
@@ -23,7 +23,7 @@ the default `:u:k`) holds the runner, argument parsing and the ring
 transitions around the workload, whose length no listing gives. So an exact
 count of the workload alone is taken at ring 3 under `:u`, where it adds the
 one instruction of the exit trampoline that runs at CPL 3: its `int 0x80`
-(arch/x86/workloads.S wl_user_exit), a branch the model reports as not taken
+(arch/x86/64/workloads.S wl_user_exit), a branch the model reports as not taken
 (EXIT below). Counts that include the kernel are checked against what the
 model says it stepped, and for being the same on every run.
 """
@@ -113,7 +113,7 @@ def test_kernel_code_counts_under_k_the_same_every_run(nb):
     """`stat -e instr_retired:k --ring 3 loop 1000` counts the kernel's window, not 0: at
     least the ring-3 entry and exit, never more than the model stepped, and the same on
     every run (the first of a boot included: what one run would allocate is allocated at
-    boot, prof/workloads.c workload_init)."""
+    boot, workload/workloads.c workload_init)."""
     seen = set()
     for _ in range(3):
         rows, out = stat(nb, "-e instr_retired:k --ring 3 loop 1000")
@@ -448,7 +448,7 @@ def test_event_without_model_source_counts_zero_and_says_so(nb):
     assert rows[0][0] == 0 and "[no model input]" in rows[0][3]
     # the memory model feeds BSQ_cache_reference: loop's one code line comes from memory,
     # and so does the exit trampoline's (its stack push is a store, which the event does
-    # not count: prof/memfeed.c; the user stack's line is in L2 from the kernel's store)
+    # not count: prof/backend/memfeed.c; the user stack's line is in L2 from the kernel's store)
     rows, _ = stat(nb, "--ring 3 -e BSQ_cache_reference:RD_2NDL_MISS:u loop 10")
     assert rows[0][0] == 2 and "[memory model]" in rows[0][3]
 
