@@ -69,6 +69,8 @@ static volatile uint32_t lock_owner;		/* LP index + 1 holding the PMU lock; 0 = 
  * (a total 2^32 too large).
  */
 static unsigned lock_nested[PERCPU_MAX];
+
+#define PERF_PENDING_WAIT	100000u	/* pause loops a pending PMI may take to come in */
 static volatile bool nmi_deferred[PERCPU_MAX];
 static bool have_lapic;			/* lapic_present(), asked once at perf_init */
 
@@ -578,6 +580,16 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	perf_unlock();
 	for (unsigned i = 0; totals && i < s->plan.n; i++)
 		totals[i] = s->base[i] + ((running[i] - s->start[i]) & P4_COUNTER_MASK);
+}
+
+void perf_take_pending(void)
+{
+	if (!have_lapic || (read_rflags() & RFLAGS_IF) || !lapic_irr_pending(LAPIC_PMI_VECTOR))
+		return;
+	cpu_sti();
+	for (unsigned i = 0; i < PERF_PENDING_WAIT && lapic_irr_pending(LAPIC_PMI_VECTOR); i++)
+		cpu_pause();
+	cpu_cli();
 }
 
 /* ---- workload hooks ------------------------------------------------------------------- */

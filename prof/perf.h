@@ -127,6 +127,15 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		       char *err, size_t n);
 /* Read (before stopping: Xeon MP erratum O9), stop, and fill totals[plan.n]. */
 void perf_count_stop(struct perf_count *s, uint64_t *totals);
+/*
+ * Take a fixed-vector PMI an earlier run left pending in this LP's local
+ * APIC, before a run reads its interrupt counts: one sent while the LP ran
+ * with IF = 0 (the kernel's code after the workload, in the counting
+ * window) waits there (SDM Vol. 3A 6.8.1) after that run's stop has taken
+ * its overflow, and would otherwise be taken as the next run's PMI. No
+ * effect with IF = 1 (it was taken) or nothing pending.
+ */
+void perf_take_pending(void);
 
 /*
  * The overflow path runs one way: the interrupt (LVT PC vector or NMI) or a

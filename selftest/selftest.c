@@ -298,23 +298,6 @@ static void st_inject(struct st *t)
  * longer number would add instructions and branches at CPL 0 that the
  * hardware counts and the exact differences would take for the loop's).
  */
-/*
- * A fixed-vector PMI an earlier run left pending in the local APIC (sent
- * while that LP ran with IF = 0; that run's stop took its overflow) is
- * taken here, before this run's interrupt counts are read: it is not one
- * of this run's PMIs. STI holds interrupts for one more instruction.
- */
-static void st_take_pending(void)
-{
-	uint64_t flags = read_rflags();
-
-	cpu_sti();
-	cpu_pause();
-	cpu_pause();
-	if (!(flags & RFLAGS_IF))
-		cpu_cli();
-}
-
 int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 		      bool inject, struct st_meas *m)
 {
@@ -326,7 +309,7 @@ int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 	int r;
 
 	if (t->irq)
-		st_take_pending();
+		perf_take_pending();	/* not one of this run's PMIs */
 	before = *p;
 
 	if (st_interrupted(t))

@@ -127,7 +127,7 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	static struct perf_count sess;
 	static struct workload_job jobs[2];
 	struct workload_hooks h[2];
-	uint64_t before = perf_info()->pmi.interrupts, flags = read_rflags();
+	uint64_t before = (perf_take_pending(), perf_info()->pmi.interrupts), flags = read_rflags();
 	bool irq = perf_info()->pmi_mode == PERF_PMI_FIXED && !(flags & RFLAGS_IF);
 	int r;
 

@@ -98,13 +98,13 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/progress.h"
 #include "arch/x86/step.h"
+#include "lib/string.h"
 
 #define STEP_STR2(x)		#x
 #define STEP_STR(x)		STEP_STR2(x)
 #define STEP_CAL_TRAPS		(STEP_CAL_NOPS + 4)	/* the nops, then the TF-clearing sequence */
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
-#define DR7_L1			UINT64_C(4)		/* DR1 enabled (local), execute (SDM 17.2.4) */
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
 #define RFLAGS_DF_BIT		(UINT64_C(1) << 10)	/* direction flag (SDM Vol. 1 3.4.3.2) */
 #define MSR_IA32_FS_BASE	0xc0000100u		/* SDM Vol. 3A 3.2.4 */
@@ -130,8 +130,6 @@ struct step_dcache {
 struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
-	bool rep_over;			/* a kernel REP string runs to the DR1 breakpoint after it */
-	uint64_t rep_bp, rep_rsp;	/* that breakpoint, and the stack pointer it is ours with */
 	uint64_t last_rip;
 	struct insn_class cls;		/* of the instruction at last_rip */
 	struct insn_mem mem;		/* its memory operands, from the registers before it ran */
@@ -177,44 +175,21 @@ static void step_write_dr7(uint64_t v)
 	__asm__ volatile("mov %0, %%dr7" : : "r"((uintptr_t)v));
 }
 
-/* DR7 for the breakpoints in use: DR0 the ring-3 arming one, DR1 a REP string's end. */
-static void step_dr7_update(const struct step_state *s)
-{
-	step_write_dr7((s->bp_armed ? DR7_L0 : 0) | (s->rep_over ? DR7_L1 : 0));
-}
-
 static void step_bp_set(struct step_state *s, uint64_t addr)
 {
 	__asm__ volatile("mov %0, %%dr0" : : "r"((uintptr_t)addr));
 	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
+	step_write_dr7(DR7_L0);
 	s->bp_armed = true;
-	step_dr7_update(s);
 }
 
 static void step_bp_clear(struct step_state *s)
 {
 	if (!s->bp_armed)
 		return;
+	step_write_dr7(0);
+	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
 	s->bp_armed = false;
-	step_dr7_update(s);
-	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
-}
-
-static void step_rep_bp_set(struct step_state *s, uint64_t addr)
-{
-	__asm__ volatile("mov %0, %%dr1" : : "r"((uintptr_t)addr));
-	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
-	s->rep_over = true;
-	step_dr7_update(s);
-}
-
-static void step_rep_bp_clear(struct step_state *s)
-{
-	if (!s->rep_over)
-		return;
-	s->rep_over = false;
-	step_dr7_update(s);
-	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
 }
 
 /* ---- timing --------------------------------------------------------------------- */
@@ -415,52 +390,79 @@ static void step_emit(struct step_state *s, const struct trap_frame *f)
 }
 
 /*
- * A REP string instruction of the kernel's (a memset of a buffer: 12
- * million iterations for 48 MiB) is not stepped one iteration at a time:
- * TF is cleared and a DR1 execute breakpoint on the instruction after it
- * ends the run of iterations, which is then reported as one instruction
- * with all its iterations (RCX before minus after), its stores fed to the
- * memory model as for a stepped one. Only with RCX known (classified from
- * the trap in front of it). A PMI its events raise then lands after the
- * instruction rather than between two iterations: the instruction and its
- * count are the same.
+ * A kernel REP STOS in the counting window (memset: 12 million iterations
+ * for a 48 MiB buffer) is not stepped one iteration at a time: the handler
+ * does its stores itself, as the instruction would with the registers of
+ * the trap in front of it (DF = 0: ascending; EAX's low bytes, replicated
+ * as STOS stores them), moves RDI, RCX and RIP past it, and reports it as
+ * the one instruction it is, with all its iterations and their stores fed
+ * to the memory model as for a stepped one. A PMI its events raise lands
+ * after the instruction rather than between two iterations; the count is
+ * the same. True when it did.
  */
-static void step_rep_over(struct step_state *s, struct trap_frame *f)
+static bool step_is_stos(uint64_t rip, uint8_t len)
 {
-	uint64_t end = 0;
+	const uint8_t *p = (const uint8_t *)(uintptr_t)rip;
+	unsigned i = 0;
 
-	if (!s->cls.rep_string || f->rip != s->last_rip || s->rep_count > UINT32_MAX ||
-	    !step_text(s, f->rip, &end) || end != (uintptr_t)_etext ||
-	    (s->active && f->rip >= s->run.text_start && f->rip < s->run.text_end))
-		return;
-	s->rep_iters = (uint32_t)s->rep_count;	/* step_rep_iters: RCX tells how many ran */
-	s->rep_bp = f->rip + s->mem.len;
-	s->rep_rsp = f->rsp;
-	step_rep_bp_set(s, s->rep_bp);
-	f->rflags &= ~RFLAGS_TF;
+	/* prefixes: REP (F3H), operand size (66H), REX (40H-4FH, 64-bit code only) */
+	while (i + 1 < len && (p[i] == 0xf3 || p[i] == 0x66 || (MODE_IS_64 && (p[i] & 0xf0) == 0x40)))
+		i++;
+	return i + 1 == len && (p[i] == 0xaa || p[i] == 0xab);	/* STOSB, STOSW/D/Q */
 }
 
-/* The DR1 breakpoint after a REP string (step_rep_over): stepping goes on from here. */
-static void step_rep_end(struct step_state *s, struct trap_frame *f)
+static bool step_rep_stos(struct step_state *s, struct trap_frame *f)
 {
-	step_rep_bp_clear(s);
-	f->rflags |= RFLAGS_TF | RFLAGS_RF;	/* RF: a breakpoint fault resumes past it */
+	const struct insn_mem_op *op = &s->mem.op[0];
+	uint64_t n = f->rcx, bytes, v = f->rax, t0 = rdtsc();
+	uint64_t end = 0;
+
+	if (!s->cls.rep_string || f->rip != s->last_rip || s->mem.status != INSN_MEM_OK ||
+	    s->mem.nops != 1 || op->access != INSN_STORE || (f->rflags & RFLAGS_DF_BIT) ||
+	    n == 0 || n > UINT32_MAX || s->rep_count != n || !step_text(s, f->rip, &end) ||
+	    !step_is_stos(f->rip, s->mem.len) ||
+	    end != (uintptr_t)_etext ||
+	    (s->active && f->rip >= s->run.text_start && f->rip < s->run.text_end))
+		return false;
+	bytes = n * op->size;
+	switch (op->size) {
+	case 1:
+		memset((void *)(uintptr_t)op->addr, (int)(v & 0xff), (size_t)bytes);
+		break;
+	case 2:
+		for (uint64_t i = 0; i < n; i++)
+			((volatile uint16_t *)(uintptr_t)op->addr)[i] = (uint16_t)v;
+		break;
+	case 4:
+		for (uint64_t i = 0; i < n; i++)
+			((volatile uint32_t *)(uintptr_t)op->addr)[i] = (uint32_t)v;
+		break;
+	case 8:
+		for (uint64_t i = 0; i < n; i++)
+			((volatile uint64_t *)(uintptr_t)op->addr)[i] = v;
+		break;
+	default:
+		return false;
+	}
+	s->rep_iters = (uint32_t)n;	/* step_rep_iters: RCX 0 after all of them */
+	s->cycles += rdtsc() - t0;	/* its time, as stepping would have measured it */
+	f->rdi += bytes;
+	f->rcx = 0;
+	f->rip += s->mem.len;
+	return true;
 }
 
 /* Kernel code in the counting window (step_window_begin), one instruction or REP iteration. */
 static void step_kernel(struct step_state *s, struct trap_frame *f, uint64_t cycles)
 {
-	bool rep_end = s->rep_over;
-
 	s->cycles += cycles;
 	if (f->rip == s->last_rip && s->cls.rep_string) {
 		s->rep_iters++;
 		return;
 	}
-	if (rep_end)
-		step_rep_end(s, f);
 	step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
-	step_rep_over(s, f);
+	if (step_rep_stos(s, f))	/* done here: reported as it retired */
+		step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
 }
 
 /*
@@ -544,10 +546,6 @@ static void step_db(struct trap_frame *f)
 		if (st->cal_n < STEP_CAL_TRAPS)
 			st->cal_raw[st->cal_n++] = entry - st->resume;
 		step_stamp_exit(st, f);
-		return;
-	}
-	if (st->rep_over && f->rip == st->rep_bp && f->rsp != st->rep_rsp) {
-		f->rflags |= RFLAGS_RF;	/* an interrupt handler ran that code: not ours */
 		return;
 	}
 	run = st->active && !st->done;
@@ -724,7 +722,6 @@ void step_window_end(void)
 	struct step_state *st = step_this();
 
 	step_tf_off();
-	step_rep_bp_clear(st);
 	st->win = false;
 	st->win_h = NULL;
 }

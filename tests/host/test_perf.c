@@ -55,6 +55,11 @@ bool lapic_present(void)
 	return true;
 }
 
+bool lapic_irr_pending(uint8_t vector)
+{
+	return false;
+}
+
 void lapic_write(enum lapic_reg reg, uint32_t v)
 {
 	if (reg == LAPIC_LVT_PMC)
