@@ -334,8 +334,14 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	struct perf_overflow ov = { .idx = i, .reload = s->reload[i] };
 	bool ovf, unflagged;
 
-	if (msr_bus_read(bus, p4_counters[slot->counter].cccr_msr, &cccr) ||
-	    p4_counter_read(bus, slot->counter, &running))
+	/*
+	 * The counter before its CCCR: the counter still runs (at CPL 0 it counts
+	 * this code), and an overflow between two reads in the other order left
+	 * OVF clear beside a wrapped value, which the bit-39 workaround below took
+	 * for an overflow without OVF. In this order that overflow shows as OVF.
+	 */
+	if (p4_counter_read(bus, slot->counter, &running) ||
+	    msr_bus_read(bus, p4_counters[slot->counter].cccr_msr, &cccr))
 		return;
 	ovf = (cccr & CCCR_OVF) != 0;
 	unflagged = !ovf && (s->start[i] & BIT(39)) && !(running & BIT(39));

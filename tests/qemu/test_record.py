@@ -290,6 +290,23 @@ def test_sample_weights_add_up_to_the_count(nb, p, n):
     assert sum(int(row["weight"]) for row in csv.DictReader(io.StringIO(r.stdout))) == want
 
 
+def test_kernel_window_count_is_the_same_every_run(nb):
+    """Sampling the kernel's own code (:k, period 10): the total is the same on every run
+    and never 2^32 off. The model's step handler takes the PMU lock nested after each
+    stepped kernel instruction; when that freed the lock the stepped code had just taken,
+    a PMI could reload the counter inside the stop, between its running and its stopped
+    read, and the O9 settle (pmu/p4_apply.h) turned the reload into 2^32 more events."""
+    seen = set()
+    for _ in range(4):
+        out = record(nb, "-e instr_retired:k -c 10 calls 8 100")
+        m = re.search(r"^events: #0 (\d+) counted, (\d+) in its samples$", out, re.M)
+        assert m, out
+        counted, sampled = int(m.group(1)), int(m.group(2))
+        assert sampled <= counted < 1 << 32, out
+        seen.add(counted)
+    assert len(seen) == 1, seen
+
+
 def script_ips(nb):
     """The sampled IPs, but the one a period ending on the exit trampoline's int 0x80
     leaves after it (wl_user_exit+0x2, the interrupted context at CPL 3)."""
