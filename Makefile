@@ -415,9 +415,10 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_BIG_SECONDS) --seed $(FUZZ_SEED) --max-len $(FUZZ_BIG_LEN) \
 		$(FUZZ_BIG_BINS)
 
-# The layers include one way (tools/check-layers: lib < pmu < pmu/model <
-# arch/x86 < workload < prof < prof/backend < selftest < shell < kernel < boot), and every source file in the
-# tree is in one of the lists above. Every "PMU reference N.N" citation
+# The layers include one way (tools/check-layers: sdk < lib < pmu <
+# pmu/model < arch/x86 < workload < prof < prof/backend < selftest < shell <
+# kernel < boot, every subfolder walked; docs/dev/layout.md), and every
+# source file in the tree is in one of the lists above. Every "PMU reference N.N" citation
 # names a heading of docs/reference/netburst-pmu.md, every "QEMU notes PN"
 # one a heading of docs/reference/qemu-uefi.md (tools/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
