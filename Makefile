@@ -305,7 +305,7 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 SDK_CC    := sdk/nbprof-cc
 SDK_NAMES := hello sumloop prog_reloc prog_div64
 SDK_ELFS  := $(patsubst %,$(B)/sdk/%.elf,$(SDK_NAMES)) $(patsubst %,$(B)/sdk32/%.elf,$(SDK_NAMES))
-SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/crt0_32.S sdk/program.ld sdk/nbprof.h
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h sdk/nbprof_abi.h
 define sdk_rules
 $(B)/$(1)/%.elf: sdk/examples/%.c $(SDK_DEPS)
 	@mkdir -p $$(@D)

@@ -23,9 +23,11 @@
 #ifndef NBPROF_ARCH_X86_USER_H
 #define NBPROF_ARCH_X86_USER_H
 
+#include "sdk/nbprof_abi.h"
+
 #define USER_EXIT_VECTOR	0x80
 #define USER_SYNTH_VECTOR	0x81
-#define USER_CALL_VECTOR	0x82	/* a program's calls (sdk/nbprof.h): RAX = call number */
+#define USER_CALL_VECTOR	NB_CALL_VECTOR	/* a program's calls: RAX = call number */
 
 /* struct percpu offsets of this LP's runner state, read through %gs: mode.h */
 #include "arch/x86/mode.h"

@@ -14,7 +14,7 @@ refused with the reason both times.
 Exact counts: asmloop.S's main retires 2 + 3 * 5000 + 1 = 15003 instructions
 (listing below) and crt0.S's _start adds 7 (push, mov, mov, call; then mov,
 pop, ret), so a stepped run retires 15010, all at CPL 3 unless --ring 0;
-crt0_32.S's _start adds 12 (push, mov, call, pop, mov, and, sub, push, push,
+crt0.S's i386 _start adds 12 (push, mov, call, pop, mov, and, sub, push, push,
 call; then leave, ret): 15015.
 """
 

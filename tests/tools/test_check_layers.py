@@ -16,8 +16,9 @@ CHECK = os.path.join(REPO, "tools", "check-layers")
 
 # A tree that keeps every rule: one file per layer, each including the one below.
 GOOD = {
-    "sdk/nbprof.h": "#include <stdint.h>\n#define NB_CALL_WRITE 1\n",
-    "sdk/crt0.S": '#include "nbprof.h"\n',
+    "sdk/nbprof_abi.h": "#define NB_CALL_WRITE 1\n",
+    "sdk/nbprof.h": '#include <stdint.h>\n#include "nbprof_abi.h"\n',
+    "sdk/crt0.S": '#include "nbprof_abi.h"\n',
     "sdk/examples/hello.c": '#include "nbprof.h"\n',
     "tests/host/prog_reloc.c": '#include "nbprof.h"\n',
     "tests/host/test_x.c": "#include <stdio.h>\n#include <cmocka.h>\n",   # not kernel code
@@ -28,7 +29,7 @@ GOOD = {
     "arch/x86/cpu.h": '#include "pmu/model/p4_model.h"\n',
     "arch/x86/64/entry.S": '#include "arch/x86/cpu.h"\n',
     "arch/x86/32/entry.S": '#include "arch/x86/cpu.h"\n',
-    "workload/program.h": '#include "sdk/nbprof.h"\n#include "arch/x86/cpu.h"\n',
+    "workload/program.h": '#include "sdk/nbprof_abi.h"\n#include "arch/x86/cpu.h"\n',
     "prof/backend.h": '#include "workload/program.h"\n',
     "prof/perf.c": '#include "prof/backend.h"\n',
     "prof/backend/hw.c": '#include "prof/backend.h"\n',
@@ -57,8 +58,8 @@ def test_good_tree_passes(tmp_path):
     make_tree(tmp_path, GOOD)
     rc, out = run(tmp_path)
     assert rc == 0, out
-    # 19 files are kernel code or programs (tests/host/test_x.c and tools/gen.c are not)
-    assert out.startswith("check-layers: 19 files, 24 includes, all within the order sdk < lib < "), out
+    # 20 files are kernel code or programs (tests/host/test_x.c and tools/gen.c are not)
+    assert out.startswith("check-layers: 20 files, 25 includes, all within the order sdk < lib < "), out
 
 
 # Each case: the files that change from GOOD, and what the one violation line must say.
@@ -85,10 +86,10 @@ BROKEN = {
         {"lib/printf.h": "#include <stdio.h>\n"},
         "lib/printf.h:1: includes <stdio.h>, not a freestanding C header"),
     "the ABI header including the project": (
-        {"sdk/nbprof.h": '#include <stdint.h>\n#include "crt0.S"\n'},
-        'sdk/nbprof.h:2: the ABI header includes "crt0.S"; it must include nothing of the project'),
+        {"sdk/nbprof_abi.h": '#define NB_CALL_WRITE 1\n#include <stdint.h>\n'},
+        "sdk/nbprof_abi.h:2: the ABI header includes stdint.h; it includes nothing"),
     "the SDK including the kernel": (
-        {"sdk/crt0.S": '#include "nbprof.h"\n#include "lib/printf.h"\n'},
+        {"sdk/crt0.S": '#include "nbprof_abi.h"\n#include "lib/printf.h"\n'},
         'sdk/crt0.S:2: includes "lib/printf.h"; the SDK and users\' programs include only'),
     "a program including the kernel": (
         {"tests/host/prog_reloc.c": '#include "workload/program.h"\n'},
@@ -97,8 +98,8 @@ BROKEN = {
         {"sdk/examples/hello.c": '#include "stdio_nb.h"\n'},
         'sdk/examples/hello.c:1: includes "stdio_nb.h", which is not in sdk/'),
     "the kernel including more of sdk/ than the ABI header": (
-        {"workload/program.h": '#include "sdk/crt0.S"\n'},
-        'workload/program.h:1: includes "sdk/crt0.S"; of sdk/ only the ABI header sdk/nbprof.h'),
+        {"workload/program.h": '#include "sdk/nbprof.h"\n'},
+        'workload/program.h:1: includes "sdk/nbprof.h"; of sdk/ only the ABI header sdk/nbprof_abi.h'),
 }
 
 
