@@ -50,7 +50,6 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/pic.h"
 
-#define IDT_NVECTORS		256
 #define ISR_STUB_SIZE		16
 
 /*

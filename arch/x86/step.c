@@ -105,9 +105,6 @@
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
-#define RFLAGS_DF_BIT		(UINT64_C(1) << 10)	/* direction flag (SDM Vol. 1 3.4.3.2) */
-#define MSR_IA32_FS_BASE	0xc0000100u		/* SDM Vol. 3A 3.2.4 */
-#define MSR_IA32_GS_BASE	0xc0000101u
 
 /*
  * Decoded instructions by RIP, per LP: what does not depend on the
@@ -303,7 +300,7 @@ static void step_fill_mem(const struct step_state *s, struct step_info *si,
 	for (unsigned i = 0; i < m->nops; i++)
 		si->mem[i] = m->op[i];
 	if (s->cls.rep_string && m->nops)
-		si->mem_stride = (f->rflags & RFLAGS_DF_BIT) ? -(int32_t)m->op[0].size
+		si->mem_stride = (f->rflags & RFLAGS_DF) ? -(int32_t)m->op[0].size
 							  : (int32_t)m->op[0].size;
 }
 

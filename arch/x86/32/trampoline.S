@@ -18,9 +18,11 @@
  * (arch/x86/32/gdt.c) first thing, with the same selector numbers.
  */
 
+#include "arch/x86/gdt.h"
+#include "arch/x86/regs.h"
+
 #define TRAMP_SEL_CODE32	0x08
 #define TRAMP_SEL_DATA		0x10
-#define CR0_PE			0x1
 
 #define OFF(sym)		((sym) - smp_tramp_start)
 
@@ -75,8 +77,8 @@ tramp_32:
 	.balign 8
 tramp_gdt:
 	.quad 0
-	.quad 0x00cf9a000000ffff		/* 08H: flat 32-bit code, as arch/x86/32/gdt.c */
-	.quad 0x00cf92000000ffff		/* 10H: flat data */
+	.quad DESC_KERNEL_CODE32		/* 08H: flat 32-bit code, as arch/x86/32/gdt.c */
+	.quad DESC_KERNEL_DATA			/* 10H: flat data */
 tramp_gdt_end:
 
 	.balign 8

@@ -23,21 +23,8 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 
-#define PTE_P		(UINT64_C(1) << 0)
-#define PTE_RW		(UINT64_C(1) << 1)
-#define PTE_US		(UINT64_C(1) << 2)
-#define PTE_PWT		(UINT64_C(1) << 3)
-#define PTE_PCD		(UINT64_C(1) << 4)
-#define PTE_PS		(UINT64_C(1) << 7)
-#define PTE_ADDR	UINT64_C(0x000ffffffffff000)
-
-#define PAGE_4K		UINT64_C(0x1000)
-#define PAGE_2M		UINT64_C(0x200000)
-#define PAGE_1G		UINT64_C(0x40000000)
 #define MAP_MIN_TOP	(UINT64_C(4) << 30)
 #define MAP_MAX_TOP	(UINT64_C(512) << 30)
-#define APIC_MMIO_BASE	UINT64_C(0xfec00000)
-#define APIC_MMIO_END	UINT64_C(0xff000000)
 
 static uint64_t *pml4, *pdpt;
 static uint64_t mapped_top;
