@@ -7,7 +7,7 @@
  *
  * The overflow path runs one way (README "How a sample is taken"): the LVT
  * PC vector or the NMI enters perf_pmi_handler, which takes the PMU lock
- * once, and for each overflowed counter the calling LP owns (perf_slot_lp:
+ * once, and for each overflowed counter the calling LP owns (p4_cccr_pmi_lp:
  * OVF_PMI_T1 alone = LP1, else LP0) stops it on a null event, settles its
  * value from a read before and after the stop (Xeon MP errata O8/O9, PMU
  * reference 6), adds the events since the last write to its 64-bit base, calls
@@ -36,6 +36,7 @@
 #include "arch/x86/user.h"
 #include "lib/printf.h"
 #include "pmu/p4_apply.h"
+#include "pmu/p4_encode.h"
 #include "pmu/p4_regs.h"
 #include "prof/backend.h"
 #include "prof/perf.h"
@@ -285,10 +286,10 @@ void perf_set_sink(perf_sink_fn *fn, void *ctx)
 	sink_ctx = ctx;
 }
 
-/* The LP whose handler takes a counter's overflows: the one OVF_PMI names (T0 when both). */
+/* The LP whose handler takes a counter's overflows (pmu/p4_encode.h). */
 static unsigned perf_slot_lp(const struct p4_slot *slot)
 {
-	return (slot->cccr_value & CCCR_OVF_PMI_T1) && !(slot->cccr_value & CCCR_OVF_PMI_T0);
+	return p4_cccr_pmi_lp(slot->cccr_value);
 }
 
 /* Counter i of the running count, if it overflowed: total it, sample it, reload it. */

@@ -41,7 +41,7 @@
  * (`record --cpu 1`, `--pair A -- B`). Each job has its own set of hooks
  * (its own perf inputs, step timing and throttle window) and each LP its
  * own store. A counter's overflow is handled by the LP its CCCR's
- * OVF_PMI_T0/T1 names (prof/perf.c: perf_slot_lp), which is the LP whose
+ * OVF_PMI_T0/T1 names (pmu/p4_encode.h: p4_cccr_pmi_lp), which is the LP whose
  * events the counter counts (cmd_record.c splits a sampling event that
  * would count both LPs into one request per LP), so record_overflow() runs
  * on that LP, with that LP's interrupted frame, and appends to that LP's
@@ -165,12 +165,6 @@ static int record_arena(char *err, size_t n)
 
 /* ---- the overflow hook ------------------------------------------------------ */
 
-/* The SMT ID whose handler takes a counter's overflows (perf.c's rule: T1 alone = 1). */
-static unsigned record_slot_lp(const struct p4_slot *slot)
-{
-	return (slot->cccr_value & CCCR_OVF_PMI_T1) && !(slot->cccr_value & CCCR_OVF_PMI_T0);
-}
-
 /*
  * Frame walker's "mapped?": present in the live page tables; a ring-3 chain
  * (ctx non-NULL) must also stay on user pages, so it stops at the user/kernel
@@ -201,7 +195,7 @@ static void record_raise_periods(struct record_state *r, struct record_lp *l)
 {
 	for (unsigned i = 0; i < r->cfg.plan.n; i++) {
 		if (!r->cfg.sampler[i] || r->period[i] >= P4_PERIOD_MAX ||
-		    record_slot_lp(&r->sess.plan.slot[i]) != l->smt)
+		    p4_cccr_pmi_lp(r->sess.plan.slot[i].cccr_value) != l->smt)
 			continue;
 		/* taken by the counter at its next overflow (record_overflow) */
 		r->period[i] = r->period[i] * 2 > P4_PERIOD_MAX ? P4_PERIOD_MAX : r->period[i] * 2;
