@@ -216,3 +216,39 @@ void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_re
 			if ((plan->slot[i].link != NULL) == (pass == 0))
 				p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
 }
+
+/* ---- the uncore counters ------------------------------------------------------ */
+
+static uint32_t p4_unc_msr(const struct p4_plan *plan, unsigned i)
+{
+	return MSR_P4_UNCORE_FIRST + plan->unc[i].reg;
+}
+
+int p4_unc_start(struct msr_bus *bus, const struct p4_plan *plan)
+{
+	for (unsigned i = 0; i < plan->unc_n; i++) {
+		if (msr_bus_write(bus, p4_unc_msr(plan, i), plan->unc[i].start) != 0) {
+			for (unsigned k = 0; k < i; k++)
+				msr_bus_write(bus, p4_unc_msr(plan, k), 0);
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+void p4_unc_poll(struct msr_bus *bus, const struct p4_plan *plan, uint64_t *totals)
+{
+	for (unsigned i = 0; i < plan->unc_n; i++) {
+		uint64_t v;
+
+		if (msr_bus_read(bus, p4_unc_msr(plan, i), &v) == 0)
+			totals[i] = p4_unc_extend(totals[i], (uint32_t)v);
+	}
+}
+
+void p4_unc_stop(struct msr_bus *bus, const struct p4_plan *plan, uint64_t *totals)
+{
+	p4_unc_poll(bus, plan, totals);
+	for (unsigned i = 0; i < plan->unc_n; i++)
+		msr_bus_write(bus, p4_unc_msr(plan, i), 0);
+}

@@ -43,6 +43,27 @@ struct p4_apply_result {
 void p4_pmu_reset(struct msr_bus *bus, const struct p4_caps *caps, struct p4_apply_result *res);
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res);
 
+/*
+ * The plan's uncore counters (plan->unc, p4_alloc.h). A register counts in
+ * its low 32 bits once its upper 32 bits are written non-zero and stops
+ * when they are written 0 (SDM 18.20; PMU reference 1.4); the 32-bit count
+ * is extended to 64 bits by polling (p4_unc_extend), exact while fewer than
+ * 2^32 events pass between two polls. The registers are package-wide: a
+ * count includes every LP's transactions its control word selects. No
+ * read-back check: on hardware the low half may count between the write
+ * and the read.
+ *
+ * p4_unc_start(): write each register's start value in plan order; when a
+ * write faults, write 0 to those already started and return the index of
+ * the one that faulted; -1 when every one started.
+ * p4_unc_poll(): read each low half and extend totals[plan->unc_n] (a
+ * register that faults keeps its total).
+ * p4_unc_stop(): poll a last time, then write 0 to every register.
+ */
+int p4_unc_start(struct msr_bus *bus, const struct p4_plan *plan);
+void p4_unc_poll(struct msr_bus *bus, const struct p4_plan *plan, uint64_t *totals);
+void p4_unc_stop(struct msr_bus *bus, const struct p4_plan *plan, uint64_t *totals);
+
 /* Stop the plan's counters: CCCR <- 0 (Enable and OVF cleared). */
 void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res);
 

@@ -471,6 +471,12 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 	if ((P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1 < s->chunk)
 		s->chunk = (P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1;
 	perf_lock();
+	s->unc_failed = p4_unc_start(bus, &s->plan);
+	if (s->unc_failed >= 0) {
+		perf_unlock();
+		return ksnprintf(err, n, "writing uncore register %XH failed",
+				 (unsigned)(MSR_P4_UNCORE_FIRST + plan->unc[s->unc_failed].reg)), -1;
+	}
 	active = s;
 	s->running = true;
 	if (be->run_begin)
@@ -531,6 +537,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	active = NULL;
 	if (be->run_end)
 		be->run_end();
+	p4_unc_stop(bus, &s->plan, s->unc_total);
 	perf_unlock();
 	for (unsigned i = 0; totals && i < s->plan.n; i++)
 		totals[i] = s->base[i] + ((running[i] - s->start[i]) & P4_COUNTER_MASK);

@@ -132,11 +132,10 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	int r;
 
 	stat_jobs(a, jobs, h);
-	if (stat_unc_start(&st.unc, perf_bus(), st.err, sizeof(st.err)))
-		return shell_error(sh, "%s", st.err);
 	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
 			       st.err, sizeof(st.err))) {
-		stat_unc_stop(&st.unc, perf_bus());
+		if (sess.unc_failed >= 0)
+			stat_unc_start_error(&st.unc, sess.unc_failed, st.err, sizeof(st.err));
 		return shell_error(sh, "%s", st.err);
 	}
 	progress_set_quiet(st.o.quiet);
@@ -152,7 +151,8 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 		cpu_cli();
 	progress_set_quiet(false);
 	perf_count_stop(&sess, totals);
-	stat_unc_stop(&st.unc, perf_bus());
+	for (unsigned i = 0; i < st.unc.n; i++)
+		st.unc.ev[i].total = sess.unc_total[i];
 	st.wall_tsc = jobs[0].a ? jobs[0].res.tsc_cycles : jobs[1].res.tsc_cycles;
 	stat_merge_inputs();
 	st.interrupts += perf_info()->pmi.interrupts - before;
@@ -498,6 +498,7 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "%s", aerr.msg);
 	if (stat_apply_tbits(&st.reqs, &st.plan, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	stat_unc_plan(&st.unc, &st.plan);
 	return 0;
 }
 
