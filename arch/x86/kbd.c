@@ -15,11 +15,6 @@
 #include "arch/x86/io.h"
 #include "arch/x86/kbd.h"
 
-#define KBC_DATA		0x60
-#define KBC_STATUS		0x64
-#define KBC_CMD			0x64
-#define KBC_ST_OBF		0x01
-#define KBC_ST_IBF		0x02
 #define KBC_ST_AUX		0x20
 #define KBC_CMD_READ_CCB	0x20
 #define KBC_CMD_WRITE_CCB	0x60
