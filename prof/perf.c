@@ -51,16 +51,27 @@ struct perf_trace_bus {
 static const struct perf_backend_ops *be;	/* NULL: no backend */
 static struct perf_info info;
 static struct perf_trace_bus trace_bus;
-static struct perf_count *active;
-static perf_sink_fn *sink;
-static void *sink_ctx;
-static perf_pebs_fn *pebs_hook;
-static void *pebs_hook_ctx;
-static volatile uint32_t lp_lvt[PERF_NLP];	/* each LP's LVT PC as set; an LP writes only its own */
-static volatile uint32_t lock_owner;		/* LP index + 1 holding the PMU lock; 0 = free */
-static unsigned lock_depth;
-static volatile bool nmi_deferred[PERCPU_MAX];
-static bool have_lapic;			/* lapic_present(), asked once at perf_init */
+/* Where the overflow path delivers: the running count, the sample sink, the PEBS hook. */
+static struct {
+	struct perf_count *count;	/* the running count; NULL: none */
+	perf_sink_fn *sink;
+	void *sink_ctx;
+	perf_pebs_fn *pebs_hook;
+	void *pebs_ctx;
+} run;
+
+/* Each LP's LVT PC entry as set; an LP writes only its own. */
+static struct {
+	volatile uint32_t lp[PERF_NLP];
+	bool have_lapic;		/* lapic_present(), asked once at perf_init */
+} lvt;
+
+/* The PMU lock: one LP at a time, retaken by its owner; NMIs that land meanwhile wait. */
+static struct {
+	volatile uint32_t owner;	/* LP index + 1 holding it; 0 = free */
+	unsigned depth;
+	volatile bool nmi_deferred[PERCPU_MAX];
+} pmu_lock;
 
 static void perf_pmi_handler(struct trap_frame *f);
 
@@ -75,7 +86,7 @@ unsigned perf_this_lp(void)
 
 static bool perf_lock_mine(void)
 {
-	return __atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
+	return __atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
 }
 
 void perf_lock(void)
@@ -83,26 +94,26 @@ void perf_lock(void)
 	uint32_t me = percpu_this()->index + 1, free_ = 0;
 
 	if (perf_lock_mine()) {
-		lock_depth++;
+		pmu_lock.depth++;
 		return;
 	}
-	while (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
+	while (!__atomic_compare_exchange_n(&pmu_lock.owner, &free_, me, false, __ATOMIC_ACQUIRE,
 					    __ATOMIC_RELAXED)) {
 		free_ = 0;
 		cpu_pause();
 	}
-	lock_depth = 1;
+	pmu_lock.depth = 1;
 }
 
 void perf_unlock(void)
 {
 	unsigned idx = percpu_this()->index;
 
-	if (--lock_depth > 0)
+	if (--pmu_lock.depth > 0)
 		return;
-	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
-	if (nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
-		nmi_deferred[idx] = false;
+	__atomic_store_n(&pmu_lock.owner, 0, __ATOMIC_RELEASE);
+	if (pmu_lock.nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
+		pmu_lock.nmi_deferred[idx] = false;
 		perf_pmi_handler(NULL);
 	}
 }
@@ -110,20 +121,20 @@ void perf_unlock(void)
 /* LP lp's LVT PC: the value, and the real entry when lp is the calling LP. */
 static void perf_lvt_write(unsigned lp, uint32_t v)
 {
-	lp_lvt[lp] = v;
-	if (lp == perf_this_lp() && have_lapic)
+	lvt.lp[lp] = v;
+	if (lp == perf_this_lp() && lvt.have_lapic)
 		lapic_write(LAPIC_LVT_PMC, v);
 }
 
 uint32_t perf_lvt(unsigned lp)
 {
-	return lp < PERF_NLP ? lp_lvt[lp] : LAPIC_LVT_MASKED;
+	return lp < PERF_NLP ? lvt.lp[lp] : LAPIC_LVT_MASKED;
 }
 
 void perf_lvt_automask(unsigned lp)
 {
 	if (lp < PERF_NLP)
-		perf_lvt_write(lp, lp_lvt[lp] | LAPIC_LVT_MASKED);
+		perf_lvt_write(lp, lvt.lp[lp] | LAPIC_LVT_MASKED);
 }
 
 static uint32_t perf_lvt_value(bool masked)
@@ -135,12 +146,12 @@ static uint32_t perf_lvt_value(bool masked)
 
 bool perf_counting(void)
 {
-	return active && active->running;
+	return run.count && run.count->running;
 }
 
 uint64_t perf_feed_chunk(void)
 {
-	return active ? active->chunk : UINT64_C(1) << 39;
+	return run.count ? run.count->chunk : UINT64_C(1) << 39;
 }
 
 struct perf_pmi_stats *perf_pmi_stats(void)
@@ -282,8 +293,8 @@ void perf_set_trace(bool on)
 
 void perf_set_sink(perf_sink_fn *fn, void *ctx)
 {
-	sink = fn;
-	sink_ctx = ctx;
+	run.sink = fn;
+	run.sink_ctx = ctx;
 }
 
 /* The LP whose handler takes a counter's overflows (pmu/p4_encode.h). */
@@ -318,8 +329,8 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;
 	s->base[i] += (ov.raw - s->start[i]) & P4_COUNTER_MASK;
-	if (sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
-		next = sink(sink_ctx, f, &ov);
+	if (run.sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
+		next = run.sink(run.sink_ctx, f, &ov);
 	p4_counter_reload(bus, &s->plan, i, next, p4_cccr_restart(&s->plan, i), &info.pmi.mismatches);
 	s->start[i] = next & P4_COUNTER_MASK;
 }
@@ -327,7 +338,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 /*
  * Every counter the calling LP owns (PMU lock held). A PEBS counter is not
  * the handler's: the assist reloads it from the DS counter-reset field and
- * its samples are the records (pebs_hook), so an OVF it may hold is
+ * its samples are the records (the PEBS hook), so an OVF it may hold is
  * neither a sample nor events to add (record_pebs_stop counts its records).
  */
 static void perf_scan(unsigned lp, struct trap_frame *f)
@@ -336,10 +347,10 @@ static void perf_scan(unsigned lp, struct trap_frame *f)
 
 	if (!perf_counting())
 		return;
-	for (unsigned i = 0; i < active->plan.n; i++)
-		if (active->plan.req[i].role != P4_ROLE_PEBS &&
-		    perf_slot_lp(&active->plan.slot[i]) == lp)
-			perf_overflow_one(bus, active, i, f);
+	for (unsigned i = 0; i < run.count->plan.n; i++)
+		if (run.count->plan.req[i].role != P4_ROLE_PEBS &&
+		    perf_slot_lp(&run.count->plan.slot[i]) == lp)
+			perf_overflow_one(bus, run.count, i, f);
 }
 
 /* TSC since t0 spent handling: in all, and the calling LP's own share (throttling). */
@@ -376,7 +387,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 	bool counting;
 
 	if (perf_lock_mine()) {		/* an NMI inside a locked section: after it (perf_unlock) */
-		nmi_deferred[percpu_this()->index] = true;
+		pmu_lock.nmi_deferred[percpu_this()->index] = true;
 		return;
 	}
 	__atomic_fetch_add(&info.pmi.interrupts, 1, __ATOMIC_RELAXED);
@@ -388,11 +399,11 @@ static void perf_pmi_handler(struct trap_frame *f)
 	b0 = be && be->bus_tsc ? be->bus_tsc[percpu_this()->index] : 0;
 	perf_lock();
 	perf_scan(lp, f);
-	if (pebs_hook)
-		pebs_hook(pebs_hook_ctx, lp, f);
+	if (run.pebs_hook)
+		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting();
 	if (counting)		/* OVF is clear now: unmasking cannot re-trigger for these */
-		perf_lvt_write(lp, lp_lvt[lp] & ~LAPIC_LVT_MASKED);
+		perf_lvt_write(lp, lvt.lp[lp] & ~LAPIC_LVT_MASKED);
 	perf_unlock();
 	if (counting)
 		perf_pmi_unmasked(lp, b0);
@@ -427,8 +438,8 @@ void perf_poll(struct trap_frame *f)
 void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx)
 {
 	perf_lock();
-	pebs_hook = fn;
-	pebs_hook_ctx = ctx;
+	run.pebs_hook = fn;
+	run.pebs_ctx = ctx;
 	perf_unlock();
 }
 
@@ -477,7 +488,7 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		return ksnprintf(err, n, "writing uncore register %XH failed",
 				 (unsigned)(MSR_P4_UNCORE_FIRST + plan->unc[s->unc_failed].reg)), -1;
 	}
-	active = s;
+	run.count = s;
 	s->running = true;
 	if (be->run_begin)
 		be->run_begin();
@@ -520,7 +531,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	 * here, as a poll would: its events are added and its sample, without
 	 * a frame, counted unattributed. Otherwise a wrap would be lost.
 	 */
-	if (s == active)
+	if (s == run.count)
 		for (unsigned i = 0; i < s->plan.n; i++)
 			if (s->plan.req[i].role != P4_ROLE_PEBS)
 				perf_overflow_one(bus, s, i, NULL);
@@ -534,7 +545,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		perf_lvt_write(lp, perf_lvt_value(true));
 	s->running = false;
-	active = NULL;
+	run.count = NULL;
 	if (be->run_end)
 		be->run_end();
 	p4_unc_stop(bus, &s->plan, s->unc_total);
@@ -550,7 +561,7 @@ static void perf_hook_begin(void *ctx, uint8_t lp)
 {
 	if (lp < PERF_NLP) {
 		perf_lock();
-		perf_lvt_write(lp, lp_lvt[lp]);
+		perf_lvt_write(lp, lvt.lp[lp]);
 		perf_unlock();
 	}
 	if (be && be->begin)
@@ -577,8 +588,8 @@ static void perf_hook_mark(void *ctx, uint8_t lp, bool on)
 	if (!bus)
 		return;
 	perf_lock();
-	for (unsigned i = 0; active && i < active->plan.n; i++) {
-		const struct p4_slot *slot = &active->plan.slot[i];
+	for (unsigned i = 0; run.count && i < run.count->plan.n; i++) {
+		const struct p4_slot *slot = &run.count->plan.slot[i];
 
 		if (perf_slot_lp(slot) != lp)
 			continue;
@@ -609,8 +620,8 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 	struct p4_apply_result res;
 	struct p4_caps caps;
 
-	if (active)
-		perf_count_stop(active, NULL);
+	if (run.count)
+		perf_count_stop(run.count, NULL);
 	if (b->select(sig, ht, &caps, err, n))
 		return -1;
 	be = b;
@@ -673,7 +684,7 @@ void perf_init(void)
 	char why[200], err[96], sigtext[8];
 
 	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
-	have_lapic = lapic_present();
+	lvt.have_lapic = lapic_present();
 	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_vector);
 	idt_set_handler(VEC_NMI, perf_pmi_nmi);
 	info.pmi_mode = PERF_PMI_FIXED;
