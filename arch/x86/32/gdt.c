@@ -1,6 +1,6 @@
 /*
- * arch/x86/32/gdt.c - the ia32 kernel's GDT, TSS and IDT gates: the 32-bit twin of
- * gdt.c (selector map in gdt.h).
+ * arch/x86/32/gdt.c - the ia32 kernel's GDT, TSS and IDT gates: the 32-bit
+ * twin of 64/gdt.c (selector map in gdt.h).
  *
  * Flat 4 GiB code and data segments (base 0, limit FFFFFH pages, SDM Vol.
  * 3A 3.4.5), 32-bit code (D = 1). The 32-bit TSS (SDM Vol. 3A 7.2.1,

@@ -1,6 +1,6 @@
 /*
  * arch/x86/32/paging.c - the ia32 kernel's identity map: PAE paging with 2 MiB pages,
- * the 32-bit twin of paging.c.
+ * the 32-bit twin of 64/paging.c.
  *
  * Why PAE and not 32-bit paging with 4 MiB (PSE) pages: PAE entries are the
  * 64-bit entries of the x86-64 kernel's page directories (SDM Vol. 3A 4.4,
@@ -111,7 +111,7 @@ static void paging_flush(void)
 	write_cr3(read_cr3());
 }
 
-/* As paging.c: a 2 MiB page becomes a page table with the same bits. */
+/* As 64/paging.c: a 2 MiB page becomes a page table with the same bits. */
 static int paging_split(uint64_t *e)
 {
 	uint64_t pt_page = page_alloc ? page_alloc() : 0;

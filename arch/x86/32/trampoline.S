@@ -1,9 +1,9 @@
 /*
  * arch/x86/32/trampoline.S - the real-mode start of an application processor in the
- * ia32 kernel: the 32-bit twin of trampoline.S, one step shorter.
+ * ia32 kernel: the 32-bit twin of 64/trampoline.S, one step shorter.
  *
  * arch/x86/smp.c copies smp_tramp_start..smp_tramp_end to the low page and
- * fills smp_tramp_params exactly as for trampoline.S (same struct, 8-byte
+ * fills smp_tramp_params exactly as for 64/trampoline.S (same struct, 8-byte
  * fields; this code reads their low halves and ignores tp_efer). The LP
  * starts here in real mode with CS = low_page >> 4, IP = 0 (SDM Vol. 3A
  * 8.4.4 and 10.6.1):
