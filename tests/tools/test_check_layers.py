@@ -97,6 +97,9 @@ BROKEN = {
     "a program including what the SDK does not have": (
         {"sdk/examples/hello.c": '#include "stdio_nb.h"\n'},
         'sdk/examples/hello.c:1: includes "stdio_nb.h", which is not in sdk/'),
+    "a folder with more than a quarter of the kernel": (
+        {"prof/record.c": '#include "prof/backend.h"\n' + "int x;\n" * 40},
+        "prof/: 43 of the kernel's 61 lines (70%), more than a quarter"),
     "the kernel including more of sdk/ than the ABI header": (
         {"workload/program.h": '#include "sdk/nbprof.h"\n'},
         'workload/program.h:1: includes "sdk/nbprof.h"; of sdk/ only the ABI header sdk/nbprof_abi.h'),
