@@ -104,3 +104,13 @@ bool paging_walk_mapped(uint64_t root, uint64_t addr, uint64_t len, bool user,
 		a += n;
 	}
 }
+
+void paging_split_2m(uint64_t *e, uint64_t *pt)
+{
+	uint64_t base = *e & PTE_ADDR & ~(PAGE_2M - 1);
+	uint64_t bits = *e & (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD);
+
+	for (unsigned i = 0; i < 512; i++)
+		pt[i] = (base + i * PAGE_4K) | bits;
+	*e = (uint64_t)(uintptr_t)pt | (*e & (PTE_P | PTE_RW | PTE_US));
+}

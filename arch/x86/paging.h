@@ -51,6 +51,16 @@ uint64_t paging_mapped_top(void);
  */
 int paging_set_user(uint64_t base, uint64_t len, bool user);
 
+/*
+ * Replace the 2 MiB page that the page-directory entry *e maps by the page
+ * table at pt (512 entries, physical = virtual address): 512 4 KiB pages
+ * of the same frames with the same P/RW/US/PWT/PCD bits (bits 0-4 mean the
+ * same at both levels; the 2 MiB PAT bit 12 is never set here). *e then
+ * points at pt and keeps P/RW/US: the 4 KiB entries decide. The same in
+ * PAE and 4-level paging (both paging twins use it).
+ */
+void paging_split_2m(uint64_t *e, uint64_t *pt);
+
 /* Make [base, base + len) uncached (PCD|PWT) at 2 MiB granularity. */
 int paging_set_uncached(uint64_t base, uint64_t len);
 

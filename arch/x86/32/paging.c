@@ -111,19 +111,14 @@ static void paging_flush(void)
 	write_cr3(read_cr3());
 }
 
-/* As 64/paging.c: a 2 MiB page becomes a page table with the same bits. */
+/* A 2 MiB page becomes a page table of 4 KiB pages with the same bits (paging.h). */
 static int paging_split(uint64_t *e)
 {
 	uint64_t pt_page = page_alloc ? page_alloc() : 0;
-	uint64_t *pt = (uint64_t *)(uintptr_t)pt_page;
-	uint64_t base = *e & PTE_ADDR & ~(PAGE_2M - 1);
-	uint64_t bits = *e & (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD);
 
 	if (!pt_page)
 		return -1;
-	for (unsigned i = 0; i < 512; i++)
-		pt[i] = (base + i * PAGE_4K) | bits;
-	*e = pt_page | (*e & (PTE_P | PTE_RW | PTE_US));
+	paging_split_2m(e, (uint64_t *)(uintptr_t)pt_page);
 	return 0;
 }
 

@@ -101,24 +101,14 @@ static void paging_flush(void)
 	write_cr3(read_cr3());
 }
 
-/*
- * Replace the 2 MiB page at *e by a page table of 512 4 KiB pages with the
- * same P/RW/US/PWT/PCD bits (bits 0-4 mean the same at both levels; the
- * 2 MiB PAT bit 12 is never set here). The PDE keeps P/RW/US; the 4 KiB
- * entries decide.
- */
+/* A 2 MiB page becomes a page table of 4 KiB pages with the same bits (paging.h). */
 static int paging_split(uint64_t *e)
 {
 	uint64_t pt_page = page_alloc ? page_alloc() : 0;
-	uint64_t *pt = (uint64_t *)(uintptr_t)pt_page;
-	uint64_t base = *e & PTE_ADDR & ~(PAGE_2M - 1);
-	uint64_t bits = *e & (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD);
 
 	if (!pt_page)
 		return -1;
-	for (unsigned i = 0; i < 512; i++)
-		pt[i] = (base + i * PAGE_4K) | bits;
-	*e = pt_page | (*e & (PTE_P | PTE_RW | PTE_US));
+	paging_split_2m(e, (uint64_t *)(uintptr_t)pt_page);
 	return 0;
 }
 
