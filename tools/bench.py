@@ -60,8 +60,7 @@ import time
 
 import pexpect
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import qemu  # noqa: E402
+from nbproflib import qemu
 
 PROMPT = "nbprof> "
 READY = "nbprof: ready"

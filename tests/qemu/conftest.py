@@ -37,8 +37,8 @@ import pexpect
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import qemu  # noqa: E402
+sys.path.insert(0, os.path.join(REPO, "tools"))     # the host tools' package
+from nbproflib import qemu  # noqa: E402
 
 READY = "nbprof: ready"
 PROMPT = "nbprof> "

@@ -14,8 +14,6 @@ holding checks of both runs.
 """
 
 import csv
-import importlib.machinery
-import importlib.util
 import io
 import os
 import random
@@ -29,20 +27,14 @@ import pytest
 
 from conftest import BUILD, REPO
 
+from nbproflib import selftest as st
+
 SELFTESTGEN = os.path.join(BUILD, "h", "tools", "selftestgen")
 CASES = 600
 SEED = 20261127
 KINDS = ("drop", "dup", "swap", "cut", "flip", "field", "begin", "none")
 FIELDS = ("group", "status", "name", "measured", "expected", "note")
 
-
-def tool():
-    path = os.path.join(REPO, "tools", "selftest-report")
-    loader = importlib.machinery.SourceFileLoader("selftest_report_fz", path)
-    spec = importlib.util.spec_from_loader("selftest_report_fz", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +127,6 @@ def limited(fn):
 
 
 def test_fuzz_loop_finds_nothing(runs):
-    st = tool()
     rng = random.Random(SEED)
     seen_exits, seen_kinds = set(), set()
     for case in range(CASES):
