@@ -13,7 +13,7 @@
 #   V=1             show full commands
 #
 # One make process, no recursion. Packages that are missing are installed by
-# tools/ensure-deps (apt-get, or sudo apt-get when not root).
+# tools/build/ensure-deps (apt-get, or sudo apt-get when not root).
 
 CC        ?= gcc
 HOST_CC   ?= cc
@@ -183,7 +183,7 @@ $(B)/k/%.o: %.S | deps-build
 	$(if $(V),,@echo "  AS      $<")
 	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
-# Two links: the first finds every function's address, tools/gensyms turns
+# Two links: the first finds every function's address, tools/build/gensyms turns
 # them into the kernel's embedded symbol table, the second link includes it.
 # The table lives in .data after .text, so text addresses do not move; the
 # third nm pass checks that.
@@ -191,12 +191,12 @@ $(B)/nbprof-pass1.so: $(K_OBJS) $(B)/k/syms-empty.o linker.ld
 	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms-empty.o -o $@ \
 		-L$(EFI_LIBDIR64) -lefi -lgnuefi
 
-$(B)/k/syms-empty.c: tools/gensyms | deps-build
+$(B)/k/syms-empty.c: tools/build/gensyms | deps-build
 	@mkdir -p $(@D)
-	$(Q)$(PYTHON) tools/gensyms --empty > $@
+	$(Q)$(PYTHON) tools/build/gensyms --empty > $@
 
-$(B)/k/syms.c: $(B)/nbprof-pass1.so tools/gensyms
-	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+$(B)/k/syms.c: $(B)/nbprof-pass1.so tools/build/gensyms
+	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/k/%.o: $(B)/k/%.c
 	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) -c $< -o $@
@@ -205,13 +205,13 @@ $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 	$(if $(V),,@echo "  LD      $@")
 	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms.o -o $@ \
 		-L$(EFI_LIBDIR64) -lefi -lgnuefi
-	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k/syms.c
+	$(Q)nm -n $@ | $(PYTHON) tools/build/gensyms --check $(B)/k/syms.c
 
 # The PE image gets .bss as a section with no file contents (linker.ld), and
 # no .dynsym: gnu-efi's _relocate reads only .dynamic and .rela, whose
 # entries are all R_X86_64_RELATIVE (tests/tools/test_image.py checks both).
 # No COFF symbol table either (--strip-all): no loader reads one, and the
-# symbols live in nbprof.so and in the kernel's own table (tools/gensyms).
+# symbols live in nbprof.so and in the kernel's own table (tools/build/gensyms).
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
 	$(Q)objcopy -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
@@ -239,9 +239,9 @@ $(B)/k32/%.o: %.S | deps-build
 	$(if $(V),,@echo "  AS32    $<")
 	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
-$(B)/k32/syms-empty.c: tools/gensyms | deps-build
+$(B)/k32/syms-empty.c: tools/build/gensyms | deps-build
 	@mkdir -p $(@D)
-	$(Q)$(PYTHON) tools/gensyms --empty > $@
+	$(Q)$(PYTHON) tools/build/gensyms --empty > $@
 
 $(B)/k32/%.o: $(B)/k32/%.c
 	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -c $< -o $@
@@ -250,14 +250,14 @@ $(B)/k32/nbprof-pass1.so: $(K32_OBJS) $(B)/k32/syms-empty.o linker32.ld
 	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms-empty.o \
 		-o $@ -L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
 
-$(B)/k32/syms.c: $(B)/k32/nbprof-pass1.so tools/gensyms
-	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+$(B)/k32/syms.c: $(B)/k32/nbprof-pass1.so tools/build/gensyms
+	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/k32/nbprof.so: $(K32_OBJS) $(B)/k32/syms.o linker32.ld
 	$(if $(V),,@echo "  LD32    $@")
 	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms.o -o $@ \
 		-L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
-	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k32/syms.c
+	$(Q)nm -n $@ | $(PYTHON) tools/build/gensyms --check $(B)/k32/syms.c
 
 $(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
@@ -269,13 +269,13 @@ K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
 $(B)/k32/mb-pass1.elf: $(K32MB_OBJS) $(B)/k32/syms-empty.o linker-multiboot.ld
 	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/syms-empty.o -o $@ $(K32_LIBGCC)
 
-$(B)/k32/mb-syms.c: $(B)/k32/mb-pass1.elf tools/gensyms
-	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+$(B)/k32/mb-syms.c: $(B)/k32/mb-pass1.elf tools/build/gensyms
+	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/nbprof32.elf: $(K32MB_OBJS) $(B)/k32/mb-syms.o linker-multiboot.ld
 	$(if $(V),,@echo "  LD32    $@")
 	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/mb-syms.o -o $@ $(K32_LIBGCC)
-	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k32/mb-syms.c
+	$(Q)nm -n $@ | $(PYTHON) tools/build/gensyms --check $(B)/k32/mb-syms.c
 
 # --- host tests --------------------------------------------------------------
 $(B)/h/%.o: %.c | deps-check
@@ -461,7 +461,7 @@ PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
 PYTEST_BOCHS := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/bochs \
                 $(PYTEST_FLAGS)
 
-bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-check
 	$(Q)$(PYTEST_BOCHS)
 
 $(B)/image.cfg: FORCE
@@ -475,30 +475,30 @@ $(B)/image.programs: FORCE
 	$(Q)echo "$(PROGRAMS)" > $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
 $(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
-		$(B)/image.programs $(PROGRAMS) tools/mkimage | deps-image
+		$(B)/image.programs $(PROGRAMS) tools/build/mkimage | deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
-	$(Q)tools/mkimage --ia32 $(B)/BOOTIA32.EFI --bios $(B)/nbprof32.elf $@ $(B)/BOOTX64.EFI \
+	$(Q)tools/build/mkimage --ia32 $(B)/BOOTIA32.EFI --bios $(B)/nbprof32.elf $@ $(B)/BOOTX64.EFI \
 		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
 
 image: $(IMAGE)
 
 # The CD (also bootable from a stick): BIOS El Torito with GRUB, UEFI El
-# Torito with both EFI kernels; nbprof.cfg and PROGRAMS on it (tools/mkiso).
+# Torito with both EFI kernels; nbprof.cfg and PROGRAMS on it (tools/build/mkiso).
 ISO := $(B)/nbprof.iso
 $(ISO): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
-		$(B)/image.programs $(PROGRAMS) tools/mkiso | deps-image
+		$(B)/image.programs $(PROGRAMS) tools/build/mkiso | deps-image
 	$(if $(V),,@echo "  ISO     $@")
-	$(Q)tools/mkiso $@ $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf \
+	$(Q)tools/build/mkiso $@ $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf \
 		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
 
 iso: $(ISO)
 
 # A TFTP root for network boot: nbprof32.elf, nbprof.cfg, an iPXE script and
-# a PXELINUX configuration (tools/mkpxe).
+# a PXELINUX configuration (tools/build/mkpxe).
 PXE := $(B)/pxe/nbprof.ipxe
-$(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/mkpxe
+$(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/build/mkpxe
 	$(if $(V),,@echo "  PXE     $(@D)")
-	$(Q)tools/mkpxe $(@D) $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
+	$(Q)tools/build/mkpxe $(@D) $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
 
 pxe: $(PXE)
 
@@ -507,13 +507,13 @@ run: $(IMAGE) | deps-run
 	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
 
 # The QEMU tests make their own images from build/BOOTX64.EFI (and BOOTIA32.EFI).
-qemu-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+qemu-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-check
 	$(Q)$(PYTEST)
 
-qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/mkimage | deps-check
+qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/build/mkimage | deps-check
 	$(Q)$(PYTEST_IA32)
 
-qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-check
 	$(Q)$(PYTEST_BIOS)
 
 # Every stage runs even when an earlier one failed; the last line adds up
@@ -558,15 +558,15 @@ bench: $(IMAGE) | deps-run
 FORCE:
 
 deps-build:
-	$(Q)tools/ensure-deps build
+	$(Q)tools/build/ensure-deps build
 deps-image:
-	$(Q)tools/ensure-deps image
+	$(Q)tools/build/ensure-deps image
 deps-run:
-	$(Q)tools/ensure-deps run
+	$(Q)tools/build/ensure-deps run
 deps-check:
-	$(Q)tools/ensure-deps check
+	$(Q)tools/build/ensure-deps check
 deps-fuzz:
-	$(Q)tools/ensure-deps fuzz
+	$(Q)tools/build/ensure-deps fuzz
 
 clean:
 	rm -rf $(B)

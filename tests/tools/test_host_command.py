@@ -57,7 +57,7 @@ def test_usage_errors_exit_2(argv, message):
 
 
 def esp_image(tmp, cfg):
-    """A disk image laid out as tools/mkimage lays it out where it matters here: a FAT
+    """A disk image laid out as tools/build/mkimage lays it out where it matters here: a FAT
     file system at the ESP's offset, holding nbprof.cfg when cfg is not None."""
     fat = tmp / "fat.img"
     subprocess.run(["mkfs.fat", "-C", str(fat), "2048"], check=True, stdout=subprocess.PIPE)

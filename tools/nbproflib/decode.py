@@ -46,7 +46,7 @@ network): click a frame to zoom, "Reset Zoom" (or Escape) to zoom out,
 expression and shows the share of samples under them.
 
 Symbols come from the kernel ELF (default: build/nbprof.so beside this
-tool's directory when it exists) through `nm -n`, filtered as tools/gensyms
+tool's directory when it exists) through `nm -n`, filtered as tools/build/gensyms
 does; its checksum must match the one the kernel put in the dump header.
 Sample addresses are runtime addresses; the header carries the runtime
 image base, so link address = address - image base.

@@ -16,7 +16,7 @@ default: OVMF, BOOTX64.EFI, the 64-bit kernel), uefi-ia32 (Debian's
 ovmf-ia32 in qemu-system-i386, BOOTIA32.EFI, the 32-bit kernel) or bios
 (SeaBIOS, QEMU's own firmware, boots the image as a disk: GRUB i386-pc
 from the MBR and the BIOS boot partition loads boot/nbprof32.elf, the
-32-bit kernel, with Multiboot; tools/mkimage --bios). ovmf-ia32
+32-bit kernel, with Multiboot; tools/build/mkimage --bios). ovmf-ia32
 ships only the Secure Boot build, which needs SMM and a secure pflash; its
 variable store is empty, so Secure Boot is off and the unsigned image runs
 (QEMU notes section 7). Under uefi-ia32 and bios the CPU has no long
@@ -270,7 +270,7 @@ def machine_command(args, varstore, code, interactive=False, extra=()):
 
 # --- a disk image's nbprof.cfg (host tools boot a copy without its commands) ---------
 
-ESP_OFFSET = 2048 * 512         # tools/mkimage: the ESP starts at sector 2048
+ESP_OFFSET = 2048 * 512         # tools/build/mkimage: the ESP starts at sector 2048
 # What the copy of an image holds instead of the user's nbprof.cfg: no commands.
 EMPTY_CFG = b"# nbprof.cfg of the image left out by a host tool (tools/nbprof --keep-cfg keeps it)\n"
 
