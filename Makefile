@@ -320,7 +320,7 @@ $(B)/h/tests/test_program: $(SDK_ELFS)
 $(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"' -DSDK32_ELF_DIR='"$(B)/sdk32"'
 
 host-test: $(HOST_TESTS)
-	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
+	$(Q)$(PYTHON) tools/dev/run-host-tests $(HOST_TESTS)
 
 # Host tools (tools/nbprof-decode) against recordings that the kernel's own
 # portable formatters print on the host (tests/tools/dumpgen.c).
@@ -382,7 +382,7 @@ FUZZ_BIG_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_BIG_NAMES))
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
 FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/%.o,$(PORTABLE_SRCS) tests/host/fake_platform.c)
-FUZZ_RUN     := $(PYTHON) tools/run-fuzz --corpus tests/fuzz/corpus --work $(B)/fuzz
+FUZZ_RUN     := $(PYTHON) tools/dev/run-fuzz --corpus tests/fuzz/corpus --work $(B)/fuzz
 .PHONY: fuzz fuzz-ci fuzz-build deps-fuzz
 
 $(B)/fuzz/%.o: %.c | deps-fuzz
@@ -416,7 +416,7 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 # arch/x86 < prof < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above. Every "PMU reference N.N" citation
 # names a heading of docs/reference/netburst-pmu.md, every "QEMU notes PN"
-# one a heading of docs/reference/qemu-uefi.md (tools/check-citations).
+# one a heading of docs/reference/qemu-uefi.md (tools/dev/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
               $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \
@@ -424,7 +424,7 @@ UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM3
                          pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
 	$(Q)$(PYTHON) tools/check-layers
-	$(Q)$(PYTHON) tools/check-citations
+	$(Q)$(PYTHON) tools/dev/check-citations
 	$(Q)test -z "$(strip $(UNLISTED))" \
 		|| (echo "check-deps: not in the Makefile's source lists: $(strip $(UNLISTED))"; exit 1)
 
@@ -540,12 +540,12 @@ check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX
 	  NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
 	  NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
 	  echo "$$t $$q2 $$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
-	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
+	$(PYTHON) tools/dev/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST_LANE1) || q=$$?; \
 	wait; \
 	if [ -f $(B)/check-lane2.log ]; then echo "check: the tool, 32-bit kernel, Bochs and LANE2_TESTS stages:"; cat $(B)/check-lane2.log; fi; \
 	read t q2 i b o < $(B)/check-lane2.status || t=1; \
-	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
+	$(PYTHON) tools/dev/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-lane2:$$q2:$(B)/qemu-lane2.counts \
 		qemu-ia32:$$i:$(B)/qemu-ia32.counts \
 		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
@@ -553,7 +553,7 @@ check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).
 bench: $(IMAGE) | deps-run
-	$(Q)$(PYTHON) tools/bench.py --image $(IMAGE)
+	$(Q)$(PYTHON) tools/dev/bench.py --image $(IMAGE)
 
 FORCE:
 

@@ -1,5 +1,5 @@
 """test_selftest_fuzz.py - a fixed-seed fuzz loop over tools/selftest-report (the code
-nbprof-decode --selftest runs), in the manner of tools/fuzz-decode.
+nbprof-decode --selftest runs), in the manner of tools/dev/fuzz-decode.
 
 Inputs are report blocks printed by the kernel's own formatter
 (tests/tools/selftestgen.c), one run or two runs of different seeds in one

@@ -297,7 +297,7 @@ def image_without_cfg(image):
     """(path of a temporary copy of image whose nbprof.cfg holds no commands, the
     commands left out), or (image, []) when its nbprof.cfg has none. `make run
     CFG=x.cfg` leaves x.cfg in the image, and its `run =` lines (even `poweroff`)
-    would run before a host tool's commands (tools/nbprof, tools/bench.py); the
+    would run before a host tool's commands (tools/nbprof, tools/dev/bench.py); the
     caller removes the copy."""
     import shutil
     import subprocess
