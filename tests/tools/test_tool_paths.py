@@ -5,7 +5,8 @@ The host tools live in three folders by who runs them (tools/, tools/build/,
 tools/dev/; docs/dev/tools.md) and share one package, tools/nbproflib. A
 script that moves leaves its old path behind in Makefile recipes, test
 fixtures, comments and the documentation; this test reads every tracked
-text file and fails on a "tools/NAME" that is not in the tree. Paths of
+text file and fails on a "tools/NAME" (or a Python os.path.join(REPO,
+"tools", ...)) that is not in the tree. Paths of
 other projects' trees that happen to start with tools/ are listed in
 FOREIGN with where they come from.
 """
@@ -19,6 +20,8 @@ import pytest
 from conftest import REPO
 
 PATH = re.compile(r"(?<![A-Za-z0-9_./-])tools/[A-Za-z0-9_./-]*")
+# the same path built in Python: os.path.join(REPO, "tools", "build", "mkimage")
+JOINED = re.compile(r'os\.path\.join\(REPO, "tools"((?:, "[^"]+")+)\)')
 FOREIGN = (
     "tools/perf/",      # Linux's tools/perf/util/header.h, the perf.data layout (perfdata.py)
 )
@@ -56,6 +59,9 @@ def named_paths():
         for lineno, line in enumerate((body or "").splitlines(), 1):
             for m in PATH.finditer(line):
                 found.append((name, lineno, m.group(0).rstrip(".,:")))
+            for m in JOINED.finditer(line):
+                found.append((name, lineno, "tools/" + "/".join(re.findall(r'"([^"]+)"',
+                                                                          m.group(1)))))
     return found
 
 
@@ -74,6 +80,9 @@ def test_the_check_sees_a_stale_path():
         ["tools/gensyms", "tools/dev/run-fuzz", "tools/nbprof-decode"]
     assert not os.path.exists(os.path.join(REPO, "tools/gensyms"))
     assert not list(PATH.finditer("tests/tools/dumpgen.c build/h/tools/insnlen"))
+    m = JOINED.search('x = [os.path.join(REPO, "tools", "build", "mkimage")] + extra')
+    assert m and re.findall(r'"([^"]+)"', m.group(1)) == ["build", "mkimage"]
+    assert not JOINED.search('os.path.join(BUILD, "h", "tools", "dumpgen")')
 
 
 def test_no_tool_loads_another_by_path():
