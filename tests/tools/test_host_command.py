@@ -126,7 +126,7 @@ def test_missing_serial_port_exits_2(tmp_path):
 # --- stat output -------------------------------------------------------------------
 
 def stat_text(counts, runs=1):
-    """stat output in kernel/cmd_stat.c's format."""
+    """stat output in shell/cmd_stat.c's format."""
     lines = ["stat: loop 1000 (ring 0, %d run%s, LP0)" % (runs, "s" if runs > 1 else "")]
     if runs > 1:
         lines.append("%14s %14s %14s %14s  event" % ("min", "median", "tmean", "max"))

@@ -13,7 +13,7 @@ import struct
 import zlib
 
 PREFIX = "NBD:"
-# dump's line per loaded user program (prof/program.h program_nbp_line): where its link
+# dump's line per loaded user program (workload/program.h program_nbp_line): where its link
 # address 0 runs, then '|' and the CRC-32 of the text between "NBP:" and '|'
 PROGRAM_PREFIX = "NBP:"
 PROGRAM_RE = re.compile(r"NBP:( (\S+) base=([0-9a-f]{1,16}) span=([0-9a-f]{1,16}) "

@@ -6,7 +6,7 @@
 A capture is any text holding the lines `selftest` printed (a terminal log,
 a QEMU serial log, an e-mail); everything else is ignored. Each line is
 "NBS:" seq "|" kind "|" fields... "|" CRC, the CRC-32 (zlib.crc32) of the
-text between "NBS:" and the last "|" in 8 hex digits (prof/selftest.h).
+text between "NBS:" and the last "|" in 8 hex digits (selftest/selftest.h).
 A block runs from its "begin" line (seq 0) to its "end" line, which gives
 the PASS/FAIL/SKIP totals and the number of lines; each block in the
 captures becomes one report. Two runs are never merged: a line after an

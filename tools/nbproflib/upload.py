@@ -1,7 +1,7 @@
 """upload - send a user's program (an ELF built with sdk/nbprof-cc) to the target.
 
 The file goes in NBU: frames of UPLOAD_CHUNK bytes, each with its number,
-length and CRC-32 (prof/upload.h); the target answers with progress lines
+length and CRC-32 (workload/upload.h); the target answers with progress lines
 and, for a damaged frame, the number to resume from. A program of the other
 kernel's class is refused before anything is sent.
 """
@@ -15,7 +15,7 @@ import zlib
 from nbproflib.link import PROMPT, LinkError, clean, errors_in
 
 UPLOAD_RETRIES = 3
-UPLOAD_CHUNK = 192              # prof/upload.h
+UPLOAD_CHUNK = 192              # workload/upload.h
 UPLOAD_PROGRESS = 16            # shell/cmd_program.c: a progress line every 16 frames
 ELF_MAGIC = b"\x7fELF"
 
@@ -25,7 +25,7 @@ class ProgramRefused(Exception):
 
 
 def upload_frame(data, seq):
-    """Frame seq of data as an NBU: line (prof/upload.h), without a line end."""
+    """Frame seq of data as an NBU: line (workload/upload.h), without a line end."""
     piece = data[seq * UPLOAD_CHUNK:(seq + 1) * UPLOAD_CHUNK]
     body = seq.to_bytes(4, "little") + len(piece).to_bytes(2, "little") + piece
     body += zlib.crc32(body).to_bytes(4, "little")
@@ -66,7 +66,7 @@ def elf_bits(data):
 
 
 def check_program_class(path, data, kernel_bits):
-    """Refuse a program of the other kernel's class, as the target would (prof/program.c)."""
+    """Refuse a program of the other kernel's class, as the target would (workload/program.c)."""
     bits = elf_bits(data)
     if kernel_bits and bits and bits != kernel_bits:
         raise ProgramRefused("%s: a %d-bit program: this is the %d-bit kernel; build with "
