@@ -415,7 +415,7 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_BIG_SECONDS) --seed $(FUZZ_SEED) --max-len $(FUZZ_BIG_LEN) \
 		$(FUZZ_BIG_BINS)
 
-# The layers include one way (tools/check-layers: lib < pmu < pmu/model <
+# The layers include one way (tools/dev/check-layers: lib < pmu < pmu/model <
 # arch/x86 < workload < prof < prof/backend < selftest < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above. Every "PMU reference N.N" citation
 # names a heading of docs/reference/netburst-pmu.md, every "QEMU notes PN"
@@ -427,7 +427,7 @@ UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM3
                          kernel/*.c lib/*.c workload/*.c prof/*.c prof/backend/*.c selftest/*.c \
                          shell/*.c pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
-	$(Q)$(PYTHON) tools/check-layers
+	$(Q)$(PYTHON) tools/dev/check-layers
 	$(Q)$(PYTHON) tools/dev/check-citations
 	$(Q)test -z "$(strip $(UNLISTED))" \
 		|| (echo "check-deps: not in the Makefile's source lists: $(strip $(UNLISTED))"; exit 1)
