@@ -240,6 +240,7 @@ def split_output_dir(argv):
     return rest, outdir
 
 
+# --- upload (nbproflib/upload.py) ----------------------------------------------------
 
 def step_upload(ctx, res):
     """Upload every program file the command names, and put its name in its place."""
@@ -262,7 +263,6 @@ def step_upload(ctx, res):
         ctx.cmd_args[i] = name
         ctx.programs[name] = path
         res["programs"][name] = {"file": path, "crc32": "%08x" % crc}
-
 
 
 # --- commands ---------------------------------------------------------------------

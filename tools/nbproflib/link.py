@@ -260,7 +260,7 @@ def errors_in(output):
     return [l for l in output.splitlines() if l.startswith("error:")]
 
 
-
+# --- the decoder's live capture ---------------------------------------------------
 
 class LineSource:
     """Lines from a serial port or a socket, with an idle timeout."""

@@ -247,7 +247,6 @@ def annotate_text(rec, syms, elf):
     return "\n".join(out) + "\n"
 
 
-
 def perf_data_dsos(rec, elf, syms, extra=()):
     """The DSOs of a recording: the kernel ELF at the dump's image base, then extra ones.
 
