@@ -189,16 +189,18 @@ $(B)/k/%.o: %.S | deps-build
 # Two links: the first finds every function's address, tools/build/gensyms turns
 # them into the kernel's embedded symbol table, the second link includes it.
 # The table lives in .data after .text, so text addresses do not move; the
-# third nm pass checks that.
+# third nm pass checks that. Which symbols count is nbproflib/symbols.py's
+# parse_nm, so the table is remade when either file changes.
+GENSYMS := tools/build/gensyms tools/nbproflib/symbols.py
 $(B)/nbprof-pass1.so: $(K_OBJS) $(B)/k/syms-empty.o linker.ld
 	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms-empty.o -o $@ \
 		-L$(EFI_LIBDIR64) -lefi -lgnuefi
 
-$(B)/k/syms-empty.c: tools/build/gensyms | deps-build
+$(B)/k/syms-empty.c: $(GENSYMS) | deps-build
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) tools/build/gensyms --empty > $@
 
-$(B)/k/syms.c: $(B)/nbprof-pass1.so tools/build/gensyms
+$(B)/k/syms.c: $(B)/nbprof-pass1.so $(GENSYMS)
 	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/k/%.o: $(B)/k/%.c
@@ -242,7 +244,7 @@ $(B)/k32/%.o: %.S | deps-build
 	$(if $(V),,@echo "  AS32    $<")
 	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
-$(B)/k32/syms-empty.c: tools/build/gensyms | deps-build
+$(B)/k32/syms-empty.c: $(GENSYMS) | deps-build
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) tools/build/gensyms --empty > $@
 
@@ -253,7 +255,7 @@ $(B)/k32/nbprof-pass1.so: $(K32_OBJS) $(B)/k32/syms-empty.o linker32.ld
 	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms-empty.o \
 		-o $@ -L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
 
-$(B)/k32/syms.c: $(B)/k32/nbprof-pass1.so tools/build/gensyms
+$(B)/k32/syms.c: $(B)/k32/nbprof-pass1.so $(GENSYMS)
 	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/k32/nbprof.so: $(K32_OBJS) $(B)/k32/syms.o linker32.ld
@@ -272,7 +274,7 @@ K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
 $(B)/k32/mb-pass1.elf: $(K32MB_OBJS) $(B)/k32/syms-empty.o linker-multiboot.ld
 	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/syms-empty.o -o $@ $(K32_LIBGCC)
 
-$(B)/k32/mb-syms.c: $(B)/k32/mb-pass1.elf tools/build/gensyms
+$(B)/k32/mb-syms.c: $(B)/k32/mb-pass1.elf $(GENSYMS)
 	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/nbprof32.elf: $(K32MB_OBJS) $(B)/k32/mb-syms.o linker-multiboot.ld
