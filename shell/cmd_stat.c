@@ -663,7 +663,7 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
  * written twice, CCCRs on, read back) and perf_count_stop (counters read,
  * CCCRs off, totals) - for the default pair, N times. Under QEMU with
  * -icount shift=7 a TSC cycle is 1 ns of virtual time and an instruction
- * 128 of them (tools/bench.py).
+ * 128 of them (tools/dev/bench.py).
  */
 static int pmu_bench(struct shell *sh, int argc, char **argv)
 {

@@ -28,7 +28,7 @@ import subprocess
 
 import pytest
 import conftest
-import qemu  # tools/, put on the path by conftest.py
+from nbproflib import qemu  # tools/, put on the path by conftest.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ELF = qemu.kernel_elf(os.environ.get("NBPROF_FIRMWARE", qemu.DEFAULT_FIRMWARE))

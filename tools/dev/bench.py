@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """bench.py - what counting costs, measured in QEMU with -icount shift=7.
 
-    tools/bench.py [--repeats N] [--image build/nbprof.img]
-    tools/bench.py --serial /dev/ttyUSB0    (a real machine: boot it after starting)
+    tools/dev/bench.py [--repeats N] [--image build/nbprof.img]
+    tools/dev/bench.py --serial /dev/ttyUSB0    (a real machine: boot it after starting)
 
 Boots the image once (model backend) with a deterministic clock: under
 -icount shift=7 QEMU's TSC advances 128 per guest instruction, so a TSC
@@ -60,8 +60,9 @@ import time
 
 import pexpect
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import qemu  # noqa: E402
+# tools/, where the host tools' package is (docs/dev/tools.md)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+from nbproflib import qemu  # noqa: E402
 
 PROMPT = "nbprof> "
 READY = "nbprof: ready"
