@@ -20,6 +20,8 @@ tests"). In short:
                                          share one boot (default: the page)
       timeout=SECONDS                    per command (default 120)
       skip=REASON                        not run; the reason is required
+      file=PATH                          the block is a listing of the tree's
+                                         file PATH: it must appear in it as it is
   `<!-- doctest-vary: REGEX -->` right before a block (or `doctest-page-vary`
   for the page) marks a field that legitimately varies: wherever REGEX
   matches in the block's expected output, the real output must hold some
@@ -42,7 +44,7 @@ ELLIPSIS = "..."
 FIRMWARES = ("uefi-x64", "uefi-ia32", "bios")
 DEFAULT_SIG = (15, 4, 1)
 DEFAULT_TIMEOUT = 120
-KNOWN = {"firmware", "sig", "ht", "boot", "timeout", "skip"}
+KNOWN = {"firmware", "sig", "ht", "boot", "timeout", "skip", "file"}
 
 
 class DocError(Exception):
@@ -184,6 +186,12 @@ def parse(text, page):
             head = body[0] if body else ""
             kind = ("shell" if head.startswith(SHELL_PROMPT) else
                     "host" if head.startswith(HOST_PROMPT) else None)
+            if pending and "file" in pending:
+                examples.append(Example(page, i + 1, "file", [Step(i + 2, pending["file"], body)],
+                                        dict(pending)))
+                pending, pending_vary = None, []
+                i = j + 1
+                continue
             if kind is None and (pending is not None or pending_vary):
                 raise DocError("%s: a doctest comment before a block that is no example "
                                "(its first line starts neither with '%s' nor with '%s')"

@@ -52,8 +52,8 @@ def order(examples):
     for i, ex in enumerate(examples):
         first.setdefault(ex.boot, i)
     def key(ex):
-        if ex.kind == "host":
-            return (2, 0, ex.page, ex.line)
+        if ex.kind != "shell":
+            return (2 if ex.kind == "host" else -1, 0, ex.page, ex.line)
         return (0 if ex.boot == COMMANDS_BOOT else 1, first[ex.boot], ex.page, ex.line)
     return sorted(examples, key=key)
 
@@ -145,6 +145,17 @@ def scratch():
         yield d
 
 
+def terminal(text):
+    """What a terminal shows of text: a carriage return goes back to the line's start."""
+    lines = []
+    for line in text.split("\n"):
+        shown = ""
+        for part in line.split("\r"):
+            shown = part + shown[len(part):]
+        lines.append(shown)
+    return "\n".join(lines)
+
+
 def run_host(ex, machines, scratch):
     machines.stop()
     env = dict(os.environ, NBPROF_BUILD=qc.qemu.BUILD)
@@ -152,7 +163,7 @@ def run_host(ex, machines, scratch):
         p = subprocess.run(["/bin/sh", "-c", step.command], cwd=scratch, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            timeout=ex.opts.get("timeout", HOST_TIMEOUT))
-        actual = (qc.clean(p.stderr) + p.stdout).rstrip("\n").split("\n")
+        actual = (terminal(p.stderr) + p.stdout).rstrip("\n").split("\n")
         if actual == [""]:
             actual = []
         assert p.returncode == 0, "%s:%d: `%s` exited with status %d\n%s" % (
@@ -160,11 +171,24 @@ def run_host(ex, machines, scratch):
         assert mdexamples.matches(step.expected, actual, ex.vary), report(ex, step, actual)
 
 
+def check_listing(ex):
+    step = ex.steps[0]
+    path = os.path.join(REPO, step.command)
+    assert os.path.isfile(path), "%s:%d: file=%s: no such file in the tree" % (
+        ex.page, ex.line, step.command)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    assert "\n".join(step.expected) + "\n" in text, (
+        "%s:%d: the listing is not a part of %s as it is now" % (ex.page, ex.line, step.command))
+
+
 @pytest.mark.parametrize("ex", EXAMPLES, ids=[e.name for e in EXAMPLES])
 def test_example(ex, machines, scratch):
     if "skip" in ex.opts:
         pytest.skip(ex.opts["skip"])
-    if ex.kind == "shell":
+    if ex.kind == "file":
+        check_listing(ex)
+    elif ex.kind == "shell":
         run_shell(ex, machines)
     else:
         run_host(ex, machines, scratch)

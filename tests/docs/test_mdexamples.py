@@ -83,6 +83,12 @@ def test_missing_extra_and_elided_lines():
     assert matches(["a   "], ["a"]) and matches([], [""])
 
 
+def test_a_listing_names_its_file():
+    ex, = parse("<!-- doctest: file=sdk/x.c -->\n```c\nint x;\n```\n", "p.md")
+    assert ex.kind == "file" and ex.steps[0].command == "sdk/x.c"
+    assert ex.steps[0].expected == ["int x;"]
+
+
 @pytest.mark.parametrize("text, what", [
     ("<!-- doctest: bogus -->\n```\nnbprof> cpu\n```\n", "unknown doctest option"),
     ("<!-- doctest: sig=15,2 -->\n```\nnbprof> cpu\n```\n", "three numbers"),
