@@ -161,9 +161,10 @@ def run_host(ex, machines, scratch):
     env = dict(os.environ, NBPROF_BUILD=qc.qemu.BUILD)
     for step in ex.steps:
         p = subprocess.run(["/bin/sh", "-c", step.command], cwd=scratch, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=ex.opts.get("timeout", HOST_TIMEOUT))
-        actual = (terminal(p.stderr) + p.stdout).rstrip("\n").split("\n")
+        out, err = (b.decode("utf-8", "replace") for b in (p.stdout, p.stderr))
+        actual = (terminal(err) + out).rstrip("\n").split("\n")
         if actual == [""]:
             actual = []
         assert p.returncode == 0, "%s:%d: `%s` exited with status %d\n%s" % (
