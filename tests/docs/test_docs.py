@@ -132,7 +132,8 @@ def run_shell(ex, machines):
         actual = con.cmd(step.command, timeout=timeout).split("\n")
         if actual == [""]:
             actual = []
-        assert mdexamples.matches(step.expected, actual, ex.vary), report(ex, step, actual)
+        if not mdexamples.matches(step.expected, actual, ex.vary):
+            pytest.fail(report(ex, step, actual), pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -169,7 +170,8 @@ def run_host(ex, machines, scratch):
             actual = []
         assert p.returncode == 0, "%s:%d: `%s` exited with status %d\n%s" % (
             ex.page, step.line, step.command, p.returncode, "\n".join(actual))
-        assert mdexamples.matches(step.expected, actual, ex.vary), report(ex, step, actual)
+        if not mdexamples.matches(step.expected, actual, ex.vary):
+            pytest.fail(report(ex, step, actual), pytrace=False)
 
 
 def check_listing(ex):
