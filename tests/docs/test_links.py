@@ -59,3 +59,20 @@ def test_links_resolve(page):
         elif frag and dest.endswith(".md") and frag not in raw_anchors(dest):
             bad.append("%s: no heading '#%s' in %s" % (target, frag, os.path.relpath(dest, REPO)))
     assert not bad, "%s:\n  %s" % (page, "\n  ".join(bad))
+
+
+SOURCE = re.compile(r"(?<![\w./-])((?:lib|pmu|arch|prof|workload|selftest|shell|kernel|boot|sdk|"
+                    r"tools|tests)/[\w./-]*\.(?:c|h|S|py|ld))\b")
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if not p.startswith("docs/reference/")])
+def test_source_files_named_exist(page):
+    """A page that names a source file (prof/perf.c) names one the tree has.
+
+    The reference pages are left out: they name files of Linux, libpfm4 and
+    FreeBSD too.
+    """
+    with open(os.path.join(REPO, page), encoding="utf-8") as f:
+        text = f.read()
+    missing = sorted({m for m in SOURCE.findall(text) if not os.path.exists(os.path.join(REPO, m))})
+    assert not missing, "%s names files the tree does not have: %s" % (page, ", ".join(missing))
