@@ -19,7 +19,8 @@ tests"). In short:
       boot=NAME                          pages with the same NAME and machine
                                          share one boot (default: the page)
       timeout=SECONDS                    per command (default 120)
-      skip=REASON                        not run; the reason is required
+      skip="REASON"                      not run; the reason is required (in
+                                         quotes when it has blanks)
       file=PATH                          the block is a listing of the tree's
                                          file PATH: it must appear in it as it is
   `<!-- doctest-vary: REGEX -->` right before a block (or `doctest-page-vary`
