@@ -6,7 +6,9 @@
 #   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
 #   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
 #   make run        boot it in QEMU with the serial shell on this terminal
-#   make check      host unit tests + QEMU and Bochs tests in two lanes (CHECK_LANES=1: one), ends with a summary line
+#   make check      host unit tests + QEMU, Bochs and documentation tests in two lanes (CHECK_LANES=1: one),
+#                   ends with a summary line
+#   make doc-test   run every example in README.md and docs/ that shows output, and compare
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
