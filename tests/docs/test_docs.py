@@ -9,8 +9,10 @@ the lines the page shows (mdexamples.matches: `...` and doctest-vary
 fields). The syntax is in docs/dev/testing.md.
 
 test_command_pages: every shell command (`help`) has a page
-docs/commands/CMD.md whose synopsis and summary are `help CMD`'s, and every
-page there is a command's.
+docs/commands/CMD.md whose synopsis and first paragraph are `help CMD`'s
+usage line and summary, and a link from docs/commands/index.md; every page
+there is a command's. It runs in the command pages' boot, before their
+examples.
 """
 
 import difflib
@@ -51,6 +53,7 @@ def order(examples):
     first = {}
     for i, ex in enumerate(examples):
         first.setdefault(ex.boot, i)
+
     def key(ex):
         if ex.kind != "shell":
             return (2 if ex.kind == "host" else -1, 0, ex.page, ex.line)
