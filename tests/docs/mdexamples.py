@@ -277,3 +277,14 @@ def first_difference(expected, actual, vary=()):
             return "line %d: expected %r\n        got %r" % (i + 1, e, actual[j])
         j += 1
     return "the output has %d more line(s), the first %r" % (len(actual) - j, actual[j:j + 1])
+
+
+def terminal(text):
+    """What a terminal shows of text: a carriage return goes back to the line's start."""
+    lines = []
+    for line in text.split("\n"):
+        shown = ""
+        for part in line.split("\r"):
+            shown = part + shown[len(part):]
+        lines.append(shown)
+    return "\n".join(lines)

@@ -149,17 +149,6 @@ def scratch():
         yield d
 
 
-def terminal(text):
-    """What a terminal shows of text: a carriage return goes back to the line's start."""
-    lines = []
-    for line in text.split("\n"):
-        shown = ""
-        for part in line.split("\r"):
-            shown = part + shown[len(part):]
-        lines.append(shown)
-    return "\n".join(lines)
-
-
 def run_host(ex, machines, scratch):
     machines.stop()
     env = dict(os.environ, NBPROF_BUILD=qc.qemu.BUILD)
@@ -168,7 +157,7 @@ def run_host(ex, machines, scratch):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=ex.opts.get("timeout", HOST_TIMEOUT))
         out, err = (b.decode("utf-8", "replace") for b in (p.stdout, p.stderr))
-        actual = (terminal(err) + out).rstrip("\n").split("\n")
+        actual = (mdexamples.terminal(err) + out).rstrip("\n").split("\n")
         if actual == [""]:
             actual = []
         assert p.returncode == 0, "%s:%d: `%s` exited with status %d\n%s" % (

@@ -83,6 +83,14 @@ def test_missing_extra_and_elided_lines():
     assert matches(["a   "], ["a"]) and matches([], [""])
 
 
+def test_host_output_is_what_a_terminal_shows():
+    """Progress lines redrawn with CR show their last state, as on a terminal
+    (read as text with universal newlines, each state became a line)."""
+    err = "\rupload: 16/51 frames\rupload: 32/51 frames\rupload: 51/51 frames\n"
+    assert mdexamples.terminal(err) == "upload: 51/51 frames\n"
+    assert mdexamples.terminal("abcdef\rxy\n") == "xycdef\n"
+
+
 def test_a_listing_names_its_file():
     ex, = parse("<!-- doctest: file=sdk/x.c -->\n```c\nint x;\n```\n", "p.md")
     assert ex.kind == "file" and ex.steps[0].command == "sdk/x.c"
