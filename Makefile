@@ -6,7 +6,9 @@
 #   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
 #   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
 #   make run        boot it in QEMU with the serial shell on this terminal
-#   make check      host unit tests + QEMU and Bochs tests in two lanes (CHECK_LANES=1: one), ends with a summary line
+#   make check      host unit tests + QEMU, Bochs and documentation tests in two lanes (CHECK_LANES=1: one),
+#                   ends with a summary line
+#   make doc-test   run every example in README.md and docs/ that shows output, and compare
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
@@ -167,7 +169,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test doc-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -468,6 +470,18 @@ PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
 PYTEST_BOCHS := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/bochs \
                 $(PYTEST_FLAGS)
 
+# The documentation's examples (tests/docs, docs/dev/testing.md): every shell
+# example that shows output runs on the machine its page names, under QEMU
+# -icount, and its output is compared with the page; host examples run too
+# (tools/nbprof boots build/nbprof.img). DOC_LANE: the lane of `make check`
+# that runs them (1 or 2).
+DOC_PYTEST := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/docs $(PYTEST_FLAGS)
+DOC_LANE ?= 1
+DOC_STAGE = NBPROF_COUNTS=$(B)/docs.counts $(DOC_PYTEST) || d=$$?;
+
+doc-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(IMAGE) tools/build/mkimage | deps-check
+	$(Q)$(DOC_PYTEST)
+
 bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-check
 	$(Q)$(PYTEST_BOCHS)
 
@@ -533,14 +547,15 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-ch
 CHECK_LANES ?= 2
 LANE2_OUT = $(if $(filter 1,$(CHECK_LANES)),;,> $(B)/check-lane2.log 2>&1 &)
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
-		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
+		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(IMAGE) check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
 		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/qemu-lane2.counts $(B)/check-lane2.log \
-		$(B)/check-lane2.status; \
-	h=0; t=0; q=0; q2=0; i=0; b=0; o=0; \
+		$(B)/check-lane2.status $(B)/docs.counts $(B)/docs.status; \
+	h=0; t=0; q=0; q2=0; i=0; b=0; o=0; d=0; \
 	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the tool, 32-bit kernel, Bochs and LANE2_TESTS stages run beside this lane; their output follows at the end";) \
-	( t=0; q2=0; i=0; b=0; o=0; \
+	( t=0; q2=0; i=0; b=0; o=0; d=0; \
 	  NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
+	  $(if $(filter 2,$(DOC_LANE)),$(DOC_STAGE) echo $$d > $(B)/docs.status;) \
 	  $(if $(strip $(LANE2_TESTS)),,echo "0 0" > $(B)/qemu-lane2.counts;) \
 	  NBPROF_COUNTS=$(B)/qemu-lane2.counts $(PYTEST_LANE2) || q2=$$?; \
 	  NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
@@ -549,13 +564,16 @@ check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX
 	  echo "$$t $$q2 $$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
 	$(PYTHON) tools/dev/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST_LANE1) || q=$$?; \
+	$(if $(filter 2,$(DOC_LANE)),,$(DOC_STAGE)) \
 	wait; \
 	if [ -f $(B)/check-lane2.log ]; then echo "check: the tool, 32-bit kernel, Bochs and LANE2_TESTS stages:"; cat $(B)/check-lane2.log; fi; \
 	read t q2 i b o < $(B)/check-lane2.status || t=1; \
+	$(if $(filter 2,$(DOC_LANE)),read d < $(B)/docs.status || d=1;) \
 	$(PYTHON) tools/dev/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-lane2:$$q2:$(B)/qemu-lane2.counts \
 		qemu-ia32:$$i:$(B)/qemu-ia32.counts \
-		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
+		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts \
+		docs:$$d:$(B)/docs.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).

@@ -5,7 +5,7 @@
  * backend does differently is behind its ops (prof/backend.h); nothing here
  * asks which one it is.
  *
- * The overflow path runs one way (README "How a sample is taken"): the LVT
+ * The overflow path runs one way (docs/dev/sampling-path.md): the LVT
  * PC vector or the NMI enters perf_pmi_handler, which takes the PMU lock
  * once, and for each overflowed counter the calling LP owns (p4_cccr_pmi_lp:
  * OVF_PMI_T1 alone = LP1, else LP0) stops it on a null event, settles its

@@ -1,6 +1,6 @@
 /*
- * record.c - sampling: the sample sink of the overflow path (README "How a
- * sample is taken" tells the path once), per-LP sample stores, polling on
+ * record.c - sampling: the sample sink of the overflow path
+ * (docs/dev/sampling-path.md tells the path once), per-LP sample stores, polling on
  * the erratum parts, throttling, and the cost figures of `make bench`.
  *
  * Erratum path. On parts with the cascade-PMI erratum (0F_02, and 0F_00/01
@@ -28,7 +28,7 @@
  * each LP's run is a warm-up that is measured but never counts: its
  * handlers run cold (caches, TLBs, and under QEMU the first translation of
  * the overflow path's code), which made the first `record` after boot
- * throttle (61 samples of README's 106) while every later run took all.
+ * throttle (61 samples of docs/guide/sampling.md's 106) while every later run took all.
  *
  * Stores. At the first record, all free RAM the memory map reports minus
  * RECORD_KERNEL_RESERVE (what the kernel still allocates: the workloads'

@@ -4,7 +4,7 @@
  *
  * Which access counts where (mask bits as PMU reference 4.1 names them; the
  * choices the manual leaves open are the model's, listed here and in
- * README "What the model counts"):
+ * docs/guide/model.md):
  * - ITLB_reference HIT / MISS: each fetch piece by its ITLB outcome; HIT_UC
  *   never (the model knows no uncacheable code).
  * - page_walk_type DTMISS / ITMISS: one per DTLB / ITLB miss (p4_mem: a

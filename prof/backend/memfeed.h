@@ -10,9 +10,8 @@
  * accesses' penalties into clockticks. memfeed_events() then lists the
  * occurrences, with the mask bits of the event table (PMU reference 4.1), that
  * the backend feeds to p4_model_event(); memfeed_uncore() the occurrences
- * of the L3/FSB uncore units (p4_model_uncore_event). README "What the
- * model counts" tells which event comes from where and what is not
- * modelled.
+ * of the L3/FSB uncore units (p4_model_uncore_event). docs/guide/model.md
+ * tells which event comes from where and what is not modelled.
  *
  * Portable: no hardware, compiled on the host for tests/host/test_memfeed.c.
  */

@@ -15,7 +15,7 @@
  * and taken wherever IF next becomes 1; only an NMI gets through. No
  * interrupt window is opened for it.
  *
- * README "How a sample is taken" tells which context a model PMI
+ * docs/dev/sampling-path.md tells which context a model PMI
  * interrupts (the workload's, through the step handler's frame).
  * tests/host/test_model_pmi.c runs this file on the host.
  */

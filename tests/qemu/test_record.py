@@ -116,7 +116,7 @@ def record(nb, args):
 
 
 def test_first_record_after_boot_is_not_throttled(nb):
-    """README's sampling example, as the first record after boot, with the
+    """docs/guide/sampling.md's example, as the first record after boot, with the
     default throttle: the same samples as any later run (record.c: the first
     window is a warm-up). calls D N retires 6 + N(8D + 2) + 4 instructions
     (arch/x86/64/workloads.S), so calls 3 400: 10410, a sample every 98: 106."""

@@ -1,4 +1,4 @@
-"""test_check_layers.py - tools/check-layers, the check that every folder
+"""test_check_layers.py - tools/dev/check-layers, the check that every folder
 includes only from itself and the layers below it.
 
 A small fake tree that keeps every rule passes; then each rule is broken
@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CHECK = os.path.join(REPO, "tools", "check-layers")
+CHECK = os.path.join(REPO, "tools", "dev", "check-layers")
 
 # A tree that keeps every rule: one file per layer, each including the one below.
 GOOD = {
