@@ -65,23 +65,22 @@ static void perf_pmi_handler(struct trap_frame *f);
 
 /* ---- the PMU lock, the LPs ---------------------------------------------------- */
 
-unsigned perf_this_lp(void)
+/* The LP (SMT ID T0/T1) of a percpu block: perf_this_lp's rule. */
+static inline unsigned perf_lp_of(const struct percpu *p)
 {
-	unsigned smt = percpu_this()->topo.smt;
-
-	return smt < PERF_NLP ? smt : 0;
+	return p->topo.smt < PERF_NLP ? p->topo.smt : 0;
 }
 
-static bool perf_lock_mine(void)
+unsigned perf_this_lp(void)
 {
-	return __atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
+	return perf_lp_of(percpu_this());
 }
 
 void perf_lock(void)
 {
 	uint32_t me = percpu_this()->index + 1, free_ = 0;
 
-	if (perf_lock_mine()) {
+	if (__atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == me) {
 		lock_depth++;
 		return;
 	}
@@ -295,28 +294,29 @@ static unsigned perf_slot_lp(const struct p4_slot *slot)
 static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigned i,
 			      struct trap_frame *f)
 {
-	const struct p4_slot *slot = &s->plan.slot[i];
-	uint64_t cccr = 0, running = 0, stopped = 0, next = s->reload[i];
-	struct perf_overflow ov = { .idx = i, .reload = s->reload[i] };
-	bool ovf, unflagged;
+	const struct p4_counter_desc *d = &p4_counters[s->plan.slot[i].counter];
+	uint64_t cccr = 0, running = 0, stopped, start = s->start[i], next = s->reload[i];
+	struct perf_overflow ov;
+	bool unflagged;
 
-	if (msr_bus_read(bus, p4_counters[slot->counter].cccr_msr, &cccr) ||
-	    p4_counter_read(bus, slot->counter, &running))
+	if (msr_bus_read(bus, d->cccr_msr, &cccr) || msr_bus_read(bus, d->msr, &running))
 		return;
-	ovf = (cccr & CCCR_OVF) != 0;
-	unflagged = !ovf && (s->start[i] & BIT(39)) && !(running & BIT(39));
-	if (!ovf && !unflagged)
+	running &= P4_COUNTER_MASK;
+	unflagged = !(cccr & CCCR_OVF) && (start & BIT(39)) && !(running & BIT(39));
+	if (!(cccr & CCCR_OVF) && !unflagged)
 		return;
 	/* Stopped (and OVF cleared) before the value is taken: no event falls between. */
 	p4_counter_quiet(bus, &s->plan, i);
-	if (p4_counter_read(bus, slot->counter, &stopped))
+	if (p4_counter_read(bus, s->plan.slot[i].counter, &stopped))
 		stopped = running;
+	ov.idx = i;
+	ov.reload = next;
 	ov.raw = p4_counter_settle(running, stopped);
-	ov.events = (ov.raw - s->start[i]) & P4_COUNTER_MASK;
+	ov.events = (ov.raw - start) & P4_COUNTER_MASK;
 	info.pmi.overflows++;
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;
-	s->base[i] += (ov.raw - s->start[i]) & P4_COUNTER_MASK;
+	s->base[i] += ov.events;
 	if (sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = sink(sink_ctx, f, &ov);
 	p4_counter_reload(bus, &s->plan, i, next, p4_cccr_restart(&s->plan, i), &info.pmi.mismatches);
@@ -324,21 +324,21 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 }
 
 /*
- * Every counter the calling LP owns (PMU lock held). A PEBS counter is not
- * the handler's: the assist reloads it from the DS counter-reset field and
- * its samples are the records (pebs_hook), so an OVF it may hold is
- * neither a sample nor events to add (record_pebs_stop counts its records).
+ * Every counter the calling LP owns (PMU lock held): pmi_mask, set when the
+ * count started. A PEBS counter is not the handler's: the assist reloads it
+ * from the DS counter-reset field and its samples are the records
+ * (pebs_hook), so an OVF it may hold is neither a sample nor events to add
+ * (record_pebs_stop counts its records).
  */
 static void perf_scan(unsigned lp, struct trap_frame *f)
 {
-	struct msr_bus *bus = perf_bus();
+	struct msr_bus *bus;
 
 	if (!perf_counting())
 		return;
-	for (unsigned i = 0; i < active->plan.n; i++)
-		if (active->plan.req[i].role != P4_ROLE_PEBS &&
-		    perf_slot_lp(&active->plan.slot[i]) == lp)
-			perf_overflow_one(bus, active, i, f);
+	bus = perf_bus();
+	for (uint32_t m = active->pmi_mask[lp]; m; m &= m - 1)
+		perf_overflow_one(bus, active, (unsigned)__builtin_ctz(m), f);
 }
 
 /* TSC since t0 spent handling: in all, and the calling LP's own share (throttling). */
@@ -359,42 +359,47 @@ static struct trap_frame *perf_wl_frame(void)
 }
 
 /* After the unmask: the backend's re-raise, and its share of this handler since b0. */
-static void perf_pmi_unmasked(unsigned lp, uint64_t b0)
+static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 {
 	if (be->unmasked)
 		be->unmasked(lp);
 	if (be->bus_tsc)
-		info.pmi.backend_tsc += be->bus_tsc[percpu_this()->index] - b0;
+		info.pmi.backend_tsc += be->bus_tsc[cpu] - b0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
 {
 	uint64_t t0 = rdtsc(), b0;
-	struct trap_frame *wf = perf_wl_frame();
-	unsigned lp = perf_this_lp();
+	const struct percpu *me = percpu_this();
+	unsigned cpu = me->index, lp = perf_lp_of(me);
+	struct trap_frame *wf;
 	bool counting;
 
-	if (perf_lock_mine()) {		/* an NMI inside a locked section: after it (perf_unlock) */
-		nmi_deferred[percpu_this()->index] = true;
+	if (__atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == cpu + 1) {
+		nmi_deferred[cpu] = true;	/* an NMI inside a locked section: after it (perf_unlock) */
 		return;
 	}
 	__atomic_fetch_add(&info.pmi.interrupts, 1, __ATOMIC_RELAXED);
 	info.pmi.lp_interrupts[lp]++;
+	wf = perf_wl_frame();
 	if (wf && wf != f) {
 		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
 		f = wf;
 	}
-	b0 = be && be->bus_tsc ? be->bus_tsc[percpu_this()->index] : 0;
+	b0 = be && be->bus_tsc ? be->bus_tsc[cpu] : 0;
 	perf_lock();
 	perf_scan(lp, f);
 	if (pebs_hook)
 		pebs_hook(pebs_hook_ctx, lp, f);
 	counting = perf_counting();
-	if (counting)		/* OVF is clear now: unmasking cannot re-trigger for these */
-		perf_lvt_write(lp, lp_lvt[lp] & ~LAPIC_LVT_MASKED);
+	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
+		lp_lvt[lp] &= ~LAPIC_LVT_MASKED;	/* perf_lvt_write on the calling LP */
+		if (have_lapic)
+			lapic_write(LAPIC_LVT_PMC, lp_lvt[lp]);
+	}
 	perf_unlock();
 	if (counting)
-		perf_pmi_unmasked(lp, b0);
+		perf_pmi_unmasked(lp, cpu, b0);
 	perf_pmi_time(lp, t0);
 }
 
@@ -467,6 +472,9 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		s->start[i] = period ? plan->slot[i].preset : s->reload[i];
 		s->plan.slot[i].preset = s->start[i];
 	}
+	for (unsigned i = 0; i < plan->n; i++)
+		if (plan->req[i].role != P4_ROLE_PEBS)
+			s->pmi_mask[perf_slot_lp(&plan->slot[i])] |= UINT32_C(1) << i;
 	if ((P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1 < s->chunk)
 		s->chunk = (P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1;
 	perf_lock();

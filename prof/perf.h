@@ -106,6 +106,7 @@ struct perf_count {
 	uint64_t base[P4_MAX_REQUESTS];
 	uint64_t overflows[P4_MAX_REQUESTS];
 	uint64_t chunk;			/* largest model input fed in one call */
+	uint32_t pmi_mask[2];		/* per LP (T0, T1): the counters its handler scans */
 	bool running;
 };
 
