@@ -90,20 +90,28 @@ static inline uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
  * Reload slot i's counter, stopped by p4_counter_quiet, with value (the
  * overflow handler): written twice (N15), read back and written once more
  * when it still differs (counted in *mismatches), then `cccr` written back.
+ * p4_counter_reload_msr: the same by the counter's and its CCCR's MSR numbers.
  */
+static inline void p4_counter_reload_msr(struct msr_bus *bus, uint32_t msr, uint32_t cccr_msr,
+					 uint64_t value, uint64_t cccr, uint64_t *mismatches)
+{
+	uint64_t v = value & P4_COUNTER_MASK, got = 0;
+
+	msr_bus_write(bus, msr, v);
+	msr_bus_write(bus, msr, v);		/* Intel 249199 erratum N15 */
+	if (msr_bus_read(bus, msr, &got) == 0 && (got & P4_COUNTER_MASK) != v) {
+		(*mismatches)++;		/* N15 struck despite the double write */
+		msr_bus_write(bus, msr, v);
+	}
+	msr_bus_write(bus, cccr_msr, cccr);
+}
+
 static inline void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
 				     uint64_t value, uint64_t cccr, uint64_t *mismatches)
 {
 	const struct p4_counter_desc *d = &p4_counters[plan->slot[i].counter];
-	uint64_t v = value & P4_COUNTER_MASK, got = 0;
 
-	msr_bus_write(bus, d->msr, v);
-	msr_bus_write(bus, d->msr, v);		/* Intel 249199 erratum N15 */
-	if (p4_counter_read(bus, plan->slot[i].counter, &got) == 0 && got != v) {
-		(*mismatches)++;		/* N15 struck despite the double write */
-		msr_bus_write(bus, d->msr, v);
-	}
-	msr_bus_write(bus, d->cccr_msr, cccr);
+	p4_counter_reload_msr(bus, d->msr, d->cccr_msr, value, cccr, mismatches);
 }
 
 /*

@@ -295,23 +295,24 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 			      struct trap_frame *f)
 {
 	const struct p4_counter_desc *d = &p4_counters[s->plan.slot[i].counter];
-	uint64_t cccr = 0, running = 0, stopped, start = s->start[i], next = s->reload[i];
+	uint32_t msr = d->msr, cccr_msr = d->cccr_msr;
+	uint64_t cccr = 0, running = 0, stopped = 0, start = s->start[i], next = s->reload[i];
 	struct perf_overflow ov;
 	bool unflagged;
 
-	if (msr_bus_read(bus, d->cccr_msr, &cccr) || msr_bus_read(bus, d->msr, &running))
+	if (msr_bus_read(bus, cccr_msr, &cccr) || msr_bus_read(bus, msr, &running))
 		return;
 	running &= P4_COUNTER_MASK;
 	unflagged = !(cccr & CCCR_OVF) && (start & BIT(39)) && !(running & BIT(39));
 	if (!(cccr & CCCR_OVF) && !unflagged)
 		return;
-	/* Stopped (and OVF cleared) before the value is taken: no event falls between. */
-	p4_counter_quiet(bus, &s->plan, i);
-	if (p4_counter_read(bus, s->plan.slot[i].counter, &stopped))
+	/* Stopped (and OVF cleared) before the value is taken (p4_counter_quiet): no event falls between. */
+	msr_bus_write(bus, cccr_msr, s->plan.slot[i].cccr_quiet);
+	if (msr_bus_read(bus, msr, &stopped))
 		stopped = running;
 	ov.idx = i;
 	ov.reload = next;
-	ov.raw = p4_counter_settle(running, stopped);
+	ov.raw = p4_counter_settle(running, stopped & P4_COUNTER_MASK);
 	ov.events = (ov.raw - start) & P4_COUNTER_MASK;
 	info.pmi.overflows++;
 	info.pmi.unflagged += unflagged;
@@ -319,7 +320,8 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	s->base[i] += ov.events;
 	if (sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = sink(sink_ctx, f, &ov);
-	p4_counter_reload(bus, &s->plan, i, next, p4_cccr_restart(&s->plan, i), &info.pmi.mismatches);
+	p4_counter_reload_msr(bus, msr, cccr_msr, next, p4_cccr_restart(&s->plan, i),
+			      &info.pmi.mismatches);
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 
