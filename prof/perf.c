@@ -76,20 +76,28 @@ unsigned perf_this_lp(void)
 	return perf_lp_of(percpu_this());
 }
 
-void perf_lock(void)
+/* Take the PMU lock that LP index + 1 = me does not hold. */
+static inline void perf_lock_take(uint32_t me)
 {
-	uint32_t me = percpu_this()->index + 1, free_ = 0;
+	uint32_t free_ = 0;
 
-	if (__atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == me) {
-		lock_depth++;
-		return;
-	}
 	while (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
 					    __ATOMIC_RELAXED)) {
 		free_ = 0;
 		cpu_pause();
 	}
 	lock_depth = 1;
+}
+
+void perf_lock(void)
+{
+	uint32_t me = percpu_this()->index + 1;
+
+	if (__atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == me) {
+		lock_depth++;
+		return;
+	}
+	perf_lock_take(me);
 }
 
 void perf_unlock(void)
@@ -332,7 +340,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
  * (pebs_hook), so an OVF it may hold is neither a sample nor events to add
  * (record_pebs_stop counts its records).
  */
-static void perf_scan(unsigned lp, struct trap_frame *f)
+static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct trap_frame *f)
 {
 	struct msr_bus *bus;
 
@@ -389,7 +397,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 		f = wf;
 	}
 	b0 = be && be->bus_tsc ? be->bus_tsc[cpu] : 0;
-	perf_lock();
+	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
 	perf_scan(lp, f);
 	if (pebs_hook)
 		pebs_hook(pebs_hook_ctx, lp, f);

@@ -281,7 +281,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	struct record_lp *l = r->job_of[me] != RECORD_NO_JOB ? &r->lp[r->job_of[me]] : NULL;
 	struct sample_store *st = &r->store[me];
 	struct sample s;
-	uint64_t k = 1, t0, next, first;
+	uint64_t k = 1, t0, next;
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || !l)
 		return ov->reload;
@@ -306,10 +306,11 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 		s.nchain = (uint8_t)sample_walk_stack(f->rsp, f->rbp, record_ret_at(f->rip), s.chain,
 						       SAMPLE_MAX_CHAIN, record_mapped,
 						       s.cpl == 3 ? &s : NULL);
-	first = record_first_weight(r, ov, k);
+	s.weight = record_first_weight(r, ov, k);
 	t0 = rdtsc();
-	for (uint64_t j = 0; j < k; j++) {
-		s.weight = j == 0 ? first : r->period[idx];
+	sample_store_append(st, &s);
+	for (uint64_t j = 1; j < k; j++) {	/* a poll's further periods */
+		s.weight = r->period[idx];
 		sample_store_append(st, &s);
 	}
 	l->store_tsc += rdtsc() - t0;
