@@ -93,7 +93,8 @@ static bool memfeed_all_hits(const struct p4_mem_result *r)
 	return r->tlb_miss == 0 && r->hit[P4_LVL_L2] == r->pieces && r->page_walks == 0;
 }
 
-static void memfeed_add(struct memfeed *f, const struct p4_mem_result *r)
+static inline __attribute__((always_inline)) void memfeed_add(struct memfeed *f,
+							     const struct p4_mem_result *r)
 {
 	bool read = r->kind != P4_MEM_STORE;
 
@@ -185,26 +186,26 @@ static uint64_t memfeed_base(unsigned uops)
 
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
-	struct memfeed f = { 0 };
+	struct memfeed *f = out;	/* filled in place: no copy per step */
 	uint32_t iters = s->rep_iters ? s->rep_iters : 1;
 	unsigned loads = 0, stores = 0, uops;
 
-	memfeed_fetch(c, s, &f);
-	f.known = s->mem_status == INSN_MEM_OK;
-	if (f.known && s->nmem) {
-		for (uint32_t i = 0; i < iters && f.known; i++)
-			f.known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, &f);
+	*f = (struct memfeed){ 0 };
+	memfeed_fetch(c, s, f);
+	f->known = s->mem_status == INSN_MEM_OK;
+	if (f->known && s->nmem) {
+		for (uint32_t i = 0; i < iters && f->known; i++)
+			f->known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, f);
 	} else {
 		iters = 1;
 	}
-	for (unsigned i = 0; f.known && i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
+	for (unsigned i = 0; f->known && i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
 		loads += (s->mem[i].access & INSN_LOAD) != 0;
 		stores += (s->mem[i].access & INSN_STORE) != 0;
 	}
 	uops = p4_cost_uops(loads, stores);
-	f.uops = uops * iters;
-	f.cycles += memfeed_base(uops) * iters;
-	*out = f;
+	f->uops = uops * iters;
+	f->cycles += memfeed_base(uops) * iters;
 }
 
 /* ---- events --------------------------------------------------------------------- */
