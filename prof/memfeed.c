@@ -180,12 +180,6 @@ static bool memfeed_operands(struct memfeed_ctx *c, const struct step_info *s, i
 	return ok;
 }
 
-/* Base cycles of one (iteration of an) instruction: max(1, ceil(uops / width)) (p4_cost.c). */
-static uint64_t memfeed_base(unsigned uops)
-{
-	return p4_cost_insn(uops, NULL, 0);
-}
-
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
 	struct memfeed *f = out;	/* filled in place: no copy per step */
@@ -211,7 +205,7 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 	}
 	uops = p4_cost_uops(loads, stores);
 	f->uops = uops * iters;
-	f->cycles += memfeed_base(uops) * iters;
+	f->cycles += p4_cost_base(uops) * iters;	/* per iteration (p4_cost.c) */
 }
 
 /* ---- events --------------------------------------------------------------------- */

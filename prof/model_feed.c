@@ -300,7 +300,7 @@ static void step_retired(struct step_feed *sf, const struct step_info *s, uint16
 }
 
 /* The memory model's events for one instruction; its clockticks in *cycles. */
-static void step_memory(struct step_feed *sf, struct perf_inputs *in, const struct step_info *s,
+static inline __attribute__((always_inline)) void step_memory(struct step_feed *sf, struct perf_inputs *in, const struct step_info *s,
 			uint64_t *cycles)
 {
 	struct model_adapter *a = sf->a;
