@@ -175,7 +175,16 @@ void model_pmi_reset(struct model_pmi *p);
 /* The model's raise_pmi: record the request (ctx: the struct model_pmi). */
 void model_raise(struct p4_model *m, unsigned lp, void *ctx);
 /* Send the requests the calling LP's model calls raised, and let a sibling's fixed PMI in. */
-void model_pmi_flush(struct model_pmi *p);
+void model_pmi_flush_now(struct model_pmi *p);
+/* The same; inline the test for no request at all, every step's case. */
+static inline void model_pmi_flush(struct model_pmi *p)
+{
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		if (__atomic_load_n(&p->pending[lp], __ATOMIC_RELAXED)) {
+			model_pmi_flush_now(p);
+			return;
+		}
+}
 /* Deliver one PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
 void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait);
 

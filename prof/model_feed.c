@@ -232,13 +232,15 @@ void model_feed_end(struct perf_inputs *in, uint8_t lp)
 struct step_feed {
 	struct model_adapter *a;
 	unsigned lp, cpl;
-	uint64_t fed, chunk;
+	uint64_t fed, chunk;		/* chunk: perf_feed_chunk(), 0 until first needed */
 };
 
 static void step_event_fed(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
 {
 	struct model_adapter *a = sf->a;
 
+	if (!sf->chunk)
+		sf->chunk = perf_feed_chunk();	/* asked once per step, when an event is fed */
 	if (sf->fed + n > sf->chunk) {
 		perf_unlock();
 		model_pmi_flush(&a->pmi);
@@ -334,7 +336,7 @@ void model_feed_step(void *ctx, const struct step_info *s)
 {
 	struct model_adapter *a = &model_adapter;
 	struct perf_inputs *in = ctx;
-	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl, .chunk = perf_feed_chunk() };
+	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl };	/* chunk: step_event_fed */
 	uint64_t cycles = 0;
 	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
 
