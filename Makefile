@@ -39,14 +39,15 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_sel
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
                shell/stat_uncore.c
 SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c shell/cmd_pebs.c
-PROF_SRCS   := prof/dump.c prof/jitter.c prof/memfeed.c prof/model_batch.c prof/program.c prof/report.c prof/samples.c \
-               prof/selftest_judge.c prof/selftest_report.c prof/upload.c prof/workload.c \
-               prof/snippet.c
-PROF_KSRCS  := prof/backend_hw.c prof/backend_model.c prof/model_feed.c prof/model_pmi.c prof/pebs.c prof/perf.c prof/programs_k.c \
-               prof/record.c prof/selftest.c \
-               prof/selftest_counts.c prof/selftest_overflow.c prof/selftest_pebs.c prof/tagfeed.c \
-               prof/workloads.c \
-               prof/snippet_run.c
+PROF_SRCS   := prof/dump.c prof/jitter.c prof/report.c prof/samples.c
+PROF_KSRCS  := prof/pebs.c prof/perf.c prof/record.c
+BACKEND_SRCS  := prof/backend/memfeed.c prof/backend/model_batch.c
+BACKEND_KSRCS := prof/backend/hw.c prof/backend/model.c prof/backend/model_feed.c prof/backend/model_pmi.c \
+                 prof/backend/tagfeed.c
+WORKLOAD_SRCS  := workload/program.c workload/snippet.c workload/upload.c workload/workload.c
+WORKLOAD_KSRCS := workload/programs_k.c workload/snippet_run.c workload/workloads.c
+SELFTEST_SRCS  := selftest/judge.c selftest/report.c
+SELFTEST_KSRCS := selftest/counts.c selftest/overflow.c selftest/pebs.c selftest/selftest.c
 ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/pagewalk.c \
                arch/x86/topology.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd_map.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
@@ -55,28 +56,30 @@ ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c 
                arch/x86/selftest.c arch/x86/serial.c arch/x86/smp.c arch/x86/step.c \
                arch/x86/timer.c arch/x86/user.c arch/x86/kbd.c
 # What depends on the CPU mode, side by side: the x86-64 file and its ia32 twin.
-ARCH_MODE64 := arch/x86/gdt.c arch/x86/paging.c arch/x86/mode64.c
-ARCH_MODE32 := arch/x86/gdt32.c arch/x86/paging32.c arch/x86/mode32.c
-ARCH_ASM    := arch/x86/entry.S arch/x86/nmiprobe.S arch/x86/trampoline.S arch/x86/workloads.S \
+ARCH_MODE64 := arch/x86/64/gdt.c arch/x86/64/paging.c arch/x86/64/mode.c
+ARCH_MODE32 := arch/x86/32/gdt.c arch/x86/32/paging.c arch/x86/32/mode.c
+ARCH_ASM    := arch/x86/64/entry.S arch/x86/64/nmiprobe.S arch/x86/64/trampoline.S arch/x86/64/workloads.S \
                arch/x86/snippet_area.S
-ARCH_ASM32  := arch/x86/entry32.S arch/x86/nmiprobe32.S arch/x86/trampoline32.S arch/x86/workloads32.S \
+ARCH_ASM32  := arch/x86/32/entry.S arch/x86/32/nmiprobe.S arch/x86/32/trampoline.S arch/x86/32/workloads.S \
                arch/x86/snippet_area.S
 PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p4_events.c \
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_tagging.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
-LIB_SRCS    := lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
+LIB_SRCS    := lib/base64.c lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
 # *_SRCS are portable: compiled for the kernel and, with the unit tests, for
 # the build machine. *_KSRCS run only on the target (hardware, interrupts).
-PORTABLE_SRCS := $(LIB_SRCS) $(PMU_SRCS) $(ARCH_SRCS) $(PROF_SRCS) $(SHELL_SRCS) \
-                 kernel/config.c
-KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(PROF_KSRCS) $(SHELL_KSRCS) \
+PORTABLE_SRCS := $(LIB_SRCS) $(PMU_SRCS) $(ARCH_SRCS) $(WORKLOAD_SRCS) $(PROF_SRCS) $(BACKEND_SRCS) \
+                 $(SELFTEST_SRCS) $(SHELL_SRCS) kernel/config.c
+KERNEL_ONLY   := $(LIB_KSRCS) $(ARCH_KSRCS) $(WORKLOAD_KSRCS) $(PROF_KSRCS) $(BACKEND_KSRCS) \
+                 $(SELFTEST_KSRCS) $(SHELL_KSRCS) \
                  $(filter-out kernel/config.c,$(KERNEL_SRCS)) $(BOOT_SRCS)
 
-HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_cmd_selftest.c \
+HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/test_base64.c \
+                  tests/host/test_cmd_selftest.c \
                   tests/host/test_commands.c tests/host/test_config.c \
                   tests/host/test_cpuid.c tests/host/test_dump.c tests/host/test_encode.c \
                   tests/host/test_explain.c tests/host/test_insn.c tests/host/test_mem.c \
@@ -113,18 +116,18 @@ EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # -O2 where the cost is measured (the PMU path, the model, stepping); -Os for
 # commands, parsers and text, so the image stays small (tests/tools/test_image.py).
 K_OPT    := -O2
-K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o \
+K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
              pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
-             prof/workload.o arch/x86/cpuid.o prof/program.o prof/programs_k.o \
-             prof/upload.o pmu/p4_alloc.o pmu/p4_caps.o pmu/p4_uncore.o \
+             workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o \
+             workload/upload.o pmu/p4_alloc.o pmu/p4_caps.o pmu/p4_uncore.o \
              pmu/p4_probe.o arch/x86/acpi.o arch/x86/smp.o arch/x86/power.o \
-             arch/x86/selftest.o arch/x86/topology.o arch/x86/mem.o arch/x86/gdt.o \
+             arch/x86/selftest.o arch/x86/topology.o arch/x86/mem.o arch/x86/64/gdt.o \
              arch/x86/pic.o arch/x86/serial.o arch/x86/cpu.o arch/x86/ksyms.o \
-             arch/x86/panic.o prof/workloads.o prof/selftest.o prof/selftest_report.o \
-             prof/selftest_counts.o prof/selftest_overflow.o prof/selftest_pebs.o prof/selftest_judge.o \
-             prof/snippet.o prof/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
-             prof/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
+             arch/x86/panic.o workload/workloads.o selftest/selftest.o selftest/report.o \
+             selftest/counts.o selftest/overflow.o selftest/pebs.o selftest/judge.o \
+             workload/snippet.o workload/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
+             prof/backend/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
              arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
 # The ia32 image holds the same 384 KiB budget with 4-byte pointers but
@@ -132,8 +135,8 @@ $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := 
 # the stepper and its instruction decoder, the software model and its
 # feeds, the register write sequences and a few helpers are -Os too
 # (`make bench` measures the x86-64 kernel's costs).
-K32_OS_OBJS := prof/record.o prof/perf.o prof/backend_model.o arch/x86/step.o \
-               arch/x86/insn.o prof/memfeed.o prof/model_feed.o \
+K32_OS_OBJS := prof/record.o prof/perf.o prof/backend/model.o arch/x86/step.o \
+               arch/x86/insn.o prof/backend/memfeed.o prof/backend/model_feed.o \
                pmu/model/p4_model.o pmu/model/p4_mem.o pmu/model/p4_model_msr.o \
                pmu/p4_apply.o prof/samples.o prof/jitter.o lib/stats.o lib/parse.o
 $(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os
@@ -288,8 +291,8 @@ $(B)/h/libportable.a: $(H_OBJS)
 
 $(B)/h/tests/test_perf: $(B)/h/prof/perf.o
 $(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
-$(B)/h/tests/test_model_pmi: $(B)/h/prof/model_pmi.o
-$(B)/h/tests/test_model_pmi: H_EXTRA := $(B)/h/prof/model_pmi.o
+$(B)/h/tests/test_model_pmi: $(B)/h/prof/backend/model_pmi.o
+$(B)/h/tests/test_model_pmi: H_EXTRA := $(B)/h/prof/backend/model_pmi.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
@@ -413,15 +416,16 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 		$(FUZZ_BIG_BINS)
 
 # The layers include one way (tools/check-layers: lib < pmu < pmu/model <
-# arch/x86 < prof < shell < kernel < boot), and every source file in the
+# arch/x86 < workload < prof < prof/backend < selftest < shell < kernel < boot), and every source file in the
 # tree is in one of the lists above. Every "PMU reference N.N" citation
 # names a heading of docs/reference/netburst-pmu.md, every "QEMU notes PN"
 # one a heading of docs/reference/qemu-uefi.md (tools/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
               $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \
-              $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S kernel/*.c lib/*.c prof/*.c shell/*.c \
-                         pmu/*.c pmu/model/*.c tests/host/*.c))
+              $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S arch/x86/32/*.[cS] arch/x86/64/*.[cS] \
+                         kernel/*.c lib/*.c workload/*.c prof/*.c prof/backend/*.c selftest/*.c \
+                         shell/*.c pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
 	$(Q)$(PYTHON) tools/check-layers
 	$(Q)$(PYTHON) tools/check-citations

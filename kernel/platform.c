@@ -20,7 +20,7 @@
 #include "lib/printf.h"
 #include "pmu/p4_tables.h"
 #include "prof/perf.h"
-#include "prof/workload.h"
+#include "workload/workload.h"
 #include "shell/platform.h"
 
 /* QEMU exits with (0x10 << 1) | 1 = 33: distinct from 1, which also means "QEMU could not start". */

@@ -25,7 +25,7 @@
  *   manual does not give, so they are written 0 as the rest of 35:32
  *   (`reserved` below) - a guess at a position could set a reserved bit
  *   instead. If they must be 1, IBUSQ counts nothing on hardware, and the
- *   selftest's uncore check (prof/selftest_pebs.c) then FAILs: its lower
+ *   selftest's uncore check (selftest/pebs.c) then FAILs: its lower
  *   bound needs the core's own L3 read misses to be non-zero.
  * - EMON_L3 (model 6): SDM 2016 18.21.2-18.21.4 text (xem pages 748-750):
  *   GBUSQ Agent_Select 35:32, Data_Flow 37:36, Type_Match 43:38,

@@ -2,8 +2,8 @@
  * backend.h - a PMU backend is one const table of operations (the shape of
  * Linux's struct x86_pmu and hwpmc's class ops). prof/perf.c runs counting,
  * the overflow interrupt and polling through it and never asks which
- * backend it has: the hardware (backend_hw.c) and the software model with
- * its adapter (backend_model.c) differ only in what these operations do.
+ * backend it has: the hardware (prof/backend/hw.c) and the software model with
+ * its adapter (prof/backend/model.c) differ only in what these operations do.
  *
  * Also declared here: the few services perf.c offers its backends (the PMU
  * lock, the LPs' LVT PC entries, the interrupt statistics).
@@ -32,7 +32,7 @@ struct perf_backend_ops {
 	struct msr_bus *(*bus)(void);	/* the PMU registers */
 	/* Text shown with `msr` for PMU registers it serves instead of the machine, or NULL. */
 	const char *(*msr_label)(void);
-	/* Its event feed, called from the workload hooks (prof/workload.h); NULL: none. */
+	/* Its event feed, called from the workload hooks (workload/workload.h); NULL: none. */
 	void (*begin)(struct perf_inputs *in, uint8_t lp);
 	void (*end)(struct perf_inputs *in, uint8_t lp);
 	void (*step)(void *in, const struct step_info *s);	/* in: struct perf_inputs */

@@ -9,6 +9,7 @@
  */
 #include "prof/dump.h"
 
+#include "lib/base64.h"
 #include "lib/crc32.h"
 #include "pmu/p4_regs.h"
 
@@ -36,7 +37,6 @@ _Static_assert(DUMP_VARINT_MAX + DUMP_CHAIN_MAX <= DUMP_PAYLOAD_MAX, "a chain mu
 _Static_assert(DUMP_CHAINS + DUMP_REF_TABLE < 16384, "a table reference is at most 2 bytes");
 _Static_assert(DUMP_PAYLOAD_MAX <= 0xffff, "payload length is a u16");
 
-static const char dump_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 struct dump_blob {
 	uint8_t *p;
@@ -114,27 +114,6 @@ uint64_t dump_zigzag(uint64_t a, uint64_t b)
 
 	/* (d << 1) ^ (d >> 63) with an arithmetic shift, spelled without signed overflow. */
 	return (d << 1) ^ (0 - (d >> 63));
-}
-
-size_t dump_base64(char *out, const uint8_t *in, size_t n)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16;
-		size_t left = n - i;
-
-		if (left > 1)
-			v |= (uint32_t)in[i + 1] << 8;
-		if (left > 2)
-			v |= in[i + 2];
-		out[o++] = dump_b64[(v >> 18) & 63];
-		out[o++] = dump_b64[(v >> 12) & 63];
-		out[o++] = left > 1 ? dump_b64[(v >> 6) & 63] : '=';
-		out[o++] = left > 2 ? dump_b64[v & 63] : '=';
-	}
-	out[o] = '\0';
-	return o;
 }
 
 static uint32_t dump_symtab_crc_add(uint32_t crc, const struct ksym *sym)
@@ -587,7 +566,7 @@ bool dump_next(struct dump_enc *enc, const struct report_out *out)
 
 			for (size_t i = 0; i < p; i++)
 				enc->line[i] = DUMP_LINE_PREFIX[i];
-			dump_base64(enc->line + p, enc->frame, n);
+			base64_encode(enc->line + p, enc->frame, n);
 			out->line(out->ctx, enc->line);
 			return true;
 		}

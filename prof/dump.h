@@ -181,9 +181,6 @@ uint32_t dump_symtab_crc(const struct ksym *table, uint32_t count);
 /* The same over symbols 0..count-1 as get(i) returns them (the kernel: ksym_get). */
 uint32_t dump_symtab_crc_get(struct ksym (*get)(uint32_t i), uint32_t count);
 
-/* RFC 4648 base64 with padding of in[0..n) into out (4 * ceil(n / 3) + 1 bytes). */
-size_t dump_base64(char *out, const uint8_t *in, size_t n);
-
 /* Unsigned LEB128 of v into p (at most 10 bytes); returns the length. */
 size_t dump_varint(uint8_t *p, uint64_t v);
 uint64_t dump_zigzag(uint64_t a, uint64_t b);	/* zigzag(a - b) */

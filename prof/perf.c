@@ -696,7 +696,7 @@ void perf_init(void)
 	 * reason, `cpu`, `pmu` and `selftest`. The model is chosen here only when
 	 * no NetBurst PMU exists at all: under a hypervisor (CPUID.1:ECX[31])
 	 * whose IA32_MISC_ENABLE is unreadable or has bit 7 clear (QEMU's), as
-	 * backend_hw.c refuses then; otherwise only on `pmu backend model`.
+	 * prof/backend/hw.c refuses then; otherwise only on `pmu backend model`.
 	 */
 	if (perf_select_hw(why, sizeof(why)) == 0) {
 		/* the reason says what the probe found */

@@ -16,7 +16,7 @@
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_caps.h"
 #include "pmu/p4_probe.h"
-#include "prof/workload.h"
+#include "workload/workload.h"
 #include "pmu/p4_events.h"
 
 enum perf_backend {

@@ -75,7 +75,7 @@
 #include "pmu/p4_regs.h"
 #include "prof/jitter.h"
 #include "prof/pebs.h"
-#include "prof/program.h"
+#include "workload/program.h"
 #include "prof/record.h"
 
 #define RECORD_KERNEL_RESERVE	(UINT64_C(80) << 20)

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-/* Call numbers of the int 0x82 gate (the kernel's prof/program.h). */
+/* Call numbers of the int 0x82 gate (the kernel's workload/program.h). */
 #define NB_CALL_WRITE	1
 #define NB_CALL_COUNT	2
 

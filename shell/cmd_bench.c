@@ -3,7 +3,7 @@
  *
  *   bench [-e SPEC]... [--init HEX] [-u U] [-n N] [-w W] [-r R] [--ring 0|3] CODEHEX
  *
- * The snippet (hex bytes) is wrapped in a loop (prof/snippet.h: N
+ * The snippet (hex bytes) is wrapped in a loop (workload/snippet.h: N
  * iterations of U copies, counter in R15, which the snippet must leave
  * alone), loaded into the snippet area in the workload text and run as the
  * `snippet` workload, so stepping (the model), rings and counting work as
@@ -29,8 +29,8 @@
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_spec.h"
 #include "prof/perf.h"
-#include "prof/snippet.h"
-#include "prof/snippet_run.h"
+#include "workload/snippet.h"
+#include "workload/snippet_run.h"
 #include "shell/cmds.h"
 #include "shell/shell.h"
 #include "shell/stat_opts.h"

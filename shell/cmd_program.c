@@ -4,7 +4,7 @@
  * folder) or received over the serial line.
  *
  * `upload programs SIZE NAME CRC` receives a file in nbprof's CRC-checked
- * frames (prof/upload.h) into a staging buffer. Progress is printed every
+ * frames (workload/upload.h) into a staging buffer. Progress is printed every
  * UPLOAD_PROGRESS frames, which the host waits for before it sends more
  * (flow control over a line without handshake wires). A broken transfer
  * keeps what arrived; `upload --resume programs` asks for the rest from
@@ -16,8 +16,8 @@
 #include "arch/x86/mem.h"
 #include "arch/x86/timer.h"
 #include "lib/parse.h"
-#include "prof/program.h"
-#include "prof/upload.h"
+#include "workload/program.h"
+#include "workload/upload.h"
 #include "shell/cmds.h"
 #include "shell/shell.h"
 
@@ -249,7 +249,7 @@ static const struct shell_cmd program_cmds[] = {
 	  "from 'upload' (tools/nbprof does it). See sdk/ for how to build one.\n",
 	  cmd_programs },
 	{ "upload", UPLOAD_USAGE, "receive a program over the serial line (CRC-checked frames)",
-	  "SIZE bytes in NBU: frames (prof/upload.h), then the whole file's CRC32.\n"
+	  "SIZE bytes in NBU: frames (workload/upload.h), then the whole file's CRC32.\n"
 	  "A broken transfer is resumed with 'upload --resume programs'; a failed\n"
 	  "upload changes nothing already loaded. --flat ENTRY: a flat binary of\n"
 	  "position-independent code, entered at offset ENTRY.\n",

@@ -23,7 +23,7 @@
 #include "prof/jitter.h"
 #include "pmu/p4_tagging.h"
 #include "prof/pebs.h"
-#include "prof/program.h"
+#include "workload/program.h"
 #include "prof/record.h"
 #include "prof/report.h"
 #include "shell/cmds.h"

@@ -1,16 +1,16 @@
 /*
  * cmd_selftest.c - the `selftest` command: a conformance test of the PMU
- * of this machine (prof/selftest.c holds the checks).
+ * of this machine (selftest/selftest.c holds the checks).
  *
  * It prints a header naming the machine (CPUID signature and stepping,
  * brand string, microcode revision, IA32_MISC_ENABLE, boot path and PMU
  * backend), one PASS / FAIL / SKIP line per check as it completes, the
- * report block of CRC-checked `NBS:` lines (prof/selftest.h) that
+ * report block of CRC-checked `NBS:` lines (selftest/selftest.h) that
  * tools/nbprof-decode turns back into a report, and last the summary line
  * "selftest: N passed, N failed, N skipped", followed by "; no counter
  * counted" when none did and "; on the software model, ..." when the
  * report is the model's. Ctrl-C stops it (a stepped run polls it, an
- * unstepped one's watchdog tick does, prof/workloads.c); the PMU registers
+ * unstepped one's watchdog tick does, workload/workloads.c); the PMU registers
  * are written back either way.
  */
 #include "lib/parse.h"
@@ -18,7 +18,7 @@
 #include "lib/string.h"
 #include "pmu/p4_tables.h"
 #include "prof/perf.h"
-#include "prof/selftest.h"
+#include "selftest/selftest.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
 #include "shell/shell.h"
@@ -161,7 +161,7 @@ static void selftest_header(struct selftest_cmd *c)
 	shell_printf(c->sh, "PMU backend %s (%s)\n", backend, perf_info()->reason);
 }
 
-/* The "no counter counted" line of st_counters (prof/selftest_counts.c) is among the results. */
+/* The "no counter counted" line of st_counters (selftest/counts.c) is among the results. */
 static bool selftest_nothing_counted(const struct selftest_result *r, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)

@@ -32,7 +32,7 @@
 #include "pmu/p4_explain.h"
 #include "pmu/p4_tagging.h"
 #include "pmu/p4_regs.h"
-#include "prof/backend_model.h"
+#include "prof/backend/model.h"
 #include "prof/perf.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"

@@ -1,7 +1,7 @@
 /*
  * cmd_workload.c - the `workloads`, `run` and `run-pair` shell commands.
  *
- * `workloads` prints the table of prof/workload.c: each workload's
+ * `workloads` prints the table of workload/workload.c: each workload's
  * synopsis, what it exercises, its parameters with defaults and ranges, and
  * its exact instruction count. `run` runs one workload once without any
  * counting hooks and prints what the run itself observed: stepped
@@ -19,7 +19,7 @@
  */
 #include "arch/x86/progress.h"
 #include "prof/perf.h"
-#include "prof/workload.h"
+#include "workload/workload.h"
 #include "shell/cmds.h"
 #include "shell/shell.h"
 

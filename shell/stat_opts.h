@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prof/workload.h"
+#include "workload/workload.h"
 
 #include "pmu/p4_alloc.h"
 #include "pmu/p4_explain.h"

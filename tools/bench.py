@@ -34,7 +34,7 @@ and then the sampling figures:
                      store append, timed on the guest; plus the 38
                      instructions of the interrupt stub and isr_common
                      (3 + 15 pushes + cld + mov + call + 15 pops + add + iretq,
-                     counted in arch/x86/entry.S)
+                     counted in arch/x86/64/entry.S)
   script / dump      bytes per sample of both encodings of one -g recording
                      (an NBD: line with its CR LF, over the samples)
   dump (large)       bytes per sample without call chains, samples per second
@@ -76,7 +76,7 @@ STORED = re.compile(r"samples: (\d+) stored")
 WALL = re.compile(r"^wall: (\d+) TSC cycles", re.M)
 STEP_LOOPS = (10000, 20000)     # loop N: 3N + 6 instructions
 STEP_GOAL = 1000                # guest instructions per stepped instruction under stat
-ENTRY_INSNS = 38        # arch/x86/entry.S: stub (3) + isr_common (35), see the docstring
+ENTRY_INSNS = 38        # arch/x86/64/entry.S: stub (3) + isr_common (35), see the docstring
 BAUD_BYTES = 115200 // 10   # 8N1: 10 bits per byte
 DUMP_GOAL_G, DUMP_GOAL = 25, 8  # dump bytes per sample on the line, with and without -g
 

@@ -11,7 +11,7 @@ is assembled with GNU as (`as --64 -msyntax=intel -mnaked-reg`, then
 
 Before anything is sent, the machine code is disassembled (objdump) and a
 snippet or init code that names R15, the loop counter of the generated
-loop (prof/snippet.h), is refused; so is a line longer than the target's
+loop (workload/snippet.h), is refused; so is a line longer than the target's
 shell takes (255 characters, 16 words).
 
 parse_bench() turns the target's table into a dict for --json.

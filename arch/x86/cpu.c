@@ -66,7 +66,7 @@ void arch_raise_ud(void)
 	__asm__ volatile("ud2" : : : "memory");
 }
 
-/* arch_raise_gp() depends on the mode: mode64.c, mode32.c. */
+/* arch_raise_gp() depends on the mode: arch/x86/64/mode.c, arch/x86/32/mode.c. */
 
 void arch_raise_pf(void)
 {

@@ -1,6 +1,6 @@
 /*
  * fpmix_body.h - the arithmetic of one wl_fpmix iteration, shared by the
- * 64-bit and the 32-bit kernel's workloads (workloads.S, workloads32.S):
+ * 64-bit and the 32-bit kernel's workloads (arch/x86/64/workloads.S, arch/x86/32/workloads.S):
  * the same instructions in either mode, and nothing in them names a
  * mode's registers. What each one counts as: the comment above wl_fpmix.
  * The numbers continue the loop's own count of instructions per iteration

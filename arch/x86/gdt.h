@@ -3,7 +3,7 @@
  *
  * Selector map (SDM Vol. 3A 3.4.5; the user code/data order suits SYSRET,
  * which takes SS = STAR[63:48] + 8 and CS = STAR[63:48] + 16). The ia32
- * kernel (gdt32.c) uses the same selectors with 32-bit code segments, an
+ * kernel (arch/x86/32/gdt.c) uses the same selectors with 32-bit code segments, an
  * 8-byte TSS descriptor and one more entry, 0x30, whose base is the LP's
  * struct percpu (its GS):
  *

@@ -4,7 +4,7 @@
  *
  * Vector map (exceptions: SDM Vol. 3A Table 6-1; "err" = CPU pushes an error
  * code; all gates are interrupt gates, so IF is clear in handlers; the
- * gate format is the mode's, gdt.c / gdt32.c):
+ * gate format is the mode's, arch/x86/64/gdt.c / 32/gdt.c):
  *
  *   vec      name  err  IST  handling
  *   0        #DE    -    -   report; unwind the guarded run, else halt
@@ -55,7 +55,7 @@
 
 /*
  * struct guard_ctx: the layout entry.S (guard_call/guard_resume) uses;
- * entry32.S keeps EBX, EBP, ESI, EDI in the rbx, rbp, r12, r13 slots.
+ * arch/x86/32/entry.S keeps EBX, EBP, ESI, EDI in the rbx, rbp, r12, r13 slots.
  */
 struct guard_ctx {
 	uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rflags;

@@ -4,13 +4,12 @@
  * protected mode with PAE paging), in one place.
  *
  * Everything else that depends on the CPU mode is in files of its own, side
- * by side: entry.S / entry32.S (interrupt stubs, guarded calls),
- * gdt.c / gdt32.c (GDT, TSS, IDT gates, the per-LP base), paging.c /
- * paging32.c, trampoline.S / trampoline32.S (the sibling's start-up),
- * workloads.S / workloads32.S (bodies and ring-0/ring-3 runners) and
- * mode64.c / mode32.c. Both kernels hand the portable C code the same
+ * by side in arch/x86/64/ and arch/x86/32/: entry.S (interrupt stubs,
+ * guarded calls), gdt.c (GDT, TSS, IDT gates, the per-LP base), paging.c,
+ * trampoline.S (the sibling's start-up), workloads.S (bodies and
+ * ring-0/ring-3 runners), nmiprobe.S and mode.c. Both kernels hand the portable C code the same
  * struct trap_frame (idt.h): the 32-bit entry path widens its frame to it
- * and writes the changed fields back (entry32.S).
+ * and writes the changed fields back (arch/x86/32/entry.S).
  */
 #ifndef NBPROF_ARCH_X86_MODE_H
 #define NBPROF_ARCH_X86_MODE_H
@@ -32,7 +31,7 @@
 #define MODE_OP_SUFFIX		"l"
 #define PERCPU_WL_RING0_RSP	116
 #define PERCPU_USER_KERNEL_RSP	124
-/* page 0, which both kernels leave unmapped (paging.c, paging32.c) */
+/* page 0, which both kernels leave unmapped (arch/x86/64/paging.c, 32/paging.c) */
 #define MODE_UNMAPPED_ADDR	0x00000ff0
 #endif
 

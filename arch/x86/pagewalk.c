@@ -3,7 +3,7 @@
  * structures (SDM Vol. 3A 4.5, Figure 4-8 and Tables 4-15 to 4-20).
  *
  * Pure logic over tables read through a callback, so the host tests can
- * feed it hand-built tables (tests/host/test_paging.c); arch/x86/paging.c
+ * feed it hand-built tables (tests/host/test_paging.c); arch/x86/64/paging.c
  * reads the live ones (identity-mapped: a table's physical address is its
  * address). Per level the entry must have P (bit 0); PS (bit 7) in a PDPTE
  * maps a 1 GiB page and in a PDE a 2 MiB page, ending the walk early. A

@@ -1,7 +1,7 @@
 /*
  * paging.h - the kernel's own identity-mapped page tables: 4-level paging
  * in the x86-64 kernel (paging.c), PAE paging in the ia32 kernel
- * (paging32.c); both with 2 MiB pages, so the interface is the same.
+ * (arch/x86/32/paging.c); both with 2 MiB pages, so the interface is the same.
  */
 #ifndef NBPROF_ARCH_X86_PAGING_H
 #define NBPROF_ARCH_X86_PAGING_H
@@ -60,7 +60,7 @@ bool paging_walk_mapped(uint64_t root, uint64_t addr, uint64_t len, bool user,
 			paging_read_fn read, void *ctx);
 
 /*
- * The same for PAE paging (the ia32 kernel, arch/x86/paging32.c): root is
+ * The same for PAE paging (the ia32 kernel, arch/x86/32/paging.c): root is
  * CR3 (PDPT at bits 31:5), index 0-3 at the PDPT, 0-511 below; a range
  * that ends above 4 GiB is not mapped.
  */

@@ -49,7 +49,7 @@ struct percpu {
 	uint64_t start_tsc;		/* TSC when the LP reported alive after SIPI */
 
 	/*
-	 * arch/x86/workloads.S and user.c: this LP's workload runner, so that
+	 * arch/x86/64/workloads.S and user.c: this LP's workload runner, so that
 	 * both LPs can run a workload at once (offsets in arch/x86/user.h).
 	 */
 	uint64_t wl_ring0_rsp;		/* wl_call_ring0's frame, for an aborted ring-0 run */

@@ -46,7 +46,7 @@ int selftest_nmi_probe(uint32_t msr, uint64_t *value, volatile uint32_t *icr_lo,
 void selftest_nmi_labels(uint64_t *spin, uint64_t *spin_end, uint64_t *rdmsr);
 static uint64_t selftest_nmi_spin, selftest_nmi_spin_end, selftest_nmi_rdmsr;
 
-/* The probe itself is assembly of the mode: nmiprobe.S (x86-64), nmiprobe32.S (ia32). */
+/* The probe itself is assembly of the mode: arch/x86/64/nmiprobe.S (x86-64), arch/x86/32/nmiprobe.S (ia32). */
 
 /* What the NMI handler saw during the probe. */
 static struct {

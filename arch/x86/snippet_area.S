@@ -1,6 +1,6 @@
 /*
  * snippet_area.S - the code area `bench` writes its generated loop into
- * (prof/snippet.h, prof/snippet_run.c).
+ * (workload/snippet.h, workload/snippet_run.c).
  *
  * It lives in .wltext, the workload text (linker.ld), so the step engine
  * decodes and counts it and a ring-3 run can execute it exactly like a
@@ -10,7 +10,7 @@
  * tests/tools/test_image.py): 3 KiB keeps it and the workload bodies on
  * one page.
  */
-#define SNIPPET_AREA_BYTES 3072		/* SNIPPET_AREA_SIZE in prof/snippet.h */
+#define SNIPPET_AREA_BYTES 3072		/* SNIPPET_AREA_SIZE in workload/snippet.h */
 
 	.section .wltext, "ax", @progbits
 	.balign 16

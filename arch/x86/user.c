@@ -17,7 +17,7 @@
  *
  * idt.c builds every gate with DPL 0 except int3. Gates 0x80 and 0x81 must
  * be reachable by `int n` at CPL 3 (a DPL-0 gate would raise #GP instead),
- * so user_init() raises their DPL to 3 (idt_gate_user(), gdt.c / gdt32.c).
+ * so user_init() raises their DPL to 3 (idt_gate_user(), arch/x86/64/gdt.c / 32/gdt.c).
  *
  * Two LPs (Hyper-Threading) may be in ring-3 runs at once. Each has its own
  * stack and buffer pages, but the workload text is one range in the one

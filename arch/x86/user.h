@@ -82,7 +82,7 @@ struct user_run {
 	uint64_t fn, arg[4], rflags;
 	uint64_t stack_base, stack_size;
 	uint64_t extra_base, extra_len;
-	uint64_t prog_base, prog_len;	/* a user program's pages (prof/program.h), or 0 */
+	uint64_t prog_base, prog_len;	/* a user program's pages (workload/program.h), or 0 */
 };
 
 int user_prepare(const struct user_run *r, struct wl_call *c);

@@ -50,7 +50,7 @@
  *   (UNVERIFIED). A miss is one page walk; the walk's own loads do not go
  *   through the modelled caches. Pages are 4 KiB unless the caller's
  *   page_shift callback says 2 MiB: the kernel maps itself with 2 MiB pages
- *   and only ring-3 ranges with 4 KiB pages (arch/x86/paging.c).
+ *   and only ring-3 ranges with 4 KiB pages (arch/x86/64/paging.c).
  * - Line states: a dirty line is Modified, every other valid line
  *   Exclusive. With one package modelled no other agent caches a line, so
  *   Shared never occurs (UNVERIFIED that the parts fill reads in E; the

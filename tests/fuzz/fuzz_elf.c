@@ -1,5 +1,5 @@
 /*
- * fuzz_elf.c - the user-program ELF loader (prof/program.c), for both
+ * fuzz_elf.c - the user-program ELF loader (workload/program.c), for both
  * kernels (ELF64 x86-64 and ELF32 i386 programs).
  *
  * Contract checked (program.h): a refused file leaves the layout exactly
@@ -21,7 +21,7 @@
  * one-field defect such as p_memsz 0 with file bytes takes the byte
  * mutator minutes to reach in a 10 KB file.
  */
-#include "prof/program.h"
+#include "workload/program.h"
 #include "tests/fuzz/fuzz.h"
 
 #define GUARD		4096

@@ -1,5 +1,5 @@
 /*
- * fuzz_upload.c - the upload frames end to end (prof/upload.c): a file
+ * fuzz_upload.c - the upload frames end to end (workload/upload.c): a file
  * sent as the host sends it, through a line the input damages.
  *
  * The input's first bytes give the file's size, the rest is both the
@@ -13,7 +13,7 @@
  * as one line) never overrun the buffer (ASan).
  */
 #include "lib/crc32.h"
-#include "prof/upload.h"
+#include "workload/upload.h"
 #include "tests/fuzz/fuzz.h"
 
 static uint8_t pick(const uint8_t *d, size_t n, size_t *at)

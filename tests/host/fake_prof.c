@@ -22,7 +22,7 @@
 #include "pmu/model/p4_model.h"
 #include "pmu/p4_apply.h"
 #include "pmu/p4_regs.h"
-#include "prof/backend_model.h"
+#include "prof/backend/model.h"
 #include "prof/perf.h"
 #include "prof/record.h"
 #include "tests/host/fake_prof.h"
@@ -65,7 +65,7 @@ int perf_rdpmc(uint32_t ecx, uint64_t *value)
 	return info.backend == PERF_BACKEND_MODEL ? p4_model_rdpmc(&model, ecx, value) : -1;
 }
 
-/* The model backend's settings (prof/backend_model.h), kept as set. */
+/* The model backend's settings (prof/backend/model.h), kept as set. */
 static bool model_l3;
 static enum perf_model_clock model_clock_src = PERF_CLOCK_MODEL;
 
@@ -144,7 +144,7 @@ const char *perf_msr_label(void)
 	return NULL;
 }
 
-/* The model's sentence (prof/backend_model.c model_describe) at its longest: every count 2^64 - 1. */
+/* The model's sentence (prof/backend/model.c model_describe) at its longest: every count 2^64 - 1. */
 void perf_describe(char *buf, size_t n)
 {
 	unsigned long long m = UINT64_MAX;

@@ -2,7 +2,7 @@
  * test_cmd_selftest.c - the `selftest` command on the host: its options,
  * its output (header, one line per result, the NBS: block, the summary as
  * the last line) and its status, through the real shell and the profiling
- * stand-in of fake_prof.c. The checks themselves (prof/selftest*.c) need
+ * stand-in of fake_prof.c. The checks themselves (the files of selftest/) need
  * the machine; here selftest_run() and selftest_machine() are stand-ins
  * that record the options and hand back chosen results, so what the
  * command makes of them is checked exactly. Bad input must print one error
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "prof/perf.h"
-#include "prof/selftest.h"
+#include "selftest/selftest.h"
 #include "shell/cmds.h"
 #include "shell/shell.h"
 #include "tests/host/fake_platform.h"
@@ -49,7 +49,7 @@ static void make_results(struct selftest_result *r)
 	selftest_judge_range(&r[2], 500, 400, 600);
 	r[3] = (struct selftest_result){ .group = "pebs", .name = "PEBS" };
 	selftest_skip(&r[3], "IA32_MISC_ENABLE bit 12: PEBS unavailable");
-	if (run.dead) {		/* st_counters' line (prof/selftest_counts.c) */
+	if (run.dead) {		/* st_counters' line (selftest/counts.c) */
 		r[0] = (struct selftest_result){ .group = "counters",
 			.name = "no counter counted: counters 0-17, loop 150 minus loop 50" };
 		selftest_judge_exact(&r[0], 0, 1);

@@ -8,7 +8,7 @@
  * The memory-operand decoder is checked the same way: hand-assembled
  * encodings (the ModRM/SIB bytes spelled out next to each) with a register
  * file of distinct values, the expected address worked out by hand; and on
- * the built-in workloads' own bytes (arch/x86/workloads.S as assembled by
+ * the built-in workloads' own bytes (arch/x86/64/workloads.S as assembled by
  * gas, `objcopy -O binary -j .wltext`), whose instruction boundaries come
  * from `objdump -d`, an independent decoder.
  */
@@ -522,7 +522,7 @@ static void truncated_mem_bytes(void **state)
 	assert_string_equal(insn_access_name(0), "?");
 }
 
-/* .wltext of arch/x86/workloads.S as gas assembles it (objcopy -O binary -j .wltext). */
+/* .wltext of arch/x86/64/workloads.S as gas assembles it (objcopy -O binary -j .wltext). */
 static const uint8_t wltext[] = {
 	0xc3, 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf9, 0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83,
 	0xe9, 0x01, 0x75, 0xf6, 0x5d, 0xc3, 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf9, 0x31, 0xc0, 0x49,

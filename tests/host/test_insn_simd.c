@@ -50,7 +50,7 @@ static void not_arithmetic(void **state)
 }
 
 /*
- * The fpmix workload's set-up and loop instructions (arch/x86/workloads.S,
+ * The fpmix workload's set-up and loop instructions (arch/x86/64/workloads.S,
  * as GNU as encodes them; objdump -d of the kernel shows the same bytes):
  * the documented mix, and nothing for the moves, loads and control.
  */
@@ -127,7 +127,7 @@ static void data_moves(void **state)
 }
 
 /*
- * fpmix's moves (arch/x86/workloads.S): before the loop four MOVD into MM
+ * fpmix's moves (arch/x86/64/workloads.S): before the loop four MOVD into MM
  * and XMM registers (register moves, ALLP0); each iteration two FILD from
  * the stack (loads, ALLP2) and two FSTP ST(0) (register moves, ALLP0).
  */

@@ -435,8 +435,8 @@ static void parts_and_bad_input(void **state)
 }
 
 /*
- * wl_memwalk (arch/x86/workloads.S) as gas assembles it (objdump -d of
- * build/k/arch/x86/workloads.o): 36 bytes, the loop body at 0CH-1BH.
+ * wl_memwalk (arch/x86/64/workloads.S) as gas assembles it (objdump -d of
+ * build/k/arch/x86/64/workloads.o): 36 bytes, the loop body at 0CH-1BH.
  */
 static const uint8_t memwalk[] = {
 	0x55, 0x48, 0x89, 0xe5, 0x31, 0xc0, 0x49, 0x89, 0xcb,		/* push; mov; xor; mov */

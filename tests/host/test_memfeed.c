@@ -1,5 +1,5 @@
 /*
- * test_memfeed.c - prof/memfeed.c: stepped instructions through the memory
+ * test_memfeed.c - prof/backend/memfeed.c: stepped instructions through the memory
  * model, the events their outcomes make, and the fetch short cut.
  *
  * Geometry (p4_mem.c): 0F_04H desktop, L1D 16 KB 8-way with 64-byte lines,
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "prof/memfeed.h"
+#include "prof/backend/memfeed.h"
 
 #define CODE		UINT64_C(0x100000)
 #define BUF		UINT64_C(0x40000000)

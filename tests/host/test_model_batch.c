@@ -1,5 +1,5 @@
 /*
- * test_model_batch.c - prof/model_batch.c, the model backend's batching of
+ * test_model_batch.c - prof/backend/model_batch.c, the model backend's batching of
  * the events every step feeds, against the real model.
  *
  * What the batch promises (model_batch.c): nothing can tell it from feeding
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "pmu/p4_regs.h"
-#include "prof/model_adapter.h"
+#include "prof/backend/model_adapter.h"
 
 #define MSR_CRU_ESCR0	0x3b8
 #define MSR_CRU_ESCR2	0x3cc
@@ -75,7 +75,7 @@ static void program_instr(struct p4_model *m, uint64_t tbits, uint64_t period, u
 	wr(m, MSR_P4_CCCR_BASE + 12, cccr_val(4, CCCR_ENABLE | flags));
 }
 
-/* One retired instruction as prof/model_feed.c feeds it: batched when the batch takes it. */
+/* One retired instruction as prof/backend/model_feed.c feeds it: batched when the batch takes it. */
 static void step(struct model_batch *b, struct p4_model *m, unsigned lp, unsigned cpl)
 {
 	model_batch_enter(b, m, lp, cpl);

@@ -1,5 +1,5 @@
 /*
- * test_model_pmi.c - prof/model_pmi.c, how the model backend turns the
+ * test_model_pmi.c - prof/backend/model_pmi.c, how the model backend turns the
  * model's PMI requests into interrupts, on the host: the real model raising
  * its requests, two simulated logical processors (T0, T1) with a local APIC
  * each, and a record of the NMIs and fixed IPIs sent.
@@ -25,7 +25,7 @@
 #include "arch/x86/user.h"
 #include "pmu/p4_regs.h"
 #include "prof/backend.h"
-#include "prof/model_adapter.h"
+#include "prof/backend/model_adapter.h"
 
 #define MSR_CRU_ESCR0	0x3b8
 #define NEG(n)		((UINT64_C(0) - (n)) & P4_COUNTER_MASK)

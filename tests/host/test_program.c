@@ -1,6 +1,6 @@
 /*
- * test_program.c - the user-program loader (prof/program.c), program
- * arguments, and the upload frame parser (prof/upload.c).
+ * test_program.c - the user-program loader (workload/program.c), program
+ * arguments, and the upload frame parser (workload/upload.c).
  *
  * The ELF files are real programs built with the SDK (sdk/nbprof-cc, see
  * the Makefile; SDK32_ELF_DIR holds the same built with -m32, ELF32 i386);
@@ -17,9 +17,9 @@
 #include <cmocka.h>
 
 #include "lib/crc32.h"
-#include "prof/program.h"
-#include "prof/upload.h"
-#include "prof/workload.h"
+#include "workload/program.h"
+#include "workload/upload.h"
+#include "workload/workload.h"
 
 struct file {
 	uint8_t *b;
@@ -868,21 +868,6 @@ static void bad_lines_and_wrong_file_crc(void **state)
 	assert_int_equal(feed(&u, u.frames), UPLOAD_BROKEN);
 }
 
-static void base64_decoder(void **state)
-{
-	uint8_t out[8];
-
-	(void)state;
-	assert_int_equal(upload_base64_decode("TWFu", out, sizeof(out)), 3);
-	assert_memory_equal(out, "Man", 3);
-	assert_int_equal(upload_base64_decode("TWE=", out, sizeof(out)), 2);
-	assert_int_equal(upload_base64_decode("TQ==", out, sizeof(out)), 1);
-	assert_int_equal(upload_base64_decode("TQ=A", out, sizeof(out)), -1);
-	assert_int_equal(upload_base64_decode("T===", out, sizeof(out)), -1);
-	assert_int_equal(upload_base64_decode("TWF", out, sizeof(out)), -1);
-	assert_int_equal(upload_base64_decode("TWFuTWFuTWFu", out, sizeof(out)), -1);	/* too long */
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -911,7 +896,6 @@ int main(void)
 		cmocka_unit_test(corrupted_frame_is_detected_and_resumed),
 		cmocka_unit_test(in_order_frames_after_a_broken_line_are_kept),
 		cmocka_unit_test(bad_lines_and_wrong_file_crc),
-		cmocka_unit_test(base64_decoder),
 	};
 
 	return cmocka_run_group_tests_name("program", tests, NULL, NULL);

@@ -362,7 +362,7 @@ static void walker_follows_chain_to_its_end(void **state)
 }
 
 /*
- * wl_calls_level's bytes (arch/x86/workloads.S, as objdump shows them):
+ * wl_calls_level's bytes (arch/x86/64/workloads.S, as objdump shows them):
  * push %rbp; mov %rsp,%rbp; test %rdi,%rdi; jz 2f; sub $1,%rdi;
  * call wl_calls_level; 2: pop %rbp; ret
  */

@@ -1,8 +1,8 @@
 /*
- * test_selftest.c - the portable half of `selftest` (prof/selftest_report.c)
+ * test_selftest.c - the portable half of `selftest` (selftest/report.c)
  * and the model's fault injection it uses (dead counter, RDPMC, erratum).
  *
- * The judgements with documented bounds (prof/selftest_judge.c) get values
+ * The judgements with documented bounds (selftest/judge.c) get values
  * on both sides of each bound, worked out by hand from the bound's text.
  *
  * The NBS: lines are checked against the format selftest.h describes, with
@@ -21,7 +21,7 @@
 
 #include "pmu/model/p4_model.h"
 #include "pmu/p4_regs.h"
-#include "prof/selftest.h"
+#include "selftest/selftest.h"
 
 static uint32_t crc_bitwise(const char *p, size_t n)
 {
@@ -290,7 +290,7 @@ static void judge_wait_cell_bounds(void **state)
 	assert_int_equal(r.status, SELFTEST_PASS);
 }
 
-/* wl_memwalk's loads as workloads.S (x86-64) and workloads32.S list them, offsets made up. */
+/* wl_memwalk's loads as workloads.S (x86-64) and arch/x86/32/workloads.S list them, offsets made up. */
 static const struct selftest_loads loads64 = { 0, 1, 0, 2, { 0xc, 0x1e, 0x1f } };
 static const struct selftest_loads loads32 = { 1, 3, 1, 2, { 3, 8, 0xe, 0x11, 0x16, 0x1b, 0x1c } };
 

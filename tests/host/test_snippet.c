@@ -1,9 +1,9 @@
 /*
  * test_snippet.c - bench's code generator and difference arithmetic
- * (prof/snippet.c).
+ * (workload/snippet.c).
  *
  * The generated function is checked three ways: its bytes against the
- * listing in prof/snippet.h (encodings from the SDM Vol. 2 pages), its
+ * listing in workload/snippet.h (encodings from the SDM Vol. 2 pages), its
  * instruction boundaries with the kernel's own decoder (insn_length), and
  * by running it on this x86-64 host: a snippet that adds 1 to RAX after an
  * init that clears it returns N * U, and one that clobbers every
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "arch/x86/insn.h"
-#include "prof/snippet.h"
+#include "workload/snippet.h"
 
 static uint8_t buf[SNIPPET_AREA_SIZE];
 static char err[256];

@@ -1,5 +1,5 @@
 /*
- * test_workload.c - the workload table and argument parsing (prof/workload.c).
+ * test_workload.c - the workload table and argument parsing (workload/workload.c).
  *
  * Expectations come from the table's documented parameters: names, defaults,
  * ranges, and the one-error-line rule for bad input.
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "prof/workload.h"
+#include "workload/workload.h"
 
 static int parse(const char *name, int argc, char **argv, struct workload_args *a, char *err)
 {

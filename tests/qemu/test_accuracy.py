@@ -14,7 +14,7 @@ stepped instruction must come out at exactly one guest instruction:
 TSC_PER_INSN clockticks, no more (the trap path leaking back in adds at
 least one instruction, 128, per step) and no less. The band is therefore
 exact. Instruction counts come from the workload listings
-(arch/x86/workloads.S, as in test_stat.py):
+(arch/x86/64/workloads.S, as in test_stat.py):
   loop N        3N + 6
   calls D N     6 + N (8D + 2) + 4
   memwalk S T P 6 + P (3 + 5 ceil(S / T))

@@ -1,7 +1,7 @@
 """test_exectag.py - execution tagging and the FIRM events over the fpmix workload.
 
 Expected numbers come from the documents, not from running the code:
-- arch/x86/workloads.S (workloads32.S for the 32-bit kernel): wl_fpmix's
+- arch/x86/64/workloads.S (arch/x86/32/workloads.S for the 32-bit kernel): wl_fpmix's
   listing, read here from `objdump -d` of the kernel ELF. Each instruction is
   put in its class by its mnemonic and operands as the SDM names them (x87
   arithmetic such as fadd; MMX integer instructions on %mm or %xmm registers;
@@ -77,7 +77,7 @@ def per_class(insns):
 def mix(firmware):
     body, rest = fpmix_listing(firmware, insn_class)
     per_it = per_class(body)
-    # the documented mix (prof/workload.c's help text) is what the listing holds
+    # the documented mix (workload/workload.c's help text) is what the listing holds
     assert per_it == {"x87": 1, "mmx64": 2, "mmx128": 3, "psp": 4, "pdp": 5, "ssp": 6, "sdp": 7}
     assert per_class(rest) == dict.fromkeys(EVENTS, 0)
     return body, rest

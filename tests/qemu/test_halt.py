@@ -27,9 +27,9 @@ def test_halt_outside_a_command(nb, firmware):
                      report, re.M)
     assert head, report
     assert re.search(r"^  RIP 0x[0-9a-f]{16} <\w*gp\w*\+0x[0-9a-f]+>$", report, re.M), report
-    if conftest.kernel_bits(firmware) == 32:     # mode32.c: SS loaded with the null selector in EAX
+    if conftest.kernel_bits(firmware) == 32:     # arch/x86/32/mode.c: SS loaded with the null selector in EAX
         assert re.search(r"\bRAX 0x0000000000000000\b", report), report
-    else:                           # mode64.c: a load through RCX = 8000000000000000H
+    else:                           # arch/x86/64/mode.c: a load through RCX = 8000000000000000H
         assert re.search(r"\bRCX 0x8000000000000000\b", report), report
     assert "command aborted" not in report
 

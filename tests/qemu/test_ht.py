@@ -4,7 +4,7 @@ The machine has one core with two hyper-threads (-smp 2,sockets=1,cores=1,
 threads=2) and the NetBurst signature 0F_04, so the boot-time backend is the
 model with HT (prof/perf.c: HT when CPUID says 2 threads per core). What
 each test expects comes from outside the kernel:
-  loop N      retires 3N + 6 instructions (arch/x86/workloads.S, wl_loop)
+  loop N      retires 3N + 6 instructions (arch/x86/64/workloads.S, wl_loop)
   SMT ID      APIC ID & 1 here (test_smp.py's reasoning, PMU reference 7), so
               LP1 is T1 in the ESCR's thread bits (PMU reference 8)
   split       PMU reference 3.2 (Linux perf's halves): LP0's events on the

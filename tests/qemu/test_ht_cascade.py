@@ -3,7 +3,7 @@
 Machine: one Hyper-Threaded core (threads=2), signature 0F_04 (extended
 cascading present, no cascade-PMI erratum: SDM 18.15.5.7, PMU reference 2.3).
 Expectations come from the SDM and the PMU reference:
-  loop N        retires 3N + 6 instructions (arch/x86/workloads.S)
+  loop N        retires 3N + 6 instructions (arch/x86/64/workloads.S)
   synthetic S N delivers N occurrences of S at the workload's CPL and LP
   cascade       a started counter counts from the event after its source's
                 overflow; a source preset to -N overflows on its N-th event

@@ -3,8 +3,8 @@
 Machine: one Hyper-Threaded core (threads=2), signature 0F_04 (extended
 cascading, no cascade-PMI erratum: SDM 18.15.5.7, PMU reference 2.3), model
 backend with HT. Expected numbers come from the documents:
-  loop N        retires WL_LOOP_K * N + WL_LOOP_C instructions (prof/workload.h;
-                3N + 6), in the order of the wl_loop listing (arch/x86/workloads.S,
+  loop N        retires WL_LOOP_K * N + WL_LOOP_C instructions (workload/workload.h;
+                3N + 6), in the order of the wl_loop listing (arch/x86/64/workloads.S,
                 offsets from `objdump -d`)
   PMI timing    pmu/model/p4_model.c header ("Overflow, PMI, cascades"): a counter
                 preset to -P overflows on the P-th event and interrupts on the next

@@ -3,7 +3,7 @@
 QEMU's default topology has one logical processor, so there is no sibling:
 --cpu 1 and run-pair are refused with the reason, --cpu both degrades to
 LP0 alone with a note, and a loop of N iterations still retires 3N + 6
-instructions (arch/x86/workloads.S).
+instructions (arch/x86/64/workloads.S).
 """
 
 import re

@@ -1,7 +1,7 @@
 """test_memory.py - the memory-system model fed by the stepped accesses, and the cost model.
 
 Every expected count is computed here from the workload listings
-(arch/x86/workloads.S) and the model's documented parameters:
+(arch/x86/64/workloads.S) and the model's documented parameters:
   part 0F_04H desktop (pmu/model/p4_mem.c): L1D 16 KB 8-way, 64-byte lines, not
       write-allocate; L2 2 MB 8-way, 128-byte sectors filled whole; DTLB and ITLB
       64 entries, LRU; L2 latency 20
@@ -10,7 +10,7 @@ Every expected count is computed here from the workload listings
       = 212; a fetch pays nothing in L2 and 212 from memory; a store pays nothing;
       every TLB miss is a page walk of 30
 The memory model is emptied when a counting run starts, so each run starts cold.
-Ring 3 runs map their buffer and stack with 4 KiB pages (arch/x86/paging.c); ring 0
+Ring 3 runs map their buffer and stack with 4 KiB pages (arch/x86/64/paging.c); ring 0
 may find the buffer in a 2 MiB page, so page-sensitive counts use --ring 3.
 
 What a workload touches besides its buffer: its stack (push %rbp is a store,
@@ -61,7 +61,7 @@ def memwalk_instr(size, stride, passes):
 @pytest.fixture(autouse=True)
 def desktop_model(nb, firmware):
     if conftest.kernel_bits(firmware) != 64:
-        pytest.skip("the hand counts are for the x86-64 workload bodies (workloads32.S reads "
+        pytest.skip("the hand counts are for the x86-64 workload bodies (arch/x86/32/workloads.S reads "
                     "its arguments from the stack)")
     assert "backend: model" in nb.cmd("pmu backend model 0F_04")
     nb.cmd("pmu clock model")

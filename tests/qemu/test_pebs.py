@@ -1,7 +1,7 @@
 """test_pebs.py - PEBS sampling on the model backend (PMU reference section 5).
 
 Expected numbers come from the documents, not from running the code:
-- arch/x86/workloads.S: wl_memwalk's listing; one `movzbl (%rdi,%r10)` load
+- arch/x86/64/workloads.S: wl_memwalk's listing; one `movzbl (%rdi,%r10)` load
   per STRIDE bytes, M = ceil(SIZE/STRIDE) per pass; besides them the
   function pops %rbp and returns (two more loads) and pushes %rbp (one
   store); offsets of its instructions from `objdump -d` of the kernel ELF;
@@ -252,7 +252,7 @@ def test_replay_metric_counts_with_its_tagging(nb):
     nb.cmd("msr trace off")
     assert "error" not in out, out
     # the memory model feeds the metric from the workload's own missing loads too
-    # (prof/memfeed.c), the same on every run; the synthetic input adds one per int 0x81
+    # (prof/backend/memfeed.c), the same on every run; the synthetic input adds one per int 0x81
     row = r"^\s+(\d+)\s+1stL_cache_load_miss_retired:NBOGUS:u:k\s.*\[memory model \+ synthetic\]"
     seven = int(re.search(row, out, re.M).group(1))
     out14 = nb.cmd("stat -e 1stL_cache_load_miss_retired synthetic replay_event:NBOGUS 14",

@@ -140,7 +140,7 @@ def build(name, source, suffix, bits=BITS):
 
 
 def class_refusal(bits, kernel):
-    """prof/program.c's reason for a program of the other class."""
+    """workload/program.c's reason for a program of the other class."""
     return "a %d-bit program: this is the %d-bit kernel; build with nbprof-cc%s" % (
         bits, kernel, " -m32" if kernel == 32 else " without -m32")
 
@@ -155,8 +155,8 @@ shutil.copyfile(WORKP, STICK)
 
 BOOT = {"programs": [STICK, WRONG]}
 
-# The upload protocol and the program table are portable code (prof/upload.c,
-# prof/program.c, shell/cmd_program.c), the same in both kernels: the 64-bit
+# The upload protocol and the program table are portable code (workload/upload.c,
+# workload/program.c, shell/cmd_program.c), the same in both kernels: the 64-bit
 # run covers them, and make check's 32-bit subsets save their time.
 portable_only = pytest.mark.skipif(
     BITS == 32, reason="portable code the same in both kernels: checked by the 64-bit run")

@@ -1,9 +1,9 @@
 """test_record.py - sampling on the model backend: record, report, annotate, script, dump.
 
 Expected numbers come from the documents, not from running the code:
-- prof/workload.h: a stepped `loop N` retires WL_LOOP_K * N + WL_LOOP_C
+- workload/workload.h: a stepped `loop N` retires WL_LOOP_K * N + WL_LOOP_C
   instructions (read from the header), in the order of the listing in
-  arch/x86/workloads.S (instruction offsets taken from `objdump -d` of the
+  arch/x86/64/workloads.S (instruction offsets taken from `objdump -d` of the
   kernel ELF);
 - pmu/model/p4_model.c (header, "Overflow, PMI, cascades"): a counter preset
   to -P overflows on the P-th event and the PMI comes on the next event
@@ -44,7 +44,7 @@ FRAME = re.compile(r"^\s*(\w+)\s*(.+) \((\S*)\)")         # ... and its frame ma
 
 
 def loop_instructions(n):
-    text = open(os.path.join(REPO, "prof", "workload.h")).read()
+    text = open(os.path.join(REPO, "workload", "workload.h")).read()
     k = int(re.search(r"#define WL_LOOP_K\s+(\d+)", text).group(1))
     c = int(re.search(r"#define WL_LOOP_C\s+(\d+)", text).group(1))
     return k * n + c
@@ -119,7 +119,7 @@ def test_first_record_after_boot_is_not_throttled(nb):
     """README's sampling example, as the first record after boot, with the
     default throttle: the same samples as any later run (record.c: the first
     window is a warm-up). calls D N retires 6 + N(8D + 2) + 4 instructions
-    (arch/x86/workloads.S), so calls 3 400: 10410, a sample every 98: 106."""
+    (arch/x86/64/workloads.S), so calls 3 400: 10410, a sample every 98: 106."""
     e = 6 + 400 * (8 * 3 + 2) + 4
     for _ in range(2):
         out = record(nb, "-g -e instr_retired -c 97 calls 3 400")
@@ -335,7 +335,7 @@ def test_script_folds_like_stackcollapse(nb):
     assert sum(folded.values()) == stored > 0
     assert all(s.startswith("calls;") for s in folded)
     assert any(s.endswith(";wl_calls;wl_calls_level;wl_calls_level") for s in folded)
-    # wl_calls_level is only ever called by wl_calls or itself (arch/x86/workloads.S)
+    # wl_calls_level is only ever called by wl_calls or itself (arch/x86/64/workloads.S)
     assert not any(";wl_call_ring0;wl_calls_level" in s for s in folded), folded
     in_prologue = 0
     for header, frames in parse_script(script):
@@ -423,7 +423,7 @@ def test_erratum_part_polls(nb):
 
 # ---- synthetic events: a PMI raised inside the int 0x81 gate -------------------------------
 #
-# `synthetic SPEC N` (arch/x86/workloads.S, wl_synthetic) executes N times
+# `synthetic SPEC N` (arch/x86/64/workloads.S, wl_synthetic) executes N times
 # `int 0x81; sub $1, %rcx; jnz`; each int is one occurrence of SPEC at the
 # workload's CPL. With period P the counter overflows on the P-th occurrence
 # and interrupts on the next (model header), so a sample comes at every

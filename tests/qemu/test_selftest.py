@@ -11,10 +11,10 @@ other way round, an ESCR whose bits stick) must make exactly the matching
 checks fail, naming the counter or the register. The PMU registers must
 read back as before, also after Ctrl-C.
 
-PEBS (prof/selftest_pebs.c): memwalk 4096 16 at ring 3 retires 256 + 2
-tagged loads (arch/x86/workloads.S), so period 5 gives 51 records, all at
+PEBS (selftest/pebs.c): memwalk 4096 16 at ring 3 retires 256 + 2
+tagged loads (arch/x86/64/workloads.S), so period 5 gives 51 records, all at
 the movzbl, and 8 slots with the threshold one below the maximum give a PMI
-every 7 records: 7. The ia32 body (workloads32.S) also loads its stride and
+every 7 records: 7. The ia32 body (arch/x86/32/workloads.S) also loads its stride and
 size arguments every iteration, and its buffer and pass count once: 1 + 3 x
 256 + 1 + 2 = 772 loads, 154 records, 22 PMIs. Uncore on `0F_04 l3`: memwalk 48 MiB minus 16 MiB
 at a 4096-byte stride walks 8192 more sectors, each a cold L3 miss in the model:
@@ -282,7 +282,7 @@ def test_uncore_counts_on_the_l3_part(nb, tmp_path):
                                                       ("MSR_EFSB_DRDY0 (107D0H)", "efsb:other", 16384)]):
         # (48 MiB - 16 MiB) / 4096 = 8192 sectors, each a cold L3 miss in the model (and on
         # hardware, where the buffers outgrow L2 + L3 after the kernel zeroed them): one IBUSQ
-        # transaction and two DRDY bus clocks (prof/memfeed.c); the check's bound is the
+        # transaction and two DRDY bus clocks (prof/backend/memfeed.c); the check's bound is the
         # core's own count of those misses, the same on hardware
         assert rest.startswith("%s %s, memwalk 50331648 minus 16777216: measured %d, expected "
                                ">= 8192" % (reg, spec, want)), rest

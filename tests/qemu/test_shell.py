@@ -279,8 +279,8 @@ def test_fault_reported_and_recovered(nb, firmware, kind, mnemonic, vector, name
         assert r in regs, "%s missing from the report:\n%s" % (r, out)
     assert int(regs["CS"], 16) & 3 == 0                    # raised in ring 0
     assert int(regs["RFLAGS"], 16) & 2                     # RFLAGS bit 1 always reads 1
-    # What the raising instruction left behind (arch/x86/cpu.c, mode64.c,
-    # mode32.c): #GP loads through the non-canonical 8000000000000000H in
+    # What the raising instruction left behind (arch/x86/cpu.c, arch/x86/64/mode.c,
+    # arch/x86/32/mode.c): #GP loads through the non-canonical 8000000000000000H in
     # RCX (64-bit) or loads SS with the null selector in EAX (32-bit); #PF
     # reads the unmapped 00007FFFFFFFF000H (64-bit) or FF0H in page 0
     # (32-bit), which CR2 must name; #DE divides EDX:EAX = 0:1 by ECX = 0.
@@ -314,7 +314,7 @@ def test_events_lists_the_tables(nb):
                  "front_end_event", "x87_assist"):
         assert re.search(r"^%s\s" % name, full, re.M | re.I), name
     # a header, and each row says where the model takes the event from
-    # (prof/backend_model.c: stepped instructions and branches, the memory-system
+    # (prof/backend/model.c: stepped instructions and branches, the memory-system
     # model, cost-model clockticks; x87_assist only from `synthetic`)
     assert full.splitlines()[0].startswith("event ") and "[source]" in full.splitlines()[0]
     for name, src in (("instr_retired", "[real: stepped]"), ("branch_retired", "[real: stepped]"),

@@ -1,7 +1,7 @@
 """test_stat.py - `stat`, `pmu` and `explain` on the model backend.
 
 Every expected count is derived from the workload definitions (prof/
-workload.c help texts, arch/x86/workloads.S listings), the manual and the
+workload.c help texts, arch/x86/64/workloads.S listings), the manual and the
 PMU reference - never from a run:
   loop N      3N + 6 instructions; jnz taken N-1 times, not taken once; one ret
   empty       1 instruction (ret)
@@ -97,7 +97,7 @@ def test_default_events_and_ipc(nb, firmware):
     assert rows[1][0] == loop_instr(100)
     # clockticks from the cost model (p4_cost.c): one cycle per instruction of
     # at most 3 uops, plus the cold start that test_memory.py derives (292); the
-    # ia32 body also loads its argument from the stack (workloads32.S ARG0),
+    # ia32 body also loads its argument from the stack (arch/x86/32/workloads.S ARG0),
     # which costs nothing more: wl_call_ring0 puts the arguments in the line its
     # return address and the body's push of EBP have just brought in
     cold = 292
@@ -383,7 +383,7 @@ def test_event_without_model_source_counts_zero_and_says_so(nb):
     rows, _ = stat(nb, "-e x87_assist loop 10")
     assert rows[0][0] == 0 and "[no model input]" in rows[0][3]
     # the memory model feeds BSQ_cache_reference: loop's one code line comes from memory
-    # (its stack push is a store, which the event does not count: prof/memfeed.c)
+    # (its stack push is a store, which the event does not count: prof/backend/memfeed.c)
     rows, _ = stat(nb, "-e BSQ_cache_reference:RD_2NDL_MISS loop 10")
     assert rows[0][0] == 1 and "[memory model]" in rows[0][3]
 

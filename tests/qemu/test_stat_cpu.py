@@ -3,7 +3,7 @@
 Family 06H is not NetBurst (PMU reference 7), so no backend is chosen at boot;
 stat explains why and `pmu backend model 0F_04` selects a software model,
 after which a loop of N iterations retires 3N + 6 instructions
-(arch/x86/workloads.S, wl_loop).
+(arch/x86/64/workloads.S, wl_loop).
 """
 
 import re

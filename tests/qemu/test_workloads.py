@@ -1,7 +1,7 @@
 """test_workloads.py - the built-in workloads, ring 3 and the single-step engine.
 
 Expected instruction and branch counts are read off the workload listings in
-arch/x86/workloads.S (and stated in each workload's help text), e.g. `loop N`
+arch/x86/64/workloads.S (and stated in each workload's help text), e.g. `loop N`
 is 4 set-up instructions, 3 per iteration (add, sub, jnz) and pop + ret:
 3N + 6. Nothing here was copied from a run's output.
 """
@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-LOOP_K, LOOP_C = 3, 6           # arch/x86/workloads.S, wl_loop
+LOOP_K, LOOP_C = 3, 6           # arch/x86/64/workloads.S, wl_loop
 U64 = (1 << 64) - 1
 
-INDIRECT_K, INDIRECT_C = 9, 8   # arch/x86/workloads.S, wl_indirect
+INDIRECT_K, INDIRECT_C = 9, 8   # arch/x86/64/workloads.S, wl_indirect
 NAMES = ["empty", "loop", "branch", "calls", "indirect", "memwalk", "copy", "spin", "halt",
          "synthetic", "fault-user", "snippet", "fpmix"]
 

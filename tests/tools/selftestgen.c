@@ -1,6 +1,6 @@
 /*
  * selftestgen.c - a `selftest` report block made on the host by the
- * kernel's own portable formatter (prof/selftest_report.c), for the tests
+ * kernel's own portable formatter (selftest/report.c), for the tests
  * of tools/selftest-report and nbprof-decode --selftest.
  *
  *	selftestgen [-n N] [-s SEED] block|truth
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof/selftest.h"
+#include "selftest/selftest.h"
 
 #define MAXN	SELFTEST_MAX_RESULTS
 
@@ -56,7 +56,7 @@ static void make_result(struct selftest_result *r, unsigned i)
 		snprintf(r->note, sizeof(r->note), "loop %u minus loop %u", 150 + i, 50);
 }
 
-/* The later checks, made by the kernel's judgements (prof/selftest_judge.c). */
+/* The later checks, made by the kernel's judgements (selftest/judge.c). */
 static void make_later(struct selftest_result *r)
 {
 	static const struct selftest_loads l = { 0, 1, 0, 2, { 0xc, 0x1e, 0x1f } };

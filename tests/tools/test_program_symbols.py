@@ -44,7 +44,7 @@ def hello():
 
 
 def nbp_line(name, base, crc):
-    """dump's NBP: line as prof/program.c program_nbp_line frames it (CRC-32 of the body)."""
+    """dump's NBP: line as workload/program.c program_nbp_line frames it (CRC-32 of the body)."""
     body = " %s base=%x span=4000 crc=%08x" % (name, base, crc)
     return "NBP:%s|%08X" % (body, zlib.crc32(body.encode()))
 

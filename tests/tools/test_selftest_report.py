@@ -1,9 +1,9 @@
 """test_selftest_report.py - tools/selftest-report and nbprof-decode --selftest
 against report blocks printed by the kernel's own formatter
-(tests/tools/selftestgen.c, prof/selftest_report.c).
+(tests/tools/selftestgen.c, selftest/report.c).
 
 The round trip compares every check the decoder reads back with the
-results before framing, cleaned as prof/selftest.h says ('|' -> '/',
+results before framing, cleaned as selftest/selftest.h says ('|' -> '/',
 control characters -> '?'); corrupt, missing and cut-off lines must be
 reported with exit status 1, and a capture without a block with 2.
 """

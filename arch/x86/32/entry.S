@@ -1,0 +1,294 @@
+/*
+ * arch/x86/32/entry.S - the ia32 kernel's interrupt entry stubs, guarded-call
+ * primitives and stack switch: the 32-bit twin of entry.S.
+ *
+ * The IDT gates (arch/x86/32/gdt.c) point at 16-byte stubs, isr_stubs + 16 * vector,
+ * as in entry.S. In 32-bit protected mode the CPU pushes EFLAGS, CS, EIP
+ * and, only on a change of privilege (from ring 3), ESP and SS before them
+ * (SDM Vol. 3A 6.12.1, Figure 6-4); an error code follows for vectors 8,
+ * 10-14, 17, 21, 29, 30. A stub pushes a zero error code when the CPU
+ * pushes none, then a zero high half of the error code, then the vector,
+ * and jumps to isr_common, which pushes the general registers, DS and ES
+ * (the raw frame, R_* below) and loads the kernel's data segments.
+ *
+ * The C code sees the same struct trap_frame as in the 64-bit kernel
+ * (idt.h, 64-bit fields): isr_common builds one below the raw frame, each
+ * register zero-extended, R8-R15 zero, RSP/SS the interrupted stack (the
+ * pushed ESP/SS from ring 3; from ring 0 the address just above EFLAGS
+ * and the current SS), calls isr_dispatch(frame) and writes the fields a
+ * handler may change back into the raw frame before IRET: EIP, EFLAGS, the
+ * general registers and, from ring 3, ESP and SS. EIP and EFLAGS changes
+ * are what the handlers make (fixups, TF, unwinding to an exit).
+ *
+ * #DB: the TSC first, as in entry.S: isr_db_entry leaves it in the error
+ * code slots (low and high half) before anything else. The exit stamp
+ * works the same way too: a handler sets the frame's vector to
+ * TRAP_EXIT_STAMP and its error code to the address of a uint64_t, which
+ * receives the TSC right before the IRET.
+ *
+ * guard_call/guard_resume keep the i386 System V callee-saved registers
+ * EBX, EBP, ESI, EDI in the rbx, rbp, r12, r13 slots of struct guard_ctx
+ * (idt.c), ESP and EFLAGS in rsp and rflags.
+ *
+ * No IST in 32-bit mode: NMI, #DF and #MC run on the stack they
+ * interrupted (or TSS.ESP0 from ring 3), so a broken kernel stack is not
+ * survived here as in the 64-bit kernel.
+ */
+
+#include "arch/x86/gdt.h"
+#include "arch/x86/step.h"
+
+	.text
+
+.macro ISR_STUB vec
+	.balign 16
+	.if \vec == 1
+	jmp isr_db_entry
+	.else
+	.if (\vec == 8) || (\vec >= 10 && \vec <= 14) || (\vec == 17) || (\vec == 21) || (\vec == 29) || (\vec == 30)
+	.else
+	pushl $0		/* error code */
+	.endif
+	pushl $0		/* its high half */
+	pushl $\vec
+	jmp isr_common
+	.endif
+.endm
+
+	.altmacro
+	.balign 16
+	.globl isr_stubs
+isr_stubs:
+	.set vec, 0
+	.rept 256
+	ISR_STUB %vec
+	.set vec, vec + 1
+	.endr
+	/* At most 14 bytes a stub (pushl $0 twice, pushl $imm32, jmp rel32). */
+	.noaltmacro
+
+/* The raw frame: offsets from ESP after isr_common's pushes. */
+#define R_ES		0
+#define R_DS		4
+#define R_EBP		8
+#define R_EDI		12
+#define R_ESI		16
+#define R_EDX		20
+#define R_ECX		24
+#define R_EBX		28
+#define R_EAX		32
+#define R_VEC		36
+#define R_ERR_HI	40
+#define R_ERR		44
+#define R_EIP		48
+#define R_CS		52
+#define R_EFLAGS	56
+#define R_ESP		60	/* only from ring 3 */
+#define R_SS		64	/* only from ring 3 */
+
+/* struct trap_frame (idt.h): offsets of its 64-bit fields. */
+#define T_R15		0
+#define T_RBP		64
+#define T_RDI		72
+#define T_RSI		80
+#define T_RDX		88
+#define T_RCX		96
+#define T_RBX		104
+#define T_RAX		112
+#define T_VEC		120
+#define T_ERR		128
+#define T_RIP		136
+#define T_CS		144
+#define T_RFLAGS	152
+#define T_RSP		160
+#define T_SS		168
+#define T_SIZE		176
+
+/* T field (low half) <- 32-bit register, high half 0. */
+.macro WIDEN reg, t
+	movl \reg, \t(%edi)
+	movl $0, \t + 4(%edi)
+.endm
+
+/* raw slot -> T field, through EAX */
+.macro WIDEN_RAW r, t
+	movl \r(%esi), %eax
+	WIDEN %eax, \t
+.endm
+
+/* T field (low half) -> raw slot, through EAX */
+.macro NARROW t, r
+	movl \t(%edi), %eax
+	movl %eax, \r(%esi)
+.endm
+
+isr_common:
+	pushl %eax
+	pushl %ebx
+	pushl %ecx
+	pushl %edx
+	pushl %esi
+	pushl %edi
+	pushl %ebp
+	pushl %ds
+	pushl %es
+	movl $GDT_KERNEL_DS, %eax
+	movl %eax, %ds
+	movl %eax, %es
+	cld
+	movl %esp, %esi			/* the raw frame */
+	subl $T_SIZE, %esp
+	andl $-16, %esp
+	movl %esp, %edi			/* the trap frame */
+	xorl %eax, %eax
+	movl $16, %ecx			/* R15..R8: 8 fields, 16 dwords */
+1:	movl %eax, -4(%edi,%ecx,4)
+	loop 1b
+	WIDEN_RAW R_EBP, T_RBP
+	WIDEN_RAW R_EDI, T_RDI
+	WIDEN_RAW R_ESI, T_RSI
+	WIDEN_RAW R_EDX, T_RDX
+	WIDEN_RAW R_ECX, T_RCX
+	WIDEN_RAW R_EBX, T_RBX
+	WIDEN_RAW R_EAX, T_RAX
+	WIDEN_RAW R_VEC, T_VEC
+	movl R_ERR(%esi), %eax
+	movl %eax, T_ERR(%edi)
+	movl R_ERR_HI(%esi), %eax
+	movl %eax, T_ERR + 4(%edi)
+	WIDEN_RAW R_EIP, T_RIP
+	WIDEN_RAW R_CS, T_CS
+	WIDEN_RAW R_EFLAGS, T_RFLAGS
+	testl $3, R_CS(%esi)
+	jz 2f
+	WIDEN_RAW R_ESP, T_RSP		/* from ring 3: the CPU pushed ESP and SS */
+	WIDEN_RAW R_SS, T_SS
+	jmp 3f
+2:	leal R_ESP(%esi), %eax		/* from ring 0: ESP was just above EFLAGS */
+	WIDEN %eax, T_RSP
+	movl %ss, %eax
+	WIDEN %eax, T_SS
+3:	subl $12, %esp
+	pushl %edi
+	call isr_dispatch
+	addl $16, %esp
+	NARROW T_RBP, R_EBP
+	NARROW T_RDI, R_EDI
+	NARROW T_RSI, R_ESI
+	NARROW T_RDX, R_EDX
+	NARROW T_RCX, R_ECX
+	NARROW T_RBX, R_EBX
+	NARROW T_RAX, R_EAX
+	NARROW T_RIP, R_EIP
+	NARROW T_RFLAGS, R_EFLAGS
+	NARROW T_ERR, R_ERR
+	testl $3, R_CS(%esi)
+	jz 4f
+	NARROW T_RSP, R_ESP
+	NARROW T_SS, R_SS
+4:	cmpl $TRAP_EXIT_STAMP, T_VEC(%edi)
+	movl %esi, %esp
+	je isr_exit_stamped
+	popl %es
+	popl %ds
+	popl %ebp
+	popl %edi
+	popl %esi
+	popl %edx
+	popl %ecx
+	popl %ebx
+	popl %eax
+	addl $12, %esp			/* vector, error code high and low */
+	iret
+
+/* A handler asked for the TSC right before IRET, stored at the error code's address. */
+isr_exit_stamped:
+	popl %es
+	popl %ds
+	popl %ebp
+	popl %edi
+	popl %esi
+	popl %edx
+	popl %ecx
+	popl %ebx
+	popl %eax
+	pushl %eax
+	pushl %edx
+	pushl %ecx
+	movl 20(%esp), %ecx		/* the error code, above ECX, EDX, EAX, vector, high half */
+	rdtsc
+	movl %eax, (%ecx)
+	movl %edx, 4(%ecx)
+	popl %ecx
+	popl %edx
+	popl %eax
+	addl $12, %esp
+	iret
+
+/* #DB: the TSC first, into the error code (low) and its high half; then vector 1. */
+isr_db_entry:
+	pushl %eax			/* becomes the error code: TSC low */
+	pushl %edx			/* becomes the high half: TSC high */
+	rdtsc
+	xchgl %eax, 4(%esp)
+	xchgl %edx, (%esp)
+	pushl $1
+	jmp isr_common
+
+/* struct guard_ctx offsets (idt.c) */
+#define G_EBX		0
+#define G_EBP		8
+#define G_ESI		16
+#define G_EDI		24
+#define G_ESP		48
+#define G_EFLAGS	56
+
+/* int guard_call(struct guard_ctx *ctx, int (*fn)(void *), void *arg) */
+	.globl guard_call
+guard_call:
+	movl 4(%esp), %ecx
+	movl %ebx, G_EBX(%ecx)
+	movl %ebp, G_EBP(%ecx)
+	movl %esi, G_ESI(%ecx)
+	movl %edi, G_EDI(%ecx)
+	movl %esp, G_ESP(%ecx)
+	pushfl
+	popl G_EFLAGS(%ecx)
+	movl 8(%esp), %eax
+	movl 12(%esp), %edx
+	subl $12, %esp			/* the call site 16-aligned, as after a call from C */
+	pushl %edx
+	call *%eax
+	addl $16, %esp
+	ret
+
+/* void guard_resume(struct guard_ctx *ctx, int ret) -- does not return */
+	.globl guard_resume
+guard_resume:
+	movl 4(%esp), %ecx
+	movl 8(%esp), %eax
+	movl G_EBX(%ecx), %ebx
+	movl G_EBP(%ecx), %ebp
+	movl G_ESI(%ecx), %esi
+	movl G_EDI(%ecx), %edi
+	movl G_ESP(%ecx), %esp
+	pushl G_EFLAGS(%ecx)
+	popfl
+	ret				/* to guard_call's caller */
+
+/* void arch_call_on_stack(uint64_t top, void (*fn)(void *), void *arg) */
+	.globl arch_call_on_stack
+arch_call_on_stack:
+	cli
+	movl 12(%esp), %eax		/* fn (top takes two slots) */
+	movl 16(%esp), %edx		/* arg */
+	movl 4(%esp), %esp		/* top, low half: the kernel lives below 4 GiB */
+	xorl %ebp, %ebp
+	subl $12, %esp
+	pushl %edx
+	call *%eax
+1:	cli
+	hlt
+	jmp 1b
+
+	.section .note.GNU-stack, "", @progbits

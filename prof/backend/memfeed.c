@@ -1,0 +1,327 @@
+/*
+ * memfeed.c - one stepped instruction through the memory-system model,
+ * and the PMU events its outcome makes (see memfeed.h).
+ *
+ * Which access counts where (mask bits as PMU reference 4.1 names them; the
+ * choices the manual leaves open are the model's, listed here and in
+ * README "What the model counts"):
+ * - ITLB_reference HIT / MISS: each fetch piece by its ITLB outcome; HIT_UC
+ *   never (the model knows no uncacheable code).
+ * - page_walk_type DTMISS / ITMISS: one per DTLB / ITLB miss (p4_mem: a
+ *   miss is one walk).
+ * - BSQ_cache_reference: the reads that reach L2 - loads that missed L1
+ *   and instruction fetches (no trace cache is modelled, so every fetch
+ *   reaches L2) - by outcome: RD_2ndL_HITE (a clean line: the model fills
+ *   reads in E), RD_2ndL_HITM (a dirty one), RD_2ndL_MISS; the L2 misses
+ *   of a part with an L3 likewise as RD_3rdL_HITE / HITM / MISS. Never:
+ *   RD_2ndL_HITS / RD_3rdL_HITS (one package, so no line is Shared), and
+ *   WR_2ndL_MISS (a write-back from L1 missing L2: L1 is write-through).
+ *   Stores (written through to L2) are not counted: the model does not
+ *   report their L2 state.
+ * - Bus transactions (each L2 miss below the last cache level, each dirty
+ *   line written back): IOQ_allocation and BSQ_allocation one per
+ *   transaction; IOQ_active_entries bus_cycles_memory (p4_cost.c) per
+ *   transaction, the bus clocks its entry is modelled as active;
+ *   FSB_data_activity 2 per 64-byte line (8 chunks of 8 bytes on a
+ *   quad-pumped bus are 2 bus clocks): DRDY_OTHER / DBSY_OTHER for reads
+ *   (memory drives the data), DRDY_DRV|DRDY_OWN / DBSY_DRV|DBSY_OWN for
+ *   write-backs. The IOQ masks are ALL_READ or ALL_WRITE with MEM_WB and
+ *   OWN; the 5-bit request type field (4:0) is not modelled and stays 0.
+ *   BSQ_allocation: REQ_LEN0|REQ_LEN1 (a full line), REQ_CACHE_TYPE,
+ *   MEM_TYPE1|MEM_TYPE2 (WB, 110B), REQ_DEM_TYPE for demand reads and
+ *   RFOs, REQ_TYPE0 for an RFO (read invalidate), REQ_TYPE1 for a write-
+ *   back (the field's encodings are UNVERIFIED).
+ * - replay_event NBOGUS (the replay-tagging metrics, PMU reference 5.5) when
+ *   PEBS_ENABLE has bit 24 and a metric bit: bit 0 the loads that missed
+ *   L1, bit 1 those that missed L2, bit 2 the loads (MATRIX_VERT bit 0)
+ *   and stores (bit 1) that missed the DTLB. One tagged uop per operand.
+ * - front_end_event NBOGUS: memfeed_frontend_tagged() gives the count;
+ *   the caller decides whether uop_type tags anything.
+ * - Uncore (IFSB/EFSB, Xeon MP with L3): IBUSQ one per L3 miss (an L3
+ *   fill: Fill_match, snoop clean) and one per dirty line L3 writes back
+ *   (Eviction_match), with the T0/T1 bit of the LP; EFSB (DRDY) 2 per line
+ *   as for FSB_data_activity, Other for reads, Own for write-backs. Type
+ *   and L3-state bits: all set (the model does not tell the types and
+ *   states apart, so any selection of them matches). UNVERIFIED positions
+ *   as in p4_uncore.c.
+ */
+#include "pmu/p4_regs.h"
+#include "prof/backend/memfeed.h"
+
+#define PEBS_METRIC_1STL	BIT(0)		/* PMU reference 5.5 */
+#define PEBS_METRIC_2NDL	BIT(1)
+#define PEBS_METRIC_DTLB	BIT(2)
+#define PEBS_UOP_TAG		BIT(24)
+#define MATRIX_LOADS		BIT(0)		/* PMU reference 5.4 */
+#define MATRIX_STORES		BIT(1)
+#define FSB_CLOCKS_PER_LINE	2u		/* 64 bytes, 8 bytes x 4 per bus clock */
+
+/* Uncore attribute positions (p4_uncore.c's IBUSQ and EFSB rows). */
+#define IBUSQ_T0		BIT(36)
+#define IBUSQ_T1		BIT(37)
+#define IBUSQ_TYPES		BITS(45, 38)
+#define IBUSQ_SNOOP_CLEAN	BIT(46)
+#define IBUSQ_L3_STATES		BITS(55, 49)
+#define IBUSQ_EVICTION		BIT(56)
+#define IBUSQ_FILL		BIT(57)
+#define EFSB_OWN		BIT(32)
+#define EFSB_OTHER		BIT(33)
+
+/* ---- modelling one instruction ---------------------------------------------- */
+
+/*
+ * The fetch short cut. A fetch of the same lines as the previous fetch,
+ * with no L2 access in between (every store writes through to L2; a load
+ * reaches it when it misses L1), finds what the previous one left: the
+ * ITLB entries in front (only fetches use the ITLB) and the lines in L2,
+ * at the front of their sets. Looking them up again would change nothing,
+ * so the previous outcome, which was then all hits, is repeated as is:
+ * the same events and the same (zero) penalty as the lookup would give
+ * (kept as the memfeed it made, which starts each step's memfeed).
+ */
+void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
+{
+	*c = (struct memfeed_ctx){ .mem = m };
+}
+
+void memfeed_reset(struct memfeed_ctx *c)
+{
+	c->fetch_valid = false;
+}
+
+static bool memfeed_all_hits(const struct p4_mem_result *r)
+{
+	return r->tlb_miss == 0 && r->hit[P4_LVL_L2] == r->pieces && r->page_walks == 0;
+}
+
+static inline __attribute__((always_inline)) void memfeed_add(struct memfeed *f,
+							     const struct p4_mem_result *r)
+{
+	bool read = r->kind != P4_MEM_STORE;
+
+	f->dtlb_walks += r->kind != P4_MEM_FETCH ? r->page_walks : 0;
+	f->itlb_walks += r->kind == P4_MEM_FETCH ? r->page_walks : 0;
+	if (read) {
+		f->l2_hite += r->hit[P4_LVL_L2] - r->l2_hit_modified;
+		f->l2_hitm += r->l2_hit_modified;
+		f->l2_miss += r->l2_miss;
+		f->l3_hite += r->hit[P4_LVL_L3] - r->l3_hit_modified;
+		f->l3_hitm += r->l3_hit_modified;
+		f->l3_miss += r->l3_miss;
+	}
+	f->l3_fill_miss += r->l3_miss;
+	f->bus_read += r->bus_read;
+	f->bus_rfo += r->bus_rfo;
+	f->bus_writeback += r->bus_writeback;
+	f->cycles += r->cycles;
+}
+
+/* Does the fetch of *s repeat the previous one, all hits (the short cut above)? */
+static bool memfeed_fetch_repeats(const struct memfeed_ctx *c, const struct step_info *s)
+{
+	return s->len && c->fetch_valid && s->rip >> 6 == c->fetch_first &&
+	       (s->rip + s->len - 1u) >> 6 == c->fetch_last;
+}
+
+/* Look the fetch up; *f holds nothing else yet, so what it gets is the fetch's own outcome. */
+static void memfeed_fetch(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *f)
+{
+	struct p4_mem_result r;
+
+	if (!s->len || p4_mem_access(c->mem, P4_MEM_FETCH, s->rip, s->len, &r) != 0)
+		return;
+	f->itlb_hit += r.tlb_hit;
+	f->itlb_miss += r.tlb_miss;
+	memfeed_add(f, &r);
+	c->fetch_first = s->rip >> 6;
+	c->fetch_last = (s->rip + s->len - 1u) >> 6;
+	c->fetch_feed = *f;
+	c->fetch_valid = memfeed_all_hits(&r);
+}
+
+/* One access of one operand; false when the model refuses it (size). */
+static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_t addr,
+			   uint16_t size, struct memfeed *f)
+{
+	struct p4_mem_result r;
+
+	if (p4_mem_access(c->mem, kind, addr, size, &r) != 0)
+		return false;
+	if (kind == P4_MEM_STORE || r.l1_miss)
+		c->fetch_valid = false;		/* L2 was looked up: its order may have changed */
+	if (kind == P4_MEM_LOAD) {
+		f->loads++;
+		f->load_l1_miss += r.l1_miss != 0;
+		f->load_l2_miss += r.l2_miss != 0;
+		f->load_dtlb_miss += r.tlb_miss != 0;
+	} else {
+		f->stores++;
+		f->store_dtlb_miss += r.tlb_miss != 0;
+	}
+	memfeed_add(f, &r);
+	return true;
+}
+
+/* One iteration's operands, delta bytes past the decoded addresses; false: one was refused. */
+static bool memfeed_operands(struct memfeed_ctx *c, const struct step_info *s, int64_t delta,
+			     struct memfeed *f)
+{
+	bool ok = true;
+
+	for (unsigned i = 0; i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
+		const struct insn_mem_op *op = &s->mem[i];
+		uint64_t a = op->addr + (uint64_t)delta;
+
+		if (op->access & INSN_LOAD)
+			ok &= memfeed_access(c, P4_MEM_LOAD, a, op->size, f);
+		if (op->access & INSN_STORE)
+			ok &= memfeed_access(c, P4_MEM_STORE, a, op->size, f);
+	}
+	return ok;
+}
+
+void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
+{
+	struct memfeed *f = out;	/* filled in place: no copy per step */
+	uint32_t iters = s->rep_iters ? s->rep_iters : 1;
+	unsigned loads = 0, stores = 0, uops;
+
+	if (memfeed_fetch_repeats(c, s)) {
+		*f = c->fetch_feed;	/* the same events and penalty as a lookup would give */
+	} else {
+		*f = (struct memfeed){ 0 };
+		memfeed_fetch(c, s, f);
+	}
+	f->known = s->mem_status == INSN_MEM_OK;
+	if (f->known && s->nmem) {
+		for (uint32_t i = 0; i < iters && f->known; i++)
+			f->known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, f);
+	} else {
+		iters = 1;
+	}
+	for (unsigned i = 0; f->known && i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
+		loads += (s->mem[i].access & INSN_LOAD) != 0;
+		stores += (s->mem[i].access & INSN_STORE) != 0;
+	}
+	uops = p4_cost_uops(loads, stores);
+	f->uops = uops * iters;
+	f->cycles += p4_cost_base(uops) * iters;	/* per iteration (p4_cost.c) */
+}
+
+/* ---- events --------------------------------------------------------------------- */
+
+struct memfeed_list {
+	struct memfeed_event *ev;
+	unsigned n, max;
+};
+
+static void memfeed_put(struct memfeed_list *l, enum p4_event ev, uint16_t mask, uint32_t n)
+{
+	if (n && l->n < l->max)
+		l->ev[l->n++] = (struct memfeed_event){ ev, mask, n };
+}
+
+#define M(k)	P4_EVMASK(k)
+
+static void memfeed_tlb_events(const struct memfeed *f, struct memfeed_list *l)
+{
+	memfeed_put(l, P4_EV_ITLB_REFERENCE, M(P4_ITLB_REFERENCE_HIT), f->itlb_hit);
+	memfeed_put(l, P4_EV_ITLB_REFERENCE, M(P4_ITLB_REFERENCE_MISS), f->itlb_miss);
+	memfeed_put(l, P4_EV_PAGE_WALK_TYPE, M(P4_PAGE_WALK_TYPE_DTMISS), f->dtlb_walks);
+	memfeed_put(l, P4_EV_PAGE_WALK_TYPE, M(P4_PAGE_WALK_TYPE_ITMISS), f->itlb_walks);
+}
+
+static void memfeed_cache_events(const struct memfeed *f, struct memfeed_list *l)
+{
+	enum p4_event e = P4_EV_BSQ_CACHE_REFERENCE;
+
+	memfeed_put(l, e, M(P4_BSQ_CACHE_REFERENCE_RD_2NDL_HITE), f->l2_hite);
+	memfeed_put(l, e, M(P4_BSQ_CACHE_REFERENCE_RD_2NDL_HITM), f->l2_hitm);
+	memfeed_put(l, e, M(P4_BSQ_CACHE_REFERENCE_RD_2NDL_MISS), f->l2_miss);
+	memfeed_put(l, e, M(P4_BSQ_CACHE_REFERENCE_RD_3RDL_HITE), f->l3_hite);
+	memfeed_put(l, e, M(P4_BSQ_CACHE_REFERENCE_RD_3RDL_HITM), f->l3_hitm);
+	memfeed_put(l, e, M(P4_BSQ_CACHE_REFERENCE_RD_3RDL_MISS), f->l3_miss);
+}
+
+static void memfeed_bus_events(const struct memfeed *f, struct memfeed_list *l)
+{
+	uint32_t reads = f->bus_read + f->bus_rfo, wb = f->bus_writeback;
+	uint16_t ioq_common = M(P4_IOQ_ALLOCATION_MEM_WB) | M(P4_IOQ_ALLOCATION_OWN);
+	uint16_t bsq_line = M(P4_BSQ_ALLOCATION_REQ_LEN0) | M(P4_BSQ_ALLOCATION_REQ_LEN1) |
+			    M(P4_BSQ_ALLOCATION_REQ_CACHE_TYPE) | M(P4_BSQ_ALLOCATION_MEM_TYPE1) |
+			    M(P4_BSQ_ALLOCATION_MEM_TYPE2);
+	uint32_t bus_clocks = p4_cost_params.bus_cycles_memory;
+
+	memfeed_put(l, P4_EV_IOQ_ALLOCATION, ioq_common | M(P4_IOQ_ALLOCATION_ALL_READ), reads);
+	memfeed_put(l, P4_EV_IOQ_ALLOCATION, ioq_common | M(P4_IOQ_ALLOCATION_ALL_WRITE), wb);
+	memfeed_put(l, P4_EV_IOQ_ACTIVE_ENTRIES, ioq_common | M(P4_IOQ_ACTIVE_ENTRIES_ALL_READ),
+		    reads * bus_clocks);
+	memfeed_put(l, P4_EV_IOQ_ACTIVE_ENTRIES, ioq_common | M(P4_IOQ_ACTIVE_ENTRIES_ALL_WRITE),
+		    wb * bus_clocks);
+	memfeed_put(l, P4_EV_BSQ_ALLOCATION, bsq_line | M(P4_BSQ_ALLOCATION_REQ_DEM_TYPE),
+		    f->bus_read);
+	memfeed_put(l, P4_EV_BSQ_ALLOCATION, bsq_line | M(P4_BSQ_ALLOCATION_REQ_DEM_TYPE) |
+		    M(P4_BSQ_ALLOCATION_REQ_TYPE0), f->bus_rfo);
+	memfeed_put(l, P4_EV_BSQ_ALLOCATION, bsq_line | M(P4_BSQ_ALLOCATION_REQ_TYPE1), wb);
+	memfeed_put(l, P4_EV_FSB_DATA_ACTIVITY, M(P4_FSB_DATA_ACTIVITY_DRDY_OTHER) |
+		    M(P4_FSB_DATA_ACTIVITY_DBSY_OTHER), reads * FSB_CLOCKS_PER_LINE);
+	memfeed_put(l, P4_EV_FSB_DATA_ACTIVITY, M(P4_FSB_DATA_ACTIVITY_DRDY_DRV) |
+		    M(P4_FSB_DATA_ACTIVITY_DRDY_OWN) | M(P4_FSB_DATA_ACTIVITY_DBSY_DRV) |
+		    M(P4_FSB_DATA_ACTIVITY_DBSY_OWN), wb * FSB_CLOCKS_PER_LINE);
+}
+
+/* Tagged uops of the replay metrics PEBS_ENABLE / MATRIX_VERT select (PMU reference 5.5). */
+static uint32_t memfeed_replay_tagged(const struct memfeed *f, uint64_t pebs, uint64_t vert)
+{
+	uint32_t n = 0;
+
+	if (!(pebs & PEBS_UOP_TAG))
+		return 0;
+	if ((pebs & PEBS_METRIC_1STL) && (vert & MATRIX_LOADS))
+		n += f->load_l1_miss;
+	if ((pebs & PEBS_METRIC_2NDL) && (vert & MATRIX_LOADS))
+		n += f->load_l2_miss;
+	if (pebs & PEBS_METRIC_DTLB) {
+		if (vert & MATRIX_LOADS)
+			n += f->load_dtlb_miss;
+		if (vert & MATRIX_STORES)
+			n += f->store_dtlb_miss;
+	}
+	return n;
+}
+
+unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t matrix_vert,
+			struct memfeed_event *out, unsigned max)
+{
+	struct memfeed_list l = { out, 0, max };
+
+	memfeed_tlb_events(f, &l);
+	memfeed_cache_events(f, &l);
+	memfeed_bus_events(f, &l);
+	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
+		    memfeed_replay_tagged(f, pebs_enable, matrix_vert));
+	return l.n;
+}
+
+uint32_t memfeed_frontend_tagged(const struct memfeed *f, bool tag_loads, bool tag_stores)
+{
+	return (tag_loads ? f->loads : 0) + (tag_stores ? f->stores : 0);
+}
+
+unsigned memfeed_uncore(const struct memfeed *f, unsigned lp, struct memfeed_uncore *out,
+			unsigned max)
+{
+	uint64_t t = lp ? IBUSQ_T1 : IBUSQ_T0, any = IBUSQ_TYPES | IBUSQ_L3_STATES;
+	unsigned n = 0;
+	const struct memfeed_uncore all[] = {
+		{ P4_UNC_IBUSQ, t | any | IBUSQ_SNOOP_CLEAN | IBUSQ_FILL, f->l3_fill_miss },
+		{ P4_UNC_IBUSQ, t | any | IBUSQ_SNOOP_CLEAN | IBUSQ_EVICTION, f->bus_writeback },
+		{ P4_UNC_EFSB, EFSB_OTHER, (f->bus_read + f->bus_rfo) * FSB_CLOCKS_PER_LINE },
+		{ P4_UNC_EFSB, EFSB_OWN, f->bus_writeback * FSB_CLOCKS_PER_LINE },
+	};
+
+	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i].n && n < max)
+			out[n++] = all[i];
+	return n;
+}

@@ -1,0 +1,110 @@
+/*
+ * memfeed.h - what one stepped instruction does in the memory-system
+ * model (pmu/model/p4_mem.h), and the PMU events that makes.
+ *
+ * The model backend (prof/backend/model.c) calls memfeed_step() with each
+ * struct step_info the step engine reports: the instruction fetch and
+ * every memory operand (each iteration of a REP string instruction) go
+ * through p4_mem_access(), the outcomes are summed in struct memfeed, and
+ * the cost model (p4_cost.c) turns the instruction's uops and its
+ * accesses' penalties into clockticks. memfeed_events() then lists the
+ * occurrences, with the mask bits of the event table (PMU reference 4.1), that
+ * the backend feeds to p4_model_event(); memfeed_uncore() the occurrences
+ * of the L3/FSB uncore units (p4_model_uncore_event). README "What the
+ * model counts" tells which event comes from where and what is not
+ * modelled.
+ *
+ * Portable: no hardware, compiled on the host for tests/host/test_memfeed.c.
+ */
+#ifndef NBPROF_PROF_MEMFEED_H
+#define NBPROF_PROF_MEMFEED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/x86/hooks.h"
+#include "pmu/model/p4_mem.h"
+#include "pmu/p4_events.h"
+#include "pmu/p4_uncore.h"
+
+/* One instruction's outcome in the memory model (all counts over its accesses' pieces). */
+struct memfeed {
+	bool known;			/* the operands were decoded (else only the fetch was modelled) */
+	uint32_t uops;			/* the cost model's uop estimate (p4_cost_uops), all iterations */
+	uint32_t loads, stores;		/* load and store operands (a read-modify-write is both) */
+	uint32_t load_l1_miss;		/* loads with a piece that missed L1 */
+	uint32_t load_l2_miss;		/* loads with a piece that missed L2 */
+	uint32_t load_dtlb_miss, store_dtlb_miss;	/* operands with a piece that missed the DTLB */
+	uint32_t itlb_hit, itlb_miss;	/* fetch pieces */
+	uint32_t dtlb_walks, itlb_walks;
+	/* BSQ_cache_reference reads: L2 and L3 lookups of loads and fetches */
+	uint32_t l2_hite, l2_hitm, l2_miss, l3_hite, l3_hitm, l3_miss;
+	uint32_t bus_read, bus_rfo, bus_writeback;	/* transactions leaving the package */
+	uint32_t l3_fill_miss;		/* L3 misses of every kind (loads, fetches, stores) */
+	uint64_t cycles;		/* clockticks from the cost model */
+};
+
+/*
+ * The memory model with what the feed remembers between instructions: the
+ * last fetch, repeated without a lookup while nothing can have changed its
+ * outcome (memfeed.c). memfeed_init() after p4_mem_init(), memfeed_reset()
+ * after p4_mem_flush().
+ */
+struct memfeed_ctx {
+	struct p4_mem *mem;
+	bool fetch_valid;		/* fetch_feed may be repeated */
+	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
+	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
+};
+
+void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m);
+void memfeed_reset(struct memfeed_ctx *c);
+
+/*
+ * Model the instruction of *s in c's memory model and fill *out. The fetch (s->rip,
+ * s->len) is modelled when the length is known; the operands when
+ * s->mem_status is INSN_MEM_OK. An instruction whose operands are not
+ * known costs its base cycle and its fetch only (out->known false).
+ */
+void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out);
+
+/* One occurrence batch for p4_model_event(). */
+struct memfeed_event {
+	enum p4_event ev;
+	uint16_t mask;
+	uint32_t n;
+};
+
+#define MEMFEED_MAX_EVENTS	24
+
+/*
+ * The PMU events of *f (n > 0 only), in a fixed order; returns how many.
+ * replay_tags: PEBS_ENABLE and PEBS_MATRIX_VERT as programmed, for the
+ * replay-tagging metrics (PMU reference 5.5: replay_event NBOGUS counts the
+ * tagged uops that retire).
+ */
+unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t matrix_vert,
+			struct memfeed_event *out, unsigned max);
+
+/*
+ * Front-end tagging inputs (PMU reference 5.6): the load and store uops that
+ * retired, tagged when uop_type's TAGLOADS / TAGSTORES are selected; the
+ * count front_end_event NBOGUS adds. tag_loads, tag_stores: the selection.
+ */
+uint32_t memfeed_frontend_tagged(const struct memfeed *f, bool tag_loads, bool tag_stores);
+
+/* One occurrence batch for p4_model_uncore_event(). */
+struct memfeed_uncore {
+	enum p4_unc_unit unit;
+	uint64_t attrs;
+	uint32_t n;
+};
+
+#define MEMFEED_MAX_UNCORE	4
+
+/* The IBUSQ and EFSB occurrences of *f for the LP (0/1) that ran it; returns how many. */
+unsigned memfeed_uncore(const struct memfeed *f, unsigned lp, struct memfeed_uncore *out,
+			unsigned max);
+
+#endif

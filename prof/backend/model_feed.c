@@ -1,0 +1,420 @@
+/*
+ * model_feed.c - the model backend's event feed: the workload hooks.
+ *
+ * Each stepped instruction is fed at the LP (SMT ID, T0/T1) and CPL that
+ * retired it: instr_retired NBOGUSNTAG (NBOGUSTAG when the front end tagged
+ * one of its loads or stores, prof/backend/tagfeed.c), instr_completed NBOGUS where
+ * the model has it, branch_retired (MMTP when taken, MMNP when not: there is
+ * no predictor to observe, so nothing is ever mispredicted) and
+ * retired_branch_type (model_branch_type below); its fetch and memory
+ * operands go through the memory-system model (prof/backend/memfeed.c: TLB, cache,
+ * bus, replay-tag and uncore events); while PEBS or tagging is programmed,
+ * prof/backend/tagfeed.c takes the step's registers (PEBS records), its tagged
+ * loads/stores (front_end_event) and its x87/SIMD class (the FIRM events
+ * and execution_event); and global_power_events RUNNING gets the cost
+ * model's clockticks for it (p4_cost.c; `pmu clock tsc` feeds the step's
+ * TSC cycles instead). The synthetic workload's int 0x81 feeds its spec's
+ * event. The PMU lock is taken once per step and the PMIs the step raised
+ * are sent once, after it (earlier only when the events fed in the step
+ * reach perf_feed_chunk(), so that no counter wraps twice before its
+ * interrupt): a PMI lands on the instruction whose events raised it. The
+ * two events every step feeds wait in the batch (prof/backend/model_batch.c) while
+ * nothing can tell.
+ *
+ * The active-thread input (CCCR bits 17:16, PMU reference 2.2: a halted LP is
+ * inactive): LP0 runs the shell and is always active; the sibling from its
+ * workload's begin hook to its end hook.
+ */
+#include "arch/x86/step.h"
+#include "lib/parse.h"
+#include "lib/printf.h"
+#include "pmu/p4_regs.h"
+#include "pmu/p4_spec.h"
+#include "pmu/p4_tables.h"
+#include "prof/backend.h"
+#include "prof/backend/model_adapter.h"
+#include "prof/backend/tagfeed.h"
+
+/* Events the memory model drives (memfeed.c), on the parts that have them. */
+static bool model_memory_event(enum p4_event ev)
+{
+	switch (ev) {
+	case P4_EV_ITLB_REFERENCE:
+	case P4_EV_PAGE_WALK_TYPE:
+	case P4_EV_BSQ_CACHE_REFERENCE:
+	case P4_EV_IOQ_ALLOCATION:
+	case P4_EV_IOQ_ACTIVE_ENTRIES:
+	case P4_EV_BSQ_ALLOCATION:
+	case P4_EV_FSB_DATA_ACTIVITY:
+	case P4_EV_REPLAY_EVENT:
+	case P4_EV_FRONT_END_EVENT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool model_live(const struct model_adapter *a, enum p4_event ev)
+{
+	return (a->live.ev[ev / 64] >> (ev % 64)) & 1u;
+}
+
+/*
+ * Front-end tagging (PMU reference 5.6): does a RAT ESCR select uop_type with
+ * mask bit k (TAGLOADS, TAGSTORES)? Tagged uops are then counted by
+ * front_end_event NBOGUS when they retire. The ESCR's T-bits are not
+ * consulted: the model tags the uops of both LPs alike.
+ */
+static bool model_uop_tags(const struct p4_model *m, unsigned k)
+{
+	static const enum p4_escr rat[] = { P4_RAT_ESCR0, P4_RAT_ESCR1 };
+
+	for (unsigned i = 0; i < sizeof(rat) / sizeof(rat[0]); i++) {
+		uint64_t v = m->escr[rat[i]];
+
+		if (field_get(ESCR_EVENT_SELECT, v) == p4_events[P4_EV_UOP_TYPE].event_select &&
+		    (field_get(ESCR_EVENT_MASK, v) & P4_EVMASK(k)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Does a step need prof/backend/tagfeed.c? Only while PEBS is enabled, the front
+ * end tags loads or stores (uop_type on a RAT ESCR), an ESCR marks µops
+ * for execution tagging, or a FIRM event (x87/SIMD classes and moves) is counted:
+ * otherwise the tagging feed would decode every instruction for nothing.
+ */
+static bool model_tag_live(const struct model_adapter *a)
+{
+	static const enum p4_event firm[] = {
+		P4_EV_X87_FP_UOP, P4_EV_64BIT_MMX_UOP, P4_EV_128BIT_MMX_UOP, P4_EV_PACKED_SP_UOP,
+		P4_EV_PACKED_DP_UOP, P4_EV_SCALAR_SP_UOP, P4_EV_SCALAR_DP_UOP,
+		P4_EV_X87_SIMD_MOVES_UOP,
+	};
+	const struct p4_model *m = &a->model;
+	bool live = m->pebs_enable != 0 || model_uop_tags(m, P4_UOP_TYPE_TAGLOADS) ||
+		    model_uop_tags(m, P4_UOP_TYPE_TAGSTORES) ||
+		    model_live(a, P4_EV_EXECUTION_EVENT) || model_live(a, P4_EV_FRONT_END_EVENT);
+
+	for (unsigned e = 0; e < P4_NESCR; e++)
+		live |= (m->escr[e] & ESCR_TAG_ENABLE) != 0;
+	for (unsigned i = 0; i < sizeof(firm) / sizeof(firm[0]); i++)
+		live |= model_live(a, firm[i]);
+	return live;
+}
+
+/*
+ * Which events a counter counts now or may count after a cascade starts it
+ * (PMU lock held): an event is live when one of its ESCRs feeds a running
+ * counter and selects it (event select, PMU reference 2.2); while a counter
+ * waits for a cascade, every event with an ESCR is (its start happens
+ * inside the model, with no register write to tell). Recomputed at the
+ * first step after a register write, so that the step feed skips the
+ * events the model would only look at and drop.
+ */
+void model_live_update(struct model_adapter *a)
+{
+	const struct p4_model *m = &a->model;
+	uint64_t escrs = 0;
+	bool all = false;
+
+	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
+		if (m->ctr_route[c] != P4_ESCR_NONE)
+			escrs |= P4_MODEL_ESCR(m->ctr_route[c]);
+		else if (m->cccr[c] & (CCCR_CASCADE | CCCR_EXT_CASCADE))
+			all = true;
+	}
+	for (unsigned w = 0; w < sizeof(a->live.ev) / sizeof(a->live.ev[0]); w++)
+		a->live.ev[w] = 0;
+	for (unsigned ev = 0; ev < P4_NEVENT; ev++) {
+		uint64_t left = m->ev_escrs[ev] & (all ? ~UINT64_C(0) : escrs);
+		bool live = false;
+
+		while (left && !live) {
+			unsigned e = (unsigned)__builtin_ctzll(left);
+
+			left &= left - 1;
+			live = all || field_get(ESCR_EVENT_SELECT, m->escr[e]) ==
+				      p4_events[ev].event_select;
+		}
+		if (live)
+			a->live.ev[ev / 64] |= UINT64_C(1) << (ev % 64);
+	}
+	a->live.mem = false;
+	for (unsigned ev = 0; ev < P4_NEVENT; ev++)
+		a->live.mem |= model_memory_event((enum p4_event)ev) && model_live(a, (enum p4_event)ev);
+	a->live.tag = model_tag_live(a);
+	a->live.dirty = false;
+}
+
+/* n events in pieces no counter can wrap twice in, each followed by its PMIs. */
+static void model_feed(struct model_adapter *a, unsigned lp, unsigned cpl, enum p4_event ev,
+		       uint16_t mask, uint64_t n)
+{
+	uint64_t chunk = perf_feed_chunk();
+
+	while (n > 0) {
+		uint64_t k = n < chunk ? n : chunk;
+
+		perf_lock();
+		model_batch_flush(&a->batch, &a->model);
+		p4_model_event(&a->model, lp, cpl, ev, mask, k);
+		a->batch.budget_dirty = true;
+		perf_unlock();
+		model_pmi_flush(&a->pmi);
+		n -= k;
+	}
+}
+
+/*
+ * retired_branch_type mask bits (PMU reference 4.1) for one retired branch, per
+ * the SDM's event table (Vol. 3B Table A-9, the PMU reference's SDM-2008
+ * source): CONDITIONAL "conditional jumps", CALL "direct or indirect
+ * calls", RETURN "return branches", INDIRECT "returns, indirect calls, or
+ * indirect jumps". So an indirect call sets CALL and INDIRECT, a return
+ * RETURN and INDIRECT. (libpfm4 describes CALL as "indirect call branches";
+ * the SDM text and the optimization manual's "all calls: all direct and
+ * indirect calls" metric say direct calls count too, and that is followed.)
+ * Direct JMP and other branches (INT, IRET, LOOP) set no type bit.
+ */
+static uint16_t model_branch_type(enum insn_branch b)
+{
+	switch (b) {
+	case INSN_COND:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_CONDITIONAL);
+	case INSN_CALL:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_CALL);
+	case INSN_CALL_INDIRECT:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_CALL) |
+		       P4_EVMASK(P4_RETIRED_BRANCH_TYPE_INDIRECT);
+	case INSN_RET:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_RETURN) |
+		       P4_EVMASK(P4_RETIRED_BRANCH_TYPE_INDIRECT);
+	case INSN_JMP_INDIRECT:
+		return P4_EVMASK(P4_RETIRED_BRANCH_TYPE_INDIRECT);
+	default:
+		return 0;
+	}
+}
+
+void model_feed_begin(struct perf_inputs *in, uint8_t lp)
+{
+	struct model_adapter *a = &model_adapter;
+
+	(void)in;
+	perf_lock();
+	model_batch_flush(&a->batch, &a->model);
+	p4_model_set_active(&a->model, lp, true);
+	if (lp < P4_MODEL_NLP)
+		a->lp_clock[lp] = a->clock;	/* its workload starts now on the core's clock */
+	perf_unlock();
+}
+
+void model_feed_end(struct perf_inputs *in, uint8_t lp)
+{
+	struct model_adapter *a = &model_adapter;
+
+	(void)in;
+	model_pmi_flush(&a->pmi);
+	perf_lock();
+	model_batch_flush(&a->batch, &a->model);
+	p4_model_set_cpl(&a->model, lp, 0);	/* back in the kernel */
+	/* LP0 goes back to the shell (running); the sibling goes back to HLT (inactive). */
+	p4_model_set_active(&a->model, lp, percpu_this()->index == 0);
+	perf_unlock();
+}
+
+/*
+ * The step's feed: the PMU lock held throughout, PMIs flushed only when the
+ * events fed since the last flush could make a counter wrap twice.
+ */
+struct step_feed {
+	struct model_adapter *a;
+	unsigned lp, cpl;
+	uint64_t fed, chunk;		/* chunk: perf_feed_chunk(), 0 until first needed */
+};
+
+static void step_event_fed(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
+{
+	struct model_adapter *a = sf->a;
+
+	if (!sf->chunk)
+		sf->chunk = perf_feed_chunk();	/* asked once per step, when an event is fed */
+	if (sf->fed + n > sf->chunk) {
+		perf_unlock();
+		model_pmi_flush(&a->pmi);
+		if (n > sf->chunk) {		/* a long REP string, `pmu clock tsc` */
+			model_feed(a, sf->lp, sf->cpl, ev, mask, n);
+			perf_lock();
+			sf->fed = 0;
+			return;
+		}
+		perf_lock();
+		sf->fed = 0;
+	}
+	p4_model_event(&a->model, sf->lp, sf->cpl, ev, mask, n);
+	a->batch.budget_dirty = true;
+	sf->fed += n;
+}
+
+/* One event of the step; inline the test that skips what nothing counts (most events). */
+static inline __attribute__((always_inline)) void step_event(struct step_feed *sf,
+							     enum p4_event ev, uint16_t mask,
+							     uint64_t n)
+{
+	if (n == 0 || !model_live(sf->a, ev))
+		return;			/* nothing counts it: the model would look and add nothing */
+	step_event_fed(sf, ev, mask, n);
+}
+
+/* instr_retired NBOGUSNTAG or global_power_events RUNNING: batched when it can be. */
+static inline __attribute__((always_inline)) void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n,
+			 uint64_t *pending)
+{
+	struct model_adapter *a = sf->a;
+
+	if (n == 0 || !model_live(a, ev))
+		return;
+	if (model_batch_takes(&a->batch, &a->model, sf->lp, sf->cpl, n)) {
+		*pending += n;
+		return;
+	}
+	step_event(sf, ev, mask, n);
+}
+
+static void step_retired(struct step_feed *sf, const struct step_info *s, uint16_t retired)
+{
+	uint16_t type;
+
+	if (retired == P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG))
+		step_batched(sf, P4_EV_INSTR_RETIRED, retired, 1, &sf->a->batch.instr);
+	else
+		step_event(sf, P4_EV_INSTR_RETIRED, retired, 1);	/* front-end tagged */
+	if (sf->a->model.caps.instr_completed)
+		step_event(sf, P4_EV_INSTR_COMPLETED, P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
+	if (s->branch == INSN_NOT_BRANCH)
+		return;
+	step_event(sf, P4_EV_BRANCH_RETIRED,
+		   P4_EVMASK(s->taken ? P4_BRANCH_RETIRED_MMTP : P4_BRANCH_RETIRED_MMNP), 1);
+	if ((type = model_branch_type(s->branch)) != 0)
+		step_event(sf, P4_EV_RETIRED_BRANCH_TYPE, type, 1);
+}
+
+/* The memory model's events for one instruction; its clockticks in *cycles. */
+static inline __attribute__((always_inline)) void step_memory(struct step_feed *sf, struct perf_inputs *in, const struct step_info *s,
+			uint64_t *cycles)
+{
+	struct model_adapter *a = sf->a;
+	struct memfeed f;
+	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
+	struct memfeed_uncore unc[MEMFEED_MAX_UNCORE];
+	unsigned n;
+
+	memfeed_step(&a->feed, s, &f);
+	a->mem_touched = true;
+	in->mem_unknown += !f.known;
+	*cycles = f.cycles;
+	if (!a->live.mem && !a->model.cfg.uncore)
+		return;			/* only the clockticks are wanted */
+	n = memfeed_events(&f, a->model.pebs_enable, a->model.pebs_matrix_vert, ev,
+			   MEMFEED_MAX_EVENTS);
+	for (unsigned i = 0; i < n; i++) {
+		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
+		if (ev[i].n)
+			in->mem_fed[ev[i].ev / 64] |= UINT64_C(1) << (ev[i].ev % 64);
+	}
+	/* front_end_event's tagged µops are counted by prof/backend/tagfeed.c (live.tag) */
+	if (!a->model.cfg.uncore)
+		return;
+	n = memfeed_uncore(&f, s->lp, unc, MEMFEED_MAX_UNCORE);
+	for (unsigned i = 0; i < n; i++)
+		p4_model_uncore_event(&a->model, unc[i].unit, unc[i].attrs, unc[i].n);
+}
+
+void model_feed_step(void *ctx, const struct step_info *s)
+{
+	struct model_adapter *a = &model_adapter;
+	struct perf_inputs *in = ctx;
+	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl };	/* chunk: step_event_fed */
+	uint64_t cycles = 0;
+	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
+
+	in->steps++;
+	in->branches += s->branch != INSN_NOT_BRANCH;
+	perf_lock();
+	if (a->live.dirty)
+		model_live_update(a);
+	model_batch_enter(&a->batch, &a->model, s->lp, s->cpl);
+	p4_model_set_cpl(&a->model, s->lp, s->cpl);
+	if (a->live.tag) {		/* PEBS registers, tagging: fed unbatched, in order */
+		model_batch_flush(&a->batch, &a->model);
+		retired = tagfeed_step(&a->model, s, step_frame());
+		a->batch.budget_dirty = true;
+	}
+	step_retired(&sf, s, retired);
+	if (a->mem_ready)
+		step_memory(&sf, in, s, &cycles);
+	if (a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
+		cycles = s->cycles;
+	if (cycles) {
+		in->cycles += cycles;
+		step_batched(&sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING),
+			     cycles, &a->batch.clk);
+		model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, s->lp, cycles);
+	}
+	perf_unlock();
+	model_pmi_flush(&a->pmi);
+}
+
+void model_feed_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n)
+{
+	struct model_adapter *a = &model_adapter;
+	struct perf_inputs *in = ctx;
+	struct p4_spec spec;
+	struct p4_spec_error e;
+
+	if (p4_spec_parse(text, &a->model.caps, &spec, &e)) {
+		in->synthetic_bad += n;
+		return;
+	}
+	if (in->synthetic == 0)
+		ksnprintf(in->synthetic_spec, sizeof(in->synthetic_spec), "%s", text);
+	else if (!parse_streq(in->synthetic_spec, text))
+		in->synthetic_mixed = true;
+	in->synthetic_event = spec.event;
+	in->synthetic += n;
+	model_feed(a, lp, cpl, spec.event, spec.mask, n);
+}
+
+enum perf_source model_feed_source(enum p4_event ev, const struct perf_inputs *in)
+{
+	const struct model_adapter *a = &model_adapter;
+
+	switch (ev) {
+	case P4_EV_INSTR_RETIRED:
+	case P4_EV_INSTR_COMPLETED:
+	case P4_EV_BRANCH_RETIRED:
+	case P4_EV_RETIRED_BRANCH_TYPE:
+	case P4_EV_FRONT_END_EVENT:	/* tagged loads/stores (prof/backend/tagfeed.c) */
+	case P4_EV_EXECUTION_EVENT:	/* tagged x87/SIMD µops */
+		return PERF_SOURCE_STEP;
+	case P4_EV_GLOBAL_POWER_EVENTS:
+		return a->clock_src == PERF_CLOCK_TSC || !a->mem_ready ? PERF_SOURCE_TSC
+								       : PERF_SOURCE_COST;
+	default:
+		if (p4_events[ev].flags & P4_EVF_UPSTREAM_TAG)
+			return PERF_SOURCE_STEP;	/* the FIRM events: x87/SIMD class */
+		if (a->mem_ready && model_memory_event(ev)) {
+			/* fed by `synthetic` alone unless the memory model fed it too this run */
+			bool fed = in && ((in->mem_fed[ev / 64] >> (ev % 64)) & 1u);
+			bool syn = in && in->synthetic &&
+				   (in->synthetic_mixed || in->synthetic_event == ev);
+
+			return syn && !fed ? PERF_SOURCE_SYNTHETIC : PERF_SOURCE_MEMORY;
+		}
+		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))
+			return PERF_SOURCE_SYNTHETIC;
+		return PERF_SOURCE_NONE;
+	}
+}

@@ -1,0 +1,136 @@
+/*
+ * model_pmi.c - the model backend's interrupts: the model's raise_pmi()
+ * only records the request; after the model call returns (never inside it:
+ * the handler rewrites model registers) the request becomes a real
+ * interrupt on the LP that OVF_PMI_T0/T1 names, as that LP's LVT PC entry
+ * says - a fixed IPI with its vector or an NMI, never with the self
+ * shorthand (QEMU notes P10) - after setting the entry's mask bit, as
+ * NetBurst does when it delivers a PMI (PMU reference 6). A request while the
+ * entry is masked waits; when the handler unmasks and the model still
+ * asserts, the PMI is sent again (prof/backend/model.c, model_unmasked).
+ *
+ * Delivery is the APIC's, nothing kinder: a fixed-vector PMI is held while
+ * the LP runs with IF = 0 (SDM Vol. 3A 6.8.1) - a workload stepped with
+ * IF = 0, the sibling's jobs, the kernel's own code with interrupts off -
+ * and taken wherever IF next becomes 1; only an NMI gets through. No
+ * interrupt window is opened for it.
+ *
+ * README "How a sample is taken" tells which context a model PMI
+ * interrupts (the workload's, through the step handler's frame).
+ * tests/host/test_model_pmi.c runs this file on the host.
+ */
+#include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/step.h"
+#include "arch/x86/user.h"
+#include "prof/backend.h"
+#include "prof/backend/model_adapter.h"
+
+#define MODEL_IRQ_WAIT	100000u		/* pause loops a PMI the model sent may take */
+
+void model_pmi_reset(struct model_pmi *p)
+{
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		p->pending[lp] = 0;
+}
+
+void model_raise(struct p4_model *m, unsigned lp, void *ctx)
+{
+	struct model_pmi *p = ctx;
+
+	(void)m;
+	__atomic_fetch_or(&p->pending[perf_this_lp()], 1u << lp, __ATOMIC_RELAXED);
+}
+
+/* The workload's frame while this LP runs its #DB handler or its int 0x81 gate, else NULL. */
+static struct trap_frame *model_wl_frame(void)
+{
+	struct trap_frame *f = step_frame();
+
+	return f ? f : user_gate_frame();
+}
+
+/* The APIC ID of the LP with SMT ID lp in LP0's core, or MODEL_NO_APIC. */
+static uint32_t model_lp_apic(struct model_pmi *p, unsigned lp)
+{
+	const struct percpu *me = percpu_get(0);
+
+	if (lp >= P4_MODEL_NLP)
+		return MODEL_NO_APIC;
+	if (p->lp_apic[lp] != MODEL_NO_APIC || !me)
+		return p->lp_apic[lp];
+	if (lp == me->topo.smt)
+		return p->lp_apic[lp] = me->apic_id;
+	for (unsigned i = 1; i < percpu_count(); i++) {
+		const struct percpu *pc = percpu_get(i);
+
+		if (pc->topo.smt == lp && pc->topo.core == me->topo.core &&
+		    pc->topo.package == me->topo.package &&
+		    (pc->state == LP_IDLE || pc->state == LP_RUNNING))
+			return p->lp_apic[lp] = pc->apic_id;
+	}
+	return MODEL_NO_APIC;
+}
+
+/* Inside the step handler: wait until the NMI just sent has been handled (handoff). */
+static void model_nmi_wait(uint64_t seen)
+{
+	struct perf_pmi_stats *st = perf_pmi_stats();
+
+	for (unsigned i = 0; i < MODEL_IRQ_WAIT && st->interrupts == seen; i++)
+		cpu_pause();
+	if (st->interrupts == seen)
+		st->late++;
+}
+
+/*
+ * A fixed IPI to this LP while it steps a workload that runs with IF = 1 is
+ * taken right after the #DB handler's IRETQ, at the workload's next
+ * instruction; with IF = 0 it stays pending in the local APIC until IF is
+ * set (the count's stop then finds the overflow, perf_count_stop). An NMI
+ * to this LP inside the step handler is waited for here, and the handler
+ * takes the workload's frame (a handoff).
+ */
+void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
+{
+	struct perf_pmi_stats *st = perf_pmi_stats();
+	struct trap_frame *wf = model_wl_frame();
+	uint32_t lvt, apic = model_lp_apic(p, lp);
+	uint64_t seen = st->interrupts;
+	bool self = lp == perf_this_lp();
+
+	if (apic == MODEL_NO_APIC) {
+		st->dropped++;
+		return;
+	}
+	perf_lock();		/* against the target's handler unmasking at the same time */
+	lvt = perf_lvt(lp);
+	if (!(lvt & LAPIC_LVT_MASKED) && p->nomask)
+		p->nomask--;		/* fault injection: a part that does not auto-mask */
+	else if (!(lvt & LAPIC_LVT_MASKED))
+		perf_lvt_automask(lp);
+	perf_unlock();
+	if (lvt & LAPIC_LVT_MASKED) {
+		st->deferred++;
+		return;
+	}
+	if ((lvt & LAPIC_LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI) {
+		lapic_send_nmi(apic);
+		if (self && wf && wait)
+			model_nmi_wait(seen);
+		return;
+	}
+	lapic_send_ipi(apic, (uint8_t)(lvt & LAPIC_LVT_VECTOR));
+}
+
+void model_pmi_flush_now(struct model_pmi *p)
+{
+	unsigned me = perf_this_lp();
+	uint32_t lps;
+
+	/* A fixed PMI the sibling sent this LP is taken when IF is next 1, not here. */
+	while ((lps = __atomic_exchange_n(&p->pending[me], 0, __ATOMIC_RELAXED)) != 0)
+		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+			if (lps & (1u << lp))
+				model_pmi_send(p, lp, true);
+}

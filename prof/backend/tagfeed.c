@@ -1,0 +1,100 @@
+/*
+ * tagfeed.c - per stepped instruction, the registers and the load/store
+ * µops the model's PEBS assist and front-end tagging need (tagfeed.h).
+ *
+ * Registers: the step trap comes after the instruction, so the record gets
+ * the registers as the instruction left them, with the linear IP of the
+ * instruction itself; PMU reference 5.2: the values are nominally those at
+ * the start of the instruction "but may be partially updated". Loads and
+ * stores: one µop per memory operand access (a read-modify-write operand
+ * counts as one load and one store), from the operands the step engine
+ * already decoded (step_info.mem; only their kinds are used here).
+ * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h) is
+ * one µop of the matching upstream event (PMU reference 5.7); an x87/SIMD data
+ * move is one x87_SIMD_moves_uop µop, ALLP2 for a load, ALLP0 otherwise.
+ */
+#include "arch/x86/insn.h"
+#include "arch/x86/insn_simd.h"
+#include "prof/backend/tagfeed.h"
+
+#define TAGFEED_INSN_MAX	15
+#define TAGFEED_MODE64		(sizeof(void *) == 8)	/* the kernel's (and workloads') mode */
+
+#include <stddef.h>
+
+#define TF(r)	((uint8_t)(offsetof(struct trap_frame, r) / sizeof(uint64_t)))
+
+/* ... and in a PEBS record's order (flags, IP, then RAX, RBX, RCX, RDX, ...). */
+static const uint8_t tagfeed_rec[P4_PEBS_NREG] = {
+	TF(rflags), TF(rip), TF(rax), TF(rbx), TF(rcx), TF(rdx), TF(rsi), TF(rdi), TF(rbp),
+	TF(rsp), TF(r8), TF(r9), TF(r10), TF(r11), TF(r12), TF(r13), TF(r14), TF(r15),
+};
+
+static uint64_t tagfeed_slot(const struct trap_frame *f, uint8_t slot)
+{
+	return ((const uint64_t *)f)[slot];
+}
+
+void tagfeed_mem_uops(const struct step_info *s, unsigned *loads, unsigned *stores)
+{
+	*loads = *stores = 0;
+	if (s->mem_status != INSN_MEM_OK)
+		return;
+	for (unsigned i = 0; i < s->nmem; i++) {
+		if (s->mem[i].access & INSN_LOAD)
+			(*loads)++;
+		if (s->mem[i].access & INSN_STORE)
+			(*stores)++;
+	}
+}
+
+/* The upstream event of an instruction's SIMD/x87 class (PMU reference 5.7), or P4_NEVENT. */
+static enum p4_event tagfeed_exec_event(const struct step_info *s)
+{
+	static const enum p4_event ev[] = {
+		[INSN_SIMD_NONE] = P4_NEVENT,
+		[INSN_SIMD_X87] = P4_EV_X87_FP_UOP,
+		[INSN_SIMD_MMX64] = P4_EV_64BIT_MMX_UOP,
+		[INSN_SIMD_MMX128] = P4_EV_128BIT_MMX_UOP,
+		[INSN_SIMD_PACKED_SP] = P4_EV_PACKED_SP_UOP,
+		[INSN_SIMD_PACKED_DP] = P4_EV_PACKED_DP_UOP,
+		[INSN_SIMD_SCALAR_SP] = P4_EV_SCALAR_SP_UOP,
+		[INSN_SIMD_SCALAR_DP] = P4_EV_SCALAR_DP_UOP,
+	};
+
+	return ev[insn_simd_class((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX,
+				  TAGFEED_MODE64)];
+}
+
+/* x87_SIMD_moves_uop's mask bit for an instruction's data move (insn_simd_move), or 0. */
+static uint16_t tagfeed_move_mask(const struct step_info *s)
+{
+	switch (insn_simd_move((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX, TAGFEED_MODE64)) {
+	case INSN_SIMD_MOVE_LOAD:	return P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP2);
+	case INSN_SIMD_MOVE_STORE:	return P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP0);
+	default:			return 0;
+	}
+}
+
+uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
+{
+	enum p4_event exec;
+	uint16_t move;
+	struct p4_pebs_record r = { { 0 } };
+	unsigned loads, stores;
+	int tagged = 0;
+
+	for (unsigned i = 0; f && i < P4_PEBS_NREG; i++)
+		r.reg[i] = tagfeed_slot(f, tagfeed_rec[i]);
+	r.reg[P4_PEBS_IP] = s->rip;
+	p4_model_set_pebs_regs(m, s->lp, &r);
+	tagfeed_mem_uops(s, &loads, &stores);
+	if (loads | stores)
+		tagged = p4_model_retire_mem(m, s->lp, s->cpl, loads, stores);
+	if ((exec = tagfeed_exec_event(s)) != P4_NEVENT)
+		p4_model_retire_exec(m, s->lp, s->cpl, exec, 1);
+	else if ((move = tagfeed_move_mask(s)) != 0)
+		p4_model_retire_exec_mask(m, s->lp, s->cpl, P4_EV_X87_SIMD_MOVES_UOP, move, 1);
+	/* PMU reference 5.6: instr_retired NBOGUSTAG counts front-end tagged instructions */
+	return P4_EVMASK(tagged > 0 ? P4_INSTR_RETIRED_NBOGUSTAG : P4_INSTR_RETIRED_NBOGUSNTAG);
+}

@@ -1,0 +1,197 @@
+/*
+ * program.h - a user's own program as a workload: the ELF loader, the
+ * table of loaded programs and their symbols.
+ *
+ * A program is a static, position-independent ELF executable of the
+ * kernel's own mode (ET_DYN without PT_INTERP or PT_DYNAMIC needs beyond
+ * RELATIVE relocations, what `gcc -static-pie -nostdlib` and
+ * sdk/program.ld produce): ELF64 x86-64 for the 64-bit kernel, ELF32 i386
+ * (`nbprof-cc -m32`) for the 32-bit one; each kernel refuses the other
+ * class with that reason. Or a flat binary of position-independent code
+ * whose entry is at a given offset, in the kernel's own mode.
+ * The kernel has one identity-mapped address space (arch/x86/64/paging.c), so
+ * a program runs where the page allocator put it: the loader copies its
+ * PT_LOAD segments to that base, zeroes what the file does not hold (.bss)
+ * and adds the base to every RELATIVE slot (R_X86_64_RELATIVE of the x86-64
+ * psABI 4.4 and R_386_RELATIVE of the i386 psABI, both type 8: B + A). A
+ * fixed-address ET_EXEC is refused with the reason: there is no second
+ * address space to map it into.
+ *
+ * The image is reloaded from the kept file before every run, so each run
+ * starts from the same .data and .bss. The file is kept for the symbols:
+ * the ELF .symtab's STT_FUNC entries name the program's samples and faults.
+ * Layout of a loaded program, from base: the image (PT_LOAD span, page
+ * rounded), then PROGRAM_ARGV_PAGES for argc/argv.
+ *
+ * Entry: called like a C function, entry(argc, argv) under the SysV ABI
+ * (RDI, RSI); its return value is the run's status (sdk/nbprof.h). The
+ * 32-bit kernel calls it as every workload, with 64-bit argument slots on
+ * the stack (sdk/crt0_32.S); argv's pointers are the program's own width.
+ * One image per program: it runs on one logical processor at a time.
+ *
+ * Portable (host-tested): the caller hands in memory; workload/programs_k.c
+ * does the page allocation in the kernel.
+ */
+#ifndef NBPROF_PROF_PROGRAM_H
+#define NBPROF_PROF_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "workload/workload.h"
+
+#define PROGRAM_MAX		8
+#define PROGRAM_NAME_MAX	24	/* including the NUL */
+#define PROGRAM_FILE_MAX	(4u << 20)	/* bytes */
+#define PROGRAM_ARGV_PAGES	1
+#define PROGRAM_PAGE		4096u
+/* The kernel's own mode, the only class of program it runs: 64 (ELF64) or 32 (ELF32). */
+#define PROGRAM_KERNEL_BITS	(UINTPTR_MAX > 0xffffffffu ? 64 : 32)
+#define PROGRAM_LOADS_MAX	16	/* non-empty PT_LOAD segments in one file */
+
+/*
+ * A program's calls through `int 0x82` (arch/x86/user.h), RAX = the call,
+ * arguments in RDI, RSI; the result in RAX (EAX, EDI, ESI in the 32-bit
+ * kernel). sdk/nbprof.h has the same
+ * numbers. Exit needs no call: the SDK's start file returns to the runner.
+ */
+enum program_call {
+	PROGRAM_CALL_WRITE = 1,		/* write RSI bytes at RDI to the console; RSI or -1 */
+	PROGRAM_CALL_COUNT = 2,		/* RDI 1: counting on, 0: off (markers); 0 */
+};
+#define PROGRAM_WRITE_MAX	4096	/* bytes per write call */
+#define PROGRAM_TIME_LIMIT_S	60	/* an unstepped run is stopped after this */
+/*
+ * A stepped run (the model's backend steps every instruction, some
+ * thousand times slower) is stopped after this many seconds of stepping
+ * by default: a program that never returns from main would otherwise be
+ * stepped until the host gave up. `programs --timeout SECONDS` sets it.
+ */
+#define PROGRAM_STEP_LIMIT_S	10
+#define PROGRAM_STEP_LIMIT_MAX_S 86400
+/* A program that has this symbol starts with counting off (it calls nb_count(1)). */
+#define PROGRAM_REGION_SYMBOL	"nb_count_region"
+
+/* What the file says about its image, offsets from the image base. */
+struct program_layout {
+	uint64_t span;			/* bytes from the lowest PT_LOAD page to the end, page rounded */
+	uint64_t vaddr0;		/* lowest PT_LOAD address, page aligned (0 for the SDK) */
+	uint64_t entry;			/* entry point, offset from base */
+	uint64_t text_lo, text_hi;	/* executable segments' bounds, offsets from base */
+	bool flat;			/* a flat binary, not an ELF file */
+	uint8_t word;			/* bytes of its pointers: 4 (ELF32) or 8 (ELF64) */
+};
+
+/*
+ * Check an ELF file (class, data, machine, type, segments, relocations)
+ * for this kernel (PROGRAM_KERNEL_BITS) and fill *l. 0, or -1 with one
+ * reason in err.
+ */
+int program_elf_check(const uint8_t *file, size_t len, struct program_layout *l,
+		      char *err, size_t errlen);
+/* The same for a kernel of kernel_bits (32 or 64): the host tests check both. */
+int program_elf_check_for(unsigned kernel_bits, const uint8_t *file, size_t len,
+			  struct program_layout *l, char *err, size_t errlen);
+
+/* A flat binary: the whole file is code and data, entry at entry_off. */
+int program_flat_check(size_t len, uint64_t entry_off, struct program_layout *l,
+		       char *err, size_t errlen);
+
+/*
+ * Copy the image of a checked file to dst (l->span bytes, which it zeroes
+ * first) and relocate it for runtime address base. 0, or -1 with err.
+ */
+int program_image_load(const uint8_t *file, size_t len, const struct program_layout *l,
+		       uint8_t *dst, uint64_t base, char *err, size_t errlen);
+
+/*
+ * The function symbol (STT_FUNC, or the nearest symbol below for a symbol
+ * of size 0) holding image offset off, and off's distance from it; NULL
+ * when the file has no .symtab or no symbol covers off.
+ */
+const char *program_elf_symbol(const uint8_t *file, size_t len, uint64_t off, uint64_t *symoff);
+
+/* Call fn(ctx, value, size, name) for every function symbol; returns how many. */
+unsigned program_elf_symbols(const uint8_t *file, size_t len,
+			     void (*fn)(void *ctx, uint64_t value, uint64_t size, const char *name),
+			     void *ctx);
+
+/* --- the table of loaded programs ------------------------------------------------ */
+
+struct program {
+	struct workload wl;		/* id WL_PROGRAM, name = name[] */
+	char name[PROGRAM_NAME_MAX];
+	const uint8_t *file;		/* kept copy of the file */
+	size_t file_len;
+	uint32_t crc;			/* CRC-32 of the file (lib/crc32.h) */
+	uint64_t base;			/* runtime address of the image */
+	uint64_t pages;			/* pages from base: image + argv */
+	struct program_layout layout;
+	const char *origin;		/* "stick" or "serial" */
+	bool used;
+	uint32_t running;		/* LPs running it (at most 1: one .data, one .bss) */
+};
+
+/* A valid program name: 1..23 of [A-Za-z0-9._-], not a built-in workload's name. */
+int program_name_check(const char *name, char *err, size_t errlen);
+
+/* The loaded program called name, or NULL. */
+struct program *program_find(const char *name);
+/* Slot i (0..PROGRAM_MAX-1), used or not. */
+struct program *program_slot(unsigned i);
+/* The program that holds address addr (image + argv pages), or NULL. */
+const struct program *program_at(uint64_t addr);
+/* The program whose workload entry is w, or NULL for a built-in workload. */
+const struct program *program_of(const struct workload *w);
+
+/*
+ * Symbol lookup over every loaded program, as "name" with the program's
+ * functions (ksym_lookup's fallback): NULL when addr is in no program.
+ */
+const char *program_lookup(uint64_t addr, uint64_t *offset);
+
+/*
+ * Fill argv's page at dst (runtime address base_rt) with argc pointers of
+ * word bytes (the layout's) and the strings of a->argbuf; returns the
+ * runtime address of argv[0]'s slot.
+ */
+uint64_t program_build_argv(const struct workload_args *a, unsigned word, uint8_t *dst,
+			    uint64_t base_rt);
+
+/*
+ * dump's line for program p: "NBP: NAME base=HEX span=HEX crc=FILECRC|LINECRC",
+ * the runtime address of link address 0, the image and argv span and the
+ * file's CRC-32; LINECRC (upper-case hex, as NBS: lines) is the CRC-32 of
+ * the text between "NBP:" and '|', so a decoder trusts no damaged line.
+ * Its length, or -1 when n is too small.
+ */
+#define PROGRAM_NBP_LINE_MAX	(5 + PROGRAM_NAME_MAX + 6 + 16 + 6 + 16 + 5 + 8 + 9 + 1)
+int program_nbp_line(const struct program *p, char *buf, size_t n);
+
+#endif
+
+/* --- kernel side (workload/programs_k.c) --------------------------------------------- */
+
+/*
+ * Load file[0..len) as program name: checked, copied (the caller's buffer
+ * may go), image pages allocated and loaded once. An existing program of
+ * the same name is replaced only once the new one has loaded; on any error
+ * nothing changes. flat: a flat binary with its entry at entry_off.
+ * 0, or -1 with one reason in err.
+ */
+int program_add(const char *name, const uint8_t *file, size_t len, bool flat, uint64_t entry_off,
+		const char *origin, char *err, size_t errlen);
+
+/* Unload program name. 0, or -1 when there is none. */
+int program_remove(const char *name);
+
+/*
+ * Reload p's image from its file (fresh .data and .bss) and lay out a's
+ * argv; *fn = the entry's runtime address, *argv = argv's. 0 or -1 (err).
+ */
+int program_prepare(const struct program *p, const struct workload_args *a, uint64_t *fn,
+		    uint64_t *argv, char *err, size_t errlen);
+
+/* Does p contain the symbol name (a function the SDK links in only when it is called)? */
+bool program_has_symbol(const struct program *p, const char *name);

@@ -1,0 +1,592 @@
+/*
+ * workloads.c - run a built-in workload once, at CPL 0 or 3, optionally
+ * single-stepped, and feed the counting side's hooks.
+ *
+ * The bodies are in arch/x86/64/workloads.S, the table in workload.c, ring-3
+ * entry in arch/x86/user.c and stepping in arch/x86/step.c. A run:
+ *   resources (memwalk buffer, user stack, LAPIC wake-up timer for halt)
+ *   -> guarded { begin hook; TSC; [step_begin]; call at CPL 0 or 3 }
+ *   -> TSC; [step_end]; ring-3 cleanup; end hook; resources freed.
+ * The guarded run catches any exception inside the workload (the report
+ * is printed by idt.c); the run then ends as WORKLOAD_FAULTED with the
+ * vector, and the end hook still runs.
+ *
+ * RFLAGS.IF: the workload starts with the caller's IF (the shell runs with
+ * interrupts disabled; a caller that wants PMI interrupts to land inside
+ * the workload enables them first). `halt` enables interrupts itself
+ * around HLT and restores IF.
+ *
+ * Ctrl-C: a stepped run polls it every STEP_POLL_INTERVAL instructions and
+ * ends as WORKLOAD_INTERRUPTED. An unstepped run (a user's program, or a
+ * built-in workload other than `halt`) runs with RFLAGS.IF set and the
+ * LAPIC timer as its watchdog, which polls the serial port (LP0) or
+ * wl_stop (the sibling) and sends the run to its exit on Ctrl-C; `halt`
+ * (at most 10 s) keeps its wake-up timer and is not interruptible. The
+ * watchdog's ticks are kernel code inside the run (counted under :k on the
+ * hardware): a built-in's tick is WORKLOAD_TICK_US apart, rare beside the
+ * microseconds of a selftest loop. Only programs have a time limit.
+ *
+ * Two logical processors (Hyper-Threading): every piece of run state is
+ * per LP - the wl_run below lives on the running LP's stack, the step
+ * engine, the ring-3 exit context and the synthetic gate are per LP
+ * (arch/x86/step.c, user.c, workloads.S) and so is the user stack - so
+ * LP0 and its sibling can each run a workload at the same time
+ * (workload_run_lps). Only LP0 reads the serial port: it polls Ctrl-C and
+ * raises wl_stop, which the sibling's stepper polls instead. Shared IDT
+ * handlers (#DB, the halt wake-up timer) are installed once and stay.
+ */
+#include "arch/x86/console.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/cpuid.h"
+#include "arch/x86/fpu.h"
+#include "arch/x86/idt.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/mem.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/smp.h"
+#include "arch/x86/step.h"
+#include "arch/x86/timer.h"
+#include "arch/x86/user.h"
+#include "lib/printf.h"
+#include "workload/program.h"
+#include "workload/snippet_run.h"
+#include "workload/workload.h"
+
+#define USER_STACK_PAGES	4	/* 16 KiB: calls DEPTH 256 needs 4 KiB */
+#define HALT_WAKE_US		100	/* LAPIC timer period while halting */
+#define US_PER_S		UINT64_C(1000000)
+#define PAIR_POLL_US		20000	/* LP0 polls Ctrl-C this often while the sibling runs */
+#define PROGRAM_TICK_US		10000	/* an unstepped program's watchdog tick */
+#define WORKLOAD_TICK_US	100000	/* an unstepped built-in workload's watchdog tick */
+
+/* Workload bodies (arch/x86/64/workloads.S). */
+#define WL_FN(name) extern char name[] __attribute__((visibility("hidden")))
+WL_FN(wl_empty);
+WL_FN(wl_loop);
+WL_FN(wl_branch_taken);
+WL_FN(wl_branch_nottaken);
+WL_FN(wl_branch_alternate);
+WL_FN(wl_branch_random);
+WL_FN(wl_calls);
+WL_FN(wl_indirect);
+WL_FN(wl_memwalk);
+WL_FN(wl_copy);
+WL_FN(wl_spin);
+WL_FN(wl_halt);
+WL_FN(wl_synthetic);
+WL_FN(wl_fault_user);
+WL_FN(wl_fpmix);
+
+static char *const branch_fns[BRANCH_NPATTERNS] = {
+	[BRANCH_TAKEN] = wl_branch_taken,
+	[BRANCH_NOT_TAKEN] = wl_branch_nottaken,
+	[BRANCH_ALTERNATE] = wl_branch_alternate,
+	[BRANCH_RANDOM] = wl_branch_random,
+};
+
+/* What fault-user reads: kernel data, never user-accessible. */
+static const uint64_t wl_kernel_word = UINT64_C(0x6e6270726f66);
+
+/* One run's state; static because the gates and hooks reach it. */
+struct wl_run {
+	const struct workload_args *a;
+	const struct workload_hooks *h;
+	struct workload_result *res;
+	int ring;
+	bool step;
+	struct wl_call call;
+	struct user_run user;
+	uint64_t buf, buf_pages;
+	uint64_t tsc0;
+	const struct program *prog;	/* WL_PROGRAM */
+	bool watchdog;			/* an unstepped program: Ctrl-C and time limit by timer */
+	uint64_t deadline;		/* TSC at which the watchdog stops it */
+};
+
+static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
+static struct wl_run *watched[PERCPU_MAX];	/* the LP's program run under the watchdog */
+static struct wl_run *stepping[PERCPU_MAX];	/* the LP's stepped program run with a limit */
+static unsigned step_limit_s = PROGRAM_STEP_LIMIT_S;
+static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
+
+/*
+ * The logical processor the PMU knows this LP as: its SMT ID (T0/T1 are
+ * "the SMT bit of the APIC ID", PMU reference 8), which arch/x86/topology.c
+ * derived from CPUID's shape (PMU reference 7) - not APIC ID arithmetic.
+ */
+static uint8_t workload_lp(void)
+{
+	return (uint8_t)percpu_this()->topo.smt;
+}
+
+/* Polled by the stepper: LP0 reads the serial port, the sibling follows LP0. */
+static bool workload_interrupted(void)
+{
+	if (percpu_this()->index != 0)
+		return wl_stop;
+	if (!console_poll_interrupt())
+		return false;
+	wl_stop = true;
+	return true;
+}
+
+static int workload_refuse(struct workload_result *res, const char *fmt, const char *why)
+{
+	res->status = WORKLOAD_REFUSED;
+	ksnprintf(res->error, sizeof(res->error), fmt, why);
+	return res->status;
+}
+
+static uint64_t workload_ticks(uint64_t usec)
+{
+	return usec * (timer_tsc_hz() / US_PER_S);
+}
+
+/* A user's program: a fresh image, argc in RDI and argv in RSI (SysV ABI). */
+static int workload_program_setup(struct wl_run *r)
+{
+	char err[96];
+
+	struct program *p = (struct program *)program_of(r->a->w);
+
+	if (!p)
+		return workload_refuse(r->res, "%s", "the program is no longer loaded");
+	if (__atomic_exchange_n(&p->running, 1, __ATOMIC_ACQUIRE))
+		return workload_refuse(r->res, "%s", "it is running on the other LP: a program has "
+				       "one .data and .bss, so it runs on one LP at a time");
+	r->prog = p;
+	if (program_prepare(r->prog, r->a, &r->call.fn, &r->call.arg[1], err, sizeof(err)))
+		return workload_refuse(r->res, "%s", err);
+	r->call.arg[0] = r->a->argc;
+	return 0;
+}
+
+/* Function and arguments; resources. 0, or a refusal. */
+static int workload_setup(struct wl_run *r)
+{
+	const uint64_t *v = r->a->v;
+	uint64_t *arg = r->call.arg;
+
+	switch (r->a->w->id) {
+	case WL_EMPTY:	r->call.fn = (uintptr_t)wl_empty; break;
+	case WL_LOOP:	r->call.fn = (uintptr_t)wl_loop; arg[0] = v[0]; break;
+	case WL_BRANCH:
+		r->call.fn = (uintptr_t)branch_fns[v[0]];
+		arg[0] = v[1];
+		arg[1] = v[2];
+		break;
+	case WL_CALLS:	r->call.fn = (uintptr_t)wl_calls; arg[0] = v[0]; arg[1] = v[1]; break;
+	case WL_INDIRECT: r->call.fn = (uintptr_t)wl_indirect; arg[0] = v[0]; break;
+	case WL_MEMWALK:
+		r->buf_pages = (v[0] + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE;
+		r->buf = mem_alloc_pages(r->buf_pages);
+		if (!r->buf)
+			return workload_refuse(r->res, "memwalk: %s", "cannot allocate the buffer");
+		r->call.fn = (uintptr_t)wl_memwalk;
+		arg[0] = r->buf;
+		arg[1] = v[0];
+		arg[2] = v[1];
+		arg[3] = v[2];
+		break;
+	case WL_COPY:
+		r->buf_pages = (2 * v[0] + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE;
+		r->buf = mem_alloc_pages(r->buf_pages);
+		if (!r->buf)
+			return workload_refuse(r->res, "copy: %s", "cannot allocate the buffer");
+		r->call.fn = (uintptr_t)wl_copy;
+		arg[0] = r->buf;
+		arg[1] = v[0];
+		break;
+	case WL_SPIN:
+	case WL_HALT:
+		if (!timer_tsc_hz())
+			return workload_refuse(r->res, "%s: the TSC rate is unknown (calibration failed)",
+					       r->a->w->name);
+		if (r->a->w->id == WL_HALT && !lapic_present())
+			return workload_refuse(r->res, "%s", "halt: no local APIC timer to wake up");
+		r->call.fn = (uintptr_t)(r->a->w->id == WL_SPIN ? wl_spin : wl_halt);
+		arg[0] = workload_ticks(v[0]);
+		break;
+	case WL_SYNTHETIC: r->call.fn = (uintptr_t)wl_synthetic; arg[0] = v[1]; break;
+	case WL_FAULT_USER: r->call.fn = (uintptr_t)wl_fault_user; arg[0] = (uintptr_t)&wl_kernel_word; break;
+	case WL_SNIPPET: r->call.fn = snippet_entry(); break;
+	case WL_FPMIX:
+		if (!fpu_simd_ready())
+			return workload_refuse(r->res, "fpmix: %s", "this logical processor has no "
+					       "x87, MMX, SSE and SSE2 (CPUID.1:EDX bits 0, 23-26) to enable");
+		r->call.fn = (uintptr_t)wl_fpmix;
+		arg[0] = v[0];
+		break;
+	case WL_PROGRAM:
+		return workload_program_setup(r);
+	default:
+		return workload_refuse(r->res, "%s", "unknown workload");
+	}
+	return 0;
+}
+
+/* int 0x81 from the synthetic workload. */
+static void workload_synthetic_gate(void *ctx, struct trap_frame *f)
+{
+	struct wl_run *r = ctx;
+	const struct workload_hooks *h = r->h;
+
+	step_sync(f);
+	r->res->synthetic++;
+	if (h && h->synthetic)
+		h->synthetic(h->ctx, r->res->lp, (uint8_t)(f->cs & 3), r->a->spec, 1);
+}
+
+/* write(buf, len): the bytes must be readable at the program's own CPL. */
+static uint64_t workload_program_write(struct trap_frame *f)
+{
+	uint64_t buf = f->rdi, len = f->rsi;
+
+	if (len > PROGRAM_WRITE_MAX || (len && !paging_is_mapped(buf, len, (f->cs & 3) == 3)))
+		return (uint64_t)-1;
+	console_write((const char *)(uintptr_t)buf, (size_t)len);
+	return len;
+}
+
+/* int 0x82 from a program: console output and counting markers. */
+static void workload_program_gate(void *ctx, struct trap_frame *f)
+{
+	struct wl_run *r = ctx;
+	const struct workload_hooks *h = r->h;
+
+	step_sync(f);
+	switch (f->rax) {
+	case PROGRAM_CALL_WRITE:
+		f->rax = workload_program_write(f);
+		break;
+	case PROGRAM_CALL_COUNT:
+		if (h && h->mark)
+			h->mark(h->ctx, r->res->lp, f->rdi != 0);
+		f->rax = 0;
+		break;
+	default:
+		f->rax = (uint64_t)-1;
+	}
+}
+
+static void workload_abort(struct trap_frame *f)
+{
+	if ((f->cs & 3) == 3)
+		user_redirect_exit(f);
+	else
+		f->rip = (uint64_t)(uintptr_t)wl_ring0_abort;
+}
+
+/*
+ * LAPIC timer: during `halt` only a wake-up; during an unstepped program
+ * (which runs with RFLAGS.IF set, so the tick lands in its code) the
+ * watchdog: Ctrl-C or the time limit sends the program to its exit.
+ */
+static void workload_tick(struct trap_frame *f)
+{
+	struct wl_run *r = watched[percpu_this()->index];
+
+	if (!r) {
+		step_sync(f);
+		return;
+	}
+	/* at CPL 0 only inside the workload's own text: elsewhere (a gate) the next tick */
+	if ((f->cs & 3) == 0 && !r->prog && (f->rip < (uintptr_t)__workload_text_start ||
+					     f->rip >= (uintptr_t)__workload_text_end))
+		return;
+	if (!r->res->timed_out && rdtsc() >= r->deadline)
+		r->res->timed_out = true;
+	else if (!workload_interrupted())
+		return;
+	r->res->status = WORKLOAD_INTERRUPTED;
+	workload_abort(f);
+}
+
+void workload_set_step_limit(unsigned seconds)
+{
+	step_limit_s = seconds;
+}
+
+unsigned workload_step_limit(void)
+{
+	return step_limit_s;
+}
+
+/*
+ * A stepped program is polled by the stepper: Ctrl-C, and (with a
+ * calibrated TSC) the stepping limit, after which it is stopped as one
+ * that never returns from main (workload_stop_reason says so).
+ */
+static bool workload_step_interrupted(void)
+{
+	struct wl_run *r = stepping[percpu_this()->index];
+
+	if (r && rdtsc() >= r->deadline) {
+		r->res->timed_out = true;
+		return true;
+	}
+	return workload_interrupted();
+}
+
+static void workload_step_limit_arm(struct wl_run *r)
+{
+	unsigned lp = percpu_this()->index;
+
+	stepping[lp] = NULL;
+	if (!r->prog || !step_limit_s || !timer_tsc_hz())
+		return;
+	r->deadline = rdtsc() + (uint64_t)step_limit_s * timer_tsc_hz();
+	stepping[lp] = r;
+}
+
+static void workload_step_begin(struct wl_run *r)
+{
+	struct step_run s = {
+		.entry = r->call.fn,
+		.stop_rip = r->ring == 3 ? (uintptr_t)wl_user_exit : (uintptr_t)wl_ring0_return,
+		.text_start = r->prog ? r->prog->base + r->prog->layout.text_lo
+				      : (uintptr_t)__workload_text_start,
+		.text_end = r->prog ? r->prog->base + r->prog->layout.text_hi
+				    : (uintptr_t)__workload_text_end,
+		.lp = r->res->lp, .h = r->h, .counts = &r->res->step,
+		.interrupted = workload_step_interrupted, .abort = workload_abort,
+	};
+
+	workload_step_limit_arm(r);
+	step_begin(&s);
+}
+
+static int workload_guarded(void *arg)
+{
+	struct wl_run *r = arg;
+
+	if (r->h && r->h->begin)
+		r->h->begin(r->h->ctx, r->res->lp);
+	if (r->prog && r->h && r->h->mark && program_has_symbol(r->prog, PROGRAM_REGION_SYMBOL))
+		r->h->mark(r->h->ctx, r->res->lp, false);	/* counts only between its markers */
+	if (r->step)
+		workload_step_begin(r);
+	r->tsc0 = rdtsc();
+	r->res->ret = r->ring == 3 ? user_call(&r->call) : wl_call_ring0(&r->call);
+	return 0;
+}
+
+/* The caller runs the LAPIC timer itself (record's polling): it is not the watchdog's. */
+static bool workload_timer_taken(void)
+{
+	return !(lapic_read(LAPIC_LVT_TIMER) & LAPIC_LVT_MASKED) && lapic_read(LAPIC_TIMER_INITIAL);
+}
+
+/*
+ * An unstepped run cannot be polled by the stepper: it runs with interrupts
+ * enabled and the LAPIC timer as its watchdog (Ctrl-C; a program also stops
+ * after PROGRAM_TIME_LIMIT_S seconds). `halt` keeps its own wake-up timer.
+ * Without a calibrated TSC or a local APIC a run has neither.
+ */
+static void workload_watchdog(struct wl_run *r)
+{
+	if (r->step || r->a->w->id == WL_HALT || !lapic_present() || !timer_tsc_hz() ||
+	    !timer_lapic_hz() || workload_timer_taken())
+		return;
+	r->watchdog = true;
+	r->deadline = r->prog ? rdtsc() + PROGRAM_TIME_LIMIT_S * timer_tsc_hz() : UINT64_MAX;
+	r->call.rflags |= RFLAGS_IF;
+}
+
+static int workload_prepare_ring(struct wl_run *r)
+{
+	uint64_t rflags = read_rflags() & ~RFLAGS_TF;
+
+	if (r->step)
+		rflags |= RFLAGS_TF;
+	r->call.rflags = rflags;
+	workload_watchdog(r);
+	if (r->ring != 3)
+		return 0;
+	unsigned lp = percpu_this()->index;
+
+	if (!user_stack[lp])
+		user_stack[lp] = mem_alloc_pages(USER_STACK_PAGES);
+	if (!user_stack[lp])
+		return workload_refuse(r->res, "%s", "cannot allocate the user stack");
+	r->user = (struct user_run){
+		.fn = r->call.fn, .arg = { r->call.arg[0], r->call.arg[1], r->call.arg[2], r->call.arg[3] },
+		.rflags = r->call.rflags,
+		.stack_base = user_stack[lp], .stack_size = USER_STACK_PAGES * MEM_PAGE_SIZE,
+		.extra_base = r->buf, .extra_len = r->buf_pages * MEM_PAGE_SIZE,
+		.prog_base = r->prog ? r->prog->base : 0,
+		.prog_len = r->prog ? r->prog->pages * MEM_PAGE_SIZE : 0,
+	};
+	if (user_prepare(&r->user, &r->call))
+		return workload_refuse(r->res, "%s", "cannot make the workload pages user-accessible");
+	return 0;
+}
+
+static void workload_timer(struct wl_run *r, bool on)
+{
+	uint64_t us = !r->watchdog ? HALT_WAKE_US : r->prog ? PROGRAM_TICK_US : WORKLOAD_TICK_US;
+
+	if (r->a->w->id != WL_HALT && !r->watchdog)
+		return;
+	if (on) {
+		watched[percpu_this()->index] = r->watchdog ? r : NULL;
+		/* shared by both LPs' runs, so it stays installed */
+		idt_set_handler(LAPIC_TIMER_VECTOR, workload_tick);
+		lapic_timer_start((uint32_t)(timer_lapic_hz() / (US_PER_S / us)), LAPIC_TIMER_VECTOR,
+				  true);
+	} else {
+		lapic_timer_stop();
+		watched[percpu_this()->index] = NULL;
+	}
+}
+
+
+static void workload_execute(struct wl_run *r)
+{
+	struct workload_result *res = r->res;
+	int g;
+
+	workload_timer(r, true);
+	user_set_synthetic(workload_synthetic_gate, r);
+	user_set_call(workload_program_gate, r);
+	g = arch_run_guarded(workload_guarded, r);
+	res->tsc_cycles = rdtsc() - r->tsc0;
+	if (r->step && step_end())
+		res->status = WORKLOAD_INTERRUPTED;
+	stepping[percpu_this()->index] = NULL;
+	if (r->ring == 3)
+		user_cleanup(&r->user);
+	user_set_synthetic(NULL, NULL);
+	user_set_call(NULL, NULL);
+	workload_timer(r, false);
+	if (g == ARCH_GUARD_FAULTED) {
+		res->status = WORKLOAD_FAULTED;
+		res->fault_vector = arch_last_guard_vector();
+	}
+	if (r->h && r->h->end)
+		r->h->end(r->h->ctx, res->lp);
+}
+
+int workload_run(const struct workload_args *a, int ring, bool step,
+		 const struct workload_hooks *h, struct workload_result *res)
+{
+	struct wl_run r = { .a = a, .h = h, .res = res, .ring = ring, .step = step };
+
+	*res = (struct workload_result){ .status = WORKLOAD_OK, .fault_vector = -1,
+					 .cpl = (uint8_t)ring, .lp = workload_lp() };
+	if (ring != 0 && ring != 3)
+		return workload_refuse(res, "%s", "the ring must be 0 or 3");
+	if (ring == 3 && a->w->ring3_refusal)
+		return workload_refuse(res, "cannot run at ring 3: %s", a->w->ring3_refusal);
+	user_init();
+	if (workload_setup(&r) == 0 && workload_prepare_ring(&r) == 0) {
+		workload_execute(&r);
+	}
+	if (r.buf)
+		mem_free_pages(r.buf, r.buf_pages);
+	if (r.prog)
+		__atomic_store_n(&((struct program *)r.prog)->running, 0, __ATOMIC_RELEASE);
+	return res->status;
+}
+
+/* --- two logical processors ------------------------------------------------------ */
+
+int workload_sibling(const char **why)
+{
+	const struct percpu *me = percpu_get(0);
+
+	for (unsigned i = 1; i < smp_count(); i++) {
+		const struct percpu *pc = smp_lp(i);
+
+		if (pc->topo.package != me->topo.package || pc->topo.core != me->topo.core ||
+		    pc->topo.smt == me->topo.smt)
+			continue;
+		if (pc->state == LP_IDLE || pc->state == LP_RUNNING)
+			return (int)i;
+		*why = "LP0's Hyper-Threading sibling did not start (see 'cpu')";
+		return -1;
+	}
+	*why = smp_count() > 1 ? "no Hyper-Threading sibling: the other logical processors are "
+				 "separate cores with their own PMU"
+			       : "no Hyper-Threading sibling: this machine has one logical processor";
+	return -1;
+}
+
+static void workload_job_fn(void *arg)
+{
+	struct workload_job *j = arg;
+
+	workload_run(j->a, j->ring, j->step, j->h, &j->res);
+}
+
+static void workload_job_refuse(struct workload_job *j, const char *why)
+{
+	j->res = (struct workload_result){ .fault_vector = -1 };
+	workload_refuse(&j->res, "%s", why);
+}
+
+/* Wait for the sibling's job, polling Ctrl-C on LP0 (the sibling never reads the UART). */
+static void workload_job_wait(unsigned sib, struct workload_job *j)
+{
+	bool irq_off = !(read_rflags() & RFLAGS_IF);
+	int r;
+
+	/* LP0 takes interrupts while it waits: a PMI the sibling's events raise for LP0 (T0). */
+	if (irq_off)
+		cpu_sti();
+	while ((r = smp_wait_us(sib, PAIR_POLL_US)) == SMP_ETIMEDOUT)
+		if (console_poll_interrupt())
+			wl_stop = true;
+	if (irq_off)
+		cpu_cli();
+	if (r == SMP_EFAULT || r == SMP_ENOLP) {
+		j->res.status = WORKLOAD_FAULTED;
+		j->res.fault_vector = smp_fault_vector(sib);
+	}
+}
+
+static int workload_job_start(int sib, struct workload_job *j)
+{
+	j->res = (struct workload_result){ .status = WORKLOAD_OK, .fault_vector = -1 };
+	if (smp_call((unsigned)sib, workload_job_fn, j) == 0)
+		return 0;
+	workload_job_refuse(j, "LP0's sibling is busy");
+	return -1;
+}
+
+int workload_run_lps(struct workload_job jobs[2], enum workload_start start)
+{
+	const char *why = "";
+	int sib = -1;
+	bool lp1_started = false;
+
+	wl_stop = false;
+	if (jobs[1].a) {
+		sib = workload_sibling(&why);
+		if (sib < 0) {
+			workload_job_refuse(&jobs[1], why);
+			return -1;
+		}
+		if (start == WORKLOAD_TOGETHER) {
+			if (workload_job_start(sib, &jobs[1]))
+				return -1;
+			lp1_started = true;
+		}
+	}
+	if (jobs[0].a)
+		workload_run(jobs[0].a, jobs[0].ring, jobs[0].step, jobs[0].h, &jobs[0].res);
+	if (jobs[1].a && !lp1_started) {
+		if (wl_stop || (jobs[0].a && jobs[0].res.status == WORKLOAD_INTERRUPTED)) {
+			jobs[1].res = (struct workload_result){ .status = WORKLOAD_INTERRUPTED,
+								.fault_vector = -1 };
+			return 0;
+		}
+		if (workload_job_start(sib, &jobs[1]))
+			return -1;
+		lp1_started = true;
+	}
+	if (lp1_started)
+		workload_job_wait((unsigned)sib, &jobs[1]);
+	return 0;
+}
