@@ -100,10 +100,9 @@ void perf_lock(void)
 	perf_lock_take(me);
 }
 
-void perf_unlock(void)
+/* Release one level of the PMU lock held by the LP with percpu index idx. */
+static inline void perf_unlock_as(unsigned idx)
 {
-	unsigned idx = percpu_this()->index;
-
 	if (--lock_depth > 0)
 		return;
 	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
@@ -111,6 +110,11 @@ void perf_unlock(void)
 		nmi_deferred[idx] = false;
 		perf_pmi_handler(NULL);
 	}
+}
+
+void perf_unlock(void)
+{
+	perf_unlock_as(percpu_this()->index);
 }
 
 /* LP lp's LVT PC: the value, and the real entry when lp is the calling LP. */
@@ -407,7 +411,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 		if (have_lapic)
 			lapic_write(LAPIC_LVT_PMC, lp_lvt[lp]);
 	}
-	perf_unlock();
+	perf_unlock_as(cpu);
 	if (counting)
 		perf_pmi_unmasked(lp, cpu, b0);
 	perf_pmi_time(lp, t0);
