@@ -48,6 +48,7 @@ struct perf_trace_bus {
 };
 
 static const struct perf_backend_ops *be;	/* NULL: no backend */
+static const volatile uint64_t *be_bus_tsc;	/* be->bus_tsc, or NULL (also without a backend) */
 static struct perf_info info;
 static struct perf_trace_bus trace_bus;
 static struct perf_count *active;
@@ -178,7 +179,7 @@ struct msr_bus *perf_bus(void)
 {
 	if (!be)
 		return NULL;
-	return info.trace ? &trace_bus.bus : be->bus();
+	return info.trace ? &trace_bus.bus : trace_bus.inner;	/* be->bus(), asked at perf_use */
 }
 
 bool perf_steps_workloads(void)
@@ -318,7 +319,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	unflagged = !(cccr & CCCR_OVF) && (start & BIT(39)) && !(running & BIT(39));
 	if (!(cccr & CCCR_OVF) && !unflagged)
 		return;
-	/* Stopped (and OVF cleared) before the value is taken (p4_counter_quiet): no event falls between. */
+	/* Stopped, OVF cleared (p4_counter_quiet) before the value is taken: no event falls between. */
 	msr_bus_write(bus, cccr_msr, s->plan.slot[i].cccr_quiet);
 	if (msr_bus_read(bus, msr, &stopped))
 		stopped = running;
@@ -364,12 +365,15 @@ static void perf_pmi_time(unsigned lp, uint64_t t0)
 	info.pmi.lp_tsc[lp] += dt;
 }
 
-/* The workload's frame while this LP runs its #DB handler or its int 0x81 gate, else NULL. */
-static struct trap_frame *perf_wl_frame(void)
+/*
+ * The workload's frame while the LP with percpu index cpu (the caller) runs
+ * its #DB handler or its int 0x81 gate, else NULL.
+ */
+static struct trap_frame *perf_wl_frame(unsigned cpu)
 {
-	struct trap_frame *f = step_frame();
+	struct trap_frame *f = step_frame_of(cpu);
 
-	return f ? f : user_gate_frame();
+	return f ? f : user_gate_frame_of(cpu);
 }
 
 /* After the unmask: the backend's re-raise, and its share of this handler since b0. */
@@ -377,8 +381,8 @@ static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 {
 	if (be->unmasked)
 		be->unmasked(lp);
-	if (be->bus_tsc)
-		info.pmi.backend_tsc += be->bus_tsc[cpu] - b0;
+	if (be_bus_tsc)
+		info.pmi.backend_tsc += be_bus_tsc[cpu] - b0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
@@ -395,12 +399,12 @@ static void perf_pmi_handler(struct trap_frame *f)
 	}
 	__atomic_fetch_add(&info.pmi.interrupts, 1, __ATOMIC_RELAXED);
 	info.pmi.lp_interrupts[lp]++;
-	wf = perf_wl_frame();
+	wf = perf_wl_frame(cpu);
 	if (wf && wf != f) {
 		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
 		f = wf;
 	}
-	b0 = be && be->bus_tsc ? be->bus_tsc[cpu] : 0;
+	b0 = be_bus_tsc ? be_bus_tsc[cpu] : 0;
 	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
 	perf_scan(lp, f);
 	if (pebs_hook)
@@ -628,6 +632,7 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 	if (b->select(sig, ht, &caps, err, n))
 		return -1;
 	be = b;
+	be_bus_tsc = b->bus_tsc;
 	info.backend = id;
 	info.sig = *sig;
 	info.ht = ht;

@@ -410,6 +410,11 @@ static void step_db(struct trap_frame *f)
 	step_stamp_exit(st, f);
 }
 
+struct trap_frame *step_frame_of(unsigned cpu)
+{
+	return lp_state[cpu].frame;
+}
+
 struct trap_frame *step_frame(void)
 {
 	return step_this()->frame;

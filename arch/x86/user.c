@@ -120,9 +120,14 @@ void user_set_call(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
 	call_ctx[lp] = ctx;
 }
 
+struct trap_frame *user_gate_frame_of(unsigned cpu)
+{
+	return __atomic_load_n(&synth_frame[cpu], __ATOMIC_RELAXED);
+}
+
 struct trap_frame *user_gate_frame(void)
 {
-	return __atomic_load_n(&synth_frame[percpu_this()->index], __ATOMIC_RELAXED);
+	return user_gate_frame_of(percpu_this()->index);
 }
 
 void user_init(void)
