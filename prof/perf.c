@@ -309,7 +309,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 {
 	const struct p4_counter_desc *d = &p4_counters[s->plan.slot[i].counter];
 	uint32_t msr = d->msr, cccr_msr = d->cccr_msr;
-	uint64_t cccr = 0, running = 0, stopped = 0, start = s->start[i], next = s->reload[i];
+	uint64_t cccr, running, stopped, start = s->start[i], next = s->reload[i];	/* read below */
 	struct perf_overflow ov;
 	bool unflagged;
 
