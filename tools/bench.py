@@ -31,7 +31,9 @@ and then the sampling figures:
                      read back after the reload (N15); 4 WRMSR: stop on a
                      null event (O8), the counter twice (N15), restart;
                      LVT PC read + write, EOI) and one
-                     store append, timed on the guest; plus the 38
+                     store append (to an empty store, as the handler's
+                     appends to record's store: no eviction), timed on
+                     the guest; plus the 38
                      instructions of the interrupt stub and isr_common
                      (3 + 15 pushes + cld + mov + call + 15 pops + add + iretq,
                      counted in arch/x86/64/entry.S)
