@@ -77,7 +77,7 @@ unsigned perf_this_lp(void)
 	return perf_lp_of(percpu_this());
 }
 
-/* Take the PMU lock that LP index + 1 = me does not hold. */
+/* Take the PMU lock for the LP whose percpu index + 1 is me (it does not hold it). */
 static inline void perf_lock_take(uint32_t me)
 {
 	uint32_t free_ = 0;

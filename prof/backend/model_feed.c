@@ -225,6 +225,9 @@ void model_feed_end(struct perf_inputs *in, uint8_t lp)
 	perf_unlock();
 }
 
+/* The step feed's helpers, inline under -Os too: every stepped instruction runs them. */
+#define STEP_FEED_INLINE	static inline __attribute__((always_inline))
+
 /*
  * The step's feed: the PMU lock held throughout, PMIs flushed only when the
  * events fed since the last flush could make a counter wrap twice.
@@ -259,9 +262,7 @@ static void step_event_fed(struct step_feed *sf, enum p4_event ev, uint16_t mask
 }
 
 /* One event of the step; inline the test that skips what nothing counts (most events). */
-static inline __attribute__((always_inline)) void step_event(struct step_feed *sf,
-							     enum p4_event ev, uint16_t mask,
-							     uint64_t n)
+STEP_FEED_INLINE void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
 {
 	if (n == 0 || !model_live(sf->a, ev))
 		return;			/* nothing counts it: the model would look and add nothing */
@@ -269,8 +270,8 @@ static inline __attribute__((always_inline)) void step_event(struct step_feed *s
 }
 
 /* instr_retired NBOGUSNTAG or global_power_events RUNNING: batched when it can be. */
-static inline __attribute__((always_inline)) void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n,
-			 uint64_t *pending)
+STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask,
+				  uint64_t n, uint64_t *pending)
 {
 	struct model_adapter *a = sf->a;
 
@@ -302,8 +303,8 @@ static void step_retired(struct step_feed *sf, const struct step_info *s, uint16
 }
 
 /* The memory model's events for one instruction; its clockticks in *cycles. */
-static inline __attribute__((always_inline)) void step_memory(struct step_feed *sf, struct perf_inputs *in, const struct step_info *s,
-			uint64_t *cycles)
+STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
+				 const struct step_info *s, uint64_t *cycles)
 {
 	struct model_adapter *a = sf->a;
 	struct memfeed f;
