@@ -52,9 +52,9 @@ struct memfeed {
  */
 struct memfeed_ctx {
 	struct p4_mem *mem;
-	bool fetch_valid;		/* last_fetch may be repeated */
+	bool fetch_valid;		/* fetch_feed may be repeated */
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
-	struct p4_mem_result last_fetch;
+	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
 };
 
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m);

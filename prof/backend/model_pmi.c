@@ -123,7 +123,7 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 	lapic_send_ipi(apic, (uint8_t)(lvt & LAPIC_LVT_VECTOR));
 }
 
-void model_pmi_flush(struct model_pmi *p)
+void model_pmi_flush_now(struct model_pmi *p)
 {
 	unsigned me = perf_this_lp();
 	uint32_t lps;
