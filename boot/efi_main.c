@@ -50,11 +50,22 @@ static struct bootinfo bootinfo;
 extern char __bss_start[] __attribute__((visibility("hidden")));
 extern char __bss_end[] __attribute__((visibility("hidden")));
 
-static EFI_GUID loaded_image_guid = EFI_LOADED_IMAGE_PROTOCOL_GUID;
-static EFI_GUID sfs_guid = EFI_SIMPLE_FILE_SYSTEM_PROTOCOL_GUID;
-static EFI_GUID gop_guid = EFI_GRAPHICS_OUTPUT_PROTOCOL_GUID;
-static EFI_GUID acpi20_guid = ACPI_20_TABLE_GUID;
-static EFI_GUID acpi10_guid = ACPI_TABLE_GUID;
+/*
+ * The protocol and table GUIDs this file asks the firmware for: constants.
+ * The boot services take them through non-const pointers (EFI_GUID *) but
+ * only read them (UEFI 2.x, HandleProtocol and LocateProtocol: IN
+ * parameters), hence efi_guid().
+ */
+static const EFI_GUID loaded_image_guid = EFI_LOADED_IMAGE_PROTOCOL_GUID;
+static const EFI_GUID sfs_guid = EFI_SIMPLE_FILE_SYSTEM_PROTOCOL_GUID;
+static const EFI_GUID gop_guid = EFI_GRAPHICS_OUTPUT_PROTOCOL_GUID;
+static const EFI_GUID acpi20_guid = ACPI_20_TABLE_GUID;
+static const EFI_GUID acpi10_guid = ACPI_TABLE_GUID;
+
+static EFI_GUID *efi_guid(const EFI_GUID *g)
+{
+	return (EFI_GUID *)(uintptr_t)g;
+}
 
 static void boot_say(EFI_SYSTEM_TABLE *st, CHAR16 *msg)
 {
@@ -71,7 +82,7 @@ static void boot_read_cfg(EFI_BOOT_SERVICES *bs, EFI_HANDLE device, struct booti
 	char probe;
 
 	bi->cfg_status = BOOT_CFG_ABSENT;
-	if (bs->HandleProtocol(device, &sfs_guid, (void **)&fs) != EFI_SUCCESS)
+	if (bs->HandleProtocol(device, efi_guid(&sfs_guid), (void **)&fs) != EFI_SUCCESS)
 		return;
 	if (fs->OpenVolume(fs, &root) != EFI_SUCCESS)
 		return;
@@ -143,7 +154,7 @@ static void boot_read_programs(EFI_BOOT_SERVICES *bs, EFI_HANDLE device, struct 
 	EFI_FILE_HANDLE root, dir;
 	EFI_FILE_INFO *info = (EFI_FILE_INFO *)buf;
 
-	if (bs->HandleProtocol(device, &sfs_guid, (void **)&fs) != EFI_SUCCESS ||
+	if (bs->HandleProtocol(device, efi_guid(&sfs_guid), (void **)&fs) != EFI_SUCCESS ||
 	    fs->OpenVolume(fs, &root) != EFI_SUCCESS)
 		return;
 	if (root->Open(root, &dir, name, EFI_FILE_MODE_READ, 0) == EFI_SUCCESS) {
@@ -188,7 +199,7 @@ static void boot_find_gop(EFI_BOOT_SERVICES *bs, struct bootinfo *bi)
 	EFI_GRAPHICS_OUTPUT_PROTOCOL *gop;
 	EFI_GRAPHICS_OUTPUT_MODE_INFORMATION *info;
 
-	if (bs->LocateProtocol(&gop_guid, NULL, (void **)&gop) != EFI_SUCCESS || !gop->Mode)
+	if (bs->LocateProtocol(efi_guid(&gop_guid), NULL, (void **)&gop) != EFI_SUCCESS || !gop->Mode)
 		return;
 	info = gop->Mode->Info;
 	if (!info || info->PixelFormat == PixelBltOnly)
@@ -320,7 +331,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	EFI_LOADED_IMAGE *li;
 
 	boot_clear_bss();
-	if (bs->HandleProtocol(image, &loaded_image_guid, (void **)&li) != EFI_SUCCESS) {
+	if (bs->HandleProtocol(image, efi_guid(&loaded_image_guid), (void **)&li) != EFI_SUCCESS) {
 		boot_say(st, L"nbprof: no LoadedImage protocol\r\n");
 		return EFI_LOAD_ERROR;
 	}

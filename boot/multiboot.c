@@ -19,7 +19,7 @@
  *    falls back on it to find the sibling when there is no ACPI MADT;
  *  - nbprof.cfg as the first Multiboot module (flags bit 3), copied whole;
  *  - users' programs (the ESP's nbprof/ folder under UEFI) as the modules
- *    whose command line ends in a word "nbprof/NAME" (tools/mkimage's
+ *    whose command line ends in a word "nbprof/NAME" (tools/build/mkimage's
  *    grub.cfg); their memory is kept out of the free RAM, as the image is,
  *    until kmain has loaded them;
  *  - stacks from the image's own .bss; the sibling's start-up page is the
@@ -42,6 +42,7 @@
 #include "arch/x86/bootinfo.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/memmap.h"
+#include "arch/x86/screen.h"
 #include "arch/x86/serial.h"
 #include "lib/string.h"
 
@@ -54,9 +55,6 @@
 #define CPUID_EDX_PAE		(1u << 6)
 #define CPUID_EDX_APIC		(1u << 9)
 #define EFLAGS_ID		(1u << 21)
-#define VGA_TEXT		0xb8000u
-#define VGA_COLS		80
-#define VGA_ROWS		25
 #define VGA_ATTR		0x4f00u		/* white on red */
 #define COM1			0x3f8
 
@@ -302,7 +300,7 @@ static void mb_read_loader_name(struct bootinfo *bi, const struct mb_info *mbi)
 /* One line on COM1 and on the VGA text screen (row `row`). */
 static void mb_say(unsigned row, const char *msg)
 {
-	volatile uint16_t *vga = (volatile uint16_t *)(uintptr_t)VGA_TEXT + row * VGA_COLS;
+	volatile uint16_t *vga = (volatile uint16_t *)(uintptr_t)VGA_COLOR_TEXT + row * VGA_COLS;
 	unsigned i = 0;
 
 	for (const char *p = msg; *p; p++) {

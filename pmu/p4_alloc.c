@@ -487,6 +487,7 @@ int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs,
 	if (!p4_search_run(&s, (1u << n) - 1))
 		return p4_alloc_conflict(&s, err);
 	plan->n = n;
+	plan->unc_n = 0;		/* the caller adds uncore counters (p4_alloc.h) */
 	plan->ht = ctx->ht;
 	plan->pebs = false;
 	plan->writer_lp = 0;

@@ -38,6 +38,7 @@
 #include "pmu/p4_encode.h"
 #include "pmu/p4_spec.h"
 #include "pmu/p4_tables.h"
+#include "pmu/p4_uncore.h"
 
 #define P4_MAX_REQUESTS		18
 
@@ -76,6 +77,18 @@ struct p4_slot {
 	const struct p4_cascade_link *link;	/* how it is started, or NULL */
 };
 
+/*
+ * An uncore counter of a plan (p4_uncore.h): register reg (0..7, MSR
+ * 107CCH + reg, RDPMC 18 + reg), started with `start` (p4_unc_encode: the
+ * control word in 63:32, the count's preset in 31:0). The registers are
+ * the package's, outside the core counters' allocation: p4_unc_alloc
+ * picks them.
+ */
+struct p4_unc_slot {
+	uint8_t reg;
+	uint64_t start;
+};
+
 struct p4_plan {
 	unsigned n;
 	bool ht;
@@ -100,6 +113,8 @@ struct p4_plan {
 	uint64_t metric_escr_value;
 	struct p4_request req[P4_MAX_REQUESTS];
 	struct p4_slot slot[P4_MAX_REQUESTS];
+	unsigned unc_n;			/* uncore counters, started and stopped with the rest */
+	struct p4_unc_slot unc[P4_UNC_NREG];
 };
 
 struct p4_alloc_error {

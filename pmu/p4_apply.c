@@ -48,40 +48,6 @@ static bool p4_escr_seen(const struct p4_plan *plan, unsigned i)
 	return false;
 }
 
-int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
-{
-	/*
-	 * Enable and the cascade bits clear: stopped under either reading of a
-	 * cascade start; p4_cccr_restart's value restarts it.
-	 */
-	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
-			     plan->slot[i].cccr_quiet);
-}
-
-uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
-{
-	uint64_t v = plan->slot[i].cccr_value;
-
-	if (!plan->slot[i].link)
-		return v;
-	return (v | CCCR_ENABLE) & ~(CCCR_CASCADE | CCCR_EXT_CASCADE);
-}
-
-void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
-		       uint64_t value, uint64_t cccr, uint64_t *mismatches)
-{
-	const struct p4_counter_desc *d = &p4_counters[plan->slot[i].counter];
-	uint64_t v = value & P4_COUNTER_MASK, got = 0;
-
-	msr_bus_write(bus, d->msr, v);
-	msr_bus_write(bus, d->msr, v);		/* Intel 249199 erratum N15 */
-	if (p4_counter_read(bus, plan->slot[i].counter, &got) == 0 && got != v) {
-		(*mismatches)++;		/* N15 struck despite the double write */
-		msr_bus_write(bus, d->msr, v);
-	}
-	msr_bus_write(bus, d->cccr_msr, cccr);
-}
-
 /*
  * Set `bits` in a shared MSR, replacing only the bits in `field` and
  * keeping the rest (the sibling's PEBS thread bits).
@@ -215,4 +181,40 @@ void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_re
 		for (unsigned i = 0; i < plan->n; i++)
 			if ((plan->slot[i].link != NULL) == (pass == 0))
 				p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr, 0, res);
+}
+
+/* ---- the uncore counters ------------------------------------------------------ */
+
+static uint32_t p4_unc_msr(const struct p4_plan *plan, unsigned i)
+{
+	return MSR_P4_UNCORE_FIRST + plan->unc[i].reg;
+}
+
+int p4_unc_start(struct msr_bus *bus, const struct p4_plan *plan)
+{
+	for (unsigned i = 0; i < plan->unc_n; i++) {
+		if (msr_bus_write(bus, p4_unc_msr(plan, i), plan->unc[i].start) != 0) {
+			for (unsigned k = 0; k < i; k++)
+				msr_bus_write(bus, p4_unc_msr(plan, k), 0);
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+void p4_unc_poll(struct msr_bus *bus, const struct p4_plan *plan, uint64_t *totals)
+{
+	for (unsigned i = 0; i < plan->unc_n; i++) {
+		uint64_t v;
+
+		if (msr_bus_read(bus, p4_unc_msr(plan, i), &v) == 0)
+			totals[i] = p4_unc_extend(totals[i], (uint32_t)v);
+	}
+}
+
+void p4_unc_stop(struct msr_bus *bus, const struct p4_plan *plan, uint64_t *totals)
+{
+	p4_unc_poll(bus, plan, totals);
+	for (unsigned i = 0; i < plan->unc_n; i++)
+		msr_bus_write(bus, p4_unc_msr(plan, i), 0);
 }

@@ -43,6 +43,27 @@ struct p4_apply_result {
 void p4_pmu_reset(struct msr_bus *bus, const struct p4_caps *caps, struct p4_apply_result *res);
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res);
 
+/*
+ * The plan's uncore counters (plan->unc, p4_alloc.h). A register counts in
+ * its low 32 bits once its upper 32 bits are written non-zero and stops
+ * when they are written 0 (SDM 18.20; PMU reference 1.4); the 32-bit count
+ * is extended to 64 bits by polling (p4_unc_extend), exact while fewer than
+ * 2^32 events pass between two polls. The registers are package-wide: a
+ * count includes every LP's transactions its control word selects. No
+ * read-back check: on hardware the low half may count between the write
+ * and the read.
+ *
+ * p4_unc_start(): write each register's start value in plan order; when a
+ * write faults, write 0 to those already started and return the index of
+ * the one that faulted; -1 when every one started.
+ * p4_unc_poll(): read each low half and extend totals[plan->unc_n] (a
+ * register that faults keeps its total).
+ * p4_unc_stop(): poll a last time, then write 0 to every register.
+ */
+int p4_unc_start(struct msr_bus *bus, const struct p4_plan *plan);
+void p4_unc_poll(struct msr_bus *bus, const struct p4_plan *plan, uint64_t *totals);
+void p4_unc_stop(struct msr_bus *bus, const struct p4_plan *plan, uint64_t *totals);
+
 /* Stop the plan's counters: CCCR <- 0 (Enable and OVF cleared). */
 void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res);
 
@@ -58,8 +79,17 @@ static inline int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64
 }
 
 
-/* Stop slot i's counter on its null event (slot.cccr_quiet): OVF cleared, cascade bits too. */
-int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i);
+/*
+ * Stop slot i's counter on its null event (slot.cccr_quiet): OVF cleared,
+ * cascade bits too. Enable and the cascade bits clear: stopped under either
+ * reading of a cascade start; p4_cccr_restart's value restarts it.
+ * Inline, as the two below: the PMI handler's path.
+ */
+static inline int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
+{
+	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
+			     plan->slot[i].cccr_quiet);
+}
 
 /*
  * The CCCR that restarts slot i's counter after its overflow: its
@@ -68,15 +98,42 @@ int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i
  * clear, so it runs whichever way the hardware shows a start (SDM Example
  * 18-1: "automatically enabled"; p4_model.c "Starts").
  */
-uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i);
+static inline uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
+{
+	uint64_t v = plan->slot[i].cccr_value;
+
+	if (!plan->slot[i].link)
+		return v;
+	return (v | CCCR_ENABLE) & ~(CCCR_CASCADE | CCCR_EXT_CASCADE);
+}
 
 /*
  * Reload slot i's counter, stopped by p4_counter_quiet, with value (the
  * overflow handler): written twice (N15), read back and written once more
  * when it still differs (counted in *mismatches), then `cccr` written back.
+ * p4_counter_reload_msr: the same by the counter's and its CCCR's MSR numbers.
  */
-void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
-		       uint64_t value, uint64_t cccr, uint64_t *mismatches);
+static inline void p4_counter_reload_msr(struct msr_bus *bus, uint32_t msr, uint32_t cccr_msr,
+					 uint64_t value, uint64_t cccr, uint64_t *mismatches)
+{
+	uint64_t v = value & P4_COUNTER_MASK, got = 0;
+
+	msr_bus_write(bus, msr, v);
+	msr_bus_write(bus, msr, v);		/* Intel 249199 erratum N15 */
+	if (msr_bus_read(bus, msr, &got) == 0 && (got & P4_COUNTER_MASK) != v) {
+		(*mismatches)++;		/* N15 struck despite the double write */
+		msr_bus_write(bus, msr, v);
+	}
+	msr_bus_write(bus, cccr_msr, cccr);
+}
+
+static inline void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
+				     uint64_t value, uint64_t cccr, uint64_t *mismatches)
+{
+	const struct p4_counter_desc *d = &p4_counters[plan->slot[i].counter];
+
+	p4_counter_reload_msr(bus, d->msr, d->cccr_msr, value, cccr, mismatches);
+}
 
 /*
  * The counter's value from a read while it ran (`running`) and a read

@@ -20,7 +20,6 @@
 #include "pmu/p4_caps.h"
 #include "pmu/p4_tables.h"
 
-#define P4_FAMILY	0x0f
 
 struct p4_model_row {
 	uint8_t model;

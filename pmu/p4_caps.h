@@ -55,6 +55,8 @@ struct p4_caps {
 	const char *part_name;		/* likely parts (a guess from the model alone) */
 };
 
+#define P4_FAMILY	0x0f	/* NetBurst: CPUID display family 0FH */
+
 /* Fill *out for a family-0FH signature; false (and *out untouched) otherwise. */
 bool p4_caps_lookup(const struct p4_sig *sig, struct p4_caps *out);
 

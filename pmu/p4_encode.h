@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/p4_regs.h"
 #include "pmu/p4_spec.h"
+#include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
 
 /* Which logical processors' events an ESCR counts. */
@@ -55,8 +57,24 @@ uint64_t p4_cccr_encode(const struct p4_cccr_cfg *cfg, bool ht);
 /* The CCCR filter settings a spec asks for (compare, threshold, ...). */
 void p4_cccr_from_spec(const struct p4_spec *spec, struct p4_cccr_cfg *cfg);
 
+/*
+ * The logical processor (SMT ID) whose PMI handler takes the overflows of a
+ * counter with this CCCR: the one OVF_PMI_T0/T1 names (PMU reference 6, 8),
+ * LP0 when both or neither are set. Each counter thus has exactly one
+ * owner: the handler of one LP stops, totals, samples and reloads it, and
+ * the other LP's handler, interrupted by the same overflow when both bits
+ * are set, leaves it alone; an unflagged counter is polled from LP0.
+ */
+static inline unsigned p4_cccr_pmi_lp(uint64_t cccr)
+{
+	return (cccr & CCCR_OVF_PMI_T1) && !(cccr & CCCR_OVF_PMI_T0);
+}
+
 /* Counter value that overflows on the n-th event (Example 18-1: -n in 40 bits). */
-uint64_t p4_counter_preset(uint64_t n);
+static inline uint64_t p4_counter_preset(uint64_t n)
+{
+	return (0 - n) & P4_COUNTER_MASK;	/* inline: the PMI handler's path */
+}
 
 /*
  * Thread-independent (TI) events: SDM Vol. 3B Table 18-67 "Effect of Logical

@@ -5,9 +5,9 @@
  * backend does differently is behind its ops (prof/backend.h); nothing here
  * asks which one it is.
  *
- * The overflow path runs one way (README "How a sample is taken"): the LVT
+ * The overflow path runs one way (docs/dev/sampling-path.md): the LVT
  * PC vector or the NMI enters perf_pmi_handler, which takes the PMU lock
- * once, and for each overflowed counter the calling LP owns (perf_slot_lp:
+ * once, and for each overflowed counter the calling LP owns (p4_cccr_pmi_lp:
  * OVF_PMI_T1 alone = LP1, else LP0) stops it on a null event, settles its
  * value from a read before and after the stop (Xeon MP errata O8/O9, PMU
  * reference 6), adds the events since the last write to its 64-bit base, calls
@@ -36,6 +36,7 @@
 #include "arch/x86/user.h"
 #include "lib/printf.h"
 #include "pmu/p4_apply.h"
+#include "pmu/p4_encode.h"
 #include "pmu/p4_regs.h"
 #include "prof/backend.h"
 #include "prof/perf.h"
@@ -48,62 +49,65 @@ struct perf_trace_bus {
 };
 
 static const struct perf_backend_ops *be;	/* NULL: no backend */
+static const volatile uint64_t *be_bus_tsc;	/* be->bus_tsc, or NULL (also without a backend) */
 static struct perf_info info;
 static struct perf_trace_bus trace_bus;
-static struct perf_count *active;
-static perf_sink_fn *sink;
-static void *sink_ctx;
-static perf_pebs_fn *pebs_hook;
-static void *pebs_hook_ctx;
-static volatile uint32_t lp_lvt[PERF_NLP];	/* each LP's LVT PC as set; an LP writes only its own */
-static volatile uint32_t lock_owner;		/* LP index + 1 holding the PMU lock; 0 = free */
+/* Where the overflow path delivers: the running count, the sample sink, the PEBS hook. */
+static struct {
+	struct perf_count *count;	/* the running count; NULL: none */
+	perf_sink_fn *sink;
+	void *sink_ctx;
+	perf_pebs_fn *pebs_hook;
+	void *pebs_ctx;
+} run;
+
+/* Each LP's LVT PC entry as set; an LP writes only its own. */
+static struct {
+	volatile uint32_t lp[PERF_NLP];
+	bool have_lapic;		/* lapic_present(), asked once at perf_init */
+} lvt;
+
 /*
- * Each LP's nested acquisitions beyond its first (perf_lock). Kept apart
- * from the owner so that code which interrupts the first acquisition or
- * the release and takes the lock nested - the model's step handler, which
- * steps the kernel's own code in the counting window (arch/x86/step.h) and
- * feeds the model under the lock - leaves it as it found it: with one
- * depth count set after the acquisition, a #DB between the two made the
- * nested release free the lock the interrupted code had just taken, and a
- * PMI then reloaded a counter inside perf_count_stop between its two reads
- * (a total 2^32 too large).
+ * The PMU lock: one LP at a time, retaken by its owner; NMIs that land
+ * meanwhile wait. Each LP's acquisitions beyond its first (nested) are
+ * counted apart from the owner, so that code which interrupts the first
+ * acquisition or the release and takes the lock nested - the model's step
+ * handler, which steps the kernel's own code in the counting window
+ * (arch/x86/step.h) and feeds the model under the lock - leaves it as it
+ * found it: with one depth set after the acquisition, a #DB between the two
+ * made the nested release free the lock the interrupted code had just
+ * taken, and a PMI then reloaded a counter inside perf_count_stop between
+ * its two reads (a total 2^32 too large).
  */
-static unsigned lock_nested[PERCPU_MAX];
+static struct {
+	volatile uint32_t owner;	/* LP index + 1 holding it; 0 = free */
+	unsigned nested[PERCPU_MAX];
+	volatile bool nmi_deferred[PERCPU_MAX];
+} pmu_lock;
 
 #define PERF_PENDING_WAIT	100000u	/* pause loops a pending PMI may take to come in */
-static volatile bool nmi_deferred[PERCPU_MAX];
-static bool have_lapic;			/* lapic_present(), asked once at perf_init */
 
 static void perf_pmi_handler(struct trap_frame *f);
 
 /* ---- the PMU lock, the LPs ---------------------------------------------------- */
 
+/* The LP (SMT ID T0/T1) of a percpu block: perf_this_lp's rule. */
+static inline unsigned perf_lp_of(const struct percpu *p)
+{
+	return p->topo.smt < PERF_NLP ? p->topo.smt : 0;
+}
+
 unsigned perf_this_lp(void)
 {
-	unsigned smt = percpu_this()->topo.smt;
-
-	return smt < PERF_NLP ? smt : 0;
+	return perf_lp_of(percpu_this());
 }
 
-static bool perf_lock_mine(void)
+/* Take the PMU lock for the LP whose percpu index + 1 is me (it does not hold it). */
+static inline void perf_lock_take(uint32_t me)
 {
-	return __atomic_load_n(&lock_owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
-}
+	uint32_t free_ = 0;
 
-bool perf_lock_held(void)
-{
-	return perf_lock_mine();
-}
-
-void perf_lock(void)
-{
-	uint32_t me = percpu_this()->index + 1, free_ = 0;
-
-	if (perf_lock_mine()) {
-		lock_nested[me - 1]++;
-		return;
-	}
-	if (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false, __ATOMIC_ACQUIRE,
+	if (!__atomic_compare_exchange_n(&pmu_lock.owner, &free_, me, false, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED)) {
 		/* a wait as long as the sibling takes: not stepped (arch/x86/step.h) */
 		uint64_t held = step_hold();
@@ -111,47 +115,67 @@ void perf_lock(void)
 		do {
 			free_ = 0;
 			cpu_pause();
-		} while (!__atomic_compare_exchange_n(&lock_owner, &free_, me, false,
+		} while (!__atomic_compare_exchange_n(&pmu_lock.owner, &free_, me, false,
 						      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		step_release(held);
+	}
+}
+
+bool perf_lock_held(void)
+{
+	return __atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
+}
+
+void perf_lock(void)
+{
+	uint32_t me = percpu_this()->index + 1;
+
+	if (__atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == me) {
+		pmu_lock.nested[me - 1]++;
+		return;
+	}
+	perf_lock_take(me);
+}
+
+/* Release one level of the PMU lock held by the LP with percpu index idx. */
+static inline void perf_unlock_as(unsigned idx)
+{
+	if (pmu_lock.nested[idx] > 0) {
+		pmu_lock.nested[idx]--;
+		return;
+	}
+	__atomic_store_n(&pmu_lock.owner, 0, __ATOMIC_RELEASE);
+	if (pmu_lock.nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
+		uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
+
+		pmu_lock.nmi_deferred[idx] = false;
+		perf_pmi_handler(NULL);
 		step_release(held);
 	}
 }
 
 void perf_unlock(void)
 {
-	unsigned idx = percpu_this()->index;
-
-	if (lock_nested[idx] > 0) {
-		lock_nested[idx]--;
-		return;
-	}
-	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELEASE);
-	if (nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
-		uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
-
-		nmi_deferred[idx] = false;
-		perf_pmi_handler(NULL);
-		step_release(held);
-	}
+	perf_unlock_as(percpu_this()->index);
 }
 
 /* LP lp's LVT PC: the value, and the real entry when lp is the calling LP. */
 static void perf_lvt_write(unsigned lp, uint32_t v)
 {
-	lp_lvt[lp] = v;
-	if (lp == perf_this_lp() && have_lapic)
+	lvt.lp[lp] = v;
+	if (lp == perf_this_lp() && lvt.have_lapic)
 		lapic_write(LAPIC_LVT_PMC, v);
 }
 
 uint32_t perf_lvt(unsigned lp)
 {
-	return lp < PERF_NLP ? lp_lvt[lp] : LAPIC_LVT_MASKED;
+	return lp < PERF_NLP ? lvt.lp[lp] : LAPIC_LVT_MASKED;
 }
 
 void perf_lvt_automask(unsigned lp)
 {
 	if (lp < PERF_NLP)
-		perf_lvt_write(lp, lp_lvt[lp] | LAPIC_LVT_MASKED);
+		perf_lvt_write(lp, lvt.lp[lp] | LAPIC_LVT_MASKED);
 }
 
 static uint32_t perf_lvt_value(bool masked)
@@ -163,12 +187,12 @@ static uint32_t perf_lvt_value(bool masked)
 
 bool perf_counting(void)
 {
-	return active && active->running;
+	return run.count && run.count->running;
 }
 
 uint64_t perf_feed_chunk(void)
 {
-	return active ? active->chunk : UINT64_C(1) << 39;
+	return run.count ? run.count->chunk : UINT64_C(1) << 39;
 }
 
 struct perf_pmi_stats *perf_pmi_stats(void)
@@ -196,7 +220,7 @@ struct msr_bus *perf_bus(void)
 {
 	if (!be)
 		return NULL;
-	return info.trace ? &trace_bus.bus : be->bus();
+	return info.trace ? &trace_bus.bus : trace_bus.inner;	/* be->bus(), asked at perf_use */
 }
 
 bool perf_steps_workloads(void)
@@ -315,24 +339,25 @@ void perf_set_trace(bool on)
 
 void perf_set_sink(perf_sink_fn *fn, void *ctx)
 {
-	sink = fn;
-	sink_ctx = ctx;
+	run.sink = fn;
+	run.sink_ctx = ctx;
 }
 
-/* The LP whose handler takes a counter's overflows: the one OVF_PMI names (T0 when both). */
+/* The LP whose handler takes a counter's overflows (pmu/p4_encode.h). */
 static unsigned perf_slot_lp(const struct p4_slot *slot)
 {
-	return (slot->cccr_value & CCCR_OVF_PMI_T1) && !(slot->cccr_value & CCCR_OVF_PMI_T0);
+	return p4_cccr_pmi_lp(slot->cccr_value);
 }
 
 /* Counter i of the running count, if it overflowed: total it, sample it, reload it. */
 static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigned i,
 			      struct trap_frame *f)
 {
-	const struct p4_slot *slot = &s->plan.slot[i];
-	uint64_t cccr = 0, running = 0, stopped = 0, next = s->reload[i];
-	struct perf_overflow ov = { .idx = i, .reload = s->reload[i] };
-	bool ovf, unflagged;
+	const struct p4_counter_desc *d = &p4_counters[s->plan.slot[i].counter];
+	uint32_t msr = d->msr, cccr_msr = d->cccr_msr;
+	uint64_t cccr, running, stopped, start = s->start[i], next = s->reload[i];	/* read below */
+	struct perf_overflow ov;
+	bool unflagged;
 
 	/*
 	 * The counter before its CCCR: the counter still runs (at CPL 0 it counts
@@ -340,45 +365,47 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	 * OVF clear beside a wrapped value, which the bit-39 workaround below took
 	 * for an overflow without OVF. In this order that overflow shows as OVF.
 	 */
-	if (p4_counter_read(bus, slot->counter, &running) ||
-	    msr_bus_read(bus, p4_counters[slot->counter].cccr_msr, &cccr))
+	if (msr_bus_read(bus, msr, &running) || msr_bus_read(bus, cccr_msr, &cccr))
 		return;
-	ovf = (cccr & CCCR_OVF) != 0;
-	unflagged = !ovf && (s->start[i] & BIT(39)) && !(running & BIT(39));
-	if (!ovf && !unflagged)
+	running &= P4_COUNTER_MASK;
+	unflagged = !(cccr & CCCR_OVF) && (start & BIT(39)) && !(running & BIT(39));
+	if (!(cccr & CCCR_OVF) && !unflagged)
 		return;
-	/* Stopped (and OVF cleared) before the value is taken: no event falls between. */
-	p4_counter_quiet(bus, &s->plan, i);
-	if (p4_counter_read(bus, slot->counter, &stopped))
+	/* Stopped, OVF cleared (p4_counter_quiet) before the value is taken: no event falls between. */
+	msr_bus_write(bus, cccr_msr, s->plan.slot[i].cccr_quiet);
+	if (msr_bus_read(bus, msr, &stopped))
 		stopped = running;
-	ov.raw = p4_counter_settle(running, stopped);
-	ov.events = (ov.raw - s->start[i]) & P4_COUNTER_MASK;
+	ov.idx = i;
+	ov.reload = next;
+	ov.raw = p4_counter_settle(running, stopped & P4_COUNTER_MASK);
+	ov.events = (ov.raw - start) & P4_COUNTER_MASK;
 	info.pmi.overflows++;
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;
-	s->base[i] += (ov.raw - s->start[i]) & P4_COUNTER_MASK;
-	if (sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
-		next = sink(sink_ctx, f, &ov);
-	p4_counter_reload(bus, &s->plan, i, next, p4_cccr_restart(&s->plan, i), &info.pmi.mismatches);
+	s->base[i] += ov.events;
+	if (run.sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
+		next = run.sink(run.sink_ctx, f, &ov);
+	p4_counter_reload_msr(bus, msr, cccr_msr, next, p4_cccr_restart(&s->plan, i),
+			      &info.pmi.mismatches);
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 
 /*
- * Every counter the calling LP owns (PMU lock held). A PEBS counter is not
- * the handler's: the assist reloads it from the DS counter-reset field and
- * its samples are the records (pebs_hook), so an OVF it may hold is
- * neither a sample nor events to add (record_pebs_stop counts its records).
+ * Every counter the calling LP owns (PMU lock held): pmi_mask, set when the
+ * count started. A PEBS counter is not the handler's: the assist reloads it
+ * from the DS counter-reset field and its samples are the records
+ * (pebs_hook), so an OVF it may hold is neither a sample nor events to add
+ * (record_pebs_stop counts its records).
  */
-static void perf_scan(unsigned lp, struct trap_frame *f)
+static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct trap_frame *f)
 {
-	struct msr_bus *bus = perf_bus();
+	struct msr_bus *bus;
 
 	if (!perf_counting())
 		return;
-	for (unsigned i = 0; i < active->plan.n; i++)
-		if (active->plan.req[i].role != P4_ROLE_PEBS &&
-		    perf_slot_lp(&active->plan.slot[i]) == lp)
-			perf_overflow_one(bus, active, i, f);
+	bus = perf_bus();
+	for (uint32_t m = run.count->pmi_mask[lp]; m; m &= m - 1)
+		perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f);
 }
 
 /* TSC since t0 spent handling: in all, and the calling LP's own share (throttling). */
@@ -390,51 +417,59 @@ static void perf_pmi_time(unsigned lp, uint64_t t0)
 	info.pmi.lp_tsc[lp] += dt;
 }
 
-/* The workload's frame while this LP runs its #DB handler or its int 0x81 gate, else NULL. */
-static struct trap_frame *perf_wl_frame(void)
+/*
+ * The workload's frame while the LP with percpu index cpu (the caller) runs
+ * its #DB handler or its int 0x81 gate, else NULL.
+ */
+static struct trap_frame *perf_wl_frame(unsigned cpu)
 {
-	struct trap_frame *f = step_frame();
+	struct trap_frame *f = step_frame_of(cpu);
 
-	return f ? f : user_gate_frame();
+	return f ? f : user_gate_frame_of(cpu);
 }
 
 /* After the unmask: the backend's re-raise, and its share of this handler since b0. */
-static void perf_pmi_unmasked(unsigned lp, uint64_t b0)
+static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 {
 	if (be->unmasked)
 		be->unmasked(lp);
-	if (be->bus_tsc)
-		info.pmi.backend_tsc += be->bus_tsc[percpu_this()->index] - b0;
+	if (be_bus_tsc)
+		info.pmi.backend_tsc += be_bus_tsc[cpu] - b0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
 {
 	uint64_t t0 = rdtsc(), b0;
-	struct trap_frame *wf = perf_wl_frame();
-	unsigned lp = perf_this_lp();
+	const struct percpu *me = percpu_this();
+	unsigned cpu = me->index, lp = perf_lp_of(me);
+	struct trap_frame *wf;
 	bool counting;
 
-	if (perf_lock_mine()) {		/* an NMI inside a locked section: after it (perf_unlock) */
-		nmi_deferred[percpu_this()->index] = true;
+	if (__atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == cpu + 1) {
+		pmu_lock.nmi_deferred[cpu] = true;	/* an NMI inside a locked section: after it (perf_unlock) */
 		return;
 	}
 	__atomic_fetch_add(&info.pmi.interrupts, 1, __ATOMIC_RELAXED);
 	info.pmi.lp_interrupts[lp]++;
+	wf = perf_wl_frame(cpu);
 	if (wf && wf != f) {
 		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
 		f = wf;
 	}
-	b0 = be && be->bus_tsc ? be->bus_tsc[percpu_this()->index] : 0;
-	perf_lock();
+	b0 = be_bus_tsc ? be_bus_tsc[cpu] : 0;
+	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
 	perf_scan(lp, f);
-	if (pebs_hook)
-		pebs_hook(pebs_hook_ctx, lp, f);
+	if (run.pebs_hook)
+		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting();
-	if (counting)		/* OVF is clear now: unmasking cannot re-trigger for these */
-		perf_lvt_write(lp, lp_lvt[lp] & ~LAPIC_LVT_MASKED);
-	perf_unlock();
+	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
+		lvt.lp[lp] &= ~LAPIC_LVT_MASKED;	/* perf_lvt_write on the calling LP */
+		if (lvt.have_lapic)
+			lapic_write(LAPIC_LVT_PMC, lvt.lp[lp]);
+	}
+	perf_unlock_as(cpu);
 	if (counting)
-		perf_pmi_unmasked(lp, b0);
+		perf_pmi_unmasked(lp, cpu, b0);
 	perf_pmi_time(lp, t0);
 }
 
@@ -466,8 +501,8 @@ void perf_poll(struct trap_frame *f)
 void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx)
 {
 	perf_lock();
-	pebs_hook = fn;
-	pebs_hook_ctx = ctx;
+	run.pebs_hook = fn;
+	run.pebs_ctx = ctx;
 	perf_unlock();
 }
 
@@ -507,10 +542,19 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		s->start[i] = period ? plan->slot[i].preset : s->reload[i];
 		s->plan.slot[i].preset = s->start[i];
 	}
+	for (unsigned i = 0; i < plan->n; i++)
+		if (plan->req[i].role != P4_ROLE_PEBS)
+			s->pmi_mask[perf_slot_lp(&plan->slot[i])] |= UINT32_C(1) << i;
 	if ((P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1 < s->chunk)
 		s->chunk = (P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1;
 	perf_lock();
-	active = s;
+	s->unc_failed = p4_unc_start(bus, &s->plan);
+	if (s->unc_failed >= 0) {
+		perf_unlock();
+		return ksnprintf(err, n, "writing uncore register %XH failed",
+				 (unsigned)(MSR_P4_UNCORE_FIRST + plan->unc[s->unc_failed].reg)), -1;
+	}
+	run.count = s;
 	s->running = true;
 	if (be->run_begin)
 		be->run_begin();
@@ -566,7 +610,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	 * here, as a poll would: its events are added and its sample, without
 	 * a frame, counted unattributed. Otherwise a wrap would be lost.
 	 */
-	if (s == active)
+	if (s == run.count)
 		for (unsigned i = 0; i < s->plan.n; i++)
 			if (perf_polled_at_stop(&s->plan, i))
 				perf_overflow_one(bus, s, i, NULL);
@@ -580,9 +624,10 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		perf_lvt_write(lp, perf_lvt_value(true));
 	s->running = false;
-	active = NULL;
+	run.count = NULL;
 	if (be->run_end)
 		be->run_end();
+	p4_unc_stop(bus, &s->plan, s->unc_total);
 	perf_unlock();
 	for (unsigned i = 0; totals && i < s->plan.n; i++)
 		totals[i] = s->base[i] + ((running[i] - s->start[i]) & P4_COUNTER_MASK);
@@ -590,7 +635,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 
 void perf_take_pending(void)
 {
-	if (!have_lapic || (read_rflags() & RFLAGS_IF) || !lapic_irr_pending(LAPIC_PMI_VECTOR))
+	if (!lvt.have_lapic || (read_rflags() & RFLAGS_IF) || !lapic_irr_pending(LAPIC_PMI_VECTOR))
 		return;
 	cpu_sti();
 	for (unsigned i = 0; i < PERF_PENDING_WAIT && lapic_irr_pending(LAPIC_PMI_VECTOR); i++)
@@ -605,7 +650,7 @@ static void perf_hook_begin(void *ctx, uint8_t lp)
 {
 	if (lp < PERF_NLP) {
 		perf_lock();
-		perf_lvt_write(lp, lp_lvt[lp]);
+		perf_lvt_write(lp, lvt.lp[lp]);
 		perf_unlock();
 	}
 	if (be && be->begin)
@@ -632,8 +677,8 @@ static void perf_hook_mark(void *ctx, uint8_t lp, bool on)
 	if (!bus)
 		return;
 	perf_lock();
-	for (unsigned i = 0; active && i < active->plan.n; i++) {
-		const struct p4_slot *slot = &active->plan.slot[i];
+	for (unsigned i = 0; run.count && i < run.count->plan.n; i++) {
+		const struct p4_slot *slot = &run.count->plan.slot[i];
 
 		if (perf_slot_lp(slot) != lp)
 			continue;
@@ -664,11 +709,12 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 	struct p4_apply_result res;
 	struct p4_caps caps;
 
-	if (active)
-		perf_count_stop(active, NULL);
+	if (run.count)
+		perf_count_stop(run.count, NULL);
 	if (b->select(sig, ht, &caps, err, n))
 		return -1;
 	be = b;
+	be_bus_tsc = b->bus_tsc;
 	info.backend = id;
 	info.sig = *sig;
 	info.ht = ht;
@@ -728,7 +774,7 @@ void perf_init(void)
 	char why[200], err[96], sigtext[8];
 
 	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
-	have_lapic = lapic_present();
+	lvt.have_lapic = lapic_present();
 	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_vector);
 	idt_set_handler(VEC_NMI, perf_pmi_nmi);
 	info.pmi_mode = PERF_PMI_FIXED;

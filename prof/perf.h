@@ -111,7 +111,10 @@ struct perf_count {
 	uint64_t reload[P4_MAX_REQUESTS];
 	uint64_t base[P4_MAX_REQUESTS];
 	uint64_t overflows[P4_MAX_REQUESTS];
+	uint64_t unc_total[P4_UNC_NREG];	/* the plan's uncore counts (plan.unc), 64-bit */
+	int unc_failed;			/* plan.unc index whose start faulted, or -1 */
 	uint64_t chunk;			/* largest model input fed in one call */
+	uint32_t pmi_mask[2];		/* per LP (T0, T1): the counters its handler scans */
 	bool running;
 };
 
@@ -119,13 +122,18 @@ struct perf_count {
 #define PERF_RELOAD_DEFAULT	(UINT64_C(1) << 39)
 
 /*
- * Program and start. A request with spec.period (a sampler) starts at and
- * reloads -period; a cascade starter starts at -N; every other counter
- * starts at and reloads `reload`.
+ * Program and start, under the PMU lock. A request with spec.period (a
+ * sampler) starts at and reloads -period; a cascade starter starts at -N;
+ * every other counter starts at and reloads `reload`. The plan's uncore
+ * counters (plan.unc) start first (p4_unc_start); when one faults nothing
+ * else is programmed, s->unc_failed names it and -1 is returned.
  */
 int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
 		       char *err, size_t n);
-/* Read (before stopping: Xeon MP erratum O9), stop, and fill totals[plan.n]. */
+/*
+ * Read (before stopping: Xeon MP erratum O9), stop, and fill totals[plan.n];
+ * then, last, read and stop the uncore counters into s->unc_total.
+ */
 void perf_count_stop(struct perf_count *s, uint64_t *totals);
 /*
  * Take a fixed-vector PMI an earlier run left pending in this LP's local

@@ -2,34 +2,32 @@
  * nbprof.h - what a program run by nbprof may call (the nbprof SDK).
  *
  * A program is a static, position-independent executable built on the
- * host with this header, crt0.S (crt0_32.S) and program.ld (see README,
- * "Your own program"): x86-64 for the 64-bit kernel, i386 (nbprof-cc -m32)
+ * host with this header, crt0.S and program.ld (see
+ * docs/guide/programs.md): x86-64 for the 64-bit kernel, i386 (nbprof-cc -m32)
  * for the 32-bit one. nbprof calls its entry like a C function,
  * main(argc, argv) under the System V ABI; returning from main, or
  * nb_exit(), ends the run with that status. There is no C library: the
- * calls below are all the kernel offers, through the DPL-3 gate `int 0x82`
- * (RAX = call number, arguments in RDI and RSI, result in RAX; EAX, EDI,
- * ESI in i386 code, with the same numbers), so they work in ring 3 (the
- * default) and in ring 0 (`--ring 0`).
+ * calls below are all the kernel offers, through the DPL-3 gate
+ * `int 0x82` (nbprof_abi.h has the gate and its call numbers), so they
+ * work in ring 3 (the default) and in ring 0 (`--ring 0`).
  */
 #ifndef NBPROF_SDK_H
 #define NBPROF_SDK_H
 
 #include <stdint.h>
 
-/* Call numbers of the int 0x82 gate (the kernel's workload/program.h). */
-#define NB_CALL_WRITE	1
-#define NB_CALL_COUNT	2
+#include "nbprof_abi.h"
 
 static inline long nb_call(long nr, long a, long b)
 {
 	long r;
 
-	__asm__ volatile("int $0x82" : "=a"(r) : "a"(nr), "D"(a), "S"(b) : "memory");
+	__asm__ volatile("int $" NB_STRINGIFY(NB_CALL_VECTOR)
+			 : "=a"(r) : "a"(nr), "D"(a), "S"(b) : "memory");
 	return r;
 }
 
-/* Write len bytes (at most 4096) to nbprof's console; len, or -1 when buf is not readable. */
+/* Write len bytes (at most NB_WRITE_MAX) to nbprof's console; len, or -1 when buf is not readable. */
 static inline long nb_write(const void *buf, unsigned long len)
 {
 	return nb_call(NB_CALL_WRITE, (long)buf, (long)len);

@@ -312,16 +312,30 @@ static const struct st_unc_ev st_unc_evs[] = {
 };
 #define ST_UNC_NEV	(sizeof(st_unc_evs) / sizeof(st_unc_evs[0]))
 
+/* The uncore events into the plan (started and stopped with its core counter). */
+static int st_unc_plan(struct st *t)
+{
+	static struct p4_spec_error e;
+	struct p4_unc_spec s;
+
+	for (unsigned i = 0; i < ST_UNC_NEV; i++) {
+		if (p4_unc_spec_parse(st_unc_evs[i].spec, &perf_info()->caps, &s, &e))
+			return ksnprintf(t->err, t->errlen, "uncore: '%s': %s", st_unc_evs[i].spec,
+					 e.msg), -1;
+		t->plan.unc[i] = (struct p4_unc_slot){ .reg = st_unc_evs[i].reg,
+						       .start = p4_unc_encode(&s, 0) };
+	}
+	t->plan.unc_n = ST_UNC_NEV;
+	return 0;
+}
+
 /* One memwalk of `size` with the uncore events and RD_3rdL_MISS counting; their counts. */
 static int st_unc_run(struct st *t, uint64_t size, uint64_t *unc, uint64_t *core)
 {
 	static struct perf_count sess;
 	static struct workload_args a;
-	struct msr_bus *bus = perf_bus();
 	char num[2][16], *argv[3] = { num[0], num[1], "1" };
-	uint64_t totals[P4_MAX_REQUESTS], v;
-	static struct p4_spec_error e;
-	struct p4_unc_spec s;
+	uint64_t totals[P4_MAX_REQUESTS];
 	int r;
 
 	ksnprintf(num[0], sizeof(num[0]), "%llu", (unsigned long long)size);
@@ -329,20 +343,10 @@ static int st_unc_run(struct st *t, uint64_t size, uint64_t *unc, uint64_t *core
 	if (st_parse_args(t, "memwalk", 3, argv, &a) ||
 	    perf_count_start(&sess, &t->plan, 0, t->err, t->errlen))
 		return -1;
-	for (unsigned i = 0; i < ST_UNC_NEV; i++) {
-		if (p4_unc_spec_parse(st_unc_evs[i].spec, &perf_info()->caps, &s, &e))
-			return perf_count_stop(&sess, NULL), ksnprintf(t->err, t->errlen,
-				"uncore: '%s': %s", st_unc_evs[i].spec, e.msg), -1;
-		msr_bus_write(bus, MSR_P4_UNCORE_FIRST + st_unc_evs[i].reg, p4_unc_encode(&s, 0));
-	}
 	r = st_run_args(t, &a, 0, 0);
-	for (unsigned i = 0; i < ST_UNC_NEV; i++) {
-		uint32_t msr = MSR_P4_UNCORE_FIRST + st_unc_evs[i].reg;
-
-		unc[i] = msr_bus_read(bus, msr, &v) == 0 ? (uint32_t)v : 0;
-		msr_bus_write(bus, msr, 0);
-	}
 	perf_count_stop(&sess, totals);
+	for (unsigned i = 0; i < ST_UNC_NEV; i++)
+		unc[i] = sess.unc_total[i];
 	*core = totals[0];
 	return r;
 }
@@ -370,7 +374,7 @@ static int st_unc_counting(struct st *t)
 					 .from = ST_NO_FROM };
 	uint64_t lo[ST_UNC_NEV], hi[ST_UNC_NEV], d[ST_UNC_NEV], core_lo, core_hi;
 
-	if (st_plan(t, &q, 1) || st_unc_run(t, ST_UNC_S1, lo, &core_lo) ||
+	if (st_plan(t, &q, 1) || st_unc_plan(t) || st_unc_run(t, ST_UNC_S1, lo, &core_lo) ||
 	    st_unc_run(t, ST_UNC_S2, hi, &core_hi))
 		return -1;
 	for (unsigned i = 0; i < ST_UNC_NEV; i++)

@@ -132,11 +132,10 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	int r;
 
 	stat_jobs(a, jobs, h);
-	if (stat_unc_start(&st.unc, perf_bus(), st.err, sizeof(st.err)))
-		return shell_error(sh, "%s", st.err);
 	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
 			       st.err, sizeof(st.err))) {
-		stat_unc_stop(&st.unc, perf_bus());
+		if (sess.unc_failed >= 0)
+			stat_unc_start_error(&st.unc, sess.unc_failed, st.err, sizeof(st.err));
 		return shell_error(sh, "%s", st.err);
 	}
 	progress_set_quiet(st.o.quiet);
@@ -152,7 +151,8 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 		cpu_cli();
 	progress_set_quiet(false);
 	perf_count_stop(&sess, totals);
-	stat_unc_stop(&st.unc, perf_bus());
+	for (unsigned i = 0; i < st.unc.n; i++)
+		st.unc.ev[i].total = sess.unc_total[i];
 	st.wall_tsc = jobs[0].a ? jobs[0].res.tsc_cycles : jobs[1].res.tsc_cycles;
 	stat_merge_inputs();
 	st.interrupts += perf_info()->pmi.interrupts - before;
@@ -532,6 +532,7 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "%s", aerr.msg);
 	if (stat_apply_tbits(&st.reqs, &st.plan, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	stat_unc_plan(&st.unc, &st.plan);
 	return 0;
 }
 
@@ -696,7 +697,7 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
  * written twice, CCCRs on, read back) and perf_count_stop (counters read,
  * CCCRs off, totals) - for the default pair, N times. Under QEMU with
  * -icount shift=7 a TSC cycle is 1 ns of virtual time and an instruction
- * 128 of them (tools/bench.py).
+ * 128 of them (tools/dev/bench.py).
  */
 static int pmu_bench(struct shell *sh, int argc, char **argv)
 {
@@ -876,7 +877,7 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "with 'l3' the model is the Xeon MP of that model with its L3 (models 2, 3,\n"
 	  "4, 6), and on 0F_03/0F_04 the IFSB/EFSB uncore counters count its L3\n"
 	  "misses and bus traffic. The model's memory system (caches, TLBs: a model,\n"
-	  "README 'What the model counts') is fed by the stepped loads, stores and\n"
+	  "docs/guide/model.md) is fed by the stepped loads, stores and\n"
 	  "fetches. 'pmu clock model' (default) takes clockticks from the cost\n"
 	  "model (uops and miss penalties, the same on every run); 'pmu clock tsc'\n"
 	  "from the TSC cycles each stepped instruction took. 'pmu rdpmc N' runs\n"

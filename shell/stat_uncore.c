@@ -1,15 +1,12 @@
 /*
  * stat_uncore.c - the uncore counters under `stat` (see stat_uncore.h).
  *
- * A register counts in its low 32 bits once software writes a non-zero
- * value to its upper 32 bits, and stops when they are written 0 (SDM 18.20;
- * PMU reference 1.4). stat zeroes and starts each register before the run and
- * stops it after; the 32-bit count is extended to 64 bits by polling
- * (p4_unc_extend), which is exact while fewer than 2^32 events pass between
- * two polls. stat polls when the run ends: under the model one stepped
- * instruction adds a handful of uncore events, so no run comes near 2^32.
- * The registers are package-wide, shared by both LPs: the counts include
- * every LP's transactions that the control word selects.
+ * The registers are started and stopped with the count (perf_count_start,
+ * perf_count_stop: pmu/p4_apply.h says how a register counts), so their
+ * 32-bit counts are read once, when the run ends: under the model one
+ * stepped instruction adds a handful of uncore events, so no run comes near
+ * 2^32. The registers are package-wide, shared by both LPs: the counts
+ * include every LP's transactions that the control word selects.
  */
 #include "lib/printf.h"
 #include "pmu/p4_regs.h"
@@ -64,41 +61,19 @@ int stat_unc_take(struct stat_opts *o, const struct p4_caps *caps, struct stat_u
 	return 0;
 }
 
-int stat_unc_start(struct stat_unc *u, struct msr_bus *bus, char *err, size_t n)
+void stat_unc_plan(const struct stat_unc *u, struct p4_plan *plan)
 {
-	for (unsigned i = 0; i < u->n; i++) {
-		struct stat_unc_event *e = &u->ev[i];
-		uint32_t msr = MSR_P4_UNCORE_FIRST + e->reg;
-
-		e->total = 0;
-		e->low = 0;
-		if (msr_bus_write(bus, msr, p4_unc_encode(&e->spec, 0)) != 0) {
-			ksnprintf(err, n, "'%s': writing %XH failed: this part has no uncore counters "
-				  "(the model has them on 0F_03/0F_04 with an L3: 'pmu backend model "
-				  "0F_04 l3')", e->text, (unsigned)msr);
-			stat_unc_stop(u, bus);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-void stat_unc_poll(struct stat_unc *u, struct msr_bus *bus)
-{
-	for (unsigned i = 0; i < u->n; i++) {
-		struct stat_unc_event *e = &u->ev[i];
-		uint64_t v;
-
-		if (msr_bus_read(bus, MSR_P4_UNCORE_FIRST + e->reg, &v) != 0)
-			continue;
-		e->total = p4_unc_extend(e->total, (uint32_t)v);
-		e->low = (uint32_t)v;
-	}
-}
-
-void stat_unc_stop(struct stat_unc *u, struct msr_bus *bus)
-{
-	stat_unc_poll(u, bus);
+	plan->unc_n = u->n;
 	for (unsigned i = 0; i < u->n; i++)
-		msr_bus_write(bus, MSR_P4_UNCORE_FIRST + u->ev[i].reg, 0);
+		plan->unc[i] = (struct p4_unc_slot){ .reg = (uint8_t)u->ev[i].reg,
+						     .start = p4_unc_encode(&u->ev[i].spec, 0) };
+}
+
+void stat_unc_start_error(const struct stat_unc *u, int failed, char *err, size_t n)
+{
+	const struct stat_unc_event *e = &u->ev[failed];
+
+	ksnprintf(err, n, "'%s': writing %XH failed: this part has no uncore counters "
+		  "(the model has them on 0F_03/0F_04 with an L3: 'pmu backend model "
+		  "0F_04 l3')", e->text, (unsigned)(MSR_P4_UNCORE_FIRST + e->reg));
 }

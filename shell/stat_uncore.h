@@ -1,7 +1,9 @@
 /*
  * stat_uncore.h - `stat -e ibusq:...`: the L3/FSB uncore counters of the
  * 64-bit Xeon MP with L3 (107CCH-107D3H, pmu/p4_uncore.h), counted next to
- * the core events.
+ * the core events: their specs parsed and given registers here, then put
+ * into the count's plan (plan.unc), which perf_count_start and
+ * perf_count_stop start and stop with the core counters, under the PMU lock.
  */
 #ifndef NBPROF_SHELL_STAT_UNCORE_H
 #define NBPROF_SHELL_STAT_UNCORE_H
@@ -10,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pmu/msr_bus.h"
+#include "pmu/p4_alloc.h"
 #include "pmu/p4_caps.h"
 #include "pmu/p4_uncore.h"
 #include "shell/stat_opts.h"
@@ -19,8 +21,7 @@ struct stat_unc_event {
 	struct p4_unc_spec spec;
 	const char *text;		/* the -e argument */
 	unsigned reg;			/* 0..7: MSR 107CCH + reg, RDPMC 18 + reg */
-	uint64_t total;			/* this run's 64-bit count (p4_unc_extend) */
-	uint32_t low;			/* the low half at the last poll */
+	uint64_t total;			/* this run's 64-bit count (perf_count.unc_total) */
 };
 
 struct stat_unc {
@@ -37,13 +38,13 @@ struct stat_unc {
 int stat_unc_take(struct stat_opts *o, const struct p4_caps *caps, struct stat_unc *u,
 		  char *err, size_t n);
 
-/* Zero each count and start it (a non-zero upper half starts it, SDM 18.20). 0, or -1 with err. */
-int stat_unc_start(struct stat_unc *u, struct msr_bus *bus, char *err, size_t n);
+/* Put the uncore events into plan->unc, in order, each counting from 0 (p4_unc_encode). */
+void stat_unc_plan(const struct stat_unc *u, struct p4_plan *plan);
 
-/* Read each low half and extend the 64-bit totals; call before 2^32 events can pass. */
-void stat_unc_poll(struct stat_unc *u, struct msr_bus *bus);
-
-/* Poll a last time and stop every count (upper half 0). */
-void stat_unc_stop(struct stat_unc *u, struct msr_bus *bus);
+/*
+ * The error of a count whose uncore event `failed` (perf_count.unc_failed)
+ * could not be started, naming the event.
+ */
+void stat_unc_start_error(const struct stat_unc *u, int failed, char *err, size_t n);
 
 #endif

@@ -26,7 +26,7 @@
  * Entry: called like a C function, entry(argc, argv) under the SysV ABI
  * (RDI, RSI); its return value is the run's status (sdk/nbprof.h). The
  * 32-bit kernel calls it as every workload, with 64-bit argument slots on
- * the stack (sdk/crt0_32.S); argv's pointers are the program's own width.
+ * the stack (sdk/crt0.S); argv's pointers are the program's own width.
  * One image per program: it runs on one logical processor at a time.
  *
  * Portable (host-tested): the caller hands in memory; workload/programs_k.c
@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sdk/nbprof_abi.h"
 #include "workload/workload.h"
 
 #define PROGRAM_MAX		8
@@ -51,16 +52,10 @@
 #define PROGRAM_LOADS_MAX	16	/* non-empty PT_LOAD segments in one file */
 
 /*
- * A program's calls through `int 0x82` (arch/x86/user.h), RAX = the call,
- * arguments in RDI, RSI; the result in RAX (EAX, EDI, ESI in the 32-bit
- * kernel). sdk/nbprof.h has the same
- * numbers. Exit needs no call: the SDK's start file returns to the runner.
+ * A program's calls through `int 0x82` (arch/x86/user.h): their numbers and
+ * limits (NB_CALL_*, NB_WRITE_MAX) are the SDK's ABI header's, the one
+ * place the kernel, the start file and programs take them from.
  */
-enum program_call {
-	PROGRAM_CALL_WRITE = 1,		/* write RSI bytes at RDI to the console; RSI or -1 */
-	PROGRAM_CALL_COUNT = 2,		/* RDI 1: counting on, 0: off (markers); 0 */
-};
-#define PROGRAM_WRITE_MAX	4096	/* bytes per write call */
 #define PROGRAM_TIME_LIMIT_S	60	/* an unstepped run is stopped after this */
 /*
  * A stepped run (the model's backend steps every instruction, some
@@ -70,8 +65,8 @@ enum program_call {
  */
 #define PROGRAM_STEP_LIMIT_S	10
 #define PROGRAM_STEP_LIMIT_MAX_S 86400
-/* A program that has this symbol starts with counting off (it calls nb_count(1)). */
-#define PROGRAM_REGION_SYMBOL	"nb_count_region"
+/* A program that has this symbol starts with counting off (it calls nb_count_start()). */
+#define PROGRAM_REGION_SYMBOL	NB_STRINGIFY(NB_COUNT_REGION)
 
 /* What the file says about its image, offsets from the image base. */
 struct program_layout {

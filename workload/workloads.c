@@ -244,7 +244,7 @@ static uint64_t workload_program_write(struct trap_frame *f)
 {
 	uint64_t buf = f->rdi, len = f->rsi;
 
-	if (len > PROGRAM_WRITE_MAX || (len && !paging_is_mapped(buf, len, (f->cs & 3) == 3)))
+	if (len > NB_WRITE_MAX || (len && !paging_is_mapped(buf, len, (f->cs & 3) == 3)))
 		return (uint64_t)-1;
 	console_write((const char *)(uintptr_t)buf, (size_t)len);
 	return len;
@@ -258,10 +258,10 @@ static void workload_program_gate(void *ctx, struct trap_frame *f)
 
 	step_sync(f);
 	switch (f->rax) {
-	case PROGRAM_CALL_WRITE:
+	case NB_CALL_WRITE:
 		f->rax = workload_program_write(f);
 		break;
-	case PROGRAM_CALL_COUNT:
+	case NB_CALL_COUNT:
 		if (h && h->mark)
 			h->mark(h->ctx, r->res->lp, f->rdi != 0);
 		f->rax = 0;

@@ -33,70 +33,79 @@
 #define CONSOLE_SPIN_MAX	50000000u
 #define SCREEN_FLUSH_TSC	(UINT64_C(1) << 27)	/* about 50 ms at 2.5 GHz */
 
-static bool serial_out = true, serial_in = true;	/* a UART answered, and console has serial */
-static bool screen_on, kbd_on;
-static uint64_t next_flush;	/* TSC before which a running command does not redraw */
+/* Where the console writes and reads. */
+static struct {
+	bool serial_out, serial_in;	/* a UART answered, and console has serial */
+	bool screen, kbd;
+	uint64_t next_flush;		/* TSC before which a running command does not redraw */
+} con = { .serial_out = true, .serial_in = true };
 
-static volatile uint32_t out_owner;	/* LP index + 1; 0 = free */
-static unsigned out_depth;		/* nesting of the owner */
+/* The output lock: one LP's line at a time, retaken by its owner. */
+static struct {
+	volatile uint32_t owner;	/* LP index + 1; 0 = free */
+	unsigned depth;			/* nesting of the owner */
+} out_lock;
 
-static unsigned char rx_ring[CONSOLE_RX_RING];
-static unsigned rx_head, rx_tail;	/* head: next to read; tail: next to write */
+/* Bytes the Ctrl-C poll (console_interrupted) read past, kept for the reader. */
+static struct {
+	unsigned char buf[CONSOLE_RX_RING];
+	unsigned head, tail;		/* head: next to read; tail: next to write */
+} rx;
 
 bool console_init(uint16_t port, uint32_t baud)
 {
 	bool ok = serial_init(port, baud);
 
-	serial_out = serial_in = ok;
+	con.serial_out = con.serial_in = ok;
 	return ok;
 }
 
 void console_use(bool serial, bool screen, bool keyboard)
 {
-	serial_out = serial_out && serial;
-	serial_in = serial_in && serial;
-	screen_on = screen;
-	kbd_on = keyboard;
+	con.serial_out = con.serial_out && serial;
+	con.serial_in = con.serial_in && serial;
+	con.screen = screen;
+	con.kbd = keyboard;
 }
 
 bool console_has_serial(void)
 {
-	return serial_out;
+	return con.serial_out;
 }
 
 static void console_lock(void)
 {
 	uint32_t me = percpu_this()->index + 1, free_ = 0;
 
-	if (__atomic_load_n(&out_owner, __ATOMIC_ACQUIRE) == me) {
-		out_depth++;
+	if (__atomic_load_n(&out_lock.owner, __ATOMIC_ACQUIRE) == me) {
+		out_lock.depth++;
 		return;
 	}
 	for (unsigned spins = 0; spins < CONSOLE_SPIN_MAX; spins++) {
 		free_ = 0;
-		if (__atomic_compare_exchange_n(&out_owner, &free_, me, false, __ATOMIC_ACQUIRE,
+		if (__atomic_compare_exchange_n(&out_lock.owner, &free_, me, false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
 			break;
 		cpu_pause();
 	}
-	__atomic_store_n(&out_owner, me, __ATOMIC_RELAXED);	/* taken, or stolen from a dead LP */
-	out_depth = 1;
+	__atomic_store_n(&out_lock.owner, me, __ATOMIC_RELAXED);	/* taken, or stolen from a dead LP */
+	out_lock.depth = 1;
 }
 
 static void console_unlock(void)
 {
-	if (--out_depth == 0)
-		__atomic_store_n(&out_owner, 0, __ATOMIC_RELEASE);
+	if (--out_lock.depth == 0)
+		__atomic_store_n(&out_lock.owner, 0, __ATOMIC_RELEASE);
 }
 
 static void console_putc_locked(char c)
 {
-	if (serial_out) {
+	if (con.serial_out) {
 		if (c == '\n')
 			serial_putc('\r');
 		serial_putc(c);
 	}
-	if (screen_on)
+	if (con.screen)
 		screen_putc(c);
 }
 
@@ -111,22 +120,22 @@ void console_flush(void)
 {
 	uint64_t t0, cost;
 
-	if (!screen_on)
+	if (!con.screen)
 		return;
 	t0 = rdtsc();
 	console_lock();
 	screen_flush();
 	console_unlock();
 	cost = rdtsc() - t0;
-	next_flush = rdtsc() + (cost * 8 > SCREEN_FLUSH_TSC ? cost * 8 : SCREEN_FLUSH_TSC);
+	con.next_flush = rdtsc() + (cost * 8 > SCREEN_FLUSH_TSC ? cost * 8 : SCREEN_FLUSH_TSC);
 }
 
 /* One byte from the UART or the keyboard, or -1. */
 static int console_rx_nowait(void)
 {
-	int c = serial_in ? serial_getc_nowait() : -1;
+	int c = con.serial_in ? serial_getc_nowait() : -1;
 
-	if (c < 0 && kbd_on)
+	if (c < 0 && con.kbd)
 		c = kbd_getc_nowait();
 	return c;
 }
@@ -177,9 +186,9 @@ int console_getc(void)
 {
 	int c;
 
-	if (rx_head != rx_tail) {
-		c = rx_ring[rx_head % CONSOLE_RX_RING];
-		rx_head++;
+	if (rx.head != rx.tail) {
+		c = rx.buf[rx.head % CONSOLE_RX_RING];
+		rx.head++;
 		return c;
 	}
 	console_flush();
@@ -192,9 +201,9 @@ int console_getc_until(uint64_t tsc_deadline)
 {
 	int c;
 
-	if (rx_head != rx_tail) {
-		c = rx_ring[rx_head % CONSOLE_RX_RING];
-		rx_head++;
+	if (rx.head != rx.tail) {
+		c = rx.buf[rx.head % CONSOLE_RX_RING];
+		rx.head++;
 		return c;
 	}
 	console_flush();
@@ -209,15 +218,15 @@ bool console_poll_interrupt(void)
 	bool seen = false;
 	int c;
 
-	if (screen_on && rdtsc() >= next_flush)
+	if (con.screen && rdtsc() >= con.next_flush)
 		console_flush();
 	while ((c = console_rx_nowait()) >= 0) {
 		if (c == CTRL_C) {
 			seen = true;
 			continue;
 		}
-		if (rx_tail - rx_head < CONSOLE_RX_RING)
-			rx_ring[rx_tail++ % CONSOLE_RX_RING] = (unsigned char)c;
+		if (rx.tail - rx.head < CONSOLE_RX_RING)
+			rx.buf[rx.tail++ % CONSOLE_RX_RING] = (unsigned char)c;
 	}
 	return seen;
 }

@@ -39,11 +39,16 @@ struct cpuid_raw {
 };
 
 /* CPUID.1:EDX / ECX and CPUID.80000001H:EDX bits the decoder reads. */
+#define CPUID_1_EDX_FPU		(1u << 0)
 #define CPUID_1_EDX_TSC		(1u << 4)
 #define CPUID_1_EDX_MSR		(1u << 5)
 #define CPUID_1_EDX_APIC	(1u << 9)
 #define CPUID_1_EDX_DS		(1u << 21)
 #define CPUID_1_EDX_ACPI	(1u << 22)
+#define CPUID_1_EDX_MMX		(1u << 23)
+#define CPUID_1_EDX_FXSR	(1u << 24)
+#define CPUID_1_EDX_SSE		(1u << 25)
+#define CPUID_1_EDX_SSE2	(1u << 26)
 #define CPUID_1_EDX_HTT		(1u << 28)
 #define CPUID_1_ECX_DTES64	(1u << 2)
 #define CPUID_1_ECX_PDCM	(1u << 15)

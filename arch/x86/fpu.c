@@ -16,21 +16,10 @@
  * calls fpu_init_lp() itself too: each LP's state is its own.
  */
 #include "arch/x86/cpu.h"
+#include "arch/x86/cpuid.h"
 #include "arch/x86/fpu.h"
 #include "arch/x86/percpu.h"
 
-#define CR0_MP		(1u << 1)
-#define CR0_EM		(1u << 2)
-#define CR0_TS		(1u << 3)
-#define CR0_NE		(1u << 5)
-#define CR4_OSFXSR	(1u << 9)
-#define CR4_OSXMMEXCPT	(1u << 10)
-
-#define CPUID_1_EDX_FPU		(1u << 0)
-#define CPUID_1_EDX_MMX		(1u << 23)
-#define CPUID_1_EDX_FXSR	(1u << 24)
-#define CPUID_1_EDX_SSE		(1u << 25)
-#define CPUID_1_EDX_SSE2	(1u << 26)
 #define FPU_NEEDS	(CPUID_1_EDX_FPU | CPUID_1_EDX_MMX | CPUID_1_EDX_FXSR | \
 			 CPUID_1_EDX_SSE | CPUID_1_EDX_SSE2)
 

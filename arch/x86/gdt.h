@@ -24,6 +24,30 @@
 #define GDT_TSS		0x28
 #define GDT_RPL3	3
 
+/*
+ * Flat segment descriptors, base 0 and limit 4 GiB (SDM Vol. 3A 3.4.5,
+ * Figure 3-8): present, the DPL, code (execute/read) or data (read/write),
+ * and L for 64-bit code or D for 32-bit code. Plain numbers: the start-up
+ * trampolines' GDTs (assembly) hold the same descriptors.
+ */
+#define DESC_KERNEL_CODE64	0x00af9a000000ffff	/* P, DPL0, code exec/read, L */
+#define DESC_KERNEL_CODE32	0x00cf9a000000ffff	/* P, DPL0, code exec/read, D */
+#define DESC_KERNEL_DATA	0x00cf92000000ffff	/* P, DPL0, data read/write */
+#define DESC_USER_CODE64	0x00affa000000ffff	/* P, DPL3, code exec/read, L */
+#define DESC_USER_CODE32	0x00cffa000000ffff	/* P, DPL3, code exec/read, D */
+#define DESC_USER_DATA		0x00cff2000000ffff	/* P, DPL3, data read/write */
+/* The TSS descriptor's type byte: present, type 9 (32-bit TSS; in IA-32e mode the 64-bit TSS). */
+#define TSS_TYPE_AVAILABLE	0x89
+
+/*
+ * IDT gates (SDM Vol. 3A 6.11, 6.14.1): type byte of an interrupt gate
+ * (present, DPL 0, type 0xE: 32-bit, or 64-bit in IA-32e mode), the DPL
+ * bits that let `int n` reach it from ring 3, and the IDT's size.
+ */
+#define GATE_INTERRUPT		0x8e
+#define GATE_DPL3		0x60
+#define IDT_NVECTORS		256
+
 #ifndef __ASSEMBLY__
 #include <stdbool.h>
 #include <stdint.h>

@@ -15,11 +15,6 @@
 #include "arch/x86/io.h"
 #include "arch/x86/kbd.h"
 
-#define KBC_DATA		0x60
-#define KBC_STATUS		0x64
-#define KBC_CMD			0x64
-#define KBC_ST_OBF		0x01
-#define KBC_ST_IBF		0x02
 #define KBC_ST_AUX		0x20
 #define KBC_CMD_READ_CCB	0x20
 #define KBC_CMD_WRITE_CCB	0x60
@@ -32,8 +27,11 @@
 
 static bool present;
 static struct kbd_state state;
-static char queue[KBD_QUEUE];
-static unsigned q_head, q_tail;
+/* Bytes decoded ahead of the reader (a key can make up to three). */
+static struct {
+	char buf[KBD_QUEUE];
+	unsigned head, tail;
+} queue;
 
 static bool kbd_wait_input_empty(void)
 {
@@ -93,7 +91,7 @@ int kbd_getc_nowait(void)
 
 	if (!present)
 		return -1;
-	while (q_head == q_tail && ((st = inb(KBC_STATUS)) & KBC_ST_OBF)) {
+	while (queue.head == queue.tail && ((st = inb(KBC_STATUS)) & KBC_ST_OBF)) {
 		uint8_t code = inb(KBC_DATA);
 		char out[3];
 		unsigned n;
@@ -101,10 +99,10 @@ int kbd_getc_nowait(void)
 		if (st & KBC_ST_AUX)
 			continue;		/* a mouse byte */
 		n = kbd_decode(&state, code, out);
-		for (unsigned i = 0; i < n && q_tail - q_head < KBD_QUEUE; i++)
-			queue[q_tail++ % KBD_QUEUE] = out[i];
+		for (unsigned i = 0; i < n && queue.tail - queue.head < KBD_QUEUE; i++)
+			queue.buf[queue.tail++ % KBD_QUEUE] = out[i];
 	}
-	if (q_head == q_tail)
+	if (queue.head == queue.tail)
 		return -1;
-	return (unsigned char)queue[q_head++ % KBD_QUEUE];
+	return (unsigned char)queue.buf[queue.head++ % KBD_QUEUE];
 }

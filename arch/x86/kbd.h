@@ -9,6 +9,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The i8042's ports and status bits (also power.c's reset through it). */
+#define KBC_DATA		0x60
+#define KBC_STATUS		0x64	/* read: status */
+#define KBC_CMD			0x64	/* write: a command */
+#define KBC_ST_OBF		0x01	/* output buffer full: a byte to read */
+#define KBC_ST_IBF		0x02	/* input buffer full: wait before writing */
+
 /* Find the controller and turn on scan-code translation; false if none answers. */
 bool kbd_init(void);
 bool kbd_present(void);

@@ -16,12 +16,7 @@
 #define APIC_BASE_ENABLE	(UINT64_C(1) << 11)
 #define APIC_BASE_ADDR_MASK	UINT64_C(0x0000000ffffff000)
 #define SVR_APIC_ENABLE		(1u << 8)
-#define ICR_DELIVERY_PENDING	(1u << 12)
-#define ICR_LEVEL_ASSERT	(1u << 14)
-#define ICR_SHORTHAND_SELF	(1u << 18)
-#define ICR_DELIVERY_FIXED	(0u << 8)
 #define TIMER_DIVIDE_BY_1	0xb
-#define CPUID_1_EDX_APIC_BIT	(1u << 9)
 
 static volatile uint32_t *apic;
 static uint64_t apic_phys;
@@ -71,7 +66,7 @@ bool lapic_init(void)
 {
 	uint64_t base;
 
-	if (!(cpuid_count(1, 0).edx & CPUID_1_EDX_APIC_BIT))
+	if (!(cpuid_count(1, 0).edx & CPUID_1_EDX_APIC))
 		return false;
 	base = msr_read(MSR_IA32_APIC_BASE);
 	if (!(base & APIC_BASE_ENABLE)) {
@@ -126,7 +121,7 @@ void lapic_send_ipi(uint32_t apic_id, uint8_t vector)
 
 void lapic_send_nmi(uint32_t apic_id)
 {
-	lapic_icr_send(apic_id, ICR_LEVEL_ASSERT | LAPIC_LVT_DELIVERY_NMI);
+	lapic_icr_send(apic_id, ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI);
 }
 
 uint32_t lapic_nmi_prepare(uint32_t apic_id, volatile uint32_t **icr_lo)
@@ -134,7 +129,7 @@ uint32_t lapic_nmi_prepare(uint32_t apic_id, volatile uint32_t **icr_lo)
 	lapic_icr_wait();
 	lapic_write(LAPIC_ICR_HI, apic_id << 24);
 	*icr_lo = &apic[LAPIC_ICR_LO / 4];
-	return ICR_LEVEL_ASSERT | LAPIC_LVT_DELIVERY_NMI;
+	return ICR_LEVEL_ASSERT | ICR_DELIVERY_NMI;
 }
 
 void lapic_timer_start(uint32_t count, uint8_t vector, bool periodic)

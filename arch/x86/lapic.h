@@ -39,8 +39,22 @@ enum lapic_reg {
 	LAPIC_TIMER_DIVIDE = 0x3e0,
 };
 
+/*
+ * The interrupt command register's low half (SDM Vol. 3A 10.6.1, Figure
+ * 10-12): delivery mode 10:8 (the LVT entries' encoding, 10.5.1), delivery
+ * status 12, level 14, destination shorthand 19:18; physical destination
+ * mode (bit 11 clear), the APIC ID in the high half's 31:24.
+ */
+#define ICR_DELIVERY_FIXED	(0u << 8)
+#define ICR_DELIVERY_NMI	(4u << 8)
+#define ICR_DELIVERY_INIT	(5u << 8)
+#define ICR_DELIVERY_STARTUP	(6u << 8)	/* vector = the start-up code's page number */
+#define ICR_DELIVERY_PENDING	(1u << 12)
+#define ICR_LEVEL_ASSERT	(1u << 14)
+#define ICR_SHORTHAND_SELF	(1u << 18)
+
 #define LAPIC_LVT_MASKED	(1u << 16)
-#define LAPIC_LVT_DELIVERY_NMI	(4u << 8)
+#define LAPIC_LVT_DELIVERY_NMI	ICR_DELIVERY_NMI	/* the same encoding */
 #define LAPIC_LVT_DELIVERY_MODE	(7u << 8)
 #define LAPIC_LVT_VECTOR	0xffu
 #define LAPIC_TIMER_PERIODIC	(1u << 17)

@@ -11,10 +11,9 @@
 
 #include <stdint.h>
 
+#include "arch/x86/regs.h"	/* the architectural MSRs' numbers */
 #include "pmu/msr_bus.h"
 #include "pmu/p4_regs.h"	/* MSR_IA32_MISC_ENABLE and its PMU bits */
-
-#define MSR_IA32_APIC_BASE	0x1b
 
 /* 0, or MSR_BUS_EFAULT when the instruction faulted (*value unchanged then). */
 int msr_read_safe(uint32_t msr, uint64_t *value);

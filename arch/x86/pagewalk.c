@@ -15,11 +15,6 @@
 
 #include "arch/x86/paging.h"
 
-#define WALK_P		(UINT64_C(1) << 0)
-#define WALK_US		(UINT64_C(1) << 2)
-#define WALK_PS		(UINT64_C(1) << 7)
-#define WALK_ADDR	UINT64_C(0x000ffffffffff000)	/* bits 51:12 */
-
 static bool walk_canonical(uint64_t a)
 {
 	uint64_t top = a >> 47;
@@ -30,19 +25,19 @@ static bool walk_canonical(uint64_t a)
 /* Bytes mapped from addr to the end of its page, or 0 when addr is not mapped. */
 static uint64_t walk_one(uint64_t root, uint64_t addr, bool user, paging_read_fn read, void *ctx)
 {
-	uint64_t table = root & WALK_ADDR;
+	uint64_t table = root & PTE_ADDR;
 
 	for (int level = 3; level >= 0; level--) {
 		unsigned shift = 12 + 9 * (unsigned)level;
 		uint64_t e = read(ctx, table, (unsigned)(addr >> shift) & 511);
 		uint64_t size = UINT64_C(1) << shift;
 
-		if (!(e & WALK_P) || (user && !(e & WALK_US)))
+		if (!(e & PTE_P) || (user && !(e & PTE_US)))
 			return 0;
 		/* PS means a large page in a PDPTE (1 GiB) or PDE (2 MiB); a PTE maps 4 KiB. */
-		if (level == 0 || ((level == 1 || level == 2) && (e & WALK_PS)))
+		if (level == 0 || ((level == 1 || level == 2) && (e & PTE_PS)))
 			return size - (addr & (size - 1));
-		table = e & WALK_ADDR;
+		table = e & PTE_ADDR;
 	}
 	return 0;
 }
@@ -60,15 +55,15 @@ static uint64_t walk_one_pae(uint64_t root, uint64_t addr, bool user, paging_rea
 	uint64_t pdpte = read(ctx, root & UINT64_C(0xffffffe0), (unsigned)(addr >> 30) & 3);
 	uint64_t pde, pte;
 
-	if (!(pdpte & WALK_P))
+	if (!(pdpte & PTE_P))
 		return 0;
-	pde = read(ctx, pdpte & WALK_ADDR, (unsigned)(addr >> 21) & 511);
-	if (!(pde & WALK_P) || (user && !(pde & WALK_US)))
+	pde = read(ctx, pdpte & PTE_ADDR, (unsigned)(addr >> 21) & 511);
+	if (!(pde & PTE_P) || (user && !(pde & PTE_US)))
 		return 0;
-	if (pde & WALK_PS)
+	if (pde & PTE_PS)
 		return (UINT64_C(1) << 21) - (addr & ((UINT64_C(1) << 21) - 1));
-	pte = read(ctx, pde & WALK_ADDR, (unsigned)(addr >> 12) & 511);
-	if (!(pte & WALK_P) || (user && !(pte & WALK_US)))
+	pte = read(ctx, pde & PTE_ADDR, (unsigned)(addr >> 12) & 511);
+	if (!(pte & PTE_P) || (user && !(pte & PTE_US)))
 		return 0;
 	return UINT64_C(4096) - (addr & 4095);
 }
@@ -108,4 +103,14 @@ bool paging_walk_mapped(uint64_t root, uint64_t addr, uint64_t len, bool user,
 			return true;
 		a += n;
 	}
+}
+
+void paging_split_2m(uint64_t *e, uint64_t *pt)
+{
+	uint64_t base = *e & PTE_ADDR & ~(PAGE_2M - 1);
+	uint64_t bits = *e & (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD);
+
+	for (unsigned i = 0; i < 512; i++)
+		pt[i] = (base + i * PAGE_4K) | bits;
+	*e = (uint64_t)(uintptr_t)pt | (*e & (PTE_P | PTE_RW | PTE_US));
 }

@@ -9,6 +9,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * Paging-structure entry bits, the same in PAE and 4-level paging (SDM
+ * Vol. 3A 4.4 and 4.5): present, writable, user, write-through, cache
+ * disable, page size (a 2 MiB or 1 GiB page, not a table), and the
+ * address of the page or next table (bits 51:12; PAE's PDPTEs use P,
+ * PWT, PCD and the address only).
+ */
+#define PTE_P		(UINT64_C(1) << 0)
+#define PTE_RW		(UINT64_C(1) << 1)
+#define PTE_US		(UINT64_C(1) << 2)
+#define PTE_PWT		(UINT64_C(1) << 3)
+#define PTE_PCD		(UINT64_C(1) << 4)
+#define PTE_PS		(UINT64_C(1) << 7)
+#define PTE_ADDR	UINT64_C(0x000ffffffffff000)
+
+#define PAGE_4K		UINT64_C(0x1000)
+#define PAGE_2M		UINT64_C(0x200000)
+#define PAGE_1G		UINT64_C(0x40000000)
+
+/* The I/O APIC and local APIC pages (FEC00000H-FEFFFFFFH): mapped uncached (PCD, PWT). */
+#define APIC_MMIO_BASE	UINT64_C(0xfec00000)
+#define APIC_MMIO_END	UINT64_C(0xff000000)
+
 /* A zeroed 4 KiB page (physical = virtual), or 0 when memory ran out. */
 typedef uint64_t (*paging_alloc_fn)(void);
 
@@ -27,6 +50,16 @@ uint64_t paging_mapped_top(void);
  * supervisor-only until then.
  */
 int paging_set_user(uint64_t base, uint64_t len, bool user);
+
+/*
+ * Replace the 2 MiB page that the page-directory entry *e maps by the page
+ * table at pt (512 entries, physical = virtual address): 512 4 KiB pages
+ * of the same frames with the same P/RW/US/PWT/PCD bits (bits 0-4 mean the
+ * same at both levels; the 2 MiB PAT bit 12 is never set here). *e then
+ * points at pt and keeps P/RW/US: the 4 KiB entries decide. The same in
+ * PAE and 4-level paging (both paging twins use it).
+ */
+void paging_split_2m(uint64_t *e, uint64_t *pt);
 
 /* Make [base, base + len) uncached (PCD|PWT) at 2 MiB granularity. */
 int paging_set_uncached(uint64_t base, uint64_t len);

@@ -19,12 +19,11 @@
 #include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/io.h"
+#include "arch/x86/kbd.h"
 #include "arch/x86/power.h"
 #include "arch/x86/timer.h"
 #include "lib/string.h"
 
-#define KBC_STATUS		0x64
-#define KBC_STATUS_INBUF_FULL	0x02
 #define KBC_CMD_RESET		0xfe
 #define RST_CNT			0xcf9
 #define RST_CNT_SYS_RST		0x02
@@ -57,9 +56,9 @@ bool power_is_qemu(void)
 
 void power_reboot(void)
 {
-	for (int i = 0; i < 100000 && (inb(KBC_STATUS) & KBC_STATUS_INBUF_FULL); i++)
+	for (int i = 0; i < 100000 && (inb(KBC_STATUS) & KBC_ST_IBF); i++)
 		io_delay();
-	outb(KBC_STATUS, KBC_CMD_RESET);
+	outb(KBC_CMD, KBC_CMD_RESET);
 	timer_udelay(100000);
 	outb(RST_CNT, RST_CNT_SYS_RST);
 	outb(RST_CNT, RST_CNT_SYS_RST | RST_CNT_RST_CPU | RST_CNT_FULL_RST);

@@ -12,13 +12,16 @@
 
 #define PROGRESS_DEFAULT_HZ	UINT64_C(1000000000)	/* TSC rate when uncalibrated */
 
-static bool quiet, shown, armed;
-static uint64_t next_tsc, every;
-static unsigned width;
+/* The line's state (LP0's alone, see the top). */
+static struct {
+	bool quiet, shown, armed;
+	uint64_t next_tsc, every;
+	unsigned width;
+} prog;
 
 void progress_set_quiet(bool q)
 {
-	quiet = q;
+	prog.quiet = q;
 }
 
 static bool progress_mine(void)
@@ -30,40 +33,40 @@ void progress_start(void)
 {
 	if (!progress_mine())
 		return;
-	every = timer_tsc_hz() ? timer_tsc_hz() : PROGRESS_DEFAULT_HZ;
-	next_tsc = rdtsc() + every;
-	shown = false;
-	armed = !quiet;
+	prog.every = timer_tsc_hz() ? timer_tsc_hz() : PROGRESS_DEFAULT_HZ;
+	prog.next_tsc = rdtsc() + prog.every;
+	prog.shown = false;
+	prog.armed = !prog.quiet;
 }
 
-void progress_tick(uint64_t n)
+void progress_tick_now(uint64_t n)
 {
 	uint64_t now;
 	int len;
 
-	if (!armed || (n & PROGRESS_CHECK_MASK) || !progress_mine())
+	if (!prog.armed || (n & PROGRESS_CHECK_MASK) || !progress_mine())
 		return;
 	now = rdtsc();
-	if (now < next_tsc)
+	if (now < prog.next_tsc)
 		return;
-	next_tsc = now + every;
+	prog.next_tsc = now + prog.every;
 	len = kprintf("\r# stepped %llu instructions", (unsigned long long)n);
-	if (len > 0 && (unsigned)len > width)
-		width = (unsigned)len;
-	shown = true;
+	if (len > 0 && (unsigned)len > prog.width)
+		prog.width = (unsigned)len;
+	prog.shown = true;
 }
 
 void progress_stop(void)
 {
 	if (!progress_mine())
 		return;
-	armed = false;
-	if (!shown)
+	prog.armed = false;
+	if (!prog.shown)
 		return;
 	console_putc('\r');
-	for (unsigned i = 1; i < width; i++)
+	for (unsigned i = 1; i < prog.width; i++)
 		console_putc(' ');
 	console_putc('\r');
-	shown = false;
-	width = 0;
+	prog.shown = false;
+	prog.width = 0;
 }

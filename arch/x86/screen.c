@@ -25,15 +25,12 @@
 
 #define BDA_VIDEO_MODE		0x449u	/* byte: current BIOS video mode */
 #define BDA_COLUMNS		0x44au	/* word: text columns */
-#define VGA_COLOR_TEXT		0xb8000u
 #define VGA_MONO_TEXT		0xb0000u
 #define VGA_CRTC_COLOR		0x3d4
 #define VGA_CRTC_MONO		0x3b4
 #define VGA_CRTC_CURSOR_HI	0x0e
 #define VGA_CRTC_CURSOR_LO	0x0f
 #define VGA_ATTR		0x0700u	/* light grey on black */
-#define VGA_COLS		80
-#define VGA_ROWS		25
 
 #define GOP_RGBX		0	/* PixelRedGreenBlueReserved8BitPerColor */
 #define GOP_BGRX		1	/* PixelBlueGreenRedReserved8BitPerColor */

@@ -17,6 +17,11 @@
 
 #include "arch/x86/bootinfo.h"
 
+/* VGA colour text mode 3: 80x25 cells of two bytes (attribute, character) at B8000H. */
+#define VGA_COLOR_TEXT		0xb8000u
+#define VGA_COLS		80
+#define VGA_ROWS		25
+
 #define SCREEN_FONT_FIRST	0x20	/* the glyphs cover 20H..7EH */
 #define SCREEN_FONT_GLYPHS	95
 #define SCREEN_CELL_W		8

@@ -43,10 +43,6 @@
 #include "arch/x86/topology.h"
 #include "lib/string.h"
 
-#define ICR_INIT		0x00004500u	/* INIT, level assert, physical destination */
-#define ICR_STARTUP		0x00004600u	/* start-up, level assert; vector = page number */
-#define ICR_DELIVERY_PENDING	(1u << 12)
-
 #define INIT_DELAY_US		10000	/* SDM 8.4.4.1: 10 ms after INIT */
 #define SIPI_DELAY_US		200	/* SDM 8.4.4.1: 200 us after each SIPI */
 #define START_TIMEOUT_US	100000	/* give up on an LP after 100 ms */
@@ -302,12 +298,12 @@ static void smp_fill_params(uint64_t low_page, struct percpu *pc)
 /* INIT-SIPI-SIPI; true when the LP reached its idle loop. */
 static bool smp_start_one(uint64_t low_page, struct percpu *pc)
 {
-	uint32_t sipi = ICR_STARTUP | (uint32_t)(low_page >> 12);
+	uint32_t sipi = ICR_LEVEL_ASSERT | ICR_DELIVERY_STARTUP | (uint32_t)(low_page >> 12);
 
 	smp_fill_params(low_page, pc);
 	__atomic_store_n(&pc->state, LP_STARTING, __ATOMIC_RELEASE);
 	lapic_write(LAPIC_ESR, 0);
-	smp_icr(pc->apic_id, ICR_INIT);
+	smp_icr(pc->apic_id, ICR_LEVEL_ASSERT | ICR_DELIVERY_INIT);
 	timer_udelay(INIT_DELAY_US);
 	smp_icr(pc->apic_id, sipi);
 	if (smp_wait_state(pc, LP_IDLE, SIPI_DELAY_US))

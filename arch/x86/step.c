@@ -106,9 +106,6 @@
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
-#define RFLAGS_DF_BIT		(UINT64_C(1) << 10)	/* direction flag (SDM Vol. 1 3.4.3.2) */
-#define MSR_IA32_FS_BASE	0xc0000100u		/* SDM Vol. 3A 3.2.4 */
-#define MSR_IA32_GS_BASE	0xc0000101u
 
 /*
  * Decoded instructions by RIP, per LP: what does not depend on the
@@ -282,15 +279,12 @@ static bool step_text(const struct step_state *s, uint64_t rip, uint64_t *end)
 static void step_classify(struct step_state *s, uint64_t rip, const struct trap_frame *f)
 {
 	struct step_dcache *d = &s->dcache[(rip ^ (rip >> 6)) % STEP_DCACHE];
-	uint64_t end;
+	uint64_t end = 0;
+	bool inside = step_text(s, rip, &end);
 
-	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
-	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
 	s->rep_iters = 1;
 	s->rep_count = f ? f->rcx : 0;
-	if (!step_text(s, rip, &end))
-		return;
-	if (d->valid && d->rip == rip) {
+	if (inside && d->valid && d->rip == rip) {
 		s->cls = d->cls;
 		if (d->regs_free)
 			s->mem = d->mem;
@@ -298,6 +292,10 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 			step_decode(s, rip, end, f);
 		return;
 	}
+	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
+	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
+	if (!inside)
+		return;
 	insn_classify((const uint8_t *)(uintptr_t)rip, end - rip, MODE_IS_64, &s->cls);
 	step_decode(s, rip, end, f);
 	if (!f || f->rip != rip)
@@ -335,7 +333,7 @@ static void step_fill_mem(const struct step_state *s, struct step_info *si,
 	for (unsigned i = 0; i < m->nops; i++)
 		si->mem[i] = m->op[i];
 	if (s->cls.rep_string && m->nops)
-		si->mem_stride = (f->rflags & RFLAGS_DF_BIT) ? -(int32_t)m->op[0].size
+		si->mem_stride = (f->rflags & RFLAGS_DF) ? -(int32_t)m->op[0].size
 							  : (int32_t)m->op[0].size;
 }
 
@@ -366,12 +364,17 @@ static void step_emit_to(struct step_state *s, const struct trap_frame *f,
 			 const struct workload_hooks *h, struct step_counts *counts, uint8_t lp)
 {
 	uint64_t next = f->rip;
-	struct step_info si = {
-		.rip = s->last_rip, .next_rip = next, .cpl = s->last_cpl, .lp = lp,
-		.branch = s->cls.branch, .cycles = s->cycles,
-	};
+	struct step_info si;	/* every field set, mem[] up to nmem: no clearing per step */
 
+	si.rip = s->last_rip;
+	si.next_rip = next;
+	si.cpl = s->last_cpl;
+	si.lp = lp;
+	si.branch = s->cls.branch;
+	si.cycles = s->cycles;
 	si.taken = si.branch != INSN_NOT_BRANCH && next != s->last_rip + s->cls.len;
+	si.nmem = 0;
+	si.mem_stride = 0;
 	step_fill_mem(s, &si, f);
 	s->cycles = 0;
 	step_count(counts, &si);
@@ -418,7 +421,7 @@ static bool step_rep_stos(struct step_state *s, struct trap_frame *f)
 	uint64_t end = 0;
 
 	if (!s->cls.rep_string || f->rip != s->last_rip || s->mem.status != INSN_MEM_OK ||
-	    s->mem.nops != 1 || op->access != INSN_STORE || (f->rflags & RFLAGS_DF_BIT) ||
+	    s->mem.nops != 1 || op->access != INSN_STORE || (f->rflags & RFLAGS_DF) ||
 	    n == 0 || n > UINT32_MAX || s->rep_count != n || !step_text(s, f->rip, &end) ||
 	    !step_is_stos(f->rip, s->mem.len) ||
 	    end != (uintptr_t)_etext ||
@@ -561,6 +564,11 @@ static void step_db(struct trap_frame *f)
 		step_window(st, f, step_take(st, entry));
 	st->frame = NULL;
 	step_stamp_exit(st, f);
+}
+
+struct trap_frame *step_frame_of(unsigned cpu)
+{
+	return lp_state[cpu].frame;
 }
 
 struct trap_frame *step_frame(void)

@@ -22,8 +22,8 @@
  * Two LPs (Hyper-Threading) may be in ring-3 runs at once. Each has its own
  * stack and buffer pages, but the workload text is one range in the one
  * set of page tables: it is opened by the first run and closed by the last
- * (user_text_users), and every change to the page tables is made under
- * user_lock. A run that finds the text already open still gets its own TLB
+ * (user_text.users), and every change to the page tables is made under
+ * user_text.lock. A run that finds the text already open still gets its own TLB
  * flushed (paging_set_user on its stack reloads CR3 on this LP), since the
  * other LP's change flushed only that LP's TLB.
  * The "in a run" flag, the synthetic-gate callback and the gate's published
@@ -45,23 +45,31 @@ _Static_assert(offsetof(struct percpu, user_kernel_rsp) == PERCPU_USER_KERNEL_RS
 void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
 
 static bool user_ready;
-static void (*synth_fn[PERCPU_MAX])(void *ctx, struct trap_frame *f);
-static void *synth_ctx[PERCPU_MAX];
-static struct trap_frame *synth_frame[PERCPU_MAX];
-static void (*call_fn[PERCPU_MAX])(void *ctx, struct trap_frame *f);
-static void *call_ctx[PERCPU_MAX];	/* the int 0x81 frame while its handler runs */
-static volatile uint32_t user_lock;
-static unsigned user_text_users;	/* LPs in a ring-3 run (text pages open) */
+
+/* Each LP's gate handlers (int 0x81, int 0x82) and the frame one of them is handling. */
+static struct user_lp {
+	void (*synth_fn)(void *ctx, struct trap_frame *f);
+	void *synth_ctx;
+	void (*call_fn)(void *ctx, struct trap_frame *f);
+	void *call_ctx;
+	struct trap_frame *frame;	/* the gate's frame while its handler runs */
+} user_lps[PERCPU_MAX];
+
+/* The ring-3 text pages (see the top): who has them open, and the lock for changing them. */
+static struct {
+	volatile uint32_t lock;
+	unsigned users;			/* LPs in a ring-3 run (text pages open) */
+} user_text;
 
 static void user_lock_take(void)
 {
-	while (__atomic_exchange_n(&user_lock, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&user_text.lock, 1, __ATOMIC_ACQUIRE))
 		cpu_pause();
 }
 
 static void user_lock_drop(void)
 {
-	__atomic_store_n(&user_lock, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&user_text.lock, 0, __ATOMIC_RELEASE);
 }
 
 /* int 0x80: a ring-3 workload has returned (RAX is its result). */
@@ -86,13 +94,13 @@ static void user_synth_gate(struct trap_frame *f)
 {
 	unsigned lp = percpu_this()->index;
 
-	if (!synth_fn[lp])
+	if (!user_lps[lp].synth_fn)
 		return;
-	__atomic_store_n(&synth_frame[lp], f, __ATOMIC_RELAXED);
+	__atomic_store_n(&user_lps[lp].frame, f, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* set before the callback, for an NMI */
-	synth_fn[lp](synth_ctx[lp], f);
+	user_lps[lp].synth_fn(user_lps[lp].synth_ctx, f);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&synth_frame[lp], NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&user_lps[lp].frame, NULL, __ATOMIC_RELAXED);
 }
 
 /*
@@ -103,28 +111,33 @@ static void user_call_gate(struct trap_frame *f)
 {
 	unsigned lp = percpu_this()->index;
 
-	if (!call_fn[lp]) {
+	if (!user_lps[lp].call_fn) {
 		f->rax = (uint64_t)-1;
 		return;
 	}
-	__atomic_store_n(&synth_frame[lp], f, __ATOMIC_RELAXED);
+	__atomic_store_n(&user_lps[lp].frame, f, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	call_fn[lp](call_ctx[lp], f);
+	user_lps[lp].call_fn(user_lps[lp].call_ctx, f);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&synth_frame[lp], NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&user_lps[lp].frame, NULL, __ATOMIC_RELAXED);
 }
 
 void user_set_call(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
 {
 	unsigned lp = percpu_this()->index;
 
-	call_fn[lp] = fn;
-	call_ctx[lp] = ctx;
+	user_lps[lp].call_fn = fn;
+	user_lps[lp].call_ctx = ctx;
+}
+
+struct trap_frame *user_gate_frame_of(unsigned cpu)
+{
+	return __atomic_load_n(&user_lps[cpu].frame, __ATOMIC_RELAXED);
 }
 
 struct trap_frame *user_gate_frame(void)
 {
-	return __atomic_load_n(&synth_frame[percpu_this()->index], __ATOMIC_RELAXED);
+	return user_gate_frame_of(percpu_this()->index);
 }
 
 void user_init(void)
@@ -144,8 +157,8 @@ void user_set_synthetic(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
 {
 	unsigned lp = percpu_this()->index;
 
-	synth_fn[lp] = fn;
-	synth_ctx[lp] = ctx;
+	user_lps[lp].synth_fn = fn;
+	user_lps[lp].synth_ctx = ctx;
 }
 
 /* Open or close this run's pages; the text only for the first / last user. */
@@ -158,7 +171,7 @@ static int user_open(const struct user_run *r, bool open)
 	bool last;
 
 	user_lock_take();
-	last = open ? user_text_users++ == 0 : user_text_users > 0 && --user_text_users == 0;
+	last = open ? user_text.users++ == 0 : user_text.users > 0 && --user_text.users == 0;
 	if (last)
 		err |= paging_set_user(text, text_len, open);
 	err |= paging_set_user(r->stack_base, r->stack_size, open);

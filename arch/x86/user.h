@@ -23,9 +23,11 @@
 #ifndef NBPROF_ARCH_X86_USER_H
 #define NBPROF_ARCH_X86_USER_H
 
+#include "sdk/nbprof_abi.h"
+
 #define USER_EXIT_VECTOR	0x80
 #define USER_SYNTH_VECTOR	0x81
-#define USER_CALL_VECTOR	0x82	/* a program's calls (sdk/nbprof.h): RAX = call number */
+#define USER_CALL_VECTOR	NB_CALL_VECTOR	/* a program's calls: RAX = call number */
 
 /* struct percpu offsets of this LP's runner state, read through %gs: mode.h */
 #include "arch/x86/mode.h"
@@ -111,6 +113,8 @@ void user_set_call(void (*fn)(void *ctx, struct trap_frame *f), void *ctx);
  * interrupted context of a PMI that the synthetic callback raised.
  */
 struct trap_frame *user_gate_frame(void);
+/* The same for the LP with percpu index cpu (the caller's own). */
+struct trap_frame *user_gate_frame_of(unsigned cpu);
 
 /* Redirect a ring-3 frame to the exit trampoline (used to abort a run). */
 void user_redirect_exit(struct trap_frame *f);

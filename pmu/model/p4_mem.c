@@ -60,7 +60,6 @@
  */
 #include "pmu/model/p4_mem.h"
 
-#define P4_FAMILY		0x0f
 #define KB			1024u
 #define MB			(1024u * 1024u)
 #define PAGE_SHIFT_4K		12u

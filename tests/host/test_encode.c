@@ -109,6 +109,26 @@ static void thread_and_privilege_bits(void **state)
 	assert_int_equal(p4_escr_encode(&s, P4_LP_BOTH, false) & 0xf, ESCR_T0_OS | ESCR_T0_USR);
 }
 
+/* Which LP's handler owns a counter: the one OVF_PMI names, LP0 when both or neither. */
+static void pmi_owner_lp(void **state)
+{
+	struct p4_cccr_cfg c = { .enable = true, .active_thread = CCCR_AT_ANY };
+
+	(void)state;
+	assert_int_equal(p4_cccr_pmi_lp(p4_cccr_encode(&c, true)), 0);		/* polled */
+	c.pmi_t0 = true;
+	assert_int_equal(p4_cccr_pmi_lp(p4_cccr_encode(&c, true)), 0);
+	c.pmi_t1 = true;
+	assert_int_equal(p4_cccr_pmi_lp(p4_cccr_encode(&c, true)), 0);		/* both: LP0 */
+	c.pmi_t0 = false;
+	assert_int_equal(p4_cccr_pmi_lp(p4_cccr_encode(&c, true)), 1);		/* T1 alone */
+	/* The other CCCR bits do not move it: OVF, cascade, FORCE_OVF, Enable. */
+	assert_int_equal(p4_cccr_pmi_lp(CCCR_OVF_PMI_T1 | CCCR_OVF | CCCR_CASCADE | CCCR_FORCE_OVF |
+					CCCR_ENABLE), 1);
+	assert_int_equal(p4_cccr_pmi_lp(~(uint64_t)CCCR_OVF_PMI_T0), 1);
+	assert_int_equal(p4_cccr_pmi_lp(~(uint64_t)CCCR_OVF_PMI_T1), 0);
+}
+
 static void cccr_fields(void **state)
 {
 	struct p4_spec s = spec("execution_event:nbogus0:cmp=1:edge");
@@ -148,6 +168,7 @@ int main(void)
 		cmocka_unit_test(fact_sheet_worked_encodings),
 		cmocka_unit_test(thread_and_privilege_bits),
 		cmocka_unit_test(cccr_fields),
+		cmocka_unit_test(pmi_owner_lp),
 		cmocka_unit_test(presets_are_negative_in_40_bits),
 	};
 

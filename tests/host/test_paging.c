@@ -252,6 +252,31 @@ static void test_pae_pages_and_user_bits(void **state)
 	assert_false(pae_mapped(&m, 3 * M2, 1, false));		/* PDE 3 absent */
 }
 
+/*
+ * paging_split_2m: the 2 MiB page at 40200000H (P, RW, US, PCD, PS, and the
+ * 2 MiB PAT bit 12 clear) becomes 512 4 KiB entries 40200000H + i * 4 KiB
+ * with P, RW, US, PCD (no PS: bit 7 of a PTE is PAT); the PDE then points at
+ * the table with P, RW, US only.
+ */
+static void test_split_2m_keeps_the_bits(void **state)
+{
+	static uint64_t pt[512] __attribute__((aligned(4096)));
+	uint64_t pde = UINT64_C(0x40200000) | P | RW | US | UINT64_C(0x10) | PS;
+
+	(void)state;
+	memset(pt, 0xff, sizeof(pt));
+	paging_split_2m(&pde, pt);
+	for (unsigned i = 0; i < 512; i++)
+		assert_int_equal(pt[i], (UINT64_C(0x40200000) + i * K4) | P | RW | US | UINT64_C(0x10));
+	assert_int_equal(pde, (uint64_t)(uintptr_t)pt | P | RW | US);
+	/* a supervisor read-only page stays so, page by page */
+	pde = UINT64_C(0x600000) | P | PS;
+	paging_split_2m(&pde, pt);
+	assert_int_equal(pt[0], UINT64_C(0x600000) | P);
+	assert_int_equal(pt[511], (UINT64_C(0x600000) + 511 * K4) | P);
+	assert_int_equal(pde, (uint64_t)(uintptr_t)pt | P);
+}
+
 static void test_pae_pdpt_index_and_4g_limit(void **state)
 {
 	struct mem m;
@@ -270,6 +295,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_4k_pages),
+		cmocka_unit_test(test_split_2m_keeps_the_bits),
 		cmocka_unit_test(test_pat_bit_in_pte_is_not_a_large_page),
 		cmocka_unit_test(test_2m_and_1g_pages),
 		cmocka_unit_test(test_large_range_takes_big_steps),

@@ -91,6 +91,18 @@ struct trap_frame *user_gate_frame(void)
 	return NULL;
 }
 
+struct trap_frame *step_frame_of(unsigned cpu)
+{
+	(void)cpu;
+	return NULL;
+}
+
+struct trap_frame *user_gate_frame_of(unsigned cpu)
+{
+	(void)cpu;
+	return NULL;
+}
+
 void cpu_identify(struct cpu_info *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -136,9 +148,13 @@ static int test_read(struct msr_bus *bus, uint32_t msr, uint64_t *v)
 	return msr_bus_read(&model.bus, msr, v);
 }
 
+static bool uncore_faults;		/* writes to the uncore registers fault (a part without them) */
+
 static int test_write(struct msr_bus *bus, uint32_t msr, uint64_t v)
 {
 	maybe_during(msr);
+	if (uncore_faults && msr >= MSR_P4_UNCORE_FIRST && msr < MSR_P4_UNCORE_FIRST + P4_UNC_NREG)
+		return MSR_BUS_EFAULT;
 	return msr_bus_write(&model.bus, msr, v);
 }
 
@@ -147,7 +163,7 @@ static struct msr_bus test_bus = { .read = test_read, .write = test_write };
 static int test_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = raise,
-				       .cascade_enable_hidden = enable_hidden };
+				       .cascade_enable_hidden = enable_hidden, .uncore = true };
 
 	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg))
 		return -1;
@@ -241,6 +257,7 @@ static int setup(void **state)
 	lvt_pc[0] = lvt_pc[1] = LAPIC_LVT_MASKED;
 	during = NULL;
 	during_writes_only = false;
+	uncore_faults = false;
 	sinks = 0;
 	sink_reload = 0;
 	pmi_requests[0] = pmi_requests[1] = 0;
@@ -562,6 +579,84 @@ static void pebs_counter_is_not_sampled(void **state)
 	perf_count_stop(&s, NULL);
 }
 
+/* ---- the uncore counters start and stop with the count, under the PMU lock ------------------ */
+
+#define IBUSQ_T0_FILL	((UINT64_C(1) << 36) | (UINT64_C(0xff) << 38) | (UINT64_C(1) << 46) | \
+			 (UINT64_C(0x7f) << 49) | (UINT64_C(1) << 57))
+
+static uint64_t nmis_before, nmis_inside;
+
+/* At the first uncore register access: an overflow and its NMI. */
+static void nmi_at_the_uncore(uint32_t msr)
+{
+	if (msr < MSR_P4_UNCORE_FIRST || msr >= MSR_P4_UNCORE_FIRST + P4_UNC_NREG) {
+		during = nmi_at_the_uncore;		/* not yet */
+		return;
+	}
+	handlers[VEC_NMI](&frame);
+	nmis_inside = perf_info()->pmi.lp_interrupts[0] - nmis_before;
+}
+
+/* plan_of(0, 0) with the ibusq uncore event on register reg. */
+static struct p4_plan plan_with_uncore(unsigned reg)
+{
+	struct p4_plan plan = plan_of(0, 0);
+	struct p4_unc_spec spec;
+	struct p4_spec_error serr;
+
+	assert_int_equal(p4_unc_spec_parse("ibusq", &perf_info()->caps, &spec, &serr), 0);
+	plan.unc_n = 1;
+	plan.unc[0] = (struct p4_unc_slot){ .reg = (uint8_t)reg, .start = p4_unc_encode(&spec, 0) };
+	return plan;
+}
+
+static void uncore_counts_with_the_core_counters(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_with_uncore(1);
+	uint64_t total = 0, v;
+	char err[96];
+
+	perf_set_pmi_mode(PERF_PMI_NMI);
+	nmis_before = perf_info()->pmi.lp_interrupts[0];
+	during = nmi_at_the_uncore;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	assert_int_equal(nmis_inside, 0);	/* held: the uncore is written under the PMU lock */
+	assert_int_equal(perf_info()->pmi.lp_interrupts[0], nmis_before + 1);	/* taken at the unlock */
+	assert_int_equal(s.unc_failed, -1);
+	instr(0, 40);
+	assert_int_equal(p4_model_uncore_event(&model, P4_UNC_IBUSQ, IBUSQ_T0_FILL, 9), 0);
+	nmis_before = perf_info()->pmi.lp_interrupts[0];
+	during = nmi_at_the_uncore;
+	perf_count_stop(&s, &total);
+	assert_int_equal(nmis_inside, 0);	/* the stop too */
+	assert_int_equal(total, 40);
+	assert_int_equal(s.unc_total[0], 9);
+	assert_int_equal(msr_bus_read(&model.bus, MSR_P4_UNCORE_FIRST + 1, &v), 0);
+	assert_int_equal(v, 0);			/* stopped: upper half 0 */
+	assert_int_equal(p4_model_uncore_event(&model, P4_UNC_IBUSQ, IBUSQ_T0_FILL, 5), 0);
+	assert_int_equal(msr_bus_read(&model.bus, MSR_P4_UNCORE_FIRST + 1, &v), 0);
+	assert_int_equal(v, 0);
+}
+
+/* An uncore register that cannot be written: nothing is programmed, and the count says which. */
+static void uncore_fault_programs_nothing(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_with_uncore(0);
+	uint64_t cccr;
+	char err[96];
+
+	uncore_faults = true;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), -1);
+	assert_string_equal(err, "writing uncore register 107CCH failed");
+	assert_int_equal(s.unc_failed, 0);
+	assert_false(s.running);
+	assert_false(perf_counting());
+	assert_int_equal(msr_bus_read(&model.bus, p4_counters[plan.slot[0].counter].cccr_msr, &cccr), 0);
+	assert_int_equal(cccr & CCCR_ENABLE, 0);	/* the core counter was never started */
+}
+
 #define T(f) cmocka_unit_test_setup(f, setup)
 
 int main(void)
@@ -577,6 +672,8 @@ int main(void)
 		T(cascade_starter_without_pmi_is_not_polled),
 		T(cascaded_sampler_enable_hidden),
 		T(sink_return_is_the_next_period),
+		T(uncore_counts_with_the_core_counters),
+		T(uncore_fault_programs_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /*
  * arch/x86/32/entry.S - the ia32 kernel's interrupt entry stubs, guarded-call
- * primitives and stack switch: the 32-bit twin of entry.S.
+ * primitives and stack switch: the 32-bit twin of 64/entry.S.
  *
  * The IDT gates (arch/x86/32/gdt.c) point at 16-byte stubs, isr_stubs + 16 * vector,
  * as in entry.S. In 32-bit protected mode the CPU pushes EFLAGS, CS, EIP

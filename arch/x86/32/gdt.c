@@ -1,6 +1,6 @@
 /*
- * arch/x86/32/gdt.c - the ia32 kernel's GDT, TSS and IDT gates: the 32-bit twin of
- * gdt.c (selector map in gdt.h).
+ * arch/x86/32/gdt.c - the ia32 kernel's GDT, TSS and IDT gates: the 32-bit
+ * twin of 64/gdt.c (selector map in gdt.h).
  *
  * Flat 4 GiB code and data segments (base 0, limit FFFFFH pages, SDM Vol.
  * 3A 3.4.5), 32-bit code (D = 1). The 32-bit TSS (SDM Vol. 3A 7.2.1,
@@ -43,16 +43,7 @@ _Static_assert(sizeof(struct tss32) == 104, "TSS layout");
 #define GDT_PERCPU		0x30
 #define GDT_ENTRIES		7
 
-#define DESC_KERNEL_CODE32	UINT64_C(0x00cf9a000000ffff)	/* P, DPL0, code exec/read, D */
-#define DESC_KERNEL_DATA	UINT64_C(0x00cf92000000ffff)	/* P, DPL0, data read/write */
-#define DESC_USER_DATA		UINT64_C(0x00cff2000000ffff)	/* P, DPL3, data read/write */
-#define DESC_USER_CODE32	UINT64_C(0x00cffa000000ffff)	/* P, DPL3, code exec/read, D */
 #define DESC_PERCPU_ACCESS	UINT64_C(0xf2)			/* P, DPL3, data read/write */
-#define TSS_TYPE_AVAILABLE	UINT64_C(0x89)			/* P, type 9: 32-bit TSS */
-
-#define IDT_NVECTORS		256
-#define GATE_INTERRUPT		0x8e	/* P, DPL 0, type 0xE: 32-bit interrupt gate */
-#define GATE_DPL3		(3u << 5)
 
 struct idt_gate32 {
 	uint16_t offset_lo;

@@ -1,6 +1,6 @@
 /*
  * arch/x86/32/nmiprobe.S - selftest_nmi_probe and selftest_nmi_labels for the ia32
- * kernel: the 32-bit twin of nmiprobe.S (contract in arch/x86/selftest.c).
+ * kernel: the 32-bit twin of 64/nmiprobe.S (contract in arch/x86/selftest.c).
  * cdecl: the arguments are on the stack; ESI keeps the value pointer and
  * EDI the spin count, both saved, so every way out pops them.
  */

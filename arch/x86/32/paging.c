@@ -1,6 +1,6 @@
 /*
  * arch/x86/32/paging.c - the ia32 kernel's identity map: PAE paging with 2 MiB pages,
- * the 32-bit twin of paging.c.
+ * the 32-bit twin of 64/paging.c.
  *
  * Why PAE and not 32-bit paging with 4 MiB (PSE) pages: PAE entries are the
  * 64-bit entries of the x86-64 kernel's page directories (SDM Vol. 3A 4.4,
@@ -26,26 +26,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 
-#define PTE_P		(UINT64_C(1) << 0)
-#define PTE_RW		(UINT64_C(1) << 1)
-#define PTE_US		(UINT64_C(1) << 2)
-#define PTE_PWT		(UINT64_C(1) << 3)
-#define PTE_PCD		(UINT64_C(1) << 4)
-#define PTE_PS		(UINT64_C(1) << 7)
-#define PTE_ADDR	UINT64_C(0x000ffffffffff000)
-
-#define CR0_MP		(1u << 1)
-#define CR0_EM		(1u << 2)
-#define CR0_TS		(1u << 3)
-#define CR0_PG		(1u << 31)
-#define CR4_PAE		(1u << 5)
-
-#define PAGE_4K		UINT64_C(0x1000)
-#define PAGE_2M		UINT64_C(0x200000)
-#define PAGE_1G		UINT64_C(0x40000000)
 #define MAP_TOP		(UINT64_C(4) << 30)
-#define APIC_MMIO_BASE	UINT64_C(0xfec00000)
-#define APIC_MMIO_END	UINT64_C(0xff000000)
 
 static uint64_t pdpt[4] __attribute__((aligned(32)));
 static uint64_t mapped_top;
@@ -130,19 +111,14 @@ static void paging_flush(void)
 	write_cr3(read_cr3());
 }
 
-/* As paging.c: a 2 MiB page becomes a page table with the same bits. */
+/* A 2 MiB page becomes a page table of 4 KiB pages with the same bits (paging.h). */
 static int paging_split(uint64_t *e)
 {
 	uint64_t pt_page = page_alloc ? page_alloc() : 0;
-	uint64_t *pt = (uint64_t *)(uintptr_t)pt_page;
-	uint64_t base = *e & PTE_ADDR & ~(PAGE_2M - 1);
-	uint64_t bits = *e & (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD);
 
 	if (!pt_page)
 		return -1;
-	for (unsigned i = 0; i < 512; i++)
-		pt[i] = (base + i * PAGE_4K) | bits;
-	*e = pt_page | (*e & (PTE_P | PTE_RW | PTE_US));
+	paging_split_2m(e, (uint64_t *)(uintptr_t)pt_page);
 	return 0;
 }
 

@@ -1,9 +1,9 @@
 /*
  * arch/x86/32/trampoline.S - the real-mode start of an application processor in the
- * ia32 kernel: the 32-bit twin of trampoline.S, one step shorter.
+ * ia32 kernel: the 32-bit twin of 64/trampoline.S, one step shorter.
  *
  * arch/x86/smp.c copies smp_tramp_start..smp_tramp_end to the low page and
- * fills smp_tramp_params exactly as for trampoline.S (same struct, 8-byte
+ * fills smp_tramp_params exactly as for 64/trampoline.S (same struct, 8-byte
  * fields; this code reads their low halves and ignores tp_efer). The LP
  * starts here in real mode with CS = low_page >> 4, IP = 0 (SDM Vol. 3A
  * 8.4.4 and 10.6.1):
@@ -18,9 +18,11 @@
  * (arch/x86/32/gdt.c) first thing, with the same selector numbers.
  */
 
+#include "arch/x86/gdt.h"
+#include "arch/x86/regs.h"
+
 #define TRAMP_SEL_CODE32	0x08
 #define TRAMP_SEL_DATA		0x10
-#define CR0_PE			0x1
 
 #define OFF(sym)		((sym) - smp_tramp_start)
 
@@ -75,8 +77,8 @@ tramp_32:
 	.balign 8
 tramp_gdt:
 	.quad 0
-	.quad 0x00cf9a000000ffff		/* 08H: flat 32-bit code, as arch/x86/32/gdt.c */
-	.quad 0x00cf92000000ffff		/* 10H: flat data */
+	.quad DESC_KERNEL_CODE32		/* 08H: flat 32-bit code, as arch/x86/32/gdt.c */
+	.quad DESC_KERNEL_DATA			/* 10H: flat data */
 tramp_gdt_end:
 
 	.balign 8

@@ -1,6 +1,6 @@
 /*
  * arch/x86/32/workloads.S - the built-in workload bodies and their runners for the
- * ia32 kernel: the 32-bit twin of workloads.S.
+ * ia32 kernel: the 32-bit twin of 64/workloads.S.
  *
  * Same names, same exact instruction counts (workload/workload.c documents
  * them; the numbers in the right-hand column are those of workloads.S),

@@ -29,11 +29,6 @@ struct tss64 {
 _Static_assert(sizeof(struct tss64) == 104, "TSS layout");
 
 /* Flat descriptors: G=1, limit 0xfffff; access byte and L/DB flags vary. */
-#define DESC_KERNEL_CODE64	UINT64_C(0x00af9a000000ffff)	/* P, DPL0, code exec/read, L */
-#define DESC_KERNEL_DATA	UINT64_C(0x00cf92000000ffff)	/* P, DPL0, data read/write */
-#define DESC_USER_DATA		UINT64_C(0x00cff2000000ffff)	/* P, DPL3, data read/write */
-#define DESC_USER_CODE64	UINT64_C(0x00affa000000ffff)	/* P, DPL3, code exec/read, L */
-#define TSS_TYPE_AVAILABLE	UINT64_C(0x89)			/* P, type 9: 64-bit TSS */
 
 static struct tss64 tss[PERCPU_MAX] __attribute__((aligned(16)));
 static uint64_t gdt[PERCPU_MAX][7] __attribute__((aligned(16)));
@@ -46,7 +41,7 @@ struct desc_ptr {
 static void gdt_set_tss(uint64_t *g, uint64_t base, uint32_t limit)
 {
 	g[GDT_TSS / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-			 (TSS_TYPE_AVAILABLE << 40) | ((uint64_t)(limit >> 16) << 48) |
+			 ((uint64_t)TSS_TYPE_AVAILABLE << 40) | ((uint64_t)(limit >> 16) << 48) |
 			 (((base >> 24) & 0xff) << 56);
 	g[GDT_TSS / 8 + 1] = base >> 32;
 }
@@ -105,10 +100,6 @@ void gdt_init(const uint64_t ist_top[3])
 }
 
 /* --- IDT gates: 16 bytes in IA-32e mode (SDM Vol. 3A Figure 6-8) ------------ */
-
-#define IDT_NVECTORS		256
-#define GATE_INTERRUPT		0x8e	/* P, DPL 0, type 0xE: 64-bit interrupt gate */
-#define GATE_DPL3		(3u << 5)
 
 struct idt_gate {
 	uint16_t offset_lo;

@@ -9,10 +9,6 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
 
-#define MSR_IA32_GS_BASE	0xc0000101
-#define MSR_IA32_EFER		0xc0000080
-#define EFER_LMA		(UINT64_C(1) << 10)	/* read-only status: never written back */
-
 void mode_set_percpu_base(struct percpu *pc)
 {
 	msr_write(MSR_IA32_GS_BASE, (uint64_t)(uintptr_t)pc);

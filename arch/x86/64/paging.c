@@ -23,21 +23,8 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 
-#define PTE_P		(UINT64_C(1) << 0)
-#define PTE_RW		(UINT64_C(1) << 1)
-#define PTE_US		(UINT64_C(1) << 2)
-#define PTE_PWT		(UINT64_C(1) << 3)
-#define PTE_PCD		(UINT64_C(1) << 4)
-#define PTE_PS		(UINT64_C(1) << 7)
-#define PTE_ADDR	UINT64_C(0x000ffffffffff000)
-
-#define PAGE_4K		UINT64_C(0x1000)
-#define PAGE_2M		UINT64_C(0x200000)
-#define PAGE_1G		UINT64_C(0x40000000)
 #define MAP_MIN_TOP	(UINT64_C(4) << 30)
 #define MAP_MAX_TOP	(UINT64_C(512) << 30)
-#define APIC_MMIO_BASE	UINT64_C(0xfec00000)
-#define APIC_MMIO_END	UINT64_C(0xff000000)
 
 static uint64_t *pml4, *pdpt;
 static uint64_t mapped_top;
@@ -114,24 +101,14 @@ static void paging_flush(void)
 	write_cr3(read_cr3());
 }
 
-/*
- * Replace the 2 MiB page at *e by a page table of 512 4 KiB pages with the
- * same P/RW/US/PWT/PCD bits (bits 0-4 mean the same at both levels; the
- * 2 MiB PAT bit 12 is never set here). The PDE keeps P/RW/US; the 4 KiB
- * entries decide.
- */
+/* A 2 MiB page becomes a page table of 4 KiB pages with the same bits (paging.h). */
 static int paging_split(uint64_t *e)
 {
 	uint64_t pt_page = page_alloc ? page_alloc() : 0;
-	uint64_t *pt = (uint64_t *)(uintptr_t)pt_page;
-	uint64_t base = *e & PTE_ADDR & ~(PAGE_2M - 1);
-	uint64_t bits = *e & (PTE_P | PTE_RW | PTE_US | PTE_PWT | PTE_PCD);
 
 	if (!pt_page)
 		return -1;
-	for (unsigned i = 0; i < 512; i++)
-		pt[i] = (base + i * PAGE_4K) | bits;
-	*e = pt_page | (*e & (PTE_P | PTE_RW | PTE_US));
+	paging_split_2m(e, (uint64_t *)(uintptr_t)pt_page);
 	return 0;
 }
 

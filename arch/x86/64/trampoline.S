@@ -20,11 +20,12 @@
  * the parameter block is written by smp.c before each start.
  */
 
+#include "arch/x86/gdt.h"
+#include "arch/x86/regs.h"
+
 #define TRAMP_SEL_CODE64	0x08
 #define TRAMP_SEL_DATA		0x10
 #define TRAMP_SEL_CODE32	0x18
-#define MSR_EFER		0xc0000080
-#define CR0_PE			0x1
 
 #define OFF(sym)		((sym) - smp_tramp_start)
 
@@ -65,7 +66,7 @@ tramp_32:
 	movl %eax, %cr4
 	movl OFF(tp_cr3)(%esi), %eax
 	movl %eax, %cr3
-	movl $MSR_EFER, %ecx
+	movl $MSR_IA32_EFER, %ecx
 	movl OFF(tp_efer)(%esi), %eax
 	movl OFF(tp_efer) + 4(%esi), %edx
 	wrmsr
@@ -92,9 +93,9 @@ tramp_64:
 	.balign 8
 tramp_gdt:
 	.quad 0
-	.quad 0x00af9a000000ffff		/* 08H: 64-bit code, as gdt.c */
-	.quad 0x00cf92000000ffff		/* 10H: flat data */
-	.quad 0x00cf9a000000ffff		/* 18H: flat 32-bit code */
+	.quad DESC_KERNEL_CODE64		/* 08H: 64-bit code, as gdt.c */
+	.quad DESC_KERNEL_DATA			/* 10H: flat data */
+	.quad DESC_KERNEL_CODE32		/* 18H: flat 32-bit code */
 tramp_gdt_end:
 
 	.balign 8
