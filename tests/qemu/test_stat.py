@@ -120,6 +120,12 @@ def test_kernel_code_counts_under_k_the_same_every_run(nb):
         k = rows[0][0]
         stepped = int(KERNEL.search(out).group(1))
         assert 100 < k <= stepped, out
+        # its own line, which says it is the model's stepping; with one counter programmed
+        # the share while it ran is exactly what :k counted (the exit's int 0x80: CPL 3)
+        m = re.search(r"^model: kernel code in the counting window: \d+ stepped instructions, "
+                      r"\d+ branches, \d+ cycles \(the model steps it as a P4 counts it\); while "
+                      r"a counter ran: LP0 (\d+) at CPL 0, (\d+) at CPL 3$", out, re.M)
+        assert m and (int(m.group(1)), int(m.group(2))) == (k, EXIT), out
         seen.add(k)
     assert len(seen) == 1, seen
     # at ring 0 the workload's own instructions are kernel instructions too
