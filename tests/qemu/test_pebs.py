@@ -1,15 +1,24 @@
 """test_pebs.py - PEBS sampling on the model backend (PMU reference section 5).
 
 Expected numbers come from the documents, not from running the code:
-- arch/x86/64/workloads.S: wl_memwalk's listing; one `movzbl (%rdi,%r10)` load
-  per STRIDE bytes, M = ceil(SIZE/STRIDE) per pass; besides them the
-  function pops %rbp and returns (two more loads) and pushes %rbp (one
-  store); offsets of its instructions from `objdump -d` of the kernel ELF;
+- wl_memwalk's listing in the kernel under test (`objdump -d` of the ELF the
+  firmware boots: x86-64, or the 32-bit kernel of uefi-ia32 and bios): which
+  of its instructions read or write memory, and in what order a stepped run
+  retires them (its two backward branches are the per-load and per-pass
+  loops, workloads.S: 6 + passes * (3 + 5M) instructions, M =
+  ceil(SIZE/STRIDE)). The x86-64 walk keeps its arguments in registers (one
+  load per element, the movzbl); the 32-bit walk reads stride and size from
+  their stack slots on every element (three loads an element) and the pass
+  count once a pass (a read-modify-write: a load and a store); both pop
+  %ebp/%rbp and return (two loads) and push it (one store);
 - PMU reference 5.6: uop_type TAGLOADS tags load uops and front_end_event
   counts them at retirement; 5.2: a PEBS record holds the linear IP of the
   instruction that caused the event, and the counter is reloaded from the
   counter-reset field (-period) after each record, so with period P the
   k-th record is the (kP)-th tagged load;
+- PMU reference 5.1/5.2: the DS layout is 64-bit with DTES64 (0F_03 and
+  later) or in IA-32e mode, else 32-bit with 40-byte records (a 0F_02 part
+  under the 32-bit kernel);
 - SDM 18.16.3: MY_THR / OTH_THR are relative to the LP that writes
   MSR_PEBS_ENABLE (the shell's LP0 programs the PMU).
 """
@@ -20,8 +29,10 @@ import subprocess
 
 import pytest
 from nbproflib import qemu  # tools/, put on the path by conftest.py
+from conftest import kernel_bits
 
-ELF = os.path.join(qemu.BUILD, "nbprof.so")
+FIRMWARE = os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE
+ELF = qemu.kernel_elf(FIRMWARE)
 BOOT = {"smp_ht": True}
 PEBS = re.compile(r"^PEBS: (\d+) records drained in (\d+) drains \((\d+) slots per LP, "
                   r"threshold (?:\d+) records below the maximum\), buffer found full (\d+) time",
@@ -53,15 +64,68 @@ def function_insns(name):
     return insns
 
 
-def memwalk_loads(size, stride, passes=1):
-    """Offsets of the loads a stepped wl_memwalk retires, in order."""
+def operands(text):
+    """The AT&T operands of one instruction, split at the commas outside parentheses."""
+    ops, depth, cur = [], 0, ""
+    for ch in text.partition(" ")[2].strip().split("<")[0].strip():
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            ops.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return ops + [cur.strip()] if cur.strip() else ops
+
+
+def mem_uops(text):
+    """(loads, stores) one instruction of the walk retires (AT&T: the destination last).
+    Only the forms wl_memwalk uses are known; any other fails rather than guess."""
+    op = text.split()[0]
+    mem = [i for i, o in enumerate(operands(text)) if "(" in o]
+    if op in ("push", "call"):
+        return (len(mem), 1)
+    if op == "pop":
+        return (1, len(mem))
+    if op == "ret":
+        return (1, 0)
+    if re.match(r"j[a-z]+$", op):
+        return (0, 0)
+    assert re.match(r"(mov|movz[bw]l|add|sub|cmp|xor)[bwlq]?$", op), text
+    if not mem:
+        return (0, 0)
+    dest = mem[0] == len(operands(text)) - 1
+    if op.startswith("cmp") or not dest:
+        return (1, 0)                    # a source operand in memory is read
+    return (0, 1) if op.startswith("mov") else (1, 1)   # arithmetic on memory: read-modify-write
+
+
+def memwalk_trace(size, stride, passes=1):
+    """The instructions a stepped wl_memwalk retires, in order: (offset, loads, stores).
+    Its two backward branches close the per-element loop (inner) and the per-pass loop."""
     ins = function_insns("wl_memwalk")
-    load = [off for off, text in ins if text.startswith("movzbl")]
-    pop = [off for off, text in ins if text.startswith("pop")]
-    ret = [off for off, text in ins if text.startswith("ret")]
-    assert len(load) == 1 and len(pop) == 1 and len(ret) == 1, ins
+    back = []
+    for i, (off, text) in enumerate(ins):
+        t = re.search(r"<wl_memwalk\+0x([0-9a-f]+)>", text)
+        if t and int(t.group(1), 16) < off:
+            back.append((i, [k for k, (o, _) in enumerate(ins) if o == int(t.group(1), 16)][0]))
+    assert len(back) == 2 and back[1][1] < back[0][1] < back[0][0] < back[1][0], ins
+    (jin, tin), (jout, tout) = back
     m = -(-size // stride)
-    return load * (m * passes) + pop + ret
+    order = (ins[:tout] + (ins[tout:tin] + ins[tin:jin + 1] * m + ins[jin + 1:jout + 1]) * passes
+             + ins[jout + 1:])
+    trace = [(off,) + mem_uops(text) for off, text in order]
+    assert len(trace) == 6 + passes * (3 + 5 * m), trace      # workloads.S
+    return trace
+
+
+def memwalk_loads(size, stride, passes=1):
+    """Offsets of the loads a stepped wl_memwalk retires, in order (one per load uop)."""
+    return [off for off, nl, _ in memwalk_trace(size, stride, passes) for _ in range(nl)]
+
+
+def memwalk_tagged(size, stride, passes=1):
+    """Offsets of the loads and stores (TAGLOADS:TAGSTORES) in retirement order."""
+    return [off for off, nl, ns in memwalk_trace(size, stride, passes) for _ in range(nl + ns)]
 
 
 def script_ips(nb, event):
@@ -202,10 +266,10 @@ def test_lp1_pebs_written_from_lp0_is_oth_thr(nb):
     assert "counter 17 (MSR_IQ_COUNTER5)" in out
     m = PEBS.search(out)
     assert int(m.group(1)) == len(loads) // p
-    # TAGLOADS:TAGSTORES by default: the push of %rbp is a tagged store too
-    ins = function_insns("wl_memwalk")
-    push = [off for off, text in ins if text.startswith("push")]
-    tagged = push + loads
+    # TAGLOADS:TAGSTORES by default: the push of %rbp (and the 32-bit walk's
+    # pass count, read and written back) are tagged stores too
+    tagged = memwalk_tagged(size, stride)
+    assert len(tagged) > len(loads)
     want = [tagged[k * p - 1] for k in range(1, len(tagged) // p + 1)]
     got = []
     for block in nb.cmd("script", timeout=60).split("\n\n"):
@@ -269,9 +333,11 @@ def test_replay_metric_counts_with_its_tagging(nb):
 
 def test_instr_retired_tag_bits_follow_front_end_tagging(nb):
     """PMU reference 5.6: instr_retired NBOGUSTAG counts the instructions the front end tagged:
-    with uop_type TAGLOADS, memwalk's loads (movzbl per stride, pop, ret); the rest NBOGUSNTAG."""
+    with uop_type TAGLOADS, memwalk's instructions that load (x86-64: the movzbl per stride, pop,
+    ret; 32-bit: also the stride, size and pass-count reads); the rest NBOGUSNTAG."""
     size, stride = 1024, 16
-    n = len(memwalk_loads(size, stride))
+    trace = memwalk_trace(size, stride)
+    n = len([off for off, nl, _ in trace if nl])     # instructions with a load
     total = 6 + (3 + 5 * (size // stride))          # workloads.S: 6 + passes * (3 + 5M)
     got = {}
     for mask in ("nbogustag", "nbogusntag"):     # one CRU ESCR per LP: one setting per run
