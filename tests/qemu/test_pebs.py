@@ -128,17 +128,21 @@ def memwalk_tagged(size, stride, passes=1):
     return [off for off, nl, ns in memwalk_trace(size, stride, passes) for _ in range(nl + ns)]
 
 
-def script_ips(nb, event):
-    """wl_memwalk offsets of the `script` samples of events whose name starts with `event`."""
-    ips = []
+def script_syms(nb, event):
+    """The `symbol+0xoff` of each `script` sample of `event` (its name exactly), in order."""
+    syms = []
     for block in nb.cmd("script", timeout=60).split("\n\n"):
         lines = [l for l in block.strip().split("\n") if l.strip()]
-        if not lines or (" %s" % event) not in lines[0]:
-            continue
-        sym = lines[1].split()[1]
-        assert sym.startswith("wl_memwalk+0x"), block
-        ips.append(int(sym.split("+0x")[1].split()[0], 16))
-    return ips
+        if lines and lines[0].endswith(" %s:" % event):
+            syms.append(lines[1].split()[1])
+    return syms
+
+
+def script_ips(nb, event):
+    """wl_memwalk offsets of the `script` samples of `event`."""
+    syms = script_syms(nb, event)
+    assert all(sym.startswith("wl_memwalk+0x") for sym in syms), syms
+    return [int(sym.split("+0x")[1], 16) for sym in syms]
 
 
 def record(nb, args):
@@ -217,19 +221,64 @@ def test_full_buffer_reports_its_loss(nb):
 
 
 def test_skid_interrupt_vs_pebs(nb):
-    """The same event sampled both ways on one run: PEBS lands on the load, the PMI after it."""
+    """The same event sampled both ways on one run: PEBS lands on the load, the PMI after it:
+    on the instruction that follows a tagged load (the PMI is taken between instructions),
+    which on the 32-bit walk can be another load (add, then cmp, both read the stack)."""
     size, stride, p = 1024, 16, 4
+    trace = memwalk_trace(size, stride)
     loads = memwalk_loads(size, stride)
+    after_load = {"wl_memwalk+0x%x" % trace[i + 1][0] for i in range(len(trace) - 1)
+                  if trace[i][1]}
     out = record(nb, "--throttle 100 -e front_end_event:nbogus -e front_end_event:nbogus:pebs "
                  "-e uop_type:tagloads -c %d memwalk %d %d" % (p, size, stride))
     m = SKID.search(out)
     assert m, out
     nq, zero, mean = int(m.group(2)), int(m.group(3)), int(m.group(4))
     assert int(m.group(7)) == len(loads) // p            # PEBS: one per period
-    assert nq > 0 and zero == 0 and mean > 0             # interrupts never on the load itself
     pebs_ips = script_ips(nb, "front_end_event:pebs")
     assert pebs_ips == [loads[k * p - 1] for k in range(1, len(loads) // p + 1)]
     assert int(m.group(8)) == len(set(pebs_ips))
+    irq = script_syms(nb, "front_end_event")
+    assert nq == len(irq) > 0 and mean > 0, (out, irq)
+    inside = [s for s in irq if s.startswith("wl_memwalk+0x")]
+    assert inside and set(inside) <= after_load, (irq, sorted(after_load))   # never the load itself
+    at_pebs = [s for s in inside if int(s.split("+0x")[1], 16) in set(pebs_ips)]
+    assert zero == len(at_pebs), (out, irq)
+    if kernel_bits(FIRMWARE) == 64:
+        assert zero == 0          # the x86-64 walk has no two loads in a row
+
+
+def test_ds_layout_follows_dtes64_and_the_mode(nb):
+    """PMU reference 5.1/5.2: with DTES64 (0F_04) or in IA-32e mode the DS area has the 64-bit
+    layout (144-byte records); a part without DTES64 (0F_02) outside IA-32e mode, i.e. under
+    the 32-bit kernel, has the 32-bit one: 40-byte records, the absolute maximum one byte past
+    the last whole record. A record run on that part decodes its 40-byte records: the IPs are
+    the tagged loads, the count the records written."""
+    size, stride, p, slots = 1024, 16, 5, 8
+    loads = memwalk_loads(size, stride)
+    area = re.compile(r"^pebs: LP0 IA32_DS_AREA <- [0-9A-F]+H: (\d+) record slots of (\d+) bytes "
+                      r"from ([0-9A-F]+)H, interrupt threshold ([0-9A-F]+)H", re.M)
+    legacy = 40 if kernel_bits(FIRMWARE) == 32 else 144
+    try:
+        for sig, size_rec in (("0F_04 ht", 144), ("0F_02:9 ht", legacy)):
+            assert "error" not in nb.cmd("pmu backend model " + sig)
+            out = nb.cmd("pebs area %d %d" % (slots, p))
+            m = area.search(out)
+            assert m and (int(m.group(1)), int(m.group(2))) == (slots, size_rec), (sig, out)
+            base, thr = int(m.group(3), 16), int(m.group(4), 16)
+            assert thr - base == (slots - below(slots)) * size_rec, (sig, out)
+            show = nb.cmd("pebs show")
+            mx = re.search(r"maximum ([0-9A-F]+)H", show)
+            assert mx and int(mx.group(1), 16) - base == slots * size_rec + (size_rec == 40), show
+            assert "error" not in nb.cmd("pebs off")
+            out = record(nb, "--throttle 100 --pebs-buffer %d -e front_end_event:nbogus:pebs "
+                         "-e uop_type:tagloads -c %d memwalk %d %d" % (slots, p, size, stride))
+            m = PEBS.search(out)
+            assert m and int(m.group(1)) == len(loads) // p and int(m.group(4)) == 0, (sig, out)
+            assert script_ips(nb, "front_end_event:pebs") == \
+                [loads[k * p - 1] for k in range(1, len(loads) // p + 1)], sig
+    finally:
+        nb.cmd("pmu backend model 0F_04 ht")
 
 
 def test_pebs_refused_for_other_events(nb):
