@@ -34,6 +34,8 @@ from conftest import kernel_bits
 FIRMWARE = os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE
 ELF = qemu.kernel_elf(FIRMWARE)
 BOOT = {"smp_ht": True}
+# loads of wl_memwalk before the walk, per element, per pass, after it (workloads.S)
+WALK_LOADS = {64: (0, 1, 0, 2), 32: (1, 3, 1, 2)}
 PEBS = re.compile(r"^PEBS: (\d+) records drained in (\d+) drains \((\d+) slots per LP, "
                   r"threshold (?:\d+) records below the maximum\), buffer found full (\d+) time",
                   re.M)
@@ -115,6 +117,11 @@ def memwalk_trace(size, stride, passes=1):
              + ins[jout + 1:])
     trace = [(off,) + mem_uops(text) for off, text in order]
     assert len(trace) == 6 + passes * (3 + 5 * m), trace      # workloads.S
+    # workloads.S (wl_memwalk_loads): loads before the walk, per element, per pass, after it
+    got = tuple(sum(mem_uops(text)[0] for _, text in seq)
+                for seq in (ins[:tout], ins[tin:jin + 1], ins[tout:tin] + ins[jin + 1:jout + 1],
+                            ins[jout + 1:]))
+    assert got == WALK_LOADS[kernel_bits(FIRMWARE)], (got, ins)
     return trace
 
 
