@@ -6,14 +6,16 @@
 #   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
 #   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
 #   make run        boot it in QEMU with the serial shell on this terminal
-#   make check      host unit tests + QEMU and Bochs tests in two lanes (CHECK_LANES=1: one), ends with a summary line
+#   make check      host unit tests + QEMU, Bochs and documentation tests in two lanes (CHECK_LANES=1: one),
+#                   ends with a summary line
+#   make doc-test   run every example in README.md and docs/ that shows output, and compare
 #   make bench      benchmarks (QEMU, -icount)
 #   make model-bench  host timing of the software PMU's event input
 #   make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-ci: short CI pass)
 #   V=1             show full commands
 #
 # One make process, no recursion. Packages that are missing are installed by
-# tools/ensure-deps (apt-get, or sudo apt-get when not root).
+# tools/build/ensure-deps (apt-get, or sudo apt-get when not root).
 
 CC        ?= gcc
 HOST_CC   ?= cc
@@ -167,7 +169,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test doc-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -186,20 +188,22 @@ $(B)/k/%.o: %.S | deps-build
 	$(if $(V),,@echo "  AS      $<")
 	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
-# Two links: the first finds every function's address, tools/gensyms turns
+# Two links: the first finds every function's address, tools/build/gensyms turns
 # them into the kernel's embedded symbol table, the second link includes it.
 # The table lives in .data after .text, so text addresses do not move; the
-# third nm pass checks that.
+# third nm pass checks that. Which symbols count is nbproflib/symbols.py's
+# parse_nm, so the table is remade when either file changes.
+GENSYMS := tools/build/gensyms tools/nbproflib/symbols.py
 $(B)/nbprof-pass1.so: $(K_OBJS) $(B)/k/syms-empty.o linker.ld
 	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms-empty.o -o $@ \
 		-L$(EFI_LIBDIR64) -lefi -lgnuefi
 
-$(B)/k/syms-empty.c: tools/gensyms | deps-build
+$(B)/k/syms-empty.c: $(GENSYMS) | deps-build
 	@mkdir -p $(@D)
-	$(Q)$(PYTHON) tools/gensyms --empty > $@
+	$(Q)$(PYTHON) tools/build/gensyms --empty > $@
 
-$(B)/k/syms.c: $(B)/nbprof-pass1.so tools/gensyms
-	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+$(B)/k/syms.c: $(B)/nbprof-pass1.so $(GENSYMS)
+	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/k/%.o: $(B)/k/%.c
 	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) -c $< -o $@
@@ -208,13 +212,13 @@ $(B)/nbprof.so: $(K_OBJS) $(B)/k/syms.o linker.ld
 	$(if $(V),,@echo "  LD      $@")
 	$(Q)ld $(K_LDFLAGS) $(EFI_LIBDIR64)/crt0-efi-x86_64.o $(K_OBJS) $(B)/k/syms.o -o $@ \
 		-L$(EFI_LIBDIR64) -lefi -lgnuefi
-	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k/syms.c
+	$(Q)nm -n $@ | $(PYTHON) tools/build/gensyms --check $(B)/k/syms.c
 
 # The PE image gets .bss as a section with no file contents (linker.ld), and
 # no .dynsym: gnu-efi's _relocate reads only .dynamic and .rela, whose
 # entries are all R_X86_64_RELATIVE (tests/tools/test_image.py checks both).
 # No COFF symbol table either (--strip-all): no loader reads one, and the
-# symbols live in nbprof.so and in the kernel's own table (tools/gensyms).
+# symbols live in nbprof.so and in the kernel's own table (tools/build/gensyms).
 $(B)/BOOTX64.EFI: $(B)/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
 	$(Q)objcopy -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela \
@@ -242,9 +246,9 @@ $(B)/k32/%.o: %.S | deps-build
 	$(if $(V),,@echo "  AS32    $<")
 	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
-$(B)/k32/syms-empty.c: tools/gensyms | deps-build
+$(B)/k32/syms-empty.c: $(GENSYMS) | deps-build
 	@mkdir -p $(@D)
-	$(Q)$(PYTHON) tools/gensyms --empty > $@
+	$(Q)$(PYTHON) tools/build/gensyms --empty > $@
 
 $(B)/k32/%.o: $(B)/k32/%.c
 	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -c $< -o $@
@@ -253,14 +257,14 @@ $(B)/k32/nbprof-pass1.so: $(K32_OBJS) $(B)/k32/syms-empty.o linker32.ld
 	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms-empty.o \
 		-o $@ -L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
 
-$(B)/k32/syms.c: $(B)/k32/nbprof-pass1.so tools/gensyms
-	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+$(B)/k32/syms.c: $(B)/k32/nbprof-pass1.so $(GENSYMS)
+	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/k32/nbprof.so: $(K32_OBJS) $(B)/k32/syms.o linker32.ld
 	$(if $(V),,@echo "  LD32    $@")
 	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms.o -o $@ \
 		-L$(EFI_LIBDIR32) -lefi -lgnuefi $(K32_LIBGCC)
-	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k32/syms.c
+	$(Q)nm -n $@ | $(PYTHON) tools/build/gensyms --check $(B)/k32/syms.c
 
 $(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
 	$(if $(V),,@echo "  OBJCOPY $@")
@@ -272,13 +276,13 @@ K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
 $(B)/k32/mb-pass1.elf: $(K32MB_OBJS) $(B)/k32/syms-empty.o linker-multiboot.ld
 	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/syms-empty.o -o $@ $(K32_LIBGCC)
 
-$(B)/k32/mb-syms.c: $(B)/k32/mb-pass1.elf tools/gensyms
-	$(Q)nm -n $< | $(PYTHON) tools/gensyms > $@
+$(B)/k32/mb-syms.c: $(B)/k32/mb-pass1.elf $(GENSYMS)
+	$(Q)nm -n $< | $(PYTHON) tools/build/gensyms > $@
 
 $(B)/nbprof32.elf: $(K32MB_OBJS) $(B)/k32/mb-syms.o linker-multiboot.ld
 	$(if $(V),,@echo "  LD32    $@")
 	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/mb-syms.o -o $@ $(K32_LIBGCC)
-	$(Q)nm -n $@ | $(PYTHON) tools/gensyms --check $(B)/k32/mb-syms.c
+	$(Q)nm -n $@ | $(PYTHON) tools/build/gensyms --check $(B)/k32/mb-syms.c
 
 # --- host tests --------------------------------------------------------------
 $(B)/h/%.o: %.c | deps-check
@@ -323,7 +327,7 @@ $(B)/h/tests/test_program: $(SDK_ELFS)
 $(B)/h/tests/test_program: H_CFLAGS += -DSDK_ELF_DIR='"$(B)/sdk"' -DSDK32_ELF_DIR='"$(B)/sdk32"'
 
 host-test: $(HOST_TESTS)
-	$(Q)$(PYTHON) tools/run-host-tests $(HOST_TESTS)
+	$(Q)$(PYTHON) tools/dev/run-host-tests $(HOST_TESTS)
 
 # Host tools (tools/nbprof-decode) against recordings that the kernel's own
 # portable formatters print on the host (tests/tools/dumpgen.c).
@@ -385,7 +389,7 @@ FUZZ_BIG_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_BIG_NAMES))
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer -I. $(WARN) -MMD -MP
 FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/%.o,$(PORTABLE_SRCS) tests/host/fake_platform.c)
-FUZZ_RUN     := $(PYTHON) tools/run-fuzz --corpus tests/fuzz/corpus --work $(B)/fuzz
+FUZZ_RUN     := $(PYTHON) tools/dev/run-fuzz --corpus tests/fuzz/corpus --work $(B)/fuzz
 .PHONY: fuzz fuzz-ci fuzz-build deps-fuzz
 
 $(B)/fuzz/%.o: %.c | deps-fuzz
@@ -415,12 +419,12 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 	$(Q)$(FUZZ_RUN) --seconds $(FUZZ_CI_BIG_SECONDS) --seed $(FUZZ_SEED) --max-len $(FUZZ_BIG_LEN) \
 		$(FUZZ_BIG_BINS)
 
-# The layers include one way (tools/check-layers: sdk < lib < pmu <
+# The layers include one way (tools/dev/check-layers: sdk < lib < pmu <
 # pmu/model < arch/x86 < workload < prof < prof/backend < selftest < shell <
 # kernel < boot, every subfolder walked; docs/dev/layout.md), and every
 # source file in the tree is in one of the lists above. Every "PMU reference N.N" citation
 # names a heading of docs/reference/netburst-pmu.md, every "QEMU notes PN"
-# one a heading of docs/reference/qemu-uefi.md (tools/check-citations).
+# one a heading of docs/reference/qemu-uefi.md (tools/dev/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
               $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \
@@ -428,8 +432,8 @@ UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM3
                          kernel/*.c lib/*.c workload/*.c prof/*.c prof/backend/*.c selftest/*.c \
                          shell/*.c pmu/*.c pmu/model/*.c tests/host/*.c))
 check-deps:
-	$(Q)$(PYTHON) tools/check-layers
-	$(Q)$(PYTHON) tools/check-citations
+	$(Q)$(PYTHON) tools/dev/check-layers
+	$(Q)$(PYTHON) tools/dev/check-citations
 	$(Q)test -z "$(strip $(UNLISTED))" \
 		|| (echo "check-deps: not in the Makefile's source lists: $(strip $(UNLISTED))"; exit 1)
 
@@ -466,7 +470,19 @@ PYTEST_BIOS := $(call qemu_subset,bios,$(BIOS_TESTS))
 PYTEST_BOCHS := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/bochs \
                 $(PYTEST_FLAGS)
 
-bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+# The documentation's examples (tests/docs, docs/dev/testing.md): every shell
+# example that shows output runs on the machine its page names, under QEMU
+# -icount, and its output is compared with the page; host examples run too
+# (tools/nbprof boots build/nbprof.img). DOC_LANE: the lane of `make check`
+# that runs them (1 or 2).
+DOC_PYTEST := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q tests/docs $(PYTEST_FLAGS)
+DOC_LANE ?= 1
+DOC_STAGE = NBPROF_COUNTS=$(B)/docs.counts $(DOC_PYTEST) || d=$$?;
+
+doc-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(IMAGE) tools/build/mkimage | deps-check
+	$(Q)$(DOC_PYTEST)
+
+bochs-test: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-check
 	$(Q)$(PYTEST_BOCHS)
 
 $(B)/image.cfg: FORCE
@@ -480,30 +496,30 @@ $(B)/image.programs: FORCE
 	$(Q)echo "$(PROGRAMS)" > $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
 $(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
-		$(B)/image.programs $(PROGRAMS) tools/mkimage | deps-image
+		$(B)/image.programs $(PROGRAMS) tools/build/mkimage | deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
-	$(Q)tools/mkimage --ia32 $(B)/BOOTIA32.EFI --bios $(B)/nbprof32.elf $@ $(B)/BOOTX64.EFI \
+	$(Q)tools/build/mkimage --ia32 $(B)/BOOTIA32.EFI --bios $(B)/nbprof32.elf $@ $(B)/BOOTX64.EFI \
 		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
 
 image: $(IMAGE)
 
 # The CD (also bootable from a stick): BIOS El Torito with GRUB, UEFI El
-# Torito with both EFI kernels; nbprof.cfg and PROGRAMS on it (tools/mkiso).
+# Torito with both EFI kernels; nbprof.cfg and PROGRAMS on it (tools/build/mkiso).
 ISO := $(B)/nbprof.iso
 $(ISO): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
-		$(B)/image.programs $(PROGRAMS) tools/mkiso | deps-image
+		$(B)/image.programs $(PROGRAMS) tools/build/mkiso | deps-image
 	$(if $(V),,@echo "  ISO     $@")
-	$(Q)tools/mkiso $@ $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf \
+	$(Q)tools/build/mkiso $@ $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf \
 		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
 
 iso: $(ISO)
 
 # A TFTP root for network boot: nbprof32.elf, nbprof.cfg, an iPXE script and
-# a PXELINUX configuration (tools/mkpxe).
+# a PXELINUX configuration (tools/build/mkpxe).
 PXE := $(B)/pxe/nbprof.ipxe
-$(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/mkpxe
+$(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/build/mkpxe
 	$(if $(V),,@echo "  PXE     $(@D)")
-	$(Q)tools/mkpxe $(@D) $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
+	$(Q)tools/build/mkpxe $(@D) $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
 
 pxe: $(PXE)
 
@@ -512,13 +528,13 @@ run: $(IMAGE) | deps-run
 	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
 
 # The QEMU tests make their own images from build/BOOTX64.EFI (and BOOTIA32.EFI).
-qemu-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+qemu-test: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-check
 	$(Q)$(PYTEST)
 
-qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/mkimage | deps-check
+qemu-test-ia32: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI tools/build/mkimage | deps-check
 	$(Q)$(PYTEST_IA32)
 
-qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
+qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-check
 	$(Q)$(PYTEST_BIOS)
 
 # Every stage runs even when an earlier one failed; the last line adds up
@@ -531,47 +547,51 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/mkimage | deps-check
 CHECK_LANES ?= 2
 LANE2_OUT = $(if $(filter 1,$(CHECK_LANES)),;,> $(B)/check-lane2.log 2>&1 &)
 check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
-		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf check-deps | deps-check
+		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(IMAGE) check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
 		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/qemu-lane2.counts $(B)/check-lane2.log \
-		$(B)/check-lane2.status; \
-	h=0; t=0; q=0; q2=0; i=0; b=0; o=0; \
+		$(B)/check-lane2.status $(B)/docs.counts $(B)/docs.status; \
+	h=0; t=0; q=0; q2=0; i=0; b=0; o=0; d=0; \
 	$(if $(filter 1,$(CHECK_LANES)),,echo "check: the tool, 32-bit kernel, Bochs and LANE2_TESTS stages run beside this lane; their output follows at the end";) \
-	( t=0; q2=0; i=0; b=0; o=0; \
+	( t=0; q2=0; i=0; b=0; o=0; d=0; \
 	  NBPROF_COUNTS=$(B)/tools.counts $(TOOL_PYTEST) || t=$$?; \
+	  $(if $(filter 2,$(DOC_LANE)),$(DOC_STAGE) echo $$d > $(B)/docs.status;) \
 	  $(if $(strip $(LANE2_TESTS)),,echo "0 0" > $(B)/qemu-lane2.counts;) \
 	  NBPROF_COUNTS=$(B)/qemu-lane2.counts $(PYTEST_LANE2) || q2=$$?; \
 	  NBPROF_COUNTS=$(B)/qemu-ia32.counts $(PYTEST_IA32) || i=$$?; \
 	  NBPROF_COUNTS=$(B)/qemu-bios.counts $(PYTEST_BIOS) || b=$$?; \
 	  NBPROF_COUNTS=$(B)/bochs.counts $(PYTEST_BOCHS) || o=$$?; \
 	  echo "$$t $$q2 $$i $$b $$o" > $(B)/check-lane2.status ) $(LANE2_OUT) \
-	$(PYTHON) tools/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
+	$(PYTHON) tools/dev/run-host-tests --counts $(B)/host.counts $(HOST_TESTS) || h=$$?; \
 	NBPROF_COUNTS=$(B)/qemu.counts $(PYTEST_LANE1) || q=$$?; \
+	$(if $(filter 2,$(DOC_LANE)),,$(DOC_STAGE)) \
 	wait; \
 	if [ -f $(B)/check-lane2.log ]; then echo "check: the tool, 32-bit kernel, Bochs and LANE2_TESTS stages:"; cat $(B)/check-lane2.log; fi; \
 	read t q2 i b o < $(B)/check-lane2.status || t=1; \
-	$(PYTHON) tools/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
+	$(if $(filter 2,$(DOC_LANE)),read d < $(B)/docs.status || d=1;) \
+	$(PYTHON) tools/dev/check-summary host:$$h:$(B)/host.counts tools:$$t:$(B)/tools.counts \
 		qemu:$$q:$(B)/qemu.counts qemu-lane2:$$q2:$(B)/qemu-lane2.counts \
 		qemu-ia32:$$i:$(B)/qemu-ia32.counts \
-		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts
+		qemu-bios:$$b:$(B)/qemu-bios.counts bochs:$$o:$(B)/bochs.counts \
+		docs:$$d:$(B)/docs.counts
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).
 bench: $(IMAGE) | deps-run
-	$(Q)$(PYTHON) tools/bench.py --image $(IMAGE)
+	$(Q)$(PYTHON) tools/dev/bench.py --image $(IMAGE)
 
 FORCE:
 
 deps-build:
-	$(Q)tools/ensure-deps build
+	$(Q)tools/build/ensure-deps build
 deps-image:
-	$(Q)tools/ensure-deps image
+	$(Q)tools/build/ensure-deps image
 deps-run:
-	$(Q)tools/ensure-deps run
+	$(Q)tools/build/ensure-deps run
 deps-check:
-	$(Q)tools/ensure-deps check
+	$(Q)tools/build/ensure-deps check
 deps-fuzz:
-	$(Q)tools/ensure-deps fuzz
+	$(Q)tools/build/ensure-deps fuzz
 
 clean:
 	rm -rf $(B)

@@ -19,7 +19,7 @@
  *    falls back on it to find the sibling when there is no ACPI MADT;
  *  - nbprof.cfg as the first Multiboot module (flags bit 3), copied whole;
  *  - users' programs (the ESP's nbprof/ folder under UEFI) as the modules
- *    whose command line ends in a word "nbprof/NAME" (tools/mkimage's
+ *    whose command line ends in a word "nbprof/NAME" (tools/build/mkimage's
  *    grub.cfg); their memory is kept out of the free RAM, as the image is,
  *    until kmain has loaded them;
  *  - stacks from the image's own .bss; the sibling's start-up page is the

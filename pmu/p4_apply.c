@@ -48,40 +48,6 @@ static bool p4_escr_seen(const struct p4_plan *plan, unsigned i)
 	return false;
 }
 
-int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
-{
-	/*
-	 * Enable and the cascade bits clear: stopped under either reading of a
-	 * cascade start; p4_cccr_restart's value restarts it.
-	 */
-	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
-			     plan->slot[i].cccr_quiet);
-}
-
-uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
-{
-	uint64_t v = plan->slot[i].cccr_value;
-
-	if (!plan->slot[i].link)
-		return v;
-	return (v | CCCR_ENABLE) & ~(CCCR_CASCADE | CCCR_EXT_CASCADE);
-}
-
-void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
-		       uint64_t value, uint64_t cccr, uint64_t *mismatches)
-{
-	const struct p4_counter_desc *d = &p4_counters[plan->slot[i].counter];
-	uint64_t v = value & P4_COUNTER_MASK, got = 0;
-
-	msr_bus_write(bus, d->msr, v);
-	msr_bus_write(bus, d->msr, v);		/* Intel 249199 erratum N15 */
-	if (p4_counter_read(bus, plan->slot[i].counter, &got) == 0 && got != v) {
-		(*mismatches)++;		/* N15 struck despite the double write */
-		msr_bus_write(bus, d->msr, v);
-	}
-	msr_bus_write(bus, d->cccr_msr, cccr);
-}
-
 /*
  * Set `bits` in a shared MSR, replacing only the bits in `field` and
  * keeping the rest (the sibling's PEBS thread bits).

@@ -79,8 +79,17 @@ static inline int p4_counter_read(struct msr_bus *bus, enum p4_counter c, uint64
 }
 
 
-/* Stop slot i's counter on its null event (slot.cccr_quiet): OVF cleared, cascade bits too. */
-int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i);
+/*
+ * Stop slot i's counter on its null event (slot.cccr_quiet): OVF cleared,
+ * cascade bits too. Enable and the cascade bits clear: stopped under either
+ * reading of a cascade start; p4_cccr_restart's value restarts it.
+ * Inline, as the two below: the PMI handler's path.
+ */
+static inline int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i)
+{
+	return msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr,
+			     plan->slot[i].cccr_quiet);
+}
 
 /*
  * The CCCR that restarts slot i's counter after its overflow: its
@@ -89,15 +98,42 @@ int p4_counter_quiet(struct msr_bus *bus, const struct p4_plan *plan, unsigned i
  * clear, so it runs whichever way the hardware shows a start (SDM Example
  * 18-1: "automatically enabled"; p4_model.c "Starts").
  */
-uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i);
+static inline uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
+{
+	uint64_t v = plan->slot[i].cccr_value;
+
+	if (!plan->slot[i].link)
+		return v;
+	return (v | CCCR_ENABLE) & ~(CCCR_CASCADE | CCCR_EXT_CASCADE);
+}
 
 /*
  * Reload slot i's counter, stopped by p4_counter_quiet, with value (the
  * overflow handler): written twice (N15), read back and written once more
  * when it still differs (counted in *mismatches), then `cccr` written back.
+ * p4_counter_reload_msr: the same by the counter's and its CCCR's MSR numbers.
  */
-void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
-		       uint64_t value, uint64_t cccr, uint64_t *mismatches);
+static inline void p4_counter_reload_msr(struct msr_bus *bus, uint32_t msr, uint32_t cccr_msr,
+					 uint64_t value, uint64_t cccr, uint64_t *mismatches)
+{
+	uint64_t v = value & P4_COUNTER_MASK, got = 0;
+
+	msr_bus_write(bus, msr, v);
+	msr_bus_write(bus, msr, v);		/* Intel 249199 erratum N15 */
+	if (msr_bus_read(bus, msr, &got) == 0 && (got & P4_COUNTER_MASK) != v) {
+		(*mismatches)++;		/* N15 struck despite the double write */
+		msr_bus_write(bus, msr, v);
+	}
+	msr_bus_write(bus, cccr_msr, cccr);
+}
+
+static inline void p4_counter_reload(struct msr_bus *bus, const struct p4_plan *plan, unsigned i,
+				     uint64_t value, uint64_t cccr, uint64_t *mismatches)
+{
+	const struct p4_counter_desc *d = &p4_counters[plan->slot[i].counter];
+
+	p4_counter_reload_msr(bus, d->msr, d->cccr_msr, value, cccr, mismatches);
+}
 
 /*
  * The counter's value from a read while it ran (`running`) and a read

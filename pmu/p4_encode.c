@@ -71,11 +71,6 @@ void p4_cccr_from_spec(const struct p4_spec *spec, struct p4_cccr_cfg *cfg)
 	cfg->force_ovf = spec->force_ovf;
 }
 
-uint64_t p4_counter_preset(uint64_t n)
-{
-	return (0 - n) & P4_COUNTER_MASK;
-}
-
 unsigned p4_ti_cpls(uint64_t escr)
 {
 	return ((escr & (ESCR_T0_OS | ESCR_T1_OS)) ? P4_TI_OS : 0) |

@@ -14,6 +14,7 @@
 
 #include "pmu/p4_regs.h"
 #include "pmu/p4_spec.h"
+#include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
 
 /* Which logical processors' events an ESCR counts. */
@@ -70,7 +71,10 @@ static inline unsigned p4_cccr_pmi_lp(uint64_t cccr)
 }
 
 /* Counter value that overflows on the n-th event (Example 18-1: -n in 40 bits). */
-uint64_t p4_counter_preset(uint64_t n);
+static inline uint64_t p4_counter_preset(uint64_t n)
+{
+	return (0 - n) & P4_COUNTER_MASK;	/* inline: the PMI handler's path */
+}
 
 /*
  * Thread-independent (TI) events: SDM Vol. 3B Table 18-67 "Effect of Logical

@@ -29,7 +29,7 @@ struct perf_backend_ops {
 	 * IA32_MISC_ENABLE says there is one). 0, or -1 with the reason.
 	 */
 	int (*select)(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n);
-	struct msr_bus *(*bus)(void);	/* the PMU registers */
+	struct msr_bus *(*bus)(void);	/* the PMU registers (asked once, when chosen) */
 	/* Text shown with `msr` for PMU registers it serves instead of the machine, or NULL. */
 	const char *(*msr_label)(void);
 	/* Its event feed, called from the workload hooks (workload/workload.h); NULL: none. */

@@ -17,7 +17,7 @@
  * Header blob: "NBPROF", u8 version (3), u32 blob length, u32 total frames,
  * u8 family, model, stepping, u32 CPUID.1:EAX, u64 TSC Hz, u64 TSC at
  * start, u64 runtime image base, u64 text start, u64 text end (link
- * addresses, i.e. offsets from the image base, as tools/gensyms writes
+ * addresses, i.e. offsets from the image base, as tools/build/gensyms writes
  * them), u32 symbol table CRC (dump_symtab_crc), u32 symbol count, u64 run
  * id, u64 samples, u8 events, per event {u64 period, u8 n, n name bytes},
  * u8 n, n bytes of comm, u8 IP bits: 64 from the x86-64 kernel, 32 from the

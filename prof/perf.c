@@ -5,7 +5,7 @@
  * backend does differently is behind its ops (prof/backend.h); nothing here
  * asks which one it is.
  *
- * The overflow path runs one way (README "How a sample is taken"): the LVT
+ * The overflow path runs one way (docs/dev/sampling-path.md): the LVT
  * PC vector or the NMI enters perf_pmi_handler, which takes the PMU lock
  * once, and for each overflowed counter the calling LP owns (p4_cccr_pmi_lp:
  * OVF_PMI_T1 alone = LP1, else LP0) stops it on a null event, settles its
@@ -49,6 +49,7 @@ struct perf_trace_bus {
 };
 
 static const struct perf_backend_ops *be;	/* NULL: no backend */
+static const volatile uint64_t *be_bus_tsc;	/* be->bus_tsc, or NULL (also without a backend) */
 static struct perf_info info;
 static struct perf_trace_bus trace_bus;
 /* Where the overflow path delivers: the running count, the sample sink, the PEBS hook. */
@@ -77,26 +78,22 @@ static void perf_pmi_handler(struct trap_frame *f);
 
 /* ---- the PMU lock, the LPs ---------------------------------------------------- */
 
+/* The LP (SMT ID T0/T1) of a percpu block: perf_this_lp's rule. */
+static inline unsigned perf_lp_of(const struct percpu *p)
+{
+	return p->topo.smt < PERF_NLP ? p->topo.smt : 0;
+}
+
 unsigned perf_this_lp(void)
 {
-	unsigned smt = percpu_this()->topo.smt;
-
-	return smt < PERF_NLP ? smt : 0;
+	return perf_lp_of(percpu_this());
 }
 
-static bool perf_lock_mine(void)
+/* Take the PMU lock for the LP whose percpu index + 1 is me (it does not hold it). */
+static inline void perf_lock_take(uint32_t me)
 {
-	return __atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
-}
+	uint32_t free_ = 0;
 
-void perf_lock(void)
-{
-	uint32_t me = percpu_this()->index + 1, free_ = 0;
-
-	if (perf_lock_mine()) {
-		pmu_lock.depth++;
-		return;
-	}
 	while (!__atomic_compare_exchange_n(&pmu_lock.owner, &free_, me, false, __ATOMIC_ACQUIRE,
 					    __ATOMIC_RELAXED)) {
 		free_ = 0;
@@ -105,10 +102,20 @@ void perf_lock(void)
 	pmu_lock.depth = 1;
 }
 
-void perf_unlock(void)
+void perf_lock(void)
 {
-	unsigned idx = percpu_this()->index;
+	uint32_t me = percpu_this()->index + 1;
 
+	if (__atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == me) {
+		pmu_lock.depth++;
+		return;
+	}
+	perf_lock_take(me);
+}
+
+/* Release one level of the PMU lock held by the LP with percpu index idx. */
+static inline void perf_unlock_as(unsigned idx)
+{
 	if (--pmu_lock.depth > 0)
 		return;
 	__atomic_store_n(&pmu_lock.owner, 0, __ATOMIC_RELEASE);
@@ -116,6 +123,11 @@ void perf_unlock(void)
 		pmu_lock.nmi_deferred[idx] = false;
 		perf_pmi_handler(NULL);
 	}
+}
+
+void perf_unlock(void)
+{
+	perf_unlock_as(percpu_this()->index);
 }
 
 /* LP lp's LVT PC: the value, and the real entry when lp is the calling LP. */
@@ -179,7 +191,7 @@ struct msr_bus *perf_bus(void)
 {
 	if (!be)
 		return NULL;
-	return info.trace ? &trace_bus.bus : be->bus();
+	return info.trace ? &trace_bus.bus : trace_bus.inner;	/* be->bus(), asked at perf_use */
 }
 
 bool perf_steps_workloads(void)
@@ -307,50 +319,53 @@ static unsigned perf_slot_lp(const struct p4_slot *slot)
 static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigned i,
 			      struct trap_frame *f)
 {
-	const struct p4_slot *slot = &s->plan.slot[i];
-	uint64_t cccr = 0, running = 0, stopped = 0, next = s->reload[i];
-	struct perf_overflow ov = { .idx = i, .reload = s->reload[i] };
-	bool ovf, unflagged;
+	const struct p4_counter_desc *d = &p4_counters[s->plan.slot[i].counter];
+	uint32_t msr = d->msr, cccr_msr = d->cccr_msr;
+	uint64_t cccr, running, stopped, start = s->start[i], next = s->reload[i];	/* read below */
+	struct perf_overflow ov;
+	bool unflagged;
 
-	if (msr_bus_read(bus, p4_counters[slot->counter].cccr_msr, &cccr) ||
-	    p4_counter_read(bus, slot->counter, &running))
+	if (msr_bus_read(bus, cccr_msr, &cccr) || msr_bus_read(bus, msr, &running))
 		return;
-	ovf = (cccr & CCCR_OVF) != 0;
-	unflagged = !ovf && (s->start[i] & BIT(39)) && !(running & BIT(39));
-	if (!ovf && !unflagged)
+	running &= P4_COUNTER_MASK;
+	unflagged = !(cccr & CCCR_OVF) && (start & BIT(39)) && !(running & BIT(39));
+	if (!(cccr & CCCR_OVF) && !unflagged)
 		return;
-	/* Stopped (and OVF cleared) before the value is taken: no event falls between. */
-	p4_counter_quiet(bus, &s->plan, i);
-	if (p4_counter_read(bus, slot->counter, &stopped))
+	/* Stopped, OVF cleared (p4_counter_quiet) before the value is taken: no event falls between. */
+	msr_bus_write(bus, cccr_msr, s->plan.slot[i].cccr_quiet);
+	if (msr_bus_read(bus, msr, &stopped))
 		stopped = running;
-	ov.raw = p4_counter_settle(running, stopped);
-	ov.events = (ov.raw - s->start[i]) & P4_COUNTER_MASK;
+	ov.idx = i;
+	ov.reload = next;
+	ov.raw = p4_counter_settle(running, stopped & P4_COUNTER_MASK);
+	ov.events = (ov.raw - start) & P4_COUNTER_MASK;
 	info.pmi.overflows++;
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;
-	s->base[i] += (ov.raw - s->start[i]) & P4_COUNTER_MASK;
+	s->base[i] += ov.events;
 	if (run.sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = run.sink(run.sink_ctx, f, &ov);
-	p4_counter_reload(bus, &s->plan, i, next, p4_cccr_restart(&s->plan, i), &info.pmi.mismatches);
+	p4_counter_reload_msr(bus, msr, cccr_msr, next, p4_cccr_restart(&s->plan, i),
+			      &info.pmi.mismatches);
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 
 /*
- * Every counter the calling LP owns (PMU lock held). A PEBS counter is not
- * the handler's: the assist reloads it from the DS counter-reset field and
- * its samples are the records (the PEBS hook), so an OVF it may hold is
- * neither a sample nor events to add (record_pebs_stop counts its records).
+ * Every counter the calling LP owns (PMU lock held): pmi_mask, set when the
+ * count started. A PEBS counter is not the handler's: the assist reloads it
+ * from the DS counter-reset field and its samples are the records
+ * (pebs_hook), so an OVF it may hold is neither a sample nor events to add
+ * (record_pebs_stop counts its records).
  */
-static void perf_scan(unsigned lp, struct trap_frame *f)
+static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct trap_frame *f)
 {
-	struct msr_bus *bus = perf_bus();
+	struct msr_bus *bus;
 
 	if (!perf_counting())
 		return;
-	for (unsigned i = 0; i < run.count->plan.n; i++)
-		if (run.count->plan.req[i].role != P4_ROLE_PEBS &&
-		    perf_slot_lp(&run.count->plan.slot[i]) == lp)
-			perf_overflow_one(bus, run.count, i, f);
+	bus = perf_bus();
+	for (uint32_t m = run.count->pmi_mask[lp]; m; m &= m - 1)
+		perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f);
 }
 
 /* TSC since t0 spent handling: in all, and the calling LP's own share (throttling). */
@@ -362,51 +377,59 @@ static void perf_pmi_time(unsigned lp, uint64_t t0)
 	info.pmi.lp_tsc[lp] += dt;
 }
 
-/* The workload's frame while this LP runs its #DB handler or its int 0x81 gate, else NULL. */
-static struct trap_frame *perf_wl_frame(void)
+/*
+ * The workload's frame while the LP with percpu index cpu (the caller) runs
+ * its #DB handler or its int 0x81 gate, else NULL.
+ */
+static struct trap_frame *perf_wl_frame(unsigned cpu)
 {
-	struct trap_frame *f = step_frame();
+	struct trap_frame *f = step_frame_of(cpu);
 
-	return f ? f : user_gate_frame();
+	return f ? f : user_gate_frame_of(cpu);
 }
 
 /* After the unmask: the backend's re-raise, and its share of this handler since b0. */
-static void perf_pmi_unmasked(unsigned lp, uint64_t b0)
+static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 {
 	if (be->unmasked)
 		be->unmasked(lp);
-	if (be->bus_tsc)
-		info.pmi.backend_tsc += be->bus_tsc[percpu_this()->index] - b0;
+	if (be_bus_tsc)
+		info.pmi.backend_tsc += be_bus_tsc[cpu] - b0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
 {
 	uint64_t t0 = rdtsc(), b0;
-	struct trap_frame *wf = perf_wl_frame();
-	unsigned lp = perf_this_lp();
+	const struct percpu *me = percpu_this();
+	unsigned cpu = me->index, lp = perf_lp_of(me);
+	struct trap_frame *wf;
 	bool counting;
 
-	if (perf_lock_mine()) {		/* an NMI inside a locked section: after it (perf_unlock) */
-		pmu_lock.nmi_deferred[percpu_this()->index] = true;
+	if (__atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == cpu + 1) {
+		pmu_lock.nmi_deferred[cpu] = true;	/* an NMI inside a locked section: after it (perf_unlock) */
 		return;
 	}
 	__atomic_fetch_add(&info.pmi.interrupts, 1, __ATOMIC_RELAXED);
 	info.pmi.lp_interrupts[lp]++;
+	wf = perf_wl_frame(cpu);
 	if (wf && wf != f) {
 		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
 		f = wf;
 	}
-	b0 = be && be->bus_tsc ? be->bus_tsc[percpu_this()->index] : 0;
-	perf_lock();
+	b0 = be_bus_tsc ? be_bus_tsc[cpu] : 0;
+	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
 	perf_scan(lp, f);
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting();
-	if (counting)		/* OVF is clear now: unmasking cannot re-trigger for these */
-		perf_lvt_write(lp, lvt.lp[lp] & ~LAPIC_LVT_MASKED);
-	perf_unlock();
+	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
+		lvt.lp[lp] &= ~LAPIC_LVT_MASKED;	/* perf_lvt_write on the calling LP */
+		if (lvt.have_lapic)
+			lapic_write(LAPIC_LVT_PMC, lvt.lp[lp]);
+	}
+	perf_unlock_as(cpu);
 	if (counting)
-		perf_pmi_unmasked(lp, b0);
+		perf_pmi_unmasked(lp, cpu, b0);
 	perf_pmi_time(lp, t0);
 }
 
@@ -479,6 +502,9 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		s->start[i] = period ? plan->slot[i].preset : s->reload[i];
 		s->plan.slot[i].preset = s->start[i];
 	}
+	for (unsigned i = 0; i < plan->n; i++)
+		if (plan->req[i].role != P4_ROLE_PEBS)
+			s->pmi_mask[perf_slot_lp(&plan->slot[i])] |= UINT32_C(1) << i;
 	if ((P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1 < s->chunk)
 		s->chunk = (P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1;
 	perf_lock();
@@ -625,6 +651,7 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 	if (b->select(sig, ht, &caps, err, n))
 		return -1;
 	be = b;
+	be_bus_tsc = b->bus_tsc;
 	info.backend = id;
 	info.sig = *sig;
 	info.ht = ht;

@@ -108,6 +108,7 @@ struct perf_count {
 	uint64_t unc_total[P4_UNC_NREG];	/* the plan's uncore counts (plan.unc), 64-bit */
 	int unc_failed;			/* plan.unc index whose start faulted, or -1 */
 	uint64_t chunk;			/* largest model input fed in one call */
+	uint32_t pmi_mask[2];		/* per LP (T0, T1): the counters its handler scans */
 	bool running;
 };
 

@@ -1,6 +1,6 @@
 /*
- * record.c - sampling: the sample sink of the overflow path (README "How a
- * sample is taken" tells the path once), per-LP sample stores, polling on
+ * record.c - sampling: the sample sink of the overflow path
+ * (docs/dev/sampling-path.md tells the path once), per-LP sample stores, polling on
  * the erratum parts, throttling, and the cost figures of `make bench`.
  *
  * Erratum path. On parts with the cascade-PMI erratum (0F_02, and 0F_00/01
@@ -28,7 +28,7 @@
  * each LP's run is a warm-up that is measured but never counts: its
  * handlers run cold (caches, TLBs, and under QEMU the first translation of
  * the overflow path's code), which made the first `record` after boot
- * throttle (61 samples of README's 106) while every later run took all.
+ * throttle (61 samples of docs/guide/sampling.md's 106) while every later run took all.
  *
  * Stores. At the first record, all free RAM the memory map reports minus
  * RECORD_KERNEL_RESERVE (what the kernel still allocates: the workloads'
@@ -271,19 +271,29 @@ static inline uint64_t record_first_weight(const struct record_state *r,
  * that owns counter ov->idx; f is that LP's interrupted workload (or
  * record_no_frame). Returns the counter's reload: the next period.
  */
+/* The call chain of a sample whose registers are f's (record -g). */
+static __attribute__((noinline)) void record_chain(struct sample *s, const struct trap_frame *f)
+{
+	s->nchain = (uint8_t)sample_walk_stack(f->rsp, f->rbp, record_ret_at(f->rip), s->chain,
+					       SAMPLE_MAX_CHAIN, record_mapped,
+					       s->cpl == 3 ? s : NULL);
+}
+
 static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct record_state *r = ctx;
 	unsigned me = percpu_this()->index, idx = ov->idx;
-	struct record_lp *l = r->job_of[me] != RECORD_NO_JOB ? &r->lp[r->job_of[me]] : NULL;
+	int job = r->job_of[me];
 	struct sample_store *st = &r->store[me];
+	struct record_lp *l;
 	struct sample s;
-	uint64_t k = 1, t0, next, first;
+	uint64_t k = 1, t0, next, period;
 
-	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || !l)
+	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || job == RECORD_NO_JOB)
 		return ov->reload;
-	next = p4_counter_preset(l->jit.pct ? jitter_period(&l->jit, r->period[idx], P4_PERIOD_MAX)
-					    : r->period[idx]);
+	l = &r->lp[job];
+	period = r->period[idx];
+	next = p4_counter_preset(l->jit.pct ? jitter_period(&l->jit, period, P4_PERIOD_MAX) : period);
 	if (r->cfg.polled[idx])
 		k = record_poll_periods(r, ov, &next);
 	if (!f || f == &record_no_frame || !st->buf) {	/* no context: counted, not dropped */
@@ -300,13 +310,12 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	s.cpl = (uint8_t)(f->cs & 3);
 	s.nchain = 0;
 	if (r->cfg.callchain)
-		s.nchain = (uint8_t)sample_walk_stack(f->rsp, f->rbp, record_ret_at(f->rip), s.chain,
-						       SAMPLE_MAX_CHAIN, record_mapped,
-						       s.cpl == 3 ? &s : NULL);
-	first = record_first_weight(r, ov, k);
+		record_chain(&s, f);
+	s.weight = record_first_weight(r, ov, k);
 	t0 = rdtsc();
-	for (uint64_t j = 0; j < k; j++) {
-		s.weight = j == 0 ? first : r->period[idx];
+	sample_store_append(st, &s);
+	for (uint64_t j = 1; j < k; j++) {	/* a poll's further periods */
+		s.weight = period;
 		sample_store_append(st, &s);
 	}
 	l->store_tsc += rdtsc() - t0;
@@ -901,9 +910,17 @@ int record_floor(unsigned n, uint64_t *regs_tsc, uint64_t *store_tsc, char *err,
 		return ksnprintf(err, errlen, "N must be 1 .. %u", RECORD_FLOOR_MAX), -1;
 	if (!lapic_present())
 		return ksnprintf(err, errlen, "no local APIC"), -1;
-	sample_store_init(&st, buf, sizeof(buf), SAMPLE_WRAP, 0);
+	sample_store_init(&st, buf, sizeof(buf), SAMPLE_STOP_WHEN_FULL, 0);
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t a = rdtsc(), b, c;
+		uint64_t a, b, c;
+
+		/*
+		 * An empty store each time: the handler's append into record's
+		 * store (stop when full, room to spare), not one that must first
+		 * evict the oldest record, as a small wrapping store would.
+		 */
+		sample_store_reset(&st);
+		a = rdtsc();
 
 		record_floor_regs();
 		b = rdtsc();

@@ -2,8 +2,8 @@
  * nbprof.h - what a program run by nbprof may call (the nbprof SDK).
  *
  * A program is a static, position-independent executable built on the
- * host with this header, crt0.S and program.ld (see README,
- * "Your own program"): x86-64 for the 64-bit kernel, i386 (nbprof-cc -m32)
+ * host with this header, crt0.S and program.ld (see
+ * docs/guide/programs.md): x86-64 for the 64-bit kernel, i386 (nbprof-cc -m32)
  * for the 32-bit one. nbprof calls its entry like a C function,
  * main(argc, argv) under the System V ABI; returning from main, or
  * nb_exit(), ends the run with that status. There is no C library: the

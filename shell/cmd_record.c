@@ -856,8 +856,8 @@ static int rec_floor(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "usage: record --floor [N]");
 	if (record_floor((unsigned)(n > 1000 ? 1000 : n), &regs, &store, rc.err, sizeof(rc.err)))
 		return shell_error(sh, "record --floor: %s", rc.err);
-	shell_printf(sh, "floor: registers %llu TSC cycles (2 RDMSR, 4 WRMSR, LVT PC read+write, EOI), "
-		     "store %llu TSC cycles (one append), medians of %llu\n",
+	shell_printf(sh, "floor: registers %llu TSC cycles (4 RDMSR, 4 WRMSR, LVT PC read+write, EOI), "
+		     "store %llu TSC cycles (one append to an empty store), medians of %llu\n",
 		     (unsigned long long)regs, (unsigned long long)store, (unsigned long long)n);
 	return 0;
 }
@@ -1178,7 +1178,7 @@ static const struct shell_cmd record_cmds[] = {
 	  "                 clear / the next N reloads lose their writes (erratum N15):\n"
 	  "                 the handler's workarounds must keep the samples exact\n"
 	  "  --floor [N]    time the overflow path's unavoidable register accesses and\n"
-	  "                 one store append (TSC cycles, medians of N)\n"
+	  "                 one store append to an empty store (TSC cycles, medians of N)\n"
 	  "PEBS (front_end_event, execution_event, replay_event; PMU reference 5):\n"
 	  "  EVENT:pebs / --pebs   sample by PEBS on counter 16 (LP0) / 17 (LP1): each\n"
 	  "                 sample is a PEBS record's linear IP and registers, the\n"

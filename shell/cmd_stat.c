@@ -663,7 +663,7 @@ static int pmu_backend(struct shell *sh, int argc, char **argv)
  * written twice, CCCRs on, read back) and perf_count_stop (counters read,
  * CCCRs off, totals) - for the default pair, N times. Under QEMU with
  * -icount shift=7 a TSC cycle is 1 ns of virtual time and an instruction
- * 128 of them (tools/bench.py).
+ * 128 of them (tools/dev/bench.py).
  */
 static int pmu_bench(struct shell *sh, int argc, char **argv)
 {
@@ -843,7 +843,7 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "with 'l3' the model is the Xeon MP of that model with its L3 (models 2, 3,\n"
 	  "4, 6), and on 0F_03/0F_04 the IFSB/EFSB uncore counters count its L3\n"
 	  "misses and bus traffic. The model's memory system (caches, TLBs: a model,\n"
-	  "README 'What the model counts') is fed by the stepped loads, stores and\n"
+	  "docs/guide/model.md) is fed by the stepped loads, stores and\n"
 	  "fetches. 'pmu clock model' (default) takes clockticks from the cost\n"
 	  "model (uops and miss penalties, the same on every run); 'pmu clock tsc'\n"
 	  "from the TSC cycles each stepped instruction took. 'pmu rdpmc N' runs\n"

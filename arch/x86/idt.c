@@ -230,7 +230,7 @@ static bool exception_has_fixup(unsigned v)
 static void exception_dispatch(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
-	struct percpu *pc = percpu_this();
+	struct percpu *pc;
 	uint64_t fixup = exception_has_fixup(v) ? extable_fixup(f->rip) : 0;
 
 	if (fixup) {
@@ -241,6 +241,7 @@ static void exception_dispatch(struct trap_frame *f)
 		handlers[v](f);
 		return;
 	}
+	pc = percpu_this();
 	if (++pc->exception_depth > 1) {
 		kprintf("\n*** nested exception %s at 0x%llx on LP%u while reporting; halted\n",
 			exc_mnemonics[v], (unsigned long long)f->rip, pc->index);

@@ -1,7 +1,7 @@
 /*
  * ksyms.h - the kernel's embedded symbol table (text symbols only).
  *
- * tools/gensyms generates the table from the first link (see linker.ld and
+ * tools/build/gensyms generates the table from the first link (see linker.ld and
  * the Makefile); entries hold link addresses (offsets from ImageBase),
  * sorted ascending. ksym_lookup() takes a runtime address. The generated
  * table holds no pointers - names are offsets into one string blob - so it

@@ -39,7 +39,7 @@ void progress_start(void)
 	prog.armed = !prog.quiet;
 }
 
-void progress_tick(uint64_t n)
+void progress_tick_now(uint64_t n)
 {
 	uint64_t now;
 	int len;

@@ -24,7 +24,12 @@ void progress_set_quiet(bool quiet);
 
 /* On the LP that steps: a run begins, n instructions have been stepped, the run ended. */
 void progress_start(void);
-void progress_tick(uint64_t n);
+void progress_tick_now(uint64_t n);
+static inline void progress_tick(uint64_t n)
+{
+	if (!(n & PROGRESS_CHECK_MASK))		/* inline: every stepped instruction comes here */
+		progress_tick_now(n);
+}
 void progress_stop(void);
 
 #endif

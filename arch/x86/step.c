@@ -248,14 +248,11 @@ static void step_decode(struct step_state *s, uint64_t rip, const struct trap_fr
 static void step_classify(struct step_state *s, uint64_t rip, const struct trap_frame *f)
 {
 	struct step_dcache *d = &s->dcache[(rip ^ (rip >> 6)) % STEP_DCACHE];
+	bool inside = rip >= s->run.text_start && rip < s->run.text_end;
 
-	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
-	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
 	s->rep_iters = 1;
 	s->rep_count = f ? f->rcx : 0;
-	if (rip < s->run.text_start || rip >= s->run.text_end)
-		return;
-	if (d->valid && d->rip == rip) {
+	if (inside && d->valid && d->rip == rip) {
 		s->cls = d->cls;
 		if (d->regs_free)
 			s->mem = d->mem;
@@ -263,6 +260,10 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 			step_decode(s, rip, f);
 		return;
 	}
+	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
+	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
+	if (!inside)
+		return;
 	insn_classify((const uint8_t *)(uintptr_t)rip, s->run.text_end - rip, MODE_IS_64, &s->cls);
 	step_decode(s, rip, f);
 	if (!f || f->rip != rip)
@@ -327,14 +328,18 @@ static void step_count(struct step_counts *res, const struct step_info *si)
 static void step_emit(struct step_state *s, const struct trap_frame *f)
 {
 	uint64_t next = f->rip;
-	uint8_t cpl = (uint8_t)(f->cs & 3);
-	struct step_info si = {
-		.rip = s->last_rip, .next_rip = next, .cpl = cpl, .lp = s->run.lp,
-		.branch = s->cls.branch, .cycles = s->cycles,
-	};
+	struct step_info si;	/* every field set, mem[] up to nmem: no clearing per step */
 	const struct workload_hooks *h = s->run.h;
 
+	si.rip = s->last_rip;
+	si.next_rip = next;
+	si.cpl = (uint8_t)(f->cs & 3);
+	si.lp = s->run.lp;
+	si.branch = s->cls.branch;
+	si.cycles = s->cycles;
 	si.taken = si.branch != INSN_NOT_BRANCH && next != s->last_rip + s->cls.len;
+	si.nmem = 0;
+	si.mem_stride = 0;
 	step_fill_mem(s, &si, f);
 	s->cycles = 0;
 	step_count(s->run.counts, &si);
@@ -400,6 +405,11 @@ static void step_db(struct trap_frame *f)
 	step_advance(st, f, step_take(st, entry));
 	st->frame = NULL;
 	step_stamp_exit(st, f);
+}
+
+struct trap_frame *step_frame_of(unsigned cpu)
+{
+	return lp_state[cpu].frame;
 }
 
 struct trap_frame *step_frame(void)

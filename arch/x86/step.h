@@ -71,6 +71,8 @@ void step_sync(struct trap_frame *f);
  * raised from the step hook samples the workload, not the handler.
  */
 struct trap_frame *step_frame(void);
+/* The same for the LP with percpu index cpu (the caller's own: a handler that has it). */
+struct trap_frame *step_frame_of(unsigned cpu);
 
 /* The calling LP's calibration (calibrating it first if needed). */
 const struct step_calibration *step_calibrate(void);

@@ -128,9 +128,14 @@ void user_set_call(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
 	user_lps[lp].call_ctx = ctx;
 }
 
+struct trap_frame *user_gate_frame_of(unsigned cpu)
+{
+	return __atomic_load_n(&user_lps[cpu].frame, __ATOMIC_RELAXED);
+}
+
 struct trap_frame *user_gate_frame(void)
 {
-	return __atomic_load_n(&user_lps[percpu_this()->index].frame, __ATOMIC_RELAXED);
+	return user_gate_frame_of(percpu_this()->index);
 }
 
 void user_init(void)

@@ -113,6 +113,8 @@ void user_set_call(void (*fn)(void *ctx, struct trap_frame *f), void *ctx);
  * interrupted context of a PMI that the synthetic callback raised.
  */
 struct trap_frame *user_gate_frame(void);
+/* The same for the LP with percpu index cpu (the caller's own). */
+struct trap_frame *user_gate_frame_of(unsigned cpu);
 
 /* Redirect a ring-3 frame to the exit trampoline (used to abort a run). */
 void user_redirect_exit(struct trap_frame *f);

@@ -80,18 +80,10 @@ uint32_t p4_cost_access(const struct p4_mem *m, const struct p4_mem_result *r)
 	return cycles;
 }
 
-unsigned p4_cost_uops(unsigned loads, unsigned stores)
-{
-	return 1u + loads + 2u * stores;
-}
-
 uint64_t p4_cost_insn(unsigned uops, const struct p4_mem_result *acc, size_t nacc)
 {
-	unsigned per = p4_cost_params.uops_per_cycle;
-	uint64_t cycles = (uops + per - 1u) / per;
+	uint64_t cycles = p4_cost_base(uops);
 
-	if (cycles == 0)
-		cycles = 1;
 	for (size_t i = 0; i < nacc; i++)
 		cycles += acc[i].cycles;
 	return cycles;

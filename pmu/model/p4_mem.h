@@ -180,7 +180,19 @@ uint32_t p4_cost_access(const struct p4_mem *m, const struct p4_mem_result *r);
  * one for the operation, one per load, two per store (store address and
  * store data). A model for callers without a uop table.
  */
-unsigned p4_cost_uops(unsigned loads, unsigned stores);
+static inline unsigned p4_cost_uops(unsigned loads, unsigned stores)
+{
+	return 1u + loads + 2u * stores;
+}
+
+/* Base cycles of uops: max(1, ceil(uops / width)). Inline: the model's step feed. */
+static inline uint64_t p4_cost_base(unsigned uops)
+{
+	unsigned per = p4_cost_params.uops_per_cycle;
+	uint64_t cycles = (uops + per - 1u) / per;
+
+	return cycles ? cycles : 1;
+}
 
 /* Clockticks of one instruction: base cycles from its uops plus each access's penalty. */
 uint64_t p4_cost_insn(unsigned uops, const struct p4_mem_result *acc, size_t nacc);

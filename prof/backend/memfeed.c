@@ -4,7 +4,7 @@
  *
  * Which access counts where (mask bits as PMU reference 4.1 names them; the
  * choices the manual leaves open are the model's, listed here and in
- * README "What the model counts"):
+ * docs/guide/model.md):
  * - ITLB_reference HIT / MISS: each fetch piece by its ITLB outcome; HIT_UC
  *   never (the model knows no uncacheable code).
  * - page_walk_type DTMISS / ITMISS: one per DTLB / ITLB miss (p4_mem: a
@@ -76,7 +76,8 @@
  * ITLB entries in front (only fetches use the ITLB) and the lines in L2,
  * at the front of their sets. Looking them up again would change nothing,
  * so the previous outcome, which was then all hits, is repeated as is:
- * the same events and the same (zero) penalty as the lookup would give.
+ * the same events and the same (zero) penalty as the lookup would give
+ * (kept as the memfeed it made, which starts each step's memfeed).
  */
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
 {
@@ -93,7 +94,8 @@ static bool memfeed_all_hits(const struct p4_mem_result *r)
 	return r->tlb_miss == 0 && r->hit[P4_LVL_L2] == r->pieces && r->page_walks == 0;
 }
 
-static void memfeed_add(struct memfeed *f, const struct p4_mem_result *r)
+static inline __attribute__((always_inline)) void memfeed_add(struct memfeed *f,
+							     const struct p4_mem_result *r)
 {
 	bool read = r->kind != P4_MEM_STORE;
 
@@ -114,26 +116,27 @@ static void memfeed_add(struct memfeed *f, const struct p4_mem_result *r)
 	f->cycles += r->cycles;
 }
 
+/* Does the fetch of *s repeat the previous one, all hits (the short cut above)? */
+static bool memfeed_fetch_repeats(const struct memfeed_ctx *c, const struct step_info *s)
+{
+	return s->len && c->fetch_valid && s->rip >> 6 == c->fetch_first &&
+	       (s->rip + s->len - 1u) >> 6 == c->fetch_last;
+}
+
+/* Look the fetch up; *f holds nothing else yet, so what it gets is the fetch's own outcome. */
 static void memfeed_fetch(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *f)
 {
 	struct p4_mem_result r;
-	uint64_t first = s->rip >> 6, last = (s->rip + s->len - 1u) >> 6;
 
-	if (!s->len)
+	if (!s->len || p4_mem_access(c->mem, P4_MEM_FETCH, s->rip, s->len, &r) != 0)
 		return;
-	if (c->fetch_valid && first == c->fetch_first && last == c->fetch_last) {
-		r = c->last_fetch;
-	} else {
-		if (p4_mem_access(c->mem, P4_MEM_FETCH, s->rip, s->len, &r) != 0)
-			return;
-		c->fetch_first = first;
-		c->fetch_last = last;
-		c->last_fetch = r;
-		c->fetch_valid = memfeed_all_hits(&r);
-	}
 	f->itlb_hit += r.tlb_hit;
 	f->itlb_miss += r.tlb_miss;
 	memfeed_add(f, &r);
+	c->fetch_first = s->rip >> 6;
+	c->fetch_last = (s->rip + s->len - 1u) >> 6;
+	c->fetch_feed = *f;
+	c->fetch_valid = memfeed_all_hits(&r);
 }
 
 /* One access of one operand; false when the model refuses it (size). */
@@ -177,34 +180,32 @@ static bool memfeed_operands(struct memfeed_ctx *c, const struct step_info *s, i
 	return ok;
 }
 
-/* Base cycles of one (iteration of an) instruction: max(1, ceil(uops / width)) (p4_cost.c). */
-static uint64_t memfeed_base(unsigned uops)
-{
-	return p4_cost_insn(uops, NULL, 0);
-}
-
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
-	struct memfeed f = { 0 };
+	struct memfeed *f = out;	/* filled in place: no copy per step */
 	uint32_t iters = s->rep_iters ? s->rep_iters : 1;
 	unsigned loads = 0, stores = 0, uops;
 
-	memfeed_fetch(c, s, &f);
-	f.known = s->mem_status == INSN_MEM_OK;
-	if (f.known && s->nmem) {
-		for (uint32_t i = 0; i < iters && f.known; i++)
-			f.known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, &f);
+	if (memfeed_fetch_repeats(c, s)) {
+		*f = c->fetch_feed;	/* the same events and penalty as a lookup would give */
+	} else {
+		*f = (struct memfeed){ 0 };
+		memfeed_fetch(c, s, f);
+	}
+	f->known = s->mem_status == INSN_MEM_OK;
+	if (f->known && s->nmem) {
+		for (uint32_t i = 0; i < iters && f->known; i++)
+			f->known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, f);
 	} else {
 		iters = 1;
 	}
-	for (unsigned i = 0; f.known && i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
+	for (unsigned i = 0; f->known && i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
 		loads += (s->mem[i].access & INSN_LOAD) != 0;
 		stores += (s->mem[i].access & INSN_STORE) != 0;
 	}
 	uops = p4_cost_uops(loads, stores);
-	f.uops = uops * iters;
-	f.cycles += memfeed_base(uops) * iters;
-	*out = f;
+	f->uops = uops * iters;
+	f->cycles += p4_cost_base(uops) * iters;	/* per iteration (p4_cost.c) */
 }
 
 /* ---- events --------------------------------------------------------------------- */

@@ -10,9 +10,8 @@
  * accesses' penalties into clockticks. memfeed_events() then lists the
  * occurrences, with the mask bits of the event table (PMU reference 4.1), that
  * the backend feeds to p4_model_event(); memfeed_uncore() the occurrences
- * of the L3/FSB uncore units (p4_model_uncore_event). README "What the
- * model counts" tells which event comes from where and what is not
- * modelled.
+ * of the L3/FSB uncore units (p4_model_uncore_event). docs/guide/model.md
+ * tells which event comes from where and what is not modelled.
  *
  * Portable: no hardware, compiled on the host for tests/host/test_memfeed.c.
  */
@@ -53,9 +52,9 @@ struct memfeed {
  */
 struct memfeed_ctx {
 	struct p4_mem *mem;
-	bool fetch_valid;		/* last_fetch may be repeated */
+	bool fetch_valid;		/* fetch_feed may be repeated */
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
-	struct p4_mem_result last_fetch;
+	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
 };
 
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m);

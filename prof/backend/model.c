@@ -15,7 +15,7 @@
  * - The memory model is emptied when a counting run starts, so each run
  *   starts cold and two runs of one workload count alike.
  *
- * README "How a sample is taken" tells which context a model PMI
+ * docs/dev/sampling-path.md tells which context a model PMI
  * interrupts (the workload's, through the step handler's frame).
  */
 #include "arch/x86/cpu.h"

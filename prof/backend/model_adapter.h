@@ -107,17 +107,67 @@ static inline void model_batch_flush(struct model_batch *b, struct p4_model *m)
 		model_batch_flush_now(b, m);
 }
 /* Start a step at lp, cpl: flush what another LP or CPL left pending, renew the budget. */
-void model_batch_enter(struct model_batch *b, struct p4_model *m, unsigned lp, unsigned cpl);
-/* Can n more events of this step (at lp, cpl) wait in the batch? Flushes when not. */
-bool model_batch_takes(struct model_batch *b, struct p4_model *m, unsigned lp, unsigned cpl,
-		       uint64_t n);
+static inline void model_batch_at(struct model_batch *b, struct p4_model *m, unsigned lp,
+				  unsigned cpl)
+{
+	if (lp != b->lp || cpl != b->cpl) {
+		model_batch_flush(b, m);
+		b->lp = lp;
+		b->cpl = cpl;
+	}
+	if (b->budget_dirty) {
+		b->budget = model_batch_budget(m);
+		b->budget_dirty = false;
+	}
+}
+
+/* The same, and nothing waits this step when nothing may (the clock included). */
+static inline void model_batch_enter(struct model_batch *b, struct p4_model *m, unsigned lp,
+				     unsigned cpl)
+{
+	model_batch_at(b, m, lp, cpl);
+	if (!b->budget)
+		model_batch_flush(b, m);
+}
+
+/*
+ * Can n more events of this step (at lp, cpl) wait in the batch? Flushes
+ * when not. Inline, as model_clock_advance: every stepped instruction
+ * comes here.
+ */
+static inline bool model_batch_takes(struct model_batch *b, struct p4_model *m, unsigned lp,
+				     unsigned cpl, uint64_t n)
+{
+	model_batch_at(b, m, lp, cpl);
+	if (b->instr + b->clk + n < b->budget)
+		return true;
+	model_batch_flush(b, m);
+	return false;
+}
+
 /*
  * One core, one clock: LP lp's stepped cycles move its own position
  * (lp_clock[lp]); the model's clock (*clock) follows the LP furthest ahead,
- * through the batch when it takes events this step.
+ * through the batch when it takes events this step. So two LPs stepping at
+ * once tick the cycles they share once, not once each (compare-mode counts
+ * stay those of one core), a run that starts after another has ended
+ * continues from there, and a single LP ticks exactly its step cycles.
  */
-void model_clock_advance(struct model_batch *b, struct p4_model *m, uint64_t *clock,
-			 uint64_t lp_clock[P4_MODEL_NLP], unsigned lp, uint64_t cycles);
+static inline void model_clock_advance(struct model_batch *b, struct p4_model *m, uint64_t *clock,
+				       uint64_t lp_clock[P4_MODEL_NLP], unsigned lp,
+				       uint64_t cycles)
+{
+	uint64_t *pos = &lp_clock[lp < P4_MODEL_NLP ? lp : 0];
+
+	*pos += cycles;
+	if (*pos > *clock) {
+		if (b->budget)		/* model_batch_takes ran this step: no counter compares */
+			b->ticks += *pos - *clock;
+		else
+			p4_model_tick(m, *pos - *clock);
+		*clock = *pos;
+	}
+}
 
 /* ---- prof/backend/model_pmi.c --------------------------------------------------------------- */
 
@@ -125,7 +175,16 @@ void model_pmi_reset(struct model_pmi *p);
 /* The model's raise_pmi: record the request (ctx: the struct model_pmi). */
 void model_raise(struct p4_model *m, unsigned lp, void *ctx);
 /* Send the requests the calling LP's model calls raised, and let a sibling's fixed PMI in. */
-void model_pmi_flush(struct model_pmi *p);
+void model_pmi_flush_now(struct model_pmi *p);
+/* The same; inline the test for no request at all, every step's case. */
+static inline void model_pmi_flush(struct model_pmi *p)
+{
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		if (__atomic_load_n(&p->pending[lp], __ATOMIC_RELAXED)) {
+			model_pmi_flush_now(p);
+			return;
+		}
+}
 /* Deliver one PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
 void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait);
 

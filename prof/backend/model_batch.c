@@ -13,7 +13,8 @@
  * works on each cycle's input, PMU reference 9.12), none owes a PMI on its
  * next count, and none waits for a cascade; the budget keeps the pending
  * events below the nearest overflow of any running counter. PMU lock held
- * throughout.
+ * throughout. What every step runs (model_batch_enter, model_batch_takes,
+ * model_clock_advance) is inline in prof/model_adapter.h.
  */
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
@@ -54,57 +55,4 @@ void model_batch_flush_now(struct model_batch *b, struct p4_model *m)
 	if (b->instr | b->clk | b->ticks)
 		b->budget_dirty = true;
 	b->instr = b->clk = b->ticks = 0;
-}
-
-static void model_batch_at(struct model_batch *b, struct p4_model *m, unsigned lp, unsigned cpl)
-{
-	if (lp != b->lp || cpl != b->cpl) {
-		model_batch_flush(b, m);
-		b->lp = lp;
-		b->cpl = cpl;
-	}
-	if (b->budget_dirty) {
-		b->budget = model_batch_budget(m);
-		b->budget_dirty = false;
-	}
-}
-
-void model_batch_enter(struct model_batch *b, struct p4_model *m, unsigned lp, unsigned cpl)
-{
-	model_batch_at(b, m, lp, cpl);
-	if (!b->budget)
-		model_batch_flush(b, m);	/* nothing may wait this step, the clock included */
-}
-
-bool model_batch_takes(struct model_batch *b, struct p4_model *m, unsigned lp, unsigned cpl,
-		       uint64_t n)
-{
-	model_batch_at(b, m, lp, cpl);
-	if (b->instr + b->clk + n < b->budget)
-		return true;
-	model_batch_flush(b, m);
-	return false;
-}
-
-/*
- * Each LP's stepped cycles move its own position, which its begin hook set
- * to the core's clock; the model's clock follows the LP furthest ahead. So
- * two LPs stepping at once tick the cycles they share once, not once each
- * (compare-mode counts stay those of one core), a run that starts after
- * another has ended continues from there, and a single LP ticks exactly its
- * step cycles.
- */
-void model_clock_advance(struct model_batch *b, struct p4_model *m, uint64_t *clock,
-			 uint64_t lp_clock[P4_MODEL_NLP], unsigned lp, uint64_t cycles)
-{
-	uint64_t *pos = &lp_clock[lp < P4_MODEL_NLP ? lp : 0];
-
-	*pos += cycles;
-	if (*pos > *clock) {
-		if (b->budget)		/* model_batch_takes ran this step: no counter compares */
-			b->ticks += *pos - *clock;
-		else
-			p4_model_tick(m, *pos - *clock);
-		*clock = *pos;
-	}
 }

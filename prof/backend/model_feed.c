@@ -225,6 +225,9 @@ void model_feed_end(struct perf_inputs *in, uint8_t lp)
 	perf_unlock();
 }
 
+/* The step feed's helpers, inline under -Os too: every stepped instruction runs them. */
+#define STEP_FEED_INLINE	static inline __attribute__((always_inline))
+
 /*
  * The step's feed: the PMU lock held throughout, PMIs flushed only when the
  * events fed since the last flush could make a counter wrap twice.
@@ -232,15 +235,15 @@ void model_feed_end(struct perf_inputs *in, uint8_t lp)
 struct step_feed {
 	struct model_adapter *a;
 	unsigned lp, cpl;
-	uint64_t fed, chunk;
+	uint64_t fed, chunk;		/* chunk: perf_feed_chunk(), 0 until first needed */
 };
 
-static void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
+static void step_event_fed(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
 {
 	struct model_adapter *a = sf->a;
 
-	if (n == 0 || !model_live(a, ev))
-		return;			/* nothing counts it: the model would look and add nothing */
+	if (!sf->chunk)
+		sf->chunk = perf_feed_chunk();	/* asked once per step, when an event is fed */
 	if (sf->fed + n > sf->chunk) {
 		perf_unlock();
 		model_pmi_flush(&a->pmi);
@@ -258,9 +261,17 @@ static void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, ui
 	sf->fed += n;
 }
 
+/* One event of the step; inline the test that skips what nothing counts (most events). */
+STEP_FEED_INLINE void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
+{
+	if (n == 0 || !model_live(sf->a, ev))
+		return;			/* nothing counts it: the model would look and add nothing */
+	step_event_fed(sf, ev, mask, n);
+}
+
 /* instr_retired NBOGUSNTAG or global_power_events RUNNING: batched when it can be. */
-static void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n,
-			 uint64_t *pending)
+STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask,
+				  uint64_t n, uint64_t *pending)
 {
 	struct model_adapter *a = sf->a;
 
@@ -292,8 +303,8 @@ static void step_retired(struct step_feed *sf, const struct step_info *s, uint16
 }
 
 /* The memory model's events for one instruction; its clockticks in *cycles. */
-static void step_memory(struct step_feed *sf, struct perf_inputs *in, const struct step_info *s,
-			uint64_t *cycles)
+STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
+				 const struct step_info *s, uint64_t *cycles)
 {
 	struct model_adapter *a = sf->a;
 	struct memfeed f;
@@ -326,7 +337,7 @@ void model_feed_step(void *ctx, const struct step_info *s)
 {
 	struct model_adapter *a = &model_adapter;
 	struct perf_inputs *in = ctx;
-	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl, .chunk = perf_feed_chunk() };
+	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl };	/* chunk: step_event_fed */
 	uint64_t cycles = 0;
 	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
 

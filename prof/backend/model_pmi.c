@@ -15,7 +15,7 @@
  * and taken wherever IF next becomes 1; only an NMI gets through. No
  * interrupt window is opened for it.
  *
- * README "How a sample is taken" tells which context a model PMI
+ * docs/dev/sampling-path.md tells which context a model PMI
  * interrupts (the workload's, through the step handler's frame).
  * tests/host/test_model_pmi.c runs this file on the host.
  */
@@ -123,7 +123,7 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 	lapic_send_ipi(apic, (uint8_t)(lvt & LAPIC_LVT_VECTOR));
 }
 
-void model_pmi_flush(struct model_pmi *p)
+void model_pmi_flush_now(struct model_pmi *p)
 {
 	unsigned me = perf_this_lp();
 	uint32_t lps;

@@ -1,4 +1,4 @@
-/* hello.c - an nbprof program in C (README, "Your own program"): prints its
+/* hello.c - an nbprof program in C (docs/guide/programs.md): prints its
  * arguments and counts only work(), between the markers. */
 #include "nbprof.h"
 

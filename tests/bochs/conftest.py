@@ -67,7 +67,7 @@ def free_port():
 
 
 def base_image():
-    """build/bochs-test/bios.img: the BIOS path of the image (tools/mkimage --bios)."""
+    """build/bochs-test/bios.img: the BIOS path of the image (tools/build/mkimage --bios)."""
     os.makedirs(WORK, exist_ok=True)
     img = os.path.join(WORK, "bios.img")
     elf, efi = os.path.join(BUILD, "nbprof32.elf"), os.path.join(BUILD, "BOOTX64.EFI")
@@ -75,7 +75,7 @@ def base_image():
         if not os.path.exists(f):
             pytest.fail("%s is missing: run make" % f)
     if not os.path.exists(img) or os.path.getmtime(img) < os.path.getmtime(elf):
-        subprocess.run([os.path.join(REPO, "tools", "mkimage"), "--bios", elf, img, efi],
+        subprocess.run([os.path.join(REPO, "tools", "build", "mkimage"), "--bios", elf, img, efi],
                        check=True, stdout=subprocess.DEVNULL)
     return img
 
@@ -224,7 +224,7 @@ def machine(request):
     meanwhile (two Bochs at most, one for each of the two cores)."""
     if not have_bochs():
         pytest.fail("Bochs is missing: install the Debian packages bochs, bochsbios, vgabios "
-                    "and bochs-term (tools/ensure-deps)")
+                    "and bochs-term (tools/build/ensure-deps)")
     machines = request.module.MACHINES
     m = _take(request.param, machines[request.param])
     k = ORDER.index(request.param) if request.param in ORDER else len(ORDER)

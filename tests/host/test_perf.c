@@ -76,6 +76,18 @@ struct trap_frame *user_gate_frame(void)
 	return NULL;
 }
 
+struct trap_frame *step_frame_of(unsigned cpu)
+{
+	(void)cpu;
+	return NULL;
+}
+
+struct trap_frame *user_gate_frame_of(unsigned cpu)
+{
+	(void)cpu;
+	return NULL;
+}
+
 void cpu_identify(struct cpu_info *out)
 {
 	memset(out, 0, sizeof(*out));

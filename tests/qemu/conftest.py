@@ -11,7 +11,7 @@ report; every transcript is also kept in build/qemu-test/MODULE.log.
 A module configures its machine with a dict named BOOT:
     BOOT = {"sig": (15, 2, 9), "smp_ht": True, "cfg": "run = cpu\\n"}
 sig is the CPUID family/model/stepping, cfg the text of an nbprof.cfg put
-on the ESP. Images are made with tools/mkimage from build/BOOTX64.EFI
+on the ESP. Images are made with tools/build/mkimage from build/BOOTX64.EFI
 (NBPROF_BUILD names another build directory).
 
 --nbprof-firmware=uefi-ia32 (or NBPROF_FIRMWARE=uefi-ia32) runs the same
@@ -37,8 +37,8 @@ import pexpect
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import qemu  # noqa: E402
+sys.path.insert(0, os.path.join(REPO, "tools"))     # the host tools' package
+from nbproflib import qemu  # noqa: E402
 
 READY = "nbprof: ready"
 PROMPT = "nbprof> "
@@ -160,7 +160,7 @@ def pytest_collection_modifyitems(config, items):
 def make_image(name, cfg=None, firmware=qemu.DEFAULT_FIRMWARE, programs=()):
     """build/qemu-test/NAME.img from build/BOOTX64.EFI (and an nbprof.cfg text).
 
-    Under uefi-ia32 build/BOOTIA32.EFI goes in as well (tools/mkimage --ia32),
+    Under uefi-ia32 build/BOOTIA32.EFI goes in as well (tools/build/mkimage --ia32),
     under bios GRUB and build/nbprof32.elf (--bios).
     programs: files for the ESP's nbprof/ folder (users' programs read at boot).
     """
@@ -173,7 +173,7 @@ def make_image(name, cfg=None, firmware=qemu.DEFAULT_FIRMWARE, programs=()):
         if not os.path.exists(f):
             pytest.fail("%s is missing: run make (or make qemu-test)" % f)
     img = os.path.join(WORK, name + ".img")
-    argv = [os.path.join(REPO, "tools", "mkimage")] + extra + [img, efi]
+    argv = [os.path.join(REPO, "tools", "build", "mkimage")] + extra + [img, efi]
     if cfg is not None:
         cfg_path = os.path.join(WORK, name + ".cfg")
         with open(cfg_path, "w") as f:

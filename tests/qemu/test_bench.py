@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-import qemu  # noqa: E402  tools/qemu.py, on the path conftest sets
+from nbproflib import qemu  # noqa: E402  on the path conftest sets
 from conftest import REPO, make_image
 
 ROW = re.compile(r"^ *(-?\d+\.\d\d) +(-?\d+\.\d\d) +(-?\d+\.\d\d)  (\S+)  group (\d+)", re.M)

@@ -1,11 +1,11 @@
 """test_boot_media.py - the USB stick, the CD and the network boot reach the prompt.
 
-The stick (tools/mkimage) as USB mass storage under SeaBIOS. The CD
-(tools/mkiso, `make iso`) in an ATAPI drive: SeaBIOS boots its El
+The stick (tools/build/mkimage) as USB mass storage under SeaBIOS. The CD
+(tools/build/mkiso, `make iso`) in an ATAPI drive: SeaBIOS boots its El
 Torito BIOS entry (GRUB, then nbprof32.elf), OVMF x64 (and OVMF ia32 with
 NBPROF_SLOW=1) its EFI entry (the FAT image, then BOOTX64.EFI or BOOTIA32.EFI). The same file
 as a disk (a stick): SeaBIOS through its hybrid MBR. The TFTP root
-(tools/mkpxe, `make pxe`): SeaBIOS, the e1000's iPXE ROM, the iPXE script,
+(tools/build/mkpxe, `make pxe`): SeaBIOS, the e1000's iPXE ROM, the iPXE script,
 nbprof32.elf by Multiboot. QEMU's user-mode network serves TFTP itself, so
 nothing leaves the machine. Each test is one short boot; `cpu` says which
 way the kernel came, and the boot log shows nbprof.cfg (carried as a file
@@ -49,10 +49,10 @@ def media():
         progs.append(os.path.join(WORK, "hello32.elf"))
         shutil.copyfile(build("sdk32/hello.elf"), progs[-1])
     iso = os.path.join(WORK, "boot_media.iso")
-    subprocess.run([os.path.join(REPO, "tools", "mkiso"), iso] + kernels + [cfg] + progs,
+    subprocess.run([os.path.join(REPO, "tools", "build", "mkiso"), iso] + kernels + [cfg] + progs,
                    check=True)
     pxe = os.path.join(WORK, "boot_media-pxe")
-    subprocess.run([os.path.join(REPO, "tools", "mkpxe"), pxe, kernels[2], cfg], check=True)
+    subprocess.run([os.path.join(REPO, "tools", "build", "mkpxe"), pxe, kernels[2], cfg], check=True)
     return {"iso": iso, "pxe": pxe, "progs": progs}
 
 
@@ -116,7 +116,7 @@ def test_cd(media, firmware, boot_line):
 
 
 def test_usb_stick():
-    """The stick image (tools/mkimage --bios, the MBR with its active entry) as USB
+    """The stick image (tools/build/mkimage --bios, the MBR with its active entry) as USB
     mass storage: SeaBIOS boots it through its USB driver, GRUB reads it by INT 13H."""
     img = conftest.make_image("boot_media-usb", cfg=CFG, firmware="bios")
     con = boot("boot_media-usb-bios", img, "usb", "bios")

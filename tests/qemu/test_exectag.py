@@ -20,7 +20,7 @@ import re
 import subprocess
 
 import pytest
-import qemu  # tools/, put on the path by conftest.py
+from nbproflib import qemu  # tools/, put on the path by conftest.py
 
 BOOT = {"smp_ht": True}
 EVENTS = {"x87": "x87_FP_uop", "mmx64": "64bit_MMX_uop", "mmx128": "128bit_MMX_uop",

@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import qemu
+from nbproflib import qemu  # tools/, put on the path by conftest.py
 from conftest import REPO, firmware_suffix, make_image
 
 TOOL = os.path.join(REPO, "tools", "nbprof")

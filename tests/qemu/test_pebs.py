@@ -19,7 +19,7 @@ import re
 import subprocess
 
 import pytest
-import qemu  # tools/, put on the path by conftest.py
+from nbproflib import qemu  # tools/, put on the path by conftest.py
 
 ELF = os.path.join(qemu.BUILD, "nbprof.so")
 BOOT = {"smp_ht": True}

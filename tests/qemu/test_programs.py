@@ -18,8 +18,6 @@ crt0.S's i386 _start adds 12 (push, mov, call, pop, mov, and, sub, push, push,
 call; then leave, ret): 15015.
 """
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 import shutil
@@ -30,7 +28,8 @@ import zlib
 
 import pytest
 
-import qemu
+from nbproflib import qemu
+from nbproflib import upload as host_upload  # the frames tools/nbprof sends
 from conftest import REPO, WORK, firmware_suffix, kernel_bits, make_image
 
 TOOL = os.path.join(REPO, "tools", "nbprof")
@@ -162,13 +161,6 @@ portable_only = pytest.mark.skipif(
     BITS == 32, reason="portable code the same in both kernels: checked by the 64-bit run")
 
 
-def tool():
-    loader = importlib.machinery.SourceFileLoader("nbprof_tool", TOOL)
-    spec = importlib.util.spec_from_loader("nbprof_tool", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
 
 def data(path):
     with open(path, "rb") as f:
@@ -215,7 +207,7 @@ def test_a_program_of_the_other_class_is_refused_before_it_runs(nb):
     assert "programs: nbprof/wrongclass.elf: %s" % why in nb.transcript
     before = programs_listed(nb)
     assert "wrongclass" not in before
-    t = tool()
+    t = host_upload
     blob = data(WRONG)
     nb.send("upload programs %d wrongclass 0x%08x\r" % (len(blob), zlib.crc32(blob)))
     nb.expect(r"send from frame 0", 20)
@@ -231,7 +223,7 @@ def test_a_program_of_the_other_class_is_refused_before_it_runs(nb):
 
 @portable_only
 def test_corrupted_upload_is_detected_and_resumed(nb):
-    t = tool()
+    t = host_upload
     blob = data(WORKP)
     total = t.upload_frames(blob)
     assert total > 20
@@ -257,7 +249,7 @@ def test_corrupted_upload_is_detected_and_resumed(nb):
 
 @portable_only
 def test_bad_uploads_change_nothing(nb):
-    t = tool()
+    t = host_upload
     blob = data(WORKP)
     before = programs_listed(nb)
     # the whole file's CRC-32 is not the announced one
@@ -275,7 +267,7 @@ def test_bad_uploads_change_nothing(nb):
 
 
 def upload(nb, path, name):
-    t = tool()
+    t = host_upload
     blob = data(path)
     nb.send("upload programs %d %s 0x%08x\r" % (len(blob), name, zlib.crc32(blob)))
     nb.expect(r"send from frame 0", 20)
@@ -307,7 +299,7 @@ def free_ram(nb):
 def test_a_malformed_program_is_refused_and_frees_what_it_took(nb):
     """D1: a program whose .data header says p_memsz 0 at -0xB000 uploaded as "loaded"
     and overwrote memory before its image; it is refused, nothing changes."""
-    t = tool()
+    t = host_upload
     blob = empty_segment_over_memory(data(WORKP))
     before, free0 = programs_listed(nb), free_ram(nb)
     nb.send("upload programs %d badseg 0x%08x\r" % (len(blob), zlib.crc32(blob)))
@@ -323,7 +315,7 @@ def test_a_malformed_program_is_refused_and_frees_what_it_took(nb):
 def test_a_program_that_never_returns_is_stopped_with_the_reason(nb):
     """Stepped, a program that never returns was stepped until the host gave up, with
     no hint of why; it stops after its stepping limit (programs --timeout) and says so."""
-    t = tool()
+    t = host_upload
     blob = b"\xeb\xfe"                  # jmp $ (either kernel): main never returns
     nb.send("upload programs %d neverret 0x%08x --flat 0\r" % (len(blob), zlib.crc32(blob)))
     nb.expect(r"send from frame 0", 20)
@@ -469,7 +461,7 @@ def test_full_program_table_is_an_error_that_changes_nothing(nb):
         upload(nb, SPIN, name)
     before = programs_listed(nb)
     assert len(before) == 8
-    t = tool()
+    t = host_upload
     blob = data(SPIN)
     nb.send("upload programs %d onemore 0x%08x\r" % (len(blob), zlib.crc32(blob)))
     nb.expect(r"send from frame 0", 20)

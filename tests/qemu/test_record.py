@@ -28,7 +28,7 @@ import subprocess
 
 import pytest
 import conftest
-import qemu  # tools/, put on the path by conftest.py
+from nbproflib import qemu  # tools/, put on the path by conftest.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ELF = qemu.kernel_elf(os.environ.get("NBPROF_FIRMWARE", qemu.DEFAULT_FIRMWARE))
@@ -116,7 +116,7 @@ def record(nb, args):
 
 
 def test_first_record_after_boot_is_not_throttled(nb):
-    """README's sampling example, as the first record after boot, with the
+    """docs/guide/sampling.md's example, as the first record after boot, with the
     default throttle: the same samples as any later run (record.c: the first
     window is a warm-up). calls D N retires 6 + N(8D + 2) + 4 instructions
     (arch/x86/64/workloads.S), so calls 3 400: 10410, a sample every 98: 106."""
@@ -476,3 +476,17 @@ def test_lp_options_without_a_sibling(nb):
     out = record(nb, "--throttle 100 --cpu both -e instr_retired -c 99 loop 100")
     assert out.startswith("note: no Hyper-Threading sibling"), out
     assert summary(out)["stored"] == expected_samples(loop_instructions(100), 99)
+
+
+def test_floor_names_what_it_times(nb):
+    # record_floor (prof/record.c) reads MSRs 4 times and writes 4 (O8, O9, N15: CCCR and
+    # counter read, stop, counter read, two writes and a read back, restart), and appends
+    # one sample to an empty store; its line must say so, with both medians measured
+    out = nb.cmd("record --floor 20")
+    m = re.search(r"^floor: registers (\d+) TSC cycles \(4 RDMSR, 4 WRMSR, LVT PC read\+write, "
+                  r"EOI\), store (\d+) TSC cycles \(one append to an empty store\), "
+                  r"medians of 20$", out, re.M)
+    assert m, out
+    assert int(m.group(1)) > 0 and int(m.group(2)) > 0
+    assert re.search(r"^error: record --floor: N must be 1 \.\. 256$", nb.cmd("record --floor 0"),
+                     re.M)

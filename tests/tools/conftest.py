@@ -1,4 +1,4 @@
-"""conftest.py - fixtures for the host tool tests (tools/nbprof-decode).
+"""conftest.py - fixtures for the host tool tests (tools/nbprof-decode, tools/nbproflib).
 
 The recordings come from build/h/tools/dumpgen (tests/tools/dumpgen.c): the
 kernel's own portable sample store, `dump` encoder and `script` formatter
@@ -10,6 +10,7 @@ builds it with make. NBPROF_COUNTS names a file that receives
 
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -17,6 +18,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.path.join(REPO, os.environ.get("NBPROF_BUILD", "build"))
 DUMPGEN = os.path.join(BUILD, "h", "tools", "dumpgen")
 DECODE = os.path.join(REPO, "tools", "nbprof-decode")
+# the host tools' package (tools/nbproflib), for the tests of its units
+sys.path.insert(0, os.path.join(REPO, "tools"))
 
 
 @pytest.fixture(scope="module")

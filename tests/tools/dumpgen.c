@@ -7,7 +7,7 @@
  *
  * Samples are pseudo-random (fixed seed) over the text symbols of an `nm -n`
  * listing (FILE, e.g. of build/nbprof.so; a small built-in table without
- * it), filtered as tools/gensyms filters them, with call chains that walk
+ * it), filtered as tools/build/gensyms filters them, with call chains that walk
  * up through other functions. Two logical processors, two events.
  *   dump     the lines `dump` prints (prof/dump.c)
  *   samples  ground truth, one line per sample in run order:
@@ -71,7 +71,7 @@ static int ksym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The rules of tools/gensyms: T/t/W/w symbols in [_text, _etext), safe names, sorted. */
+/* The rules of tools/build/gensyms: T/t/W/w symbols in [_text, _etext), safe names, sorted. */
 static int load_nm(const char *path)
 {
 	FILE *f = fopen(path, "r");

@@ -1,4 +1,4 @@
-"""test_bench_host.py - the host side of `bench` (tools/nbprof_bench.py).
+"""test_bench_host.py - the host side of `bench` (tools/nbproflib/bench.py).
 
 Assembly with GNU as, checked against encodings from the SDM Vol. 2 pages
 (ADD 01 /r, JMP EB cb); the R15 refusal found by disassembling the machine
@@ -10,14 +10,12 @@ without starting QEMU (the image named does not even exist).
 
 import os
 import subprocess
-import sys
 
 import pytest
 
 from conftest import REPO
 
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import nbprof_bench as nb  # noqa: E402
+from nbproflib import bench as nb
 
 TOOL = os.path.join(REPO, "tools", "nbprof")
 

@@ -1,4 +1,4 @@
-"""test_check_citations.py - tools/check-citations, the check that every
+"""test_check_citations.py - tools/dev/check-citations, the check that every
 "PMU reference N.N" citation resolves to a heading of
 docs/reference/netburst-pmu.md and every "QEMU notes PN" or "QEMU notes
 section N" citation to a heading of docs/reference/qemu-uefi.md.
@@ -13,7 +13,7 @@ import re
 import subprocess
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CHECK = os.path.join(REPO, "tools", "check-citations")
+CHECK = os.path.join(REPO, "tools", "dev", "check-citations")
 
 REFERENCE = """\
 # A reference

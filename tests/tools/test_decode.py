@@ -16,6 +16,7 @@ import socket
 import struct
 import subprocess
 import threading
+import tty
 import xml.etree.ElementTree as ET
 import zlib
 
@@ -277,6 +278,36 @@ def test_socket_capture_sends_dump_and_saves(dumpgen, decode, tmp_path, nm):
     finally:
         t.join(10)
         srv.close()
+    assert got == [b"dump\r"]
+    assert read_csv_samples(str(tmp_path / "out.csv")) == truth(dumpgen, "-n", 60)
+    assert lines[-1] in (tmp_path / "cap.log").read_text()
+
+
+def test_serial_capture_sends_dump_and_saves(dumpgen, decode, tmp_path, nm):
+    """--serial on a pseudo-terminal (pyserial, as on a USB serial adapter): the same
+    capture as over the socket, at the baud rate given."""
+    pytest.importorskip("serial")
+    lines = dumpgen("-n", 60, "dump").splitlines()
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    got = []
+
+    def machine():
+        buf = b""
+        while not buf.endswith(b"\r"):
+            buf += os.read(master, 100)
+        got.append(buf)
+        os.write(master, noisy(lines).replace("\n", "\r\n").encode())
+
+    t = threading.Thread(target=machine)
+    t.start()
+    try:
+        decode("--serial", os.ttyname(slave), "--baud", "57600", "--save", "cap.log",
+               "--nm", nm, "--csv", "out.csv", "--idle", "5", "-q")
+    finally:
+        t.join(10)
+        os.close(master)
+        os.close(slave)
     assert got == [b"dump\r"]
     assert read_csv_samples(str(tmp_path / "out.csv")) == truth(dumpgen, "-n", 60)
     assert lines[-1] in (tmp_path / "cap.log").read_text()

@@ -1,4 +1,4 @@
-"""test_decode_fuzz.py - a short deterministic pass of tools/fuzz-decode.
+"""test_decode_fuzz.py - a short deterministic pass of tools/dev/fuzz-decode.
 
 The pass runs a fixed number of cases of a fixed seed over dumpgen's dumps
 against tools/nbprof-decode and must find nothing, having produced every
@@ -16,7 +16,7 @@ import pytest
 
 from conftest import DUMPGEN, REPO
 
-FUZZ = os.path.join(REPO, "tools", "fuzz-decode")
+FUZZ = os.path.join(REPO, "tools", "dev", "fuzz-decode")
 KINDS = ("field", "raw", "flip", "cut", "drop", "dup", "swap", "shuffle", "join", "noise")
 
 

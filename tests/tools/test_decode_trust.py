@@ -255,7 +255,7 @@ def test_event_choice_says_what_it_leaves_out(dumpgen, decode, tmp_path, nm):
 # --- names from the dump reach CSV and the terminal ---------------------------------
 
 def test_control_characters_in_names_are_escaped(dumpgen, decode, tmp_path, nm):
-    """Found by tools/fuzz-decode (seed 11, case 1920): a CRC-valid header whose
+    """Found by tools/dev/fuzz-decode (seed 11, case 1920): a CRC-valid header whose
     event name held a carriage return split CSV rows (csv quotes only "\\n")
     and could send escape sequences to the terminal."""
     lines = dumpgen("-n", 60, "dump").splitlines()

@@ -1,6 +1,6 @@
 """test_flamegraph.py - the interactive flame graph of tools/nbprof-decode.
 
-The SVG must be well-formed, carry its script inline (no network), and
+The SVG must be well-formed, carry its script (tools/nbproflib/flamegraph.js) inline (no network), and
 give each frame the data the script works on: id, parent, weight, offset
 among its siblings and name. With node installed, the script's own logic
 runs on the frames read back from the SVG: the search percentage must
@@ -10,6 +10,7 @@ with its descendants laid out inside it and everything else hidden.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from conftest import REPO
 from test_decode import write
 
 N = 400
@@ -58,6 +60,8 @@ def test_svg_carries_script_and_frame_data(graph):
     svg, folded = graph
     js = script_of(svg)
     assert "function layout" in js and "function search" in js and "new RegExp" in js
+    with open(os.path.join(REPO, "tools", "nbproflib", "flamegraph.js")) as f:
+        assert js.strip("\n") == f.read().strip("\n")     # the file, inline as it is
     assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", ET.tostring(svg).decode())
     assert svg.get("data-x0") and svg.get("data-width")
     for ident in ("unzoom", "search", "matched", "details"):

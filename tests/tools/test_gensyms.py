@@ -1,4 +1,4 @@
-"""test_gensyms.py - tools/gensyms, the kernel's embedded symbol table.
+"""test_gensyms.py - tools/build/gensyms, the kernel's embedded symbol table.
 
 Two parts: hand-written `nm -n` lines (what nm prints: address, type letter,
 name; binutils nm(1) documents T/t text, W/w weak, D/d data, A absolute,
@@ -16,7 +16,7 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(REPO, os.environ.get("NBPROF_BUILD", "build"))
-GENSYMS = os.path.join(REPO, "tools", "gensyms")
+GENSYMS = os.path.join(REPO, "tools", "build", "gensyms")
 ENTRY = re.compile(r'^\t\{ 0x([0-9a-f]+), (\d+) \},\t/\* (\S+) \*/$', re.M)
 NAMES = re.compile(r'^const char ksym_names\[\] =\n((?:\t"[^"\n]*"\n)*)\t"[^"\n]*";$', re.M)
 

@@ -10,8 +10,6 @@ runs the same command against the real kernel in QEMU.
 """
 
 import base64
-import importlib.machinery
-import importlib.util
 import json
 import os
 import struct
@@ -23,19 +21,11 @@ import pytest
 
 from conftest import BUILD, REPO
 
+from nbproflib import host, link, qemu
+
 TOOL = os.path.join(REPO, "tools", "nbprof")
 ELF = os.path.join(BUILD, "nbprof.so")
 
-
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("nbprof_tool", TOOL)
-    spec = importlib.util.spec_from_loader("nbprof_tool", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-nb = load_tool()
 
 
 def run_tool(*args, cwd=None, stdin=None):
@@ -67,7 +57,7 @@ def test_usage_errors_exit_2(argv, message):
 
 
 def esp_image(tmp, cfg):
-    """A disk image laid out as tools/mkimage lays it out where it matters here: a FAT
+    """A disk image laid out as tools/build/mkimage lays it out where it matters here: a FAT
     file system at the ESP's offset, holding nbprof.cfg when cfg is not None."""
     fat = tmp / "fat.img"
     subprocess.run(["mkfs.fat", "-C", str(fat), "2048"], check=True, stdout=subprocess.PIPE)
@@ -76,7 +66,7 @@ def esp_image(tmp, cfg):
         subprocess.run(["mcopy", "-i", str(fat), str(tmp / "nbprof.cfg"), "::/nbprof.cfg"],
                        check=True)
     img = tmp / "disk.img"
-    img.write_bytes(b"\0" * nb.ESP_OFFSET + fat.read_bytes())
+    img.write_bytes(b"\0" * qemu.ESP_OFFSET + fat.read_bytes())
     return str(img)
 
 
@@ -85,11 +75,11 @@ def test_qemu_boots_a_copy_without_the_images_cfg(tmp_path):
     poweroff) ran before the tool's commands, which then saw the wrong echo."""
     img = esp_image(tmp_path, b"# a note\nrun = stat loop 5\n\nrun = poweroff\n")
     before = open(img, "rb").read()
-    copy, left_out = nb.image_without_cfg(img)
+    copy, left_out = qemu.image_without_cfg(img)
     try:
         assert copy != img and left_out == ["run = stat loop 5", "run = poweroff"]
-        assert nb.cfg_commands(nb.image_cfg(copy)) == []
-        assert nb.image_cfg(copy) == nb.EMPTY_CFG
+        assert qemu.cfg_commands(qemu.image_cfg(copy)) == []
+        assert qemu.image_cfg(copy) == qemu.EMPTY_CFG
         assert open(img, "rb").read() == before            # the user's image is untouched
     finally:
         os.unlink(copy)
@@ -97,7 +87,7 @@ def test_qemu_boots_a_copy_without_the_images_cfg(tmp_path):
         sub = tmp_path / ("none" if cfg is None else "comments")
         sub.mkdir()
         img = esp_image(sub, cfg)
-        assert nb.image_without_cfg(img) == (img, [])     # nothing to leave out: no copy
+        assert qemu.image_without_cfg(img) == (img, [])     # nothing to leave out: no copy
 
 
 def test_keep_cfg_is_a_qemu_option():
@@ -114,16 +104,16 @@ def test_record_output_must_be_a_directory(tmp_path):
 
 
 def test_record_splits_output_dir():
-    assert nb.split_output_dir(["-e", "x", "-o", "d", "loop", "5"]) == (["-e", "x", "loop", "5"],
+    assert host.split_output_dir(["-e", "x", "-o", "d", "loop", "5"]) == (["-e", "x", "loop", "5"],
                                                                         "d")
-    assert nb.split_output_dir(["loop", "--output", "d"]) == (["loop"], "d")
+    assert host.split_output_dir(["loop", "--output", "d"]) == (["loop"], "d")
 
 
 def test_serial_spec():
-    assert nb.parse_serial("/dev/ttyUSB0") == ("/dev/ttyUSB0", 115200)
-    assert nb.parse_serial("/dev/ttyS1:57600") == ("/dev/ttyS1", 57600)
-    with pytest.raises(nb.UsageError):
-        nb.parse_serial("/dev/ttyS1:0")
+    assert link.parse_serial("/dev/ttyUSB0") == ("/dev/ttyUSB0", 115200)
+    assert link.parse_serial("/dev/ttyS1:57600") == ("/dev/ttyS1", 57600)
+    with pytest.raises(link.UsageError):
+        link.parse_serial("/dev/ttyS1:0")
 
 
 def test_missing_serial_port_exits_2(tmp_path):
@@ -136,7 +126,7 @@ def test_missing_serial_port_exits_2(tmp_path):
 # --- stat output -------------------------------------------------------------------
 
 def stat_text(counts, runs=1):
-    """stat output in kernel/cmd_stat.c's format."""
+    """stat output in shell/cmd_stat.c's format."""
     lines = ["stat: loop 1000 (ring 0, %d run%s, LP0)" % (runs, "s" if runs > 1 else "")]
     if runs > 1:
         lines.append("%14s %14s %14s %14s  event" % ("min", "median", "tmean", "max"))
@@ -154,7 +144,7 @@ def stat_text(counts, runs=1):
 
 
 def test_parse_stat_single_run():
-    r = nb.parse_stat(stat_text([384768, 3006]))
+    r = host.parse_stat(stat_text([384768, 3006]))
     assert r["counts"] == {"global_power_events:RUNNING:u:k": 384768,
                            "instr_retired:NBOGUSNTAG:NBOGUSTAG:u:k": 3006}
     assert (r["workload"], r["ring"], r["runs"]) == ("loop 1000", 0, 1)
@@ -165,7 +155,7 @@ def test_parse_stat_single_run():
 
 
 def test_parse_stat_repeats_and_baseline_decimals():
-    r = nb.parse_stat(stat_text([("10", "12.50", "-3.25", "40"), ("5507", "5507", "5507", "5508")],
+    r = host.parse_stat(stat_text([("10", "12.50", "-3.25", "40"), ("5507", "5507", "5507", "5508")],
                                 runs=20))
     ev = r["events"][0]
     assert (ev["min"], ev["median"], ev["tmean"], ev["max"]) == (10, 12.5, -3.25, 40)
@@ -177,7 +167,7 @@ def test_parse_stat_repeats_and_baseline_decimals():
 def test_parse_stat_same_spec_twice_keeps_both():
     text = stat_text([1, 2]).replace("global_power_events:RUNNING:u:k",
                                      "instr_retired:NBOGUSNTAG:NBOGUSTAG:u:k")
-    r = nb.parse_stat(text)
+    r = host.parse_stat(text)
     assert r["counts"] == {"instr_retired:NBOGUSNTAG:NBOGUSTAG:u:k": 1,
                            "instr_retired:NBOGUSNTAG:NBOGUSTAG:u:k#2": 2}
 

@@ -17,14 +17,12 @@ import os
 import shutil
 import struct
 import subprocess
-import sys
 
 import pytest
 
-from conftest import BUILD, REPO
+from conftest import BUILD
 
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import nbprof_perfdata as pd  # noqa: E402
+from nbproflib import perfdata as pd
 
 PARSER = next((p for p in ("/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser",
                            shutil.which("hotspot-perfparser") or "")

@@ -1,4 +1,4 @@
-"""test_mkimage.py - tools/mkimage writes a disk a UEFI firmware boots from.
+"""test_mkimage.py - tools/build/mkimage writes a disk a UEFI firmware boots from.
 
 Expectations come from the UEFI specification (2.10, section 5 "GUID
 Partition Table Disk Layout": protective MBR, GPT header and partition
@@ -18,7 +18,7 @@ import zlib
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MKIMAGE = os.path.join(REPO, "tools", "mkimage")
+MKIMAGE = os.path.join(REPO, "tools", "build", "mkimage")
 SECTOR = 512
 ESP_TYPE = uuid.UUID("C12A7328-F81F-11D2-BA4B-00A0C93EC93B")
 SBIN = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"

@@ -1,4 +1,4 @@
-"""test_mkiso.py - tools/mkiso writes a CD that BIOS and UEFI boot, and tools/mkpxe a TFTP root.
+"""test_mkiso.py - tools/build/mkiso writes a CD that BIOS and UEFI boot, and tools/build/mkpxe a TFTP root.
 
 The CD is read byte by byte where the standards fix the layout: ISO 9660
 (ECMA-119) puts the volume descriptors from sector 16 (2048-byte sectors),
@@ -19,8 +19,8 @@ import subprocess
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MKISO = os.path.join(REPO, "tools", "mkiso")
-MKPXE = os.path.join(REPO, "tools", "mkpxe")
+MKISO = os.path.join(REPO, "tools", "build", "mkiso")
+MKPXE = os.path.join(REPO, "tools", "build", "mkpxe")
 CD_SECTOR = 2048
 SBIN = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
 GRUB_DIR = "/usr/lib/grub/i386-pc"
@@ -147,7 +147,7 @@ def test_missing_input_changes_nothing(tmp_path):
     assert p.returncode == 2 and p.stderr.startswith("usage:")
 
 
-# --- tools/mkpxe ---------------------------------------------------------------
+# --- tools/build/mkpxe ---------------------------------------------------------------
 
 def test_pxe_root(tmp_path):
     elf, cfg, out = tmp_path / "k.elf", tmp_path / "c.cfg", tmp_path / "pxe"

@@ -16,15 +16,16 @@ import re
 import shutil
 import struct
 import subprocess
-import sys
 import tempfile
 
 import pytest
 
-from conftest import BUILD, REPO
+from conftest import BUILD
 
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import nbprof_perfdata as pd  # noqa: E402
+from nbproflib import perfdata as pd
+from nbproflib.flamegraph import flamegraph_svg
+from nbproflib.outputs import folded_stacks, script_text
+from nbproflib.symbols import Symbols
 
 ELF = os.path.join(BUILD, "nbprof.so")
 PERF = shutil.which("perf")
@@ -354,16 +355,6 @@ def test_sample_period_is_its_weight_and_each_lp_has_its_comm():
     assert names == {0: "calls", 1: "loop"}
 
 
-def decoder():
-    import importlib.machinery
-    import importlib.util
-    path = os.path.join(REPO, "tools", "nbprof-decode")
-    loader = importlib.machinery.SourceFileLoader("nbprof_decode_pd", path)
-    spec = importlib.util.spec_from_loader("nbprof_decode_pd", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
 
 class OneSample:
     """A recording of one sample, as the decoder's outputs read it."""
@@ -394,13 +385,12 @@ def test_a_call_that_ends_its_function_is_named_at_the_call(tmp_path):
     off = ret - addr["wl_call_ring0"]
     leaf = BASE + addr["lapic_read"] + 2
     rec = OneSample(leaf, [BASE + ret])
-    dec = decoder()
-    syms = dec.Symbols(nm, BASE)
-    script = dec.script_text(rec, syms)
+    syms = Symbols(nm, BASE)
+    script = script_text(rec, syms)
     assert "wl_call_ring0+0x%x (nbprof)" % off in script and "wl_ring0_return" not in script
-    counts = dec.folded_stacks(rec, syms, rec.samples)
+    counts = folded_stacks(rec, syms, rec.samples)
     assert counts == {"calls;wl_call_ring0;lapic_read": 1000}
-    svg = dec.flamegraph_svg(counts, "t")
+    svg = flamegraph_svg(counts, "t")
     assert "wl_call_ring0" in svg and "wl_ring0_return" not in svg
     path = str(tmp_path / "perf.data")
     pd.write_perf_data(path, rec.samples, rec.header["events"], "calls",

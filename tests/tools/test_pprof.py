@@ -11,7 +11,11 @@ import gzip
 import os
 import subprocess
 
-from conftest import BUILD, REPO
+from conftest import BUILD
+
+from nbproflib.frames import Capture
+from nbproflib.recording import Recording
+from nbproflib.symbols import Symbols, frame_symbol
 
 ELF = os.path.join(BUILD, "nbprof.so")
 
@@ -93,16 +97,6 @@ def read_profile(blob):
     return types, samples
 
 
-def decoder():
-    import importlib.machinery
-    import importlib.util
-    path = os.path.join(REPO, "tools", "nbprof-decode")
-    loader = importlib.machinery.SourceFileLoader("nbprof_decode_pp", path)
-    spec = importlib.util.spec_from_loader("nbprof_decode_pp", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
 
 def test_pprof_holds_the_recordings_samples(dumpgen, decode, tmp_path):
     nm = subprocess.run(["nm", "-n", ELF], stdout=subprocess.PIPE, check=True,
@@ -115,11 +109,10 @@ def test_pprof_holds_the_recordings_samples(dumpgen, decode, tmp_path):
     assert blob[:2] == b"\x1f\x8b"                              # gzip
     types, samples = read_profile(blob)
 
-    dec = decoder()
-    c = dec.Capture()
+    c = Capture()
     c.add_text(cap, "cap.log")
-    rec = dec.Recording(c)
-    syms = dec.Symbols(nm, rec.header["image_base"])
+    rec = Recording(c)
+    syms = Symbols(nm, rec.header["image_base"])
     events = rec.header["events"]
     assert types == [("samples", "count")] + [(name, "events") for name, _ in events]
     assert len(samples) == len(rec.samples) == 300
@@ -130,7 +123,7 @@ def test_pprof_holds_the_recordings_samples(dumpgen, decode, tmp_path):
         assert vals == want
         addrs = [s["ip"]] + [a - 1 for a in s["chain"]]
         assert [a for a, _ in frames] == addrs
-        names = [dec.frame_symbol(syms, a, i > 0)[0] or "[nbprof]"
+        names = [frame_symbol(syms, a, i > 0)[0] or "[nbprof]"
                  for i, a in enumerate([s["ip"]] + s["chain"])]
         assert [n for _, n in frames] == names
 

@@ -7,8 +7,6 @@ it from the file's own symbols, and the perf.data writer gets the program as
 a second DSO at that address. Expected values come from binutils' nm.
 """
 
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import zlib
@@ -17,17 +15,11 @@ import pytest
 
 from conftest import BUILD, REPO
 
+from nbproflib import frames, perfdata, recording, symbols
+
 HELLO = os.path.join(BUILD, "sdk", "hello.elf")
 BASE = 0x10b000
 
-
-def decoder():
-    path = os.path.join(REPO, "tools", "nbprof-decode")
-    loader = importlib.machinery.SourceFileLoader("nbprof_decode_t", path)
-    spec = importlib.util.spec_from_loader("nbprof_decode_t", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +41,8 @@ def nbp_line(name, base, crc):
     return "NBP:%s|%08X" % (body, zlib.crc32(body.encode()))
 
 
-def capture(dec, crc, name="hello"):
-    cap = dec.Capture()
+def capture(crc, name="hello"):
+    cap = frames.Capture()
     cap.add_text("# dump: 3 frames, frames 0.. follow\n" + nbp_line(name, BASE, crc) + "\n",
                  "dump")
     return cap
@@ -60,26 +52,25 @@ def test_a_damaged_nbp_line_is_not_used(hello):
     """D3: one changed digit of base= renamed every program sample (hello;work became
     hello;main) with no warning. A line whose CRC does not match, one without a CRC and
     two captures that disagree are not used, and each is a problem of the recording."""
-    dec = decoder()
     _, crc = hello
     good = nbp_line("hello", BASE, crc)
     damaged = good.replace("base=%x" % BASE, "base=%x" % (BASE + 0x100))
     assert damaged != good
     old_style = good.split("|")[0]
     for text, why in ((damaged, "CRC mismatch"), (old_style, "not a whole NBP: line")):
-        cap = dec.Capture()
+        cap = frames.Capture()
         cap.add_text(text + "\n", "cap")
         assert cap.programs == {}
         assert [(s, n) for s, n, _ in cap.bad_programs] == [("cap", 1)]
         assert why in cap.bad_programs[0][2]
-        problems = dec.Recording(cap).problems
+        problems = recording.Recording(cap).problems
         assert any("cap:1: NBP: program line not used (%s" % why in p for p in problems), problems
-    cap = dec.Capture()
+    cap = frames.Capture()
     cap.add_text(good + "\n", "a")
     cap.add_text(nbp_line("hello", BASE + 0x1000, crc) + "\n", "b")
     assert cap.programs == {"hello": (BASE, 0x4000, crc)}
     assert "differs from an earlier capture" in cap.bad_programs[0][2]
-    cap = dec.Capture()
+    cap = frames.Capture()
     cap.add_text(good + "\n" + good + "\n", "a")        # the same line twice: fine
     assert cap.bad_programs == [] and cap.programs == {"hello": (BASE, 0x4000, crc)}
 
@@ -90,11 +81,10 @@ class NoKernel:
 
 
 def test_nbp_lines_name_addresses_in_the_program(hello):
-    dec = decoder()
     syms, crc = hello
-    cap = capture(dec, crc)
+    cap = capture(crc)
     assert cap.programs == {"hello": (BASE, 0x4000, crc)}
-    named, extra = dec.program_symbols(NoKernel(), cap, [HELLO])
+    named, extra = symbols.program_symbols(NoKernel(), cap, [HELLO])
     assert extra == [(HELLO, BASE)]
     assert named.lookup(BASE + syms["work"] + 3) == ("work", 3)
     assert named.lookup(BASE + syms["main"]) == ("main", 0)
@@ -103,20 +93,18 @@ def test_nbp_lines_name_addresses_in_the_program(hello):
 
 
 def test_a_file_that_is_not_the_loaded_one_is_named_with_a_warning(hello, capsys):
-    dec = decoder()
     syms, crc = hello
-    named, extra = dec.program_symbols(NoKernel(), capture(dec, crc ^ 1), [HELLO])
+    named, extra = symbols.program_symbols(NoKernel(), capture(crc ^ 1), [HELLO])
     assert "is not the file program hello was loaded from" in capsys.readouterr().err
     assert named.lookup(BASE + syms["work"]) == ("work", 0)
-    named, extra = dec.program_symbols(NoKernel(), capture(dec, crc ^ 1, "other"), [HELLO])
+    named, extra = symbols.program_symbols(NoKernel(), capture(crc ^ 1, "other"), [HELLO])
     assert "none of the dump's programs" in capsys.readouterr().err
     assert extra == [] and named.lookup(BASE + syms["work"]) == (None, 0)
 
 
 def test_perf_data_gets_the_program_as_a_dso(hello):
-    dec = decoder()
     syms, _ = hello
-    dso = dec.load_perfdata().elf_dso(HELLO, BASE)
+    dso = perfdata.elf_dso(HELLO, BASE)
     assert dso.base == BASE
     # an executable segment (mapped at base + vaddr in an MMAP record) holds work()
     assert any(vaddr <= syms["work"] < vaddr + memsz for vaddr, memsz, _ in dso.segments)
@@ -130,7 +118,7 @@ def test_perf_data_takes_an_elf32_program():
     work = int(next(l.split()[0] for l in subprocess.run(
         ["nm", hello32], stdout=subprocess.PIPE, check=True,
         universal_newlines=True).stdout.splitlines() if l.endswith(" work")), 16)
-    dso = decoder().load_perfdata().elf_dso(hello32, BASE)
+    dso = perfdata.elf_dso(hello32, BASE)
     assert len(dso.segments) == 1
     vaddr, memsz, offset = dso.segments[0]
     assert vaddr <= work < vaddr + memsz and offset % 4096 == 0

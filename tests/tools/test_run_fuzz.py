@@ -1,4 +1,4 @@
-"""test_run_fuzz.py - tools/run-fuzz, the driver of `make fuzz` and `make fuzz-ci`.
+"""test_run_fuzz.py - tools/dev/run-fuzz, the driver of `make fuzz` and `make fuzz-ci`.
 
 The harnesses here are stand-ins that behave as libFuzzer binaries do at
 their interface (libFuzzer's documented options -max_total_time, -seed,
@@ -14,7 +14,7 @@ import stat
 import subprocess
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RUN_FUZZ = os.path.join(REPO, "tools", "run-fuzz")
+RUN_FUZZ = os.path.join(REPO, "tools", "dev", "run-fuzz")
 
 # A stand-in harness: records its arguments, adds one input to the first
 # corpus folder and, when CRASH_BYTES is set, "crashes" on those bytes.

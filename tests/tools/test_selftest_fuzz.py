@@ -1,5 +1,5 @@
 """test_selftest_fuzz.py - a fixed-seed fuzz loop over tools/selftest-report (the code
-nbprof-decode --selftest runs), in the manner of tools/fuzz-decode.
+nbprof-decode --selftest runs), in the manner of tools/dev/fuzz-decode.
 
 Inputs are report blocks printed by the kernel's own formatter
 (tests/tools/selftestgen.c), one run or two runs of different seeds in one
@@ -14,8 +14,6 @@ holding checks of both runs.
 """
 
 import csv
-import importlib.machinery
-import importlib.util
 import io
 import os
 import random
@@ -29,20 +27,14 @@ import pytest
 
 from conftest import BUILD, REPO
 
+from nbproflib import selftest as st
+
 SELFTESTGEN = os.path.join(BUILD, "h", "tools", "selftestgen")
 CASES = 600
 SEED = 20261127
 KINDS = ("drop", "dup", "swap", "cut", "flip", "field", "begin", "none")
 FIELDS = ("group", "status", "name", "measured", "expected", "note")
 
-
-def tool():
-    path = os.path.join(REPO, "tools", "selftest-report")
-    loader = importlib.machinery.SourceFileLoader("selftest_report_fz", path)
-    spec = importlib.util.spec_from_loader("selftest_report_fz", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +127,6 @@ def limited(fn):
 
 
 def test_fuzz_loop_finds_nothing(runs):
-    st = tool()
     rng = random.Random(SEED)
     seen_exits, seen_kinds = set(), set()
     for case in range(CASES):

@@ -1,4 +1,4 @@
-"""nbprof_pprof.py - write decoded nbprof samples as a pprof profile.
+"""pprof - write decoded nbprof samples as a pprof profile.
 
 Used by tools/nbprof-decode (--pprof FILE). The file is a gzipped
 profile.proto message (github.com/google/pprof, proto/profile.proto), the

@@ -1,4 +1,4 @@
-"""nbprof_bench.py - the host side of `bench` for tools/nbprof.
+"""bench - the host side of `bench` for tools/nbprof.
 
     nbprof ... bench (--asm TEXT | CODEHEX) [--init-asm TEXT | --init HEX] [-e EVENT]...
                      [-u U] [-n N] [-w W] [-r R] [--ring 0|3]

@@ -1,4 +1,4 @@
-"""nbprof_perfdata.py - write decoded nbprof samples as a perf.data file.
+"""perfdata - write decoded nbprof samples as a perf.data file.
 
 Used by tools/nbprof-decode (--perf-data FILE) and tools/nbprof (record -o
 DIR), so that Linux's own `perf report`, `perf script` and the tools built on
