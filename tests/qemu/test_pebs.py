@@ -283,7 +283,8 @@ def test_ds_layout_follows_dtes64_and_the_mode(nb):
             mx = re.search(r"maximum ([0-9A-F]+)H", show)
             assert mx and int(mx.group(1), 16) - base == slots * size_rec + (size_rec == 40), show
             assert "error" not in nb.cmd("pebs off")
-            out = record(nb, "--throttle 100 --pebs-buffer %d -e front_end_event:nbogus:pebs "
+            # ring 3 :u: the walk's own loads (the kernel's tagged loads count under OS)
+            out = record(nb, "--throttle 100 --pebs-buffer %d --ring 3 -e front_end_event:nbogus:u:pebs "
                          "-e uop_type:tagloads -c %d memwalk %d %d" % (slots, p, size, stride))
             m = PEBS.search(out)
             assert m and int(m.group(1)) == len(loads) // p and int(m.group(4)) == 0, (sig, out)
