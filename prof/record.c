@@ -276,6 +276,17 @@ static __attribute__((noinline)) void record_chain(struct sample *s, const struc
 					       s->cpl == 3 ? s : NULL);
 }
 
+/* A poll's k samples of one overflow: s as it is, then k - 1 of one period each. */
+static __attribute__((noinline)) void record_poll_appends(struct sample_store *st,
+							  struct sample *s, uint64_t period,
+							  uint64_t k)
+{
+	sample_store_append(st, s);
+	s->weight = period;
+	for (uint64_t j = 1; j < k; j++)
+		sample_store_append(st, s);
+}
+
 static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct record_state *r = ctx;
@@ -284,7 +295,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	struct sample_store *st = &r->store[me];
 	struct record_lp *l;
 	struct sample s;
-	uint64_t k = 1, t0, next, period;
+	uint64_t k = 1, next, period;
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || job == RECORD_NO_JOB)
 		return ov->reload;
@@ -297,7 +308,6 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 		l->unattributed += k;
 		return next;
 	}
-	s.tsc = rdtsc();
 	s.ip = f->rip;
 	s.rflags = f->rflags;
 	if (l->job.step)
@@ -309,13 +319,13 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	if (r->cfg.callchain)
 		record_chain(&s, f);
 	s.weight = record_first_weight(r, ov, k);
-	t0 = rdtsc();
-	sample_store_append(st, &s);
-	for (uint64_t j = 1; j < k; j++) {	/* a poll's further periods */
-		s.weight = period;
+	/* One TSC read for the sample's time and the start of the append's. */
+	s.tsc = rdtsc();
+	if (k == 1)
 		sample_store_append(st, &s);
-	}
-	l->store_tsc += rdtsc() - t0;
+	else
+		record_poll_appends(st, &s, period, k);
+	l->store_tsc += rdtsc() - s.tsc;
 	l->store_n++;
 	record_throttle(r, l, s.tsc);
 	return next;
