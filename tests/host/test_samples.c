@@ -280,7 +280,7 @@ static void every_append_path_clears_busy(void **state)
 	struct sample_store st;
 
 	assert_int_equal(sample_store_init(&st, mem, WORDS(SAMPLE_MAX_WORDS), SAMPLE_WRAP, 0), 0);
-	st.cap = 10;		/* 4-word records: the third pads words 8-9 and evicts */
+	st.cap = 12;		/* 5-word records: the third pads words 10-11 and evicts */
 	for (uint64_t i = 0; i < 4; i++) {
 		struct sample in = mk(i, 0);
 
@@ -289,7 +289,7 @@ static void every_append_path_clears_busy(void **state)
 	}
 	assert_int_equal(st.overwritten, 2);
 	assert_int_equal(sample_store_init(&st, mem, WORDS(SAMPLE_MAX_WORDS), SAMPLE_STOP_WHEN_FULL, 0), 0);
-	st.cap = 10;
+	st.cap = 12;
 	for (uint64_t i = 0; i < 4; i++) {
 		struct sample in = mk(i, 0);
 
