@@ -246,19 +246,18 @@ static int record_ret_at(uint64_t ip)
  * The weight of the first of the k samples of one overflow: the events
  * since the counter was loaded, the PMI's own one included (the model
  * interrupts on the event after the overflow, so with -c P a sample
- * usually stands for P + 1). A poll's k samples share them: every one a
- * full period but the first, which takes the rest; the events past the
- * last whole period belong to the next one (record_poll_periods).
+ * usually stands for P + 1); an interrupt's one sample takes them all
+ * (record_overflow). A poll's k samples share them: every one a full
+ * period but the first, which takes the rest; the events past the last
+ * whole period belong to the next one (record_poll_periods).
  */
-static inline uint64_t record_first_weight(const struct record_state *r,
-					   const struct perf_overflow *ov, uint64_t k)
+static uint64_t record_poll_weight(const struct record_state *r, const struct perf_overflow *ov,
+				   uint64_t k)
 {
 	uint64_t p = r->period[ov->idx], w = ov->events;
 
-	if (k == 1 && !r->cfg.polled[ov->idx])		/* the interrupt's case: one period */
-		return w ? w : p;
 	w -= (k - 1) * p;
-	if (r->cfg.polled[ov->idx] && !(ov->raw & BIT(39)))
+	if (!(ov->raw & BIT(39)))
 		w -= (ov->raw & P4_COUNTER_MASK) % p;
 	return w == 0 || w > ov->events ? p : w;	/* never 0, whatever the counter did */
 }
@@ -295,15 +294,19 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	struct sample_store *st = &r->store[me];
 	struct record_lp *l;
 	struct sample s;
-	uint64_t k = 1, next, period;
+	uint64_t k = 1, next, period, w;
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || job == RECORD_NO_JOB)
 		return ov->reload;
 	l = &r->lp[job];
 	period = r->period[idx];
 	next = p4_counter_preset(l->jit.pct ? jitter_period(&l->jit, period, P4_PERIOD_MAX) : period);
-	if (r->cfg.polled[idx])
+	if (r->cfg.polled[idx]) {
 		k = record_poll_periods(r, ov, &next);
+		w = record_poll_weight(r, ov, k);
+	} else {
+		w = ov->events ? ov->events : period;	/* never 0 (record_poll_weight) */
+	}
 	if (!f || f == &record_no_frame || !st->buf) {	/* no context: counted, not dropped */
 		l->unattributed += k;
 		return next;
@@ -318,7 +321,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	s.nchain = 0;
 	if (r->cfg.callchain)
 		record_chain(&s, f);
-	s.weight = record_first_weight(r, ov, k);
+	s.weight = w;
 	/* One TSC read for the sample's time and the start of the append's. */
 	s.tsc = rdtsc();
 	if (k == 1)
