@@ -123,8 +123,11 @@ struct record_state {
 static struct record_state rs;
 static uint64_t record_gen;		/* record_generation() */
 static struct trap_frame record_no_frame;	/* "no context": the final poll after the workload */
-static uint64_t arena;
-static size_t arena_per_lp;
+/* The sample stores' memory, taken once: nlp equal parts, one per LP. */
+static struct {
+	uint64_t base;
+	size_t per_lp;
+} arena;
 
 const struct sample_run *record_last(void)
 {
@@ -138,7 +141,7 @@ uint64_t record_generation(void)
 
 size_t record_store_bytes(void)
 {
-	return arena_per_lp;
+	return arena.per_lp;
 }
 
 /* ---- store memory ------------------------------------------------------- */
@@ -149,17 +152,17 @@ static int record_arena(char *err, size_t n)
 	unsigned nlp = percpu_count() ? percpu_count() : 1;
 	uint64_t take, pages;
 
-	if (arena)
+	if (arena.base)
 		return 0;
 	mem_get_summary(&m);
 	take = m.free > 2 * RECORD_KERNEL_RESERVE ? m.free - RECORD_KERNEL_RESERVE : m.free / 2;
 	if (take > m.largest_free)
 		take = m.largest_free;
 	pages = take / MEM_PAGE_SIZE / nlp * nlp;
-	if (pages < nlp || (arena = mem_alloc_pages((size_t)pages)) == 0)
+	if (pages < nlp || (arena.base = mem_alloc_pages((size_t)pages)) == 0)
 		return ksnprintf(err, n, "no memory for the sample stores (%llu bytes free)",
 				 (unsigned long long)m.free), -1;
-	arena_per_lp = (size_t)(pages / nlp * MEM_PAGE_SIZE);
+	arena.per_lp = (size_t)(pages / nlp * MEM_PAGE_SIZE);
 	return 0;
 }
 
@@ -659,17 +662,17 @@ static int record_check(const struct record_cfg *c, int *sib, char *err, size_t 
 		return -1;	/* before record_setup: a refused record keeps the last recording */
 	if (record_arena(err, n))
 		return -1;
-	if (c->buffer > arena_per_lp)
-		return ksnprintf(err, n, "--buffer: at most %zu bytes per LP", arena_per_lp), -1;
+	if (c->buffer > arena.per_lp)
+		return ksnprintf(err, n, "--buffer: at most %zu bytes per LP", arena.per_lp), -1;
 	return 0;
 }
 
 static void record_store(struct record_state *r, const struct record_cfg *c, unsigned idx,
 			 uint8_t smt)
 {
-	void *mem = (void *)(uintptr_t)(arena + (uint64_t)idx * arena_per_lp);
+	void *mem = (void *)(uintptr_t)(arena.base + (uint64_t)idx * arena.per_lp);
 
-	sample_store_init(&r->store[idx], mem, c->buffer ? c->buffer : arena_per_lp,
+	sample_store_init(&r->store[idx], mem, c->buffer ? c->buffer : arena.per_lp,
 			  c->wrap ? SAMPLE_WRAP : SAMPLE_STOP_WHEN_FULL, smt);
 	r->stores[idx] = &r->store[idx];
 }

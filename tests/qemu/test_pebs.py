@@ -1,15 +1,24 @@
 """test_pebs.py - PEBS sampling on the model backend (PMU reference section 5).
 
 Expected numbers come from the documents, not from running the code:
-- arch/x86/64/workloads.S: wl_memwalk's listing; one `movzbl (%rdi,%r10)` load
-  per STRIDE bytes, M = ceil(SIZE/STRIDE) per pass; besides them the
-  function pops %rbp and returns (two more loads) and pushes %rbp (one
-  store); offsets of its instructions from `objdump -d` of the kernel ELF;
+- wl_memwalk's listing in the kernel under test (`objdump -d` of the ELF the
+  firmware boots: x86-64, or the 32-bit kernel of uefi-ia32 and bios): which
+  of its instructions read or write memory, and in what order a stepped run
+  retires them (its two backward branches are the per-load and per-pass
+  loops, workloads.S: 6 + passes * (3 + 5M) instructions, M =
+  ceil(SIZE/STRIDE)). The x86-64 walk keeps its arguments in registers (one
+  load per element, the movzbl); the 32-bit walk reads stride and size from
+  their stack slots on every element (three loads an element) and the pass
+  count once a pass (a read-modify-write: a load and a store); both pop
+  %ebp/%rbp and return (two loads) and push it (one store);
 - PMU reference 5.6: uop_type TAGLOADS tags load uops and front_end_event
   counts them at retirement; 5.2: a PEBS record holds the linear IP of the
   instruction that caused the event, and the counter is reloaded from the
   counter-reset field (-period) after each record, so with period P the
   k-th record is the (kP)-th tagged load;
+- PMU reference 5.1/5.2: the DS layout is 64-bit with DTES64 (0F_03 and
+  later) or in IA-32e mode, else 32-bit with 40-byte records (a 0F_02 part
+  under the 32-bit kernel);
 - SDM 18.16.3: MY_THR / OTH_THR are relative to the LP that writes
   MSR_PEBS_ENABLE (the shell's LP0 programs the PMU).
 """
@@ -20,9 +29,13 @@ import subprocess
 
 import pytest
 from nbproflib import qemu  # tools/, put on the path by conftest.py
+from conftest import kernel_bits
 
-ELF = os.path.join(qemu.BUILD, "nbprof.so")
+FIRMWARE = os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE
+ELF = qemu.kernel_elf(FIRMWARE)
 BOOT = {"smp_ht": True}
+# loads of wl_memwalk before the walk, per element, per pass, after it (workloads.S)
+WALK_LOADS = {64: (0, 1, 0, 2), 32: (1, 3, 1, 2)}
 PEBS = re.compile(r"^PEBS: (\d+) records drained in (\d+) drains \((\d+) slots per LP, "
                   r"threshold (?:\d+) records below the maximum\), buffer found full (\d+) time",
                   re.M)
@@ -53,28 +66,90 @@ def function_insns(name):
     return insns
 
 
-def memwalk_loads(size, stride, passes=1):
-    """Offsets of the loads a stepped wl_memwalk retires, in order."""
+def operands(text):
+    """The AT&T operands of one instruction, split at the commas outside parentheses."""
+    ops, depth, cur = [], 0, ""
+    for ch in text.partition(" ")[2].strip().split("<")[0].strip():
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            ops.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return ops + [cur.strip()] if cur.strip() else ops
+
+
+def mem_uops(text):
+    """(loads, stores) one instruction of the walk retires (AT&T: the destination last).
+    Only the forms wl_memwalk uses are known; any other fails rather than guess."""
+    op = text.split()[0]
+    mem = [i for i, o in enumerate(operands(text)) if "(" in o]
+    if op in ("push", "call"):
+        return (len(mem), 1)
+    if op == "pop":
+        return (1, len(mem))
+    if op == "ret":
+        return (1, 0)
+    if re.match(r"j[a-z]+$", op):
+        return (0, 0)
+    assert re.match(r"(mov|movz[bw]l|add|sub|cmp|xor)[bwlq]?$", op), text
+    if not mem:
+        return (0, 0)
+    dest = mem[0] == len(operands(text)) - 1
+    if op.startswith("cmp") or not dest:
+        return (1, 0)                    # a source operand in memory is read
+    return (0, 1) if op.startswith("mov") else (1, 1)   # arithmetic on memory: read-modify-write
+
+
+def memwalk_trace(size, stride, passes=1):
+    """The instructions a stepped wl_memwalk retires, in order: (offset, loads, stores).
+    Its two backward branches close the per-element loop (inner) and the per-pass loop."""
     ins = function_insns("wl_memwalk")
-    load = [off for off, text in ins if text.startswith("movzbl")]
-    pop = [off for off, text in ins if text.startswith("pop")]
-    ret = [off for off, text in ins if text.startswith("ret")]
-    assert len(load) == 1 and len(pop) == 1 and len(ret) == 1, ins
+    back = []
+    for i, (off, text) in enumerate(ins):
+        t = re.search(r"<wl_memwalk\+0x([0-9a-f]+)>", text)
+        if t and int(t.group(1), 16) < off:
+            back.append((i, [k for k, (o, _) in enumerate(ins) if o == int(t.group(1), 16)][0]))
+    assert len(back) == 2 and back[1][1] < back[0][1] < back[0][0] < back[1][0], ins
+    (jin, tin), (jout, tout) = back
     m = -(-size // stride)
-    return load * (m * passes) + pop + ret
+    order = (ins[:tout] + (ins[tout:tin] + ins[tin:jin + 1] * m + ins[jin + 1:jout + 1]) * passes
+             + ins[jout + 1:])
+    trace = [(off,) + mem_uops(text) for off, text in order]
+    assert len(trace) == 6 + passes * (3 + 5 * m), trace      # workloads.S
+    # workloads.S (wl_memwalk_loads): loads before the walk, per element, per pass, after it
+    got = tuple(sum(mem_uops(text)[0] for _, text in seq)
+                for seq in (ins[:tout], ins[tin:jin + 1], ins[tout:tin] + ins[jin + 1:jout + 1],
+                            ins[jout + 1:]))
+    assert got == WALK_LOADS[kernel_bits(FIRMWARE)], (got, ins)
+    return trace
+
+
+def memwalk_loads(size, stride, passes=1):
+    """Offsets of the loads a stepped wl_memwalk retires, in order (one per load uop)."""
+    return [off for off, nl, _ in memwalk_trace(size, stride, passes) for _ in range(nl)]
+
+
+def memwalk_tagged(size, stride, passes=1):
+    """Offsets of the loads and stores (TAGLOADS:TAGSTORES) in retirement order."""
+    return [off for off, nl, ns in memwalk_trace(size, stride, passes) for _ in range(nl + ns)]
+
+
+def script_syms(nb, event):
+    """The `symbol+0xoff` of each `script` sample of `event` (its name exactly), in order."""
+    syms = []
+    for block in nb.cmd("script", timeout=60).split("\n\n"):
+        lines = [l for l in block.strip().split("\n") if l.strip()]
+        if lines and lines[0].endswith(" %s:" % event):
+            syms.append(lines[1].split()[1])
+    return syms
 
 
 def script_ips(nb, event):
-    """wl_memwalk offsets of the `script` samples of events whose name starts with `event`."""
-    ips = []
-    for block in nb.cmd("script", timeout=60).split("\n\n"):
-        lines = [l for l in block.strip().split("\n") if l.strip()]
-        if not lines or (" %s" % event) not in lines[0]:
-            continue
-        sym = lines[1].split()[1]
-        assert sym.startswith("wl_memwalk+0x"), block
-        ips.append(int(sym.split("+0x")[1].split()[0], 16))
-    return ips
+    """wl_memwalk offsets of the `script` samples of `event`."""
+    syms = script_syms(nb, event)
+    assert all(sym.startswith("wl_memwalk+0x") for sym in syms), syms
+    return [int(sym.split("+0x")[1], 16) for sym in syms]
 
 
 def record(nb, args):
@@ -153,19 +228,64 @@ def test_full_buffer_reports_its_loss(nb):
 
 
 def test_skid_interrupt_vs_pebs(nb):
-    """The same event sampled both ways on one run: PEBS lands on the load, the PMI after it."""
+    """The same event sampled both ways on one run: PEBS lands on the load, the PMI after it:
+    on the instruction that follows a tagged load (the PMI is taken between instructions),
+    which on the 32-bit walk can be another load (add, then cmp, both read the stack)."""
     size, stride, p = 1024, 16, 4
+    trace = memwalk_trace(size, stride)
     loads = memwalk_loads(size, stride)
+    after_load = {"wl_memwalk+0x%x" % trace[i + 1][0] for i in range(len(trace) - 1)
+                  if trace[i][1]}
     out = record(nb, "--throttle 100 -e front_end_event:nbogus -e front_end_event:nbogus:pebs "
                  "-e uop_type:tagloads -c %d memwalk %d %d" % (p, size, stride))
     m = SKID.search(out)
     assert m, out
     nq, zero, mean = int(m.group(2)), int(m.group(3)), int(m.group(4))
     assert int(m.group(7)) == len(loads) // p            # PEBS: one per period
-    assert nq > 0 and zero == 0 and mean > 0             # interrupts never on the load itself
     pebs_ips = script_ips(nb, "front_end_event:pebs")
     assert pebs_ips == [loads[k * p - 1] for k in range(1, len(loads) // p + 1)]
     assert int(m.group(8)) == len(set(pebs_ips))
+    irq = script_syms(nb, "front_end_event")
+    assert nq == len(irq) > 0 and mean > 0, (out, irq)
+    inside = [s for s in irq if s.startswith("wl_memwalk+0x")]
+    assert inside and set(inside) <= after_load, (irq, sorted(after_load))   # never the load itself
+    at_pebs = [s for s in inside if int(s.split("+0x")[1], 16) in set(pebs_ips)]
+    assert zero == len(at_pebs), (out, irq)
+    if kernel_bits(FIRMWARE) == 64:
+        assert zero == 0          # the x86-64 walk has no two loads in a row
+
+
+def test_ds_layout_follows_dtes64_and_the_mode(nb):
+    """PMU reference 5.1/5.2: with DTES64 (0F_04) or in IA-32e mode the DS area has the 64-bit
+    layout (144-byte records); a part without DTES64 (0F_02) outside IA-32e mode, i.e. under
+    the 32-bit kernel, has the 32-bit one: 40-byte records, the absolute maximum one byte past
+    the last whole record. A record run on that part decodes its 40-byte records: the IPs are
+    the tagged loads, the count the records written."""
+    size, stride, p, slots = 1024, 16, 5, 8
+    loads = memwalk_loads(size, stride)
+    area = re.compile(r"^pebs: LP0 IA32_DS_AREA <- [0-9A-F]+H: (\d+) record slots of (\d+) bytes "
+                      r"from ([0-9A-F]+)H, interrupt threshold ([0-9A-F]+)H", re.M)
+    legacy = 40 if kernel_bits(FIRMWARE) == 32 else 144
+    try:
+        for sig, size_rec in (("0F_04 ht", 144), ("0F_02:9 ht", legacy)):
+            assert "error" not in nb.cmd("pmu backend model " + sig)
+            out = nb.cmd("pebs area %d %d" % (slots, p))
+            m = area.search(out)
+            assert m and (int(m.group(1)), int(m.group(2))) == (slots, size_rec), (sig, out)
+            base, thr = int(m.group(3), 16), int(m.group(4), 16)
+            assert thr - base == (slots - below(slots)) * size_rec, (sig, out)
+            show = nb.cmd("pebs show")
+            mx = re.search(r"maximum ([0-9A-F]+)H", show)
+            assert mx and int(mx.group(1), 16) - base == slots * size_rec + (size_rec == 40), show
+            assert "error" not in nb.cmd("pebs off")
+            out = record(nb, "--throttle 100 --pebs-buffer %d -e front_end_event:nbogus:pebs "
+                         "-e uop_type:tagloads -c %d memwalk %d %d" % (slots, p, size, stride))
+            m = PEBS.search(out)
+            assert m and int(m.group(1)) == len(loads) // p and int(m.group(4)) == 0, (sig, out)
+            assert script_ips(nb, "front_end_event:pebs") == \
+                [loads[k * p - 1] for k in range(1, len(loads) // p + 1)], sig
+    finally:
+        nb.cmd("pmu backend model 0F_04 ht")
 
 
 def test_pebs_refused_for_other_events(nb):
@@ -202,10 +322,10 @@ def test_lp1_pebs_written_from_lp0_is_oth_thr(nb):
     assert "counter 17 (MSR_IQ_COUNTER5)" in out
     m = PEBS.search(out)
     assert int(m.group(1)) == len(loads) // p
-    # TAGLOADS:TAGSTORES by default: the push of %rbp is a tagged store too
-    ins = function_insns("wl_memwalk")
-    push = [off for off, text in ins if text.startswith("push")]
-    tagged = push + loads
+    # TAGLOADS:TAGSTORES by default: the push of %rbp (and the 32-bit walk's
+    # pass count, read and written back) are tagged stores too
+    tagged = memwalk_tagged(size, stride)
+    assert len(tagged) > len(loads)
     want = [tagged[k * p - 1] for k in range(1, len(tagged) // p + 1)]
     got = []
     for block in nb.cmd("script", timeout=60).split("\n\n"):
@@ -269,9 +389,11 @@ def test_replay_metric_counts_with_its_tagging(nb):
 
 def test_instr_retired_tag_bits_follow_front_end_tagging(nb):
     """PMU reference 5.6: instr_retired NBOGUSTAG counts the instructions the front end tagged:
-    with uop_type TAGLOADS, memwalk's loads (movzbl per stride, pop, ret); the rest NBOGUSNTAG."""
+    with uop_type TAGLOADS, memwalk's instructions that load (x86-64: the movzbl per stride, pop,
+    ret; 32-bit: also the stride, size and pass-count reads); the rest NBOGUSNTAG."""
     size, stride = 1024, 16
-    n = len(memwalk_loads(size, stride))
+    trace = memwalk_trace(size, stride)
+    n = len([off for off, nl, _ in trace if nl])     # instructions with a load
     total = 6 + (3 + 5 * (size // stride))          # workloads.S: 6 + passes * (3 + 5M)
     got = {}
     for mask in ("nbogustag", "nbogusntag"):     # one CRU ESCR per LP: one setting per run
