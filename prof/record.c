@@ -249,19 +249,18 @@ static int record_ret_at(uint64_t ip)
  * The weight of the first of the k samples of one overflow: the events
  * since the counter was loaded, the PMI's own one included (the model
  * interrupts on the event after the overflow, so with -c P a sample
- * usually stands for P + 1). A poll's k samples share them: every one a
- * full period but the first, which takes the rest; the events past the
- * last whole period belong to the next one (record_poll_periods).
+ * usually stands for P + 1); an interrupt's one sample takes them all
+ * (record_overflow). A poll's k samples share them: every one a full
+ * period but the first, which takes the rest; the events past the last
+ * whole period belong to the next one (record_poll_periods).
  */
-static inline uint64_t record_first_weight(const struct record_state *r,
-					   const struct perf_overflow *ov, uint64_t k)
+static uint64_t record_poll_weight(const struct record_state *r, const struct perf_overflow *ov,
+				   uint64_t k)
 {
 	uint64_t p = r->period[ov->idx], w = ov->events;
 
-	if (k == 1 && !r->cfg.polled[ov->idx])		/* the interrupt's case: one period */
-		return w ? w : p;
 	w -= (k - 1) * p;
-	if (r->cfg.polled[ov->idx] && !(ov->raw & BIT(39)))
+	if (!(ov->raw & BIT(39)))
 		w -= (ov->raw & P4_COUNTER_MASK) % p;
 	return w == 0 || w > ov->events ? p : w;	/* never 0, whatever the counter did */
 }
@@ -279,6 +278,17 @@ static __attribute__((noinline)) void record_chain(struct sample *s, const struc
 					       s->cpl == 3 ? s : NULL);
 }
 
+/* A poll's k samples of one overflow: s as it is, then k - 1 of one period each. */
+static __attribute__((noinline)) void record_poll_appends(struct sample_store *st,
+							  struct sample *s, uint64_t period,
+							  uint64_t k)
+{
+	sample_store_append(st, s);
+	s->weight = period;
+	for (uint64_t j = 1; j < k; j++)
+		sample_store_append(st, s);
+}
+
 static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct record_state *r = ctx;
@@ -287,20 +297,23 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	struct sample_store *st = &r->store[me];
 	struct record_lp *l;
 	struct sample s;
-	uint64_t k = 1, t0, next, period;
+	uint64_t k = 1, next, period, w;
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || job == RECORD_NO_JOB)
 		return ov->reload;
 	l = &r->lp[job];
 	period = r->period[idx];
 	next = p4_counter_preset(l->jit.pct ? jitter_period(&l->jit, period, P4_PERIOD_MAX) : period);
-	if (r->cfg.polled[idx])
+	if (r->cfg.polled[idx]) {
 		k = record_poll_periods(r, ov, &next);
+		w = record_poll_weight(r, ov, k);
+	} else {
+		w = ov->events ? ov->events : period;	/* never 0 (record_poll_weight) */
+	}
 	if (!f || f == &record_no_frame || !st->buf) {	/* no context: counted, not dropped */
 		l->unattributed += k;
 		return next;
 	}
-	s.tsc = rdtsc();
 	s.ip = f->rip;
 	s.rflags = f->rflags;
 	if (l->job.step)
@@ -311,14 +324,14 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	s.nchain = 0;
 	if (r->cfg.callchain)
 		record_chain(&s, f);
-	s.weight = record_first_weight(r, ov, k);
-	t0 = rdtsc();
-	sample_store_append(st, &s);
-	for (uint64_t j = 1; j < k; j++) {	/* a poll's further periods */
-		s.weight = period;
+	s.weight = w;
+	/* One TSC read for the sample's time and the start of the append's. */
+	s.tsc = rdtsc();
+	if (k == 1)
 		sample_store_append(st, &s);
-	}
-	l->store_tsc += rdtsc() - t0;
+	else
+		record_poll_appends(st, &s, period, k);
+	l->store_tsc += rdtsc() - s.tsc;
 	l->store_n++;
 	record_throttle(r, l, s.tsc);
 	return next;

@@ -126,7 +126,9 @@ static bool store_make_room(struct sample_store *st, size_t len)
 	return true;
 }
 
-static void store_write(struct sample_store *st, const struct sample *s, unsigned nchain)
+/* Inline in both paths: the usual one stays a leaf. */
+static inline __attribute__((always_inline)) void
+store_write(struct sample_store *st, const struct sample *s, unsigned nchain)
 {
 	uint64_t *w = st->buf + st->head;
 	size_t len = SAMPLE_MIN_WORDS + nchain;
@@ -148,10 +150,32 @@ static void store_write(struct sample_store *st, const struct sample *s, unsigne
 	st->stored++;
 }
 
+/*
+ * The rare cases of an append, out of the usual case's straight line: stop
+ * mode stopped or full, padding to the end of the ring, evicting in wrap
+ * mode. Entered with busy set; leaves it clear.
+ */
+static __attribute__((noinline)) enum sample_status
+store_append_slow(struct sample_store *st, const struct sample *s, unsigned nchain)
+{
+	enum sample_status ret = SAMPLE_STORED;
+
+	if (st->stopped || !store_make_room(st, SAMPLE_MIN_WORDS + nchain)) {
+		st->stopped = true;
+		st->dropped++;
+		ret = SAMPLE_DROPPED;
+	} else {
+		store_write(st, s, nchain);
+	}
+	samples_barrier();
+	st->busy = 0;
+	return ret;
+}
+
 enum sample_status sample_store_append(struct sample_store *st, const struct sample *s)
 {
 	unsigned nchain = s->nchain > SAMPLE_MAX_CHAIN ? SAMPLE_MAX_CHAIN : s->nchain;
-	enum sample_status ret = SAMPLE_STORED;
+	size_t len = SAMPLE_MIN_WORDS + nchain;
 
 	/*
 	 * Only this LP appends here, so a plain flag detects re-entry: an NMI
@@ -164,16 +188,16 @@ enum sample_status sample_store_append(struct sample_store *st, const struct sam
 	}
 	st->busy = 1;
 	samples_barrier();
-	if (st->stopped || !store_make_room(st, SAMPLE_MIN_WORDS + nchain)) {
-		st->stopped = true;
-		st->dropped++;
-		ret = SAMPLE_DROPPED;
-	} else {
-		store_write(st, s, nchain);
-	}
+	/*
+	 * The usual case stays a leaf: len free words at head before the end
+	 * of the ring (store_make_room's first test, no padding, no eviction).
+	 */
+	if (st->stopped || st->cap - st->head < len || st->cap - st->used < len)
+		return store_append_slow(st, s, nchain);
+	store_write(st, s, nchain);
 	samples_barrier();
 	st->busy = 0;
-	return ret;
+	return SAMPLE_STORED;
 }
 
 void sample_iter_init(struct sample_iter *it, const struct sample_store *st)

@@ -271,6 +271,35 @@ static void nested_append_is_refused_and_counted(void **state)
 	assert_int_equal(sample_store_offered(&st), 2);
 }
 
+/*
+ * Every way out of an append leaves busy clear: the usual one, padding and
+ * eviction (wrap), a drop (stop); else the next sample would be counted nested.
+ */
+static void every_append_path_clears_busy(void **state)
+{
+	struct sample_store st;
+
+	assert_int_equal(sample_store_init(&st, mem, WORDS(SAMPLE_MAX_WORDS), SAMPLE_WRAP, 0), 0);
+	st.cap = 12;		/* 5-word records: the third pads words 10-11 and evicts */
+	for (uint64_t i = 0; i < 4; i++) {
+		struct sample in = mk(i, 0);
+
+		assert_int_equal(sample_store_append(&st, &in), SAMPLE_STORED);
+		assert_int_equal(st.busy, 0);
+	}
+	assert_int_equal(st.overwritten, 2);
+	assert_int_equal(sample_store_init(&st, mem, WORDS(SAMPLE_MAX_WORDS), SAMPLE_STOP_WHEN_FULL, 0), 0);
+	st.cap = 12;
+	for (uint64_t i = 0; i < 4; i++) {
+		struct sample in = mk(i, 0);
+
+		assert_int_equal(sample_store_append(&st, &in), i < 2 ? SAMPLE_STORED : SAMPLE_DROPPED);
+		assert_int_equal(st.busy, 0);
+	}
+	assert_int_equal(st.dropped, 2);
+	assert_int_equal(st.nested, 0);
+}
+
 static void reset_keeps_memory_and_mode(void **state)
 {
 	struct sample_store st;
@@ -555,6 +584,7 @@ int main(void)
 		cmocka_unit_test(stop_mode_stops_at_first_misfit),
 		cmocka_unit_test(wrap_mode_keeps_newest),
 		cmocka_unit_test(wrap_mode_pads_at_the_end),
+		cmocka_unit_test(every_append_path_clears_busy),
 		cmocka_unit_test(wrap_mode_mixed_sizes_keep_a_suffix),
 		cmocka_unit_test(nested_append_is_refused_and_counted),
 		cmocka_unit_test(reset_keeps_memory_and_mode),
