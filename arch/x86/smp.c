@@ -59,7 +59,7 @@ struct smp_tramp_params {
 };
 
 extern const char smp_tramp_start[] __attribute__((visibility("hidden")));
-extern const char smp_tramp_end[] __attribute__((visibility("hidden")));
+extern const uint32_t smp_tramp_size __attribute__((visibility("hidden")));
 extern const char smp_tramp_params[] __attribute__((visibility("hidden")));
 
 bool percpu_gs_ready;
@@ -461,7 +461,7 @@ static const char *smp_cannot_start(const struct bootinfo *bi)
 		return "no local APIC";
 	if (!bi->low_page || bi->low_page >= 0x100000 || (bi->low_page & 0xfff))
 		return "no page below 1 MiB for the start-up code";
-	if ((uint64_t)(smp_tramp_end - smp_tramp_start) > MEM_PAGE_SIZE)
+	if (smp_tramp_size > MEM_PAGE_SIZE)
 		return "start-up code larger than a page";
 	if (read_cr3() >> 32)
 		return "page tables above 4 GiB (the start-up code loads CR3 in 32-bit mode)";
@@ -527,8 +527,7 @@ unsigned smp_start(const struct bootinfo *bi)
 		return 1;
 	}
 	idt_set_handler(SMP_WAKE_VECTOR, smp_wake);
-	memcpy((void *)(uintptr_t)bi->low_page, smp_tramp_start,
-	       (size_t)(smp_tramp_end - smp_tramp_start));
+	memcpy((void *)(uintptr_t)bi->low_page, smp_tramp_start, smp_tramp_size);
 	for (unsigned i = 1; i < percpu_count(); i++) {
 		struct percpu *pc = percpu_get(i);
 		uint64_t t0 = rdtsc();

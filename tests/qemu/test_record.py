@@ -124,18 +124,6 @@ def record(nb, args):
     return out
 
 
-def test_first_record_after_boot_is_not_throttled(nb):
-    """docs/guide/sampling.md's example, as the first record after boot, with the
-    default throttle: the same samples as any later run (record.c: the first
-    window is a warm-up). calls D N retires 6 + N(8D + 2) + 4 instructions
-    (arch/x86/64/workloads.S), so calls 3 400: 10410, a sample every 98: 106."""
-    e = 6 + 400 * (8 * 3 + 2) + 4 + EXIT
-    for _ in range(2):
-        out = record(nb, "-g %s -c 97 calls 3 400" % U3)
-        assert (summary(out)["stored"], int(THROTTLED.search(out).group(1))) == \
-            (expected_samples(e, 97), 0), out
-
-
 def test_exact_count_and_ips_nmi(nb):
     n, p = 1000, 99
     e = loop_instructions(n) + EXIT

@@ -2,7 +2,7 @@
  * arch/x86/32/trampoline.S - the real-mode start of an application processor in the
  * ia32 kernel: the 32-bit twin of 64/trampoline.S, one step shorter.
  *
- * arch/x86/smp.c copies smp_tramp_start..smp_tramp_end to the low page and
+ * arch/x86/smp.c copies smp_tramp_size bytes from smp_tramp_start to the low page and
  * fills smp_tramp_params exactly as for 64/trampoline.S (same struct, 8-byte
  * fields; this code reads their low halves and ignores tp_efer). The LP
  * starts here in real mode with CS = low_page >> 4, IP = 0 (SDM Vol. 3A
@@ -102,8 +102,17 @@ tp_cr0:		.quad 0
 tp_stack:	.quad 0
 tp_entry:	.quad 0
 tp_arg:		.quad 0
-	.globl smp_tramp_end
-	.hidden smp_tramp_end
-smp_tramp_end:
+.Lsmp_tramp_end:
+
+/*
+ * The size smp.c copies, as a constant: an end label would be a symbol at the
+ * address of the next file's first function, and profilers that name an
+ * address by the symbols at it (elfutils, hence hotspot) would take it there.
+ */
+	.section .rodata
+	.balign 4
+	.globl smp_tramp_size
+	.hidden smp_tramp_size
+smp_tramp_size:	.long .Lsmp_tramp_end - smp_tramp_start
 
 	.section .note.GNU-stack, "", @progbits

@@ -1,7 +1,7 @@
 /*
  * trampoline.S - the real-mode start of an application processor.
  *
- * arch/x86/smp.c copies smp_tramp_start..smp_tramp_end to the 4 KiB page
+ * arch/x86/smp.c copies smp_tramp_size bytes from smp_tramp_start to the 4 KiB page
  * below 1 MiB that boot/ reserved (bootinfo.low_page, 9F000H under OVMF),
  * fills the parameter block at smp_tramp_params and sends INIT-SIPI-SIPI
  * with vector low_page >> 12. The LP then starts here in real mode with
@@ -123,8 +123,17 @@ tp_cr0:		.quad 0
 tp_stack:	.quad 0
 tp_entry:	.quad 0
 tp_arg:		.quad 0
-	.globl smp_tramp_end
-	.hidden smp_tramp_end
-smp_tramp_end:
+.Lsmp_tramp_end:
+
+/*
+ * The size smp.c copies, as a constant: an end label would be a symbol at the
+ * address of the next file's first function, and profilers that name an
+ * address by the symbols at it (elfutils, hence hotspot) would take it there.
+ */
+	.section .rodata
+	.balign 4
+	.globl smp_tramp_size
+	.hidden smp_tramp_size
+smp_tramp_size:	.long .Lsmp_tramp_end - smp_tramp_start
 
 	.section .note.GNU-stack, "", @progbits
