@@ -116,7 +116,9 @@ K_COMMON := -std=gnu11 -g -ffreestanding -fno-stack-protector -fno-stack-check \
 K_CFLAGS := $(K_COMMON) -mno-red-zone -DGNU_EFI_USE_MS_ABI
 EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # -O2 where the cost is measured (the PMU path, the model, stepping); -Os for
-# commands, parsers and text, so the image stays small (tests/tools/test_image.py).
+# commands, parsers and text, boot-time walks (memory map, ACPI, page tables),
+# the console and the uncore model, so the image stays small
+# (tests/tools/test_image.py).
 K_OPT    := -O2
 K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
@@ -130,7 +132,10 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o \
              selftest/counts.o selftest/overflow.o selftest/pebs.o selftest/judge.o \
              workload/snippet.o workload/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
              prof/backend/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
-             arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o
+             arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o \
+             arch/x86/memmap.o arch/x86/acpi_tables.o lib/parse.o lib/stats.o \
+             arch/x86/console.o pmu/model/p4_model_uncore.o pmu/p4_tagging.o pmu/p4_encode.o lib/crc32.o \
+             arch/x86/64/paging.o prof/jitter.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
 # The ia32 image holds the same 384 KiB budget with 4-byte pointers but
 # more code per operation (64-bit arithmetic in pairs): the overflow path,
@@ -140,7 +145,8 @@ $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := 
 K32_OS_OBJS := prof/record.o prof/perf.o prof/backend/model.o arch/x86/step.o \
                arch/x86/insn.o prof/backend/memfeed.o prof/backend/model_feed.o \
                pmu/model/p4_model.o pmu/model/p4_mem.o pmu/model/p4_model_msr.o \
-               pmu/p4_apply.o prof/samples.o prof/jitter.o lib/stats.o lib/parse.o
+               pmu/p4_apply.o prof/samples.o prof/jitter.o prof/backend/model_pmi.o \
+               prof/backend/hw.o
 $(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the

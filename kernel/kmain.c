@@ -252,6 +252,7 @@ void kmain(struct bootinfo *bi)
 	kmain_banner();
 	arch_selftest_interrupts();
 	smp_start(bi);
+	workload_init();
 	perf_init();
 	if (uart_fallback)
 		kprintf("console: no UART at %#x (nbprof.cfg serial.port); using COM1\n",

@@ -37,6 +37,8 @@ struct perf_backend_ops {
 	void (*end)(struct perf_inputs *in, uint8_t lp);
 	void (*step)(void *in, const struct step_info *s);	/* in: struct perf_inputs */
 	void (*synthetic)(void *in, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
+	/* What it fed of LP lp's kernel code in the last run's counting window; NULL: none. */
+	const struct perf_window *(*window_inputs)(unsigned lp);
 	/* A counting run starts / has stopped (interrupts of the old run are forgotten). */
 	void (*run_begin)(void);
 	void (*run_end)(void);
@@ -83,6 +85,8 @@ extern const struct perf_backend_ops perf_backend_model;
  */
 void perf_lock(void);
 void perf_unlock(void);
+/* Does the calling LP hold it (an NMI it sends itself then waits for the release)? */
+bool perf_lock_held(void);
 
 /* The PMU's name for the calling LP: its SMT ID, T0 = 0, T1 = 1 (PMU reference 8). */
 unsigned perf_this_lp(void);

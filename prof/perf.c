@@ -67,12 +67,25 @@ static struct {
 	bool have_lapic;		/* lapic_present(), asked once at perf_init */
 } lvt;
 
-/* The PMU lock: one LP at a time, retaken by its owner; NMIs that land meanwhile wait. */
+/*
+ * The PMU lock: one LP at a time, retaken by its owner; NMIs that land
+ * meanwhile wait. Each LP's acquisitions beyond its first (nested) are
+ * counted apart from the owner, so that code which interrupts the first
+ * acquisition or the release and takes the lock nested - the model's step
+ * handler, which steps the kernel's own code in the counting window
+ * (arch/x86/step.h) and feeds the model under the lock - leaves it as it
+ * found it: with one depth set after the acquisition, a #DB between the two
+ * made the nested release free the lock the interrupted code had just
+ * taken, and a PMI then reloaded a counter inside perf_count_stop between
+ * its two reads (a total 2^32 too large).
+ */
 static struct {
 	volatile uint32_t owner;	/* LP index + 1 holding it; 0 = free */
-	unsigned depth;
+	unsigned nested[PERCPU_MAX];
 	volatile bool nmi_deferred[PERCPU_MAX];
 } pmu_lock;
+
+#define PERF_PENDING_WAIT	100000u	/* pause loops a pending PMI may take to come in */
 
 static void perf_pmi_handler(struct trap_frame *f);
 
@@ -94,12 +107,23 @@ static inline void perf_lock_take(uint32_t me)
 {
 	uint32_t free_ = 0;
 
-	while (!__atomic_compare_exchange_n(&pmu_lock.owner, &free_, me, false, __ATOMIC_ACQUIRE,
-					    __ATOMIC_RELAXED)) {
-		free_ = 0;
-		cpu_pause();
+	if (!__atomic_compare_exchange_n(&pmu_lock.owner, &free_, me, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED)) {
+		/* a wait as long as the sibling takes: not stepped (arch/x86/step.h) */
+		uint64_t held = step_hold();
+
+		do {
+			free_ = 0;
+			cpu_pause();
+		} while (!__atomic_compare_exchange_n(&pmu_lock.owner, &free_, me, false,
+						      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		step_release(held);
 	}
-	pmu_lock.depth = 1;
+}
+
+bool perf_lock_held(void)
+{
+	return __atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
 }
 
 void perf_lock(void)
@@ -107,7 +131,7 @@ void perf_lock(void)
 	uint32_t me = percpu_this()->index + 1;
 
 	if (__atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == me) {
-		pmu_lock.depth++;
+		pmu_lock.nested[me - 1]++;
 		return;
 	}
 	perf_lock_take(me);
@@ -116,12 +140,17 @@ void perf_lock(void)
 /* Release one level of the PMU lock held by the LP with percpu index idx. */
 static inline void perf_unlock_as(unsigned idx)
 {
-	if (--pmu_lock.depth > 0)
+	if (pmu_lock.nested[idx] > 0) {
+		pmu_lock.nested[idx]--;
 		return;
+	}
 	__atomic_store_n(&pmu_lock.owner, 0, __ATOMIC_RELEASE);
 	if (pmu_lock.nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
+		uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
+
 		pmu_lock.nmi_deferred[idx] = false;
 		perf_pmi_handler(NULL);
+		step_release(held);
 	}
 }
 
@@ -197,6 +226,11 @@ struct msr_bus *perf_bus(void)
 bool perf_steps_workloads(void)
 {
 	return be && be->steps_workloads;
+}
+
+const struct perf_window *perf_window_inputs(unsigned lp)
+{
+	return be && be->window_inputs ? be->window_inputs(lp) : NULL;
 }
 
 const char *perf_msr_label(void)
@@ -325,7 +359,13 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	struct perf_overflow ov;
 	bool unflagged;
 
-	if (msr_bus_read(bus, cccr_msr, &cccr) || msr_bus_read(bus, msr, &running))
+	/*
+	 * The counter before its CCCR: the counter still runs (at CPL 0 it counts
+	 * this code), and an overflow between two reads in the other order left
+	 * OVF clear beside a wrapped value, which the bit-39 workaround below took
+	 * for an overflow without OVF. In this order that overflow shows as OVF.
+	 */
+	if (msr_bus_read(bus, msr, &running) || msr_bus_read(bus, cccr_msr, &cccr))
 		return;
 	running &= P4_COUNTER_MASK;
 	unflagged = !(cccr & CCCR_OVF) && (start & BIT(39)) && !(running & BIT(39));
@@ -538,6 +578,19 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 }
 
 /*
+ * A counter the stop's poll looks at: one whose overflow owes a PMI. A
+ * counter without one (a cascade starter, whose overflow only starts its
+ * partner) wraps at most once in a run, which the 40-bit difference of the
+ * totals keeps; stopping and reloading it there would lose the events of
+ * those instructions while its partner, still running, counts them. A PEBS
+ * counter's overflows are its records (perf_scan).
+ */
+static bool perf_polled_at_stop(const struct p4_plan *plan, unsigned i)
+{
+	return plan->req[i].role != P4_ROLE_PEBS && plan->req[i].pmi != P4_PMI_NONE;
+}
+
+/*
  * Under the PMU lock, so an overflow interrupt cannot run between the reads
  * and the stop (on this LP it waits for perf_unlock, and then finds no
  * count; the sibling's waits for the lock): the events since each counter's
@@ -559,7 +612,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	 */
 	if (s == run.count)
 		for (unsigned i = 0; i < s->plan.n; i++)
-			if (s->plan.req[i].role != P4_ROLE_PEBS)
+			if (perf_polled_at_stop(&s->plan, i))
 				perf_overflow_one(bus, s, i, NULL);
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))
@@ -578,6 +631,16 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	perf_unlock();
 	for (unsigned i = 0; totals && i < s->plan.n; i++)
 		totals[i] = s->base[i] + ((running[i] - s->start[i]) & P4_COUNTER_MASK);
+}
+
+void perf_take_pending(void)
+{
+	if (!lvt.have_lapic || (read_rflags() & RFLAGS_IF) || !lapic_irr_pending(LAPIC_PMI_VECTOR))
+		return;
+	cpu_sti();
+	for (unsigned i = 0; i < PERF_PENDING_WAIT && lapic_irr_pending(LAPIC_PMI_VECTOR); i++)
+		cpu_pause();
+	cpu_cli();
 }
 
 /* ---- workload hooks ------------------------------------------------------------------- */

@@ -85,6 +85,12 @@ void perf_model_set_pebs_unavailable(bool unavailable);
 struct msr_bus *perf_bus(void);
 /* The backend's events come from single-stepping workloads: run them stepped. */
 bool perf_steps_workloads(void);
+/*
+ * What the backend fed of LP lp's own kernel code in the last counting
+ * run's window (the model steps it, arch/x86/step.h), or NULL when it feeds
+ * none (the hardware backend; lp out of range).
+ */
+const struct perf_window *perf_window_inputs(unsigned lp);
 /* How `msr` labels PMU registers the backend serves instead of the machine, or NULL. */
 const char *perf_msr_label(void);
 /* One line of backend detail for `pmu` ("" when none). */
@@ -129,6 +135,15 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
  * then, last, read and stop the uncore counters into s->unc_total.
  */
 void perf_count_stop(struct perf_count *s, uint64_t *totals);
+/*
+ * Take a fixed-vector PMI an earlier run left pending in this LP's local
+ * APIC, before a run reads its interrupt counts: one sent while the LP ran
+ * with IF = 0 (the kernel's code after the workload, in the counting
+ * window) waits there (SDM Vol. 3A 6.8.1) after that run's stop has taken
+ * its overflow, and would otherwise be taken as the next run's PMI. No
+ * effect with IF = 1 (it was taken) or nothing pending.
+ */
+void perf_take_pending(void);
 
 /*
  * The overflow path runs one way: the interrupt (LVT PC vector or NMI) or a
@@ -214,6 +229,20 @@ struct perf_inputs {
 	bool synthetic_mixed;		/* more than one spec was seen */
 	uint64_t mem_unknown;		/* stepped instructions whose memory operands were not decoded */
 	uint64_t mem_fed[(P4_NEVENT + 63) / 64];	/* events the memory model fed (bit per event) */
+};
+
+/*
+ * What the model stepped of one LP's kernel code in a counting window
+ * (arch/x86/step.h): all of it (in), and of it the instructions fed while
+ * one of the model's counters was running, by the CPL they retired at
+ * (0; 3: the ring-3 exit trampoline's int 0x80). A counter programmed
+ * alone counts, of these, exactly what its ESCR's OS/USR (T0/T1) bits
+ * select: tests subtract that share to check a workload's own count.
+ */
+struct perf_window {
+	struct perf_inputs in;
+	uint64_t running_cpl0;
+	uint64_t running_cpl3;
 };
 
 /*

@@ -378,7 +378,7 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 	const struct record_lp *l = record_lp_of(r, lp, &at);
 	int idx = record_pebs_idx(r, lp);
 	struct sample_store *st;
-	struct sample s;
+	struct sample s = { 0 };	/* weight 0: the event's period (sample_weight) */
 
 	if (!l || idx < 0)
 		return;
@@ -827,7 +827,7 @@ static int record_jobs(struct record_state *r)
 int record_run(const struct record_cfg *cfg, struct record_result *res, char *err, size_t n)
 {
 	struct record_state *r = &rs;
-	struct perf_pmi_stats before = perf_info()->pmi;
+	struct perf_pmi_stats before = (perf_take_pending(), perf_info()->pmi);
 	enum perf_pmi_mode mode = perf_info()->pmi_mode;
 	bool polling = record_polling(cfg), irq = cfg->pmi == PERF_PMI_FIXED || polling;
 	uint64_t flags = read_rflags(), t0;

@@ -18,9 +18,9 @@
 
 #define ST_N1		50		/* loop sizes of the exact differences */
 #define ST_N2		150
-#define ST_PMI_N	1015		/* 3051 instructions: 30 PMIs at period 100 */
+#define ST_PMI_N	1015		/* 3051 + 1 (the exit) at ring 3: 30 PMIs at period 100 */
 #define ST_PMI_PERIOD	100
-#define ST_CASCADE_N	200		/* 606 instructions, 200 conditional branches */
+#define ST_CASCADE_N	200		/* 606 instructions (+ the exit at ring 3), 200 conditional branches */
 #define ST_READ_SLACK	2048		/* cycles between reading two counters */
 #define ST_START_LAG	64		/* cycles a cascade may take to start its counter */
 #define ST_NO_FROM	(-1)

@@ -177,12 +177,13 @@ static void st_pmi_mask(struct st *t, const char *mode)
 
 static void st_pmi_judge(struct st *t, enum perf_pmi_mode mode, const struct st_meas *m)
 {
-	const uint64_t instr = WL_LOOP_K * ST_PMI_N + WL_LOOP_C;
+	/* counted at ring 3 (:u): the loop and the exit trampoline's int 0x80 */
+	const uint64_t instr = WL_LOOP_K * ST_PMI_N + WL_LOOP_C + WL_USER_EXIT_INSTR;
 	const uint64_t want = (instr - 1) / ST_PMI_PERIOD;
 	const char *name = mode == PERF_PMI_NMI ? "NMI" : "vector F8H";
 	char note[112];
 
-	ksnprintf(note, sizeof(note), "ring-3 loop %u, period %u; %llu by vector, %llu by NMI",
+	ksnprintf(note, sizeof(note), "ring-3 loop %u + exit, period %u; %llu by vector, %llu by NMI",
 		  ST_PMI_N, ST_PMI_PERIOD, (unsigned long long)m->by_vector,
 		  (unsigned long long)m->by_nmi);
 	st_pmi_result(t, name, "PMIs", mode == PERF_PMI_NMI ? m->by_nmi : m->by_vector, want, note);
@@ -227,7 +228,14 @@ int st_pmis(struct st *t)
 
 /* ---- cascading: bit 30 pairs, CASCNTxINTOy, the cascade-PMI erratum ----------- */
 
-/* What a block's counters count in the cascade checks, and the starter's period. */
+/*
+ * What a block's counters count in the cascade checks, and the starter's
+ * period. Every event is qualified USR (:u) and the loop runs at ring 3:
+ * the kernel stops a pair with two CCCR writes (p4_stop, partner first), and
+ * kernel code between them would count for the starter alone, on hardware
+ * as in the model, which steps that code. At ring 3 the pair sees the same
+ * events from the start on, so the partner's count is exact.
+ */
 struct st_block_event {
 	enum p4_escr escr0, escr1;	/* for counters of the ESCR0 / ESCR1 side */
 	const char *spec;
@@ -236,11 +244,11 @@ struct st_block_event {
 };
 
 static const struct st_block_event st_block_events[P4_NGROUPS] = {
-	[P4_GROUP_BPU] = { P4_FSB_ESCR0, P4_FSB_ESCR1, "global_power_events:RUNNING", 256, false },
-	[P4_GROUP_MS] = { P4_TBPU_ESCR0, P4_TBPU_ESCR1, "retired_branch_type:CONDITIONAL", 40,
+	[P4_GROUP_BPU] = { P4_FSB_ESCR0, P4_FSB_ESCR1, "global_power_events:RUNNING:u", 256, false },
+	[P4_GROUP_MS] = { P4_TBPU_ESCR0, P4_TBPU_ESCR1, "retired_branch_type:CONDITIONAL:u", 40,
 			  true },
-	[P4_GROUP_FLAME] = { P4_FIRM_ESCR0, P4_FIRM_ESCR1, "x87_FP_uop:cmp=15:compl", 256, false },
-	[P4_GROUP_IQ] = { P4_CRU_ESCR0, P4_CRU_ESCR1, "instr_retired", 100, true },
+	[P4_GROUP_FLAME] = { P4_FIRM_ESCR0, P4_FIRM_ESCR1, "x87_FP_uop:cmp=15:compl:u", 256, false },
+	[P4_GROUP_IQ] = { P4_CRU_ESCR0, P4_CRU_ESCR1, "instr_retired:u", 100, true },
 };
 
 /* Counters of an ESCR1 side: 2,3 / 6,7 / 10,11 / 14,15,17 (PMU reference 3.1). */
@@ -257,7 +265,7 @@ static struct st_ctr st_block_ctr(enum p4_counter c, uint64_t period, int from)
 
 	if (q.escr == P4_FSB_ESCR1 && !perf_info()->caps.fsb_escr1_ok) {
 		q.escr = P4_BPU_ESCR1;	/* PMU reference 1.2 note 2, as in st_counter_ctr */
-		q.spec = "BPU_fetch_request:cmp=15:compl";
+		q.spec = "BPU_fetch_request:cmp=15:compl:u";
 	}
 	return q;
 }
@@ -302,7 +310,7 @@ static int st_cascade_run(struct st *t, const enum p4_counter *pairs, unsigned n
 		q[2 * k] = st_block_ctr(pairs[2 * k], b->period, ST_NO_FROM);
 		q[2 * k + 1] = st_block_ctr(pairs[2 * k + 1], 0, (int)(2 * k));
 	}
-	if (st_plan(t, q, 2 * npairs) || st_measure(t, ST_CASCADE_N, 0, 0, 0, false, &m))
+	if (st_plan(t, q, 2 * npairs) || st_measure(t, ST_CASCADE_N, 3, 0, 0, false, &m))
 		return -1;
 	for (unsigned k = 0; k < npairs; k++)
 		st_judge_cascade(t, 2 * k, 2 * k + 1, &m);

@@ -35,7 +35,10 @@
  * - Cascades: a counter with bit 30 (or CASCNTxINTOy, bit 11, Table 18-65)
  *   and Enable clear starts counting at the next event after its starter
  *   overflows (SDM 18.15.5.6, Example 18-1), so counting the same event it
- *   ends with the starter's count minus the starter's period (cycles: up to
+ *   ends with the starter's count minus the starter's period. Both count at
+ *   ring 3 only (:u), the loop's events: the kernel starts and stops them
+ *   with separate CCCR writes, and its code between those would count for
+ *   one of the two alone (cycles: up to
  *   ST_READ_SLACK more, as it is read after its starter, and ST_START_LAG
  *   less; both allowances are this file's, not the manual's).
  * - The cascade-PMI erratum (SDM 18.15.5.7, PMU reference 2.3): no PMI from a
@@ -301,9 +304,13 @@ int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 	static struct perf_count sess;
 	static struct workload_args a;
 	const struct perf_pmi_stats *p = &perf_info()->pmi;
-	struct perf_pmi_stats before = *p;
+	struct perf_pmi_stats before;
 	uint64_t t0, flags;
 	int r;
+
+	if (t->irq)
+		perf_take_pending();	/* not one of this run's PMIs */
+	before = *p;
 
 	if (st_interrupted(t))
 		return ksnprintf(t->err, t->errlen, "interrupted"), -1;

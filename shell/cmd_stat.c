@@ -127,7 +127,7 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	static struct perf_count sess;
 	static struct workload_job jobs[2];
 	struct workload_hooks h[2];
-	uint64_t before = perf_info()->pmi.interrupts, flags = read_rflags();
+	uint64_t before = (perf_take_pending(), perf_info()->pmi.interrupts), flags = read_rflags();
 	bool irq = perf_info()->pmi_mode == PERF_PMI_FIXED && !(flags & RFLAGS_IF);
 	int r;
 
@@ -309,6 +309,38 @@ static void stat_ipc(struct shell *sh)
 		     st.o.repeats > 1 ? ", medians" : "");
 }
 
+/*
+ * The kernel's own code the model stepped in the last run's counting
+ * window (arch/x86/step.h): a P4 counts it at CPL 0 as it counts the
+ * workload, and the model, which has no other way to see it, steps it.
+ * Only the model feeds it (perf_window_inputs is NULL otherwise); per LP,
+ * the share fed while a counter ran, by CPL (struct perf_window).
+ */
+static void stat_window(struct shell *sh)
+{
+	const struct perf_window *w[2] = { perf_window_inputs(0), perf_window_inputs(1) };
+	struct perf_inputs sum = { 0 };
+
+	if (!w[0])
+		return;
+	for (unsigned lp = 0; lp < 2; lp++) {
+		sum.steps += w[lp] ? w[lp]->in.steps : 0;
+		sum.branches += w[lp] ? w[lp]->in.branches : 0;
+		sum.cycles += w[lp] ? w[lp]->in.cycles : 0;
+	}
+	shell_printf(sh, "model: kernel code in the counting window: %llu stepped instructions, "
+		     "%llu branches, %llu cycles (the model steps it as a P4 counts it); while a "
+		     "counter ran: LP0 %llu at CPL 0, %llu at CPL 3",
+		     (unsigned long long)sum.steps, (unsigned long long)sum.branches,
+		     (unsigned long long)sum.cycles, (unsigned long long)w[0]->running_cpl0,
+		     (unsigned long long)w[0]->running_cpl3);
+	if (w[1] && w[1]->in.steps)
+		shell_printf(sh, "; LP1 %llu at CPL 0, %llu at CPL 3",
+			     (unsigned long long)w[1]->running_cpl0,
+			     (unsigned long long)w[1]->running_cpl3);
+	shell_puts(sh, "\n");
+}
+
 static void stat_inputs(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
@@ -323,10 +355,11 @@ static void stat_inputs(struct shell *sh)
 		return;
 	}
 	shell_printf(sh, "; inputs (last run): real: %llu stepped instructions, %llu branches, %llu "
-		     "%s; synthetic: ", (unsigned long long)st.in.steps,
+		     "%s; ", (unsigned long long)st.in.steps,
 		     (unsigned long long)st.in.branches, (unsigned long long)st.in.cycles,
 		     perf_event_source(P4_EV_GLOBAL_POWER_EVENTS, &st.in) == PERF_SOURCE_COST ?
 		     "clockticks from the cost model (a model, not measured)" : "TSC cycles");
+	shell_puts(sh, "synthetic: ");
 	if (st.in_lp[1].steps || st.in_lp[1].synthetic)
 		shell_printf(sh, "(LP0 %llu steps %llu synthetic, LP1 %llu steps %llu synthetic) ",
 			     (unsigned long long)st.in_lp[0].steps,
@@ -345,6 +378,7 @@ static void stat_inputs(struct shell *sh)
 		shell_printf(sh, "memory model: %llu stepped instruction(s) with operands the decoder does "
 			     "not know: only their fetch was modelled\n",
 			     (unsigned long long)st.in.mem_unknown);
+	stat_window(sh);
 	shell_printf(sh, "wall: %llu TSC cycles (last run, stepping and the model included)\n",
 		     (unsigned long long)st.wall_tsc);
 }

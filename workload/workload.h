@@ -127,6 +127,13 @@ int workload_synopsis(const struct workload *w, char *buf, size_t n);
 #define WL_LOOP_K	3
 #define WL_LOOP_C	6
 
+/*
+ * A ring-3 run returns through the exit trampoline (arch/x86/user.c,
+ * wl_user_exit): its `int 0x80` is fetched and retired at CPL 3, so it is
+ * one more instruction under :u (USR) after the workload's own.
+ */
+#define WL_USER_EXIT_INSTR	1
+
 /* --- running (kernel side, workload/workloads.c) -------------------------------- */
 
 enum workload_status {
@@ -155,6 +162,9 @@ struct workload_result {
  * the calling LP. Returns res->status. h may be NULL. One run at a time per
  * LP: the step engine and the ring-3 exit state are per LP.
  */
+/* At boot, after the LPs are known: what runs would otherwise allocate (workloads.c). */
+void workload_init(void);
+
 int workload_run(const struct workload_args *a, int ring, bool step,
 		 const struct workload_hooks *h, struct workload_result *res);
 

@@ -58,6 +58,7 @@
 #define US_PER_S		UINT64_C(1000000)
 #define PAIR_POLL_US		20000	/* LP0 polls Ctrl-C this often while the sibling runs */
 #define PROGRAM_TICK_US		10000	/* an unstepped program's watchdog tick */
+#define WL_PROBE_PAGES		512	/* 2 MiB opened to ring 3 once at boot (workload_init) */
 #define WORKLOAD_TICK_US	100000	/* an unstepped built-in workload's watchdog tick */
 
 /* Workload bodies (arch/x86/64/workloads.S). */
@@ -466,6 +467,41 @@ static void workload_execute(struct wl_run *r)
 	}
 	if (r->h && r->h->end)
 		r->h->end(r->h->ctx, res->lp);
+}
+
+/*
+ * Every LP's user stack, allocated at boot rather than by the first ring-3
+ * run: an allocation zeroes its pages, and one inside a counting window
+ * would make the first run of a command count more than the next ones.
+ */
+void workload_init(void)
+{
+	uint64_t probe;
+
+	for (unsigned i = 0; i < percpu_count() && i < PERCPU_MAX; i++)
+		if (!user_stack[i])
+			user_stack[i] = mem_alloc_pages(USER_STACK_PAGES);
+	/*
+	 * The same for the page tables: opening a page to ring 3 splits the
+	 * large page around it once (arch/x86/64/paging.c, arch/x86/32/paging.c). Open the workload text,
+	 * each user stack and the first free 2 MiB (where a workload's buffer
+	 * comes from) once now.
+	 */
+	user_init();		/* the ring-3 gates, installed on the first run otherwise */
+	probe = mem_alloc_pages(WL_PROBE_PAGES);
+	for (unsigned i = 0; i < percpu_count() && i < PERCPU_MAX; i++) {
+		struct user_run u = {
+			.fn = (uintptr_t)wl_empty, .stack_base = user_stack[i],
+			.stack_size = USER_STACK_PAGES * MEM_PAGE_SIZE,
+			.extra_base = probe, .extra_len = probe ? WL_PROBE_PAGES * MEM_PAGE_SIZE : 0,
+		};
+		struct wl_call c;
+
+		if (user_stack[i] && user_prepare(&u, &c) == 0)
+			user_cleanup(&u);
+	}
+	if (probe)
+		mem_free_pages(probe, WL_PROBE_PAGES);
 }
 
 int workload_run(const struct workload_args *a, int ring, bool step,

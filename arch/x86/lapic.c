@@ -31,6 +31,11 @@ void lapic_write(enum lapic_reg reg, uint32_t v)
 	apic[reg / 4] = v;
 }
 
+bool lapic_irr_pending(uint8_t vector)
+{
+	return (lapic_read((enum lapic_reg)(LAPIC_IRR0 + 0x10 * (vector / 32))) >> (vector % 32)) & 1u;
+}
+
 bool lapic_present(void)
 {
 	return apic != 0;

@@ -23,6 +23,7 @@ enum lapic_reg {
 	LAPIC_TPR = 0x080,
 	LAPIC_EOI = 0x0b0,
 	LAPIC_SVR = 0x0f0,
+	LAPIC_IRR0 = 0x200,	/* IRR: 8 registers of 32 vectors, 10H apart (SDM Vol. 3A 10.8.4) */
 	LAPIC_ESR = 0x280,
 	LAPIC_LVT_CMCI = 0x2f0,
 	LAPIC_ICR_LO = 0x300,
@@ -65,6 +66,8 @@ uint64_t lapic_base(void);
 uint32_t lapic_read(enum lapic_reg reg);
 void lapic_write(enum lapic_reg reg, uint32_t v);
 uint32_t lapic_id(void);
+/* Is a fixed interrupt with this vector pending (requested, not yet taken) here? */
+bool lapic_irr_pending(uint8_t vector);
 unsigned lapic_max_lvt(void);
 void lapic_eoi(void);
 

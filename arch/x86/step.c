@@ -98,6 +98,7 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/progress.h"
 #include "arch/x86/step.h"
+#include "lib/string.h"
 
 #define STEP_STR2(x)		#x
 #define STEP_STR(x)		STEP_STR2(x)
@@ -138,6 +139,13 @@ struct step_state {
 	uint64_t polls;
 	uint64_t emitted;		/* instructions reported this run (progress.h) */
 	struct trap_frame *frame;	/* the workload's #DB frame while step_db runs */
+	uint8_t last_cpl;		/* the CPL the instruction at last_rip ran at */
+
+	/* the counting window (step_window_begin): kernel code is stepped too */
+	bool win;
+	uint8_t win_lp;
+	const struct workload_hooks *win_h;	/* where kernel instructions are reported */
+	struct step_counts win_counts;
 
 	/* calibration */
 	bool calibrating;
@@ -152,6 +160,10 @@ static struct step_state *step_this(void)
 {
 	return &lp_state[percpu_this()->index];
 }
+
+/* The kernel's text (linker.ld, linker32.ld, linker-multiboot.ld). */
+extern char _text[] __attribute__((visibility("hidden")));
+extern char _etext[] __attribute__((visibility("hidden")));
 
 /* ---- debug registers (the ring-3 arming breakpoint) --------------------------- */
 
@@ -227,18 +239,37 @@ static void step_regs(const struct step_state *s, const struct trap_frame *f, st
 }
 
 /* The operands of the instruction at rip, decoded with frame f's registers (or without: NULL). */
-static void step_decode(struct step_state *s, uint64_t rip, const struct trap_frame *f)
+static void step_decode(struct step_state *s, uint64_t rip, uint64_t end, const struct trap_frame *f)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)rip;
 	struct insn_regs regs;
 
 	if (f && f->rip == rip) {
 		step_regs(s, f, &regs);
-		insn_mem_decode(p, s->run.text_end - rip, MODE_IS_64, &regs, &s->mem);
+		insn_mem_decode(p, end - rip, MODE_IS_64, &regs, &s->mem);
 	} else {
 		s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
-		s->mem.len = (uint8_t)insn_length(p, s->run.text_end - rip, MODE_IS_64);
+		s->mem.len = (uint8_t)insn_length(p, end - rip, MODE_IS_64);
 	}
+}
+
+/*
+ * The code rip belongs to, whose bytes may be decoded: the stepped
+ * workload's (up to *end), or in the counting window the kernel's text.
+ */
+static bool step_text(const struct step_state *s, uint64_t rip, uint64_t *end)
+{
+	uint64_t k0 = (uintptr_t)_text, k1 = (uintptr_t)_etext;
+
+	if (s->active && rip >= s->run.text_start && rip < s->run.text_end) {
+		*end = s->run.text_end;
+		return true;
+	}
+	if (s->win && rip >= k0 && rip < k1) {
+		*end = k1;
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -248,7 +279,8 @@ static void step_decode(struct step_state *s, uint64_t rip, const struct trap_fr
 static void step_classify(struct step_state *s, uint64_t rip, const struct trap_frame *f)
 {
 	struct step_dcache *d = &s->dcache[(rip ^ (rip >> 6)) % STEP_DCACHE];
-	bool inside = rip >= s->run.text_start && rip < s->run.text_end;
+	uint64_t end = 0;
+	bool inside = step_text(s, rip, &end);
 
 	s->rep_iters = 1;
 	s->rep_count = f ? f->rcx : 0;
@@ -257,15 +289,15 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 		if (d->regs_free)
 			s->mem = d->mem;
 		else
-			step_decode(s, rip, f);
+			step_decode(s, rip, end, f);
 		return;
 	}
 	s->cls = (struct insn_class){ .branch = INSN_NOT_BRANCH };
 	s->mem = (struct insn_mem){ .status = INSN_MEM_UNKNOWN };
 	if (!inside)
 		return;
-	insn_classify((const uint8_t *)(uintptr_t)rip, s->run.text_end - rip, MODE_IS_64, &s->cls);
-	step_decode(s, rip, f);
+	insn_classify((const uint8_t *)(uintptr_t)rip, end - rip, MODE_IS_64, &s->cls);
+	step_decode(s, rip, end, f);
 	if (!f || f->rip != rip)
 		return;			/* decoded without registers: not worth keeping */
 	*d = (struct step_dcache){ .rip = rip, .valid = true, .cls = s->cls, .mem = s->mem };
@@ -324,17 +356,20 @@ static void step_count(struct step_counts *res, const struct step_info *si)
 	}
 }
 
-/* The instruction at last_rip retired; execution continues at f's RIP (f: that trap's frame). */
-static void step_emit(struct step_state *s, const struct trap_frame *f)
+/*
+ * The instruction at last_rip retired; execution continues at f's RIP (f:
+ * that trap's frame). It is reported to h, counted in counts, as LP lp's.
+ */
+static void step_emit_to(struct step_state *s, const struct trap_frame *f,
+			 const struct workload_hooks *h, struct step_counts *counts, uint8_t lp)
 {
 	uint64_t next = f->rip;
 	struct step_info si;	/* every field set, mem[] up to nmem: no clearing per step */
-	const struct workload_hooks *h = s->run.h;
 
 	si.rip = s->last_rip;
 	si.next_rip = next;
-	si.cpl = (uint8_t)(f->cs & 3);
-	si.lp = s->run.lp;
+	si.cpl = s->last_cpl;
+	si.lp = lp;
 	si.branch = s->cls.branch;
 	si.cycles = s->cycles;
 	si.taken = si.branch != INSN_NOT_BRANCH && next != s->last_rip + s->cls.len;
@@ -342,28 +377,133 @@ static void step_emit(struct step_state *s, const struct trap_frame *f)
 	si.mem_stride = 0;
 	step_fill_mem(s, &si, f);
 	s->cycles = 0;
-	step_count(s->run.counts, &si);
+	step_count(counts, &si);
 	if (h && h->step)
 		h->step(h->ctx, &si);
 	progress_tick(++s->emitted);
 	s->last_rip = next;
+	s->last_cpl = (uint8_t)(f->cs & 3);
 	step_classify(s, next, f);
+}
+
+/* A workload instruction. */
+static void step_emit(struct step_state *s, const struct trap_frame *f)
+{
+	step_emit_to(s, f, s->run.h, s->run.counts, s->run.lp);
+}
+
+/*
+ * A kernel REP STOS in the counting window (memset: 12 million iterations
+ * for a 48 MiB buffer) is not stepped one iteration at a time: the handler
+ * does its stores itself, as the instruction would with the registers of
+ * the trap in front of it (DF = 0: ascending; EAX's low bytes, replicated
+ * as STOS stores them), moves RDI, RCX and RIP past it, and reports it as
+ * the one instruction it is, with all its iterations and their stores fed
+ * to the memory model as for a stepped one. A PMI its events raise lands
+ * after the instruction rather than between two iterations; the count is
+ * the same. True when it did.
+ */
+static bool step_is_stos(uint64_t rip, uint8_t len)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)rip;
+	unsigned i = 0;
+
+	/* prefixes: REP (F3H), operand size (66H), REX (40H-4FH, 64-bit code only) */
+	while (i + 1 < len && (p[i] == 0xf3 || p[i] == 0x66 || (MODE_IS_64 && (p[i] & 0xf0) == 0x40)))
+		i++;
+	return i + 1 == len && (p[i] == 0xaa || p[i] == 0xab);	/* STOSB, STOSW/D/Q */
+}
+
+static bool step_rep_stos(struct step_state *s, struct trap_frame *f)
+{
+	const struct insn_mem_op *op = &s->mem.op[0];
+	uint64_t n = f->rcx, bytes, v = f->rax, t0 = rdtsc();
+	uint64_t end = 0;
+
+	if (!s->cls.rep_string || f->rip != s->last_rip || s->mem.status != INSN_MEM_OK ||
+	    s->mem.nops != 1 || op->access != INSN_STORE || (f->rflags & RFLAGS_DF) ||
+	    n == 0 || n > UINT32_MAX || s->rep_count != n || !step_text(s, f->rip, &end) ||
+	    !step_is_stos(f->rip, s->mem.len) ||
+	    end != (uintptr_t)_etext ||
+	    (s->active && f->rip >= s->run.text_start && f->rip < s->run.text_end))
+		return false;
+	bytes = n * op->size;
+	switch (op->size) {
+	case 1:
+		memset((void *)(uintptr_t)op->addr, (int)(v & 0xff), (size_t)bytes);
+		break;
+	case 2:
+		for (uint64_t i = 0; i < n; i++)
+			((volatile uint16_t *)(uintptr_t)op->addr)[i] = (uint16_t)v;
+		break;
+	case 4:
+		for (uint64_t i = 0; i < n; i++)
+			((volatile uint32_t *)(uintptr_t)op->addr)[i] = (uint32_t)v;
+		break;
+	case 8:
+		for (uint64_t i = 0; i < n; i++)
+			((volatile uint64_t *)(uintptr_t)op->addr)[i] = v;
+		break;
+	default:
+		return false;
+	}
+	s->rep_iters = (uint32_t)n;	/* step_rep_iters: RCX 0 after all of them */
+	s->cycles += rdtsc() - t0;	/* its time, as stepping would have measured it */
+	f->rdi += bytes;
+	f->rcx = 0;
+	f->rip += s->mem.len;
+	return true;
+}
+
+/* Kernel code in the counting window (step_window_begin), one instruction or REP iteration. */
+static void step_kernel(struct step_state *s, struct trap_frame *f, uint64_t cycles)
+{
+	s->cycles += cycles;
+	if (f->rip == s->last_rip && s->cls.rep_string) {
+		s->rep_iters++;
+		return;
+	}
+	step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
+	if (step_rep_stos(s, f))	/* done here: reported as it retired */
+		step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
+}
+
+/*
+ * Is the instruction at last_rip the stepped workload's? Before its entry
+ * it is the runner's; inside the run, kernel code is stepped only in the
+ * counting window (a gate's handler that resumed stepping) and lies
+ * outside the workload's text at CPL 0.
+ */
+static bool step_in_workload(const struct step_state *s)
+{
+	if (!s->started)
+		return !s->win;
+	return !s->win || s->last_cpl == 3 ||
+	       (s->last_rip >= s->run.text_start && s->last_rip < s->run.text_end);
+}
+
+/* The first trap of a run; true when it is the arming trap in front of the entry. */
+static bool step_arm(struct step_state *s, struct trap_frame *f)
+{
+	uint64_t rip = f->rip;
+
+	s->started = true;
+	s->last_rip = s->run.entry;
+	s->last_cpl = (uint8_t)(f->cs & 3);
+	step_classify(s, s->run.entry, rip == s->run.entry ? f : NULL);
+	step_bp_clear(s);
+	if (rip != s->run.entry)
+		return false;
+	f->rflags |= RFLAGS_RF;	/* a breakpoint fault resumes past its breakpoint */
+	return true;		/* nothing of the workload retired, the runner's time dropped */
 }
 
 static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cycles)
 {
 	uint64_t rip = f->rip;
 
-	if (!s->started) {
-		s->started = true;
-		s->last_rip = s->run.entry;
-		step_classify(s, s->run.entry, rip == s->run.entry ? f : NULL);
-		step_bp_clear(s);
-		if (rip == s->run.entry) {
-			f->rflags |= RFLAGS_RF;	/* a breakpoint fault resumes past its breakpoint */
-			return;		/* the arming trap: nothing retired, the runner's time dropped */
-		}
-	}
+	if (!s->started && step_arm(s, f))
+		return;
 	s->cycles += cycles;
 	if (rip == s->last_rip && s->cls.rep_string) {
 		s->rep_iters++;
@@ -371,24 +511,39 @@ static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cy
 	}
 	step_emit(s, f);
 	if (rip == s->run.stop_rip) {
-		f->rflags &= ~RFLAGS_TF;
+		if (!s->win)		/* in the counting window the runner is stepped on */
+			f->rflags &= ~RFLAGS_TF;
 		s->done = true;
 		return;
 	}
 	if (++s->polls >= STEP_POLL_INTERVAL) {
 		s->polls = 0;
 		if (s->run.interrupted && s->run.interrupted()) {
-			f->rflags &= ~RFLAGS_TF;
+			if (!s->win)
+				f->rflags &= ~RFLAGS_TF;
 			s->done = s->aborted = true;
 			s->run.abort(f);
+			s->last_rip = f->rip;	/* where the runner resumes */
+			step_classify(s, f->rip, NULL);
 		}
 	}
+}
+
+/* In the counting window, outside a stepped workload or in front of its entry. */
+static void step_window(struct step_state *s, struct trap_frame *f, uint64_t cycles)
+{
+	bool arming = s->active && !s->done && !s->started && f->rip == s->run.entry;
+
+	step_kernel(s, f, cycles);	/* the runner's call or IRET, when arming */
+	if (arming)
+		step_arm(s, f);
 }
 
 static void step_db(struct trap_frame *f)
 {
 	uint64_t entry = f->error;	/* entry.S: the TSC at #DB entry */
 	struct step_state *st = step_this();
+	bool run;
 
 	if (st->calibrating) {
 		if (st->cal_n < STEP_CAL_TRAPS)
@@ -396,13 +551,17 @@ static void step_db(struct trap_frame *f)
 		step_stamp_exit(st, f);
 		return;
 	}
-	if (!st->active || st->done) {
+	run = st->active && !st->done;
+	if (!run && !st->win) {
 		f->rflags &= ~RFLAGS_TF;	/* a stray trap: stop it from repeating */
 		step_bp_clear(st);
 		return;
 	}
 	st->frame = f;
-	step_advance(st, f, step_take(st, entry));
+	if (run && step_in_workload(st))
+		step_advance(st, f, step_take(st, entry));
+	else
+		step_window(st, f, step_take(st, entry));
 	st->frame = NULL;
 	step_stamp_exit(st, f);
 }
@@ -513,6 +672,105 @@ const struct step_calibration *step_calibrate(void)
 	return &st->cal;
 }
 
+/* ---- the counting window ---------------------------------------------------------- */
+
+/*
+ * Set TF in the caller's RFLAGS: the instruction after the POPF is the first
+ * one stepped (a POPF that sets TF traps only after the next instruction),
+ * and step_tf_resume marks it, so the engine knows which instruction the
+ * next trap reports. Not inlined: the label must exist once.
+ */
+extern char step_tf_resume[] __attribute__((visibility("hidden")));
+
+static __attribute__((noinline)) void step_tf_set(void)
+{
+	__asm__ volatile("pushf\n\t"
+			 "or" MODE_OP_SUFFIX " $0x100, (" MODE_STACK_REG ")\n\t"	/* RFLAGS_TF */
+			 "popf\n\t"
+			 ".globl step_tf_resume\n\t"
+			 ".hidden step_tf_resume\n"
+			 "step_tf_resume:"
+			 : : : "memory", "cc");
+}
+
+static void step_tf_on(struct step_state *st)
+{
+	st->last_rip = (uintptr_t)step_tf_resume;
+	st->last_cpl = 0;
+	step_classify(st, st->last_rip, NULL);
+	st->cycles = 0;
+	st->resume = rdtsc();
+	step_tf_set();
+}
+
+static void step_tf_off(void)
+{
+	__asm__ volatile("pushf\n\t"
+			 "and" MODE_OP_SUFFIX " $~0x100, (" MODE_STACK_REG ")\n\t"
+			 "popf"
+			 : : : "memory", "cc");
+}
+
+void step_window_begin(const struct workload_hooks *h, uint8_t lp)
+{
+	struct step_state *st = step_this();
+
+	if (st->win)
+		return;
+	step_calibrate();	/* before TF is set: calibration steps nops of its own */
+	st->win = true;
+	st->win_h = h;
+	st->win_lp = lp;
+	st->win_counts = (struct step_counts){ 0 };
+	step_tf_on(st);
+}
+
+void step_window_end(void)
+{
+	struct step_state *st = step_this();
+
+	step_tf_off();
+	st->win = false;
+	st->win_h = NULL;
+}
+
+bool step_window_open(void)
+{
+	return step_this()->win;
+}
+
+uint64_t step_hold(void)
+{
+	uint64_t flags = read_rflags();
+
+	if (flags & RFLAGS_TF)
+		step_tf_off();
+	return flags;
+}
+
+void step_release(uint64_t flags)
+{
+	struct step_state *st = step_this();
+
+	if ((flags & RFLAGS_TF) && st->win)
+		step_tf_on(st);
+}
+
+void step_gate_enter(struct trap_frame *f)
+{
+	struct step_state *st = step_this();
+
+	if (!st->win || (st->active && !st->done))
+		return;
+	if (f->rip != st->last_rip) {
+		st->cycles += step_take(st, rdtsc());
+		st->frame = f;		/* a PMI it raises samples the interrupted context */
+		step_emit_to(st, f, st->win_h, &st->win_counts, st->win_lp);
+		st->frame = NULL;
+	}
+	step_tf_on(st);
+}
+
 /* ---- a run ---------------------------------------------------------------------- */
 
 void step_begin(const struct step_run *r)
@@ -523,9 +781,12 @@ void step_begin(const struct step_run *r)
 	st->run = *r;
 	st->active = true;
 	st->started = st->done = st->aborted = false;
-	st->last_rip = 0;
-	st->cycles = st->polls = st->emitted = 0;
+	st->polls = st->emitted = 0;
 	st->frame = NULL;
+	if (!st->win) {		/* in the counting window the runner is being stepped */
+		st->last_rip = 0;
+		st->cycles = 0;
+	}
 	progress_start();
 	for (unsigned i = 0; i < STEP_DCACHE; i++)
 		st->dcache[i].valid = false;
@@ -536,7 +797,8 @@ void step_begin(const struct step_run *r)
 		st->fs_base = st->gs_base = 0;
 	}
 	step_bp_set(st, r->entry);	/* ring 3: arm before the first instruction */
-	st->resume = rdtsc();
+	if (!st->win)
+		st->resume = rdtsc();
 }
 
 bool step_end(void)

@@ -74,6 +74,36 @@ struct trap_frame *step_frame(void);
 /* The same for the LP with percpu index cpu (the caller's own: a handler that has it). */
 struct trap_frame *step_frame_of(unsigned cpu);
 
+/*
+ * The counting window: from step_window_begin() to step_window_end() every
+ * instruction the calling LP retires is stepped - kernel code too, at CPL 0,
+ * reported to h->step as LP lp's (a stepped workload's own instructions
+ * still go to its run's hooks). Not stepped: interrupt and exception
+ * handlers (their gates clear TF; the IRET restores it), a held region
+ * (step_hold), and the #DB handler itself. step_window_begin sets TF in the
+ * caller's RFLAGS; step_window_end clears it.
+ */
+void step_window_begin(const struct workload_hooks *h, uint8_t lp);
+void step_window_end(void);
+bool step_window_open(void);
+
+/*
+ * Code that stands for one instruction of the hardware (the model's
+ * register accesses) or whose length depends on timing (a spin wait) runs
+ * unstepped: step_hold() clears TF and returns the RFLAGS before;
+ * step_release() with them sets TF again if it was set and the window is
+ * still open.
+ */
+uint64_t step_hold(void);
+void step_release(uint64_t flags);
+
+/*
+ * For a gate that leaves the interrupted context for good (the ring-3 exit
+ * gate): in the counting window, report the instruction that entered it
+ * and step the rest of the handler. A no-op outside the window.
+ */
+void step_gate_enter(struct trap_frame *f);
+
 /* The calling LP's calibration (calibrating it first if needed). */
 const struct step_calibration *step_calibrate(void);
 

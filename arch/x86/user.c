@@ -36,6 +36,7 @@
 #include "arch/x86/idt.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/step.h"
 #include "arch/x86/user.h"
 
 _Static_assert(offsetof(struct percpu, wl_ring0_rsp) == PERCPU_WL_RING0_RSP, "percpu layout");
@@ -78,6 +79,7 @@ static void user_exit_gate(struct trap_frame *f)
 
 	if ((f->cs & 3) != 3 || !pc->user_in_run)
 		return;		/* not from a ring-3 run: ignore */
+	step_gate_enter(f);	/* in the counting window: the way back is kernel code */
 	pc->user_in_run = false;
 	user_return(f->rax, GDT_KERNEL_DS);
 }

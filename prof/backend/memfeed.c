@@ -180,6 +180,47 @@ static bool memfeed_operands(struct memfeed_ctx *c, const struct step_info *s, i
 	return ok;
 }
 
+/*
+ * The store short cut, for a REP string whose one operand is a store (REP
+ * STOS: a memset). An iteration that stores into the same 64-byte lines as
+ * the one before it, which found them all in place (DTLB entry, lines,
+ * nothing on the bus, no cycles), finds them so again: nothing else was
+ * looked up in between, and a hit leaves the line and entry where they
+ * were. The previous outcome is repeated as is, as for fetches above; a
+ * 48 MiB memset asks the model once per line instead of once per store.
+ */
+static bool memfeed_quiet(const struct p4_mem_result *r)
+{
+	return r->tlb_miss == 0 && r->page_walks == 0 && r->l2_miss == 0 && r->l3_miss == 0 &&
+	       r->bus_read == 0 && r->bus_rfo == 0 && r->bus_writeback == 0 && r->cycles == 0;
+}
+
+static bool memfeed_rep_stores(struct memfeed_ctx *c, const struct step_info *s, uint32_t iters,
+			       struct memfeed *f)
+{
+	const struct insn_mem_op *op = &s->mem[0];
+	struct p4_mem_result r = { 0 };
+	uint64_t first = 0, last = 0;
+	bool same = false;
+
+	for (uint32_t i = 0; i < iters; i++) {
+		uint64_t a = op->addr + (uint64_t)((int64_t)i * s->mem_stride);
+		uint64_t l0 = a >> 6, l1 = (a + op->size - 1u) >> 6;
+
+		if (!(same && l0 == first && l1 == last) &&
+		    p4_mem_access(c->mem, P4_MEM_STORE, a, op->size, &r) != 0)
+			return false;
+		same = memfeed_quiet(&r);
+		first = l0;
+		last = l1;
+		f->stores++;
+		f->store_dtlb_miss += r.tlb_miss != 0;
+		memfeed_add(f, &r);
+	}
+	c->fetch_valid = false;		/* L2 was looked up: its order may have changed */
+	return true;
+}
+
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
 	struct memfeed *f = out;	/* filled in place: no copy per step */
@@ -193,7 +234,9 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 		memfeed_fetch(c, s, f);
 	}
 	f->known = s->mem_status == INSN_MEM_OK;
-	if (f->known && s->nmem) {
+	if (f->known && s->nmem == 1 && s->mem[0].access == INSN_STORE && iters > 1) {
+		f->known = memfeed_rep_stores(c, s, iters, f);
+	} else if (f->known && s->nmem) {
 		for (uint32_t i = 0; i < iters && f->known; i++)
 			f->known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, f);
 	} else {

@@ -22,6 +22,7 @@
 #include "arch/x86/mem.h"
 #include "arch/x86/mode.h"
 #include "arch/x86/paging.h"
+#include "arch/x86/step.h"
 #include "lib/printf.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
@@ -33,6 +34,10 @@ struct model_adapter model_adapter = {
 	.batch = { .budget_dirty = true },
 	.pmi = { .lp_apic = { MODEL_NO_APIC, MODEL_NO_APIC } },
 	.live = { .dirty = true },
+	.khooks = {
+		{ .ctx = &model_adapter.kin[0], .step = model_feed_kernel_step },
+		{ .ctx = &model_adapter.kin[1], .step = model_feed_kernel_step },
+	},
 	.clock_src = PERF_CLOCK_MODEL,
 };
 
@@ -77,7 +82,7 @@ static bool model_inject_drops(struct model_inject *inj, uint32_t msr)
 static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 {
 	struct model_adapter *a = &model_adapter;
-	uint64_t t = rdtsc();
+	uint64_t held = step_hold(), t = rdtsc();
 	int r;
 
 	(void)bus;
@@ -89,13 +94,14 @@ static int model_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 		model_inject_read(&a->inj, msr, value);
 	perf_unlock();
 	a->bus_tsc[percpu_this()->index] += rdtsc() - t + a->bus_call_tsc;
+	step_release(held);
 	return r;
 }
 
 static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 {
 	struct model_adapter *a = &model_adapter;
-	uint64_t t = rdtsc();
+	uint64_t held = step_hold(), t = rdtsc();
 	int r = 0;
 
 	(void)bus;
@@ -108,6 +114,7 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 	a->batch.budget_dirty = true;
 	perf_unlock();
 	a->bus_tsc[percpu_this()->index] += rdtsc() - t + a->bus_call_tsc;
+	step_release(held);
 	return r;
 }
 
@@ -185,12 +192,14 @@ static int model_inject_fault(enum perf_fault kind, uint32_t arg, char *err, siz
 static int model_rdpmc(uint32_t ecx, uint64_t *value)
 {
 	struct model_adapter *a = &model_adapter;
+	uint64_t held = step_hold();	/* RDPMC: one instruction */
 	int r;
 
 	perf_lock();
 	model_batch_flush(&a->batch, &a->model);	/* the counts read must include the batched events */
 	r = p4_model_rdpmc(&a->model, ecx, value);
 	perf_unlock();
+	step_release(held);
 	return r;
 }
 
@@ -209,11 +218,17 @@ static void model_unmasked(unsigned lp)
 	perf_unlock();
 	if (again) {
 		perf_pmi_stats()->reraised++;
-		model_pmi_send(&a->pmi, lp, false);
+		model_pmi_resend(&a->pmi, lp);
 	}
 	a->bus_tsc[percpu_this()->index] += rdtsc() - t + a->bus_call_tsc;
 }
 
+/*
+ * A counting run starts: the memory model is emptied (each run starts from
+ * the same state, so two runs of one command count alike), and the
+ * counting window opens on this LP - from here to model_run_end its kernel
+ * code is stepped too, as a P4 counts it at CPL 0 (arch/x86/step.h).
+ */
 static void model_run_begin(void)
 {
 	struct model_adapter *a = &model_adapter;
@@ -225,12 +240,17 @@ static void model_run_begin(void)
 		memfeed_reset(&a->feed);
 		a->mem_touched = false;
 	}
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+		a->kin[lp] = (struct perf_window){ .in = { 0 } };
+	step_window_begin(&a->khooks[perf_this_lp()], (uint8_t)perf_this_lp());
 }
 
 static void model_run_end(void)
 {
 	struct model_adapter *a = &model_adapter;
 
+	step_hold();
+	step_window_end();
 	perf_lock();
 	model_batch_flush(&a->batch, &a->model);
 	perf_unlock();
@@ -404,6 +424,11 @@ static const char *model_msr_label(void)
 	return model_adapter.label;
 }
 
+static const struct perf_window *model_window_inputs(unsigned lp)
+{
+	return lp < P4_MODEL_NLP ? &model_adapter.kin[lp] : NULL;
+}
+
 static void model_describe(char *buf, size_t n)
 {
 	const struct p4_model *m = &model_adapter.model;
@@ -425,6 +450,7 @@ const struct perf_backend_ops perf_backend_model = {
 	.end = model_feed_end,
 	.step = model_feed_step,
 	.synthetic = model_feed_synthetic,
+	.window_inputs = model_window_inputs,
 	.run_begin = model_run_begin,
 	.run_end = model_run_end,
 	.unmasked = model_unmasked,

@@ -85,6 +85,15 @@ struct model_adapter {
 	struct memfeed_ctx feed;
 	bool mem_ready;			/* mem holds a part (p4_mem_init succeeded) */
 	bool mem_touched;		/* accesses went in since the last flush */
+	/*
+	 * The counting window (arch/x86/step.h): the kernel's own instructions
+	 * are fed through these hooks, into kin[lp] (not the workload run's
+	 * inputs); LP0's window is the counting run, the sibling's lasts from
+	 * its workload's begin hook to its end hook (hook_win).
+	 */
+	struct perf_window kin[P4_MODEL_NLP];
+	struct workload_hooks khooks[P4_MODEL_NLP];
+	bool hook_win[PERCPU_MAX];
 	/* settings for the next selection and the feed (prof/backend/model.h) */
 	bool want_l3;			/* the next selection models the Xeon MP with L3 */
 	bool no_pebs;			/* `pmu backend model ... nopebs` */
@@ -185,6 +194,8 @@ static inline void model_pmi_flush(struct model_pmi *p)
 			return;
 		}
 }
+/* After the handler unmasked lp's entry with the model still asserting: send it again, once. */
+void model_pmi_resend(struct model_pmi *p, unsigned lp);
 /* Deliver one PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
 void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait);
 
@@ -195,6 +206,8 @@ void model_live_update(struct model_adapter *a);
 void model_feed_begin(struct perf_inputs *in, uint8_t lp);
 void model_feed_end(struct perf_inputs *in, uint8_t lp);
 void model_feed_step(void *ctx, const struct step_info *s);
+/* The same for a kernel instruction of the counting window (ctx: struct perf_window). */
+void model_feed_kernel_step(void *ctx, const struct step_info *s);
 void model_feed_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n);
 enum perf_source model_feed_source(enum p4_event ev, const struct perf_inputs *in);
 

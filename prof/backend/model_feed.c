@@ -198,9 +198,16 @@ static uint16_t model_branch_type(enum insn_branch b)
 	}
 }
 
+/*
+ * A workload begins on this LP. The sibling's counting window opens here
+ * (LP0's is the counting run's): its kernel code up to its end hook is
+ * stepped too.
+ */
 void model_feed_begin(struct perf_inputs *in, uint8_t lp)
 {
 	struct model_adapter *a = &model_adapter;
+	uint64_t held = step_hold();
+	unsigned me = percpu_this()->index;
 
 	(void)in;
 	perf_lock();
@@ -209,20 +216,33 @@ void model_feed_begin(struct perf_inputs *in, uint8_t lp)
 	if (lp < P4_MODEL_NLP)
 		a->lp_clock[lp] = a->clock;	/* its workload starts now on the core's clock */
 	perf_unlock();
+	if (perf_counting() && !step_window_open()) {
+		a->hook_win[me] = true;
+		step_window_begin(&a->khooks[lp < P4_MODEL_NLP ? lp : 0], lp);
+		return;
+	}
+	step_release(held);
 }
 
 void model_feed_end(struct perf_inputs *in, uint8_t lp)
 {
 	struct model_adapter *a = &model_adapter;
+	uint64_t held = step_hold();
+	unsigned me = percpu_this()->index;
 
 	(void)in;
+	if (a->hook_win[me]) {
+		a->hook_win[me] = false;
+		step_window_end();
+	}
 	model_pmi_flush(&a->pmi);
 	perf_lock();
 	model_batch_flush(&a->batch, &a->model);
 	p4_model_set_cpl(&a->model, lp, 0);	/* back in the kernel */
 	/* LP0 goes back to the shell (running); the sibling goes back to HLT (inactive). */
-	p4_model_set_active(&a->model, lp, percpu_this()->index == 0);
+	p4_model_set_active(&a->model, lp, me == 0);
 	perf_unlock();
+	step_release(held);
 }
 
 /* The step feed's helpers, inline under -Os too: every stepped instruction runs them. */
@@ -333,10 +353,19 @@ STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 		p4_model_uncore_event(&a->model, unc[i].unit, unc[i].attrs, unc[i].n);
 }
 
-void model_feed_step(void *ctx, const struct step_info *s)
+/* Is one of the model's counters running (its kernel share counts, struct perf_window)? */
+static bool model_any_running(const struct p4_model *m)
+{
+	for (unsigned c = 0; c < P4_NCOUNTER; c++)
+		if (p4_model_running(m, (enum p4_counter)c))
+			return true;
+	return false;
+}
+
+/* One stepped instruction; w: the counting window's share it belongs to, or NULL. */
+static void model_feed_one(struct perf_inputs *in, struct perf_window *w, const struct step_info *s)
 {
 	struct model_adapter *a = &model_adapter;
-	struct perf_inputs *in = ctx;
 	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl };	/* chunk: step_event_fed */
 	uint64_t cycles = 0;
 	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
@@ -354,6 +383,10 @@ void model_feed_step(void *ctx, const struct step_info *s)
 		a->batch.budget_dirty = true;
 	}
 	step_retired(&sf, s, retired);
+	if (w && model_any_running(&a->model)) {
+		w->running_cpl0 += s->cpl == 0;
+		w->running_cpl3 += s->cpl == 3;
+	}
 	if (a->mem_ready)
 		step_memory(&sf, in, s, &cycles);
 	if (a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
@@ -366,6 +399,18 @@ void model_feed_step(void *ctx, const struct step_info *s)
 	}
 	perf_unlock();
 	model_pmi_flush(&a->pmi);
+}
+
+void model_feed_step(void *ctx, const struct step_info *s)
+{
+	model_feed_one(ctx, NULL, s);
+}
+
+void model_feed_kernel_step(void *ctx, const struct step_info *s)
+{
+	struct perf_window *w = ctx;
+
+	model_feed_one(&w->in, w, s);
 }
 
 void model_feed_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n)

@@ -84,6 +84,27 @@ static void model_nmi_wait(uint64_t seen)
 }
 
 /*
+ * Send the PMI through the interrupt command register, leaving it as the
+ * interrupted code had it: a P4 raises a PMI through LVT PC without
+ * touching the ICR, but the model's IPI writes its destination (ICR high)
+ * and then its command (ICR low). Kernel code stepped in the counting
+ * window may sit between those two writes of its own IPI (smp_call's
+ * wake-up of the sibling): without the restore, its command went to this
+ * PMI's destination, the sibling never woke and LP0 waited for it forever
+ * (a period-1 record of a pair, a PMI after every instruction).
+ */
+static void model_pmi_deliver(uint32_t apic, uint32_t lvt)
+{
+	uint32_t icr_hi = lapic_read(LAPIC_ICR_HI);
+
+	if ((lvt & LAPIC_LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI)
+		lapic_send_nmi(apic);
+	else
+		lapic_send_ipi(apic, (uint8_t)(lvt & LAPIC_LVT_VECTOR));
+	lapic_write(LAPIC_ICR_HI, icr_hi);
+}
+
+/*
  * A fixed IPI to this LP while it steps a workload that runs with IF = 1 is
  * taken right after the #DB handler's IRETQ, at the workload's next
  * instruction; with IF = 0 it stays pending in the local APIC until IF is
@@ -114,13 +135,11 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 		st->deferred++;
 		return;
 	}
-	if ((lvt & LAPIC_LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI) {
-		lapic_send_nmi(apic);
-		if (self && wf && wait)
-			model_nmi_wait(seen);
-		return;
-	}
-	lapic_send_ipi(apic, (uint8_t)(lvt & LAPIC_LVT_VECTOR));
+	model_pmi_deliver(apic, lvt);
+	/* held: the handler defers it to the release (perf_unlock), waiting is in vain */
+	if ((lvt & LAPIC_LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI && self && wf && wait &&
+	    !perf_lock_held())
+		model_nmi_wait(seen);
 }
 
 void model_pmi_flush_now(struct model_pmi *p)
@@ -133,4 +152,16 @@ void model_pmi_flush_now(struct model_pmi *p)
 		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
 			if (lps & (1u << lp))
 				model_pmi_send(p, lp, true);
+}
+
+void model_pmi_resend(struct model_pmi *p, unsigned lp)
+{
+	/*
+	 * A request for lp still pending on this LP is this same assertion:
+	 * forgotten, or the next model_pmi_flush would send a second PMI for
+	 * one overflow, which the handler - its entry unmasked again by then -
+	 * would take and find nothing to handle.
+	 */
+	__atomic_fetch_and(&p->pending[perf_this_lp()], ~(1u << lp), __ATOMIC_RELAXED);
+	model_pmi_send(p, lp, false);
 }

@@ -120,6 +120,52 @@ static void fetch_short_cut_changes_nothing(void **state)
 	assert_true(sum_a[2] > 0);
 }
 
+/*
+ * REP STOS (one store operand) with the store short cut: the same stores,
+ * misses, bus traffic and cycles as the same stores fed one at a time,
+ * each looked up (a memset of 8 pages from cold, then again warm, and an
+ * unaligned one whose stores straddle lines).
+ */
+static void rep_store_short_cut_changes_nothing(void **state)
+{
+	static const struct { uint64_t addr; uint16_t size; uint32_t n; } runs[] = {
+		{ BUF, 4, 8192 }, { BUF, 4, 8192 }, { BUF + 4096 + 62, 4, 3000 }, { BUF + 1, 1, 700 },
+	};
+	struct memfeed_ctx a, b;
+	struct memfeed fa, fb;
+
+	(void)state;
+	setup(&a, &mem, P4_MEM_DESKTOP);
+	setup(&b, &mem2, P4_MEM_DESKTOP);
+	for (unsigned k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		struct step_info s = insn(CODE, INSN_STORE, runs[k].addr, runs[k].size);
+		uint64_t sum_b[6] = { 0 }, sum_a[6];
+
+		s.rep_iters = runs[k].n;
+		s.mem_stride = runs[k].size;
+		memfeed_step(&a, &s, &fa);
+		assert_true(fa.known);
+		for (uint32_t i = 0; i < runs[k].n; i++) {
+			struct step_info one = insn(CODE, INSN_STORE,
+						    runs[k].addr + (uint64_t)i * runs[k].size, runs[k].size);
+
+			memfeed_step(&b, &one, &fb);
+			sum_b[0] += fb.stores, sum_b[1] += fb.store_dtlb_miss;
+			sum_b[2] += fb.bus_rfo + 1000u * fb.bus_writeback, sum_b[3] += fb.l3_fill_miss;
+			sum_b[4] += fb.cycles - 1;	/* each single step: one base cycle, fetch hits */
+			sum_b[5] += fb.dtlb_walks;
+		}
+		sum_a[0] = fa.stores, sum_a[1] = fa.store_dtlb_miss;
+		sum_a[2] = fa.bus_rfo + 1000u * fa.bus_writeback, sum_a[3] = fa.l3_fill_miss;
+		sum_a[4] = fa.cycles - runs[k].n - (k == 0 ? MEM_COST + WALK : 0);	/* base, first fetch */
+		sum_a[5] = fa.dtlb_walks;
+		if (k == 0)
+			sum_b[4] -= MEM_COST + WALK;	/* b's first step fetched the code cold too */
+		assert_memory_equal(sum_a, sum_b, sizeof(sum_a));
+		assert_int_equal(fa.stores, runs[k].n);
+	}
+}
+
 static const struct memfeed_event *find(const struct memfeed_event *ev, unsigned n,
 					enum p4_event e, uint16_t mask)
 {
@@ -231,6 +277,7 @@ int main(void)
 		cmocka_unit_test(walk_twice_l1_counts_every_load),
 		cmocka_unit_test(rep_iterations_follow_the_stride),
 		cmocka_unit_test(fetch_short_cut_changes_nothing),
+		cmocka_unit_test(rep_store_short_cut_changes_nothing),
 		cmocka_unit_test(events_carry_the_table_masks),
 		cmocka_unit_test(uncore_counts_l3_misses_per_lp),
 		cmocka_unit_test(unknown_operands_cost_the_base_and_fetch),

@@ -66,8 +66,22 @@ struct percpu *percpu_get(unsigned index)
 	return index < nlps ? &lps[index] : NULL;
 }
 
+static uint32_t icr_hi;			/* the ICR's destination half, as the sends leave it */
+
+uint32_t lapic_read(enum lapic_reg reg)
+{
+	return reg == LAPIC_ICR_HI ? icr_hi : 0;
+}
+
+void lapic_write(enum lapic_reg reg, uint32_t v)
+{
+	if (reg == LAPIC_ICR_HI)
+		icr_hi = v;
+}
+
 void lapic_send_nmi(uint32_t apic_id)
 {
+	icr_hi = apic_id << 24;		/* lapic.c: the destination first, then the command */
 	if (nsent < 16)
 		sent[nsent] = (struct sent){ .nmi = true, .apic = apic_id };
 	nsent++;
@@ -75,6 +89,7 @@ void lapic_send_nmi(uint32_t apic_id)
 
 void lapic_send_ipi(uint32_t apic_id, uint8_t vector)
 {
+	icr_hi = apic_id << 24;
 	if (nsent < 16)
 		sent[nsent] = (struct sent){ .apic = apic_id, .vector = vector };
 	nsent++;
@@ -96,6 +111,11 @@ void perf_lock(void)
 
 void perf_unlock(void)
 {
+}
+
+bool perf_lock_held(void)
+{
+	return false;
 }
 
 unsigned perf_this_lp(void)
@@ -196,6 +216,24 @@ static void request_sent_after_the_call(void **state)
 	assert_int_equal(nsent, 1);		/* sent once */
 }
 
+/*
+ * The handler unmasks while the model still asserts (backend_model.c,
+ * model_unmasked) and a request for the same assertion is still pending:
+ * one PMI, not a second one from the next flush once the entry is unmasked.
+ */
+static void resend_forgets_the_pending_request(void **state)
+{
+	(void)state;
+	program(10, CCCR_OVF_PMI_T0);
+	instr(0, 11);				/* overflow and the next count: requested */
+	assert_int_equal(pmi.pending[0], 1u << 0);
+	model_pmi_resend(&pmi, 0);
+	assert_int_equal(nsent, 1);
+	lvt[0] &= ~LAPIC_LVT_MASKED;		/* its handler ran and unmasked */
+	model_pmi_flush(&pmi);
+	assert_int_equal(nsent, 1);
+}
+
 /* OVF_PMI_T1: the PMI goes to the sibling's APIC ID, as a fixed IPI with its entry's vector. */
 static void routed_to_t1_fixed(void **state)
 {
@@ -286,6 +324,29 @@ static void apic_found_once(void **state)
 }
 
 /* A run's end forgets the requests still pending (model_run_end / run_begin). */
+/*
+ * A PMI the model sends while the interrupted code is between the two
+ * halves of its own IPI (destination written, command not yet: smp_call's
+ * wake-up of the sibling, stepped in the counting window) leaves the ICR's
+ * destination as that code wrote it: a P4 raises a PMI without the ICR.
+ */
+static void pmi_leaves_the_icr_destination(void **state)
+{
+	static const uint32_t lvts[] = { LAPIC_LVT_DELIVERY_NMI, LAPIC_PMI_VECTOR };
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		lvt[0] = lvts[i];
+		program(1, CCCR_OVF_PMI_T0);
+		icr_hi = 7u << 24;		/* the sibling's APIC ID, its wake-up under way */
+		instr(0, 2);
+		model_pmi_flush(&pmi);
+		assert_int_equal(nsent, i + 1);
+		assert_int_equal(sent[i].apic, 6);	/* the PMI went to LP0 ... */
+		assert_int_equal(icr_hi, 7u << 24);	/* ... and the wake-up still goes to LP1 */
+	}
+}
+
 static void reset_forgets(void **state)
 {
 	(void)state;
@@ -301,6 +362,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(request_sent_after_the_call, setup),
+		cmocka_unit_test_setup(resend_forgets_the_pending_request, setup),
 		cmocka_unit_test_setup(routed_to_t1_fixed, setup),
 		cmocka_unit_test_setup(both_lps, setup),
 		cmocka_unit_test_setup(masked_entry_defers, setup),
@@ -308,6 +370,7 @@ int main(void)
 		cmocka_unit_test_setup(absent_lp_dropped, setup),
 		cmocka_unit_test_setup(apic_found_once, setup),
 		cmocka_unit_test_setup(reset_forgets, setup),
+		cmocka_unit_test_setup(pmi_leaves_the_icr_destination, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,13 @@ what the model ticks: one clock for the core, however many LPs step.
 
 The machine has Hyper-Threading for the paired runs; LP1 idles in HLT
 while LP0 runs alone, which adds no guest instructions to LP0's TSC.
+
+The model steps the kernel's own code in the counting window too (arch/x86/
+step.h), and a kernel step's time includes the unstepped code that stands
+for one instruction (the model's register accesses): the exact band holds
+for the workload's own steps, which stat reports apart ("real: N stepped
+instructions, B branches, C TSC cycles"); the counts hold those and the
+kernel's.
 """
 
 import re
@@ -47,6 +54,16 @@ def stat(nb, args):
     out = nb.cmd("stat " + args, timeout=180)
     assert "error" not in out, out
     return {m.group(2): int(m.group(1)) for m in ROW.finditer(out)}, out
+
+
+REAL = re.compile(r"real: (\d+) stepped instructions, (\d+) branches, (\d+) TSC cycles")
+
+
+def workload(out):
+    """The workload's own stepped instructions and TSC cycles, as stat reports them."""
+    m = REAL.search(out)
+    assert m, out
+    return int(m.group(3)), int(m.group(1))
 
 
 def clk_instr(rows):
@@ -76,9 +93,13 @@ def plain_model(nb):
 @pytest.mark.parametrize("ring", [0, 3])
 def test_loop_costs_one_guest_instruction_per_instruction(nb, ring):
     for n in (1, 10, 1000):
-        clk, ins = clk_instr(stat(nb, "--ring %d loop %d" % (ring, n))[0])
+        rows, out = stat(nb, "--ring %d loop %d" % (ring, n))
+        clk, ins = workload(out)
         assert ins == 3 * n + 6
         assert clk == TSC_PER_INSN * ins, (n, clk, ins, clk / ins)
+        # the counts hold the workload's and the kernel's window: more, never less
+        kclk, kins = clk_instr(rows)
+        assert kins > ins and kclk > clk, out
 
 
 def test_other_workloads_exact(nb):
@@ -87,21 +108,21 @@ def test_other_workloads_exact(nb):
                     ("memwalk 4096 64 2", 6 + 2 * (3 + 5 * 64)),
                     ("empty", 1),
                     ("--ring 3 empty", 1)):
-        clk, ins = clk_instr(stat(nb, args)[0])
+        clk, ins = workload(stat(nb, args)[1])
         assert ins == n, args
         assert clk == TSC_PER_INSN * n, (args, clk, ins)
 
 
 def test_branch_workload_exact(nb):
-    clk, ins = clk_instr(stat(nb, "branch random 300 12345")[0])
+    clk, ins = workload(stat(nb, "branch random 300 12345")[1])
     # 6 + n (11 + 4) + (not taken) + 2, the not-taken count between 0 and n
     assert 6 + 300 * 15 + 2 <= ins <= 6 + 300 * 16 + 2
     assert clk == TSC_PER_INSN * ins
 
 
 def test_rep_iterations_cost_one_instruction_each(nb):
-    a, ia = clk_instr(stat(nb, "copy 100")[0])
-    b, ib = clk_instr(stat(nb, "copy 300")[0])
+    a, ia = workload(stat(nb, "copy 100")[1])
+    b, ib = workload(stat(nb, "copy 300")[1])
     assert ia == ib == 9
     assert b - a == 200 * TSC_PER_INSN
 
@@ -110,9 +131,8 @@ def test_trap_path_is_not_in_the_clock(nb):
     """The same run's wall-clock TSC (what the old per-handler timing measured) is many times
     the model's clockticks: the #DB path alone is dozens of guest instructions per step."""
     rows, out = stat(nb, "loop 1000")
-    clk, ins = clk_instr(rows)
-    m = re.search(r"real: (\d+) stepped instructions, (\d+) branches, (\d+) TSC cycles", out)
-    assert m and int(m.group(1)) == ins and int(m.group(3)) == clk
+    clk, ins = workload(out)
+    assert ins == 3006
     run = nb.cmd("run --step loop 1000")
     work = re.search(r"^workload cycles: (\d+) ", run, re.M)
     wall = re.search(r"^tsc cycles: (\d+)$", run, re.M)
@@ -122,14 +142,15 @@ def test_trap_path_is_not_in_the_clock(nb):
 
 
 def test_ipc_is_printed_from_the_counts(nb):
-    rows, out = stat(nb, "loop 1000")
+    rows, out = stat(nb, "--ring 3 -e global_power_events:u -e instr_retired:u loop 1000")
     clk, ins = clk_instr(rows)
     m = IPC.search(out)
     assert m, out
     micro = int(m.group(1)) * 1000000 + int(m.group(2))
     assert micro == ins * 1000000 // clk
-    assert micro == 1000000 // TSC_PER_INSN   # one instruction per 128 TSC cycles: 0.007812
-    assert micro > 0
+    # the workload's 3006 at 128 TSC cycles each, and the exit trampoline's int 0x80,
+    # timed up to the gate's handler: IPC just under 1/128 = 0.007812
+    assert 0 < micro <= 1000000 // TSC_PER_INSN
 
 
 def test_ipc_ignores_a_compare_mode_instr_retired(nb):
@@ -140,8 +161,12 @@ def test_ipc_ignores_a_compare_mode_instr_retired(nb):
 
 
 def test_compare_mode_cycles_follow_the_clock(nb):
-    rows, _ = stat(nb, "-e %s -e global_power_events loop 1000" % CYCLES)
-    assert one(rows, CYCLES) == one(rows, "global_power_events") == TSC_PER_INSN * 3006
+    rows, out = stat(nb, "-e %s -e global_power_events loop 1000" % CYCLES)
+    # every cycle of the clock, the kernel's window included; the two counters are enabled
+    # one after the other, so they differ by what lies between their enabling writes
+    cyc, clk = one(rows, CYCLES), one(rows, "global_power_events")
+    assert cyc > TSC_PER_INSN * 3006 and clk > TSC_PER_INSN * 3006
+    assert abs(cyc - clk) < TSC_PER_INSN * 3006 // 10, (cyc, clk)
 
 
 def test_staggered_pair_ticks_one_after_the_other(nb):
@@ -149,9 +174,11 @@ def test_staggered_pair_ticks_one_after_the_other(nb):
                        "--stagger --pair loop 1000 -- loop 2000" % CYCLES)
     t0 = one(rows, "global_power_events:RUNNING:u:k:t0")
     t1 = one(rows, "global_power_events:RUNNING:u:k:t1")
-    assert t0 == TSC_PER_INSN * 3006
-    assert t1 >= TSC_PER_INSN * 6006
-    assert one(rows, CYCLES) == t0 + t1
+    assert t0 > TSC_PER_INSN * 3006
+    assert t1 > TSC_PER_INSN * 6006
+    # one after the other, but each LP's counting window (its kernel code) reaches into
+    # the other's run: between the longer and the sum
+    assert max(t0, t1) <= one(rows, CYCLES) <= t0 + t1
 
 
 def test_paired_run_ticks_shared_time_once(nb):
@@ -185,7 +212,7 @@ def script_chains(nb):
 
 
 def test_ring3_chain_ends_at_the_exit_trampoline(nb):
-    out = nb.cmd("record -g --throttle 100 -e instr_retired -c 37 --ring 3 calls 2 20", timeout=120)
+    out = nb.cmd("record -g --throttle 100 -e instr_retired:u -c 37 --ring 3 calls 2 20", timeout=120)
     assert "error" not in out and "exception" not in out, out
     chains = script_chains(nb)
     assert chains
@@ -200,7 +227,9 @@ def test_ring3_chain_ends_at_the_exit_trampoline(nb):
 def test_ring0_chain_walks_on_into_the_kernel(nb):
     out = nb.cmd("record -g --throttle 100 -e instr_retired -c 37 calls 2 20", timeout=120)
     assert "error" not in out, out
-    chains = script_chains(nb)
+    # the kernel's own code is sampled too (its window counts at CPL 0): the workload's
+    # samples are those whose leaf is workload code
+    chains = [c for c in script_chains(nb) if c and c[0][0].startswith("wl_")]
     assert chains
     for frames in chains:
         names = [name for name, _ in frames]

@@ -16,6 +16,14 @@ each test expects comes from outside the kernel:
   active      CCCR bits 17:16 (PMU reference 2.2): 00 none, 01 single, 10 both,
               11 any active LP; a halted LP is inactive. LP0 runs the shell
               (always active); the sibling halts unless it runs a workload.
+  kernel      the kernel's own code in each LP's counting window counts at
+              CPL 0 as on a P4 (the model steps it, arch/x86/step.h); how much
+              of LP0's depends on how long it waits for LP1, so the expected
+              counts add each LP's share as stat prints it ("while a counter
+              ran"), which with one counter programmed is exactly what it
+              could see; a ring-3 run's exit trampoline adds its int 0x80 at
+              CPL 3. Tests with two counters count ring-3 :u, which holds no
+              kernel code.
 """
 
 import re
@@ -29,12 +37,26 @@ ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+counter (\d+) \((\S+)\) ESCR (\S+) (.*)$"
 PMI_LP = re.compile(r"handled on LP0 (\d+), on LP1 (\d+); model requests OVF_PMI_T0 (\d+), "
                     r"OVF_PMI_T1 (\d+)")
 
+WINDOW = re.compile(r"^model: kernel code in the counting window: .*; while a counter ran: "
+                    r"LP0 (\d+) at CPL 0, (\d+) at CPL 3(?:; LP1 (\d+) at CPL 0, (\d+) at CPL 3)?$",
+                    re.M)
+
 LP0_COUNTERS = {0, 1, 4, 5, 8, 9, 12, 13, 16}
 LP1_COUNTERS = {2, 3, 6, 7, 10, 11, 14, 15, 17}
+
+EXIT = 1                # wl_user_exit's int 0x80, at CPL 3 (workload/workload.h WL_USER_EXIT_INSTR)
 
 
 def loop_instr(n):
     return 3 * n + 6
+
+
+def kernel_share(out):
+    """Each LP's kernel instructions fed while a counter ran: ((LP0 CPL 0, CPL 3), (LP1 ...))."""
+    m = WINDOW.search(out)
+    assert m, out
+    v = [int(x or 0) for x in m.groups()]
+    return (v[0], v[1]), (v[2], v[3])
 
 
 def stat(nb, args):
@@ -115,20 +137,28 @@ def test_ctrl_c_stops_both(nb):
 def test_stat_cpu1_counts_lp1_on_its_half(nb):
     rows, out = stat(nb, "-e instr_retired --cpu 1 loop 10")
     count, _, counter, escr, rest = rows[0]
-    assert count == loop_instr(10)
+    (k0, _), (k1, _) = kernel_share(out)
+    # T1 only: LP1's loop and its own kernel code, none of LP0's (which waited meanwhile)
+    assert k0 > 0 and k1 > 0, out
+    assert count == loop_instr(10) + k1, out
     assert counter in LP1_COUNTERS and escr in ("CRU_ESCR1", "CRU_ESCR3"), out
     assert "[T1]" in rest
-    rows, _ = stat(nb, "-e instr_retired --cpu 0 loop 10")
-    assert rows[0][0] == loop_instr(10) and rows[0][2] in LP0_COUNTERS and "[T0]" in rows[0][4]
+    rows, out = stat(nb, "-e instr_retired --cpu 0 loop 10")
+    (k0, _), (k1, _) = kernel_share(out)
+    assert k1 == 0, out     # LP1 halted: no window, nothing stepped
+    assert rows[0][0] == loop_instr(10) + k0 and rows[0][2] in LP0_COUNTERS and "[T0]" in rows[0][4]
 
 
 def test_stat_pair_attributes_each_lp(nb):
-    rows, out = stat(nb, "-e instr_retired:t0 -e instr_retired:t1 --pair loop 10 -- --ring 3 loop 40")
-    assert [r[0] for r in rows] == [loop_instr(10), loop_instr(40)], out
+    rows, out = stat(nb, "-e instr_retired:t0:u -e instr_retired:t1:u --ring 3 --pair loop 10 -- "
+                         "--ring 3 loop 40")
+    assert [r[0] for r in rows] == [loop_instr(10) + EXIT, loop_instr(40) + EXIT], out
     assert rows[0][2] in LP0_COUNTERS and rows[1][2] in LP1_COUNTERS
     assert rows[0][3] != rows[1][3]     # each thread on its own ESCR (PMU reference 3.2)
-    rows, _ = stat(nb, "-e instr_retired --pair loop 10 -- loop 40")
-    assert rows[0][0] == loop_instr(10) + loop_instr(40) and "[T0+T1]" in rows[0][4]
+    rows, out = stat(nb, "-e instr_retired --pair loop 10 -- loop 40")
+    (k0, u0), (k1, u1) = kernel_share(out)
+    assert (u0, u1) == (0, 0) and k0 > 0 and k1 > 0, out
+    assert rows[0][0] == loop_instr(10) + loop_instr(40) + k0 + k1 and "[T0+T1]" in rows[0][4]
 
 
 @pytest.mark.parametrize("mode", ["fixed", "nmi"])
@@ -146,15 +176,16 @@ def test_pmis_go_to_the_owning_lp(nb, mode):
     """
     nb.cmd("pmu pmi " + mode)
     before = pmi_by_lp(nb)
-    rows, out = stat(nb, "-e instr_retired:t0 -e instr_retired:t1 --preset 0xFFFFFFFFF0 "
-                         "--pair loop 100 -- --ring 3 loop 200")
-    assert [r[0] for r in rows] == [loop_instr(100), loop_instr(200)], out
+    rows, out = stat(nb, "-e instr_retired:t0:u -e instr_retired:t1:u --preset 0xFFFFFFFFF0 "
+                         "--ring 3 --pair loop 100 -- loop 200")     # B at A's ring
+    a, b = loop_instr(100) + EXIT, loop_instr(200) + EXIT
+    assert [r[0] for r in rows] == [a, b], out
     after = pmi_by_lp(nb)
     lp0, lp1, t0, t1 = [a - b for a, b in zip(after, before)]
     if mode == "fixed":
-        assert lp0 >= loop_instr(100) // 17 - 1 and lp1 <= 1, (lp0, lp1)
+        assert lp0 >= a // 17 - 1 and lp1 <= 1, (lp0, lp1)
     else:
-        assert lp0 >= loop_instr(100) // 17 - 1 and lp1 >= loop_instr(200) // 17 - 1, (lp0, lp1)
+        assert lp0 >= a // 17 - 1 and lp1 >= b // 17 - 1, (lp0, lp1)
         assert t0 > 0 and t1 > 0
         # LP0's count overflows far less often than LP1's: more PMIs were taken on LP1
         assert lp1 > lp0
@@ -165,7 +196,8 @@ def test_sibling_events_interrupt_the_owner(nb):
     """One counter for both threads: OVF_PMI_T0, so LP0 takes every PMI, also for LP1's events."""
     before = pmi_by_lp(nb)
     rows, out = stat(nb, "-e instr_retired --preset 0xFFFFFFFFF0 --pair loop 100 -- loop 200")
-    assert rows[0][0] == loop_instr(100) + loop_instr(200), out
+    (k0, _), (k1, _) = kernel_share(out)
+    assert rows[0][0] == loop_instr(100) + loop_instr(200) + k0 + k1, out
     lp0, lp1, t0, t1 = [a - b for a, b in zip(pmi_by_lp(nb), before)]
     assert lp1 == 0 and t1 == 0 and lp0 > 0 and t0 > 0, (lp0, lp1, t0, t1)
 
@@ -204,6 +236,8 @@ def test_active_thread_field(nb, field, alone, both):
 # each of the four ESCR bits visible on its own:
 #   run X: LP0 `loop 10` at ring 0 (36, T0 in OS),  LP1 `loop 40` at ring 3 (126, T1 in USR)
 #   run Y: LP0 `loop 20` at ring 3 (66, T0 in USR), LP1 `loop 80` at ring 0 (246, T1 in OS)
+# Each LP's kernel code (its share as stat prints it) is "in OS" too, on T0 or T1,
+# and a ring-3 run's exit trampoline "in USR".
 # By the rule above the table a cell counts T0's OS/USR events per T0_OS/T0_USR
 # and T1's per T1_OS/T1_USR. The printed cell T0_OS/T0_USR = 01, T1_OS/T1_USR =
 # 10 reads "(a) T0 in OS or (b) T1 in OS", which contradicts that rule (01
@@ -232,9 +266,15 @@ def test_table_18_66_cell(nb, t0, t1):
     t0_os, t0_usr, t1_os, t1_usr = CELLS[(t0, t1)]
     spec = "-e instr_retired:t0=%s:t1=%s" % (priv(t0), priv(t1))
     rows, out = stat(nb, "%s --ring 0 --pair loop 10 -- --ring 3 loop 40" % spec)
-    assert rows[0][0] == t0_os * loop_instr(10) + t1_usr * loop_instr(40), out
+    (k0, u0), (k1, u1) = kernel_share(out)
+    assert k0 > 0 and k1 > 0 and (u0, u1) == (0, EXIT), out
+    assert rows[0][0] == t0_os * (loop_instr(10) + k0) + \
+        t1_os * k1 + t1_usr * (loop_instr(40) + u1), out
     rows, out = stat(nb, "%s --ring 3 --pair loop 20 -- --ring 0 loop 80" % spec)
-    assert rows[0][0] == t0_usr * loop_instr(20) + t1_os * loop_instr(80), out
+    (k0, u0), (k1, u1) = kernel_share(out)
+    assert k0 > 0 and k1 > 0 and (u0, u1) == (EXIT, 0), out
+    assert rows[0][0] == t0_os * k0 + t0_usr * (loop_instr(20) + u0) + \
+        t1_os * (loop_instr(80) + k1), out
 
 
 # ---- SDM Table 18-67 (TI events), live ---------------------------------------------------

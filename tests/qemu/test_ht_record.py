@@ -22,6 +22,12 @@ backend with HT. Expected numbers come from the documents:
                 T0_OS|T0_USR and T1_OS|T1_USR: PMU reference 2.1, the manual's step 2)
 --stagger runs LP1's workload once LP0's has ended (workload_run_lps), so the
 order of the two LPs' instructions, and with it the sample count, is exact.
+The kernel's own code in each LP's counting window counts too (arch/x86/
+step.h): exact counts are taken at ring 3 under :u, where each workload adds
+its exit trampoline's int 0x80 (EXIT). (The shell takes 16 words, so the
+Example 18-2 runs leave out --throttle 100 - LP0 takes no PMI and LP1 one
+every 20 instructions, far from the default 25 % share - and give --ring
+once: B's ring follows A's.)
 """
 
 import csv
@@ -42,7 +48,13 @@ BY_LP1 = re.compile(r"^samples by LP: LP1 \(T1\) (\d+) \((\w+)\); "
                     r"PMIs handled on LP0 (\d+), on LP1 (\d+)$", re.M)
 SCRIPT_HEADER = re.compile(r"^(\S+) 0/(\d+) \[(\d{3})\] ")
 
-EX_18_2 = "-e instr_retired:t1 -c %d --after %d:instr_retired:t0"
+EX_18_2 = "-e instr_retired:t1:u -c %d --after %d:instr_retired:t0:u"
+EXIT = 1
+
+
+def loop3(n):
+    """loop N at ring 3 under :u: its instructions and its exit's int 0x80."""
+    return loop_instructions(n) + EXIT
 
 
 def samples(events, period):
@@ -89,10 +101,11 @@ def ht_model(nb):
 
 def test_cpu1_samples_lp1_exactly(nb):
     n, p = 400, 29
-    e = loop_instructions(n)
+    e = loop3(n)
     assert e % (p + 1) != 0
-    out = record(nb, "--nmi --throttle 100 --cpu 1 -e instr_retired -c %d loop %d" % (p, n))
-    assert re.search(r"^record: loop %d \(ring 0, LP1, PMI by" % n, out, re.M), out
+    out = record(nb, "--nmi --throttle 100 --cpu 1 --ring 3 -e instr_retired:u -c %d loop %d"
+                 % (p, n))
+    assert re.search(r"^record: loop %d \(ring 3, LP1, PMI by" % n, out, re.M), out
     s = summary(out)
     assert s["stored"] == samples(e, p) and s["lost"] == 0, out
     m = BY_LP1.search(out)
@@ -123,10 +136,9 @@ def test_cpu1_by_vector_is_refused(nb):
 
 def test_pair_each_lp_samples_its_own_workload(nb):
     n0, n1, p = 300, 500, 29
-    e0, e1 = loop_instructions(n0), loop_instructions(n1)
+    e0, e1 = loop3(n0), loop3(n1)
     assert e0 % (p + 1) and e1 % (p + 1)
-    out = record(nb, "--throttle 100 -e instr_retired -c %d --pair loop %d -- --ring 3 loop %d"
-                 % (p, n0, n1))
+    out = record(nb, "--throttle 100 --ring 3 -e instr_retired:u -c %d --pair loop %d -- loop %d" % (p, n0, n1))
     # the spec without :t0/:t1 became one counter per LP, each interrupting its own LP
     events = re.findall(r"^  #(\d) (\S+) counter (\d+) .*: period (\d+)$", out, re.M)
     assert [(spec.split(":")[-2], int(c) in (12, 13, 16), int(c) in (14, 15, 17))
@@ -140,12 +152,12 @@ def test_pair_each_lp_samples_its_own_workload(nb):
     assert loop_offsets([r for r in rows if r[0] == 0]) == want_offsets(n0, p, samples(e0, p))
     assert loop_offsets([r for r in rows if r[0] == 1]) == want_offsets(n1, p, samples(e1, p))
     assert all(a == b for a, b, _ in rows)              # tid and [cpu] both name the LP
-    # dump carries LP and CPL of every sample: LP0 ran at ring 0, LP1 at ring 3
+    # dump carries LP and CPL of every sample
     dump = nb.cmd("dump", timeout=60)
     r = decode(nb, "ht-pair.log", dump, "--csv", "-")
     assert r.returncode == 0, r.stderr
     seen = {(row["lp"], row["cpl"], row["symbol"]) for row in csv.DictReader(io.StringIO(r.stdout))}
-    assert seen == {("0", "0", "wl_loop"), ("1", "3", "wl_loop")}
+    assert seen == {("0", "3", "wl_loop"), ("1", "3", "wl_loop")}
     # folded stacks keep both LPs' samples, each under its LP and event
     r = decode(nb, "ht-pair.log", dump, "--folded", "-", "--weight", "samples", "-q")
     assert r.returncode == 0, r.stderr
@@ -184,8 +196,8 @@ ANNOTATE_ROW = re.compile(r"^\s+\+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+(\d+)\s+[\d.]+%\
 def test_annotate_cpu_counts_one_lps_samples(nb):
     """annotate --cpu N: per-instruction counts of the samples LP N took, and only those."""
     n0, n1, p = 300, 500, 29
-    e0, e1 = loop_instructions(n0), loop_instructions(n1)
-    out = record(nb, "--throttle 100 -e instr_retired -c %d --pair loop %d -- loop %d" % (p, n0, n1))
+    e0, e1 = loop3(n0), loop3(n1)
+    out = record(nb, "--throttle 100 --ring 3 -e instr_retired:u -c %d --pair loop %d -- loop %d" % (p, n0, n1))
     assert summary(out)["lost"] == 0, out
     for lp, n, e in ((0, n0, e0), (1, n1, e1)):
         want = want_offsets(n, p, samples(e, p))
@@ -225,18 +237,18 @@ def test_throttle_weighs_each_lps_own_pmi_time(nb, busy):
 # ---- Example 18-2 with samples ------------------------------------------------------------
 
 @pytest.mark.parametrize("n0,after,sampled", [
-    (1364, 4096, True),     # 4098 LP0 instructions: LP1's counter starts on LP0's 4096th
-    (1363, 4096, False),    # 4095: counter 16 never overflows, LP1 is never sampled
-    (1364, 4098, True),     # starts on LP0's very last instruction
-    (1364, 4099, False),    # one short
+    (1364, 4096, True),     # 4099 LP0 instructions: LP1's counter starts on LP0's 4096th
+    (1363, 4097, False),    # 4096: counter 16 never overflows, LP1 is never sampled
+    (1364, 4099, True),     # starts on LP0's very last instruction (its exit's int 0x80)
+    (1364, 4100, False),    # one short
 ])
 def test_example_18_2_samples_lp1_after_lp0s_nth(nb, n0, after, sampled):
     n1, p = 100, 19
-    e1 = loop_instructions(n1)
+    e1 = loop3(n1)
     assert e1 % (p + 1) != 0
-    out = record(nb, "--throttle 100 %s --stagger --pair loop %d -- loop %d"
+    out = record(nb, "%s --ring 3 --stagger --pair loop %d -- loop %d"
                  % (EX_18_2 % (p, after), n0, n1))
-    assert "A on LP0 (ring 0), then B on LP1 (ring 0)" in out
+    assert "A on LP0 (ring 3), then B on LP1 (ring 3)" in out
     assert re.search(r"#0 instr_retired:\S+:t0:period=%d counter 16 .*cascade starter" % after,
                      out), out
     assert re.search(r"#1 instr_retired:\S+:t1:period=%d counter 17 .*: period %d$" % (p, p),
@@ -256,11 +268,11 @@ def test_example_18_2_together_never_samples_early(nb):
     with 4098, at most what all of LP1's loop gives, and only LP1's IPs.
     """
     n1, p = 100, 19
-    out = record(nb, "--throttle 100 %s --pair loop 1363 -- loop %d" % (EX_18_2 % (p, 4096), n1))
+    out = record(nb, "%s --ring 3 --pair loop 1363 -- loop %d" % (EX_18_2 % (p, 4097), n1))
     assert summary(out)["stored"] == 0, out
-    out = record(nb, "--throttle 100 %s --pair loop 1364 -- loop %d" % (EX_18_2 % (p, 4096), n1))
+    out = record(nb, "%s --ring 3 --pair loop 1364 -- loop %d" % (EX_18_2 % (p, 4096), n1))
     s = summary(out)
-    assert s["stored"] <= samples(loop_instructions(n1), p) and s["lost"] == 0
+    assert s["stored"] <= samples(loop3(n1), p) and s["lost"] == 0
     rows = script_samples(nb)
     assert {(a, b) for a, b, _ in rows} <= {(1, 1)}
     trace = set(loop_trace(n1))
@@ -271,14 +283,15 @@ def test_example_18_2_trace_shows_the_plan(nb):
     p = 19
     assert nb.cmd("msr trace on") == "msr trace: on"
     try:
-        out = nb.cmd("record --throttle 100 %s --stagger --pair loop 1364 -- loop 100"
+        out = nb.cmd("record %s --ring 3 --stagger --pair loop 1364 -- loop 100"
                      % (EX_18_2 % (p, 4096)), timeout=180)
     finally:
         nb.cmd("msr trace off")
     writes = re.findall(r"^wrmsr ([0-9A-F]+)H <- ([0-9A-F]+)H", out, re.M)
     last = dict((int(a, 16), int(v, 16)) for a, v in writes)
-    assert last[0x3B8] == 0x0400060C            # CRU_ESCR0: LP0's instr_retired (T0_OS|T0_USR)
-    assert last[0x3B9] == 0x04000603            # CRU_ESCR1: LP1's (T1_OS|T1_USR), manual step 2
+    assert last[0x3B8] == 0x04000604            # CRU_ESCR0: LP0's instr_retired (T0_USR)
+    assert last[0x3B9] == 0x04000601            # CRU_ESCR1: LP1's (T1_USR; the manual's step 2
+                                                # has T1_OS|T1_USR, 04000603H)
     assert "wrmsr 310H <- FFFFFFF000H" in out    # counter 16 = -4096 in 40 bits
     assert "wrmsr 311H <- %XH" % ((1 << 40) - p) in out     # counter 17 = -P
     all5 = [int(v, 16) for a, v in writes if a == "371"]
@@ -297,7 +310,7 @@ def test_example_18_2_trace_shows_the_plan(nb):
     cccr4 = [int(v, 16) for a, v in writes if a == "370"]
     assert any(v & (1 << 12) and v & (1 << 26) for v in cccr4), cccr4
     s = summary(out)
-    assert s["stored"] == samples(loop_instructions(100), p)
+    assert s["stored"] == samples(loop3(100), p)
 
 
 # ---- refusals -----------------------------------------------------------------------------

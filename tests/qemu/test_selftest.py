@@ -232,9 +232,10 @@ def test_injected_quirks_are_informational(nb, kind, seen):
     backend(nb, "0F_04 noht")
     out, (passed, failed, skipped) = selftest(nb, "--quick --verbose --inject " + kind)
     assert failed == 0, failures(out)
+    # loop 1015 at ring 3 is 3 x 1015 + 6 instructions, plus the exit trampoline's int 0x80
     for mode in ("vector F8H", "NMI"):
         assert re.search(r"^PASS  overflow +counter 16 64-bit count with reloads, PMI by %s: "
-                         r"measured 3051, expected 3051 \(instr_retired:u; informational: %s "
+                         r"measured 3052, expected 3052 \(instr_retired:u; informational: %s "
                          r"reloads read back different \(N15\)\)$" % (mode, seen), out, re.M), out
     assert "reloads read back different, PMI" not in out
 
@@ -284,14 +285,19 @@ def test_uncore_counts_on_the_l3_part(nb, tmp_path):
         # hardware, where the buffers outgrow L2 + L3 after the kernel zeroed them): one IBUSQ
         # transaction and two DRDY bus clocks (prof/backend/memfeed.c); the check's bound is the
         # core's own count of those misses, the same on hardware
-        assert rest.startswith("%s %s, memwalk 50331648 minus 16777216: measured %d, expected "
-                               ">= 8192" % (reg, spec, want)), rest
-        assert "(BSQ_cache_reference:RD_3rdL_MISS 8192), SDM 18.20" in rest, rest
+        # the counting window holds the kernel's own code too (its buffer zeroing among it),
+        # so the core's misses are at least the walk's 8192 and the bus counts at least those
+        m = re.match(r"%s %s, memwalk 50331648 minus 16777216: measured (\d+), expected >= (\d+) "
+                     r".*\(BSQ_cache_reference:RD_3rdL_MISS (\d+)\), SDM 18\.20" % (re.escape(reg), spec),
+                     rest)
+        assert m, rest
+        measured, bound, misses = map(int, m.groups())
+        assert misses == bound >= 8192 and measured >= bound * want // 8192, rest
     assert {g for s, g, rest in results(out) if s == "SKIP"} == {"uops"}
     report = decode(tmp_path, out)
     assert "\nuncore:\n  PASS  107CCH-107D3H count bits" in report, report
     assert "\n  PASS  MSR_IFSB_BUSQ0 (107CCH) ibusq, memwalk 50331648 minus 16777216: measured " \
-        "8192" in report, report
+        in report, report
     # the uncore registers are part of the restore check, and read back as they were
     assert re.search(r"^PASS  restore .*MISC_ENABLE, uncore read back", out, re.M), out
     assert "107CCH = 0000000000000000H" in nb.cmd("msr read 107CCH")
