@@ -137,6 +137,16 @@ void perf_lock(void)
 	perf_lock_take(me);
 }
 
+/* An NMI came while LP idx held the lock: its handler runs now (out of line: rare). */
+static __attribute__((noinline, cold)) void perf_unlock_deferred(unsigned idx)
+{
+	uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
+
+	pmu_lock.nmi_deferred[idx] = false;
+	perf_pmi_handler(NULL);
+	step_release(held);
+}
+
 /* Release one level of the PMU lock held by the LP with percpu index idx. */
 static inline void perf_unlock_as(unsigned idx)
 {
@@ -145,18 +155,17 @@ static inline void perf_unlock_as(unsigned idx)
 		return;
 	}
 	__atomic_store_n(&pmu_lock.owner, 0, __ATOMIC_RELEASE);
-	if (pmu_lock.nmi_deferred[idx]) {	/* an NMI came while this LP held the lock */
-		uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
-
-		pmu_lock.nmi_deferred[idx] = false;
-		perf_pmi_handler(NULL);
-		step_release(held);
-	}
+	if (pmu_lock.nmi_deferred[idx])
+		perf_unlock_deferred(idx);
 }
 
+/* The caller holds the lock: its owner field names the caller (no percpu lookup per step). */
 void perf_unlock(void)
 {
-	perf_unlock_as(percpu_this()->index);
+	uint32_t owner = __atomic_load_n(&pmu_lock.owner, __ATOMIC_RELAXED);
+
+	if (owner)		/* not held: nothing to release */
+		perf_unlock_as(owner - 1);
 }
 
 /* LP lp's LVT PC: the value, and the real entry when lp is the calling LP. */

@@ -263,6 +263,11 @@ void isr_dispatch(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
+	/* a #DB with a handler: one per stepped instruction (arch/x86/step.c), so first */
+	if (v == VEC_DB && handlers[VEC_DB]) {
+		handlers[VEC_DB](f);
+		return;
+	}
 	if (v < VEC_FIRST_EXTERNAL) {
 		exception_dispatch(f);
 		return;

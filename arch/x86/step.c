@@ -140,6 +140,8 @@ struct step_state {
 	uint64_t emitted;		/* instructions reported this run (progress.h) */
 	struct trap_frame *frame;	/* the workload's #DB frame while step_db runs */
 	uint8_t last_cpl;		/* the CPL the instruction at last_rip ran at */
+	bool last_wl;			/* the instruction at last_rip is the workload's: in its text, or
+					   at CPL 3 (step_classify, after last_cpl is set) */
 
 	/* the counting window (step_window_begin): kernel code is stepped too */
 	bool win;
@@ -188,6 +190,17 @@ static void step_bp_clear(struct step_state *s)
 	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
 	s->bp_armed = false;
 }
+
+/*
+ * The per-step path, inline in each of its two users (the workload's steps
+ * and the counting window's) on the x86-64 kernel; out of line once on the
+ * ia32 kernel, whose image has less room (tests/tools/test_image.py).
+ */
+#if MODE_IS_64
+#define STEP_EMIT_INLINE	static inline __attribute__((always_inline))
+#else
+#define STEP_EMIT_INLINE	static __attribute__((noinline))
+#endif
 
 /* ---- timing --------------------------------------------------------------------- */
 
@@ -257,19 +270,21 @@ static void step_decode(struct step_state *s, uint64_t rip, uint64_t end, const 
  * The code rip belongs to, whose bytes may be decoded: the stepped
  * workload's (up to *end), or in the counting window the kernel's text.
  */
-static bool step_text(const struct step_state *s, uint64_t rip, uint64_t *end)
+enum step_text_kind { STEP_TEXT_NONE, STEP_TEXT_WORKLOAD, STEP_TEXT_KERNEL };
+
+static enum step_text_kind step_text(const struct step_state *s, uint64_t rip, uint64_t *end)
 {
 	uint64_t k0 = (uintptr_t)_text, k1 = (uintptr_t)_etext;
 
 	if (s->active && rip >= s->run.text_start && rip < s->run.text_end) {
 		*end = s->run.text_end;
-		return true;
+		return STEP_TEXT_WORKLOAD;
 	}
 	if (s->win && rip >= k0 && rip < k1) {
 		*end = k1;
-		return true;
+		return STEP_TEXT_KERNEL;
 	}
-	return false;
+	return STEP_TEXT_NONE;
 }
 
 /*
@@ -280,10 +295,12 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 {
 	struct step_dcache *d = &s->dcache[(rip ^ (rip >> 6)) % STEP_DCACHE];
 	uint64_t end = 0;
-	bool inside = step_text(s, rip, &end);
+	enum step_text_kind kind = step_text(s, rip, &end);
+	bool inside = kind != STEP_TEXT_NONE;
 
 	s->rep_iters = 1;
 	s->rep_count = f ? f->rcx : 0;
+	s->last_wl = kind == STEP_TEXT_WORKLOAD || s->last_cpl == 3;
 	if (inside && d->valid && d->rip == rip) {
 		s->cls = d->cls;
 		if (d->regs_free)
@@ -319,7 +336,7 @@ static uint32_t step_rep_iters(const struct step_state *s, const struct trap_fra
 }
 
 /* Copy the decoded operands of the instruction at last_rip into *si (f: the trap after it). */
-static void step_fill_mem(const struct step_state *s, struct step_info *si,
+STEP_EMIT_INLINE void step_fill_mem(const struct step_state *s, struct step_info *si,
 			  const struct trap_frame *f)
 {
 	const struct insn_mem *m = &s->mem;
@@ -337,7 +354,7 @@ static void step_fill_mem(const struct step_state *s, struct step_info *si,
 							  : (int32_t)m->op[0].size;
 }
 
-static void step_count(struct step_counts *res, const struct step_info *si)
+STEP_EMIT_INLINE void step_count(struct step_counts *res, const struct step_info *si)
 {
 	res->instructions++;
 	res->step_cycles += si->cycles;
@@ -360,8 +377,9 @@ static void step_count(struct step_counts *res, const struct step_info *si)
  * The instruction at last_rip retired; execution continues at f's RIP (f:
  * that trap's frame). It is reported to h, counted in counts, as LP lp's.
  */
-static void step_emit_to(struct step_state *s, const struct trap_frame *f,
-			 const struct workload_hooks *h, struct step_counts *counts, uint8_t lp)
+STEP_EMIT_INLINE void step_emit_to(struct step_state *s, const struct trap_frame *f,
+				   const struct workload_hooks *h, struct step_counts *counts,
+				   uint8_t lp)
 {
 	uint64_t next = f->rip;
 	struct step_info si;	/* every field set, mem[] up to nmem: no clearing per step */
@@ -390,6 +408,12 @@ static void step_emit_to(struct step_state *s, const struct trap_frame *f,
 static void step_emit(struct step_state *s, const struct trap_frame *f)
 {
 	step_emit_to(s, f, s->run.h, s->run.counts, s->run.lp);
+}
+
+/* A kernel instruction in the counting window. */
+static __attribute__((noinline)) void step_emit_kernel(struct step_state *s, const struct trap_frame *f)
+{
+	step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
 }
 
 /*
@@ -463,9 +487,9 @@ static void step_kernel(struct step_state *s, struct trap_frame *f, uint64_t cyc
 		s->rep_iters++;
 		return;
 	}
-	step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
+	step_emit_kernel(s, f);
 	if (step_rep_stos(s, f))	/* done here: reported as it retired */
-		step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
+		step_emit_kernel(s, f);
 }
 
 /*
@@ -474,12 +498,11 @@ static void step_kernel(struct step_state *s, struct trap_frame *f, uint64_t cyc
  * counting window (a gate's handler that resumed stepping) and lies
  * outside the workload's text at CPL 0.
  */
-static bool step_in_workload(const struct step_state *s)
+static inline bool step_in_workload(const struct step_state *s)
 {
-	if (!s->started)
-		return !s->win;
-	return !s->win || s->last_cpl == 3 ||
-	       (s->last_rip >= s->run.text_start && s->last_rip < s->run.text_end);
+	if (!s->win)
+		return true;
+	return s->started && s->last_wl;
 }
 
 /* The first trap of a run; true when it is the arming trap in front of the entry. */
@@ -524,6 +547,7 @@ static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cy
 			s->done = s->aborted = true;
 			s->run.abort(f);
 			s->last_rip = f->rip;	/* where the runner resumes */
+			s->last_cpl = (uint8_t)(f->cs & 3);
 			step_classify(s, f->rip, NULL);
 		}
 	}
@@ -765,7 +789,7 @@ void step_gate_enter(struct trap_frame *f)
 	if (f->rip != st->last_rip) {
 		st->cycles += step_take(st, rdtsc());
 		st->frame = f;		/* a PMI it raises samples the interrupted context */
-		step_emit_to(st, f, st->win_h, &st->win_counts, st->win_lp);
+		step_emit_kernel(st, f);
 		st->frame = NULL;
 	}
 	step_tf_on(st);

@@ -195,7 +195,7 @@ static bool memfeed_quiet(const struct p4_mem_result *r)
 	       r->bus_read == 0 && r->bus_rfo == 0 && r->bus_writeback == 0 && r->cycles == 0;
 }
 
-static bool memfeed_rep_stores(struct memfeed_ctx *c, const struct step_info *s, uint32_t iters,
+static __attribute__((noinline)) bool memfeed_rep_stores(struct memfeed_ctx *c, const struct step_info *s, uint32_t iters,
 			       struct memfeed *f)
 {
 	const struct insn_mem_op *op = &s->mem[0];
@@ -234,11 +234,12 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 		memfeed_fetch(c, s, f);
 	}
 	f->known = s->mem_status == INSN_MEM_OK;
-	if (f->known && s->nmem == 1 && s->mem[0].access == INSN_STORE && iters > 1) {
-		f->known = memfeed_rep_stores(c, s, iters, f);
-	} else if (f->known && s->nmem) {
-		for (uint32_t i = 0; i < iters && f->known; i++)
-			f->known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, f);
+	if (f->known && s->nmem) {
+		if (iters > 1 && s->nmem == 1 && s->mem[0].access == INSN_STORE)
+			f->known = memfeed_rep_stores(c, s, iters, f);
+		else
+			for (uint32_t i = 0; i < iters && f->known; i++)
+				f->known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, f);
 	} else {
 		iters = 1;
 	}

@@ -362,10 +362,11 @@ static bool model_any_running(const struct p4_model *m)
 	return false;
 }
 
-/* One stepped instruction; w: the counting window's share it belongs to, or NULL. */
-static void model_feed_one(struct perf_inputs *in, struct perf_window *w, const struct step_info *s)
+/* One stepped instruction (a workload's, or ctx's counting window's: model_feed_kernel_step). */
+void model_feed_step(void *ctx, const struct step_info *s)
 {
 	struct model_adapter *a = &model_adapter;
+	struct perf_inputs *in = ctx;
 	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl };	/* chunk: step_event_fed */
 	uint64_t cycles = 0;
 	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
@@ -383,10 +384,6 @@ static void model_feed_one(struct perf_inputs *in, struct perf_window *w, const 
 		a->batch.budget_dirty = true;
 	}
 	step_retired(&sf, s, retired);
-	if (w && model_any_running(&a->model)) {
-		w->running_cpl0 += s->cpl == 0;
-		w->running_cpl3 += s->cpl == 3;
-	}
 	if (a->mem_ready)
 		step_memory(&sf, in, s, &cycles);
 	if (a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
@@ -401,16 +398,26 @@ static void model_feed_one(struct perf_inputs *in, struct perf_window *w, const 
 	model_pmi_flush(&a->pmi);
 }
 
-void model_feed_step(void *ctx, const struct step_info *s)
-{
-	model_feed_one(ctx, NULL, s);
-}
-
+/*
+ * A kernel instruction in the counting window: fed as a workload's, and
+ * its share of the window taken while a counter ran (struct perf_window).
+ * Counters start and stop in the model's register accesses, which run
+ * between two steps (step_hold), so asking after the feed is the same as
+ * before it.
+ */
 void model_feed_kernel_step(void *ctx, const struct step_info *s)
 {
 	struct perf_window *w = ctx;
+	bool running;
 
-	model_feed_one(&w->in, w, s);
+	model_feed_step(&w->in, s);
+	perf_lock();
+	running = model_any_running(&model_adapter.model);
+	perf_unlock();
+	if (running) {
+		w->running_cpl0 += s->cpl == 0;
+		w->running_cpl3 += s->cpl == 3;
+	}
 }
 
 void model_feed_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n)
