@@ -12,13 +12,15 @@
 
 #define NO_BUILTIN_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
 
-NO_BUILTIN_LOOPS void *memcpy(void *dst, const void *src, size_t n)
+/* REP MOVSD, then REP MOVSB for the tail (SDM Vol. 2B, MOVS), as memset below. */
+void *memcpy(void *dst, const void *src, size_t n)
 {
-	unsigned char *d = dst;
-	const unsigned char *s = src;
+	void *d = dst;
+	const void *s = src;
+	size_t words = n / 4, bytes = n % 4;
 
-	while (n--)
-		*d++ = *s++;
+	__asm__ volatile("rep movsl" : "+D"(d), "+S"(s), "+c"(words) : : "memory");
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(bytes) : : "memory");
 	return dst;
 }
 

@@ -115,7 +115,7 @@
  * its addresses come from the registers; so is a REP string instruction,
  * whose operands vanish when the count is 0. Emptied at step_begin.
  */
-#define STEP_DCACHE		64
+#define STEP_DCACHE		256
 
 struct step_dcache {
 	uint64_t rip;
@@ -797,8 +797,14 @@ void step_gate_enter(struct trap_frame *f)
 
 /* ---- a run ---------------------------------------------------------------------- */
 
+/*
+ * step_begin and step_end are the model's own bookkeeping: a Pentium 4
+ * runs its workloads unstepped and never executes them, so in the counting
+ * window they run held (step_hold), like the #DB handler.
+ */
 void step_begin(const struct step_run *r)
 {
+	uint64_t held = step_hold();
 	struct step_state *st = step_this();
 
 	step_calibrate();
@@ -823,15 +829,18 @@ void step_begin(const struct step_run *r)
 	step_bp_set(st, r->entry);	/* ring 3: arm before the first instruction */
 	if (!st->win)
 		st->resume = rdtsc();
+	step_release(held);
 }
 
 bool step_end(void)
 {
+	uint64_t held = step_hold();
 	struct step_state *st = step_this();
 	bool aborted = st->aborted;
 
 	step_bp_clear(st);
 	st->active = false;
 	progress_stop();
+	step_release(held);
 	return aborted;
 }
