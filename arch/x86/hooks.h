@@ -17,6 +17,7 @@ struct step_info {
 	uint8_t cpl, lp;
 	enum insn_branch branch;
 	bool taken;		/* next_rip != fall-through (branches only) */
+	bool flush_tlb;		/* it wrote CR3: every TLB entry is gone (no global pages here) */
 	uint64_t cycles;	/* TSC cycles spent in the workload since the previous step
 				   (trap-handler time excluded) */
 	/*

@@ -176,6 +176,13 @@ static bool insn_two_byte(struct insn_cursor *c, struct insn_class *out)
 		return insn_finish(c, insn_rel_size(c), INSN_COND, out);
 	if (op == 0x05 || op == 0x07 || op == 0x34 || op == 0x35)
 		return insn_finish(c, 0, INSN_OTHER_BRANCH, out);
+	if (op == 0x22) {		/* MOV CRn, r: register operand only */
+		uint8_t modrm;
+
+		if (!insn_byte(c, &modrm))
+			return false;
+		out->flush_tlb = ((modrm >> 3) & 7) == 3;
+	}
 	return true;
 }
 

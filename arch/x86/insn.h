@@ -43,6 +43,7 @@ struct insn_class {
 	enum insn_branch branch;
 	uint8_t len;		/* bytes, for branches and REP string ops; else 0 */
 	bool rep_string;	/* F2/F3 prefix on MOVS/CMPS/STOS/LODS/SCAS/INS/OUTS */
+	bool flush_tlb;		/* MOV to CR3 (0F 22 /3): flushes the TLBs (SDM Vol. 3A 4.10.4.1) */
 };
 
 /*

@@ -433,13 +433,18 @@ static void cache_flush(struct p4_cache *c)
 		c->way[i] = (struct p4_mem_way){ 0 };
 }
 
+void p4_mem_flush_tlbs(struct p4_mem *m)
+{
+	for (size_t i = 0; i < P4_MEM_MAX_TLB; i++)
+		m->dtlb.e[i] = m->itlb.e[i] = (struct p4_tlb_entry){ 0 };
+}
+
 void p4_mem_flush(struct p4_mem *m)
 {
 	cache_flush(&m->l1d);
 	cache_flush(&m->l2);
 	cache_flush(&m->l3);
-	for (size_t i = 0; i < P4_MEM_MAX_TLB; i++)
-		m->dtlb.e[i] = m->itlb.e[i] = (struct p4_tlb_entry){ 0 };
+	p4_mem_flush_tlbs(m);
 }
 
 int p4_mem_init(struct p4_mem *m, const struct p4_sig *sig, enum p4_mem_variant v,

@@ -144,6 +144,8 @@ int p4_mem_init(struct p4_mem *m, const struct p4_sig *sig, enum p4_mem_variant 
 
 /* Empty every cache and TLB (the geometry stays). */
 void p4_mem_flush(struct p4_mem *m);
+/* Empty both TLBs, as a write to CR3 does when no page is global (SDM Vol. 3A 4.10.4.1). */
+void p4_mem_flush_tlbs(struct p4_mem *m);
 
 /*
  * One memory access of size bytes (1..4096) at linear address addr. Returns

@@ -250,6 +250,10 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 	uops = p4_cost_uops(loads, stores);
 	f->uops = uops * iters;
 	f->cycles += p4_cost_base(uops) * iters;	/* per iteration (p4_cost.c) */
+	if (s->flush_tlb) {		/* the kernel's CR3 reload (paging_set_user): after it, cold TLBs */
+		p4_mem_flush_tlbs(c->mem);
+		c->fetch_valid = false;
+	}
 }
 
 /* ---- events --------------------------------------------------------------------- */

@@ -128,6 +128,30 @@ static void classifies_every_case(void **state)
 	}
 }
 
+/* MOV to CR3 flushes the TLBs; MOV from CR3, to CR0 or CR4 and other 0F opcodes do not. */
+static void cr3_writes_are_flagged(void **state)
+{
+	static const struct { const char *what; uint8_t b[4]; size_t n; bool m64, flush; } c[] = {
+		{ "mov %rax,%cr3", { 0x0f, 0x22, 0xd8 }, 3, true, true },
+		{ "mov %r9,%cr3", { 0x41, 0x0f, 0x22, 0xd9 }, 4, true, true },
+		{ "mov %eax,%cr3 (32-bit)", { 0x0f, 0x22, 0xd8 }, 3, false, true },
+		{ "mov %cr3,%rax", { 0x0f, 0x20, 0xd8 }, 3, true, false },
+		{ "mov %rax,%cr0", { 0x0f, 0x22, 0xc0 }, 3, true, false },
+		{ "mov %rax,%cr4", { 0x0f, 0x22, 0xe0 }, 3, true, false },
+		{ "wrmsr", { 0x0f, 0x30 }, 2, true, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct insn_class out;
+
+		assert_true(insn_classify(c[i].b, c[i].n, c[i].m64, &out));
+		if (out.flush_tlb != c[i].flush)
+			print_message("case failed: %s\n", c[i].what);
+		assert_int_equal(out.flush_tlb, c[i].flush);
+	}
+}
+
 /* Every Jcc opcode in both maps is conditional, each of the 16 conditions. */
 static void all_sixteen_conditions(void **state)
 {
@@ -662,6 +686,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(classifies_every_case),
+		cmocka_unit_test(cr3_writes_are_flagged),
 		cmocka_unit_test(all_sixteen_conditions),
 		cmocka_unit_test(truncated_bytes_are_refused),
 		cmocka_unit_test(fifteen_prefixes_are_too_long),

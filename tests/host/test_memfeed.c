@@ -251,6 +251,30 @@ static void uncore_counts_l3_misses_per_lp(void **state)
 	assert_int_equal(l3, 64 + 1);		/* 64 sectors + the code */
 }
 
+/* A write to CR3 (paging_set_user's reload) leaves both TLBs empty: the next access walks. */
+static void cr3_write_empties_the_tlbs(void **state)
+{
+	struct memfeed_ctx c;
+	struct memfeed f;
+	struct step_info ld = insn(CODE, INSN_LOAD, BUF, 4), cr3 = insn(CODE + 4, 0, 0, 0);
+
+	(void)state;
+	setup(&c, &mem, P4_MEM_DESKTOP);
+	memfeed_step(&c, &ld, &f);
+	assert_int_equal(f.dtlb_walks, 1);
+	assert_int_equal(f.itlb_walks, 1);
+	memfeed_step(&c, &ld, &f);
+	assert_int_equal(f.dtlb_walks + f.itlb_walks, 0);	/* both entries in place */
+	memfeed_step(&c, &cr3, &f);
+	assert_int_equal(f.itlb_walks, 0);	/* its own fetch: before the write */
+	cr3.flush_tlb = true;
+	memfeed_step(&c, &cr3, &f);
+	memfeed_step(&c, &ld, &f);
+	assert_int_equal(f.dtlb_walks, 1);
+	assert_int_equal(f.itlb_walks, 1);
+	assert_int_equal(f.load_l1_miss, 0);	/* the caches keep their lines */
+}
+
 static void unknown_operands_cost_the_base_and_fetch(void **state)
 {
 	struct memfeed_ctx c;
@@ -281,6 +305,7 @@ int main(void)
 		cmocka_unit_test(events_carry_the_table_masks),
 		cmocka_unit_test(uncore_counts_l3_misses_per_lp),
 		cmocka_unit_test(unknown_operands_cost_the_base_and_fetch),
+		cmocka_unit_test(cr3_write_empties_the_tlbs),
 	};
 
 	return cmocka_run_group_tests_name("memfeed", tests, NULL, NULL);
