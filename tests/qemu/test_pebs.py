@@ -139,14 +139,19 @@ def memwalk_tagged(size, stride, passes=1):
     return [off for off, nl, ns in memwalk_trace(size, stride, passes) for _ in range(nl + ns)]
 
 
-def script_syms(nb, event):
-    """The `symbol+0xoff` of each `script` sample of `event` (its name exactly), in order."""
-    syms = []
+def script_samples(nb, event):
+    """(weight, `symbol+0xoff`) of each `script` sample of `event` (its name exactly), in order."""
+    samples = []
     for block in nb.cmd("script", timeout=60).split("\n\n"):
         lines = [l for l in block.strip().split("\n") if l.strip()]
         if lines and lines[0].endswith(" %s:" % event):
-            syms.append(lines[1].split()[1])
-    return syms
+            samples.append((int(lines[0].split()[-2]), lines[1].split()[1]))
+    return samples
+
+
+def script_syms(nb, event):
+    """The `symbol+0xoff` of each `script` sample of `event` (its name exactly), in order."""
+    return [sym for _, sym in script_samples(nb, event)]
 
 
 def script_ips(nb, event):
@@ -235,10 +240,23 @@ def test_full_buffer_reports_its_loss(nb):
 def test_skid_interrupt_vs_pebs(nb):
     """The same event sampled both ways on one run: PEBS lands on the load, the PMI after it:
     on the instruction that follows a tagged load (the PMI is taken between instructions),
-    which on the 32-bit walk can be another load (add, then cmp, both read the stack)."""
+    which on the 32-bit walk can be another load (add, then cmp, both read the stack).
+
+    The interrupt twin takes fewer samples than the PEBS counter, and none is lost. Both
+    counters are preset to -P. The PMI comes on the event after the one that overflowed the
+    counter (PMU reference 2.2; the SDM's CCCR OVF_PMI bit), and the handler adds those P + 1
+    events and reloads -P, so the k-th interrupt sample is at the k(P+1)-th tagged load. The
+    PEBS assist writes its record as the counter overflows and resets it to -P itself (PMU
+    reference 5.2; SDM 18.15.7), so the k-th record is the kP-th tagged load. memwalk 1024 16
+    retires 66 loads on the x86-64 walk (64 elements, pop, ret) and 196 on the 32-bit one
+    (the buffer address, three per element, the pass count, pop, ret): with P = 4,
+    13 interrupt samples of weight 5 against 16 records (32-bit: 39 against 49), one PMI and
+    one overflow per interrupt sample, none coalesced, throttled or unattributed."""
     size, stride, p = 1024, 16, 4
     trace = memwalk_trace(size, stride)
     loads = memwalk_loads(size, stride)
+    # the instruction (index into trace) that retires each load, in order
+    load_insn = [i for i, (_, nl, _) in enumerate(trace) for _ in range(nl)]
     after_load = {"wl_memwalk+0x%x" % trace[i + 1][0] for i in range(len(trace) - 1)
                   if trace[i][1]}
     out = record(nb, "--throttle 100 --ring 3 -e front_end_event:nbogus:u -e front_end_event:nbogus:u:pebs "
@@ -246,11 +264,28 @@ def test_skid_interrupt_vs_pebs(nb):
     m = SKID.search(out)
     assert m, out
     nq, zero, mean = int(m.group(2)), int(m.group(3)), int(m.group(4))
-    assert int(m.group(7)) == len(loads) // p            # PEBS: one per period
+    n_irq, n_pebs = len(loads) // (p + 1), len(loads) // p
+    assert len(loads) == {64: 66, 32: 196}[kernel_bits(FIRMWARE)]      # the count by hand
+    assert (nq, int(m.group(7))) == (n_irq, n_pebs), out
+    s = SAMPLES.search(out)
+    assert s and (int(s.group(1)), int(s.group(3))) == (n_irq + n_pebs, 0), out
+    assert "(0 dropped: buffer full, 0 nested, 0 unattributed)" in out, out
+    assert re.search(r"^throttled: 0$", out, re.M), out
+    pmi = re.search(r"^PMIs: (\d+) .*, overflows (\d+), polls 0, late 0$", out, re.M)
+    assert pmi and (int(pmi.group(1)), int(pmi.group(2))) == (n_irq, n_irq), out
+    assert re.search(r"^events: #0 %d counted, %d in its samples$" % (len(loads), n_irq * (p + 1)),
+                     out, re.M), out
+    assert re.search(r"^events: #1 %d counted, %d in its samples$" % (len(loads), n_pebs * p),
+                     out, re.M), out
     pebs_ips = script_ips(nb, "front_end_event:pebs")
-    assert pebs_ips == [loads[k * p - 1] for k in range(1, len(loads) // p + 1)]
+    assert pebs_ips == [loads[k * p - 1] for k in range(1, n_pebs + 1)]
     assert int(m.group(8)) == len(set(pebs_ips))
-    irq = script_syms(nb, "front_end_event")
+    irq_samples = script_samples(nb, "front_end_event")
+    assert [w for w, _ in irq_samples] == [p + 1] * n_irq, irq_samples
+    irq = [sym for _, sym in irq_samples]
+    # each one at the instruction after the one that retired load k(P+1)
+    assert irq == ["wl_memwalk+0x%x" % trace[load_insn[k * (p + 1) - 1] + 1][0]
+                   for k in range(1, n_irq + 1)], irq
     assert nq == len(irq) > 0 and mean > 0, (out, irq)
     inside = [s for s in irq if s.startswith("wl_memwalk+0x")]
     assert inside and set(inside) <= after_load, (irq, sorted(after_load))   # never the load itself
