@@ -19,7 +19,8 @@
  * (perf_info()->pmi.lp_tsc[LP]: the sibling's handlers run on the other LP,
  * in parallel, and are not this LP's time) is compared with the TSC that
  * passed; above the configured share in two windows in a row every
- * sampling period the LP owns is doubled and the throttle counted; a share
+ * interrupt-sampled period the LP owns is doubled (a PEBS counter's is the
+ * DS area's counter reset and stays) and the throttle counted; a share
  * of 100 % never throttles. One window alone is not enough: a single slow
  * handler (the host descheduling QEMU, where the TSC is host time) can
  * fill a whole window's share. A period of 1 thus
@@ -193,11 +194,18 @@ static uint64_t record_poll_periods(struct record_state *r, const struct perf_ov
 	return 1 + since / p;
 }
 
-/* Double the periods of the sampling counters the calling LP (SMT ID smt) owns. */
+/*
+ * Double the periods of the interrupt-sampled counters the calling LP (SMT
+ * ID smt) owns. A PEBS counter is not one: the assist reloads it from the
+ * DS area's counter reset (PMU reference 5.2), which stays, and its records
+ * weigh the period the run keeps for it; its buffer interrupts only at the
+ * threshold.
+ */
 static void record_raise_periods(struct record_state *r, struct record_lp *l)
 {
 	for (unsigned i = 0; i < r->cfg.plan.n; i++) {
-		if (!r->cfg.sampler[i] || r->period[i] >= P4_PERIOD_MAX ||
+		if (!r->cfg.sampler[i] || r->cfg.plan.req[i].role == P4_ROLE_PEBS ||
+		    r->period[i] >= P4_PERIOD_MAX ||
 		    p4_cccr_pmi_lp(r->sess.plan.slot[i].cccr_value) != l->smt)
 			continue;
 		/* taken by the counter at its next overflow (record_overflow) */

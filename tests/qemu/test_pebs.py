@@ -295,6 +295,37 @@ def test_skid_interrupt_vs_pebs(nb):
         assert zero == 0          # the x86-64 walk has no two loads in a row
 
 
+def test_throttle_leaves_the_pebs_period(nb):
+    """Throttling doubles the periods of the interrupt-sampled counters (docs/guide/sampling.md);
+    a PEBS counter is reloaded by the assist from the DS area's counter reset (PMU reference
+    5.2), which the throttle does not write, so its records stay one every P events and each
+    weighs P. The throttle doubled the PEBS request's period too: `record` said "period 8
+    (raised by throttling)" for it, and its records weighed 8 each (1552 events in its samples
+    of 388 counted). --throttle 1 makes the model's PMI handler (most of the run's time) throttle
+    after its first windows; a run that did not throttle shows nothing and fails."""
+    size, stride, p = 4096, 16, 2
+    loads = memwalk_loads(size, stride)
+    out = record(nb, "--throttle 1 --ring 3 -e front_end_event:nbogus:u -e front_end_event:nbogus:u:pebs "
+                 "-e uop_type:tagloads -c %d memwalk %d %d" % (p, size, stride))
+    throttled = int(re.search(r"^throttled: (\d+)", out, re.M).group(1))
+    assert throttled >= 1, "no throttling, nothing shown: " + out
+    raised = re.search(r"^  #0 front_end_event:NBOGUS:u:period=%d .*: period (\d+) \(raised by "
+                       r"throttling\)$" % p, out, re.M)
+    assert raised and int(raised.group(1)) == p << throttled, out
+    assert re.search(r"^  #1 front_end_event:NBOGUS:u:pebs:period=%d .*: period %d$" % (p, p),
+                     out, re.M), out
+    m = PEBS.search(out)
+    assert m and int(m.group(1)) == len(loads) // p and int(m.group(4)) == 0, out
+    assert re.search(r"^events: #1 %d counted, %d in its samples$" % (len(loads), len(loads) // p * p),
+                     out, re.M), out
+    w = [weight for weight, _ in script_samples(nb, "front_end_event:pebs")]
+    assert w == [p] * (len(loads) // p), w
+    # the interrupt twin's weights add up to its count, less the events after its last sample
+    e = re.search(r"^events: #0 (\d+) counted, (\d+) in its samples$", out, re.M)
+    assert e and int(e.group(1)) == len(loads), out
+    assert 0 <= int(e.group(1)) - int(e.group(2)) <= (p << throttled), out
+
+
 def test_ds_layout_follows_dtes64_and_the_mode(nb):
     """PMU reference 5.1/5.2: with DTES64 (0F_04) or in IA-32e mode the DS area has the 64-bit
     layout (144-byte records); a part without DTES64 (0F_02) outside IA-32e mode, i.e. under
