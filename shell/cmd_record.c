@@ -1170,7 +1170,7 @@ static const struct shell_cmd record_cmds[] = {
 	  "  --buffer SIZE  use only SIZE bytes (K, M suffixes) of the LP's store;\n"
 	  "                 a sample without call chain takes 40 bytes\n"
 	  "  --throttle PCT raise the periods (x2) when PMI handling takes more than PCT\n"
-	  "                 percent of the time (default 25)\n"
+	  "                 percent of the time (default 25); PEBS periods stay\n"
 	  "  --quiet        no progress line (see 'help stat')\n"
 	  "  --jitter PCT   periods drawn from PERIOD +- PCT% (1..90): use it on loops\n"
 	  "  --seed N       the jitter's seed (default 1)\n"
