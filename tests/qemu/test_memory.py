@@ -33,16 +33,27 @@ trampoline (wl_user_exit), which has no memory operand: one more instruction, on
 more cycle, and one more fetch. A ring-0 workload cannot be told apart from the
 kernel by CPL, so the hand counts are for ring 3.
 
-What a workload touches besides its buffer: its stack (push %rbp is a store that
-finds the stack's sector in L2 and its page in the DTLB; the pop after it misses L1
-and finds the line in L2, dirty; ret reads the same 64-byte line as the pop and hits
-L1) and its code: .wltext is kernel text that no kernel code in the window fetches,
-so the first fetch of each of its sectors, the exit trampoline's included, comes
-from memory, and the first fetch of each of its pages walks (code_sectors below
-reads the layout from the kernel's symbol table).
+What a workload touches besides its buffer: its code and its stack. Its code:
+.wltext is kernel text that no kernel code in the window fetches, so the first fetch
+of each of its sectors, the exit trampoline's included, comes from memory, and the
+first fetch of each of its pages walks (code_sectors below reads the layout from the
+booted kernel's symbol table). Its stack: the push is a store that finds the stack's
+sector in L2 and its page in the DTLB, and then the two kernels differ (STACK below):
+  x86-64 (arch/x86/64/workloads.S): arguments in registers; after the push only the pop
+      and the ret touch the stack. The pop misses L1 (the stack's line was only stored
+      to) and finds the line in L2, dirty (20); ret reads the same line and hits L1. A
+      walk that evicts the stack page's DTLB entry makes the pop walk, and one that
+      evicts its L2 sector makes the pop miss L2 too.
+  ia32 (arch/x86/32/workloads.S): arguments on the user stack. user_call reads the
+      trampoline's address that user_prepare wrote at the stack's top and stores it and
+      the arguments just below, in the same 64-byte line: that load brought the line
+      into L1, so the push, the argument loads, the pop and the ret all hit L1. memwalk
+      reads its stride and size from there every iteration, so neither L1 nor the DTLB
+      ever evicts the stack (no pop miss, no pop walk), and its per-pass `subl $1, ARG3`
+      is a load and a store: 4 uops, 2 cycles, one more than x86-64's register decrement.
+memwalk, loop and copy retire the same instructions in both kernels (the listings).
 """
 
-import os
 import re
 import subprocess
 
@@ -62,8 +73,6 @@ SECTOR = 128
 PAGE = 4096
 DTLB = 64
 PTE_PER_SECTOR = SECTOR // 8        # page-table entries in one sector
-STACK_L1_MISSES = 1                 # the pop (ret hits its line)
-POP = L2_LAT                        # the pop: L1 miss, line in L2 (the DTLB entry is warm)
 EXIT_INSNS = 1                      # the trampoline's int 0x80, retired at CPL 3
 EXIT_BASE = 1                       # its cycle (no memory operand: 1 uop)
 
@@ -84,8 +93,25 @@ def memwalk_instr(size, stride, passes):
     return 6 + passes * (3 + 5 * -(-size // stride))
 
 
-def _symbols():
-    out = subprocess.run(["nm", "-S", conftest.qemu.kernel_elf()], stdout=subprocess.PIPE,
+# What each kernel's bodies do with their stack (see the top), by kernel_bits:
+#   l1_misses: loads of the stack that miss L1 (x86-64: the pop; it finds its line in L2,
+#              or misses L2 too after a walk that evicted the stack's sector)
+#   pop: their clockticks when the line is in L2
+#   walk: DTLB walks for the stack after a walk that cycles the DTLB (x86-64: the pop)
+#   per_pass: memwalk's extra clockticks per pass (ia32: its pass count is in memory)
+STACK = {
+    64: {"l1_misses": 1, "pop": L2_LAT, "walk": 1, "per_pass": 0},
+    32: {"l1_misses": 0, "pop": 0, "walk": 0, "per_pass": 1},
+}
+
+
+@pytest.fixture
+def stack(firmware):
+    return STACK[conftest.kernel_bits(firmware)]
+
+
+def _symbols(firmware):
+    out = subprocess.run(["nm", "-S", conftest.qemu.kernel_elf(firmware)], stdout=subprocess.PIPE,
                          check=True, universal_newlines=True).stdout
     syms = {}
     for line in out.splitlines():
@@ -97,11 +123,11 @@ def _symbols():
     return syms
 
 
-def code_sectors(body):
+def code_sectors(body, firmware):
     """(sectors, pages) of .wltext a ring-3 run of `body` fetches: the body's bytes and
     the trampoline's 2-byte int 0x80. .wltext starts a page (linker.ld), and the image
     is loaded at a page boundary, so link-time offsets give the sectors and pages."""
-    syms = _symbols()
+    syms = _symbols(firmware)
     text = syms["__workload_text_start"][0]
     assert text % PAGE == 0, hex(text)
     start, size = syms[body]
@@ -112,18 +138,15 @@ def code_sectors(body):
     return len(sectors), len(pages)
 
 
-def cold_code(body):
+def cold_code(body, firmware):
     """Clockticks of a ring-3 run's code fetches: one ITLB walk per page, each sector
     from memory (a fetch found in L2 pays nothing)."""
-    sectors, pages = code_sectors(body)
+    sectors, pages = code_sectors(body, firmware)
     return pages * WALK + sectors * MEM
 
 
 @pytest.fixture(autouse=True)
-def desktop_model(nb, firmware):
-    if conftest.kernel_bits(firmware) != 64:
-        pytest.skip("the hand counts are for the x86-64 workload bodies (arch/x86/32/workloads.S reads "
-                    "its arguments from the stack)")
+def desktop_model(nb):
     assert "backend: model" in nb.cmd("pmu backend model 0F_04")
     nb.cmd("pmu clock model")
 
@@ -138,7 +161,7 @@ def replay_1stl(nb):
     nb.cmd("msr write 3F2H 0")
 
 
-def test_walk_over_twice_l1_misses_every_access(nb, replay_1stl):
+def test_walk_over_twice_l1_misses_every_access(nb, replay_1stl, stack):
     """2 x L1 with a 64-byte stride: each set sees 16 lines cycling through 8 ways (LRU),
     so every load misses L1, on every pass (the zeroing stored, and stores do not
     allocate in L1); the replay metric counts each missing load, and the pop."""
@@ -147,10 +170,10 @@ def test_walk_over_twice_l1_misses_every_access(nb, replay_1stl):
     for passes in (1, 2, 3):
         rows, _ = stat(nb, "--ring 3 -e replay_event:NBOGUS:u memwalk %d %d %d"
                        % (size, LINE, passes))
-        assert count(rows, "replay_event") == loads * passes + STACK_L1_MISSES, passes
+        assert count(rows, "replay_event") == loads * passes + stack["l1_misses"], passes
 
 
-def test_ring0_walk_counts_the_kernel_share_too(nb, replay_1stl):
+def test_ring0_walk_counts_the_kernel_share_too(nb, replay_1stl, stack):
     """At ring 0 the workload is CPL-0 code like the kernel around it: `:u` sees nothing,
     and `:u:k` adds the kernel's loads that miss L1 (its first ones after the model is
     emptied must). That share does not depend on the passes: the buffer is the same size
@@ -162,20 +185,20 @@ def test_ring0_walk_counts_the_kernel_share_too(nb, replay_1stl):
     seen = [count(stat(nb, "--ring 0 -e replay_event:NBOGUS memwalk %d %d %d"
                        % (size, LINE, passes))[0], "replay_event") for passes in (1, 2, 3)]
     assert seen[1] - seen[0] == seen[2] - seen[1] == loads, seen
-    # the workload's own one-pass count is at most loads + the pop's miss
-    assert seen[0] > loads + STACK_L1_MISSES, seen
+    # more than the same walk at ring 3 counts at :u (test above): the kernel's share
+    assert seen[0] > loads + stack["l1_misses"], seen
     rows, _ = stat(nb, "--ring 0 -e replay_event:NBOGUS:u memwalk %d %d 1" % (size, LINE))
     assert count(rows, "replay_event") == 0
 
 
-def test_walk_within_l1_misses_only_on_the_first_pass(nb, replay_1stl):
+def test_walk_within_l1_misses_only_on_the_first_pass(nb, replay_1stl, stack):
     """The buffer is in L2 (zeroed) but not in L1: the first pass misses L1 once per
     line, later passes hit."""
     size = L1_SIZE // 2
     for passes in (1, 3):
         rows, _ = stat(nb, "--ring 3 -e replay_event:NBOGUS:u memwalk %d %d %d"
                        % (size, LINE, passes))
-        assert count(rows, "replay_event") == size // LINE + STACK_L1_MISSES
+        assert count(rows, "replay_event") == size // LINE + stack["l1_misses"]
 
 
 def test_replay_metric_counts_nothing_when_not_programmed(nb):
@@ -183,18 +206,18 @@ def test_replay_metric_counts_nothing_when_not_programmed(nb):
     assert count(rows, "replay_event") == 0
 
 
-def test_one_access_per_page_beyond_the_dtlb_misses_every_time(nb):
+def test_one_access_per_page_beyond_the_dtlb_misses_every_time(nb, firmware, stack):
     """128 pages > 64 DTLB entries, LRU: every load walks, on every pass (the CR3 reload
-    emptied the DTLB after the zeroing); plus the pop, whose page entry (refilled by the
-    kernel's write of the return address) the walk evicted. One ITLB walk: the body
-    and the trampoline share a page (code_sectors)."""
+    emptied the DTLB after the zeroing); plus, on x86-64, the pop, whose page entry
+    (refilled by the kernel's write of the return address) the walk evicted. One ITLB
+    walk per code page (code_sectors: the body and the trampoline share one)."""
     pages = 2 * DTLB
-    assert code_sectors("wl_memwalk")[1] == 1
+    code_pages = code_sectors("wl_memwalk", firmware)[1]
     for passes in (1, 2, 3):
         rows, _ = stat(nb, "--ring 3 -e page_walk_type:DTMISS:u -e page_walk_type:ITMISS:u "
                            "memwalk %d %d %d" % (pages * PAGE, PAGE, passes))
-        assert count(rows, "page_walk_type:DTMISS") == pages * passes + 1
-        assert count(rows, "page_walk_type:ITMISS") == 1
+        assert count(rows, "page_walk_type:DTMISS") == pages * passes + stack["walk"]
+        assert count(rows, "page_walk_type:ITMISS") == code_pages
 
 
 def test_pages_within_the_dtlb_walk_once(nb):
@@ -205,16 +228,16 @@ def test_pages_within_the_dtlb_walk_once(nb):
     assert count(rows, "page_walk_type:DTMISS") == pages
 
 
-def test_zeroed_buffer_is_in_l2_dirty(nb):
+def test_zeroed_buffer_is_in_l2_dirty(nb, firmware, stack):
     """32 KB fits in L2: the zeroing left every line there Modified, so each load that
-    misses L1 (all of them, every pass, as above) and the pop are RD_2ndL_HITM; only the
+    misses L1 (all of them, every pass, as above) and the x86-64 pop are RD_2ndL_HITM; only the
     code misses L2, one read per sector, each one bus read (nothing dirty is evicted)."""
     size = 2 * L1_SIZE
-    sectors = code_sectors("wl_memwalk")[0]
+    sectors = code_sectors("wl_memwalk", firmware)[0]
     for passes in (1, 2):
         args = "memwalk %d %d %d" % (size, LINE, passes)
         rows, _ = stat(nb, "--ring 3 -e BSQ_cache_reference:RD_2ndL_HITM:u " + args)
-        assert count(rows, "BSQ_cache_reference") == passes * size // LINE + 1
+        assert count(rows, "BSQ_cache_reference") == passes * size // LINE + stack["l1_misses"]
         rows, _ = stat(nb, "--ring 3 -e BSQ_cache_reference:RD_2ndL_MISS:u "
                            "-e BSQ_allocation:REQ_DEM_TYPE:noedge:u "
                            "-e IOQ_allocation:ALL_READ:noedge:u " + args)
@@ -241,13 +264,14 @@ def test_zeroing_fills_whole_sectors(nb):
     assert a > small // SECTOR, a            # the zeroing is inside the window
 
 
-def test_memwalk_clockticks_by_hand(nb):
+def test_memwalk_clockticks_by_hand(nb, firmware, stack):
     size, passes = 2 * L1_SIZE, 1
     n = memwalk_instr(size, LINE, passes)
     expect = (n + EXIT_BASE                      # every instruction <= 3 uops: 1 cycle
               + (size // LINE) * L2_LAT          # each load misses L1, finds its line in L2
               + (size // PAGE) * WALK            # one DTLB walk per 4 KiB page
-              + cold_code("wl_memwalk") + POP)
+              + cold_code("wl_memwalk", firmware) + stack["pop"]
+              + passes * stack["per_pass"])
     rows, out = stat(nb, "--ring 3 -e global_power_events:RUNNING:u "
                          "-e instr_retired:NBOGUSNTAG:NBOGUSTAG:u memwalk %d %d %d"
                      % (size, LINE, passes))
@@ -256,20 +280,21 @@ def test_memwalk_clockticks_by_hand(nb):
     assert "[cost model]" in out and "clockticks from the cost model (a model" in out
 
 
-def test_loop_clockticks_by_hand_and_identical_across_runs(nb):
+def test_loop_clockticks_by_hand_and_identical_across_runs(nb, firmware, stack):
     for n in (100, 1000):
         seen = set()
         for _ in range(2):
             rows, out = stat(nb, "--ring 3 -e global_power_events:RUNNING:u loop %d" % n)
             seen.add(count(rows, "global_power_events"))
-        assert seen == {3 * n + 6 + EXIT_BASE + cold_code("wl_loop") + POP}, (n, seen)
+        assert seen == {3 * n + 6 + EXIT_BASE + cold_code("wl_loop", firmware) + stack["pop"]}, \
+            (n, seen)
     rows, _ = stat(nb, "--ring 3 -e global_power_events:RUNNING:u -r 5 loop 1000")
     mins = [int(x) for x in re.findall(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+global_power",
                                        _, re.M)[0]]
     assert len(set(mins)) == 1, mins
 
 
-def test_copy_clockticks_and_misses_by_hand(nb, replay_1stl):
+def test_copy_clockticks_and_misses_by_hand(nb, replay_1stl, firmware, stack):
     """REP MOVSB: per byte 1 load + 1 store = 4 uops, 2 cycles; each source line misses L1
     once and finds its line in L2 (the zeroing covered source and destination);
     destination stores pay nothing; one DTLB walk per source and destination page."""
@@ -278,27 +303,28 @@ def test_copy_clockticks_and_misses_by_hand(nb, replay_1stl):
     a, _ = stat(nb, cmd % small)
     b, _ = stat(nb, cmd % big)
     for rows, size in ((a, small), (b, big)):
-        assert count(rows, "replay_event") == size // LINE + STACK_L1_MISSES
+        assert count(rows, "replay_event") == size // LINE + stack["l1_misses"]
         assert count(rows, "global_power_events") == (
             8 + EXIT_BASE + size * 2 + (size // LINE) * L2_LAT + 2 * (size // PAGE) * WALK
-            + cold_code("wl_copy") + POP), size
+            + cold_code("wl_copy", firmware) + stack["pop"]), size
 
 
-def test_xeon_mp_l3_part(nb):
+def test_xeon_mp_l3_part(nb, firmware, stack):
     """2 MB = 2 x the 1 MB L2 of the L3 part: the zeroing put every sector in L3 (each
     RFO fills L3 and L2; L2's dirty evictions go to L3) and left the second MB in L2.
     The walk misses L2 on every sector of both passes (LRU over 2 x its size) and finds
-    each in L3; so does the final pop (the walk evicted the stack's dirty sector into L3).
-    Only the code misses L3."""
+    each in L3; so does the x86-64 pop (the walk evicted the stack's dirty sector into
+    L3). Only the code misses L3."""
     out = nb.cmd("pmu backend model 0F_04 l3")
     assert "backend: model" in out
     assert "L3 8192 KB" in nb.cmd("pmu")
     size = 2 * 1024 * 1024
-    sectors = code_sectors("wl_memwalk")[0]
+    sectors = code_sectors("wl_memwalk", firmware)[0]
     rows, _ = stat(nb, "--ring 3 -e BSQ_cache_reference:RD_3rdL_MISS:u "
                        "-e BSQ_cache_reference:RD_2ndL_MISS:u memwalk %d %d 2" % (size, SECTOR))
     assert count(rows, "BSQ_cache_reference:RD_3rdL_MISS") == sectors
-    assert count(rows, "BSQ_cache_reference:RD_2ndL_MISS") == 2 * (size // SECTOR) + 1 + sectors
+    assert count(rows, "BSQ_cache_reference:RD_2ndL_MISS") == (2 * (size // SECTOR) + stack["l1_misses"]
+                                                                + sectors)
 
 
 def test_l3_needs_a_part_that_has_one(nb):
