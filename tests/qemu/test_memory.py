@@ -1,9 +1,9 @@
 """test_memory.py - the memory-system model fed by the stepped accesses, and the cost model.
 
 Every expected count is computed here from the workload listings
-(arch/x86/64/workloads.S), the kernel code that runs in the counting window
-(workload/workloads.c, arch/x86/user.c, arch/x86/64/paging.c, lib/string.c)
-and the model's documented parameters:
+(arch/x86/64/workloads.S, arch/x86/32/workloads.S), the kernel code that runs in the
+counting window (workload/workloads.c, arch/x86/user.c, arch/x86/64/paging.c and its
+PAE twin arch/x86/32/paging.c, lib/string.c) and the model's documented parameters:
   part 0F_04H desktop (pmu/model/p4_mem.c): L1D 16 KB 8-way, 64-byte lines, not
       write-allocate; L2 2 MB 8-way, 128-byte sectors filled whole (a store that
       misses is a read-for-ownership, RFO); DTLB and ITLB 64 entries, LRU; L2 latency 20;
@@ -125,8 +125,9 @@ def _symbols(firmware):
 
 def code_sectors(body, firmware):
     """(sectors, pages) of .wltext a ring-3 run of `body` fetches: the body's bytes and
-    the trampoline's 2-byte int 0x80. .wltext starts a page (linker.ld), and the image
-    is loaded at a page boundary, so link-time offsets give the sectors and pages."""
+    the trampoline's 2-byte int 0x80. .wltext starts a page (the linker scripts), and
+    the image is loaded at a page boundary, so link-time offsets give the sectors and
+    pages."""
     syms = _symbols(firmware)
     text = syms["__workload_text_start"][0]
     assert text % PAGE == 0, hex(text)
@@ -164,7 +165,7 @@ def replay_1stl(nb):
 def test_walk_over_twice_l1_misses_every_access(nb, replay_1stl, stack):
     """2 x L1 with a 64-byte stride: each set sees 16 lines cycling through 8 ways (LRU),
     so every load misses L1, on every pass (the zeroing stored, and stores do not
-    allocate in L1); the replay metric counts each missing load, and the pop."""
+    allocate in L1); the replay metric counts each missing load, and the x86-64 pop."""
     size = 2 * L1_SIZE
     loads = size // LINE
     for passes in (1, 2, 3):
