@@ -97,3 +97,14 @@ def test_collect_frames_stops_at_the_last_frame(dumpgen):
     assert saved == ["dump"] + frames
     assert len(cap.frames) == len(frames)
     assert lk.chunks == [b"left over\r\n"]          # not waited for: the last frame ended it
+
+
+@pytest.mark.parametrize("where, message", [
+    ("no-such.sock", "--socket no-such.sock: neither an existing socket file nor HOST:PORT"),
+    ("localhost:1", "cannot connect to localhost:1: "),
+])
+def test_a_socket_that_cannot_be_reached_exits_2(decode, tmp_path, where, message):
+    p = decode("--socket", where, "--idle", "1", ok=(2,))
+    assert p.stderr.startswith("nbprof-decode: " + message)
+    assert "Traceback" not in p.stderr
+    assert list(tmp_path.iterdir()) == []
