@@ -48,10 +48,13 @@ struct perf_trace_bus {
 	struct msr_bus *inner;
 };
 
-static const struct perf_backend_ops *be;	/* NULL: no backend */
-static const volatile uint64_t *be_bus_tsc;	/* be->bus_tsc, or NULL (also without a backend) */
+/* The backend in use: its ops and what perf_use asked of them once. */
+static struct {
+	const struct perf_backend_ops *ops;	/* NULL: no backend */
+	const volatile uint64_t *bus_tsc;	/* ops->bus_tsc, or NULL (also without a backend) */
+	struct perf_trace_bus trace;		/* `pmu trace` around ops->bus() (trace.inner) */
+} be;
 static struct perf_info info;
-static struct perf_trace_bus trace_bus;
 /* Where the overflow path delivers: the running count, the sample sink, the PEBS hook. */
 static struct {
 	struct perf_count *count;	/* the running count; NULL: none */
@@ -227,30 +230,30 @@ const char *perf_backend_name(enum perf_backend b)
 
 struct msr_bus *perf_bus(void)
 {
-	if (!be)
+	if (!be.ops)
 		return NULL;
-	return info.trace ? &trace_bus.bus : trace_bus.inner;	/* be->bus(), asked at perf_use */
+	return info.trace ? &be.trace.bus : be.trace.inner;	/* be.ops->bus(), asked at perf_use */
 }
 
 bool perf_steps_workloads(void)
 {
-	return be && be->steps_workloads;
+	return be.ops && be.ops->steps_workloads;
 }
 
 const struct perf_window *perf_window_inputs(unsigned lp)
 {
-	return be && be->window_inputs ? be->window_inputs(lp) : NULL;
+	return be.ops && be.ops->window_inputs ? be.ops->window_inputs(lp) : NULL;
 }
 
 const char *perf_msr_label(void)
 {
-	return be && be->msr_label ? be->msr_label() : NULL;
+	return be.ops && be.ops->msr_label ? be.ops->msr_label() : NULL;
 }
 
 void perf_describe(char *buf, size_t n)
 {
-	if (be)
-		be->describe(buf, n);
+	if (be.ops)
+		be.ops->describe(buf, n);
 	else if (n)
 		buf[0] = '\0';
 }
@@ -259,41 +262,41 @@ int perf_inject(unsigned unflagged, unsigned reloads, char *err, size_t n)
 {
 	if (!perf_can_inject())
 		return ksnprintf(err, n, "only the model can be made to misbehave"), -1;
-	return be->inject(unflagged, reloads, err, n);
+	return be.ops->inject(unflagged, reloads, err, n);
 }
 
 bool perf_can_inject(void)
 {
-	return be && be->inject;
+	return be.ops && be.ops->inject;
 }
 
 int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n)
 {
-	if (!be || !be->inject_fault)
+	if (!be.ops || !be.ops->inject_fault)
 		return ksnprintf(err, n, "only the model can be made to misbehave"), -1;
-	return be->inject_fault(kind, arg, err, n);
+	return be.ops->inject_fault(kind, arg, err, n);
 }
 
 void perf_cpu_identify(struct cpu_info *ci)
 {
 	cpu_identify(ci);
-	if (be && be->cpu_view)
-		be->cpu_view(ci);
+	if (be.ops && be.ops->cpu_view)
+		be.ops->cpu_view(ci);
 }
 
 bool perf_machine_fault(char *buf, size_t n)
 {
-	return be && be->machine_fault && be->machine_fault(buf, n);
+	return be.ops && be.ops->machine_fault && be.ops->machine_fault(buf, n);
 }
 
 int perf_rdpmc(uint32_t ecx, uint64_t *value)
 {
-	return be && be->rdpmc ? be->rdpmc(ecx, value) : MSR_BUS_EFAULT;
+	return be.ops && be.ops->rdpmc ? be.ops->rdpmc(ecx, value) : MSR_BUS_EFAULT;
 }
 
 enum perf_source perf_event_source(enum p4_event ev, const struct perf_inputs *in)
 {
-	return be ? be->source(ev, in) : PERF_SOURCE_NONE;
+	return be.ops ? be.ops->source(ev, in) : PERF_SOURCE_NONE;
 }
 
 /* ---- the traced bus (only while `msr trace on`) -------------------------------- */
@@ -440,10 +443,10 @@ static struct trap_frame *perf_wl_frame(unsigned cpu)
 /* After the unmask: the backend's re-raise, and its share of this handler since b0. */
 static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 {
-	if (be->unmasked)
-		be->unmasked(lp);
-	if (be_bus_tsc)
-		info.pmi.backend_tsc += be_bus_tsc[cpu] - b0;
+	if (be.ops->unmasked)
+		be.ops->unmasked(lp);
+	if (be.bus_tsc)
+		info.pmi.backend_tsc += be.bus_tsc[cpu] - b0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
@@ -465,7 +468,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
 		f = wf;
 	}
-	b0 = be_bus_tsc ? be_bus_tsc[cpu] : 0;
+	b0 = be.bus_tsc ? be.bus_tsc[cpu] : 0;
 	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
 	perf_scan(lp, f);
 	if (run.pebs_hook)
@@ -565,8 +568,8 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 	}
 	run.count = s;
 	s->running = true;
-	if (be->run_begin)
-		be->run_begin();
+	if (be.ops->run_begin)
+		be.ops->run_begin();
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		perf_lvt_write(lp, perf_lvt_value(false));
 	p4_apply(bus, &s->plan, &res);
@@ -634,8 +637,8 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 		perf_lvt_write(lp, perf_lvt_value(true));
 	s->running = false;
 	run.count = NULL;
-	if (be->run_end)
-		be->run_end();
+	if (be.ops->run_end)
+		be.ops->run_end();
 	p4_unc_stop(bus, &s->plan, s->unc_total);
 	perf_unlock();
 	for (unsigned i = 0; totals && i < s->plan.n; i++)
@@ -662,14 +665,14 @@ static void perf_hook_begin(void *ctx, uint8_t lp)
 		perf_lvt_write(lp, lvt.lp[lp]);
 		perf_unlock();
 	}
-	if (be && be->begin)
-		be->begin(ctx, lp);
+	if (be.ops && be.ops->begin)
+		be.ops->begin(ctx, lp);
 }
 
 static void perf_hook_end(void *ctx, uint8_t lp)
 {
-	if (be && be->end)
-		be->end(ctx, lp);
+	if (be.ops && be.ops->end)
+		be.ops->end(ctx, lp);
 }
 
 /*
@@ -704,8 +707,8 @@ void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 		.ctx = in,
 		.begin = perf_hook_begin,
 		.end = perf_hook_end,
-		.step = be ? be->step : NULL,
-		.synthetic = be ? be->synthetic : NULL,
+		.step = be.ops ? be.ops->step : NULL,
+		.synthetic = be.ops ? be.ops->synthetic : NULL,
 		.mark = perf_hook_mark,
 	};
 }
@@ -722,8 +725,8 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 		perf_count_stop(run.count, NULL);
 	if (b->select(sig, ht, &caps, err, n))
 		return -1;
-	be = b;
-	be_bus_tsc = b->bus_tsc;
+	be.ops = b;
+	be.bus_tsc = b->bus_tsc;
 	info.backend = id;
 	info.sig = *sig;
 	info.ht = ht;
@@ -732,7 +735,7 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 			    perf_hw_probe(info.probe, sizeof(info.probe)) != P4_PROBE_COUNTS;
 	if (id != PERF_BACKEND_HW)
 		info.probe[0] = '\0';
-	trace_bus.inner = b->bus();
+	be.trace.inner = b->bus();
 	/* Zero every CCCR first: stale counters keep PMIs asserted (PMU reference 6). */
 	p4_pmu_reset(b->bus(), &info.caps, &res);
 	return 0;
@@ -782,7 +785,7 @@ void perf_init(void)
 	bool ht, netburst;
 	char why[200], err[96], sigtext[8];
 
-	trace_bus.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
+	be.trace.bus = (struct msr_bus){ .read = perf_trace_read, .write = perf_trace_write };
 	lvt.have_lapic = lapic_present();
 	idt_set_handler(LAPIC_PMI_VECTOR, perf_pmi_vector);
 	idt_set_handler(VEC_NMI, perf_pmi_nmi);

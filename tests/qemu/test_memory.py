@@ -1,26 +1,61 @@
 """test_memory.py - the memory-system model fed by the stepped accesses, and the cost model.
 
 Every expected count is computed here from the workload listings
-(arch/x86/64/workloads.S) and the model's documented parameters:
+(arch/x86/64/workloads.S, arch/x86/32/workloads.S), the kernel code that runs in the
+counting window (workload/workloads.c, arch/x86/user.c, arch/x86/64/paging.c and its
+PAE twin arch/x86/32/paging.c, lib/string.c) and the model's documented parameters:
   part 0F_04H desktop (pmu/model/p4_mem.c): L1D 16 KB 8-way, 64-byte lines, not
-      write-allocate; L2 2 MB 8-way, 128-byte sectors filled whole; DTLB and ITLB
-      64 entries, LRU; L2 latency 20
+      write-allocate; L2 2 MB 8-way, 128-byte sectors filled whole (a store that
+      misses is a read-for-ownership, RFO); DTLB and ITLB 64 entries, LRU; L2 latency 20;
+      part 0F_04H Xeon MP with L3: L2 1 MB, L3 8 MB, both sectored
   cost model (pmu/model/p4_cost.c): base max(1, ceil(uops / 3)), uops = 1 + loads
       + 2 x stores; a load found in L2 pays 20, one from memory 20 + 12 + 12 x 15
       = 212; a fetch pays nothing in L2 and 212 from memory; a store pays nothing;
       every TLB miss is a page walk of 30
-The memory model is emptied when a counting run starts, so each run starts cold.
-Ring 3 runs map their buffer and stack with 4 KiB pages (arch/x86/64/paging.c); ring 0
-may find the buffer in a 2 MiB page, so page-sensitive counts use --ring 3.
 
-What a workload touches besides its buffer: its stack (push %rbp is a store,
-which does not allocate in L1: the pop after it misses L1 and finds the line in
-L2, which the push's read-for-ownership filled; ret reads the same 64-byte line
-as the pop and hits L1) and its code (memwalk's and copy's instructions lie in
-one 128-byte sector: one fetch from memory, then L2 hits; one ITLB walk).
+The counting window. A P4 counts ring-0 code under an ESCR's OS bit (`:k`, and the
+default `:u:k`), so the model steps the kernel's own code from the register write
+that starts a count to the one that stops it, and feeds it to the memory model too.
+The memory model is emptied when the count starts; then, inside the window, before
+the workload's first instruction, the kernel
+  1. allocates the buffer (memwalk: size, copy: 2 x size) and zeroes it: REP STOSD,
+     stores only, so nothing enters L1; the first store into each 128-byte sector
+     misses L2 and is an RFO that fills the whole sector, so a buffer that fits in L2
+     ends up there with every line dirty (Modified);
+  2. opens the workload text, the user stack and the buffer to ring 3
+     (paging_set_user): it reads, then writes, the page-table entries (8 bytes each,
+     16 to a sector), and reloads CR3, which empties both TLBs (no global pages);
+  3. writes the exit trampoline's address at the top of the user stack (a store: it
+     refills the stack page's DTLB entry and puts the stack's top sector, dirty, in L2).
+So a ring-3 workload starts with cold TLBs but finds its buffer and stack in L2.
+Counted at `:u` (CPL 3), a ring-3 run is the workload plus the `int 0x80` of its exit
+trampoline (wl_user_exit), which has no memory operand: one more instruction, one
+more cycle, and one more fetch. A ring-0 workload cannot be told apart from the
+kernel by CPL, so the hand counts are for ring 3.
+
+What a workload touches besides its buffer: its code and its stack. Its code:
+.wltext is kernel text that no kernel code in the window fetches, so the first fetch
+of each of its sectors, the exit trampoline's included, comes from memory, and the
+first fetch of each of its pages walks (code_sectors below reads the layout from the
+booted kernel's symbol table). Its stack: the push is a store that finds the stack's
+sector in L2 and its page in the DTLB, and then the two kernels differ (STACK below):
+  x86-64 (arch/x86/64/workloads.S): arguments in registers; after the push only the pop
+      and the ret touch the stack. The pop misses L1 (the stack's line was only stored
+      to) and finds the line in L2, dirty (20); ret reads the same line and hits L1. A
+      walk that evicts the stack page's DTLB entry makes the pop walk, and one that
+      evicts its L2 sector makes the pop miss L2 too.
+  ia32 (arch/x86/32/workloads.S): arguments on the user stack. user_call reads the
+      trampoline's address that user_prepare wrote at the stack's top and stores it and
+      the arguments just below, in the same 64-byte line: that load brought the line
+      into L1, so the push, the argument loads, the pop and the ret all hit L1. memwalk
+      reads its stride and size from there every iteration, so neither L1 nor the DTLB
+      ever evicts the stack (no pop miss, no pop walk), and its per-pass `subl $1, ARG3`
+      is a load and a store: 4 uops, 2 cycles, one more than x86-64's register decrement.
+memwalk, loop and copy retire the same instructions in both kernels (the listings).
 """
 
 import re
+import subprocess
 
 import pytest
 
@@ -37,9 +72,9 @@ LINE = 64
 SECTOR = 128
 PAGE = 4096
 DTLB = 64
-STACK_L1_MISSES = 1                 # the pop (ret hits its line)
-COLD_CODE = WALK + MEM              # the first fetch: ITLB walk + the code sector from memory
-COLD_STACK = WALK + L2_LAT          # push: DTLB walk (a store pays nothing else); pop: L2 hit
+PTE_PER_SECTOR = SECTOR // 8        # page-table entries in one sector
+EXIT_INSNS = 1                      # the trampoline's int 0x80, retired at CPL 3
+EXIT_BASE = 1                       # its cycle (no memory operand: 1 uop)
 
 
 def stat(nb, args):
@@ -58,11 +93,61 @@ def memwalk_instr(size, stride, passes):
     return 6 + passes * (3 + 5 * -(-size // stride))
 
 
+# What each kernel's bodies do with their stack (see the top), by kernel_bits:
+#   l1_misses: loads of the stack that miss L1 (x86-64: the pop; it finds its line in L2,
+#              or misses L2 too after a walk that evicted the stack's sector)
+#   pop: their clockticks when the line is in L2
+#   walk: DTLB walks for the stack after a walk that cycles the DTLB (x86-64: the pop)
+#   per_pass: memwalk's extra clockticks per pass (ia32: its pass count is in memory)
+STACK = {
+    64: {"l1_misses": 1, "pop": L2_LAT, "walk": 1, "per_pass": 0},
+    32: {"l1_misses": 0, "pop": 0, "walk": 0, "per_pass": 1},
+}
+
+
+@pytest.fixture
+def stack(firmware):
+    return STACK[conftest.kernel_bits(firmware)]
+
+
+def _symbols(firmware):
+    out = subprocess.run(["nm", "-S", conftest.qemu.kernel_elf(firmware)], stdout=subprocess.PIPE,
+                         check=True, universal_newlines=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            syms[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
+        elif len(parts) == 3:
+            syms[parts[2]] = (int(parts[0], 16), 0)
+    return syms
+
+
+def code_sectors(body, firmware):
+    """(sectors, pages) of .wltext a ring-3 run of `body` fetches: the body's bytes and
+    the trampoline's 2-byte int 0x80. .wltext starts a page (the linker scripts), and
+    the image is loaded at a page boundary, so link-time offsets give the sectors and
+    pages."""
+    syms = _symbols(firmware)
+    text = syms["__workload_text_start"][0]
+    assert text % PAGE == 0, hex(text)
+    start, size = syms[body]
+    exit_at = syms["wl_user_exit"][0]
+    spans = [(start - text, start - text + size), (exit_at - text, exit_at - text + 2)]
+    sectors = {a // SECTOR for lo, hi in spans for a in range(lo, hi)}
+    pages = {a // PAGE for lo, hi in spans for a in range(lo, hi)}
+    return len(sectors), len(pages)
+
+
+def cold_code(body, firmware):
+    """Clockticks of a ring-3 run's code fetches: one ITLB walk per page, each sector
+    from memory (a fetch found in L2 pays nothing)."""
+    sectors, pages = code_sectors(body, firmware)
+    return pages * WALK + sectors * MEM
+
+
 @pytest.fixture(autouse=True)
-def desktop_model(nb, firmware):
-    if conftest.kernel_bits(firmware) != 64:
-        pytest.skip("the hand counts are for the x86-64 workload bodies (arch/x86/32/workloads.S reads "
-                    "its arguments from the stack)")
+def desktop_model(nb):
     assert "backend: model" in nb.cmd("pmu backend model 0F_04")
     nb.cmd("pmu clock model")
 
@@ -77,23 +162,44 @@ def replay_1stl(nb):
     nb.cmd("msr write 3F2H 0")
 
 
-@pytest.mark.parametrize("ring", [0, 3])
-def test_walk_over_twice_l1_misses_every_access(nb, replay_1stl, ring):
+def test_walk_over_twice_l1_misses_every_access(nb, replay_1stl, stack):
     """2 x L1 with a 64-byte stride: each set sees 16 lines cycling through 8 ways (LRU),
-    so every load misses L1, on every pass; the replay metric counts each missing load."""
+    so every load misses L1, on every pass (the zeroing stored, and stores do not
+    allocate in L1); the replay metric counts each missing load, and the x86-64 pop."""
     size = 2 * L1_SIZE
     loads = size // LINE
     for passes in (1, 2, 3):
-        rows, _ = stat(nb, "--ring %d -e replay_event:NBOGUS memwalk %d %d %d"
-                       % (ring, size, LINE, passes))
-        assert count(rows, "replay_event") == loads * passes + STACK_L1_MISSES, passes
+        rows, _ = stat(nb, "--ring 3 -e replay_event:NBOGUS:u memwalk %d %d %d"
+                       % (size, LINE, passes))
+        assert count(rows, "replay_event") == loads * passes + stack["l1_misses"], passes
 
 
-def test_walk_within_l1_misses_only_on_the_first_pass(nb, replay_1stl):
+def test_ring0_walk_counts_the_kernel_share_too(nb, replay_1stl, stack):
+    """At ring 0 the workload is CPL-0 code like the kernel around it: `:u` sees nothing,
+    and `:u:k` adds the kernel's loads that miss L1 (its first ones after the model is
+    emptied must). That share does not depend on the passes: the buffer is the same size
+    (the same zeroing), and each pass walks the same lines in the same order, so L1, L2
+    and the DTLB end every pass alike and the kernel code after the walk finds the same
+    state. So each pass adds exactly its loads."""
+    size = 2 * L1_SIZE
+    loads = size // LINE
+    seen = [count(stat(nb, "--ring 0 -e replay_event:NBOGUS memwalk %d %d %d"
+                       % (size, LINE, passes))[0], "replay_event") for passes in (1, 2, 3)]
+    assert seen[1] - seen[0] == seen[2] - seen[1] == loads, seen
+    # more than the same walk at ring 3 counts at :u (test above): the kernel's share
+    assert seen[0] > loads + stack["l1_misses"], seen
+    rows, _ = stat(nb, "--ring 0 -e replay_event:NBOGUS:u memwalk %d %d 1" % (size, LINE))
+    assert count(rows, "replay_event") == 0
+
+
+def test_walk_within_l1_misses_only_on_the_first_pass(nb, replay_1stl, stack):
+    """The buffer is in L2 (zeroed) but not in L1: the first pass misses L1 once per
+    line, later passes hit."""
     size = L1_SIZE // 2
     for passes in (1, 3):
-        rows, _ = stat(nb, "-e replay_event:NBOGUS memwalk %d %d %d" % (size, LINE, passes))
-        assert count(rows, "replay_event") == size // LINE + STACK_L1_MISSES
+        rows, _ = stat(nb, "--ring 3 -e replay_event:NBOGUS:u memwalk %d %d %d"
+                       % (size, LINE, passes))
+        assert count(rows, "replay_event") == size // LINE + stack["l1_misses"]
 
 
 def test_replay_metric_counts_nothing_when_not_programmed(nb):
@@ -101,96 +207,125 @@ def test_replay_metric_counts_nothing_when_not_programmed(nb):
     assert count(rows, "replay_event") == 0
 
 
-def test_one_access_per_page_beyond_the_dtlb_misses_every_time(nb):
-    """128 pages > 64 DTLB entries, LRU: every load walks, on every pass; plus the stack
-    page twice (its entry is evicted by the walk before the final pop)."""
+def test_one_access_per_page_beyond_the_dtlb_misses_every_time(nb, firmware, stack):
+    """128 pages > 64 DTLB entries, LRU: every load walks, on every pass (the CR3 reload
+    emptied the DTLB after the zeroing); plus, on x86-64, the pop, whose page entry
+    (refilled by the kernel's write of the return address) the walk evicted. One ITLB
+    walk per code page (code_sectors: the body and the trampoline share one)."""
     pages = 2 * DTLB
+    code_pages = code_sectors("wl_memwalk", firmware)[1]
     for passes in (1, 2, 3):
-        rows, _ = stat(nb, "--ring 3 -e page_walk_type:DTMISS -e page_walk_type:ITMISS "
+        rows, _ = stat(nb, "--ring 3 -e page_walk_type:DTMISS:u -e page_walk_type:ITMISS:u "
                            "memwalk %d %d %d" % (pages * PAGE, PAGE, passes))
-        assert count(rows, "page_walk_type:DTMISS") == pages * passes + 2
-        assert count(rows, "page_walk_type:ITMISS") == 1
+        assert count(rows, "page_walk_type:DTMISS") == pages * passes + stack["walk"]
+        assert count(rows, "page_walk_type:ITMISS") == code_pages
 
 
 def test_pages_within_the_dtlb_walk_once(nb):
+    """32 pages fit beside the stack's entry and the kernel's few: one walk each, and
+    none for the stack (the kernel's write refilled its entry after the CR3 reload)."""
     pages = DTLB // 2
-    rows, _ = stat(nb, "--ring 3 -e page_walk_type:DTMISS memwalk %d %d 3" % (pages * PAGE, PAGE))
-    assert count(rows, "page_walk_type:DTMISS") == pages + 1
+    rows, _ = stat(nb, "--ring 3 -e page_walk_type:DTMISS:u memwalk %d %d 3" % (pages * PAGE, PAGE))
+    assert count(rows, "page_walk_type:DTMISS") == pages
 
 
-def test_l2_sectors_fill_both_lines(nb):
-    """32 KB = 256 sectors: the first line of each misses L2, the adjacent line comes with
-    it; later passes hit L2 (2 MB). Plus the code sector."""
+def test_zeroed_buffer_is_in_l2_dirty(nb, firmware, stack):
+    """32 KB fits in L2: the zeroing left every line there Modified, so each load that
+    misses L1 (all of them, every pass, as above) and the x86-64 pop are RD_2ndL_HITM; only the
+    code misses L2, one read per sector, each one bus read (nothing dirty is evicted)."""
     size = 2 * L1_SIZE
+    sectors = code_sectors("wl_memwalk", firmware)[0]
     for passes in (1, 2):
-        rows, _ = stat(nb, "-e BSQ_cache_reference:RD_2ndL_MISS "
-                           "-e BSQ_allocation:REQ_DEM_TYPE:noedge -e IOQ_allocation:ALL_READ:noedge "
-                           "memwalk %d %d %d" % (size, LINE, passes))
-        assert count(rows, "BSQ_cache_reference") == size // SECTOR + 1
-        # every L2 miss leaves the package as one bus read (no L3, nothing dirty evicted),
-        # and so does the push's read-for-ownership
-        assert count(rows, "BSQ_allocation") == size // SECTOR + 1 + 1
-        assert [v for k, v in rows.items() if k.startswith("IOQ_allocation")] == [size // SECTOR + 2]
-        rows, _ = stat(nb, "-e IOQ_allocation:ALL_READ memwalk %d %d %d" % (size, LINE, passes))
-        # the default Edge counts cycles that start a run of allocations: the code fetch
-        # and the push's RFO come in the first instruction's cycle, one edge
-        assert [v for k, v in rows.items() if k.startswith("IOQ_allocation")] == [size // SECTOR + 1]
+        args = "memwalk %d %d %d" % (size, LINE, passes)
+        rows, _ = stat(nb, "--ring 3 -e BSQ_cache_reference:RD_2ndL_HITM:u " + args)
+        assert count(rows, "BSQ_cache_reference") == passes * size // LINE + stack["l1_misses"]
+        rows, _ = stat(nb, "--ring 3 -e BSQ_cache_reference:RD_2ndL_MISS:u "
+                           "-e BSQ_allocation:REQ_DEM_TYPE:noedge:u "
+                           "-e IOQ_allocation:ALL_READ:noedge:u " + args)
+        assert count(rows, "BSQ_cache_reference") == sectors
+        assert count(rows, "BSQ_allocation") == sectors
+        assert count(rows, "IOQ_allocation") == sectors
+    # the default Edge counts cycles that start a run of allocations: the code's reads
+    # come in different instructions (the body's first, the trampoline's int), one edge each
+    rows, _ = stat(nb, "--ring 3 -e IOQ_allocation:ALL_READ:u memwalk %d %d 1" % (size, LINE))
+    assert count(rows, "IOQ_allocation") == sectors
 
 
-def test_memwalk_clockticks_by_hand(nb):
+def test_zeroing_fills_whole_sectors(nb):
+    """The kernel's share, by difference: two runs that differ only in the buffer's size
+    run the same kernel code but for the zeroing's length and paging_set_user's loop,
+    whose page-table stores follow its loads of the same entries (no RFO). Each 128-byte
+    sector zeroed is one RFO: the first store misses L2 and fills the sector, so the
+    store into its other line hits. With 64-byte fills it would be one per line."""
+    small, big = 2 * L1_SIZE, 4 * L1_SIZE
+    cmd = "--ring 3 -e BSQ_allocation:REQ_TYPE0:noedge memwalk %d %d 1"
+    a = count(stat(nb, cmd % (small, LINE))[0], "BSQ_allocation")
+    b = count(stat(nb, cmd % (big, LINE))[0], "BSQ_allocation")
+    assert b - a == (big - small) // SECTOR, (a, b)
+    assert a > small // SECTOR, a            # the zeroing is inside the window
+
+
+def test_memwalk_clockticks_by_hand(nb, firmware, stack):
     size, passes = 2 * L1_SIZE, 1
     n = memwalk_instr(size, LINE, passes)
-    sectors = size // SECTOR
-    expect = (n                                  # every instruction <= 3 uops: 1 cycle
-              + sectors * MEM                    # first line of each sector from memory
-              + sectors * L2_LAT                 # its neighbour from L2
+    expect = (n + EXIT_BASE                      # every instruction <= 3 uops: 1 cycle
+              + (size // LINE) * L2_LAT          # each load misses L1, finds its line in L2
               + (size // PAGE) * WALK            # one DTLB walk per 4 KiB page
-              + COLD_CODE + COLD_STACK)
-    rows, out = stat(nb, "--ring 3 memwalk %d %d %d" % (size, LINE, passes))
-    assert count(rows, "instr_retired") == n
+              + cold_code("wl_memwalk", firmware) + stack["pop"]
+              + passes * stack["per_pass"])
+    rows, out = stat(nb, "--ring 3 -e global_power_events:RUNNING:u "
+                         "-e instr_retired:NBOGUSNTAG:NBOGUSTAG:u memwalk %d %d %d"
+                     % (size, LINE, passes))
+    assert count(rows, "instr_retired") == n + EXIT_INSNS
     assert count(rows, "global_power_events") == expect
     assert "[cost model]" in out and "clockticks from the cost model (a model" in out
 
 
-def test_loop_clockticks_by_hand_and_identical_across_runs(nb):
+def test_loop_clockticks_by_hand_and_identical_across_runs(nb, firmware, stack):
     for n in (100, 1000):
         seen = set()
         for _ in range(2):
-            rows, out = stat(nb, "loop %d" % n)
+            rows, out = stat(nb, "--ring 3 -e global_power_events:RUNNING:u loop %d" % n)
             seen.add(count(rows, "global_power_events"))
-        assert seen == {3 * n + 6 + COLD_CODE + COLD_STACK}, (n, seen)
-    rows, _ = stat(nb, "-r 5 loop 1000")
+        assert seen == {3 * n + 6 + EXIT_BASE + cold_code("wl_loop", firmware) + stack["pop"]}, \
+            (n, seen)
+    rows, _ = stat(nb, "--ring 3 -e global_power_events:RUNNING:u -r 5 loop 1000")
     mins = [int(x) for x in re.findall(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+global_power",
                                        _, re.M)[0]]
     assert len(set(mins)) == 1, mins
 
 
-def test_copy_clockticks_and_misses_by_hand(nb, replay_1stl):
+def test_copy_clockticks_and_misses_by_hand(nb, replay_1stl, firmware, stack):
     """REP MOVSB: per byte 1 load + 1 store = 4 uops, 2 cycles; each source line misses L1
-    once, each source sector comes from memory once (destination stores pay nothing)."""
+    once and finds its line in L2 (the zeroing covered source and destination);
+    destination stores pay nothing; one DTLB walk per source and destination page."""
     small, big = 4096, 8192
-    a, _ = stat(nb, "--ring 3 -e replay_event:NBOGUS -e global_power_events copy %d" % small)
-    b, _ = stat(nb, "--ring 3 -e replay_event:NBOGUS -e global_power_events copy %d" % big)
-    assert count(a, "replay_event") == small // LINE + STACK_L1_MISSES
-    assert count(b, "replay_event") == big // LINE + STACK_L1_MISSES
-    extra = big - small
-    delta = (extra * 2                                          # 2 cycles per byte
-             + (extra // SECTOR) * (MEM + L2_LAT)               # source sectors
-             + 2 * (extra // PAGE) * WALK)                      # source and destination pages
-    assert count(b, "global_power_events") - count(a, "global_power_events") == delta
+    cmd = "--ring 3 -e replay_event:NBOGUS:u -e global_power_events:RUNNING:u copy %d"
+    a, _ = stat(nb, cmd % small)
+    b, _ = stat(nb, cmd % big)
+    for rows, size in ((a, small), (b, big)):
+        assert count(rows, "replay_event") == size // LINE + stack["l1_misses"]
+        assert count(rows, "global_power_events") == (
+            8 + EXIT_BASE + size * 2 + (size // LINE) * L2_LAT + 2 * (size // PAGE) * WALK
+            + cold_code("wl_copy", firmware) + stack["pop"]), size
 
 
-def test_xeon_mp_l3_part(nb):
+def test_xeon_mp_l3_part(nb, firmware, stack):
+    """2 MB = 2 x the 1 MB L2 of the L3 part: the zeroing put every sector in L3 (each
+    RFO fills L3 and L2; L2's dirty evictions go to L3) and left the second MB in L2.
+    The walk misses L2 on every sector of both passes (LRU over 2 x its size) and finds
+    each in L3; so does the x86-64 pop (the walk evicted the stack's dirty sector into
+    L3). Only the code misses L3."""
     out = nb.cmd("pmu backend model 0F_04 l3")
     assert "backend: model" in out
     assert "L3 8192 KB" in nb.cmd("pmu")
-    size = 2 * 1024 * 1024          # 2 x the 1 MB L2 of the L3 part: misses L2, fits L3
-    rows, _ = stat(nb, "-e BSQ_cache_reference:RD_3rdL_MISS -e BSQ_cache_reference:RD_2ndL_MISS "
-                       "memwalk %d %d 2" % (size, SECTOR))
-    assert count(rows, "BSQ_cache_reference:RD_3rdL_MISS") == size // SECTOR + 1
-    # the second pass misses L2 again (LRU over 2 x its size) and finds every sector in
-    # L3; so does the final pop: the walk evicted the stack's dirty sector into L3
-    assert count(rows, "BSQ_cache_reference:RD_2ndL_MISS") == 2 * (size // SECTOR) + 1 + 1
+    size = 2 * 1024 * 1024
+    sectors = code_sectors("wl_memwalk", firmware)[0]
+    rows, _ = stat(nb, "--ring 3 -e BSQ_cache_reference:RD_3rdL_MISS:u "
+                       "-e BSQ_cache_reference:RD_2ndL_MISS:u memwalk %d %d 2" % (size, SECTOR))
+    assert count(rows, "BSQ_cache_reference:RD_3rdL_MISS") == sectors
+    assert count(rows, "BSQ_cache_reference:RD_2ndL_MISS") == (2 * (size // SECTOR) + stack["l1_misses"]
+                                                                + sectors)
 
 
 def test_l3_needs_a_part_that_has_one(nb):
@@ -216,30 +351,71 @@ def rdmsr(nb, msr):
     return int(m.group(1), 16)
 
 
+# Two buffer sizes on the L3 part, for the uncore: it counts every L3 miss of any CPL,
+# the kernel's in the window included, so its counts are compared between runs of the
+# same command that differ only in the buffer's size (see l3_miss_delta).
+UNC_SMALL, UNC_BIG = 512 * 1024, 1024 * 1024
+
+
+def l3_miss_delta(small, big):
+    """L3 misses that a memwalk of `big` bytes (stride SECTOR, ring 3) adds to one of
+    `small` bytes on the L3 part, counted from the kernel's code and the listings.
+    The kernel's code in the window is the same but for
+    - the zeroing: every sector zeroed is an RFO that misses L3 (the model was emptied)
+      and fills L3 and L2;
+    - paging_set_user's loop: it reads each buffer page's entry before writing it, and
+      each sector of entries read misses L3. n pages from the same first entry (both
+      runs get the same free range) cover n / 16 sectors, plus one when that entry does
+      not start a sector - the same one in both runs when n is a multiple of 16
+      (also across a page-table boundary).
+    The walk itself finds every buffer sector in L3 (1 MB of its 8 MB: no L3 evictions),
+    and so does the kernel code after it, whatever the bigger buffer pushed out of L2:
+    every sector filled in the window is in L3."""
+    pages_s, pages_b = small // PAGE, big // PAGE
+    assert pages_s % PTE_PER_SECTOR == 0 and pages_b % PTE_PER_SECTOR == 0
+    return (big - small) // SECTOR + (pages_b - pages_s) // PTE_PER_SECTOR
+
+
 def test_uncore_counts_the_modelled_l3_misses(nb):
-    """0F_04 with its L3: IBUSQ counts one transaction per L3 miss (loads, fetches and the
-    push's RFO alike), EFSB DRDY driven by others (Other) 2 bus clocks per line read. The counts
-    sit in the low 32 bits; the control word in the upper half stays as written."""
+    """0F_04 with its L3: IBUSQ counts one transaction per L3 miss (loads, fetches and
+    RFOs alike, of any CPL), EFSB DRDY driven by others (Other) 2 bus clocks per line
+    read. The counts sit in the low 32 bits; the control word in the upper half stays as
+    written."""
     nb.cmd("pmu backend model 0F_04 l3")
-    for msr, v in ((0x107CC, IBUSQ_ALL), (0x107CD, IBUSQ_FILL), (0x107D0, EFSB_OTHER)):
-        assert "<-" in nb.cmd("msr write %XH 0x%X" % (msr, v))
-    size = 1024 * 1024              # = the L2 of this part, cold: every sector misses L3
-    rows, _ = stat(nb, "-e BSQ_cache_reference:RD_3rdL_MISS memwalk %d %d 1" % (size, SECTOR))
-    reads = count(rows, "BSQ_cache_reference")
-    assert reads == size // SECTOR + 1                  # + the code sector
-    misses = reads + 1                                  # + the push's RFO
-    assert rdmsr(nb, 0x107CC) == IBUSQ_ALL | misses
-    assert rdmsr(nb, 0x107CD) == IBUSQ_FILL | misses
-    assert rdmsr(nb, 0x107D0) == EFSB_OTHER | 2 * misses
+    regs = ((0x107CC, IBUSQ_ALL), (0x107CD, IBUSQ_FILL), (0x107D0, EFSB_OTHER))
+    seen, reads = [], []
+    for size in (UNC_SMALL, UNC_BIG):
+        for msr, v in regs:
+            assert "<-" in nb.cmd("msr write %XH 0x%X" % (msr, v))
+        rows, _ = stat(nb, "--ring 3 -e BSQ_cache_reference:RD_3rdL_MISS memwalk %d %d 1"
+                       % (size, SECTOR))
+        reads.append(count(rows, "BSQ_cache_reference"))
+        got = [rdmsr(nb, msr) for msr, _ in regs]
+        for (msr, v), g in zip(regs, got):
+            assert g >> 32 == v >> 32, hex(msr)
+        seen.append([g & 0xFFFFFFFF for g in got])
+    d = l3_miss_delta(UNC_SMALL, UNC_BIG)
+    assert [big - small for small, big in zip(*seen)] == [d, d, 2 * d], seen
+    # the core's read misses of the window (:u:k) grow by the page-table sectors alone
+    assert reads[1] - reads[0] == (UNC_BIG - UNC_SMALL) // PAGE // PTE_PER_SECTOR, reads
+    assert seen[0][0] > UNC_SMALL // SECTOR, seen        # the zeroing is in the window
+    for msr, _ in regs:
+        nb.cmd("msr write %XH 0" % msr)
 
 
 def test_uncore_low_half_wraps_at_32_bits(nb):
+    """The same command twice counts alike (each run starts from an emptied model): from
+    0 it gives n, from FFFFFF00H it must give (FFFFFF00H + n) mod 2^32."""
     nb.cmd("pmu backend model 0F_04 l3")
+    cmd = "--ring 3 memwalk %d %d 1" % (UNC_BIG, SECTOR)
+    nb.cmd("msr write 107CCH 0x%X" % IBUSQ_ALL)
+    stat(nb, cmd)
+    n = rdmsr(nb, 0x107CC) & 0xFFFFFFFF
+    assert n > 0x100, n
     start = 0xFFFFFF00
     nb.cmd("msr write 107CCH 0x%X" % (IBUSQ_ALL | start))
-    stat(nb, "memwalk %d %d 1" % (1024 * 1024, SECTOR))
-    misses = 1024 * 1024 // SECTOR + 2
-    assert rdmsr(nb, 0x107CC) == IBUSQ_ALL | ((start + misses) & 0xFFFFFFFF)
+    stat(nb, cmd)
+    assert rdmsr(nb, 0x107CC) == IBUSQ_ALL | ((start + n) & 0xFFFFFFFF)
     nb.cmd("msr write 107CCH 0")
     stat(nb, "memwalk 4096 128 1")
     assert rdmsr(nb, 0x107CC) == 0                       # upper half 0: not counting
@@ -251,27 +427,46 @@ def test_parts_without_the_uncore_set_refuse_its_registers(nb, backend):
     assert "#GP" in nb.cmd("msr read 107CCH")
 
 
+UNC_ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+uncore (MSR_\w+) \(([0-9A-F]+)H, RDPMC (\d+)\)", re.M)
+
+
 def test_stat_counts_uncore_next_to_core_events(nb):
+    """In one stat, by the difference of two buffer sizes: the uncore's extra L3 misses
+    are the core's extra RFOs (BSQ_allocation REQ_TYPE0 at :u:k: the zeroing) plus the
+    page-table sectors read (test_uncore_counts_the_modelled_l3_misses counts those
+    with RD_3rdL_MISS; a shell line holds no more events). The uncore counts from its
+    own start, before the core counters are enabled, so in one run it sees at least
+    what they see."""
     nb.cmd("pmu backend model 0F_04 l3")
-    size = 1024 * 1024
-    rows, out = stat(nb, "-e BSQ_cache_reference:RD_3rdL_MISS -e ibusq -e ibusq:fill=1 "
-                         "-e efsb:other memwalk %d %d 1" % (size, SECTOR))
-    misses = count(rows, "BSQ_cache_reference") + 1         # + the push's RFO
-    unc = {m.group(2): int(m.group(1)) for m in
-           re.finditer(r"^\s*(\d+)\s+(\S+)\s+uncore (MSR_\w+) \(([0-9A-F]+)H, RDPMC (\d+)\)", out, re.M)}
-    assert unc.get("ibusq") == misses, out
-    assert [v for k, v in unc.items() if k.startswith("ibusq:") and "fill" in k] == [misses], out
-    assert [v for k, v in unc.items() if k.startswith("efsb")] == [2 * misses], out
-    assert "RDPMC 18)" in out and "RDPMC 19)" in out and "RDPMC 22)" in out, out
+    runs = []
+    for size in (UNC_SMALL, UNC_BIG):
+        rows, out = stat(nb, "--ring 3 -e BSQ_allocation:REQ_TYPE0:noedge -e ibusq -e ibusq:fill=1 "
+                             "-e efsb:other memwalk %d %d 1" % (size, SECTOR))
+        unc = {m.group(2): int(m.group(1)) for m in UNC_ROW.finditer(out)}
+        fill = [v for k, v in unc.items() if k.startswith("ibusq:") and "fill" in k]
+        efsb = [v for k, v in unc.items() if k.startswith("efsb")]
+        assert "ibusq" in unc and len(fill) == 1 and len(efsb) == 1, out
+        runs.append((count(rows, "BSQ_allocation"), unc["ibusq"], fill[0], efsb[0]))
+        assert unc["ibusq"] >= runs[-1][0], out
+        assert "RDPMC 18)" in out and "RDPMC 19)" in out and "RDPMC 22)" in out, out
+    rfo, ibusq, fill, efsb = [b - a for a, b in zip(*runs)]
+    pages = (UNC_BIG - UNC_SMALL) // PAGE
+    assert rfo == (UNC_BIG - UNC_SMALL) // SECTOR, runs
+    assert ibusq == fill == rfo + pages // PTE_PER_SECTOR == l3_miss_delta(UNC_SMALL, UNC_BIG), runs
+    assert efsb == 2 * ibusq, runs
     # stopped after the run: the upper half is 0 again
     assert rdmsr(nb, 0x107CC) >> 32 == 0
 
 
 def test_stat_uncore_repeats_count_alike(nb):
+    """Each run starts from an emptied model, so three runs count what one run counts."""
     nb.cmd("pmu backend model 0F_04 l3")
-    out = nb.cmd("stat -r 3 -e ibusq memwalk 65536 128 1", timeout=300)
+    cmd = "--ring 3 -e ibusq memwalk 65536 128 1"
+    one = {m.group(2): int(m.group(1)) for m in UNC_ROW.finditer(nb.cmd("stat " + cmd))}
+    out = nb.cmd("stat -r 3 " + cmd, timeout=300)
     m = re.search(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+ibusq\s", out, re.M)
-    assert m and len(set(m.groups())) == 1 and int(m.group(1)) == 65536 // SECTOR + 2, out
+    assert m and set(int(x) for x in m.groups()) == {one["ibusq"]}, (one, out)
+    assert one["ibusq"] > 65536 // SECTOR, one          # the zeroing is in the window
 
 
 @pytest.mark.parametrize("backend,why", [("0F_02 l3", "0F_02H has no uncore counters"),

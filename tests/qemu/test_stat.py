@@ -147,7 +147,8 @@ def test_default_events_and_ipc(nb, firmware):
     # the workload's clockticks from the cost model (p4_cost.c): one cycle per instruction
     # of at most 3 uops, plus its cold start: the first fetch walks the ITLB (30) and
     # brings the code's sector from memory (20 + 12 + 12 x 15 = 212). Its stack is the
-    # kernel's, warm from the runner (test_memory.py derives the cold machine's 292). At
+    # kernel's, warm from the runner (test_memory.py derives a ring-3 run's, whose TLBs the
+    # kernel's CR3 reload emptied). At
     # ring 3 (:u) the exit trampoline's int 0x80 adds its instruction and fetches its own
     # line from memory (212 + 1 cycle) on top of the workload's clockticks
     # (the same in both kernels: the ia32 body's argument load finds the line the

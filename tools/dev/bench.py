@@ -65,11 +65,9 @@ import pexpect
 # tools/, where the host tools' package is (docs/dev/tools.md)
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 from nbproflib import qemu  # noqa: E402
+from nbproflib.link import ANSI, PROMPT, READY  # noqa: E402
 
-PROMPT = "nbprof> "
-READY = "nbprof: ready"
 TSC_PER_INSN = 128      # -icount shift=7
-ANSI = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|[()][0-9A-Za-z]|[=>])")
 STATS = re.compile(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\w+)\S*\s+counter", re.M)
 BENCH = re.compile(r"min (\S+) median (\S+) tmean (\S+) max (\S+)")
 COST = re.compile(r"PMI cost \(entry to IRETQ, step-timed\): (\d+) TSC cycles")

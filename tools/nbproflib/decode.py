@@ -65,7 +65,7 @@ import sys
 from nbproflib import selftest
 from nbproflib.flamegraph import flamegraph_svg
 from nbproflib.frames import PREFIX, Capture, DecodeError
-from nbproflib.link import capture_live
+from nbproflib.link import LinkError, capture_live
 from nbproflib.outputs import (annotate_text, csv_text, folded_outputs, folded_text, script_text,
                                summary_text, write_perf_data, write_pprof)
 from nbproflib.recording import Recording
@@ -238,7 +238,7 @@ def main(argv):
         if status is not None:
             return status
         write_outputs(rec, args, cap)
-    except (OSError, DecodeError, subprocess.CalledProcessError) as e:
+    except (OSError, DecodeError, LinkError, subprocess.CalledProcessError) as e:
         sys.stderr.write("nbprof-decode: %s\n" % e)
         return 2
     return 0 if rec.whole else 1

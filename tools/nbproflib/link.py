@@ -1,12 +1,18 @@
 """link - the serial line to a target and the shell on it.
 
-QemuLink (a QEMU this process starts, its serial port on a pipe) and
-SerialLink (a serial port, 8N1) carry bytes; Target types commands into
-the target's shell and reads their output back (tools/nbprof).
-LineSource and capture_live are the decoder's live capture (nbprof-decode
---serial/--socket, a serial port or a QEMU chardev socket): send `dump`,
-collect frames until the last one or silence.
+QemuLink (a QEMU this process starts, its serial port on a pipe),
+SerialLink (a serial port, 8N1) and SocketLink (a QEMU chardev socket)
+carry bytes. Target is the one reader of the target's serial line: it
+types commands into the shell and reads their output back up to the next
+prompt (tools/nbprof), or hands over the lines that arrive until the line
+falls silent (capture_live, the decoder's live capture: nbprof-decode
+--serial/--socket sends `dump` and collects frames until the last one or
+silence). Whatever the caller, the text it gets is decoded the same way:
+UTF-8 across reads, terminal escapes and progress lines removed, \n line
+ends.
 """
+
+import codecs
 
 import os
 import re
@@ -17,7 +23,6 @@ import sys
 import time
 
 from nbproflib import qemu
-from nbproflib.frames import DecodeError
 
 READY = "nbprof: ready"
 PROMPT = "nbprof> "
@@ -32,6 +37,10 @@ class UsageError(Exception):
 
 class LinkError(Exception):
     """Connection, boot or transfer problem: exit status 2."""
+
+
+class LinkClosed(LinkError):
+    """The other end closed the line (QEMU exited, the socket or port was closed)."""
 
 
 # a long run's progress line (arch/x86/progress.h): CR-started updates, cleared by spaces
@@ -92,7 +101,7 @@ class QemuLink:
             return b""
         data = os.read(self.proc.stdout.fileno(), 4096)
         if not data:
-            raise LinkError(self.gone())
+            raise LinkClosed(self.gone())
         return data
 
     def gone(self):
@@ -128,14 +137,18 @@ def parse_serial(text):
 
 
 class SerialLink:
-    """A serial port (pyserial, Debian python3-serial), 8N1, no flow control."""
+    """A serial port (pyserial, Debian python3-serial), 8N1, no flow control.
 
-    def __init__(self, spec):
+    spec is DEV[:BAUD]; a baud given apart (nbprof-decode --baud) wins.
+    """
+
+    def __init__(self, spec, baud=None):
         try:
             import serial
         except ImportError:
             raise LinkError("--serial needs python3-serial (apt-get install python3-serial)")
-        dev, baud = parse_serial(spec)
+        dev, spec_baud = parse_serial(spec)
+        baud = baud or spec_baud
         try:
             self.port = serial.Serial(dev, baud, bytesize=8, parity="N", stopbits=1, timeout=0)
         except (serial.SerialException, OSError) as e:
@@ -155,29 +168,80 @@ class SerialLink:
             return b""
         data = self.port.read(4096)
         if not data:
-            raise LinkError("%s: the line was closed" % self.name)
+            raise LinkClosed("%s: the line was closed" % self.name)
         return data
 
     def close(self):
         self.port.close()
 
 
+class SocketLink:
+    """A QEMU chardev socket: a Unix socket's PATH, or HOST:PORT for TCP."""
+
+    def __init__(self, where):
+        try:
+            if os.path.exists(where):
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(where)
+            else:
+                host, sep, port = where.rpartition(":")
+                if not sep or not port.isdigit():
+                    raise LinkError("--socket %s: neither an existing socket file nor HOST:PORT"
+                                    % where)
+                self.sock = socket.create_connection((host or "localhost", int(port)))
+        except OSError as e:
+            raise LinkError("cannot connect to %s: %s" % (where, e)) from None
+        self.name = where
+        self.needs_boot = False
+
+    def fileno(self):
+        return self.sock.fileno()
+
+    def write(self, data):
+        try:
+            self.sock.sendall(data)
+        except OSError as e:
+            raise LinkClosed("%s: %s" % (self.name, e)) from None
+
+    def read(self, timeout):
+        r, _, _ = select.select([self.sock], [], [], timeout)
+        if not r:
+            return b""
+        try:
+            data = self.sock.recv(4096)
+        except OSError as e:
+            raise LinkClosed("%s: %s" % (self.name, e)) from None
+        if not data:
+            raise LinkClosed("%s: the other end closed the socket" % self.name)
+        return data
+
+    def close(self):
+        self.sock.close()
+
+
 # --- the target's shell -----------------------------------------------------------------
 
 class Target:
-    """Commands typed into the target's shell and their output read back."""
+    """The target's serial line read: commands typed into its shell and their
+    output read back, or the lines that arrive until it falls silent."""
 
     def __init__(self, link, timeout):
         self.link, self.timeout = link, timeout
         self.buf = ""
+        # a character split between two reads is decoded whole, not as two U+FFFD
+        self.utf8 = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def _take(self, timeout):
+        """Read what arrives within timeout into the buffer; whether anything did."""
+        data = self.link.read(timeout)
+        self.buf += self.utf8.decode(data)
+        return bool(data)
 
     def _fill(self, deadline, what):
         left = deadline - time.monotonic()
         if left <= 0:
             raise LinkError("%s: no %s within %.0f s" % (self.link.name, what, self.timeout))
-        data = self.link.read(min(left, 0.5))
-        self.buf += data.decode("utf-8", "replace")
-        return bool(data)
+        return self._take(min(left, 0.5))
 
     def wait_for(self, text, timeout, what=None):
         """Text up to and including the first `text`, consumed from the buffer."""
@@ -210,7 +274,7 @@ class Target:
         self.link.write(b"\r")
         deadline = time.monotonic() + 3
         while PROMPT not in self.buf and time.monotonic() < deadline:
-            self.buf += self.link.read(0.2).decode("utf-8", "replace")
+            self._take(0.2)
         if PROMPT not in self.buf:
             self.wait_for(READY, boot_timeout, "prompt or '%s'" % READY)
             self.wait_for(PROMPT, self.timeout, "prompt")
@@ -219,7 +283,7 @@ class Target:
     def settle(self):
         """Drop what arrived up to now (further prompts of a booting target)."""
         time.sleep(0.3)
-        self.buf += self.link.read(0.1).decode("utf-8", "replace")
+        self._take(0.1)
         self.buf = ""
 
     def command(self, line, on_line=None, timeout=None):
@@ -249,6 +313,27 @@ class Target:
                             % (self.link.name, echo, line))
         return rest
 
+    def lines(self, idle):
+        """Each line as it arrives, cleaned, until idle seconds pass without a
+        byte or the other end closes; then the unfinished last line, if any."""
+        last = time.monotonic()
+        while True:
+            left = idle - (time.monotonic() - last)
+            if left <= 0:
+                break
+            try:
+                got = self._take(min(left, 0.5))
+            except LinkClosed:
+                break
+            if got:
+                last = time.monotonic()
+            *done, self.buf = self.buf.split("\n")
+            for line in done:
+                yield clean(line)
+        if self.buf:
+            line, self.buf = self.buf, ""
+            yield clean(line)
+
     def poweroff(self):
         try:
             self.link.write(b"poweroff\r")
@@ -262,75 +347,28 @@ def errors_in(output):
 
 # --- the decoder's live capture ---------------------------------------------------
 
-class LineSource:
-    """Lines from a serial port or a socket, with an idle timeout."""
-
-    def __init__(self, args):
-        self.buf = b""
-        if args.serial:
-            try:
-                import serial  # Debian python3-serial
-            except ImportError:
-                raise DecodeError("--serial needs python3-serial (apt-get install python3-serial)")
-            self.port = serial.Serial(args.serial, args.baud, timeout=0.2)
-            self.send_raw, self.recv = self.port.write, lambda: self.port.read(4096)
-        else:
-            self.sock = self._connect(args.socket)
-            self.sock.settimeout(0.2)
-            self.send_raw = self.sock.sendall
-            self.recv = self._sock_recv
-
-    @staticmethod
-    def _connect(where):
-        if os.path.exists(where):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(where)
-            return s
-        host, _, port = where.rpartition(":")
-        return socket.create_connection((host or "localhost", int(port)))
-
-    def _sock_recv(self):
-        try:
-            data = self.sock.recv(4096)
-        except socket.timeout:
-            return b""
-        if not data:
-            raise EOFError
-        return data
-
-    def send(self, line):
-        self.send_raw((line + "\r").encode())
-
-    def lines(self, idle):
-        last = time.monotonic()
-        while time.monotonic() - last < idle:
-            try:
-                data = self.recv()
-            except EOFError:
-                break
-            if data:
-                last = time.monotonic()
-                self.buf += data
-                *done, self.buf = self.buf.split(b"\n")
-                for d in done:
-                    yield d.decode("utf-8", "replace").rstrip("\r")
-        if self.buf:
-            yield self.buf.decode("utf-8", "replace")
-
-
-def capture_live(args, cap):
-    """Send the dump command and collect frames until the last one or silence."""
-    src = LineSource(args)
-    src.send(args.command or "dump")
+def collect_frames(target, command, idle, cap):
+    """Type command; add the lines that follow to cap until its last frame or idle s of silence."""
+    target.link.write(command.encode() + b"\r")
     saved, total = [], None
-    for line in src.lines(args.idle):
+    for line in target.lines(idle):
         saved.append(line)
-        cap.add_text(line, args.serial or args.socket)
+        cap.add_text(line, target.link.name)
         if total is None and 0 in cap.frames:
             blob = cap.frames[0][1]
             total = struct.unpack_from("<I", blob, 11)[0] if len(blob) >= 15 else None
         if total is not None and total - 1 in cap.frames:
             break
+    return saved
+
+
+def capture_live(args, cap):
+    """Send the dump command and collect frames until the last one or silence."""
+    link = SerialLink(args.serial, args.baud) if args.serial else SocketLink(args.socket)
+    try:
+        saved = collect_frames(Target(link, args.idle), args.command or "dump", args.idle, cap)
+    finally:
+        link.close()
     if args.save:
         with open(args.save, "w") as f:
             f.write("\n".join(saved) + "\n")
