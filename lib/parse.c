@@ -27,7 +27,7 @@ int parse_tokenize(char *buf, char **argv, int max, const char **err)
 		if (*r == '\0')
 			break;
 		if (argc == max) {
-			*err = "too many arguments";
+			*err = "too many words on the line (see 'help help')";
 			return -1;
 		}
 		argv[argc++] = w;

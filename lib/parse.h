@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PARSE_MAX_ARGS		16
+#define PARSE_MAX_ARGS		32
 
 /*
  * Split buf in place at blanks (space, tab); double quotes group blanks into

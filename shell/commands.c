@@ -9,14 +9,14 @@
 #include "shell/cmds.h"
 #include "shell/platform.h"
 
-_Static_assert(SHELL_LINE_MAX - 1 == 255 && PARSE_MAX_ARGS == 16,
+_Static_assert(SHELL_LINE_MAX - 1 == 255 && PARSE_MAX_ARGS == 32,
 	       "`help help` states these limits in words");
 
 const struct shell_cmd shell_builtin_cmds[] = {
 	{ "help", "help [CMD]", "list the commands, or explain one",
 	  "Without an argument, lists every command with a one-line summary.\n"
 	  "With CMD, shows its usage and details.\n"
-	  "A command line holds at most 255 characters and 16 words (the command\n"
+	  "A command line holds at most 255 characters and 32 words (the command\n"
 	  "and its arguments); a longer line is refused whole, with an error.\n", cmd_help },
 	{ "cpu", "cpu", "identify the processor and its PMU capabilities",
 	  "Shows the vendor, DisplayFamily_DisplayModel (e.g. 0F_04H) and stepping,\n"

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (argc < 0) {
 		fuzz_check(err != NULL);
-		fuzz_check(strcmp(err, "too many arguments") == 0 ||
+		fuzz_check(strcmp(err, "too many words on the line (see 'help help')") == 0 ||
 			   strcmp(err, "unterminated quote") == 0);
 	}
 	fuzz_check(argc <= PARSE_MAX_ARGS);

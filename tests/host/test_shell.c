@@ -144,8 +144,27 @@ static void tokenize_errors(void **state)
 	assert_string_equal(err, "unterminated quote");
 	err = NULL;
 	assert_int_equal(parse_tokenize(buf2, argv, 4, &err), -1);
-	assert_string_equal(err, "too many arguments");
+	assert_string_equal(err, "too many words on the line (see 'help help')");
 	assert_int_equal(parse_tokenize(buf3, argv, PARSE_MAX_ARGS, &err), 0);
+}
+
+/* A line of exactly PARSE_MAX_ARGS words is taken whole (a record line with a pair and
+ * several events), one more is refused. */
+static void tokenize_takes_max_words(void **state)
+{
+	char buf[SHELL_LINE_MAX * 2] = "";
+	char *argv[PARSE_MAX_ARGS + 1];
+	const char *err = NULL;
+
+	(void)state;
+	for (int i = 0; i < PARSE_MAX_ARGS; i++)
+		strcat(buf, "w ");
+	assert_int_equal(parse_tokenize(buf, argv, PARSE_MAX_ARGS, &err), PARSE_MAX_ARGS);
+	buf[0] = '\0';
+	for (int i = 0; i <= PARSE_MAX_ARGS; i++)
+		strcat(buf, "w ");
+	assert_int_equal(parse_tokenize(buf, argv, PARSE_MAX_ARGS, &err), -1);
+	assert_non_null(err);
 }
 
 /* --- numbers --------------------------------------------------------------- */
@@ -919,7 +938,7 @@ static void events_bad_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(tokenize_blanks), T(tokenize_quotes), T(tokenize_errors),
+		T(tokenize_blanks), T(tokenize_quotes), T(tokenize_errors), T(tokenize_takes_max_words),
 		T(numbers_accepted), T(numbers_refused), T(numbers_overflow),
 		T(editor_plain_line_and_prompt), T(editor_line_endings), T(editor_backspace_and_del),
 		T(editor_ctrl_u), T(editor_ctrl_c), T(editor_ignores_other_escapes_and_controls),
