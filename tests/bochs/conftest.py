@@ -29,6 +29,9 @@ import time
 
 import pexpect
 import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+from counts import write_counts  # noqa: E402
 from pexpect import fdpexpect
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -259,10 +262,4 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_terminal_summary(terminalreporter):
-    counts = os.environ.get("NBPROF_COUNTS")
-    if counts:
-        st = terminalreporter.stats
-        passed = len(st.get("passed", []))
-        failed = len(st.get("failed", [])) + len(st.get("error", []))
-        with open(counts, "w") as f:
-            f.write("%d %d\n" % (passed, failed))
+    write_counts(terminalreporter)

@@ -18,6 +18,9 @@ import time
 
 import pytest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+from counts import write_counts  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
@@ -93,10 +96,4 @@ def pytest_runtest_makereport(item, call):
 def pytest_terminal_summary(terminalreporter):
     for name, secs in _machines.boot_times:
         terminalreporter.write_line("boot %-40s %5.2f s" % (name, secs))
-    counts = os.environ.get("NBPROF_COUNTS")
-    if counts:
-        st = terminalreporter.stats
-        passed = len(st.get("passed", []))
-        failed = len(st.get("failed", [])) + len(st.get("error", []))
-        with open(counts, "w") as f:
-            f.write("%d %d\n" % (passed, failed))
+    write_counts(terminalreporter)

@@ -454,34 +454,43 @@ static void deferred_nmi_reaches_the_sink(void **state)
  * Enable bit (SDM Example 18-1 "automatically enabled") or left the CCCR
  * reading as written.
  */
-static void cascaded_sampler_runs_on(bool hidden)
+/*
+ * Start a count of two LP0 requests, a starter without a PMI and its
+ * cascaded partner (partner_pmi), planned as stat plans them.
+ */
+static void cascade_start(struct perf_count *s, const char *starter, const char *partner,
+			  enum p4_pmi partner_pmi)
 {
-	static struct perf_count s;
-	const struct perf_info *pi;
+	const struct perf_info *pi = perf_info();
+	struct p4_alloc_ctx ctx = { &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
 	struct p4_request r[2];
 	struct p4_spec_error serr;
 	struct p4_alloc_error aerr;
-	struct p4_alloc_ctx ctx;
-	struct p4_plan plan;
-	uint64_t total[2] = { 0, 0 };
+	static struct p4_plan plan;
 	char err[96];
 
 	memset(r, 0, sizeof(r));
-	enable_hidden = hidden;
-	setup(NULL);
-	pi = perf_info();
-	ctx = (struct p4_alloc_ctx){ &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
-	assert_int_equal(p4_spec_parse("instr_retired:t0:period=10", &pi->caps, &r[0].spec, &serr), 0);
-	assert_int_equal(p4_spec_parse("instr_retired:t0:period=50", &pi->caps, &r[1].spec, &serr), 0);
+	assert_int_equal(p4_spec_parse(starter, &pi->caps, &r[0].spec, &serr), 0);
+	assert_int_equal(p4_spec_parse(partner, &pi->caps, &r[1].spec, &serr), 0);
 	r[0].lp = r[1].lp = P4_LP0;
 	r[0].pmi = P4_PMI_NONE;
-	r[1].pmi = P4_PMI_LP0;
+	r[1].pmi = partner_pmi;
 	r[1].role = P4_ROLE_CASCADE;
 	r[1].started_by = 0;
 	if (p4_alloc_plan(&ctx, r, 2, &plan, &aerr))
 		fail_msg("%s", aerr.msg);
 	assert_non_null(plan.slot[1].link);
-	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	assert_int_equal(perf_count_start(s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+}
+
+static void cascaded_sampler_runs_on(bool hidden)
+{
+	static struct perf_count s;
+	uint64_t total[2] = { 0, 0 };
+
+	enable_hidden = hidden;
+	setup(NULL);
+	cascade_start(&s, "instr_retired:t0:period=10", "instr_retired:t0:period=50", P4_PMI_LP0);
 	instr(0, 10);			/* the starter overflows: the partner starts */
 	instr(0, 51);			/* the partner overflows on the 50th, its PMI on the 51st */
 	pmi();
@@ -513,28 +522,9 @@ static void cascaded_sampler_enable_hidden(void **state)
 static void cascade_starter_without_pmi_is_not_polled(void **state)
 {
 	static struct perf_count s;
-	const struct perf_info *pi;
-	struct p4_request r[2];
-	struct p4_spec_error serr;
-	struct p4_alloc_error aerr;
-	struct p4_alloc_ctx ctx;
-	struct p4_plan plan;
 	uint64_t total[2] = { 0, 0 };
-	char err[96];
 
-	memset(r, 0, sizeof(r));
-	pi = perf_info();
-	ctx = (struct p4_alloc_ctx){ &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
-	assert_int_equal(p4_spec_parse("instr_retired:t0:period=10", &pi->caps, &r[0].spec, &serr), 0);
-	assert_int_equal(p4_spec_parse("instr_retired:t0", &pi->caps, &r[1].spec, &serr), 0);
-	r[0].lp = r[1].lp = P4_LP0;
-	r[0].pmi = r[1].pmi = P4_PMI_NONE;
-	r[1].role = P4_ROLE_CASCADE;
-	r[1].started_by = 0;
-	if (p4_alloc_plan(&ctx, r, 2, &plan, &aerr))
-		fail_msg("%s", aerr.msg);
-	assert_non_null(plan.slot[1].link);
-	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	cascade_start(&s, "instr_retired:t0:period=10", "instr_retired:t0", P4_PMI_NONE);
 	instr(0, 25);			/* the starter overflows on the 10th: the partner starts */
 	perf_count_stop(&s, total);
 	assert_int_equal(sinks, 0);

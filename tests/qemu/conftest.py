@@ -36,6 +36,9 @@ import time
 import pexpect
 import pytest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+from counts import write_counts  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tools"))     # the host tools' package
 from nbproflib import qemu  # noqa: E402
@@ -295,10 +298,4 @@ def pytest_runtest_makereport(item, call):
 def pytest_terminal_summary(terminalreporter):
     for name, secs in _boot_times:
         terminalreporter.write_line("boot %-20s %5.2f s to '%s'" % (name, secs, READY))
-    counts = os.environ.get("NBPROF_COUNTS")
-    if counts:
-        st = terminalreporter.stats
-        passed = len(st.get("passed", []))
-        failed = len(st.get("failed", [])) + len(st.get("error", []))
-        with open(counts, "w") as f:
-            f.write("%d %d\n" % (passed, failed))
+    write_counts(terminalreporter)

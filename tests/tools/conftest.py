@@ -14,6 +14,9 @@ import sys
 
 import pytest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+from counts import write_counts  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(REPO, os.environ.get("NBPROF_BUILD", "build"))
 DUMPGEN = os.path.join(BUILD, "h", "tools", "dumpgen")
@@ -46,10 +49,4 @@ def decode(tmp_path):
 
 
 def pytest_terminal_summary(terminalreporter):
-    counts = os.environ.get("NBPROF_COUNTS")
-    if counts:
-        st = terminalreporter.stats
-        passed = len(st.get("passed", []))
-        failed = len(st.get("failed", [])) + len(st.get("error", []))
-        with open(counts, "w") as f:
-            f.write("%d %d\n" % (passed, failed))
+    write_counts(terminalreporter)

@@ -139,6 +139,14 @@ INTERFERENCE = re.compile(r"^interference: (none|yes) \(PMIs (\d+), NMIs (\d+) d
                           r"(all runs agree|runs disagree)\)$")
 
 
+def add_count(res, event, value):
+    """res["counts"][event] = value; a repeated event becomes EVENT#2, EVENT#3, ..."""
+    key, n = event, 2
+    while key in res["counts"]:
+        key, n = "%s#%d" % (event, n), n + 1
+    res["counts"][key] = value
+
+
 def parse_bench(output):
     """The target's bench table: per-iteration min/median/tmean by event."""
     res = {"events": [], "counts": {}}
@@ -154,10 +162,7 @@ def parse_bench(output):
                   "tmean": float(m.group(3)), "group": int(m.group(5)),
                   "counter": int(m.group(6)), "notes": m.group(7).strip()}
             res["events"].append(ev)
-            key, n = ev["event"], 2
-            while key in res["counts"]:
-                key, n = "%s#%d" % (ev["event"], n), n + 1
-            res["counts"][key] = ev["median"]
+            add_count(res, ev["event"], ev["median"])
             continue
         m = INTERFERENCE.match(line)
         if m:

@@ -121,10 +121,7 @@ def parse_stat(output):
             else:
                 ev["count"] = number(m.group(1))
             res["events"].append(ev)
-            key, n = ev["event"], 2
-            while key in res["counts"]:
-                key, n = "%s#%d" % (ev["event"], n), n + 1
-            res["counts"][key] = ev["count"]
+            nbprof_bench.add_count(res, ev["event"], ev["count"])
             continue
         m = re.match(r"^IPC (%s) " % NUM, line)
         if m:
