@@ -138,7 +138,7 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o \
              arch/x86/console.o pmu/model/p4_model_uncore.o pmu/p4_tagging.o pmu/p4_encode.o lib/crc32.o \
              arch/x86/64/paging.o prof/jitter.o prof/backend/model.o pmu/model/p4_model_msr.o
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
-# The ia32 image holds the same 384 KiB budget with 4-byte pointers but
+# The ia32 image holds the same 448 KiB budget with 4-byte pointers but
 # more code per operation (64-bit arithmetic in pairs): the overflow path,
 # the stepper and its instruction decoder, the software model and its
 # feeds, the register write sequences and a few helpers are -Os too

@@ -617,6 +617,10 @@ static void pmu_show(struct shell *sh)
 		     (unsigned long long)p->unflagged, (unsigned long long)p->reraised,
 		     (unsigned long long)p->deferred, (unsigned long long)p->dropped,
 		     (unsigned long long)p->late);
+	if (pi->backend == PERF_BACKEND_MODEL)
+		shell_printf(sh, "PMI skid: %u events (the PMI comes on event %u after the overflow; "
+			     "'pmu skid N' sets it)\n", (unsigned)perf_model_skid(),
+			     (unsigned)perf_model_skid() + 1);
 	shell_printf(sh, "PMI entries: vector %02XH %llu, NMI %llu\n", LAPIC_PMI_VECTOR,
 		     (unsigned long long)p->by_vector, (unsigned long long)p->by_nmi);
 	shell_printf(sh, "PMI by LP: handled on LP0 %llu, on LP1 %llu",
@@ -752,6 +756,31 @@ static int pmu_rdpmc(struct shell *sh, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * `pmu skid [N]`: the model's PMI skid (prof/backend/model.h). The manual
+ * gives no figure for the latency between an overflow's PMI event and the
+ * interrupt, so software must hold for any: the model lets a test choose.
+ */
+static int pmu_skid(struct shell *sh, int argc, char **argv)
+{
+	uint64_t v;
+	const char *why;
+
+	if (perf_info()->backend != PERF_BACKEND_MODEL)
+		return shell_error(sh, "pmu skid: only the model's PMI latency can be set (a processor "
+				   "has its own)");
+	if (argc == 3 && !parse_u64(argv[2], PERF_MODEL_SKID_MAX, &v, &why))
+		return shell_error(sh, "pmu skid: '%s' %s (0 .. %u events)", argv[2], why,
+				   (unsigned)PERF_MODEL_SKID_MAX);
+	if (argc > 3)
+		return shell_error(sh, "usage: pmu skid [N] (0 .. %u events)", (unsigned)PERF_MODEL_SKID_MAX);
+	if (argc == 3 && perf_model_set_skid((uint32_t)v))
+		return shell_error(sh, "pmu skid: %llu is over %u", (unsigned long long)v,
+				   (unsigned)PERF_MODEL_SKID_MAX);
+	shell_printf(sh, "PMI skid: %u events\n", (unsigned)perf_model_skid());
+	return 0;
+}
+
 static int cmd_pmu(struct shell *sh, int argc, char **argv)
 {
 	bool on = false;
@@ -787,7 +816,10 @@ static int cmd_pmu(struct shell *sh, int argc, char **argv)
 		shell_printf(sh, "model clockticks: %s\n", perf_model_clock_name(perf_model_clock()));
 		return 0;
 	}
-	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench, clock, rdpmc)",
+	if (parse_streq(argv[1], "skid"))
+		return pmu_skid(sh, argc, argv);
+	return shell_error(sh, "unknown pmu operation '%s' (backend, trace, pmi, bench, clock, skid, "
+			   "rdpmc)",
 			   argv[1]);
 }
 
@@ -867,7 +899,7 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  cmd_stat },
 	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] [nopebs] | "
 		 "pmu trace on|off | pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model | "
-		 "pmu rdpmc N",
+		 "pmu skid [N] | pmu rdpmc N",
 	  "show or choose the PMU backend",
 	  "Without arguments: the backend (hardware PMU or software model) and why,\n"
 	  "the signature, capabilities, PMI statistics and the counters in use.\n"
@@ -885,7 +917,10 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "'nopebs' gives it IA32_MISC_ENABLE bit 12 set (PEBS unavailable).\n"
 	  "'pmu trace on' prints every PMU register write as\n"
 	  "'wrmsr 36CH <- 04038800H (MSR_IQ_CCCR0)'. 'pmu pmi nmi' delivers\n"
-	  "overflow interrupts as NMIs instead of vector F8H. 'pmu bench N' times\n"
+	  "overflow interrupts as NMIs instead of vector F8H. 'pmu skid N' makes the\n"
+	  "model raise each overflow's PMI N events after the manual's next event\n"
+	  "(0 .. 1024; 0 by default), as a part with a longer PMI latency would.\n"
+	  "'pmu bench N' times\n"
 	  "stat's start/stop/read sequence N times (TSC cycles).\n",
 	  cmd_pmu },
 	{ "explain", "explain MSR=VALUE ...", "decode PMU register writes and find their flaws",

@@ -80,6 +80,15 @@
  *   18.18.6.8: preset -99, overflow after 99 events, interrupt on the 100th):
  *   the LPs named by OVF_PMI_T0/T1 at overflow time get raise_pmi() when the
  *   counter next increments. A counter write cancels a PMI still owed.
+ * - Skid (p4_model_set_skid, `pmu skid N`): the manual puts the PMI on the
+ *   next event but also says that "events and PMIs are separated by
+ *   microarchitectural latency" and gives no figure (PMU reference 6). With
+ *   skid S the PMI is raised on the (S + 1)-th event after the overflow:
+ *   the counter goes on counting S events past the overflow before the
+ *   handler can stop it, as a part with a delivery latency of S events
+ *   would. S = 0 is the manual's CCCR text; any S is a part the manual
+ *   allows, and software must work for all of them (a range, not an exact
+ *   PMI count: selftest/overflow.c).
  * - Erratum (SDM 18.15.5.7, PMU reference 2.3): on caps.cascade_pmi_erratum
  *   parts a counter whose own CCCR has bit 30 or bit 11 set raises no PMI;
  *   OVF is still set. Counted in m->pmi_suppressed.
@@ -180,6 +189,14 @@ void p4_model_set_faults(struct p4_model *m, const struct p4_model_faults *f)
 	m->faults.dead &= CTR_BIT(P4_NCOUNTER) - 1;
 	m->faults.rdpmc &= CTR_BIT(P4_NCOUNTER) - 1;
 	p4_model_route_all(m);	/* the routing tables follow p4_model_running() */
+}
+
+int p4_model_set_skid(struct p4_model *m, uint32_t skid)
+{
+	if (skid > P4_MODEL_SKID_MAX)
+		return -1;
+	m->skid = skid;
+	return 0;
 }
 
 /* Does this part lose PMIs of counters in cascade mode (caps, unless a fault flips it)? */
@@ -422,7 +439,9 @@ static void overflow(struct p4_model *m, enum p4_counter n)
 		m->pmi_suppressed++;
 		lps = 0;
 	}
-	m->pmi_due[n] = lps;
+	if (!m->pmi_due[n])		/* a PMI still owed keeps its event (skid > period) */
+		m->pmi_wait[n] = m->skid;
+	m->pmi_due[n] |= lps;
 	cascade_start(m, n);
 }
 
@@ -450,8 +469,20 @@ static void counter_add(struct p4_model *m, enum p4_counter n, uint64_t step)
 		uint64_t to = to_overflow(m, n);
 		uint64_t k = step < to ? step : to;
 
-		if (m->pmi_due[n])
-			deliver_pmi(m, n);	/* the count after the overflow */
+		if (m->pmi_due[n]) {
+			/* the count after the overflow, or skid counts after it */
+			if (m->pmi_wait[n] >= k) {
+				m->pmi_wait[n] -= (uint32_t)k;
+			} else {
+				k = m->pmi_wait[n] + 1;		/* up to the PMI's own event */
+				m->counter[n] = (m->counter[n] + k) & P4_COUNTER_MASK;
+				step -= k;
+				deliver_pmi(m, n);
+				if (k == to)
+					overflow(m, n);
+				continue;
+			}
+		}
 		m->counter[n] = (m->counter[n] + k) & P4_COUNTER_MASK;
 		step -= k;
 		if (k == to)

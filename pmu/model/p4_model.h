@@ -118,6 +118,7 @@ struct p4_model {
 	uint32_t started;		/* counters started by a cascade (bit n) */
 	uint32_t edge_prev;		/* comparator output of the last cycle */
 	uint8_t pmi_due[P4_NCOUNTER];	/* LPs (bit 0/1) owed a PMI on the next count */
+	uint32_t pmi_wait[P4_NCOUNTER];	/* events still to count before that PMI (skid) */
 	uint8_t cycle_input[P4_NCOUNTER]; /* compare mode: this cycle's input, 0..15 */
 	uint64_t cycles;		/* cycles closed by p4_model_tick */
 
@@ -148,6 +149,7 @@ struct p4_model {
 	uint64_t pebs_faults;			/* DS area or buffer not accessible */
 
 	struct p4_model_faults faults;	/* injected (p4_model_set_faults); zero at reset */
+	uint32_t skid;			/* PMI skid in events (p4_model_set_skid); kept at reset */
 };
 
 /* The DS save-area layout this part's PEBS assist uses (PMU reference 5.1). */
@@ -235,6 +237,14 @@ bool p4_model_uncore_counting(const struct p4_model *m, unsigned i);
 
 /* Inject faults (a zeroed struct heals the model). */
 void p4_model_set_faults(struct p4_model *m, const struct p4_model_faults *f);
+
+/*
+ * PMI skid: the PMI an overflow owes is raised on the (skid + 1)-th event
+ * after the overflow, not the first (p4_model.c, "Overflow, PMI"). 0 is the
+ * manual's own reading; P4_MODEL_SKID_MAX the largest accepted.
+ */
+#define P4_MODEL_SKID_MAX	1024u
+int p4_model_set_skid(struct p4_model *m, uint32_t skid);
 
 /* Does counter n count now (enabled, or started by a cascade, and not dead)? */
 bool p4_model_running(const struct p4_model *m, enum p4_counter n);

@@ -234,6 +234,7 @@ void p4_model_reset(struct p4_model *m)
 		m->counter[c] = 0;
 		m->cccr[c] = 0;
 		m->pmi_due[c] = 0;
+		m->pmi_wait[c] = 0;
 		m->cycle_input[c] = 0;
 		m->overflows[c] = 0;
 	}
@@ -279,6 +280,7 @@ int p4_model_init(struct p4_model *m, const struct p4_model_config *cfg)
 	m->bus.write = model_write;
 	m->cfg = *cfg;
 	m->caps = caps;
+	m->skid = 0;		/* the manual's reading until p4_model_set_skid */
 	p4_model_reset(m);
 	return 0;
 }

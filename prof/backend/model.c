@@ -341,7 +341,7 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 		return ksnprintf(err, n, "no Xeon MP with an L3 has signature %02X_%02X (the L3 parts are "
 				 "models 2, 3, 4 and 6)", sig->family, sig->model), -1;
 	cfg.uncore = a->want_l3 && caps->uncore != P4_UNCORE_NONE;
-	if (p4_model_init(&a->model, &cfg) != 0)
+	if (p4_model_init(&a->model, &cfg) != 0 || p4_model_set_skid(&a->model, a->skid) != 0)
 		return ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04"), -1;
 	a->mem_ready = model_mem_get(a) && p4_mem_init(a->mem, sig, a->want_l3 ? P4_MEM_XEON_MP_L3
 										 : P4_MEM_DESKTOP,
@@ -375,6 +375,26 @@ bool perf_model_l3(void)
 void perf_model_set_clock(enum perf_model_clock c)
 {
 	model_adapter.clock_src = c;
+}
+
+_Static_assert(PERF_MODEL_SKID_MAX == P4_MODEL_SKID_MAX, "one skid bound");
+
+int perf_model_set_skid(uint32_t skid)
+{
+	struct model_adapter *a = &model_adapter;
+
+	if (skid > P4_MODEL_SKID_MAX)
+		return -1;
+	perf_lock();
+	a->skid = skid;
+	p4_model_set_skid(&a->model, skid);
+	perf_unlock();
+	return 0;
+}
+
+uint32_t perf_model_skid(void)
+{
+	return model_adapter.skid;
 }
 
 enum perf_model_clock perf_model_clock(void)

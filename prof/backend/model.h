@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum perf_model_clock {
 	PERF_CLOCK_MODEL,	/* the cost model (pmu/model/p4_cost.c): the default */
@@ -22,6 +23,15 @@ void perf_model_set_l3(bool l3);
 bool perf_model_l3(void);
 
 void perf_model_set_clock(enum perf_model_clock c);
+
+/*
+ * The model's PMI skid (pmu/model/p4_model.h p4_model_set_skid): the PMI an
+ * overflow owes comes skid events after the manual's "next event". -1 when
+ * skid is over P4_MODEL_SKID_MAX (nothing changed).
+ */
+#define PERF_MODEL_SKID_MAX	1024u	/* P4_MODEL_SKID_MAX (pmu/model/p4_model.h) */
+int perf_model_set_skid(uint32_t skid);
+uint32_t perf_model_skid(void);
 enum perf_model_clock perf_model_clock(void);
 const char *perf_model_clock_name(enum perf_model_clock c);
 

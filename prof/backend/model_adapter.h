@@ -96,6 +96,7 @@ struct model_adapter {
 	bool hook_win[PERCPU_MAX];
 	/* settings for the next selection and the feed (prof/backend/model.h) */
 	bool want_l3;			/* the next selection models the Xeon MP with L3 */
+	uint32_t skid;			/* PMI skid in events (`pmu skid`), kept across selections */
 	bool no_pebs;			/* `pmu backend model ... nopebs` */
 	enum perf_model_clock clock_src;
 	/* the first PEBS assist that could not reach its DS area, until reported */

@@ -94,6 +94,22 @@ const char *perf_model_clock_name(enum perf_model_clock c)
 	return c == PERF_CLOCK_TSC ? "tsc" : "model";
 }
 
+static uint32_t model_skid;
+
+int perf_model_set_skid(uint32_t skid)
+{
+	if (skid > P4_MODEL_SKID_MAX)
+		return -1;
+	model_skid = skid;
+	p4_model_set_skid(&model, skid);
+	return 0;
+}
+
+uint32_t perf_model_skid(void)
+{
+	return model_skid;
+}
+
 void perf_model_mem_describe(char *buf, size_t n)
 {
 	ksnprintf(buf, n, "memory model: %s; clockticks: %s", model_l3 ? "Xeon MP with L3" : "desktop",

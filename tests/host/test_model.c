@@ -753,6 +753,61 @@ static void wrap_sticky_ovf_and_pmi_timing(void **state)
 }
 
 /* OVF_PMI_T0/T1 route the PMI to LP0/LP1, both when both are set (PMU reference 6). */
+/*
+ * Skid S: the PMI comes on the (S + 1)-th event after the overflow, in one
+ * batch or event by event alike; the counter has counted them; a skid
+ * longer than the period keeps the first PMI's event (FORCE_OVF overflows
+ * on every event and still interrupts); a counter write still cancels it.
+ */
+static void pmi_skid(void **state)
+{
+	struct p4_model m;
+	uint64_t cfg = cccr_val(4, CCCR_ENABLE | CCCR_OVF_PMI_T0);
+
+	(void)state;
+	for (unsigned batch = 0; batch < 2; batch++) {
+		model_new(&m, 4, 1, false);
+		assert_int_equal(p4_model_set_skid(&m, 32), 0);
+		wr(&m, MSR_CRU_ESCR0, escr_val(0x02, NBOGUSNTAG, ESCR_T0_OS | ESCR_T0_USR));
+		wr(&m, MSR_P4_COUNTER_BASE + 12, NEG(99));
+		wr(&m, MSR_P4_CCCR_BASE + 12, cfg);
+		instr(&m, 0, 3, 99);			/* the overflow */
+		assert_true(cccr(&m, 12) & CCCR_OVF);
+		if (batch) {
+			instr(&m, 0, 3, 32);
+			assert_int_equal(pmis.n, 0);
+			instr(&m, 0, 3, 50);		/* the 33rd event after it is in this batch */
+		} else {
+			for (unsigned i = 0; i < 32; i++)
+				instr(&m, 0, 3, 1);
+			assert_int_equal(pmis.n, 0);
+			instr(&m, 0, 3, 1);		/* the 33rd */
+			assert_int_equal(pmis.n, 1);
+			instr(&m, 0, 3, 49);
+		}
+		assert_int_equal(pmis.n, 1);
+		assert_int_equal(ctr(&m, 12), 82);	/* nothing lost to the split */
+	}
+	/* FORCE_OVF: every event overflows; the PMI still comes, 5 events on */
+	model_new(&m, 4, 1, false);
+	assert_int_equal(p4_model_set_skid(&m, 4), 0);
+	wr(&m, MSR_CRU_ESCR0, escr_val(0x02, NBOGUSNTAG, ESCR_T0_OS | ESCR_T0_USR));
+	wr(&m, MSR_P4_CCCR_BASE + 12, cfg | CCCR_FORCE_OVF);
+	instr(&m, 0, 3, 5);
+	assert_int_equal(pmis.n, 0);
+	instr(&m, 0, 3, 1);
+	assert_int_equal(pmis.n, 1);
+	/* a counter write cancels the PMI still owed, skid or not */
+	wr(&m, MSR_P4_CCCR_BASE + 12, cfg);
+	wr(&m, MSR_P4_COUNTER_BASE + 12, NEG(1));
+	instr(&m, 0, 3, 1);
+	wr(&m, MSR_P4_COUNTER_BASE + 12, NEG(50));
+	instr(&m, 0, 3, 10);
+	assert_int_equal(pmis.n, 1);
+	assert_int_equal(p4_model_set_skid(&m, P4_MODEL_SKID_MAX + 1), -1);
+	assert_int_equal(m.skid, 4);
+}
+
 static void pmi_routing(void **state)
 {
 	static const uint64_t bits[3] = { CCCR_OVF_PMI_T0, CCCR_OVF_PMI_T1,
@@ -1094,6 +1149,7 @@ int main(void)
 		cmocka_unit_test(active_thread_events),
 		cmocka_unit_test(force_ovf),
 		cmocka_unit_test(wrap_sticky_ovf_and_pmi_timing),
+		cmocka_unit_test(pmi_skid),
 		cmocka_unit_test(pmi_routing),
 		cmocka_unit_test(cascade_pmi_erratum),
 		cmocka_unit_test(escr_matching),

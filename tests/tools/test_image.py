@@ -2,7 +2,7 @@
 
 The zero-initialised data (.bss, about 254 KiB) must not be stored in the
 file: it is a section with SizeOfRawData 0 that the loader zero-fills up to
-its VirtualSize, and the whole file stays within 384 KiB (256 KiB was the
+its VirtualSize, and the whole file stays within 448 KiB (256 KiB was the
 goal when .bss stopped being stored; `selftest` then added about 29 KiB of
 code and text, user programs - the ELF loader, upload, the program gate and
 their symbols - about 14 KiB, snippet benchmarks - `bench`, its loop
@@ -14,7 +14,10 @@ memory-system model - the operand decoder, the caches and TLBs, the cost
 model - with the uncore counters under `stat` about 20 KiB; PEBS, tagging
 and the replay metrics about 17 KiB; the PEBS and uncore checks of
 `selftest` and its naming of unrestored registers about 11 KiB; the COFF
-symbol table, which no loader reads, is no longer stored). The ia32 image
+symbol table, which no loader reads, is no longer stored; 384 KiB held
+until the model's PMI skid, the interrupt-storm guard, the handler's
+counting window and the firmware-quirk and owner-path fixes came, which
+took the ia32 image past it). The ia32 image
 keeps the same budget: its .bss (about 490 KiB) is not stored either, its
 files are compiled -Os or -O2 as the x86-64 kernel's, and its overflow
 path, stepper and model feed -Os (Makefile K32_OS_OBJS). The layout read
@@ -35,7 +38,7 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(REPO, os.environ.get("NBPROF_BUILD", "build"))
-MAX_FILE = 384 * 1024
+MAX_FILE = 448 * 1024
 PE32PLUS = 0x20B
 PE32 = 0x10B
 SCN_UNINITIALIZED_DATA = 0x80      # IMAGE_SCN_CNT_UNINITIALIZED_DATA
