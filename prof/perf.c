@@ -143,11 +143,9 @@ void perf_lock(void)
 /* An NMI came while LP idx held the lock: its handler runs now (out of line: rare). */
 static __attribute__((noinline, cold)) void perf_unlock_deferred(unsigned idx)
 {
-	uint64_t held = step_hold();	/* a handler, not stepped as the NMI's is not */
-
+	/* stepped in the counting window when the code releasing the lock is: a P4 counts it */
 	pmu_lock.nmi_deferred[idx] = false;
 	perf_pmi_handler(NULL);
-	step_release(held);
 }
 
 /* Release one level of the PMU lock held by the LP with percpu index idx. */
@@ -394,6 +392,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	info.pmi.overflows++;
 	info.pmi.unflagged += unflagged;
 	s->overflows[i]++;
+	s->last_events[i] = ov.events;
 	s->base[i] += ov.events;
 	if (run.sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = run.sink(run.sink_ctx, f, &ov);
@@ -435,7 +434,10 @@ static void perf_pmi_time(unsigned lp, uint64_t t0)
  */
 static struct trap_frame *perf_wl_frame(unsigned cpu)
 {
-	struct trap_frame *f = step_frame_of(cpu);
+	struct trap_frame *f = step_handler_frame_of(cpu);
+
+	if (!f)		/* the handler is not stepped: the step handler's own frame, if any */
+		f = step_frame_of(cpu);
 
 	return f ? f : user_gate_frame_of(cpu);
 }
@@ -447,6 +449,81 @@ static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 		be.ops->unmasked(lp);
 	if (be.bus_tsc)
 		info.pmi.backend_tsc += be.bus_tsc[cpu] - b0;
+}
+
+/* ---- the storm guard (perf.h PERF_STORM_PMIS) ---------------------------------------- */
+
+static struct {
+	uint64_t sig[PERF_NLP];		/* the interrupted state at the LP's last PMI */
+	uint32_t same[PERF_NLP];	/* PMIs in a row that found it unchanged */
+} storm;
+
+/* The interrupted code's state, folded: equal only when no instruction ran in between. */
+static inline uint64_t perf_frame_sig(const struct trap_frame *f)
+{
+	uint64_t h = f->rip ^ (f->rsp << 7) ^ (f->rflags << 17);
+
+	h ^= f->rax ^ (f->rcx << 3) ^ (f->rdx << 5) ^ (f->rbx << 9) ^ (f->rsi << 11) ^
+	     (f->rdi << 13) ^ (f->rbp << 15);
+	h ^= f->r8 ^ (f->r9 << 19) ^ (f->r10 << 21) ^ (f->r11 << 23) ^ (f->r12 << 25) ^
+	     (f->r13 << 27) ^ (f->r14 << 29) ^ (f->r15 << 31);
+	return h;
+}
+
+/*
+ * A storm on LP lp (PMU lock held): every counter of the count stops (its
+ * quiet CCCR: Enable clear, OVF clear, so no PMI stays asserted), and the
+ * request whose overflows kept coming is kept for the error. The LVT PC
+ * entry stays masked (the caller does not unmask).
+ */
+static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, unsigned lp)
+{
+	struct msr_bus *bus = perf_bus();
+	unsigned worst = 0;
+
+	for (unsigned i = 0; i < s->plan.n; i++) {
+		msr_bus_write(bus, p4_counters[s->plan.slot[i].counter].cccr_msr,
+			      s->plan.slot[i].cccr_quiet);
+		if ((s->pmi_mask[lp] >> i) & 1u && s->last_events[i] >= s->last_events[worst])
+			worst = i;
+	}
+	s->storm = true;
+	s->storm_lp = (uint8_t)lp;
+	s->storm_idx = (uint8_t)worst;
+	s->storm_events = s->last_events[worst];
+	s->storm_pmis = storm.same[lp] + 1;
+}
+
+/* Has this PMI found the interrupted code unchanged often enough to call it a storm? */
+static inline bool perf_storm_check(unsigned lp, const struct trap_frame *f)
+{
+	uint64_t sig;
+
+	if (!f)
+		return false;
+	sig = perf_frame_sig(f);
+	if (sig != storm.sig[lp]) {
+		storm.sig[lp] = sig;
+		storm.same[lp] = 0;
+		return false;
+	}
+	return ++storm.same[lp] + 1 >= PERF_STORM_PMIS;
+}
+
+void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, size_t n)
+{
+	if (!s->storm) {
+		if (n)
+			buf[0] = '\0';
+		return;
+	}
+	ksnprintf(buf, n, "interrupt storm: %llu overflow interrupts in a row on LP%u found the "
+		  "interrupted code where the one before had left it: #%u %s (counter %u) overflowed "
+		  "again before its handler returned, on %llu events of its own; counting stopped. "
+		  "A period above %llu works (or count at :u: the handler runs at CPL 0)",
+		  (unsigned long long)s->storm_pmis, s->storm_lp, s->storm_idx, spec ? spec : "",
+		  (unsigned)s->plan.slot[s->storm_idx].counter,
+		  (unsigned long long)s->storm_events, (unsigned long long)s->storm_events);
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
@@ -474,6 +551,10 @@ static void perf_pmi_handler(struct trap_frame *f)
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting();
+	if (counting && perf_storm_check(lp, f)) {
+		perf_storm(run.count, lp);
+		counting = false;	/* the entry stays masked */
+	}
 	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
 		lvt.lp[lp] &= ~LAPIC_LVT_MASKED;	/* perf_lvt_write on the calling LP */
 		if (lvt.have_lapic)
@@ -568,6 +649,8 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 	}
 	run.count = s;
 	s->running = true;
+	for (unsigned lp = 0; lp < PERF_NLP; lp++)
+		storm.same[lp] = 0, storm.sig[lp] = 0;
 	if (be.ops->run_begin)
 		be.ops->run_begin();
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)

@@ -39,6 +39,7 @@ struct perf_pmi_stats {
 	uint64_t deferred;	/* model PMI while LVT PC was masked */
 	uint64_t dropped;	/* model PMI for an LP that is not running */
 	uint64_t late;		/* fixed IPI not taken within the wait window */
+	uint64_t held;		/* model PMI held until a stepped handler's IRET (arch/x86/step.h) */
 	uint64_t lp_interrupts[2];	/* handler entries on LP0 / LP1 (T0 / T1) */
 	uint64_t mismatches;	/* reloaded counter read back different: written again */
 	uint64_t handoffs;	/* PMI taken inside the step handler: sampled the workload's frame */
@@ -116,7 +117,27 @@ struct perf_count {
 	uint64_t chunk;			/* largest model input fed in one call */
 	uint32_t pmi_mask[2];		/* per LP (T0, T1): the counters its handler scans */
 	bool running;
+	/* An interrupt storm stopped the count (perf.c, perf_storm): what it saw. */
+	bool storm;
+	uint8_t storm_lp;
+	uint8_t storm_idx;		/* the request whose overflow kept coming back */
+	uint64_t storm_events;		/* its events between two of those PMIs: none the workload's */
+	uint64_t storm_pmis;		/* PMIs in a row with the interrupted state unchanged */
+	uint64_t last_events[P4_MAX_REQUESTS];	/* each request's events at its last overflow */
 };
+
+/*
+ * The storm guard (perf.c): PERF_STORM_PMIS overflow interrupts in a row on
+ * one LP, each finding the interrupted code exactly as the one before it
+ * left it (instruction pointer, stack pointer, flags and general registers),
+ * mean that no instruction of it ran in between: each handler's own events
+ * overflowed a counter again before it returned. The guard stops every
+ * counter of the count there, leaves the LP's LVT PC masked, and the
+ * command ends with the error perf_storm_text() writes.
+ */
+#define PERF_STORM_PMIS		16
+/* The storm's error ("interrupt storm: ..."), for a count whose s->storm is set; "" otherwise. */
+void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, size_t n);
 
 /* Reload value for plain counting: bit 39 set, 2^39 events per interrupt. */
 #define PERF_RELOAD_DEFAULT	(UINT64_C(1) << 39)

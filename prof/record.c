@@ -885,6 +885,13 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		record_gen++;
 		return -1;
 	}
+	if (r->sess.storm) {		/* its samples stand for no period: not a recording */
+		perf_storm_text(&r->sess, p4_events[r->cfg.plan.req[r->sess.storm_idx].spec.event].name,
+				err, n);
+		r->valid = false;
+		record_gen++;
+		return -1;
+	}
 	if (lps < 0 && res->status == WORKLOAD_OK) {
 		res->status = WORKLOAD_REFUSED;
 		ksnprintf(res->error, sizeof(res->error), "%s", r->lp[1].job.res.error);

@@ -158,6 +158,11 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	st.interrupts += perf_info()->pmi.interrupts - before;
 	for (unsigned i = 0; i < st.plan.n; i++)
 		st.overflows += sess.overflows[i];
+	if (sess.storm) {
+		perf_storm_text(&sess, p4_events[st.plan.req[sess.storm_idx].spec.event].name, st.err,
+				sizeof(st.err));
+		return shell_error(sh, "%s", st.err);
+	}
 	for (int k = 0; k < 2; k++)
 		if (jobs[k].a && (r || jobs[k].res.status != WORKLOAD_OK))
 			return stat_status(sh, jobs[k].res.status, &jobs[k].res);

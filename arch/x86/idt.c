@@ -49,6 +49,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/pic.h"
+#include "arch/x86/step.h"
 
 #define ISR_STUB_SIZE		16
 
@@ -268,6 +269,8 @@ void isr_dispatch(struct trap_frame *f)
 		handlers[VEC_DB](f);
 		return;
 	}
+	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR)
+		step_handler_enter(f);	/* in the counting window the handler counts (step.h) */
 	if (v < VEC_FIRST_EXTERNAL) {
 		exception_dispatch(f);
 		return;

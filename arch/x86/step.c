@@ -124,6 +124,17 @@ struct step_dcache {
 	struct insn_mem mem;
 };
 
+/* What stepping an interrupted context keeps of its own (step_handler_enter). */
+struct step_saved {
+	uint64_t last_rip, cycles, rep_count;
+	struct insn_class cls;
+	struct insn_mem mem;
+	uint32_t rep_iters;
+	uint8_t last_cpl;
+	bool last_wl;
+	struct trap_frame *frame;
+};
+
 struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
@@ -148,6 +159,17 @@ struct step_state {
 	uint8_t win_lp;
 	const struct workload_hooks *win_h;	/* where kernel instructions are reported */
 	struct step_counts win_counts;
+
+	/*
+	 * An interrupt handler stepped inside the counting window
+	 * (step_handler_enter): the interrupted context's stepping state, put
+	 * back when the handler's IRET has retired (the trap after it finds
+	 * the interrupted RIP, RSP and CS again).
+	 */
+	bool h_active;
+	uint64_t h_rip, h_rsp, h_cs;
+	struct step_saved h_saved;
+	uint64_t handlers;		/* handlers stepped since the window opened */
 
 	/* calibration */
 	bool calibrating;
@@ -564,6 +586,82 @@ static void step_window(struct step_state *s, struct trap_frame *f, uint64_t cyc
 		step_arm(s, f);
 }
 
+/* ---- interrupt handlers in the counting window -------------------------------- */
+
+static void step_save(const struct step_state *s, struct step_saved *v)
+{
+	*v = (struct step_saved){ .last_rip = s->last_rip, .cycles = s->cycles,
+				  .rep_count = s->rep_count, .cls = s->cls, .mem = s->mem,
+				  .rep_iters = s->rep_iters, .last_cpl = s->last_cpl,
+				  .last_wl = s->last_wl, .frame = s->frame };
+}
+
+static void step_restore(struct step_state *s, const struct step_saved *v)
+{
+	s->last_rip = v->last_rip;
+	s->cycles = v->cycles;
+	s->rep_count = v->rep_count;
+	s->cls = v->cls;
+	s->mem = v->mem;
+	s->rep_iters = v->rep_iters;
+	s->last_cpl = v->last_cpl;
+	s->last_wl = v->last_wl;
+	s->frame = v->frame;
+}
+
+static void step_tf_on(struct step_state *st);
+
+/*
+ * The trap after a stepped handler's IRET (f: the interrupted context
+ * again): the IRET is reported, and the interrupted context's stepping goes
+ * on where it was, as if the handler had not been there.
+ */
+static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint64_t entry)
+{
+	st->cycles += step_take(st, entry);
+	st->frame = f;
+	step_emit_kernel(st, f);
+	step_restore(st, &st->h_saved);
+	__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);
+	step_stamp_exit(st, f);
+}
+
+void step_handler_enter(struct trap_frame *f)
+{
+	struct step_state *st = step_this();
+
+	if (!st->win || st->h_active || st->calibrating)
+		return;
+	/* stepped code was interrupted, or the step handler itself (an NMI the model sent from it) */
+	if (!(f->rflags & RFLAGS_TF) && !st->frame)
+		return;
+	step_save(st, &st->h_saved);
+	st->h_rip = f->rip;
+	st->h_rsp = f->rsp;
+	st->h_cs = f->cs;
+	st->frame = NULL;
+	st->handlers++;
+	__atomic_store_n(&st->h_active, true, __ATOMIC_RELEASE);
+	step_tf_on(st);
+}
+
+bool step_in_handler_of(unsigned cpu)
+{
+	return cpu < PERCPU_MAX && __atomic_load_n(&lp_state[cpu].h_active, __ATOMIC_ACQUIRE);
+}
+
+struct trap_frame *step_handler_frame_of(unsigned cpu)
+{
+	const struct step_state *st = cpu < PERCPU_MAX ? &lp_state[cpu] : NULL;
+
+	return st && __atomic_load_n(&st->h_active, __ATOMIC_ACQUIRE) ? st->h_saved.frame : NULL;
+}
+
+uint64_t step_handlers(void)
+{
+	return step_this()->handlers;
+}
+
 static void step_db(struct trap_frame *f)
 {
 	uint64_t entry = f->error;	/* entry.S: the TSC at #DB entry */
@@ -574,6 +672,10 @@ static void step_db(struct trap_frame *f)
 		if (st->cal_n < STEP_CAL_TRAPS)
 			st->cal_raw[st->cal_n++] = entry - st->resume;
 		step_stamp_exit(st, f);
+		return;
+	}
+	if (st->h_active && f->rip == st->h_rip && f->rsp == st->h_rsp && f->cs == st->h_cs) {
+		step_handler_exit(st, f, entry);
 		return;
 	}
 	run = st->active && !st->done;
@@ -747,6 +849,8 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 	st->win_h = h;
 	st->win_lp = lp;
 	st->win_counts = (struct step_counts){ 0 };
+	st->handlers = 0;
+	st->h_active = false;
 	step_tf_on(st);
 }
 

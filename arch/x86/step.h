@@ -104,6 +104,27 @@ void step_release(uint64_t flags);
  */
 void step_gate_enter(struct trap_frame *f);
 
+/*
+ * An interrupt handler in the counting window (the PMI handler, by its
+ * vector or by NMI): a Pentium 4 retires its instructions at CPL 0 while
+ * the counters run, so it is stepped and reported like the window's other
+ * kernel code, from its dispatcher to its IRET - when it interrupted
+ * stepped code (f's TF set) or the step handler itself (an NMI the model
+ * sent from a step). The interrupted context's stepping resumes after the
+ * IRET as it was. A no-op outside the window and inside a stepped handler.
+ */
+void step_handler_enter(struct trap_frame *f);
+/* Is the LP with percpu index cpu inside a stepped handler (its IRET not yet retired)? */
+bool step_in_handler_of(unsigned cpu);
+/*
+ * While the LP with percpu index cpu steps a handler: the workload frame
+ * step_frame_of() gave when the handler came in (an NMI in the step
+ * handler), else NULL.
+ */
+struct trap_frame *step_handler_frame_of(unsigned cpu);
+/* Handlers the calling LP has stepped since its counting window opened. */
+uint64_t step_handlers(void);
+
 /* The calling LP's calibration (calibrating it first if needed). */
 const struct step_calibration *step_calibrate(void);
 

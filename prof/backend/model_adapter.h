@@ -198,7 +198,8 @@ static inline void model_pmi_flush(struct model_pmi *p)
 /* After the handler unmasked lp's entry with the model still asserting: send it again, once. */
 void model_pmi_resend(struct model_pmi *p, unsigned lp);
 /* Deliver one PMI to lp as its LVT PC entry says; wait: may open an interrupt window. */
-void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait);
+/* false: held for later (the target is in a stepped handler), the caller keeps it pending */
+bool model_pmi_send(struct model_pmi *p, unsigned lp, bool wait);
 
 /* ---- prof/backend/model_feed.c --------------------------------------------------------------- */
 

@@ -112,7 +112,33 @@ static void model_pmi_deliver(uint32_t apic, uint32_t lvt)
  * to this LP inside the step handler is waited for here, and the handler
  * takes the workload's frame (a handoff).
  */
-void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
+/* The percpu index of the LP with this APIC ID, or -1. */
+static int model_apic_cpu(uint32_t apic)
+{
+	for (unsigned i = 0; i < percpu_count(); i++)
+		if (percpu_get(i)->apic_id == apic)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Held: the target LP is inside a stepped handler (arch/x86/step.h) whose
+ * IRET has not retired. A processor would take this PMI after that IRET;
+ * sent now, it would nest in the handler, since the step traps' own IRETs
+ * unblock NMIs, and an NMI on the IST stack would overwrite the one it
+ * interrupts. The request stays pending (model_pmi_flush_now) and goes out
+ * at the first flush after the handler's IRET - the next step at the
+ * latest, or at once for a handler the model's NMI entered from the step
+ * handler, whose send loop then finds it again.
+ */
+static bool model_pmi_held(uint32_t apic)
+{
+	int cpu = model_apic_cpu(apic);
+
+	return cpu >= 0 && step_in_handler_of((unsigned)cpu);
+}
+
+bool model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 {
 	struct perf_pmi_stats *st = perf_pmi_stats();
 	struct trap_frame *wf = model_wl_frame();
@@ -122,10 +148,15 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 
 	if (apic == MODEL_NO_APIC) {
 		st->dropped++;
-		return;
+		return true;
 	}
 	perf_lock();		/* against the target's handler unmasking at the same time */
 	lvt = perf_lvt(lp);
+	if (!(lvt & LAPIC_LVT_MASKED) && model_pmi_held(apic)) {
+		perf_unlock();
+		st->held++;
+		return false;
+	}
 	if (!(lvt & LAPIC_LVT_MASKED) && p->nomask)
 		p->nomask--;		/* fault injection: a part that does not auto-mask */
 	else if (!(lvt & LAPIC_LVT_MASKED))
@@ -133,25 +164,28 @@ void model_pmi_send(struct model_pmi *p, unsigned lp, bool wait)
 	perf_unlock();
 	if (lvt & LAPIC_LVT_MASKED) {
 		st->deferred++;
-		return;
+		return true;
 	}
 	model_pmi_deliver(apic, lvt);
 	/* held: the handler defers it to the release (perf_unlock), waiting is in vain */
 	if ((lvt & LAPIC_LVT_DELIVERY_MODE) == LAPIC_LVT_DELIVERY_NMI && self && wf && wait &&
 	    !perf_lock_held())
 		model_nmi_wait(seen);
+	return true;
 }
 
 void model_pmi_flush_now(struct model_pmi *p)
 {
 	unsigned me = perf_this_lp();
-	uint32_t lps;
+	uint32_t lps, held = 0;
 
 	/* A fixed PMI the sibling sent this LP is taken when IF is next 1, not here. */
 	while ((lps = __atomic_exchange_n(&p->pending[me], 0, __ATOMIC_RELAXED)) != 0)
 		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
-			if (lps & (1u << lp))
-				model_pmi_send(p, lp, true);
+			if ((lps & (1u << lp)) && !model_pmi_send(p, lp, true))
+				held |= 1u << lp;
+	if (held)		/* for the next flush (model_pmi_held) */
+		__atomic_fetch_or(&p->pending[me], held, __ATOMIC_RELAXED);
 }
 
 void model_pmi_resend(struct model_pmi *p, unsigned lp)
@@ -163,5 +197,6 @@ void model_pmi_resend(struct model_pmi *p, unsigned lp)
 	 * would take and find nothing to handle.
 	 */
 	__atomic_fetch_and(&p->pending[perf_this_lp()], ~(1u << lp), __ATOMIC_RELAXED);
-	model_pmi_send(p, lp, false);
+	if (!model_pmi_send(p, lp, false))
+		__atomic_fetch_or(&p->pending[perf_this_lp()], 1u << lp, __ATOMIC_RELAXED);
 }
