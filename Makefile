@@ -41,7 +41,7 @@ SHELL_SRCS  := shell/cmd_info.c shell/cmd_pmu.c shell/cmd_record.c shell/cmd_sel
                shell/cmd_stat.c shell/cmd_workload.c shell/commands.c shell/shell.c shell/stat_opts.c \
                shell/stat_uncore.c
 SHELL_KSRCS := shell/cmd_program.c shell/cmd_bench.c shell/cmd_pebs.c
-PROF_SRCS   := prof/dump.c prof/jitter.c prof/report.c prof/samples.c
+PROF_SRCS   := prof/dump.c prof/jitter.c prof/report.c prof/samples.c prof/storm.c
 PROF_KSRCS  := prof/pebs.c prof/perf.c prof/record.c
 BACKEND_SRCS  := prof/backend/memfeed.c prof/backend/model_batch.c
 BACKEND_KSRCS := prof/backend/hw.c prof/backend/model.c prof/backend/model_feed.c prof/backend/model_pmi.c \

@@ -307,6 +307,32 @@ static int p4_alloc_fail1(struct p4_alloc_error *err, const struct p4_alloc_ctx 
 	return -1;
 }
 
+/*
+ * F3: with FORCE_OVF every increment overflows (SDM CCCR text); with a PMI
+ * and CPL 0 counted, the handler's own instructions after the reload
+ * overflow the counter again and the next PMI follows the IRET at once: the
+ * workload never runs again (perfctr insists on reload -1 and warns of
+ * endless PMIs, PMU reference 9.8). A period no longer than the handler's
+ * tail does the same (P4_PMI_TAIL_MAX). At CPL > 0 only (:u) the handler
+ * adds nothing.
+ */
+_Static_assert(P4_PMI_TAIL_MAX == 128, "p4_pmi_refusal's text says 128");
+
+const char *p4_pmi_refusal(const struct p4_spec *spec, bool pmi)
+{
+	if (!pmi || !spec->os)
+		return NULL;
+	if (spec->force_ovf)
+		return "FORCE_OVF with an overflow PMI counts at CPL 0 too: the handler's own events "
+		       "would overflow it again after every reload and the PMIs never end; count it "
+		       "at :u only";
+	if (spec->period && spec->period <= P4_PMI_TAIL_MAX)
+		return "a period of at most 128 counted at CPL 0 (:k) overflows again inside its "
+		       "own overflow handler (its tail after the reload is up to 128 instructions "
+		       "at CPL 0), and the PMIs never end: use a period above 128, or count at :u";
+	return NULL;
+}
+
 /* Checks of one request on its own; returns 0 or fails with a reason. */
 static int p4_check_one(const struct p4_alloc_ctx *ctx, const struct p4_request *req, unsigned n,
 			unsigned i, struct p4_alloc_error *err)
@@ -314,6 +340,7 @@ static int p4_check_one(const struct p4_alloc_ctx *ctx, const struct p4_request 
 	const struct p4_request *r = &req[i];
 	const struct p4_event_desc *ev = &p4_events[r->spec.event];
 	enum p4_pmi pmi = p4_req_pmi(ctx, req, n, i);
+	const char *why;
 
 	if ((unsigned)r->spec.event >= P4_NEVENT)
 		return p4_alloc_fail1(err, ctx, req, 0, "unknown event");
@@ -328,18 +355,10 @@ static int p4_check_one(const struct p4_alloc_ctx *ctx, const struct p4_request 
 					   "execution_event and replay_event (SDM 18.16.3)");
 	if (r->role == P4_ROLE_PEBS && r->lp == P4_LP_BOTH)
 		return p4_alloc_fail1(err, ctx, req, i, "PEBS samples one LP (IQ_CCCR4 LP0, IQ_CCCR5 LP1)");
-	/*
-	 * F3: with FORCE_OVF every increment overflows (SDM CCCR text); with a
-	 * PMI and CPL 0 counted, the handler's own instructions after the
-	 * reload overflow the counter again and the next PMI follows the IRET
-	 * at once: the workload never runs again (perfctr insists on reload
-	 * -1 and warns of endless PMIs, PMU reference 9.8). At CPL > 0 only (:u)
-	 * the handler adds nothing.
-	 */
-	if (r->spec.force_ovf && pmi != P4_PMI_NONE && r->spec.os)
-		return p4_alloc_fail1(err, ctx, req, i, "FORCE_OVF with an overflow PMI counts at "
-				      "CPL 0 too: the handler's own events would overflow it again "
-				      "after every reload and the PMIs never end; count it at :u only");
+	/* a cascade starter's period is "after N": it overflows once, then counts on (prof/perf.c) */
+	why = p4_is_starter(req, n, i) ? NULL : p4_pmi_refusal(&r->spec, pmi != P4_PMI_NONE);
+	if (why)
+		return p4_alloc_fail1(err, ctx, req, i, why);
 	if (r->role == P4_ROLE_CASCADE && (r->started_by >= n || r->started_by == i))
 		return p4_alloc_fail1(err, ctx, req, i, "cascade start names no other request");
 	if (r->role == P4_ROLE_CASCADE && pmi != P4_PMI_NONE && ctx->caps->cascade_pmi_erratum)

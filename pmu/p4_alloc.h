@@ -134,6 +134,29 @@ uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i);
 /* True when the plan programs ESCR e (a replay metric's upstream ESCR too). */
 bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
 
+/*
+ * The overflow handler's tail: the events a sampler counting CPL 0 counts
+ * of the handler's own code after its reload restarted it, up to the
+ * handler's IRET (prof/perf.c). A period no longer than that overflows
+ * again before the handler returns, and the next PMI follows the IRET with
+ * no instruction of the interrupted code in between: an endless storm
+ * (PMU reference 6). P4_PMI_TAIL_MAX bounds the tail in instructions on
+ * both kernels; `make bench` measures it (tools/dev/bench.py, the smallest
+ * period at :k that does not storm) and tests/qemu/test_storm.py checks the
+ * bound against the kernels as built. Events that count more than one per
+ * instruction (clockticks, µops) can need longer periods: the storm guard
+ * (prof/perf.h PERF_STORM_PMIS) stops those at run time.
+ */
+#define P4_PMI_TAIL_MAX		128u
+
+/*
+ * The one rule for samplers (stat, record, bench and selftest's own plans):
+ * NULL when spec may sample with an overflow PMI (pmi), else why not: with
+ * CPL 0 counted, FORCE_OVF (every increment overflows) or a period of at
+ * most P4_PMI_TAIL_MAX.
+ */
+const char *p4_pmi_refusal(const struct p4_spec *spec, bool pmi);
+
 /* 0 with *plan filled, or -1 with *err naming the conflicting requests. */
 int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs, unsigned n,
 		  struct p4_plan *plan, struct p4_alloc_error *err);

@@ -40,6 +40,7 @@
 #include "pmu/p4_regs.h"
 #include "prof/backend.h"
 #include "prof/perf.h"
+#include "prof/storm.h"
 
 #define PERF_NLP	2		/* logical processors sharing one PMU (T0, T1) */
 
@@ -451,24 +452,9 @@ static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 		info.pmi.backend_tsc += be.bus_tsc[cpu] - b0;
 }
 
-/* ---- the storm guard (perf.h PERF_STORM_PMIS) ---------------------------------------- */
+/* ---- the storm guard (prof/storm.h) ------------------------------------------------ */
 
-static struct {
-	uint64_t sig[PERF_NLP];		/* the interrupted state at the LP's last PMI */
-	uint32_t same[PERF_NLP];	/* PMIs in a row that found it unchanged */
-} storm;
-
-/* The interrupted code's state, folded: equal only when no instruction ran in between. */
-static inline uint64_t perf_frame_sig(const struct trap_frame *f)
-{
-	uint64_t h = f->rip ^ (f->rsp << 7) ^ (f->rflags << 17);
-
-	h ^= f->rax ^ (f->rcx << 3) ^ (f->rdx << 5) ^ (f->rbx << 9) ^ (f->rsi << 11) ^
-	     (f->rdi << 13) ^ (f->rbp << 15);
-	h ^= f->r8 ^ (f->r9 << 19) ^ (f->r10 << 21) ^ (f->r11 << 23) ^ (f->r12 << 25) ^
-	     (f->r13 << 27) ^ (f->r14 << 29) ^ (f->r15 << 31);
-	return h;
-}
+static struct perf_storm_lp storm[PERF_NLP];
 
 /*
  * A storm on LP lp (PMU lock held): every counter of the count stops (its
@@ -491,39 +477,7 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 	s->storm_lp = (uint8_t)lp;
 	s->storm_idx = (uint8_t)worst;
 	s->storm_events = s->last_events[worst];
-	s->storm_pmis = storm.same[lp] + 1;
-}
-
-/* Has this PMI found the interrupted code unchanged often enough to call it a storm? */
-static inline bool perf_storm_check(unsigned lp, const struct trap_frame *f)
-{
-	uint64_t sig;
-
-	if (!f)
-		return false;
-	sig = perf_frame_sig(f);
-	if (sig != storm.sig[lp]) {
-		storm.sig[lp] = sig;
-		storm.same[lp] = 0;
-		return false;
-	}
-	return ++storm.same[lp] + 1 >= PERF_STORM_PMIS;
-}
-
-void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, size_t n)
-{
-	if (!s->storm) {
-		if (n)
-			buf[0] = '\0';
-		return;
-	}
-	ksnprintf(buf, n, "interrupt storm: %llu overflow interrupts in a row on LP%u found the "
-		  "interrupted code where the one before had left it: #%u %s (counter %u) overflowed "
-		  "again before its handler returned, on %llu events of its own; counting stopped. "
-		  "A period above %llu works (or count at :u: the handler runs at CPL 0)",
-		  (unsigned long long)s->storm_pmis, s->storm_lp, s->storm_idx, spec ? spec : "",
-		  (unsigned)s->plan.slot[s->storm_idx].counter,
-		  (unsigned long long)s->storm_events, (unsigned long long)s->storm_events);
+	s->storm_pmis = storm[lp].same + 1;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
@@ -551,7 +505,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting();
-	if (counting && perf_storm_check(lp, f)) {
+	if (counting && f && perf_storm_seen(&storm[lp], f)) {
 		perf_storm(run.count, lp);
 		counting = false;	/* the entry stays masked */
 	}
@@ -650,7 +604,7 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 	run.count = s;
 	s->running = true;
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
-		storm.same[lp] = 0, storm.sig[lp] = 0;
+		storm[lp] = (struct perf_storm_lp){ 0 };
 	if (be.ops->run_begin)
 		be.ops->run_begin();
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)

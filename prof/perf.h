@@ -126,17 +126,7 @@ struct perf_count {
 	uint64_t last_events[P4_MAX_REQUESTS];	/* each request's events at its last overflow */
 };
 
-/*
- * The storm guard (perf.c): PERF_STORM_PMIS overflow interrupts in a row on
- * one LP, each finding the interrupted code exactly as the one before it
- * left it (instruction pointer, stack pointer, flags and general registers),
- * mean that no instruction of it ran in between: each handler's own events
- * overflowed a counter again before it returned. The guard stops every
- * counter of the count there, leaves the LP's LVT PC masked, and the
- * command ends with the error perf_storm_text() writes.
- */
-#define PERF_STORM_PMIS		16
-/* The storm's error ("interrupt storm: ..."), for a count whose s->storm is set; "" otherwise. */
+/* The storm guard: prof/storm.h. */
 void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, size_t n);
 
 /* Reload value for plain counting: bit 39 set, 2^39 events per interrupt. */

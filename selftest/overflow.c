@@ -360,15 +360,19 @@ static void st_erratum_between(struct st *t, const struct perf_count *sess)
 /*
  * Counter 16, started by 14 through bit 30, samples every 20 instructions
  * with OVF_PMI_T0. Without the erratum its overflows interrupt (the handler
- * clears OVF and reloads); with it none does and OVF stays set.
+ * clears OVF and reloads); with it none does and OVF stays set. Both count
+ * at :u over a ring-3 loop: at CPL 0 the handler's own instructions after
+ * the reload would overflow a period-20 counter again before it returned,
+ * and on a part without the erratum the PMIs would never end
+ * (pmu/p4_alloc.h P4_PMI_TAIL_MAX, which st_add enforces).
  */
 static int st_erratum(struct st *t)
 {
 	const struct perf_info *pi = perf_info();
 	const struct st_ctr q[2] = {
-		{ .counter = P4_IQ_COUNTER2, .escr = P4_CRU_ESCR1, .spec = "instr_retired",
+		{ .counter = P4_IQ_COUNTER2, .escr = P4_CRU_ESCR1, .spec = "instr_retired:u",
 		  .period = 50, .from = ST_NO_FROM },
-		{ .counter = P4_IQ_COUNTER4, .escr = P4_CRU_ESCR0, .spec = "instr_retired",
+		{ .counter = P4_IQ_COUNTER4, .escr = P4_CRU_ESCR0, .spec = "instr_retired:u",
 		  .period = 20, .from = 0, .pmi = true },
 	};
 	bool erratum = pi->caps.cascade_pmi_erratum;
@@ -382,7 +386,7 @@ static int st_erratum(struct st *t)
 	t->ovf[0] = 2;
 	t->between = st_erratum_between;
 	t->irq = true;
-	rc = st_measure(t, ST_CASCADE_N, 0, 0, 0, false, &m);
+	rc = st_measure(t, ST_CASCADE_N, 3, 0, 0, false, &m);
 	t->irq = false;
 	t->between = NULL;
 	if (rc)

@@ -168,6 +168,7 @@ int st_add(struct st *t, const struct st_ctr *q)
 	struct p4_plan *p = &t->plan;
 	struct p4_cccr_cfg cfg;
 	struct p4_spec spec;
+	const char *why;
 	unsigned i = p->n;
 
 	if (q->always)
@@ -183,6 +184,11 @@ int st_add(struct st *t, const struct st_ctr *q)
 		return ksnprintf(t->err, t->errlen, "plan: no cascade from %u to %u",
 				 p->slot[q->from].counter, q->counter), -1;
 	spec.period = q->period;
+	if (q->tbits)		/* the ESCR's own T-bits decide what it counts */
+		spec.os = (q->tbits & (ESCR_T0_OS | ESCR_T1_OS)) != 0;
+	why = p4_pmi_refusal(&spec, q->pmi);
+	if (why)		/* the rule stat and record obey (pmu/p4_alloc.h) */
+		return ksnprintf(t->err, t->errlen, "plan: %s: %s", q->spec, why), -1;
 	st_cccr_cfg(q, &spec, link, &cfg);
 	p->req[i] = (struct p4_request){
 		.spec = spec, .lp = P4_LP0, .pmi = q->pmi ? P4_PMI_LP0 : P4_PMI_NONE,
@@ -331,6 +337,13 @@ int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 		t->between(t, &sess);
 	perf_count_stop(&sess, m->totals);
 	m->tsc = rdtsc() - t0;
+	if (sess.storm) {	/* the count stopped itself: nothing it counted can be judged */
+		perf_storm_text(&sess, t->plan.req[sess.storm_idx].spec.event < P4_NEVENT ?
+				p4_events[t->plan.req[sess.storm_idx].spec.event].name : "",
+				t->err, t->errlen);
+		t->stop = true;
+		return -1;
+	}
 	m->interrupts = p->interrupts - before.interrupts;
 	m->by_vector = p->by_vector - before.by_vector;
 	m->by_nmi = p->by_nmi - before.by_nmi;

@@ -76,6 +76,38 @@ static void force_ovf_with_a_pmi_only_at_user_level(void **state)
 	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), 0);
 }
 
+/*
+ * G1/G4: a sampler counting CPL 0 whose period is no longer than the
+ * handler's tail (P4_PMI_TAIL_MAX) is refused for the same reason; one
+ * event more, or :u, or a cascade starter's "after N", is fine.
+ */
+static void short_kernel_periods_are_refused(void **state)
+{
+	struct p4_caps caps = caps_of(4, 1);
+	struct p4_alloc_ctx ctx = { &caps, false, P4_SPLIT_GLOBAL };
+	struct p4_request r = req_of("instr_retired:period=128", P4_LP0), two[2];
+	struct p4_plan plan;
+	struct p4_alloc_error err;
+
+	assert_int_equal(P4_PMI_TAIL_MAX, 128);
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "a period of at most 128 counted at CPL 0"));
+	r = req_of("instr_retired:k:period=20", P4_LP0);
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), -1);
+	r = req_of("global_power_events:running:period=1", P4_LP0);
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), -1);
+	r = req_of("instr_retired:period=129", P4_LP0);
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), 0);
+	r = req_of("instr_retired:u:period=1", P4_LP0);
+	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), 0);
+	two[0] = req_of("instr_retired:period=5", P4_LP0);	/* starts #1 after 5 */
+	two[1] = req_of("branch_retired:mmtp", P4_LP0);
+	two[1].role = P4_ROLE_CASCADE;
+	two[1].started_by = 0;
+	assert_int_equal(p4_alloc_plan(&ctx, two, 2, &plan, &err), 0);
+	assert_null(p4_pmi_refusal(&two[0].spec, false));	/* no PMI: nothing to storm */
+}
+
 static void counter_1_is_never_used(void **state)
 {
 	struct p4_caps caps = caps_of(4, 1);
@@ -348,6 +380,7 @@ int main(void)
 		cmocka_unit_test(single_event_non_ht),
 		cmocka_unit_test(counter_1_is_never_used),
 		cmocka_unit_test(force_ovf_with_a_pmi_only_at_user_level),
+		cmocka_unit_test(short_kernel_periods_are_refused),
 		cmocka_unit_test(fsb_escr1_below_f27h),
 		cmocka_unit_test(model_gating),
 		cmocka_unit_test(escr_shared_only_by_identical_settings),

@@ -208,7 +208,7 @@ static void record_options_are_checked_before_anything_runs(void **state)
 	assert_int_equal(fake_prof.records, 0);
 	assert_int_equal(fake_prof.runs, 0);
 	/* a good command line gets as far as sampling, which only the target does */
-	assert_int_not_equal(cmd("record -e instr_retired -c 97 loop 10"), 0);
+	assert_int_not_equal(cmd("record -e instr_retired -c 129 loop 10"), 0);
 	assert_int_equal(fake_prof.records, 1);
 	assert_int_not_equal(cmd("report"), 0);		/* nothing recorded */
 	assert_non_null(strstr(out, "error:"));

@@ -100,6 +100,13 @@ struct trap_frame *step_frame(void)
 	return NULL;
 }
 
+static bool in_handler[2];		/* each LP (percpu index) inside a stepped handler */
+
+bool step_in_handler_of(unsigned cpu)
+{
+	return cpu < 2 && in_handler[cpu];
+}
+
 struct trap_frame *user_gate_frame(void)
 {
 	return NULL;
@@ -165,6 +172,7 @@ static int setup(void **state)
 	cur = 0;
 	nsent = 0;
 	counting = true;
+	in_handler[0] = in_handler[1] = false;
 	stats = (struct perf_pmi_stats){ 0 };
 	pmi = (struct model_pmi){ .lp_apic = { MODEL_NO_APIC, MODEL_NO_APIC } };
 	lvt[0] = lvt[1] = LAPIC_LVT_DELIVERY_NMI;
@@ -281,6 +289,38 @@ static void masked_entry_defers(void **state)
 	assert_int_equal(stats.deferred, 1);
 }
 
+/*
+ * An LP inside a stepped handler (arch/x86/step.h) is not interrupted: a
+ * request for it stays pending, once, for the first flush after the
+ * handler's IRET; its entry is not masked meanwhile. The sibling's own
+ * requests go out as usual.
+ */
+static void held_while_the_target_steps_a_handler(void **state)
+{
+	(void)state;
+	program(10, CCCR_OVF_PMI_T0 | CCCR_OVF_PMI_T1);
+	in_handler[0] = true;
+	instr(0, 11);
+	model_pmi_flush(&pmi);
+	assert_int_equal(nsent, 1);		/* T1's went */
+	assert_int_equal(sent[0].apic, 7);
+	assert_int_equal(stats.held, 1);
+	assert_false(lvt[0] & LAPIC_LVT_MASKED);
+	assert_int_equal(pmi.pending[0], 1u << 0);	/* kept for later, once */
+	model_pmi_flush(&pmi);
+	assert_int_equal(nsent, 1);
+	assert_int_equal(stats.held, 2);
+	model_pmi_resend(&pmi, 0);		/* the handler's unmask while still inside */
+	assert_int_equal(nsent, 1);
+	assert_int_equal(pmi.pending[0], 1u << 0);
+	in_handler[0] = false;			/* its IRET retired */
+	model_pmi_flush(&pmi);
+	assert_int_equal(nsent, 2);
+	assert_int_equal(sent[1].apic, 6);
+	assert_true(lvt[0] & LAPIC_LVT_MASKED);
+	assert_int_equal(pmi.pending[0], 0);
+}
+
 /* `record --inject nomask=N`: the next N PMIs leave the entry unmasked, then auto-mask again. */
 static void nomask_injection(void **state)
 {
@@ -367,6 +407,7 @@ int main(void)
 		cmocka_unit_test_setup(both_lps, setup),
 		cmocka_unit_test_setup(masked_entry_defers, setup),
 		cmocka_unit_test_setup(nomask_injection, setup),
+		cmocka_unit_test_setup(held_while_the_target_steps_a_handler, setup),
 		cmocka_unit_test_setup(absent_lp_dropped, setup),
 		cmocka_unit_test_setup(apic_found_once, setup),
 		cmocka_unit_test_setup(reset_forgets, setup),

@@ -36,6 +36,7 @@
 #include "pmu/p4_spec.h"
 #include "prof/backend.h"
 #include "prof/perf.h"
+#include "prof/storm.h"
 
 /* ---- two logical processors with a local APIC each ----------------------------- */
 
@@ -92,6 +93,12 @@ struct trap_frame *user_gate_frame(void)
 }
 
 struct trap_frame *step_frame_of(unsigned cpu)
+{
+	(void)cpu;
+	return NULL;
+}
+
+struct trap_frame *step_handler_frame_of(unsigned cpu)
 {
 	(void)cpu;
 	return NULL;
@@ -222,10 +229,14 @@ static uint64_t sink(void *ctx, struct trap_frame *f, const struct perf_overflow
 
 static void instr(unsigned lp, uint64_t n)
 {
-	p4_model_event(&model, lp, 0, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), n);
+	p4_model_event(&model, lp, 3, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), n);
 }
 
-/* A plan of one instr_retired counter for lp, sampling every period events (0: counting). */
+/*
+ * A plan of one instr_retired counter for lp, sampling every period events
+ * (0: counting), at :u: periods this short counted at CPL 0 are refused
+ * (pmu/p4_alloc.h P4_PMI_TAIL_MAX), and instr() feeds CPL 3.
+ */
 static struct p4_plan plan_of(unsigned lp, uint64_t period)
 {
 	const struct perf_info *pi = perf_info();
@@ -235,7 +246,7 @@ static struct p4_plan plan_of(unsigned lp, uint64_t period)
 	struct p4_alloc_error err;
 	struct p4_plan plan;
 
-	assert_int_equal(p4_spec_parse(lp ? "instr_retired:t1" : "instr_retired:t0", &pi->caps,
+	assert_int_equal(p4_spec_parse(lp ? "instr_retired:t1:u" : "instr_retired:t0:u", &pi->caps,
 				       &r.spec, &serr), 0);
 	r.spec.period = period;
 	r.lp = lp ? P4_LP1 : P4_LP0;
@@ -490,7 +501,7 @@ static void cascaded_sampler_runs_on(bool hidden)
 
 	enable_hidden = hidden;
 	setup(NULL);
-	cascade_start(&s, "instr_retired:t0:period=10", "instr_retired:t0:period=50", P4_PMI_LP0);
+	cascade_start(&s, "instr_retired:t0:u:period=10", "instr_retired:t0:u:period=50", P4_PMI_LP0);
 	instr(0, 10);			/* the starter overflows: the partner starts */
 	instr(0, 51);			/* the partner overflows on the 50th, its PMI on the 51st */
 	pmi();
@@ -524,7 +535,7 @@ static void cascade_starter_without_pmi_is_not_polled(void **state)
 	static struct perf_count s;
 	uint64_t total[2] = { 0, 0 };
 
-	cascade_start(&s, "instr_retired:t0:period=10", "instr_retired:t0", P4_PMI_NONE);
+	cascade_start(&s, "instr_retired:t0:u:period=10", "instr_retired:t0:u", P4_PMI_NONE);
 	instr(0, 25);			/* the starter overflows on the 10th: the partner starts */
 	perf_count_stop(&s, total);
 	assert_int_equal(sinks, 0);
@@ -647,6 +658,58 @@ static void uncore_fault_programs_nothing(void **state)
 	assert_int_equal(cccr & CCCR_ENABLE, 0);	/* the core counter was never started */
 }
 
+/* ---- the storm guard (prof/storm.h) ------------------------------------------------ */
+
+/*
+ * PERF_STORM_PMIS PMIs in a row, each after the counter overflowed again,
+ * that find the interrupted registers unchanged: the 16th stops the count
+ * (every CCCR quiet, the LVT PC left masked) and keeps the evidence.
+ * Fifteen are not enough, and a frame that moves (a loop's counter
+ * register) never makes one.
+ */
+static void storm_stops_the_count(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 10);
+	uint64_t cccr, total = 0;
+	char err[96], text[400];
+
+	(void)state;
+	perf_set_pmi_mode(PERF_PMI_NMI);
+	for (unsigned moving = 0; moving < 2; moving++) {
+		frame = (struct trap_frame){ .rip = 0x1000, .rsp = 0x8000, .rcx = 77 };
+		assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+		for (unsigned k = 1; k <= 40; k++) {
+			instr(0, 11);		/* the handler's own 11 events: a period and the PMI's */
+			if (moving)
+				frame.rcx++;	/* one instruction of the interrupted code ran */
+			perf_lvt_automask(0);	/* as the delivery does (PMU reference 6) */
+			handlers[VEC_NMI](&frame);
+			if (!moving && k == PERF_STORM_PMIS - 1)
+				assert_false(s.storm);
+			if (s.storm)
+				break;
+		}
+		assert_int_equal(s.storm, !moving);
+		if (!moving) {
+			assert_int_equal(s.storm_pmis, PERF_STORM_PMIS);
+			assert_int_equal(s.storm_events, 11);
+			assert_int_equal(s.storm_idx, 0);
+			assert_true(lvt_pc[0] & LAPIC_LVT_MASKED);
+			assert_int_equal(msr_bus_read(&model.bus, p4_counters[plan.slot[0].counter].cccr_msr,
+						      &cccr), 0);
+			assert_int_equal(cccr & (CCCR_ENABLE | CCCR_OVF), 0);
+			assert_false(p4_model_pmi_asserted(&model, 0));
+			perf_storm_text(&s, "instr_retired", text, sizeof(text));
+			assert_non_null(strstr(text, "interrupt storm: 16 overflow interrupts"));
+			assert_non_null(strstr(text, "A period above 11 works"));
+		} else {
+			assert_false(lvt_pc[0] & LAPIC_LVT_MASKED);
+		}
+		perf_count_stop(&s, &total);
+	}
+}
+
 #define T(f) cmocka_unit_test_setup(f, setup)
 
 int main(void)
@@ -664,6 +727,7 @@ int main(void)
 		T(sink_return_is_the_next_period),
 		T(uncore_counts_with_the_core_counters),
 		T(uncore_fault_programs_nothing),
+		T(storm_stops_the_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,23 @@
+/*
+ * prof/storm.c - the storm guard's error (prof/storm.h), for every command
+ * that counts: what stopped, on what evidence, and the period that works.
+ */
+#include "lib/printf.h"
+#include "prof/perf.h"
+
+void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, size_t n)
+{
+	if (!s->storm) {
+		if (n)
+			buf[0] = '\0';
+		return;
+	}
+	ksnprintf(buf, n, "interrupt storm: %llu overflow interrupts in a row on LP%u found the "
+		  "interrupted code where the one before had left it: #%u %s (counter %u) overflowed "
+		  "again before its handler returned, %llu of its events between two of them being "
+		  "the handler's own; counting stopped. A period above %llu works (or count at :u: "
+		  "the handler runs at CPL 0)",
+		  (unsigned long long)s->storm_pmis, s->storm_lp, s->storm_idx, spec ? spec : "",
+		  (unsigned)s->plan.slot[s->storm_idx].counter,
+		  (unsigned long long)s->storm_events, (unsigned long long)s->storm_events);
+}

@@ -1,0 +1,62 @@
+/*
+ * prof/storm.h - the interrupt-storm guard of the overflow path (prof/perf.c).
+ *
+ * A sampler whose own overflow handler counts a whole period - CPL 0
+ * counted and a period no longer than the handler's tail after its reload,
+ * or an event the handler produces many of (clockticks) - overflows again
+ * before the handler returns. Its OVF keeps the PMI asserted (PMU reference
+ * 6), so the next PMI is taken right after the IRET, before one instruction
+ * of the interrupted code: the machine makes no progress and Ctrl-C is
+ * never read (the timer ranks below an NMI). pmu/p4_alloc.h refuses the
+ * periods known to do this; the guard catches the rest, the same on the
+ * hardware and on the model: PERF_STORM_PMIS overflow interrupts in a row
+ * on one LP that each find the interrupted code exactly as the one before
+ * left it (instruction and stack pointers, flags and every general
+ * register) mean that nothing ran in between. Any instruction that retires
+ * changes at least the instruction pointer or a register: a loop moves its
+ * counter, a pause loop reads the TSC. The guard then stops every counter
+ * of the count, leaves the LP's LVT PC entry masked, and the command ends
+ * with perf_storm_text()'s error.
+ */
+#ifndef NBPROF_PROF_STORM_H
+#define NBPROF_PROF_STORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86/idt.h"
+
+#define PERF_STORM_PMIS		16
+
+/* One LP's guard state. */
+struct perf_storm_lp {
+	uint64_t sig;			/* the interrupted state at the LP's last PMI */
+	uint32_t same;			/* PMIs in a row since then that found it unchanged */
+};
+
+/* The interrupted code's state, folded: the same only when no instruction ran in between. */
+static inline uint64_t perf_frame_sig(const struct trap_frame *f)
+{
+	uint64_t h = f->rip ^ (f->rsp << 7) ^ (f->rflags << 17);
+
+	h ^= f->rax ^ (f->rcx << 3) ^ (f->rdx << 5) ^ (f->rbx << 9) ^ (f->rsi << 11) ^
+	     (f->rdi << 13) ^ (f->rbp << 15);
+	h ^= f->r8 ^ (f->r9 << 19) ^ (f->r10 << 21) ^ (f->r11 << 23) ^ (f->r12 << 25) ^
+	     (f->r13 << 27) ^ (f->r14 << 29) ^ (f->r15 << 31);
+	return h;
+}
+
+/* One PMI that interrupted f: true when it completes a storm (PERF_STORM_PMIS in a row). */
+static inline bool perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f)
+{
+	uint64_t sig = perf_frame_sig(f);
+
+	if (sig != g->sig) {
+		g->sig = sig;
+		g->same = 0;
+		return false;
+	}
+	return ++g->same + 1 >= PERF_STORM_PMIS;
+}
+
+#endif
