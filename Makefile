@@ -383,7 +383,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 11
 FUZZ_SEED    ?= 1
-FUZZ_NAMES   := config editor explain parse samples shell spec stat
+FUZZ_NAMES   := config console editor explain parse samples shell spec stat
 # The parsers of what comes from outside the machine's control: programs,
 # upload frames, the firmware's memory map and ACPI/MP tables. Their inputs
 # are whole files and tables (up to FUZZ_BIG_LEN bytes); in fuzz-ci each
