@@ -1,7 +1,8 @@
 /*
  * test_memmap.c - the firmware memory map normalised and the free-range
  * list (arch/x86/memmap.c): overlapping entries, non-RAM inside RAM, the
- * Multiboot map walk's entry sizes, and no page handed out twice.
+ * Multiboot map walk's entry sizes, and no page handed out twice; and the
+ * Multiboot modules as nbprof.cfg and programs (arch/x86/multiboot_mods.c).
  */
 #include <setjmp.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "arch/x86/memmap.h"
+#include "arch/x86/multiboot_mods.h"
 
 #define MiB	(UINT64_C(1) << 20)
 #define R(b, s, t)	((struct boot_region){ .base = (b), .size = (s), .type = (t) })
@@ -189,6 +191,62 @@ static void full_table_loses_ram_not_reserved(void **state)
 	expect_region(0, MiB, 63 * MiB, BMEM_FREE);		/* entry 0 is kept around the hole */
 }
 
+/* Loader addresses in the module tests: 1 + an index into mod_mem. */
+static const void *mod_mem[8];
+
+static const void *mod_at(uint32_t addr)
+{
+	assert_true(addr >= 1 && addr <= 8 && mod_mem[addr - 1] != NULL);
+	return mod_mem[addr - 1];
+}
+
+/*
+ * N1: a module whose command line is shorter than "nbprof/" (none at all,
+ * "", or "/a.cfg") had strlen start past its NUL. The command lines are
+ * heap blocks of their exact length, so a read past one is an ASan report.
+ */
+static void modules_with_short_command_lines(void **state)
+{
+	static const char *lines[] = {
+		"", "/a.cfg", "/nbprof/prog nbprof/prog", "nbprof/", "x nbprof/0123456789012345678901234567890x",
+		"nbprof/b",
+	};
+	static const char cfg[] = "run = cpu\n";
+	static struct bootinfo bi;
+	struct mb_module mods[8] = { { 0 } };
+	char *copy[8] = { 0 };
+
+	(void)state;
+	mod_mem[7] = cfg;
+	for (unsigned i = 0; i < 6; i++) {
+		copy[i] = strdup(lines[i]);
+		mod_mem[i] = copy[i];
+		mods[i] = (struct mb_module){ .start = 8, .end = 8 + (uint32_t)strlen(cfg), .string = i + 1 };
+	}
+	mods[6] = (struct mb_module){ .start = 8, .end = 8, .string = 0 };	/* no command line */
+	memset(&bi, 0, sizeof(bi));
+	mb_read_modules(&bi, mods, 7, mod_at);
+	assert_int_equal(bi.cfg_status, BOOT_CFG_OK);		/* module 0 (command line "") */
+	assert_int_equal(bi.cfg_len, strlen(cfg));
+	assert_memory_equal(bi.cfg, cfg, strlen(cfg));
+	assert_int_equal(bi.nfiles, 2);
+	assert_string_equal(bi.files[0].name, "prog");
+	assert_string_equal(bi.files[1].name, "b");
+	assert_int_equal(bi.files[1].base, 8);
+	assert_int_equal(bi.files_skipped, 2);		/* "nbprof/" and a 32-character name */
+	/* the same with module 1 ("/a.cfg") first, and with a first module that has no command line */
+	memset(&bi, 0, sizeof(bi));
+	mb_read_modules(&bi, mods + 1, 1, mod_at);
+	assert_int_equal(bi.cfg_status, BOOT_CFG_OK);
+	assert_int_equal(bi.nfiles, 0);
+	memset(&bi, 0, sizeof(bi));
+	mb_read_modules(&bi, mods + 6, 1, mod_at);
+	assert_int_equal(bi.cfg_status, BOOT_CFG_OK);
+	assert_int_equal(bi.cfg_len, 0);
+	for (unsigned i = 0; i < 8; i++)
+		free(copy[i]);
+}
+
 static int page_is_ram(const struct boot_region *in, uint32_t n, uint64_t a)
 {
 	for (uint64_t c = a; c < a + 4096; c += 0x800) {
@@ -261,6 +319,7 @@ int main(void)
 		cmocka_unit_test(sorted_whole_pages_no_wrap),
 		cmocka_unit_test(multiboot_walk_checks_entry_sizes),
 		cmocka_unit_test(full_table_loses_ram_not_reserved),
+		cmocka_unit_test(modules_with_short_command_lines),
 		cmocka_unit_test(free_list_refuses_overlaps),
 		cmocka_unit_test(allocator_never_hands_out_non_ram_or_twice),
 	};
