@@ -50,7 +50,8 @@ WORKLOAD_SRCS  := workload/program.c workload/snippet.c workload/upload.c worklo
 WORKLOAD_KSRCS := workload/programs_k.c workload/snippet_run.c workload/workloads.c
 SELFTEST_SRCS  := selftest/judge.c selftest/report.c
 SELFTEST_KSRCS := selftest/counts.c selftest/overflow.c selftest/pebs.c selftest/selftest.c
-ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/pagewalk.c \
+ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c \
+               arch/x86/multiboot_mods.c arch/x86/pagewalk.c \
                arch/x86/topology.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd_map.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -383,7 +384,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CI_SECONDS ?= 11
 FUZZ_SEED    ?= 1
-FUZZ_NAMES   := config editor explain parse samples shell spec stat
+FUZZ_NAMES   := config console editor explain mb parse samples shell spec stat
 # The parsers of what comes from outside the machine's control: programs,
 # upload frames, the firmware's memory map and ACPI/MP tables. Their inputs
 # are whole files and tables (up to FUZZ_BIG_LEN bytes); in fuzz-ci each

@@ -21,7 +21,7 @@
  *  - users' programs (the ESP's nbprof/ folder under UEFI) as the modules
  *    whose command line ends in a word "nbprof/NAME" (tools/build/mkimage's
  *    grub.cfg); their memory is kept out of the free RAM, as the image is,
- *    until kmain has loaded them;
+ *    until kmain has loaded them (both read by arch/x86/multiboot_mods.c);
  *  - stacks from the image's own .bss; the sibling's start-up page is the
  *    highest free page below 9F000H (conventional memory, under the EBDA).
  *
@@ -42,6 +42,7 @@
 #include "arch/x86/bootinfo.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/memmap.h"
+#include "arch/x86/multiboot_mods.h"
 #include "arch/x86/screen.h"
 #include "arch/x86/serial.h"
 #include "lib/string.h"
@@ -61,7 +62,6 @@
 #define LOW_PAGE_LIMIT		0x9f000u	/* below the EBDA on every PC */
 #define PAGE			0x1000u
 #define EBDA_SEG_PTR		0x40e
-#define MB_PROGRAM_DIR		"nbprof/"
 #define BIOS_ROM_START		0xe0000u
 #define BIOS_ROM_END		0x100000u
 #define RSDP_CHECKSUM_LEN	20
@@ -80,11 +80,6 @@ struct mb_info {
 	uint32_t drives_length, drives_addr;
 	uint32_t config_table;
 	uint32_t boot_loader_name;	/* flags bit 9: a C string */
-} __attribute__((packed));
-
-struct mb_module {
-	uint32_t start, end;
-	uint32_t string, reserved;
 } __attribute__((packed));
 
 void multiboot_main(uint32_t magic, const struct mb_info *mbi) __attribute__((noreturn));
@@ -218,66 +213,10 @@ static void mb_find_mp(struct bootinfo *bi)
 	bi->mp_config = t;
 }
 
-/* The last word of a module's command line (GRUB may put the file's path first). */
-static const char *mb_module_word(const struct mb_module *m)
+/* Loader addresses are addresses: the kernel runs identity mapped, paging still off. */
+static const void *mb_at(uint32_t addr)
 {
-	const char *s = (const char *)(uintptr_t)m->string, *w = s;
-
-	if (!s)
-		return "";
-	for (; *s; s++)
-		if (*s == ' ' && s[1] && s[1] != ' ')
-			w = s + 1;
-	return w;
-}
-
-static bool mb_is_program(const struct mb_module *m)
-{
-	return strncmp(mb_module_word(m), MB_PROGRAM_DIR, sizeof(MB_PROGRAM_DIR) - 1) == 0;
-}
-
-/* nbprof.cfg: the first module that is not a program. */
-static void mb_read_cfg(struct bootinfo *bi, const struct mb_info *mbi)
-{
-	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mbi->mods_addr;
-	uint32_t len;
-
-	bi->cfg_status = BOOT_CFG_ABSENT;
-	if (!(mbi->flags & MB_INFO_MODS) || mbi->mods_count == 0 || mb_is_program(m) ||
-	    m->end < m->start)
-		return;
-	len = m->end - m->start;
-	if (len > BOOT_CFG_MAX) {
-		bi->cfg_status = BOOT_CFG_TOO_BIG;
-		return;
-	}
-	memcpy(bi->cfg, (const void *)(uintptr_t)m->start, len);
-	bi->cfg_len = len;
-	bi->cfg_status = BOOT_CFG_OK;
-}
-
-/* The programs' modules as the files kmain loads (boot/efi_main.c reads the same from the ESP). */
-static void mb_read_programs(struct bootinfo *bi, const struct mb_info *mbi)
-{
-	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mbi->mods_addr;
-
-	for (uint32_t i = 0; (mbi->flags & MB_INFO_MODS) && i < mbi->mods_count; i++, m++) {
-		const char *name = mb_module_word(m) + sizeof(MB_PROGRAM_DIR) - 1;
-		struct boot_file *f = &bi->files[bi->nfiles];
-		size_t n = strlen(name);
-
-		if (!mb_is_program(m))
-			continue;
-		if (bi->nfiles >= BOOT_MAX_FILES || n == 0 || n >= BOOT_FILE_NAME) {
-			bi->files_skipped++;
-			continue;
-		}
-		memcpy(f->name, name, n + 1);
-		f->size = m->end >= m->start ? m->end - m->start : 0;
-		f->status = f->size == 0 || f->size > BOOT_FILE_MAX ? BOOT_CFG_TOO_BIG : BOOT_CFG_OK;
-		f->base = f->status == BOOT_CFG_OK ? m->start : 0;
-		bi->nfiles++;
-	}
+	return (const void *)(uintptr_t)addr;
 }
 
 /*
@@ -388,8 +327,9 @@ void multiboot_main(uint32_t magic, const struct mb_info *mbi)
 	bi->stack_base = (uintptr_t)boot_stack;
 	for (int i = 0; i < BOOT_NIST; i++)
 		bi->ist_base[i] = (uintptr_t)boot_ist[i];
-	mb_read_cfg(bi, mbi);	/* before the module's memory counts as free */
-	mb_read_programs(bi, mbi);	/* their modules are kept out of the free RAM */
+	/* before the modules' memory counts as free: the programs' is kept out of it */
+	mb_read_modules(bi, (const struct mb_module *)(uintptr_t)mbi->mods_addr,
+			mbi->flags & MB_INFO_MODS ? mbi->mods_count : 0, mb_at);
 	mb_read_loader_name(bi, mbi);
 	mb_memory_map(bi, mbi);
 	bi->low_page = mb_low_page(bi);

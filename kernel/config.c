@@ -135,6 +135,25 @@ static int config_apply(const struct config_line *ln, struct nb_config *cfg, cha
 	return 0;
 }
 
+/*
+ * A byte a line may not hold: a NUL or another control byte (00H-1FH, 7FH),
+ * but for tabs (blanks) and a CR that ends the line (CRLF files). Returns
+ * its column (1-based), 0 when there is none. A NUL would end the value
+ * where the shell reads it and an escape or BEL would reach the terminal.
+ */
+static size_t config_bad_byte(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\t' || (c == '\r' && i + 1 == n))
+			continue;
+		if (c < 0x20 || c == 0x7f)
+			return i + 1;
+	}
+	return 0;
+}
+
 /* One pass over the text; returns 0 or -1 with err filled. */
 static int config_pass(const char *text, size_t len, struct nb_config *cfg, char *err, size_t errlen)
 {
@@ -142,6 +161,7 @@ static int config_pass(const char *text, size_t len, struct nb_config *cfg, char
 	char why[160];
 	const char *w;
 	unsigned lineno = 0;
+	size_t bad;
 
 	for (size_t pos = 0; pos < len;) {
 		size_t start = pos;
@@ -150,6 +170,14 @@ static int config_pass(const char *text, size_t len, struct nb_config *cfg, char
 			pos++;
 		lineno++;
 		w = NULL;
+		bad = config_bad_byte(text + start, pos - start);
+		if (bad) {
+			unsigned char c = (unsigned char)text[start + bad - 1];
+
+			ksnprintf(err, errlen, "nbprof.cfg line %u: %s %02XH at column %u (only tabs and "
+				  "printable text)", lineno, c ? "control byte" : "NUL byte", c, (unsigned)bad);
+			return -1;
+		}
 		if (config_split(text + start, pos - start, &ln, &w) == 0 && ln.key[0] == '\0' && !ln.has_eq) {
 			pos++;
 			continue;	/* blank or comment */

@@ -10,8 +10,12 @@
  *	run = cpu			# shell commands run at boot, in order
  *	console = both			# serial, screen (VGA/GOP + keyboard) or both
  *
- * An unknown key, a bad value or too many run lines is an error naming the
- * line; on error *cfg is left exactly as it was.
+ * Blanks are spaces and tabs; a line may end in CR (CRLF files). Any other
+ * control byte (00H-1FH, 7FH), a NUL included, is an error anywhere in a
+ * line, comments too: a value never carries an escape sequence to the
+ * terminal, nor is it cut short by a NUL.
+ * An unknown key, a bad value, a control byte or too many run lines is an
+ * error naming the line; on error *cfg is left exactly as it was.
  */
 #ifndef NBPROF_KERNEL_CONFIG_H
 #define NBPROF_KERNEL_CONFIG_H

@@ -124,6 +124,28 @@ static uint32_t mb_type(uint64_t type)
 	}
 }
 
+/*
+ * Keep r in out[0..k) (max entries). A full table loses RAM, never what is
+ * not RAM: a RAM entry over a reserved one that was left out would hand
+ * the reserved memory out. So a non-RAM entry takes the place of the last
+ * RAM one; when there is none, no RAM is kept to cover it.
+ */
+static uint32_t mb_keep(struct boot_region *out, uint32_t k, uint32_t max, struct boot_region r)
+{
+	if (k < max) {
+		out[k] = r;
+		return k + 1;
+	}
+	if (r.type == BMEM_FREE)
+		return k;
+	for (uint32_t i = k; i-- > 0;)
+		if (out[i].type == BMEM_FREE) {
+			out[i] = r;
+			break;
+		}
+	return k;
+}
+
 uint32_t memmap_multiboot(const uint8_t *map, uint32_t len, struct boot_region *out,
 			  uint32_t max, uint32_t *entries)
 {
@@ -138,9 +160,9 @@ uint32_t memmap_multiboot(const uint8_t *map, uint32_t len, struct boot_region *
 		if (size < MB_MMAP_ENTRY_MIN || size > len - off - 4)
 			break;
 		(*entries)++;
-		if (k < max && rd_le(e + 8, 8))
-			out[k++] = (struct boot_region){ .base = rd_le(e, 8), .size = rd_le(e + 8, 8),
-							 .type = mb_type(rd_le(e + 16, 4)) };
+		if (rd_le(e + 8, 8))
+			k = mb_keep(out, k, max, (struct boot_region){ .base = rd_le(e, 8),
+					.size = rd_le(e + 8, 8), .type = mb_type(rd_le(e + 16, 4)) });
 		off += 4 + size;
 	}
 	return k;

@@ -35,7 +35,10 @@ uint32_t memmap_normalize(const struct boot_region *in, uint32_t n, struct boot_
  * rest of the entry, at least 20), u64 base, u64 length, u32 type. Reads
  * map[0..len) into out as regions (type 1 = free RAM, 3 = ACPI, 4 = NVS,
  * anything else reserved) and stops at the first entry that is too small
- * or runs past the end. Returns the number of regions; *entries = entries read.
+ * or runs past the end. When out is full, RAM is what is left out: a later
+ * non-RAM entry takes the place of a RAM one (a RAM entry kept over a
+ * reserved one left out would hand reserved memory out), so an overflow
+ * only loses memory. Returns the number of regions; *entries = entries read.
  */
 #define MB_MMAP_ENTRY_MIN	20
 uint32_t memmap_multiboot(const uint8_t *map, uint32_t len, struct boot_region *out,

@@ -16,7 +16,9 @@
  * The framebuffer (UEFI 2.10 section 12.9, EFI_GRAPHICS_OUTPUT_PROTOCOL):
  * PixelRedGreenBlueReserved8BitPerColor and PixelBlueGreenRedReserved8Bit-
  * PerColor are 32 bits per pixel, PixelsPerScanLine apart; other formats
- * are refused. Light grey (AAAAAAH, the same in both byte orders) on black;
+ * are refused, as is a mode whose PixelsPerScanLine is less than its width
+ * or whose FrameBufferSize does not hold that many lines of 4-byte pixels
+ * (only a broken firmware reports either). Light grey (AAAAAAH, the same in both byte orders) on black;
  * the cursor is the cell's bottom pixel row.
  */
 #include "arch/x86/io.h"
@@ -107,12 +109,22 @@ bool screen_init_vga_text(const char **why)
 
 bool screen_init_fb(const struct boot_framebuffer *fb, const char **why)
 {
+	scr.kind = SCREEN_NONE;		/* until the mode is known to be drawable */
 	if (!fb->base) {
 		*why = "the firmware has no GOP framebuffer";
 		return false;
 	}
 	if (fb->format != GOP_RGBX && fb->format != GOP_BGRX) {
 		*why = "the GOP pixel format is not 32-bit RGB or BGR";
+		return false;
+	}
+	/* UEFI 2.10 12.9: PixelsPerScanLine may exceed the width (padding), never fall short */
+	if (fb->stride < fb->width) {
+		*why = "the GOP's pixels per scan line is less than its width";
+		return false;
+	}
+	if (fb->stride && fb->size / 4 / fb->stride < fb->height) {
+		*why = "the GOP's framebuffer size is less than 4 bytes x pixels per scan line x height";
 		return false;
 	}
 	scr.kind = SCREEN_FB;

@@ -5,13 +5,15 @@
  * arch/x86/mem.c do.
  *
  * The input is the map's bytes (entries of size, base, length, type);
- * its last byte also says which sizes to allocate. Contract checked
+ * its last byte also says which sizes to allocate, the one before it how
+ * many regions the table holds (the kernel's 503, or 1..64 so that a short
+ * map overflows it too). Contract checked
  * (memmap.h): the walk ends, and reads no byte past the map (a heap block
  * of exactly its length); the normalised map is sorted, disjoint, free
  * RAM in whole pages, and every region's type is the strictest of the
- * raw entries at its first and last byte; no page is handed out twice,
- * none that is not RAM in the raw map (no non-RAM entry touches it, RAM
- * entries cover all of it) and none below the allocator's floor; a range
+ * regions read at its first and last byte; no page is handed out twice,
+ * none that is not RAM in the whole raw map, entries the full table left
+ * out included (no non-RAM entry touches it, RAM entries cover all of it) and none below the allocator's floor; a range
  * freed back is refused the second time.
  */
 #include "arch/x86/memmap.h"
@@ -20,7 +22,9 @@
 #define FLOOR	UINT64_C(0x100000)
 #define TAKES	256
 
-static struct boot_region raw[BOOT_MAX_REGIONS], out[BOOT_MAX_REGIONS];
+#define KERNEL_MAX	(BOOT_MAX_REGIONS - 1 - BOOT_MAX_FILES)	/* boot/multiboot.c */
+
+static struct boot_region raw[BOOT_MAX_REGIONS], out[BOOT_MAX_REGIONS], *all;
 static struct mem_free f;
 
 static uint64_t end_of(const struct boot_region *r)
@@ -41,19 +45,19 @@ static int strictest_at(uint32_t n, uint64_t a)
 	return t;
 }
 
-/* [a, e) is RAM in the raw map: no other type touches it, RAM entries cover it. */
+/* [a, e) is RAM in the whole map: no other type touches it, RAM entries cover it. */
 static bool is_ram(uint32_t n, uint64_t a, uint64_t e)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (raw[i].size && raw[i].type != BMEM_FREE && raw[i].base < e && end_of(&raw[i]) > a)
+		if (all[i].size && all[i].type != BMEM_FREE && all[i].base < e && end_of(&all[i]) > a)
 			return false;
 	while (a < e) {
 		uint64_t next = a;
 
 		for (uint32_t i = 0; i < n; i++)
-			if (raw[i].size && raw[i].type == BMEM_FREE && raw[i].base <= a &&
-			    end_of(&raw[i]) > a && end_of(&raw[i]) > next)
-				next = end_of(&raw[i]);
+			if (all[i].size && all[i].type == BMEM_FREE && all[i].base <= a &&
+			    end_of(&all[i]) > a && end_of(&all[i]) > next)
+				next = end_of(&all[i]);
 		if (next == a)
 			return false;
 		a = next;
@@ -78,12 +82,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *map = malloc(size ? size : 1);
 	uint64_t got[TAKES][2];
-	uint32_t entries, n, k, m = 0;
+	uint32_t entries, nall, n, k, m = 0, cap = size / 24 + 1;
 	uint8_t sizes = size ? data[size - 1] : 0;
+	uint8_t table = size > 1 ? data[size - 2] : 0;
+	uint32_t max = table & 0x80 ? 1 + (table & 63) : KERNEL_MAX;
 
+	all = malloc(cap * sizeof(*all));
+	if (all == NULL)
+		abort();
 	memcpy(map, data, size);
-	n = memmap_multiboot(map, (uint32_t)size, raw, BOOT_MAX_REGIONS, &entries);
-	fuzz_check(n <= entries && (uint64_t)entries * 24 <= size);
+	nall = memmap_multiboot(map, (uint32_t)size, all, cap, &entries);
+	fuzz_check(nall <= entries && (uint64_t)entries * 24 <= size);
+	n = memmap_multiboot(map, (uint32_t)size, raw, max, &entries);
+	fuzz_check(n <= max && n <= nall);
 	k = memmap_normalize(raw, n, out, BOOT_MAX_REGIONS);
 	check_normalised(n, k);
 	f = (struct mem_free){ .lo = FLOOR, .hi = UINT64_MAX };
@@ -97,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!a)
 			continue;
 		fuzz_check(a >= FLOOR && a % MEMMAP_PAGE == 0 && a + bytes > a);
-		fuzz_check(is_ram(n, a, a + bytes));
+		fuzz_check(is_ram(nall, a, a + bytes));
 		for (uint32_t j = 0; j < m; j++)
 			fuzz_check(a + bytes <= got[j][0] || got[j][0] + got[j][1] <= a);
 		got[m][0] = a, got[m][1] = bytes, m++;
@@ -107,5 +118,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(!memfree_add(&f, got[0][0], got[0][1]));
 	}
 	free(map);
+	free(all);
 	return 0;
 }

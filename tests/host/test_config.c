@@ -179,6 +179,43 @@ static void hash_inside_a_word_is_kept(void **state)
 	assert_string_equal(cfg.run[0], "echo a#b");
 }
 
+/* Text with NULs in it: config_parse takes a length, not a C string. */
+static void expect_error_n(const char *text, size_t len, const char *want_substring)
+{
+	struct nb_config cfg;
+	char err[160];
+
+	config_defaults(&cfg);
+	assert_int_equal(parse("run = cpu\nconsole = serial\n", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(config_parse(text, len, &cfg, err, sizeof(err)), -1);
+	if (strstr(err, want_substring) == NULL)
+		fail_msg("error '%s' does not contain '%s'", err, want_substring);
+	assert_int_equal(cfg.nrun, 1);
+	assert_string_equal(cfg.run[0], "cpu");
+	assert_int_equal(cfg.console, CONFIG_CONSOLE_SERIAL);
+}
+
+/* N6: a NUL or another control byte in a line is refused, and nothing changes; tabs and CRLF are blanks. */
+static void control_bytes_are_refused(void **state)
+{
+	static const char nul_run[] = "run = help\nrun = cpu\0poweroff\n";
+	static const char nul_console[] = "console = both\0garbage\n";
+	struct nb_config cfg;
+	char err[160];
+
+	expect_error_n(nul_run, sizeof(nul_run) - 1, "line 2: NUL byte 00H at column 10");
+	expect_error_n(nul_console, sizeof(nul_console) - 1, "line 1: NUL byte 00H at column 15");
+	expect_error("run = help\x1b[2J\x07x\n", "line 1: control byte 1BH at column 11");
+	expect_error("run = mem\n# a bell \x07\n", "line 2: control byte 07H at column 10");
+	expect_error("run = cpu\r mem\r\n", "line 1: control byte 0DH at column 10");
+	expect_error("run = cpu\x7f\n", "line 1: control byte 7FH at column 10");
+	config_defaults(&cfg);
+	assert_int_equal(parse("run\t=\tstat -e x\t# tabs\r\nconsole = screen\r\n", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nrun, 1);
+	assert_string_equal(cfg.run[0], "stat -e x");
+	assert_int_equal(cfg.console, CONFIG_CONSOLE_SCREEN);
+}
+
 static void empty_text_and_small_err(void **state)
 {
 	struct nb_config cfg;
@@ -204,6 +241,7 @@ int main(void)
 		cmocka_unit_test(too_many_run_lines),
 		cmocka_unit_test(too_long_command),
 		cmocka_unit_test(hash_inside_a_word_is_kept),
+		cmocka_unit_test(control_bytes_are_refused),
 		cmocka_unit_test(empty_text_and_small_err),
 	};
 

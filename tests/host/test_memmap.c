@@ -1,9 +1,11 @@
 /*
  * test_memmap.c - the firmware memory map normalised and the free-range
  * list (arch/x86/memmap.c): overlapping entries, non-RAM inside RAM, the
- * Multiboot map walk's entry sizes, and no page handed out twice.
+ * Multiboot map walk's entry sizes, and no page handed out twice; and the
+ * Multiboot modules as nbprof.cfg and programs (arch/x86/multiboot_mods.c).
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "arch/x86/memmap.h"
+#include "arch/x86/multiboot_mods.h"
 
 #define MiB	(UINT64_C(1) << 20)
 #define R(b, s, t)	((struct boot_region){ .base = (b), .size = (s), .type = (t) })
@@ -149,6 +152,101 @@ static void free_list_refuses_overlaps(void **state)
  * The page at a is RAM in the raw map: no non-RAM entry touches it and RAM
  * entries cover every byte (the maps below are in 0x800-byte steps).
  */
+/*
+ * N2: a map longer than the table (boot/multiboot.c keeps
+ * BOOT_MAX_REGIONS - 1 - BOOT_MAX_FILES = 503 entries): entry 0 is RAM
+ * over [1 MiB, 128 MiB), 502 fillers of RAM above 4 GiB, and entry 503
+ * reserves [64 MiB, 65 MiB). Leaving the reserved entry out handed that
+ * memory out as RAM; a full table must lose RAM instead.
+ */
+static void full_table_loses_ram_not_reserved(void **state)
+{
+	static uint8_t map[24 * 505];
+	static struct boot_region raw[BOOT_MAX_REGIONS];
+	const uint32_t max = BOOT_MAX_REGIONS - 1 - 8;
+	uint32_t entries, n, k, len = 0;
+	bool reserved_seen = false;
+
+	(void)state;
+	len += mb_entry(map + len, 20, MiB, 127 * MiB, 1);
+	for (uint32_t i = 1; i < 503; i++)
+		len += mb_entry(map + len, 20, (UINT64_C(4) << 30) + i * 0x10000, 0x10000, 1);
+	len += mb_entry(map + len, 20, 64 * MiB, MiB, 2);
+	len += mb_entry(map + len, 20, (UINT64_C(8) << 30), MiB, 1);	/* RAM past a full table */
+	n = memmap_multiboot(map, len, raw, max, &entries);
+	assert_int_equal(entries, 505);
+	assert_int_equal(n, max);
+	k = memmap_normalize(raw, n, out, BOOT_MAX_REGIONS);
+	for (uint32_t i = 0; i < k; i++) {
+		uint64_t e = out[i].base + out[i].size;
+
+		if (out[i].type == BMEM_FREE && out[i].base < 65 * MiB && e > 64 * MiB)
+			fail_msg("[%llx,%llx) is free RAM over the reserved entry 503",
+				 (unsigned long long)out[i].base, (unsigned long long)e);
+		if (out[i].type == BMEM_RESERVED && out[i].base <= 64 * MiB && e >= 65 * MiB)
+			reserved_seen = true;
+		assert_true(out[i].base < (UINT64_C(8) << 30));	/* the RAM past the table is lost */
+	}
+	assert_true(reserved_seen);
+	expect_region(0, MiB, 63 * MiB, BMEM_FREE);		/* entry 0 is kept around the hole */
+}
+
+/* Loader addresses in the module tests: 1 + an index into mod_mem. */
+static const void *mod_mem[8];
+
+static const void *mod_at(uint32_t addr)
+{
+	assert_true(addr >= 1 && addr <= 8 && mod_mem[addr - 1] != NULL);
+	return mod_mem[addr - 1];
+}
+
+/*
+ * N1: a module whose command line is shorter than "nbprof/" (none at all,
+ * "", or "/a.cfg") had strlen start past its NUL. The command lines are
+ * heap blocks of their exact length, so a read past one is an ASan report.
+ */
+static void modules_with_short_command_lines(void **state)
+{
+	static const char *lines[] = {
+		"", "/a.cfg", "/nbprof/prog nbprof/prog", "nbprof/", "x nbprof/0123456789012345678901234567890x",
+		"nbprof/b",
+	};
+	static const char cfg[] = "run = cpu\n";
+	static struct bootinfo bi;
+	struct mb_module mods[8] = { { 0 } };
+	char *copy[8] = { 0 };
+
+	(void)state;
+	mod_mem[7] = cfg;
+	for (unsigned i = 0; i < 6; i++) {
+		copy[i] = strdup(lines[i]);
+		mod_mem[i] = copy[i];
+		mods[i] = (struct mb_module){ .start = 8, .end = 8 + (uint32_t)strlen(cfg), .string = i + 1 };
+	}
+	mods[6] = (struct mb_module){ .start = 8, .end = 8, .string = 0 };	/* no command line */
+	memset(&bi, 0, sizeof(bi));
+	mb_read_modules(&bi, mods, 7, mod_at);
+	assert_int_equal(bi.cfg_status, BOOT_CFG_OK);		/* module 0 (command line "") */
+	assert_int_equal(bi.cfg_len, strlen(cfg));
+	assert_memory_equal(bi.cfg, cfg, strlen(cfg));
+	assert_int_equal(bi.nfiles, 2);
+	assert_string_equal(bi.files[0].name, "prog");
+	assert_string_equal(bi.files[1].name, "b");
+	assert_int_equal(bi.files[1].base, 8);
+	assert_int_equal(bi.files_skipped, 2);		/* "nbprof/" and a 32-character name */
+	/* the same with module 1 ("/a.cfg") first, and with a first module that has no command line */
+	memset(&bi, 0, sizeof(bi));
+	mb_read_modules(&bi, mods + 1, 1, mod_at);
+	assert_int_equal(bi.cfg_status, BOOT_CFG_OK);
+	assert_int_equal(bi.nfiles, 0);
+	memset(&bi, 0, sizeof(bi));
+	mb_read_modules(&bi, mods + 6, 1, mod_at);
+	assert_int_equal(bi.cfg_status, BOOT_CFG_OK);
+	assert_int_equal(bi.cfg_len, 0);
+	for (unsigned i = 0; i < 8; i++)
+		free(copy[i]);
+}
+
 static int page_is_ram(const struct boot_region *in, uint32_t n, uint64_t a)
 {
 	for (uint64_t c = a; c < a + 4096; c += 0x800) {
@@ -220,6 +318,8 @@ int main(void)
 		cmocka_unit_test(non_ram_wins_over_ram),
 		cmocka_unit_test(sorted_whole_pages_no_wrap),
 		cmocka_unit_test(multiboot_walk_checks_entry_sizes),
+		cmocka_unit_test(full_table_loses_ram_not_reserved),
+		cmocka_unit_test(modules_with_short_command_lines),
 		cmocka_unit_test(free_list_refuses_overlaps),
 		cmocka_unit_test(allocator_never_hands_out_non_ram_or_twice),
 	};

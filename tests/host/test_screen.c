@@ -190,6 +190,41 @@ static unsigned feed(struct kbd_state *st, const uint8_t *codes, size_t n, char 
 #define FEED(st, out, ...) ({ static const uint8_t c_[] = { __VA_ARGS__ }; \
 			      feed(st, c_, sizeof(c_), out); })
 
+/*
+ * N3: a mode whose PixelsPerScanLine is less than its width, or whose
+ * FrameBufferSize is short of stride x height pixels, is refused: drawing
+ * on it would write past the framebuffer (here a heap block of exactly
+ * that size, where ASan sees any write past it).
+ */
+static void refuses_a_framebuffer_too_small_for_its_mode(void **state)
+{
+	const uint32_t w = 800, h = 592, stride = 736;
+	uint32_t *mem = malloc((size_t)stride * h * 4);
+	struct boot_framebuffer fb = { .base = (uintptr_t)mem, .size = (uint64_t)stride * h * 4,
+				       .width = w, .height = h, .stride = stride, .format = 1 };
+	const char *why = NULL;
+
+	assert_non_null(mem);
+	assert_false(screen_init_fb(&fb, &why));
+	assert_false(screen_present());
+	assert_non_null(strstr(why, "pixels per scan line is less than its width"));
+	for (unsigned i = 0; i < 3000; i++)	/* nothing is drawn: no screen */
+		screen_putc((char)('a' + i % 26));
+	screen_flush();
+	fb.width = stride;			/* a valid mode, one byte short */
+	fb.size -= 1;
+	assert_false(screen_init_fb(&fb, &why));
+	assert_non_null(strstr(why, "framebuffer size is less than"));
+	fb.size = UINT64_C(1) << 40;		/* larger than needed is fine */
+	assert_true(screen_init_fb(&fb, &why));
+	fb.size = (uint64_t)stride * h * 4;	/* exactly: every cell drawn, nothing past the end */
+	assert_true(screen_init_fb(&fb, &why));
+	for (unsigned i = 0; i < 100 * 37 + 50; i++)
+		screen_putc((char)('a' + i % 26));
+	screen_flush();
+	free(mem);
+}
+
 static void keys_become_terminal_bytes(void **state)
 {
 	struct kbd_state st = { 0 };
@@ -236,6 +271,7 @@ int main(void)
 		cmocka_unit_test(control_characters_and_escapes),
 		cmocka_unit_test(cursor_is_the_bottom_pixel_row),
 		cmocka_unit_test(refuses_what_it_cannot_draw),
+		cmocka_unit_test(refuses_a_framebuffer_too_small_for_its_mode),
 		cmocka_unit_test(keys_become_terminal_bytes),
 		cmocka_unit_test(extended_keys),
 	};

@@ -242,3 +242,25 @@ def test_bad_option_changes_nothing(tmp_path):
                        universal_newlines=True)
     assert p.returncode != 0 and "no such file" in p.stderr
     assert not out.exists()
+
+
+# N5: a program's file name goes unquoted into grub.cfg's `module` line and is
+# the last word of the module's command line; a name GRUB would split or run
+# as script syntax is refused before anything is written.
+@pytest.mark.parametrize("name", ["a;echo INJECTED", "b c", "d$x", "e'f", "g\n"])
+@pytest.mark.parametrize("bios", [False, True])
+def test_program_names_grub_cannot_take_are_refused(tmp_path, name, bios):
+    efi, elf, prog = tmp_path / "BOOTX64.EFI", tmp_path / "nbprof32.elf", tmp_path / name
+    efi.write_bytes(b"MZ" + bytes(1000))
+    elf.write_bytes(b"\x7fELF" + bytes(1000))
+    prog.write_bytes(b"\x7fELF" + bytes(100))
+    ok = tmp_path / "ok_1.2-x.elf"
+    ok.write_bytes(b"\x7fELF" + bytes(100))
+    out = tmp_path / "x.img"
+    argv = [MKIMAGE] + (["--bios", str(elf)] if bios else []) + [str(out), str(efi), "",
+                                                                  str(ok), str(prog)]
+    p = subprocess.run(argv, stderr=subprocess.PIPE, universal_newlines=True)
+    assert p.returncode == 1, p.stderr
+    assert "program %s: the name '%s' may hold only letters, digits and . _ -" % (prog, name) \
+        in p.stderr
+    assert not out.exists()

@@ -177,3 +177,18 @@ def test_pxe_refuses_what_is_not_an_elf(tmp_path):
     p = subprocess.run([MKPXE, str(out), str(bad)], stderr=subprocess.PIPE,
                        universal_newlines=True)
     assert p.returncode == 1 and "not an ELF" in p.stderr and not out.exists()
+
+
+# N5: as tools/build/mkimage (test_mkimage.py): a name GRUB's configuration cannot
+# hold unquoted is refused before anything is written.
+@pytest.mark.parametrize("name", ["a;echo INJECTED", "b c", "c|d"])
+def test_program_names_grub_cannot_take_are_refused(tmp_path, name):
+    files = [tmp_path / n for n in ("BOOTX64.EFI", "BOOTIA32.EFI", "nbprof32.elf", name)]
+    for f in files:
+        f.write_bytes(b"\x7fELF" + bytes(100))
+    out = tmp_path / "x.iso"
+    p = subprocess.run([MKISO, str(out)] + [str(f) for f in files[:3]] + ["", str(files[3])],
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    assert p.returncode == 1, p.stderr
+    assert "program %s: the name '%s' may hold only" % (files[3], name) in p.stderr
+    assert not out.exists()

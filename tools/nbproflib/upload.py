@@ -17,6 +17,7 @@ from nbproflib.link import PROMPT, LinkError, clean, errors_in
 UPLOAD_RETRIES = 3
 UPLOAD_CHUNK = 192              # workload/upload.h
 UPLOAD_PROGRESS = 16            # shell/cmd_program.c: a progress line every 16 frames
+UPLOAD_STALLS = 3               # blocks in a row the target may take without progress
 ELF_MAGIC = b"\x7fELF"
 
 
@@ -92,8 +93,12 @@ def upload_send(target, data, start, corrupt, progress):
     """Frames start.. in blocks that end where the target prints its progress.
 
     Returns None when every frame went, else the target's line about a bad one.
+    Raises LinkError when the target's progress says something no working
+    target does: another frame count, a frame past the end or before one it
+    had, or no progress for UPLOAD_STALLS blocks in a row (resending would
+    never end).
     """
-    total, k = upload_frames(data), start
+    total, k, stalls = upload_frames(data), start, 0
     while k < total:
         end = min(total, (k // UPLOAD_PROGRESS + 1) * UPLOAD_PROGRESS)
         for seq in range(k, end):
@@ -107,7 +112,26 @@ def upload_send(target, data, start, corrupt, progress):
                               target.timeout, "upload progress")
         if m.group(3):
             return m.group(3)
-        k = int(m.group(1))
+        got, frames = int(m.group(1)), int(m.group(2))
+        why = None
+        if frames != total:
+            why = "the target counts %d frames, the file has %d" % (frames, total)
+        elif got > total:
+            why = "the target says frame %d of %d" % (got, total)
+        elif got < k:
+            why = "the target's progress went back from frame %d to %d" % (k, got)
+        elif got == k:
+            stalls += 1
+            if stalls >= UPLOAD_STALLS:
+                why = "the target's progress stayed at frame %d of %d for %d blocks" % (
+                    k, total, stalls)
+        else:
+            stalls = 0
+        if why:
+            target.link.write(b"NBU:END\r")     # the target's shell leaves the upload
+            progress.end()
+            raise LinkError("upload: %s; stopped sending" % why)
+        k = got
         progress.show(k, total)
     return None
 
