@@ -222,7 +222,14 @@ static EFI_STATUS boot_alloc_pages(EFI_BOOT_SERVICES *bs, UINTN bytes, uint64_t 
 	return s;
 }
 
-/* Kernel stacks and the low page. Only the low page may fail. */
+/*
+ * Kernel stacks and the low page. Only the low page may fail. The low page
+ * is a page below 1 MiB that AllocatePages takes from EfiConventionalMemory
+ * (UEFI 2.x, 7.2). The UEFI memory map is authoritative: memory the firmware
+ * or a CSM keeps (an EBDA included) has another type there, and the legacy
+ * BIOS data area (40EH, 413H) that boot/multiboot.c must believe need not
+ * exist under UEFI at all. So no EBDA cap here.
+ */
 static EFI_STATUS boot_alloc_stacks(EFI_BOOT_SERVICES *bs, struct bootinfo *bi)
 {
 	EFI_PHYSICAL_ADDRESS low = 0xFFFFF;

@@ -23,7 +23,9 @@
  *    grub.cfg); their memory is kept out of the free RAM, as the image is,
  *    until kmain has loaded them (both read by arch/x86/multiboot_mods.c);
  *  - stacks from the image's own .bss; the sibling's start-up page is the
- *    highest free page below 9F000H (conventional memory, under the EBDA).
+ *    highest free page below 9F000H, below the EBDA (segment at 40EH) and
+ *    below the base memory size at 413H, whatever E820 says of them
+ *    (arch/x86/memmap.h, memmap_low_page).
  *
  * Before any of that, mb_refuse() checks what the 32-bit kernel cannot do
  * without - CPUID, a local APIC and PAE (CPUID.01H:EDX bits 9 and 6),
@@ -59,9 +61,9 @@
 #define VGA_ATTR		0x4f00u		/* white on red */
 #define COM1			0x3f8
 
-#define LOW_PAGE_LIMIT		0x9f000u	/* below the EBDA on every PC */
 #define PAGE			0x1000u
 #define EBDA_SEG_PTR		0x40e
+#define BASE_MEM_KIB_PTR	0x413
 #define BIOS_ROM_START		0xe0000u
 #define BIOS_ROM_END		0x100000u
 #define RSDP_CHECKSUM_LEN	20
@@ -121,27 +123,6 @@ static void mb_memory_map(struct bootinfo *bi, const struct mb_info *mbi)
 	bi->nregions = memmap_normalize(mb_raw, n, bi->regions, BOOT_MAX_REGIONS);
 }
 
-/* The highest free page below LOW_PAGE_LIMIT, for the sibling's start-up code. */
-static uint64_t mb_low_page(const struct bootinfo *bi)
-{
-	uint64_t best = 0;
-
-	for (uint32_t i = 0; i < bi->nregions; i++) {
-		const struct boot_region *r = &bi->regions[i];
-		uint64_t top = r->base + r->size;
-
-		if (r->type != BMEM_FREE || r->base >= LOW_PAGE_LIMIT)
-			continue;
-		if (top > LOW_PAGE_LIMIT)
-			top = LOW_PAGE_LIMIT;
-		top &= ~(uint64_t)(PAGE - 1);
-		/* page 0 holds the real-mode IVT; never the start-up page */
-		if (top >= r->base + PAGE && top - PAGE > best && top - PAGE >= PAGE)
-			best = top - PAGE;
-	}
-	return best;
-}
-
 static uint64_t mb_scan_rsdp(uintptr_t start, uintptr_t end)
 {
 	for (uintptr_t a = start & ~(uintptr_t)15; a + RSDP_CHECKSUM_LEN <= end; a += 16)
@@ -157,6 +138,18 @@ static uint16_t mb_bda_word(uintptr_t addr)
 
 	__asm__("" : "=r"(p) : "0"(addr));
 	return *p;
+}
+
+/*
+ * The sibling's start-up page: free in the map and below the EBDA and the
+ * BDA's base memory size (memmap_low_page), which E820 may not report.
+ */
+static uint64_t mb_low_page(const struct bootinfo *bi)
+{
+	struct bda_low bda = { .ebda_seg = mb_bda_word(EBDA_SEG_PTR),
+			       .base_kib = mb_bda_word(BASE_MEM_KIB_PTR) };
+
+	return memmap_low_page(bi->regions, bi->nregions, &bda);
 }
 
 static void mb_find_rsdp(struct bootinfo *bi)

@@ -16,6 +16,7 @@
  *     is reported and the shell prompt comes back.
  * Interrupts stay disabled: the console is polled.
  */
+#include "arch/x86/acpi.h"
 #include "arch/x86/arch.h"
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
@@ -251,6 +252,7 @@ void kmain(struct bootinfo *bi)
 	timer_calibrate();
 	kmain_banner();
 	arch_selftest_interrupts();
+	acpi_check_tables(bi->rsdp);	/* a wrong checksum is a boot-log warning */
 	smp_start(bi);
 	workload_init();
 	perf_init();

@@ -4,7 +4,8 @@
  *
  * ACPI 2.0+ RSDPs (revision >= 2) carry a 64-bit XSDT address at offset 24
  * whose entries are 8 bytes wide; older ones only the RSDT at offset 16 with
- * 4-byte entries. The XSDT is preferred when it is valid.
+ * 4-byte entries. The XSDT is preferred when it is there (signature and
+ * length right; a wrong checksum is reported, as for every table).
  */
 #include "arch/x86/acpi.h"
 
@@ -67,11 +68,21 @@ const uint8_t *acpi_table_at(const struct acpi_mem *m, uint64_t addr, const char
 	if (!h || !sig_is(h, sig, 4))
 		return NULL;
 	n = acpi_rd32(h + 4);
-	if (n < ACPI_SDT_HEADER_LEN || n > ACPI_TABLE_MAX || !(t = m->at(m->ctx, addr, n)) ||
-	    sum8(t, n))
+	if (n < ACPI_SDT_HEADER_LEN || n > ACPI_TABLE_MAX || !(t = m->at(m->ctx, addr, n)))
 		return NULL;
+	/* the whole table as mapped must still say what its header said */
+	if (!sig_is(t, sig, 4) || acpi_rd32(t + 4) != n)
+		return NULL;
+	/* a wrong checksum is reported, not refused (acpi.h: ACPICA does the same) */
+	if (sum8(t, n) && m->bad_sum)
+		m->bad_sum(m->ctx, addr, t, sum8(t, n));
 	*len = n;
 	return t;
+}
+
+bool acpi_checksum_ok(const uint8_t *table, uint32_t len)
+{
+	return sum8(table, len) == 0;
 }
 
 /* The RSDP at rsdp, checked; NULL when there is none. */

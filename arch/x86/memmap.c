@@ -168,6 +168,40 @@ uint32_t memmap_multiboot(const uint8_t *map, uint32_t len, struct boot_region *
 	return k;
 }
 
+/* --- the sibling's start-up page ------------------------------------------------------ */
+
+/* A BDA address believed as a top of usable conventional memory, else the limit. */
+static uint64_t bda_cap(uint64_t addr, uint64_t limit)
+{
+	return addr >= MEMMAP_BDA_MIN && addr < limit ? addr : limit;
+}
+
+uint64_t memmap_low_page(const struct boot_region *regions, uint32_t n, const struct bda_low *bda)
+{
+	uint64_t limit = MEMMAP_LOW_LIMIT, best = 0;
+
+	if (bda) {
+		limit = bda_cap((uint64_t)bda->base_kib << 10, limit);
+		limit = bda_cap((uint64_t)bda->ebda_seg << 4, limit);
+	}
+	limit &= ~(uint64_t)(MEMMAP_PAGE - 1);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct boot_region *r = &regions[i];
+		uint64_t top = region_end(r);
+
+		if (r->type != BMEM_FREE || r->base >= limit)
+			continue;
+		if (top > limit)
+			top = limit;
+		top &= ~(uint64_t)(MEMMAP_PAGE - 1);
+		/* page 0 holds the real-mode IVT; never the start-up page */
+		if (top >= r->base + MEMMAP_PAGE && top - MEMMAP_PAGE > best &&
+		    top - MEMMAP_PAGE >= MEMMAP_PAGE)
+			best = top - MEMMAP_PAGE;
+	}
+	return best;
+}
+
 /* --- the free-range list ------------------------------------------------------------ */
 
 static void range_remove(struct mem_free *f, uint32_t i)

@@ -44,6 +44,35 @@ uint32_t memmap_normalize(const struct boot_region *in, uint32_t n, struct boot_
 uint32_t memmap_multiboot(const uint8_t *map, uint32_t len, struct boot_region *out,
 			  uint32_t max, uint32_t *entries);
 
+/* --- the sibling's start-up page (legacy BIOS) ------------------------------------- */
+
+/*
+ * The BIOS data area's two words about the top of conventional memory: the
+ * EBDA's segment at 40EH and the base memory size in KiB at 413H (what
+ * INT 12H returns). The BIOS puts its EBDA at the top of conventional memory
+ * and usually lowers 413H below it, but E820 need not report either: Linux's
+ * arch/x86/kernel/ebda.c (reserve_bios_regions) keeps everything from
+ * min(413H, EBDA) to 1 MiB away from its own use because Dell BIOSes leave
+ * the EBDA out of 413H, and a PXE stack left resident lowers 413H only.
+ */
+struct bda_low {
+	uint16_t ebda_seg;	/* 40EH: segment of the EBDA */
+	uint16_t base_kib;	/* 413H: KiB of conventional memory */
+};
+
+#define MEMMAP_LOW_LIMIT	0x9f000u	/* 636 KiB: Linux's absolute maximum (ebda.c) */
+#define MEMMAP_BDA_MIN		0x20000u	/* 128 KiB: "less than this is insane" (ebda.c) */
+
+/*
+ * The page for the sibling's start-up code: the highest page that is free
+ * RAM in regions[0..n) and lies below MEMMAP_LOW_LIMIT, below 413H's size
+ * and below the EBDA, and is not page 0 (the real-mode IVT). A BDA value
+ * under MEMMAP_BDA_MIN or above the limit is not believed (ebda.c's rule), so
+ * garbage leaves the E820 rule alone. bda may be NULL (no BDA: UEFI).
+ * Returns 0 when there is no such page.
+ */
+uint64_t memmap_low_page(const struct boot_region *regions, uint32_t n, const struct bda_low *bda);
+
 /* --- the free-range list ------------------------------------------------------------ */
 
 #define MEM_MAX_FREE	512

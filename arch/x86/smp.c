@@ -3,7 +3,8 @@
  * idle loop and work dispatch (smp.h).
  *
  * Enumeration: the enabled local APICs of the ACPI MADT when the firmware
- * gave us an RSDP, else the APIC IDs CPUID describes for the BSP's package
+ * gave us an RSDP, else those of the MP table (with the packages' other LPs
+ * from CPUID), else the APIC IDs CPUID describes for the BSP's package
  * (arch/x86/topology.c). Either way each APIC ID is split into package, core
  * and SMT ID with CPUID's shape (PMU reference section 7), so two cores of a
  * Pentium D are never taken for two threads.
@@ -329,19 +330,21 @@ static int smp_mp_lapics(const struct bootinfo *bi, uint32_t *found)
 
 /*
  * APIC IDs to run on, LP0's first: the ACPI MADT's, else the MP table's,
- * else CPUID's candidates. An MP table that lists the BSP alone is passed
- * over for CPUID: BIOSes of the Hyper-Threading era may list one logical
- * processor per package there.
+ * else CPUID's candidates. A MADT with a wrong checksum is used (acpi.h), and
+ * `cpu` says so. An MP table that lists the BSP alone is passed over for
+ * CPUID, and one that lists more gets the other LPs of each listed package
+ * from CPUID: BIOSes of the Hyper-Threading era list one logical processor
+ * per package there (topo_add_package_lps).
  */
 static unsigned smp_enumerate(const struct bootinfo *bi, const struct topo_shape *shape,
 			      uint32_t bsp, uint32_t *ids)
 {
 	uint32_t madt_len = 0;
-	const uint8_t *madt = acpi_find_table(bi->rsdp, "APIC", &madt_len);	/* length, checksum checked */
+	const uint8_t *madt = acpi_find_table(bi->rsdp, "APIC", &madt_len);	/* length checked */
 	uint32_t found[TOPO_MAX_LPS];
 	int n = madt ? topo_madt_lapics(madt, madt_len, found, TOPO_MAX_LPS) : -1;
 	bool from_mp = n <= 0;
-	unsigned k = 1;
+	unsigned k = 1, listed;
 
 	if (from_mp)
 		n = smp_mp_lapics(bi, found);
@@ -349,11 +352,18 @@ static unsigned smp_enumerate(const struct bootinfo *bi, const struct topo_shape
 		lp_source = "CPUID";
 		return topo_candidates(shape, bsp, ids, TOPO_MAX_LPS);
 	}
-	lp_source = from_mp ? "MP table" : "ACPI MADT";
+	if (from_mp)
+		lp_source = "MP table";
+	else
+		lp_source = acpi_checksum_ok(madt, madt_len) ? "ACPI MADT" :
+			    "ACPI MADT, checksum wrong: used anyway";
 	ids[0] = bsp;
 	for (int i = 0; i < n; i++)
 		if (found[i] != bsp && k < TOPO_MAX_LPS)
 			ids[k++] = found[i];
+	listed = k;
+	if (from_mp && (k = topo_add_package_lps(shape, ids, k, TOPO_MAX_LPS)) > listed)
+		lp_source = "MP table, each package's other LPs from CPUID";
 	return k;
 }
 

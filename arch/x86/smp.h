@@ -2,7 +2,8 @@
  * smp.h - start the other logical processors and run work on them.
  *
  * LP0 (the BSP) runs the shell. Every other LP the kernel finds (ACPI MADT,
- * else CPUID: arch/x86/topology.h) is started with INIT-SIPI-SIPI and then
+ * else the MP table, else CPUID: arch/x86/topology.h) is started with
+ * INIT-SIPI-SIPI and then
  * sits in a `sti; hlt` loop until smp_call() hands it a function and wakes
  * it with a fixed IPI on SMP_WAKE_VECTOR. The function runs guarded on that
  * LP, with interrupts disabled (as shell commands do on LP0): an exception

@@ -154,6 +154,22 @@ int topo_mp_lapics(const uint8_t *mpc, size_t len, uint32_t *ids, unsigned max)
 	return (int)n;
 }
 
+unsigned topo_add_package_lps(const struct topo_shape *s, uint32_t *ids, unsigned n,
+			      unsigned max)
+{
+	unsigned listed = n;
+
+	for (unsigned i = 0; i < listed; i++) {
+		uint32_t pkg[TOPO_MAX_LPS];
+		unsigned k = topo_candidates(s, ids[i], pkg, TOPO_MAX_LPS);
+
+		for (unsigned j = 1; j < k; j++)
+			if (!topo_has_id(ids, n, pkg[j]) && n < max)
+				ids[n++] = pkg[j];
+	}
+	return n;
+}
+
 static const char *const state_names[LP_NSTATES] = {
 	[LP_OFFLINE] = "offline",
 	[LP_STARTING] = "starting",

@@ -78,6 +78,17 @@ int topo_madt_lapics(const uint8_t *madt, size_t len, uint32_t *ids, unsigned ma
  */
 int topo_mp_lapics(const uint8_t *mpc, size_t len, uint32_t *ids, unsigned max);
 
+/*
+ * BIOSes of the Hyper-Threading era list one logical processor per package
+ * in the MP table (SeaBIOS still does). Append to ids[0..n) every APIC ID of
+ * each listed package (topo_candidates with CPUID's shape, taken to be the
+ * same in every package) that is not there yet, after the listed ones, so a
+ * sibling that does not answer cannot keep a listed processor from starting.
+ * Returns the new count (at most max); n when a package has one LP.
+ */
+unsigned topo_add_package_lps(const struct topo_shape *s, uint32_t *ids, unsigned n,
+			      unsigned max);
+
 /* --- the list `cpu` prints --------------------------------------------------- */
 
 enum lp_state {

@@ -6,7 +6,8 @@
  * is a u64 RSDP address, then chunks {u64 address, u32 length, bytes}.
  * Each chunk is its own heap block of exactly its length, so a read past a
  * chunk is an AddressSanitizer report; the struct acpi_mem hands out only
- * ranges inside one chunk and counts what it refused.
+ * ranges inside one chunk and records the tables reported with a wrong
+ * checksum.
  */
 #ifndef NBPROF_TESTS_FUZZ_ACPI_IMAGE_H
 #define NBPROF_TESTS_FUZZ_ACPI_IMAGE_H
@@ -26,6 +27,11 @@ struct acpi_image {
 	uint32_t len[ACPI_IMAGE_CHUNKS];
 	uint8_t *data[ACPI_IMAGE_CHUNKS];
 	struct acpi_mem mem;
+	/* what the walk reported through bad_sum: how often, and the last table */
+	unsigned bad_sums;
+	uint64_t bad_addr;
+	const uint8_t *bad_table;
+	uint8_t bad_sum;
 };
 
 static inline uint64_t acpi_image_rd(const uint8_t *p, unsigned n)
@@ -48,13 +54,23 @@ static inline const uint8_t *acpi_image_at(void *ctx, uint64_t addr, uint64_t le
 	return NULL;
 }
 
+static inline void acpi_image_bad_sum(void *ctx, uint64_t addr, const uint8_t *table, uint8_t sum)
+{
+	struct acpi_image *im = ctx;
+
+	im->bad_sums++;
+	im->bad_addr = addr;
+	im->bad_table = table;
+	im->bad_sum = sum;
+}
+
 /* Read an image from b[0..n); chunks cut short by the end are kept as far as they go. */
 static inline void acpi_image_parse(struct acpi_image *im, const uint8_t *b, size_t n)
 {
 	size_t off = 8;
 
 	memset(im, 0, sizeof(*im));
-	im->mem = (struct acpi_mem){ .at = acpi_image_at, .ctx = im };
+	im->mem = (struct acpi_mem){ .at = acpi_image_at, .ctx = im, .bad_sum = acpi_image_bad_sum };
 	if (n < 8)
 		return;
 	im->rsdp = acpi_image_rd(b, 8);

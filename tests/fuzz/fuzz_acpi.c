@@ -9,10 +9,12 @@
  * the fuzzer gets past the checksums to the structure behind them.
  * Contract checked (acpi.h): every table handed back lies whole inside one
  * chunk (and each chunk is a heap block of its size, so no read strays),
- * carries the signature asked for, is at least its header long and sums
- * to 0; the DSDT is one too; the \_S5_ search and the MADT walk stay
- * inside their tables and give at most as many processors as asked, no
- * APIC ID twice.
+ * carries the signature asked for, is at least its header long, and sums
+ * to 0 or was the last table reported through bad_sum, with its sum; every
+ * table reported lies inside one chunk and its bytes sum to the sum
+ * reported, never 0; the DSDT is one too; the \_S5_ search and the MADT
+ * walk stay inside their tables and give at most as many processors as
+ * asked, no APIC ID twice.
  */
 #include "arch/x86/topology.h"
 #include "tests/fuzz/acpi_image.h"
@@ -48,21 +50,48 @@ static void fix_checksums(struct acpi_image *im)
 	}
 }
 
-/* A table the walk handed back: whole inside one chunk, its signature, length, checksum. */
+static bool inside_a_chunk(const struct acpi_image *im, const uint8_t *t, uint32_t len)
+{
+	for (unsigned i = 0; i < im->n; i++)
+		if (t >= im->data[i] && t + len <= im->data[i] + im->len[i] && len <= im->len[i])
+			return true;
+	return false;
+}
+
+static uint8_t sum_of(const uint8_t *t, uint32_t len)
+{
+	uint8_t s = 0;
+
+	for (uint32_t i = 0; i < len; i++)
+		s = (uint8_t)(s + t[i]);
+	return s;
+}
+
+/* A table reported with a wrong checksum: inside a chunk, and its bytes sum to what is said. */
+static void on_bad_sum(void *ctx, uint64_t addr, const uint8_t *t, uint8_t sum)
+{
+	struct acpi_image *im = ctx;
+	uint32_t len = acpi_rd32(t + 4);
+
+	fuzz_check(inside_a_chunk(im, t, len) && len >= ACPI_SDT_HEADER_LEN);
+	fuzz_check(sum != 0 && sum_of(t, len) == sum);
+	acpi_image_bad_sum(ctx, addr, t, sum);
+}
+
+/*
+ * A table the walk handed back: whole inside one chunk, its signature and
+ * length; a wrong checksum only if it was reported, last, with that sum.
+ */
 static void check_table(const struct acpi_image *im, const uint8_t *t, uint32_t len,
 			const char *sig)
 {
-	uint8_t s = 0;
-	bool inside = false;
+	uint8_t s = sum_of(t, len);
 
-	for (unsigned i = 0; i < im->n; i++)
-		if (t >= im->data[i] && t + len <= im->data[i] + im->len[i] && len <= im->len[i])
-			inside = true;
-	fuzz_check(inside);
+	fuzz_check(inside_a_chunk(im, t, len));
 	fuzz_check(len >= ACPI_SDT_HEADER_LEN && memcmp(t, sig, 4) == 0 && acpi_rd32(t + 4) == len);
-	for (uint32_t i = 0; i < len; i++)
-		s = (uint8_t)(s + t[i]);
-	fuzz_check(s == 0);
+	fuzz_check(acpi_checksum_ok(t, len) == (s == 0));
+	if (s != 0)
+		fuzz_check(im->bad_sums > 0 && im->bad_table == t && im->bad_sum == s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t len, flen = 0;
 
 	acpi_image_parse(&im, data, size);
+	im.mem.bad_sum = on_bad_sum;
 	if (size && (data[size - 1] & 1))
 		fix_checksums(&im);
 	for (unsigned k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {

@@ -2,8 +2,10 @@
  * test_acpi.c - the ACPI table walk (arch/x86/acpi_tables.c) on the tables
  * QEMU's firmware builds (SeaBIOS on q35 and pc, OVMF; dumped from the
  * guest's memory by tests/fuzz/firmware_tables.py), and on those tables
- * with one field broken: each broken table is not there, no read leaves
- * the memory the tables are in, a truncated DSDT is not read past its end.
+ * with one field broken: a table with a wrong signature or length is not
+ * there, one with a wrong checksum is taken and reported (as ACPICA does),
+ * no read leaves the memory the tables are in, a truncated DSDT is not read
+ * past its end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,11 +104,13 @@ static void real_tables_are_found(void **state)
 		assert_int_equal(a, 0);
 		assert_int_equal(b, 0);
 		assert_int_equal(topo_madt_lapics(madt, mlen, ids, 8), fw[k].lps);
+		assert_true(acpi_checksum_ok(madt, mlen) && acpi_checksum_ok(fadt, flen));
+		assert_int_equal(im.bad_sums, 0);	/* nothing to warn of */
 		acpi_image_free(&im);
 	}
 }
 
-/* D8: the RSDT's signature, length and checksum are checked; a length near 2^32 does not wrap. */
+/* D8: the RSDT's signature and length are checked; a length near 2^32 does not wrap. */
 static void broken_root_table_is_not_read(void **state)
 {
 	static const struct {
@@ -119,7 +123,6 @@ static void broken_root_table_is_not_read(void **state)
 		{ 4, 0xfffffffc, false },
 		{ 4, 35, true },		/* shorter than its header */
 		{ 4, 4096, true },		/* longer than the memory it is in */
-		{ 9, 0, false },		/* wrong checksum (the byte itself changed) */
 	};
 
 	(void)state;
@@ -131,10 +134,7 @@ static void broken_root_table_is_not_read(void **state)
 		load_image(&im, "qemu-q35-seabios");
 		assert_non_null(find(&im, "APIC"));
 		rsdt = chunk_of(&im, "RSDT", &c);
-		if (cases[k].off == 9)
-			rsdt[9] ^= 0x5a;
-		else
-			wr32(rsdt + cases[k].off, cases[k].value);
+		wr32(rsdt + cases[k].off, cases[k].value);
 		if (cases[k].fix && cases[k].value <= im.len[c])
 			fix_sum(rsdt, cases[k].value < 36 || cases[k].off != 4 ? im.len[c] : cases[k].value, 9);
 		assert_null(find(&im, "APIC"));
@@ -143,24 +143,103 @@ static void broken_root_table_is_not_read(void **state)
 	}
 }
 
-/* D8: the MADT's own length and checksum are checked before smp.c walks it. */
-static void broken_madt_is_not_there(void **state)
+/*
+ * G10: a MADT whose checksum is wrong (real BIOSes ship them) is taken, as
+ * ACPICA takes it, and reported with its address and sum; one longer than
+ * its memory, or with another signature, is still not there.
+ */
+static void madt_with_a_wrong_checksum_is_taken_and_reported(void **state)
 {
 	struct acpi_image im;
+	const uint8_t *t;
+	uint32_t len = 0, ids[8];
 	unsigned c;
 	uint8_t *madt;
 
 	(void)state;
 	load_image(&im, "qemu-q35-seabios");
 	madt = chunk_of(&im, "APIC", &c);
-	madt[44 + 3] ^= 1;			/* an APIC ID changed, checksum not: refused */
-	assert_null(find(&im, "APIC"));
+	madt[44 + 8 + 3] ^= 4;			/* LP1's APIC ID 1 -> 5, checksum not fixed */
+	t = acpi_find_in(&im.mem, im.rsdp, "APIC", &len);
+	assert_ptr_equal(t, madt);
+	assert_int_equal(len, im.len[c]);
+	assert_false(acpi_checksum_ok(t, len));
+	assert_int_equal(im.bad_sums, 1);
+	assert_ptr_equal(im.bad_table, madt);
+	assert_int_equal(im.bad_addr, im.addr[c]);
+	assert_int_equal(im.bad_sum, 4);	/* the bytes now sum to what was added */
+	assert_int_equal(topo_madt_lapics(t, len, ids, 8), 2);
+	assert_int_equal(ids[1], 5);		/* the table as it is */
+	assert_non_null(find(&im, "FACP"));	/* the others: nothing reported */
+	assert_int_equal(im.bad_sums, 1);
 	fix_sum(madt, im.len[c], 9);
+	im.bad_sums = 0;
 	assert_non_null(find(&im, "APIC"));	/* the same change with its checksum: taken */
+	assert_int_equal(im.bad_sums, 0);	/* and not reported */
 	wr32(madt + 4, im.len[c] + 8);		/* longer than the table's memory */
 	fix_sum(madt, im.len[c], 9);
 	assert_null(find(&im, "APIC"));
+	wr32(madt + 4, 35);			/* shorter than its header */
+	assert_null(find(&im, "APIC"));
+	wr32(madt + 4, im.len[c]);
+	madt[0] = 'X';				/* a wrong signature, checksum wrong too */
+	assert_null(find(&im, "APIC"));
+	assert_int_equal(im.bad_sums, 0);
 	acpi_image_free(&im);
+}
+
+/* G10: a root table (RSDT) with a wrong checksum is walked too, and reported. */
+static void root_table_with_a_wrong_checksum_is_walked(void **state)
+{
+	struct acpi_image im;
+	unsigned c;
+	uint8_t *rsdt, was;
+
+	(void)state;
+	load_image(&im, "qemu-q35-seabios");
+	rsdt = chunk_of(&im, "RSDT", &c);
+	was = rsdt[9];
+	rsdt[9] ^= 0x5a;			/* the checksum byte itself */
+	assert_non_null(find(&im, "APIC"));
+	assert_int_equal(im.bad_sums, 1);
+	assert_ptr_equal(im.bad_table, rsdt);
+	assert_int_equal(im.bad_sum, (uint8_t)(rsdt[9] - was));
+	acpi_image_free(&im);
+}
+
+/* Two views of one address: the header read alone, and the whole table read. */
+static uint8_t view_head[36], view_whole[64];
+
+static const uint8_t *two_views(void *ctx, uint64_t addr, uint64_t len)
+{
+	(void)ctx;
+	if (addr != 0x1000)
+		return NULL;
+	return len <= sizeof(view_head) ? view_head : len <= sizeof(view_whole) ? view_whole : NULL;
+}
+
+/*
+ * With checksums not deciding, the table as read whole must still carry the
+ * signature and length its header gave (memory that changed, or a view
+ * that maps the two reads differently); else it is not there.
+ */
+static void table_must_say_what_its_header_said(void **state)
+{
+	const struct acpi_mem m = { .at = two_views };
+	uint32_t len = 0;
+
+	(void)state;
+	memcpy(view_head, "APIC", 4);
+	wr32(view_head + 4, 64);
+	memcpy(view_whole, "APIC", 4);
+	wr32(view_whole + 4, 64);
+	assert_ptr_equal(acpi_table_at(&m, 0x1000, "APIC", &len), view_whole);
+	assert_int_equal(len, 64);
+	wr32(view_whole + 4, 48);		/* the whole table says 48 */
+	assert_null(acpi_table_at(&m, 0x1000, "APIC", &len));
+	wr32(view_whole + 4, 64);
+	memcpy(view_whole, "FACP", 4);		/* another signature */
+	assert_null(acpi_table_at(&m, 0x1000, "APIC", &len));
 }
 
 /*
@@ -280,7 +359,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(real_tables_are_found),
 		cmocka_unit_test(broken_root_table_is_not_read),
-		cmocka_unit_test(broken_madt_is_not_there),
+		cmocka_unit_test(madt_with_a_wrong_checksum_is_taken_and_reported),
+		cmocka_unit_test(root_table_with_a_wrong_checksum_is_walked),
+		cmocka_unit_test(table_must_say_what_its_header_said),
 		cmocka_unit_test(rsdp_revision_2_and_xsdt),
 		cmocka_unit_test(truncated_dsdt_is_not_read_past),
 		cmocka_unit_test(mp_table_from_seabios),

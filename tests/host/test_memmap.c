@@ -311,6 +311,76 @@ static void allocator_never_hands_out_non_ram_or_twice(void **state)
 	}
 }
 
+/* A BIOS E820 map of the era: 639 KiB of conventional memory, the BIOS ROM, RAM from 1 MiB. */
+static const struct boot_region bios_map[] = {
+	R(0, 0x9fc00, BMEM_FREE),
+	R(0x9fc00, 0x400, BMEM_RESERVED),
+	R(0xf0000, 0x10000, BMEM_RESERVED),
+	R(MiB, 63 * MiB, BMEM_FREE),
+};
+
+static uint64_t low_page(const struct boot_region *in, uint32_t n, uint16_t ebda_seg,
+			 uint16_t base_kib)
+{
+	struct bda_low bda = { .ebda_seg = ebda_seg, .base_kib = base_kib };
+	uint32_t k = memmap_normalize(in, n, out, BOOT_MAX_REGIONS);
+
+	return memmap_low_page(out, k, &bda);
+}
+
+/*
+ * G9: an EBDA at 9D000H that E820 lists as RAM (Dell BIOSes: Linux's
+ * ebda.c) and 413H lowered to 600 KiB (a resident PXE stack) keep the
+ * sibling's start-up page below them; the lower of the two wins.
+ */
+static void low_page_stays_below_the_ebda_and_base_memory(void **state)
+{
+	(void)state;
+	/* E820 alone: the highest page below 9F000H */
+	assert_int_equal(memmap_low_page(bios_map, 4, NULL), 0x9e000);
+	assert_int_equal(low_page(bios_map, 4, 0x9fc0, 639), 0x9e000);	/* SeaBIOS under QEMU */
+	/* EBDA at 9D000H, listed as RAM, 413H not lowered for it */
+	assert_int_equal(low_page(bios_map, 4, 0x9d00, 639), 0x9c000);
+	assert_int_equal(low_page(bios_map, 4, 0x9d80, 639), 0x9c000);	/* inside a page */
+	/* 413H = 600 KiB (96000H), the EBDA above it */
+	assert_int_equal(low_page(bios_map, 4, 0x9fc0, 600), 0x95000);
+	/* both: the lower one */
+	assert_int_equal(low_page(bios_map, 4, 0x9a00, 630), 0x99000);
+	assert_int_equal(low_page(bios_map, 4, 0x9d00, 600), 0x95000);
+	/* the cap does not make non-RAM usable: RAM only up to 90000H */
+	{
+		const struct boot_region small[] = { R(0, 0x90000, BMEM_FREE),
+						     R(0x90000, 0x10000, BMEM_RESERVED) };
+
+		assert_int_equal(low_page(small, 2, 0x9d00, 639), 0x8f000);
+	}
+}
+
+/* G9: BDA words no PC would hold are not believed: the E820 rule alone. */
+static void low_page_ignores_implausible_bda_values(void **state)
+{
+	static const uint16_t bad[][2] = {
+		{ 0, 0 },		/* no BDA filled in */
+		{ 0xffff, 0xffff },	/* EBDA FFFF0H, 64 MiB of base memory */
+		{ 0x1000, 100 },	/* EBDA at 64 KiB, 100 KiB: under 128 KiB (ebda.c) */
+		{ 0xa000, 640 },	/* at or above A0000H: above 9F000H */
+		{ 0xc000, 1024 },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(low_page(bios_map, 4, bad[i][0], bad[i][1]), 0x9e000);
+	/* one believable word is enough: 128 KiB exactly is believed */
+	assert_int_equal(low_page(bios_map, 4, 0, 128), 0x1f000);
+	assert_int_equal(low_page(bios_map, 4, 0x9d00, 0), 0x9c000);
+	/* no free page under the cap (page 0 is never taken): none */
+	{
+		const struct boot_region tiny[] = { R(0, 0x1000, BMEM_FREE), R(0x40000, 0x60000, BMEM_FREE) };
+
+		assert_int_equal(low_page(tiny, 2, 0x3000, 639), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +392,8 @@ int main(void)
 		cmocka_unit_test(modules_with_short_command_lines),
 		cmocka_unit_test(free_list_refuses_overlaps),
 		cmocka_unit_test(allocator_never_hands_out_non_ram_or_twice),
+		cmocka_unit_test(low_page_stays_below_the_ebda_and_base_memory),
+		cmocka_unit_test(low_page_ignores_implausible_bda_values),
 	};
 
 	alarm(20);	/* a walk that never ends fails the test instead of hanging it */

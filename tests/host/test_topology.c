@@ -282,6 +282,45 @@ static void mp_malformed(void **state)
 	assert_int_equal(topo_mp_lapics(t, len, ids, 8), -1);
 }
 
+/*
+ * G10: an MP table of the Hyper-Threading era lists one LP per package (two
+ * Xeon packages, APIC IDs 0 and 6); CPUID's shape gives each its sibling,
+ * LP0's (1) too, after the listed ones.
+ */
+static void mp_list_gets_each_packages_siblings(void **state)
+{
+	struct topo_shape ht, one, smithfield;
+	uint32_t ids[TOPO_MAX_LPS] = { 0, 6 };
+
+	part_shape(2, 2, true, 0, 0, &ht);		/* Xeon (Prestonia): 1 core, 2 threads */
+	assert_int_equal(topo_add_package_lps(&ht, ids, 2, TOPO_MAX_LPS), 4);
+	assert_int_equal(ids[0], 0);
+	assert_int_equal(ids[1], 6);
+	assert_int_equal(ids[2], 1);
+	assert_int_equal(ids[3], 7);
+	/* a list that has them already gets nothing twice */
+	assert_int_equal(topo_add_package_lps(&ht, ids, 4, TOPO_MAX_LPS), 4);
+	/* the BSP need not be the package's first LP */
+	ids[0] = 7, ids[1] = 0;
+	assert_int_equal(topo_add_package_lps(&ht, ids, 2, TOPO_MAX_LPS), 4);
+	assert_int_equal(ids[2], 6);
+	assert_int_equal(ids[3], 1);
+	/* no more than max */
+	ids[0] = 0, ids[1] = 6;
+	assert_int_equal(topo_add_package_lps(&ht, ids, 2, 3), 3);
+	assert_int_equal(ids[2], 1);
+	/* one LP per package (no HTT): the list as it is */
+	part_shape(2, 1, false, 0, 0, &one);
+	ids[0] = 0, ids[1] = 6;
+	assert_int_equal(topo_add_package_lps(&one, ids, 2, TOPO_MAX_LPS), 2);
+	/* Pentium D: the other core of each package */
+	part_shape(4, 2, true, 2, 0, &smithfield);
+	ids[0] = 0, ids[1] = 2;
+	assert_int_equal(topo_add_package_lps(&smithfield, ids, 2, TOPO_MAX_LPS), 4);
+	assert_int_equal(ids[2], 1);
+	assert_int_equal(ids[3], 3);
+}
+
 /* --- the `cpu` LP list, through the shell -------------------------------- */
 
 static char out[16384];
@@ -453,6 +492,7 @@ int main(void)
 		cmocka_unit_test(madt_malformed),
 		cmocka_unit_test(mp_enabled_processors),
 		cmocka_unit_test(mp_malformed),
+		cmocka_unit_test(mp_list_gets_each_packages_siblings),
 		L(cpu_lists_two_threads),
 		L(cpu_one_lp_says_no_sibling),
 		L(cpu_two_cores_are_not_siblings),

@@ -163,3 +163,21 @@ def test_mp_table_of_one_package_leaves_the_sibling_to_cpuid(one_machine, firmwa
                                     firmware, machine="pc,acpi=off")
     assert "smp: 2 logical processors (CPUID)" in log, log
     assert re.search(r"^smp: LP1 APIC ID 1 \(package 0, core 0, SMT 1\): up in", log, re.M), log
+
+
+@pytest.mark.qemu_only
+def test_mp_table_of_two_ht_packages_gets_every_sibling(one_machine, firmware):
+    """G10: two packages of two threads and no ACPI. SeaBIOS's MP table lists the first
+    thread of each package (APIC IDs 0 and 2); CPUID (2 logical processors per package,
+    1 core) gives each package's sibling, 1 and 3, started after the listed ones."""
+    if firmware != "bios":
+        pytest.skip("the MP table is looked for on the legacy-BIOS path only")
+    log, cpu, selftest = boot_other("test_smp_mp_2ht", ("-smp", "4,sockets=2,cores=1,threads=2"),
+                                    firmware, machine="pc,acpi=off")
+    assert "smp: 4 logical processors (MP table, each package's other LPs from CPUID)" in log, log
+    for lp, apic, pkg, smt in ((1, 2, 1, 0), (2, 1, 0, 1), (3, 3, 1, 1)):
+        assert re.search(r"^smp: LP%d APIC ID %d \(package %d, core 0, SMT %d\): up in"
+                         % (lp, apic, pkg, smt), log, re.M), log
+    assert "LP2 is the Hyper-Threading sibling of LP0" in cpu, cpu
+    assert "LP3 is the Hyper-Threading sibling of LP1" in cpu, cpu
+    assert "LP2: work ran ok (it read APIC ID 1," in selftest, selftest
