@@ -414,7 +414,7 @@ static void record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
 
 	(void)f;
 	if (!r->cfg.pebs_drain_end)
-		pebs_drain_live(lp, record_pebs_sample, ctx);
+		pebs_drain_live(&r->cfg.plan, lp, record_pebs_sample, ctx);
 }
 
 static int record_sibling(char *err, size_t n);
