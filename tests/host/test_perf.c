@@ -553,6 +553,51 @@ static void cascade_starter_without_pmi_is_not_polled(void **state)
 	assert_int_equal(total[1], 15);
 }
 
+/*
+ * G8: a program's counting markers around a started partner. Off stops
+ * both counters, on restarts both: the partner counts again, under either
+ * reading of a start, and nothing while off (its programmed CCCR, Cascade
+ * set and Enable clear, would arm it again for a start its reloaded
+ * starter will not give; under the hidden reading it would not stop).
+ * A partner not yet started stays armed through the markers.
+ */
+static void markers_on(bool hidden)
+{
+	static struct perf_count s;
+	uint64_t total[2] = { 0, 0 };
+	struct perf_inputs in;
+	struct workload_hooks h;
+
+	enable_hidden = hidden;
+	setup(NULL);
+	perf_hooks(&in, &h);
+	cascade_start(&s, "instr_retired:t0:period=10", "instr_retired:t0", P4_PMI_NONE);
+	h.mark(h.ctx, 0, false);
+	h.mark(h.ctx, 0, true);
+	instr(0, 25);			/* the starter overflows on the 10th: 15 for the partner */
+	h.mark(h.ctx, 0, false);	/* clears the starter's OVF, the sign of the start */
+	instr(0, 5);			/* counted by neither */
+	h.mark(h.ctx, 0, true);
+	instr(0, 7);
+	h.mark(h.ctx, 0, false);
+	h.mark(h.ctx, 0, true);
+	instr(0, 4);
+	perf_count_stop(&s, total);
+	assert_int_equal(total[1], 15 + 7 + 4);
+	assert_int_equal(total[0], 25 + 7 + 4);
+	enable_hidden = false;
+}
+
+static void markers_restart_a_started_partner(void **state)
+{
+	markers_on(false);
+}
+
+static void markers_restart_a_started_partner_hidden(void **state)
+{
+	markers_on(true);
+}
+
 /* ---- F4: a PEBS counter is not an ordinary sampler ---------------------------------------- */
 
 /*
@@ -787,6 +832,8 @@ int main(void)
 		T(cascaded_sampler_enable_set_by_the_start),
 		T(cascade_starter_without_pmi_is_not_polled),
 		T(cascaded_sampler_enable_hidden),
+		T(markers_restart_a_started_partner),
+		T(markers_restart_a_started_partner_hidden),
 		T(sink_return_is_the_next_period),
 		T(uncore_counts_with_the_core_counters),
 		T(uncore_fault_programs_nothing),
