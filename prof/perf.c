@@ -727,6 +727,28 @@ static void perf_hook_mark(void *ctx, uint8_t lp, bool on)
 	perf_unlock();
 }
 
+/*
+ * A watchdog tick of an unstepped run (workload_hooks.tick): the uncore
+ * counts are read and extended (p4_unc_poll). They are 32 bits, and the
+ * extension is exact only while fewer than 2^32 events pass between two
+ * reads (p4_uncore.h): a tick every 100 ms or less keeps a count of bus
+ * clocks far below that, where the stop's read alone would lose 2^32 per
+ * wrap of a long run.
+ */
+static void perf_hook_tick(void *ctx, uint8_t lp)
+{
+	struct msr_bus *bus = perf_bus();
+
+	(void)ctx;
+	(void)lp;
+	if (!bus)
+		return;
+	perf_lock();
+	if (run.count && run.count->plan.unc_n)
+		p4_unc_poll(bus, &run.count->plan, run.count->unc_total);
+	perf_unlock();
+}
+
 void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 {
 	*in = (struct perf_inputs){ 0 };
@@ -737,6 +759,7 @@ void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 		.step = be.ops ? be.ops->step : NULL,
 		.synthetic = be.ops ? be.ops->synthetic : NULL,
 		.mark = perf_hook_mark,
+		.tick = perf_hook_tick,
 	};
 }
 

@@ -798,6 +798,38 @@ static void uncore_counts_with_the_core_counters(void **state)
 	assert_int_equal(v, 0);
 }
 
+/*
+ * G6: an uncore count is 32 bits; the watchdog's tick (workload_hooks.tick)
+ * reads and extends it, so a run of more than 2^32 events between the
+ * start and the stop keeps every one as long as fewer pass between ticks.
+ */
+static void uncore_ticks_extend_across_wraps(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_with_uncore(1);
+	const uint64_t chunk = UINT64_C(3000000000);	/* < 2^32, and 2 of them > 2^32 */
+	struct perf_inputs in;
+	struct workload_hooks h;
+	uint64_t total = 0;
+	char err[96];
+
+	perf_hooks(&in, &h);
+	assert_non_null(h.tick);
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(p4_model_uncore_event(&model, P4_UNC_IBUSQ, IBUSQ_T0_FILL, chunk), 0);
+		h.tick(h.ctx, 0);
+	}
+	assert_int_equal(p4_model_uncore_event(&model, P4_UNC_IBUSQ, IBUSQ_T0_FILL, 7), 0);
+	instr(0, 4);
+	perf_count_stop(&s, &total);
+	assert_int_equal(s.unc_total[0], 3 * chunk + 7);
+	assert_int_equal(total, 4);
+	/* a tick outside a count touches nothing */
+	h.tick(h.ctx, 0);
+	assert_int_equal(s.unc_total[0], 3 * chunk + 7);
+}
+
 /* An uncore register that cannot be written: nothing is programmed, and the count says which. */
 static void uncore_fault_programs_nothing(void **state)
 {
@@ -837,6 +869,7 @@ int main(void)
 		T(sink_return_is_the_next_period),
 		T(uncore_counts_with_the_core_counters),
 		T(uncore_fault_programs_nothing),
+		T(uncore_ticks_extend_across_wraps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
