@@ -301,8 +301,8 @@ $(B)/h/%.o: %.c | deps-check
 $(B)/h/libportable.a: $(H_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/h/tests/test_perf: $(B)/h/prof/perf.o
-$(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
+$(B)/h/tests/test_perf: $(B)/h/prof/perf.o $(B)/h/prof/pebs.o
+$(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o $(B)/h/prof/pebs.o
 $(B)/h/tests/test_model_pmi: $(B)/h/prof/backend/model_pmi.o
 $(B)/h/tests/test_model_pmi: H_EXTRA := $(B)/h/prof/backend/model_pmi.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o

@@ -157,9 +157,12 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 		/*
 		 * A cascaded counter's Enable is the hardware's once its starter
 		 * overflowed (SDM Example 18-1, "automatically enabled"), which
-		 * a short period may have made happen already: left out too.
+		 * a short period may have made happen already: left out too, and
+		 * so are its cascade bits, which a start may clear as well (the
+		 * manual does not say; UNVERIFIED either way).
 		 */
-		uint64_t ignore = CCCR_OVF | (plan->slot[i].link ? CCCR_ENABLE : 0);
+		uint64_t ignore = CCCR_OVF | (plan->slot[i].link ? CCCR_ENABLE | CCCR_CASCADE |
+								 CCCR_EXT_CASCADE : 0);
 
 		if (!p4_escr_seen(plan, i))
 			p4_verify(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, 0,

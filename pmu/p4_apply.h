@@ -22,7 +22,9 @@
  * cascaded counters (armed, Enable clear) before those that enable, so a
  * starter cannot overflow before its partner is armed. Then every written
  * ESCR and CCCR is read back and mismatches are counted; a CCCR's OVF bit
- * is not compared (the counter may have overflowed since it was enabled).
+ * is not compared (the counter may have overflowed since it was enabled),
+ * nor, for a cascaded counter, its Enable and cascade bits (a start may
+ * have changed them).
  */
 #ifndef NBPROF_PMU_P4_APPLY_H
 #define NBPROF_PMU_P4_APPLY_H

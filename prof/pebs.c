@@ -6,13 +6,15 @@
  * model) writes records into the buffer and advances the index in the
  * area; the drain reads them and rewinds the index. Both happen on the LP
  * that owns the buffer, the drain under the PMU lock (the PMI handler),
- * with that LP's PEBS switched off meanwhile (the SDM's DS interrupt
- * service routine disables PEBS while it empties the buffer).
+ * with that LP's PEBS counter stopped meanwhile and, on LP0, its PEBS
+ * enable bit clear (the SDM's DS interrupt service routine disables PEBS
+ * while it empties the buffer).
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/mode.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "pmu/p4_apply.h"
 #include "pmu/p4_regs.h"
 #include "prof/backend.h"
 #include "prof/pebs.h"
@@ -162,21 +164,53 @@ static bool pebs_waiting(unsigned lp)
 	return p.index > p.base && p.index <= p.max;
 }
 
-unsigned pebs_drain_live(unsigned lp, pebs_record_fn *fn, void *ctx)
+/* The slot of plan that counts LP lp's PEBS events, or -1. */
+static int pebs_slot(const struct p4_plan *plan, unsigned lp)
+{
+	for (unsigned i = 0; plan && i < plan->n; i++)
+		if (plan->req[i].role == P4_ROLE_PEBS && (plan->req[i].lp == P4_LP1 ? 1u : 0u) == lp)
+			return (int)i;
+	return -1;
+}
+
+unsigned pebs_drain_live(const struct p4_plan *plan, unsigned lp, pebs_record_fn *fn, void *ctx)
 {
 	struct msr_bus *bus = perf_bus();
-	uint64_t v = 0, bit = p4_pebs_thr_bit(perf_this_lp(), lp);
-	bool off;
+	unsigned me = perf_this_lp();
+	uint64_t v = 0, cccr = 0, bit = p4_pebs_thr_bit(me, lp);
+	int i = pebs_slot(plan, lp);
+	uint32_t cccr_msr = 0;
+	bool stopped = false, off;
 	unsigned n;
 
 	if (!pebs_waiting(lp))
 		return 0;
-	off = bus && msr_bus_read(bus, MSR_PEBS_ENABLE, &v) == 0 && (v & bit);
+	/*
+	 * The PEBS counter stopped through its CCCR (its null event, OVF
+	 * clear): the drain's own loads and stores are tagged too (:k), and a
+	 * counter that overflowed on them while PEBS is off would wrap with no
+	 * record and no reload, and write no record for ~2^40 events. The
+	 * counter's value is not touched; its CCCR is written back as it was.
+	 * A counter found disabled (a program's counting marker) stays so.
+	 */
+	if (bus && i >= 0) {
+		cccr_msr = p4_counters[plan->slot[i].counter].cccr_msr;
+		stopped = msr_bus_read(bus, cccr_msr, &cccr) == 0 && (cccr & CCCR_ENABLE) &&
+			  p4_counter_quiet(bus, plan, (unsigned)i) == 0;
+	}
+	/*
+	 * PEBS_ENABLE is shared and its thread bits are writer-relative (SDM
+	 * 18.16.3, which asks that the code modifying them be bound to one LP):
+	 * only LP0 clears and sets its bit; LP1 relies on the stopped counter.
+	 */
+	off = me == 0 && bus && msr_bus_read(bus, MSR_PEBS_ENABLE, &v) == 0 && (v & bit);
 	if (off)
 		msr_bus_write(bus, MSR_PEBS_ENABLE, v & ~bit);
 	n = pebs_drain(lp, fn, ctx);
 	if (off && msr_bus_read(bus, MSR_PEBS_ENABLE, &v) == 0)
 		msr_bus_write(bus, MSR_PEBS_ENABLE, v | bit);
+	if (stopped)
+		msr_bus_write(bus, cccr_msr, cccr & ~CCCR_OVF);
 	return n;
 }
 

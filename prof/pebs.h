@@ -20,6 +20,8 @@
 
 #include "pmu/p4_pebs.h"
 
+struct p4_plan;
+
 #define PEBS_NLP		2
 #define PEBS_RECORDS_MAX	128	/* records per LP's buffer */
 #define PEBS_RECORDS_DEFAULT	64
@@ -65,11 +67,15 @@ unsigned pebs_drain(unsigned lp, pebs_record_fn *fn, void *ctx);
 
 /*
  * pebs_drain from the PMI handler, while the count runs: LP lp's PEBS
- * enable bit cleared meanwhile and set again after (the SDM's DS interrupt
- * service routine: PEBS disabled while the buffer is emptied); nothing is written when
- * the buffer is empty.
+ * counter (plan's PEBS slot for lp) stopped through its CCCR meanwhile and
+ * its CCCR written back after, the counter itself untouched, so the
+ * drain's own tagged loads and stores cannot overflow it with PEBS off;
+ * on LP0 its PEBS enable bit is also cleared and set again after (the
+ * SDM's DS interrupt service routine), while LP1 leaves the shared
+ * MSR_PEBS_ENABLE alone (SDM 18.16.3: one LP modifies its thread bits).
+ * Nothing is written when the buffer is empty.
  */
-unsigned pebs_drain_live(unsigned lp, pebs_record_fn *fn, void *ctx);
+unsigned pebs_drain_live(const struct p4_plan *plan, unsigned lp, pebs_record_fn *fn, void *ctx);
 
 struct pebs_stats {
 	uint64_t records[PEBS_NLP];	/* drained */

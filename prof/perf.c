@@ -717,23 +717,72 @@ static void perf_hook_end(void *ctx, uint8_t lp)
  * the LP's counters' CCCR with Enable (bit 12) clear, which stops it (PMU
  * reference 2.1-2.2: an ESCR counts only through an enabled CCCR); on writes
  * the CCCR as programmed. Under the model a stopped counter takes no input.
+ * A cascaded counter whose starter has overflowed has started: it is
+ * written with p4_cccr_restart's value (Enable and cascade bits clear when
+ * off), since its programmed value (Cascade set, Enable clear) would arm it
+ * again for a start that its starter, reloaded, will not give for ~2^40
+ * events.
  */
+static bool perf_mark_started(struct perf_count *s, unsigned i)
+{
+	const struct p4_plan *plan = &s->plan;
+	unsigned from = plan->req[i].started_by;
+	uint64_t c = 0, own = 0;
+
+	if (!plan->slot[i].link || from >= plan->n)
+		return false;
+	/* The starter's OVF (cleared by a marker's or the handler's write, hence `started`),
+	 * its handled overflows, or the partner's Enable set by the start. */
+	if (s->overflows[from] ||
+	    (msr_bus_read(perf_bus(), p4_counters[plan->slot[from].counter].cccr_msr, &c) == 0 &&
+	     (c & CCCR_OVF)) ||
+	    (msr_bus_read(perf_bus(), p4_counters[plan->slot[i].counter].cccr_msr, &own) == 0 &&
+	     (own & CCCR_ENABLE)))
+		s->started |= UINT32_C(1) << i;
+	return s->started & (UINT32_C(1) << i);
+}
+
 static void perf_hook_mark(void *ctx, uint8_t lp, bool on)
 {
 	struct msr_bus *bus = perf_bus();
+	uint64_t v[P4_MAX_REQUESTS];
+	struct perf_count *s = run.count;
 
 	(void)ctx;
 	if (!bus)
 		return;
 	perf_lock();
-	for (unsigned i = 0; run.count && i < run.count->plan.n; i++) {
-		const struct p4_slot *slot = &run.count->plan.slot[i];
-
-		if (perf_slot_lp(slot) != lp)
-			continue;
-		msr_bus_write(bus, p4_counters[slot->counter].cccr_msr,
-			      on ? slot->cccr_value : slot->cccr_value & ~CCCR_ENABLE);
+	/* Every value before any write: a starter's write clears the OVF that says it started. */
+	for (unsigned i = 0; s && i < s->plan.n; i++) {
+		v[i] = perf_mark_started(s, i) ? p4_cccr_restart(&s->plan, i) : s->plan.slot[i].cccr_value;
+		if (!on)
+			v[i] &= ~CCCR_ENABLE;
 	}
+	for (unsigned i = 0; s && i < s->plan.n; i++)
+		if (perf_slot_lp(&s->plan.slot[i]) == lp)
+			msr_bus_write(bus, p4_counters[s->plan.slot[i].counter].cccr_msr, v[i]);
+	perf_unlock();
+}
+
+/*
+ * A watchdog tick of an unstepped run (workload_hooks.tick): the uncore
+ * counts are read and extended (p4_unc_poll). They are 32 bits, and the
+ * extension is exact only while fewer than 2^32 events pass between two
+ * reads (p4_uncore.h): a tick every 100 ms or less keeps a count of bus
+ * clocks far below that, where the stop's read alone would lose 2^32 per
+ * wrap of a long run.
+ */
+static void perf_hook_tick(void *ctx, uint8_t lp)
+{
+	struct msr_bus *bus = perf_bus();
+
+	(void)ctx;
+	(void)lp;
+	if (!bus)
+		return;
+	perf_lock();
+	if (run.count && run.count->plan.unc_n)
+		p4_unc_poll(bus, &run.count->plan, run.count->unc_total);
 	perf_unlock();
 }
 
@@ -747,6 +796,7 @@ void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 		.step = be.ops ? be.ops->step : NULL,
 		.synthetic = be.ops ? be.ops->synthetic : NULL,
 		.mark = perf_hook_mark,
+		.tick = perf_hook_tick,
 	};
 }
 

@@ -116,6 +116,7 @@ struct perf_count {
 	int unc_failed;			/* plan.unc index whose start faulted, or -1 */
 	uint64_t chunk;			/* largest model input fed in one call */
 	uint32_t pmi_mask[2];		/* per LP (T0, T1): the counters its handler scans */
+	uint32_t started;		/* cascaded counters a marker found started (bit i) */
 	bool running;
 	/* An interrupt storm stopped the count (perf.c, perf_storm): what it saw. */
 	bool storm;

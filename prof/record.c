@@ -373,11 +373,32 @@ static const struct record_lp *record_lp_of(const struct record_state *r, unsign
 	return NULL;
 }
 
+/* The kernel's text (linker.ld; arch/x86/step.c tells kernel code by it too). */
+extern char _text[] __attribute__((visibility("hidden")));
+extern char _etext[] __attribute__((visibility("hidden")));
+
+/*
+ * The CPL a PEBS record's instruction ran at. The record holds no CS (PMU
+ * reference 5.2), so it is taken from where the IP lies: in a ring-3 run,
+ * the kernel's text outside the workload pages (the counting window, the
+ * handlers, the gates: supervisor-only, recorded by a :k event) ran at CPL
+ * 0, and the workload pages and a program's, opened to ring 3 (user.c),
+ * at CPL 3. A ring-0 run has no CPL-3 code at all. By the addresses, not
+ * by the page tables: records drained after the run find the pages closed.
+ */
+static uint8_t record_pebs_cpl(const struct record_lp *l, uint64_t ip)
+{
+	bool kernel = ip >= (uintptr_t)_text && ip < (uintptr_t)_etext &&
+		      (ip < (uintptr_t)__workload_text_start || ip >= (uintptr_t)__workload_text_end);
+
+	return (l->job.ring & 3) == 3 && !kernel ? 3 : 0;
+}
+
 /*
  * One PEBS record becomes one sample of LP lp's store: the record's linear
  * IP, flags and stack pointer, not the interrupted frame's (PMU reference
- * 5.2). The record holds no CS, so the CPL is the ring the LP's workload
- * runs at; call chains are walked from the record's RBP.
+ * 5.2), and the CPL its IP's page says (record_pebs_cpl); call chains are
+ * walked from the record's RBP.
  */
 static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_record *rec)
 {
@@ -399,7 +420,7 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 	s.rflags = rec->reg[P4_PEBS_FLAGS] & ~RFLAGS_TF;
 	s.rsp = rec->reg[P4_PEBS_SP];
 	s.event = (uint8_t)idx;
-	s.cpl = (uint8_t)(l->job.ring & 3);
+	s.cpl = record_pebs_cpl(l, s.ip);
 	s.nchain = 0;
 	if (r->cfg.callchain)
 		s.nchain = (uint8_t)sample_walk_frames(rec->reg[P4_PEBS_BP], s.chain, SAMPLE_MAX_CHAIN,
@@ -414,7 +435,7 @@ static void record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
 
 	(void)f;
 	if (!r->cfg.pebs_drain_end)
-		pebs_drain_live(lp, record_pebs_sample, ctx);
+		pebs_drain_live(&r->cfg.plan, lp, record_pebs_sample, ctx);
 }
 
 static int record_sibling(char *err, size_t n);

@@ -24,6 +24,14 @@
  * - PEBS (PMU reference 5.2, 5.6): with the counter reset at -P, the k-th
  *   record is written by the (kP)-th tagged load, and holds its linear IP.
  *   selftest_nth_load() says which load of a workload body that is.
+ * - a cascade partner that counts the same retirement event as its
+ *   starter: SDM Example 18-1 says only that the partner "is automatically
+ *   enabled and begins counting", not whether it counts events of the
+ *   cycle its starter overflowed in. When up to `per_cycle` events can
+ *   happen in one cycle (instr_retired: three, the retire limit above),
+ *   the partner may miss up to per_cycle - 1 of them: want - (per_cycle -
+ *   1) .. want; it never counts more than its starter's events past the
+ *   period.
  * - uncore: exact under the model (its documented feed); on hardware at
  *   least the core's count of the same transactions (see selftest.h).
  */
@@ -43,6 +51,17 @@ void selftest_judge_uops(struct selftest_result *r, uint64_t uops, uint64_t inst
 	selftest_judge_range(r, uops, instructions, UINT64_MAX);
 	ksnprintf(r->note, sizeof(r->note), "at least one uop per instruction: instr_retired's %llu",
 		  (unsigned long long)instructions);
+}
+
+void selftest_judge_partner(struct selftest_result *r, uint64_t measured, uint64_t want,
+			    unsigned per_cycle)
+{
+	uint64_t miss = per_cycle > 1 ? per_cycle - 1 : 0;
+
+	if (!miss)
+		selftest_judge_exact(r, measured, want);
+	else
+		selftest_judge_range(r, measured, want > miss ? want - miss : 0, want);
 }
 
 void selftest_judge_wait_cell(struct selftest_result *r, uint64_t count, uint64_t tsc)

@@ -35,7 +35,9 @@
  * - Cascades: a counter with bit 30 (or CASCNTxINTOy, bit 11, Table 18-65)
  *   and Enable clear starts counting at the next event after its starter
  *   overflows (SDM 18.15.5.6, Example 18-1), so counting the same event it
- *   ends with the starter's count minus the starter's period. Both count at
+ *   ends with the starter's count minus the starter's period (instr_retired:
+ *   up to 2 fewer, the rest of the overflow's cycle, which the manual does
+ *   not say the partner counts; selftest_judge_partner). Both count at
  *   ring 3 only (:u), the loop's events: the kernel starts and stops them
  *   with separate CCCR writes, and its code between those would count for
  *   one of the two alone (cycles: up to

@@ -77,6 +77,15 @@ void selftest_judge_cycles(struct selftest_result *r, uint64_t cycles, uint64_t 
 /* uops_retired or uop_queue_writes: at least the instructions retired meanwhile. */
 void selftest_judge_uops(struct selftest_result *r, uint64_t uops, uint64_t instructions);
 
+/*
+ * A cascade partner counting its starter's retirement event, against want
+ * (the starter's count minus its period): exact when at most one event
+ * happens a cycle (per_cycle 1), else want - (per_cycle - 1) .. want, as
+ * the start may come a cycle after the overflow (judge.c).
+ */
+void selftest_judge_partner(struct selftest_result *r, uint64_t measured, uint64_t want,
+			    unsigned per_cycle);
+
 /* T0_OS while LP0 waits at CPL 0 for LP1 (hardware): 1 .. 3 per TSC cycle. */
 void selftest_judge_wait_cell(struct selftest_result *r, uint64_t count, uint64_t tsc);
 

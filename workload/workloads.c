@@ -24,7 +24,9 @@
  * (at most 10 s) keeps its wake-up timer and is not interruptible. The
  * watchdog's ticks are kernel code inside the run (counted under :k on the
  * hardware): a built-in's tick is WORKLOAD_TICK_US apart, rare beside the
- * microseconds of a selftest loop. Only programs have a time limit.
+ * microseconds of a selftest loop. Only programs have a time limit. Each
+ * tick also calls the hooks' tick, which reads the counts that must not
+ * wrap unseen (the 32-bit uncore counters, prof/perf.c).
  *
  * Two logical processors (Hyper-Threading): every piece of run state is
  * per LP - the wl_run below lives on the running LP's stack, the step
@@ -292,6 +294,8 @@ static void workload_tick(struct trap_frame *f)
 		step_sync(f);
 		return;
 	}
+	if (r->h && r->h->tick)
+		r->h->tick(r->h->ctx, r->res->lp);
 	/* at CPL 0 only inside the workload's own text: elsewhere (a gate) the next tick */
 	if ((f->cs & 3) == 0 && !r->prog && (f->rip < (uintptr_t)__workload_text_start ||
 					     f->rip >= (uintptr_t)__workload_text_end))

@@ -45,12 +45,19 @@ struct workload_hooks {
 	void (*synthetic)(void *ctx, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
 	/* a program's start/stop counting marker (sdk/nbprof.h), inside the int 0x82 gate */
 	void (*mark)(void *ctx, uint8_t lp, bool on);
+	/*
+	 * a watchdog tick of an unstepped run (the LAPIC timer, every 100 ms
+	 * or less): a periodic point for counts that must be read before they
+	 * wrap (the 32-bit uncore counters)
+	 */
+	void (*tick)(void *ctx, uint8_t lp);
 };
 
 /*
  * Any hook may be NULL. begin and end run in the caller's context (its
- * RFLAGS.IF); step runs inside the #DB handler and synthetic inside the
- * int 0x81 gate, both with interrupts disabled. The workload itself starts
+ * RFLAGS.IF); step runs inside the #DB handler, synthetic inside the
+ * int 0x81 gate and tick inside the timer interrupt, all with interrupts
+ * disabled. The workload itself starts
  * with the caller's RFLAGS.IF (the shell runs with IF = 0).
  */
 

@@ -35,6 +35,7 @@
 #include "pmu/p4_regs.h"
 #include "pmu/p4_spec.h"
 #include "prof/backend.h"
+#include "prof/pebs.h"
 #include "prof/perf.h"
 #include "prof/storm.h"
 
@@ -118,6 +119,7 @@ void cpu_identify(struct cpu_info *out)
 	out->stepping = 1;
 	out->is_netburst = true;
 	out->threads_per_core = 2;
+	out->ds = true;
 }
 
 int kprintf(const char *fmt, ...)
@@ -152,14 +154,29 @@ static int test_read(struct msr_bus *bus, uint32_t msr, uint64_t *v)
 {
 	if (!during_writes_only)
 		maybe_during(msr);
+	p4_model_set_bus_lp(&model, cur);
 	return msr_bus_read(&model.bus, msr, v);
 }
+
+/* Every write of the test bus, in order (wlog_n counts past the end too). */
+#define WLOG_MAX	64
+struct wlog_entry {
+	uint32_t msr;
+	uint64_t value;
+	unsigned lp;
+};
+static struct wlog_entry wlog[WLOG_MAX];
+static unsigned wlog_n;
 
 static bool uncore_faults;		/* writes to the uncore registers fault (a part without them) */
 
 static int test_write(struct msr_bus *bus, uint32_t msr, uint64_t v)
 {
 	maybe_during(msr);
+	if (wlog_n < WLOG_MAX)
+		wlog[wlog_n] = (struct wlog_entry){ msr, v, cur };
+	wlog_n++;
+	p4_model_set_bus_lp(&model, cur);
 	if (uncore_faults && msr >= MSR_P4_UNCORE_FIRST && msr < MSR_P4_UNCORE_FIRST + P4_UNC_NREG)
 		return MSR_BUS_EFAULT;
 	return msr_bus_write(&model.bus, msr, v);
@@ -170,7 +187,8 @@ static struct msr_bus test_bus = { .read = test_read, .write = test_write };
 static int test_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
 {
 	struct p4_model_config cfg = { .sig = *sig, .ht = ht, .raise_pmi = raise,
-				       .cascade_enable_hidden = enable_hidden, .uncore = true };
+				       .cascade_enable_hidden = enable_hidden, .uncore = true,
+				       .mem = pebs_mem };
 
 	if (!p4_caps_lookup(sig, caps) || p4_model_init(&model, &cfg))
 		return -1;
@@ -272,6 +290,8 @@ static int setup(void **state)
 	sinks = 0;
 	sink_reload = 0;
 	pmi_requests[0] = pmi_requests[1] = 0;
+	wlog_n = 0;
+	pebs_release();
 	perf_init();
 	assert_int_equal(perf_select_model(&(struct p4_sig){ 0x0f, 4, 1 }, true, err, sizeof(err)), 0);
 	perf_set_sink(sink, NULL);
@@ -544,6 +564,51 @@ static void cascade_starter_without_pmi_is_not_polled(void **state)
 	assert_int_equal(total[1], 15);
 }
 
+/*
+ * G8: a program's counting markers around a started partner. Off stops
+ * both counters, on restarts both: the partner counts again, under either
+ * reading of a start, and nothing while off (its programmed CCCR, Cascade
+ * set and Enable clear, would arm it again for a start its reloaded
+ * starter will not give; under the hidden reading it would not stop).
+ * A partner not yet started stays armed through the markers.
+ */
+static void markers_on(bool hidden)
+{
+	static struct perf_count s;
+	uint64_t total[2] = { 0, 0 };
+	struct perf_inputs in;
+	struct workload_hooks h;
+
+	enable_hidden = hidden;
+	setup(NULL);
+	perf_hooks(&in, &h);
+	cascade_start(&s, "instr_retired:t0:period=10", "instr_retired:t0", P4_PMI_NONE);
+	h.mark(h.ctx, 0, false);
+	h.mark(h.ctx, 0, true);
+	instr(0, 25);			/* the starter overflows on the 10th: 15 for the partner */
+	h.mark(h.ctx, 0, false);	/* clears the starter's OVF, the sign of the start */
+	instr(0, 5);			/* counted by neither */
+	h.mark(h.ctx, 0, true);
+	instr(0, 7);
+	h.mark(h.ctx, 0, false);
+	h.mark(h.ctx, 0, true);
+	instr(0, 4);
+	perf_count_stop(&s, total);
+	assert_int_equal(total[1], 15 + 7 + 4);
+	assert_int_equal(total[0], 25 + 7 + 4);
+	enable_hidden = false;
+}
+
+static void markers_restart_a_started_partner(void **state)
+{
+	markers_on(false);
+}
+
+static void markers_restart_a_started_partner_hidden(void **state)
+{
+	markers_on(true);
+}
+
 /* ---- F4: a PEBS counter is not an ordinary sampler ---------------------------------------- */
 
 /*
@@ -577,6 +642,110 @@ static void pebs_counter_is_not_sampled(void **state)
 	pmi();
 	assert_int_equal(sinks, 0);
 	assert_int_equal(s.overflows[0], 0);
+	perf_count_stop(&s, NULL);
+}
+
+/* ---- G2, G5: the PMI's drain stops the PEBS counter, and LP1 leaves PEBS_ENABLE alone -------- */
+
+static void nbogus(unsigned lp, uint64_t n)
+{
+	p4_model_event(&model, lp, 0, P4_EV_FRONT_END_EVENT, P4_EVMASK(P4_FRONT_END_EVENT_NBOGUS), n);
+}
+
+static unsigned drained;
+
+/* Each drained record: the drain's own tagged loads and stores, 25 of them (:k counts them). */
+static void drain_counts(void *ctx, unsigned lp, const struct p4_pebs_record *r)
+{
+	drained++;
+	nbogus(lp, 25);
+}
+
+/*
+ * LP lp counts front_end_event nbogus under PEBS, period 10, and records
+ * one; LP lp then drains its buffer with 25 tagged events per record
+ * arriving during the drain. Returns the PEBS slot's index (0).
+ */
+static void pebs_drain_on(unsigned lp, struct perf_count *s, struct p4_plan *plan)
+{
+	const struct perf_info *pi = perf_info();
+	struct p4_alloc_ctx ctx = { &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
+	struct p4_request r = { .lp = lp ? P4_LP1 : P4_LP0, .pmi = lp ? P4_PMI_LP1 : P4_PMI_LP0,
+				.role = P4_ROLE_PEBS };
+	const struct p4_counter_desc *d;
+	struct p4_spec_error serr;
+	struct p4_alloc_error aerr;
+	uint64_t before = 0, after = 0, cccr = 0;
+	char err[96];
+
+	assert_int_equal(p4_spec_parse(lp ? "front_end_event:nbogus:t1" : "front_end_event:nbogus:t0",
+				       &pi->caps, &r.spec, &serr), 0);
+	r.spec.period = 10;
+	r.spec.pebs = true;
+	if (p4_alloc_plan(&ctx, &r, 1, plan, &aerr))
+		fail_msg("%s", aerr.msg);
+	d = &p4_counters[plan->slot[0].counter];
+	assert_int_equal(pebs_check(err, sizeof(err)), 0);
+	assert_int_equal(pebs_prepare(lp, 4, 10, err, sizeof(err)), 0);
+	cur = lp;				/* each LP writes its own IA32_DS_AREA */
+	assert_int_equal(pebs_load(lp), 0);
+	cur = 0;
+	plan->ds_area_set = true;
+	plan->writer_lp = 0;
+	assert_int_equal(perf_count_start(s, plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	nbogus(lp, 13);				/* a record at the 10th; 3 counted since the reload */
+	assert_int_equal(pebs_stats()->records[lp], 0);
+	cur = lp;				/* the drain runs on the interrupted LP */
+	assert_int_equal(msr_bus_read(&model.bus, d->msr, &before), 0);
+	wlog_n = 0;
+	drained = 0;
+	assert_int_equal(pebs_drain_live(plan, lp, drain_counts, NULL), 1);
+	assert_int_equal(drained, 1);
+	assert_int_equal(msr_bus_read(&model.bus, d->msr, &after), 0);
+	assert_int_equal(after, before);	/* no event of the drain counted, the value untouched */
+	assert_int_equal(msr_bus_read(&model.bus, d->cccr_msr, &cccr), 0);
+	assert_int_equal(cccr, plan->slot[0].cccr_value);	/* running again, as programmed */
+	/* stopped first, on its null event, restarted last */
+	assert_true(wlog_n >= 2 && wlog_n <= WLOG_MAX);
+	assert_int_equal(wlog[0].msr, d->cccr_msr);
+	assert_int_equal(wlog[0].value, plan->slot[0].cccr_quiet);
+	assert_int_equal(wlog[0].value & CCCR_ENABLE, 0);
+	assert_int_equal(wlog[wlog_n - 1].msr, d->cccr_msr);
+	assert_int_equal(wlog[wlog_n - 1].value, plan->slot[0].cccr_value);
+	for (unsigned k = 0; k < wlog_n; k++)
+		assert_int_not_equal(wlog[k].msr, d->msr);	/* the counter is never written */
+	nbogus(lp, 7);				/* counting again: 3 + 7, the next record */
+	assert_int_equal(pebs_drain_live(plan, lp, drain_counts, NULL), 1);
+	cur = 0;
+}
+
+static void pebs_drain_stops_the_counter_on_lp0(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan;
+	unsigned pebs_writes = 0;
+
+	pebs_drain_on(0, &s, &plan);
+	perf_count_stop(&s, NULL);
+	/* LP0 also clears its PEBS enable bit while it drains (the SDM's DS ISR): set again after */
+	for (unsigned k = 0; k < wlog_n && k < WLOG_MAX; k++)
+		pebs_writes += wlog[k].msr == MSR_PEBS_ENABLE;
+	assert_true(pebs_writes > 0);
+}
+
+static void pebs_drain_on_lp1_leaves_pebs_enable(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan;
+	uint64_t v = 0;
+
+	pebs_drain_on(1, &s, &plan);
+	for (unsigned k = 0; k < wlog_n && k < WLOG_MAX; k++)
+		assert_int_not_equal(wlog[k].msr, MSR_PEBS_ENABLE);
+	assert_int_equal(plan.slot[0].counter, P4_IQ_COUNTER5);
+	assert_int_equal(p4_model_set_bus_lp(&model, 0), 0);
+	assert_int_equal(msr_bus_read(&model.bus, MSR_PEBS_ENABLE, &v), 0);
+	assert_true(v & PEBS_ENABLE_OTH_THR);	/* LP0's view: LP1's PEBS still on */
 	perf_count_stop(&s, NULL);
 }
 
@@ -638,6 +807,38 @@ static void uncore_counts_with_the_core_counters(void **state)
 	assert_int_equal(p4_model_uncore_event(&model, P4_UNC_IBUSQ, IBUSQ_T0_FILL, 5), 0);
 	assert_int_equal(msr_bus_read(&model.bus, MSR_P4_UNCORE_FIRST + 1, &v), 0);
 	assert_int_equal(v, 0);
+}
+
+/*
+ * G6: an uncore count is 32 bits; the watchdog's tick (workload_hooks.tick)
+ * reads and extends it, so a run of more than 2^32 events between the
+ * start and the stop keeps every one as long as fewer pass between ticks.
+ */
+static void uncore_ticks_extend_across_wraps(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_with_uncore(1);
+	const uint64_t chunk = UINT64_C(3000000000);	/* < 2^32, and 2 of them > 2^32 */
+	struct perf_inputs in;
+	struct workload_hooks h;
+	uint64_t total = 0;
+	char err[96];
+
+	perf_hooks(&in, &h);
+	assert_non_null(h.tick);
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(p4_model_uncore_event(&model, P4_UNC_IBUSQ, IBUSQ_T0_FILL, chunk), 0);
+		h.tick(h.ctx, 0);
+	}
+	assert_int_equal(p4_model_uncore_event(&model, P4_UNC_IBUSQ, IBUSQ_T0_FILL, 7), 0);
+	instr(0, 4);
+	perf_count_stop(&s, &total);
+	assert_int_equal(s.unc_total[0], 3 * chunk + 7);
+	assert_int_equal(total, 4);
+	/* a tick outside a count touches nothing */
+	h.tick(h.ctx, 0);
+	assert_int_equal(s.unc_total[0], 3 * chunk + 7);
 }
 
 /* An uncore register that cannot be written: nothing is programmed, and the count says which. */
@@ -719,15 +920,20 @@ int main(void)
 		T(nmi_during_stop_keeps_the_totals),
 		T(sibling_programs_its_own_lvt_pc),
 		T(pebs_counter_is_not_sampled),
+		T(pebs_drain_stops_the_counter_on_lp0),
+		T(pebs_drain_on_lp1_leaves_pebs_enable),
 		T(deferred_nmi_reaches_the_sink),
 		T(held_pmi_is_found_at_the_stop),
 		T(cascaded_sampler_enable_set_by_the_start),
 		T(cascade_starter_without_pmi_is_not_polled),
 		T(cascaded_sampler_enable_hidden),
+		T(markers_restart_a_started_partner),
+		T(markers_restart_a_started_partner_hidden),
 		T(sink_return_is_the_next_period),
 		T(uncore_counts_with_the_core_counters),
 		T(uncore_fault_programs_nothing),
 		T(storm_stops_the_count),
+		T(uncore_ticks_extend_across_wraps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -255,6 +255,32 @@ static void judge_cycles_bounds(void **state)
 	assert_non_null(strstr(r.note, "306 instructions/3 .. TSC"));
 }
 
+/*
+ * G7: an instr_retired cascade partner may miss up to two events of the
+ * cycle its starter overflowed in (three retire a cycle), never count more
+ * than the starter past its period; one event a cycle stays exact.
+ */
+static void judge_partner_bounds(void **state)
+{
+	struct selftest_result r = { .group = "cascade" };
+
+	selftest_judge_partner(&r, 406, 406, 3);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.expected, "404..406");
+	selftest_judge_partner(&r, 404, 406, 3);
+	assert_int_equal(r.status, SELFTEST_PASS);		/* two of the cycle missed */
+	selftest_judge_partner(&r, 403, 406, 3);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	selftest_judge_partner(&r, 407, 406, 3);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* more than the starter saw */
+	selftest_judge_partner(&r, 1, 1, 3);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.expected, "0..1");
+	selftest_judge_partner(&r, 159, 160, 1);
+	assert_int_equal(r.status, SELFTEST_FAIL);		/* one a cycle: exact */
+	assert_string_equal(r.expected, "160");
+}
+
 /* uops between loop 50 and loop 150: at least the 300 instructions retired. */
 static void judge_uops_bound(void **state)
 {
@@ -401,6 +427,7 @@ int main(void)
 		cmocka_unit_test(model_erratum_flip),
 		cmocka_unit_test(judge_cycles_bounds),
 		cmocka_unit_test(judge_uops_bound),
+		cmocka_unit_test(judge_partner_bounds),
 		cmocka_unit_test(judge_wait_cell_bounds),
 		cmocka_unit_test(nth_load_follows_the_listing),
 		cmocka_unit_test(judge_pebs_ips_on_the_load),

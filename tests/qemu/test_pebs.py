@@ -27,6 +27,8 @@ tags the uops of every CPL): the workload's alone are counted at ring 3 under
 `:u` (its exit trampoline's int 0x80 loads nothing).
 """
 
+import csv
+import io
 import os
 import re
 import subprocess
@@ -37,6 +39,9 @@ from conftest import kernel_bits
 
 FIRMWARE = os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE
 ELF = qemu.kernel_elf(FIRMWARE)
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DECODE = os.path.join(REPO, "tools", "nbprof-decode")
+WORK = os.path.join(qemu.BUILD, "qemu-test")
 BOOT = {"smp_ht": True}
 # loads of wl_memwalk before the walk, per element, per pass, after it (workloads.S)
 WALK_LOADS = {64: (0, 1, 0, 2), 32: (1, 3, 1, 2)}
@@ -184,6 +189,31 @@ def test_pebs_samples_are_the_tagged_loads(nb):
     # remainder after the last reload (the assist reloads the counter, PMU reference 5.2)
     m = re.search(r"^events: #1 (\d+) counted, (\d+) in its samples", out, re.M)
     assert m and (int(m.group(1)), int(m.group(2))) == (len(loads), len(loads) // p * p), out
+
+
+def test_pebs_cpl_is_where_the_ip_lies(nb):
+    """A PEBS record holds no CS (PMU reference 5.2): its sample's CPL is where its IP lies. At
+    ring 3 with front_end_event and the tagger both :u:k (the default) the kernel's own tagged
+    loads in the counting window are recorded too: those samples carry CPL 0, the walk's CPL 3,
+    in the PMI's drains (8 slots) and in the one after the run alike."""
+    size, stride, p = 1024, 16, 3
+    out = record(nb, "--throttle 100 --pebs-buffer 8 --ring 3 -e front_end_event:nbogus:pebs "
+                 "-e uop_type:tagloads -c %d memwalk %d %d" % (p, size, stride))
+    m = PEBS.search(out)
+    assert m and int(m.group(2)) > 1, out           # drained in the PMI too
+    cap = os.path.join(WORK, "pebs_cpl.log")
+    os.makedirs(WORK, exist_ok=True)
+    with open(cap, "w") as f:
+        f.write(nb.cmd("dump", timeout=60))
+    r = subprocess.run([DECODE, cap, "--elf", ELF, "--csv", "-"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = [row for row in csv.DictReader(io.StringIO(r.stdout))
+            if row["event_name"].startswith("front_end_event")]
+    walk = [row for row in rows if row["symbol"] == "wl_memwalk"]
+    kernel = [row for row in rows if row["symbol"] != "wl_memwalk"]
+    assert walk and kernel, [(row["symbol"], row["cpl"]) for row in rows]
+    assert {row["cpl"] for row in walk} == {"3"}
+    assert {row["cpl"] for row in kernel} == {"0"}, [(row["symbol"], row["cpl"]) for row in kernel]
 
 
 def test_threshold_pmi_drains(nb):
