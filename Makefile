@@ -304,6 +304,8 @@ $(B)/h/tests/test_perf: $(B)/h/prof/perf.o
 $(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o
 $(B)/h/tests/test_model_pmi: $(B)/h/prof/backend/model_pmi.o
 $(B)/h/tests/test_model_pmi: H_EXTRA := $(B)/h/prof/backend/model_pmi.o
+$(B)/h/tests/test_model_feed: $(B)/h/prof/backend/model_feed.o
+$(B)/h/tests/test_model_feed: H_EXTRA := $(B)/h/prof/backend/model_feed.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
