@@ -96,6 +96,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c \
                   tests/host/test_memfeed.c tests/host/test_stat_uncore.c \
                   tests/host/test_model_batch.c tests/host/test_model_pmi.c
+HOST_TEST_SRCS += tests/host/test_model_feed.c
 HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
