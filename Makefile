@@ -97,6 +97,7 @@ HOST_TEST_SRCS := tests/host/test_alloc.c tests/host/test_apply.c tests/host/tes
                   tests/host/test_insn_simd.c tests/host/test_uncore.c tests/host/test_program.c \
                   tests/host/test_memfeed.c tests/host/test_stat_uncore.c \
                   tests/host/test_model_batch.c tests/host/test_model_pmi.c
+HOST_TEST_SRCS += tests/host/test_model_feed.c
 HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
@@ -305,6 +306,8 @@ $(B)/h/tests/test_perf: $(B)/h/prof/perf.o $(B)/h/prof/pebs.o
 $(B)/h/tests/test_perf: H_EXTRA := $(B)/h/prof/perf.o $(B)/h/prof/pebs.o
 $(B)/h/tests/test_model_pmi: $(B)/h/prof/backend/model_pmi.o
 $(B)/h/tests/test_model_pmi: H_EXTRA := $(B)/h/prof/backend/model_pmi.o
+$(B)/h/tests/test_model_feed: $(B)/h/prof/backend/model_feed.o
+$(B)/h/tests/test_model_feed: H_EXTRA := $(B)/h/prof/backend/model_feed.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/test_commands $(B)/h/tests/test_cmd_selftest: H_EXTRA := $(B)/h/tests/host/fake_prof.o
 $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)

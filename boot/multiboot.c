@@ -20,7 +20,7 @@
  *  - nbprof.cfg as the first Multiboot module (flags bit 3), copied whole;
  *  - users' programs (the ESP's nbprof/ folder under UEFI) as the modules
  *    whose command line ends in a word "nbprof/NAME" (tools/build/mkimage's
- *    grub.cfg); their memory is kept out of the free RAM, as the image is,
+ *    GRUB script); their memory is kept out of the free RAM, as the image is,
  *    until kmain has loaded them (both read by arch/x86/multiboot_mods.c);
  *  - stacks from the image's own .bss; the sibling's start-up page is the
  *    highest free page below 9F000H, below the EBDA (segment at 40EH) and

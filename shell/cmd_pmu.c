@@ -7,7 +7,8 @@
  * header over a list, and marks each event's row with where the active PMU
  * backend takes it from (plat_event_source: under the software model
  * "[real: stepped]" and "[real: TSC]" for the events it counts from what
- * the workload really does, "[synthetic]" for those only the `synthetic`
+ * the stepped code really does, "[memory model]" and "[cost model]" for
+ * those its models derive, "[synthetic]" for those only the `synthetic`
  * workload emits; `pmu` lists every event's model input in full).
  */
 #include "lib/parse.h"

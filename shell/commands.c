@@ -53,7 +53,9 @@ const struct shell_cmd shell_builtin_cmds[] = {
 	  "Without PATTERN, lists every event with its ESCRs and counters. PATTERN\n"
 	  "picks the events whose name contains it (case-insensitive); when one\n"
 	  "event matches, its mask bits and details are shown. Events this CPU\n"
-	  "model lacks are marked; the model's sources: [real: ...] or [synthetic].\n",
+	  "model lacks are marked. Under the model each row ends with its input:\n"
+	  "[real: stepped], [real: TSC], [memory model], [cost model], or\n"
+	  "[synthetic] for events only the synthetic workload feeds.\n",
 	  cmd_events },
 	{ "reboot", "reboot", "restart the machine", "Resets the machine.\n", cmd_reboot },
 	{ "poweroff", "poweroff", "switch the machine off",

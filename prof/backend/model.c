@@ -339,7 +339,7 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 		return ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04"), -1;
 	if (a->want_l3 && !p4_mem_part_lookup(sig, P4_MEM_XEON_MP_L3))
 		return ksnprintf(err, n, "no Xeon MP with an L3 has signature %02X_%02X (the L3 parts are "
-				 "models 2, 3, 4 and 6)", sig->family, sig->model), -1;
+				 "models 0-4 and 6)", sig->family, sig->model), -1;
 	cfg.uncore = a->want_l3 && caps->uncore != P4_UNCORE_NONE;
 	if (p4_model_init(&a->model, &cfg) != 0 || p4_model_set_skid(&a->model, a->skid) != 0)
 		return ksnprintf(err, n, "the model needs a family 0FH signature such as 0F_04"), -1;

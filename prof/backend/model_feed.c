@@ -80,6 +80,27 @@ static bool model_uop_tags(const struct p4_model *m, unsigned k)
 }
 
 /*
+ * The FIRM events the tagging feed counts (prof/backend/tagfeed.c): each
+ * instruction's x87/SIMD class and its data moves. SSE_input_assist, the
+ * other FIRM event, is not among them: an assist depends on the operand
+ * values (denormals), which nothing the model steps tells, so only
+ * `synthetic` feeds it.
+ */
+static const enum p4_event model_firm[] = {
+	P4_EV_X87_FP_UOP, P4_EV_64BIT_MMX_UOP, P4_EV_128BIT_MMX_UOP, P4_EV_PACKED_SP_UOP,
+	P4_EV_PACKED_DP_UOP, P4_EV_SCALAR_SP_UOP, P4_EV_SCALAR_DP_UOP,
+	P4_EV_X87_SIMD_MOVES_UOP,
+};
+
+static bool model_firm_fed(enum p4_event ev)
+{
+	for (unsigned i = 0; i < sizeof(model_firm) / sizeof(model_firm[0]); i++)
+		if (model_firm[i] == ev)
+			return true;
+	return false;
+}
+
+/*
  * Does a step need prof/backend/tagfeed.c? Only while PEBS is enabled, the front
  * end tags loads or stores (uop_type on a RAT ESCR), an ESCR marks µops
  * for execution tagging, or a FIRM event (x87/SIMD classes and moves) is counted:
@@ -87,11 +108,6 @@ static bool model_uop_tags(const struct p4_model *m, unsigned k)
  */
 static bool model_tag_live(const struct model_adapter *a)
 {
-	static const enum p4_event firm[] = {
-		P4_EV_X87_FP_UOP, P4_EV_64BIT_MMX_UOP, P4_EV_128BIT_MMX_UOP, P4_EV_PACKED_SP_UOP,
-		P4_EV_PACKED_DP_UOP, P4_EV_SCALAR_SP_UOP, P4_EV_SCALAR_DP_UOP,
-		P4_EV_X87_SIMD_MOVES_UOP,
-	};
 	const struct p4_model *m = &a->model;
 	bool live = m->pebs_enable != 0 || model_uop_tags(m, P4_UOP_TYPE_TAGLOADS) ||
 		    model_uop_tags(m, P4_UOP_TYPE_TAGSTORES) ||
@@ -99,8 +115,8 @@ static bool model_tag_live(const struct model_adapter *a)
 
 	for (unsigned e = 0; e < P4_NESCR; e++)
 		live |= (m->escr[e] & ESCR_TAG_ENABLE) != 0;
-	for (unsigned i = 0; i < sizeof(firm) / sizeof(firm[0]); i++)
-		live |= model_live(a, firm[i]);
+	for (unsigned i = 0; i < sizeof(model_firm) / sizeof(model_firm[0]); i++)
+		live |= model_live(a, model_firm[i]);
 	return live;
 }
 
@@ -456,7 +472,7 @@ enum perf_source model_feed_source(enum p4_event ev, const struct perf_inputs *i
 		return a->clock_src == PERF_CLOCK_TSC || !a->mem_ready ? PERF_SOURCE_TSC
 								       : PERF_SOURCE_COST;
 	default:
-		if (p4_events[ev].flags & P4_EVF_UPSTREAM_TAG)
+		if (model_firm_fed(ev))
 			return PERF_SOURCE_STEP;	/* the FIRM events: x87/SIMD class */
 		if (a->mem_ready && model_memory_event(ev)) {
 			/* fed by `synthetic` alone unless the memory model fed it too this run */

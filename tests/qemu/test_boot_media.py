@@ -145,3 +145,35 @@ def test_network_boot(media):
         assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
     finally:
         finish(con)
+
+
+def test_files_copied_onto_the_stick_later():
+    """An image made without CFG= or PROGRAMS=, then an nbprof.cfg and a program copied
+    onto its FAT partition afterwards (mcopy, as a user copies them onto the mounted
+    stick): after a BIOS boot GRUB's script finds them on the ESP and loads them as
+    Multiboot modules, so the configuration runs and the program is there."""
+    img = conftest.make_image("boot_media-copied", firmware="bios")
+    esp = "%s@@%d" % (img, 2048 * 512)             # partition 1 (tools/build/mkimage)
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    cfg = os.path.join(WORK, "boot_media-copied.cfg")
+    with open(cfg, "w") as f:
+        f.write("# copied onto the stick after make image\nserial.baud = 57600\n"
+                "run = msr read 0x1b\n")
+    subprocess.run(["mcopy", "-o", "-i", esp, cfg, "::/nbprof.cfg"], check=True, env=env)
+    prog = build("sdk32/hello.elf")
+    if os.path.exists(prog):
+        subprocess.run(["mmd", "-i", esp, "::/nbprof"], check=True, env=env)
+        subprocess.run(["mcopy", "-i", esp, prog, "::/nbprof/hello32.elf"], check=True, env=env)
+    con = boot("boot_media-copied-bios", img, "disk", "bios")
+    try:
+        conftest.settle(con)
+        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
+        assert "config: nbprof.cfg, 1 command(s) to run" in con.transcript, con.transcript
+        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
+        assert re.search(r"^MSR 1BH = 00000000FEE00900H$", conftest.clean(con.transcript),
+                         re.M), con.transcript
+        if os.path.exists(prog):
+            assert re.search(r"^programs: hello32 \(\d+ bytes\) from the stick$",
+                             con.transcript, re.M), con.transcript
+    finally:
+        finish(con)

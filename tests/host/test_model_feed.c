@@ -1,0 +1,118 @@
+/*
+ * test_model_feed.c - prof/backend/model_feed.c's model_feed_source(), the
+ * input stat and pmu name for each event under the software model, on the
+ * host. The rest of the feed needs the stepping machinery: those calls are
+ * stubbed here and never reached.
+ *
+ * What the file promises: an event is tagged as stepped only when the step
+ * feed (or the tagging feed, prof/backend/tagfeed.c) counts it; a FIRM event
+ * that nothing feeds (SSE_input_assist) has no model input, or `synthetic`
+ * when that workload emitted it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "arch/x86/percpu.h"
+#include "arch/x86/step.h"
+#include "pmu/p4_events.h"
+#include "prof/backend.h"
+#include "prof/backend/model_adapter.h"
+#include "prof/backend/tagfeed.h"
+#include "prof/perf.h"
+
+/* ---- what model_feed.c links against, unused by model_feed_source ---------------- */
+
+struct model_adapter model_adapter;
+bool percpu_gs_ready;
+
+struct percpu *percpu_boot(void) { fail(); return NULL; }
+void model_pmi_flush_now(struct model_pmi *p) { (void)p; fail(); }
+bool perf_counting(void) { fail(); return false; }
+uint64_t perf_feed_chunk(void) { fail(); return 0; }
+void perf_lock(void) { fail(); }
+void perf_unlock(void) { fail(); }
+struct trap_frame *step_frame(void) { fail(); return NULL; }
+uint64_t step_hold(void) { fail(); return 0; }
+void step_release(uint64_t flags) { (void)flags; fail(); }
+void step_window_begin(const struct workload_hooks *h, uint8_t lp) { (void)h; (void)lp; fail(); }
+void step_window_end(void) { fail(); }
+bool step_window_open(void) { fail(); return false; }
+
+uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
+{
+	(void)m, (void)s, (void)f;
+	fail();
+	return 0;
+}
+
+/* ---- tests ----------------------------------------------------------------------- */
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&model_adapter, 0, sizeof(model_adapter));
+	return 0;
+}
+
+/* The eight FIRM events tagfeed.c counts (an instruction's x87/SIMD class, its moves). */
+static void firm_classes_are_stepped(void **state)
+{
+	static const enum p4_event fed[] = {
+		P4_EV_X87_FP_UOP, P4_EV_64BIT_MMX_UOP, P4_EV_128BIT_MMX_UOP, P4_EV_PACKED_SP_UOP,
+		P4_EV_PACKED_DP_UOP, P4_EV_SCALAR_SP_UOP, P4_EV_SCALAR_DP_UOP,
+		P4_EV_X87_SIMD_MOVES_UOP,
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(fed) / sizeof(fed[0]); i++) {
+		assert_true(p4_events[fed[i]].flags & P4_EVF_UPSTREAM_TAG);
+		assert_int_equal(model_feed_source(fed[i], NULL), PERF_SOURCE_STEP);
+	}
+}
+
+/*
+ * SSE_input_assist is a FIRM event too (upstream tagging, PMU reference 5.7),
+ * but no stepped instruction feeds it: no model input, or `synthetic`'s.
+ */
+static void sse_input_assist_has_no_step_input(void **state)
+{
+	struct perf_inputs in = { 0 };
+
+	(void)state;
+	assert_true(p4_events[P4_EV_SSE_INPUT_ASSIST].flags & P4_EVF_UPSTREAM_TAG);
+	assert_int_equal(model_feed_source(P4_EV_SSE_INPUT_ASSIST, NULL), PERF_SOURCE_NONE);
+	assert_int_equal(model_feed_source(P4_EV_SSE_INPUT_ASSIST, &in), PERF_SOURCE_NONE);
+	in.synthetic = 1000;
+	in.synthetic_event = P4_EV_SSE_INPUT_ASSIST;
+	assert_int_equal(model_feed_source(P4_EV_SSE_INPUT_ASSIST, &in), PERF_SOURCE_SYNTHETIC);
+	in.synthetic_event = P4_EV_X87_ASSIST;
+	assert_int_equal(model_feed_source(P4_EV_SSE_INPUT_ASSIST, &in), PERF_SOURCE_NONE);
+}
+
+/* The step feed's own events, and clockticks from the TSC before the memory model is ready. */
+static void step_and_clock_sources(void **state)
+{
+	(void)state;
+	assert_int_equal(model_feed_source(P4_EV_INSTR_RETIRED, NULL), PERF_SOURCE_STEP);
+	assert_int_equal(model_feed_source(P4_EV_BRANCH_RETIRED, NULL), PERF_SOURCE_STEP);
+	assert_int_equal(model_feed_source(P4_EV_EXECUTION_EVENT, NULL), PERF_SOURCE_STEP);
+	assert_int_equal(model_feed_source(P4_EV_GLOBAL_POWER_EVENTS, NULL), PERF_SOURCE_TSC);
+	model_adapter.mem_ready = true;
+	assert_int_equal(model_feed_source(P4_EV_GLOBAL_POWER_EVENTS, NULL), PERF_SOURCE_COST);
+	assert_int_equal(model_feed_source(P4_EV_X87_ASSIST, NULL), PERF_SOURCE_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(firm_classes_are_stepped, setup),
+		cmocka_unit_test_setup(sse_input_assist_has_no_step_input, setup),
+		cmocka_unit_test_setup(step_and_clock_sources, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
