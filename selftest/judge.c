@@ -53,6 +53,12 @@ void selftest_judge_uops(struct selftest_result *r, uint64_t uops, uint64_t inst
 		  (unsigned long long)instructions);
 }
 
+void selftest_judge_pmis(struct selftest_result *r, uint64_t measured, uint64_t events,
+			 uint64_t period, uint64_t skid_max)
+{
+	selftest_judge_range(r, measured, events / (period + 1 + skid_max), events / (period + 1));
+}
+
 void selftest_judge_partner(struct selftest_result *r, uint64_t measured, uint64_t want,
 			    unsigned per_cycle)
 {

@@ -197,10 +197,15 @@ static void st_pebs_judge(struct st *t, unsigned nrec)
 	r = st_new(t, "pebs");
 	ksnprintf(r->name, sizeof(r->name), "counter 16 PEBS threshold PMIs, %u slots",
 		  ST_PEBS_SLOTS);
-	selftest_judge_exact(r, st_rres.pmi.interrupts,
+	/*
+	 * One PMI per (slots - below) records when it comes on the record that
+	 * reaches the threshold; a late one lets more records in before the
+	 * drain, at most `slots` (none may be lost: the record count is exact).
+	 */
+	selftest_judge_range(r, st_rres.pmi.interrupts, want / ST_PEBS_SLOTS,
 			     want / (ST_PEBS_SLOTS - p4_ds_threshold_below(ST_PEBS_SLOTS)));
-	ksnprintf(r->note, sizeof(r->note), "threshold %u records below the maximum; %llu drains, "
-		  "%llu found full", p4_ds_threshold_below(ST_PEBS_SLOTS),
+	ksnprintf(r->note, sizeof(r->note), "threshold %u records below the maximum, the PMI up to "
+		  "that late; %llu drains, %llu found full", p4_ds_threshold_below(ST_PEBS_SLOTS),
 		  (unsigned long long)st_rres.pebs_drains,
 		  (unsigned long long)st_rres.pebs_full);
 	st_emit(t, r);

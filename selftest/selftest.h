@@ -83,6 +83,18 @@ void selftest_judge_uops(struct selftest_result *r, uint64_t uops, uint64_t inst
  * happens a cycle (per_cycle 1), else want - (per_cycle - 1) .. want, as
  * the start may come a cycle after the overflow (judge.c).
  */
+/*
+ * PMIs of a sampler with period `period` over `events` events: the PMI
+ * comes on the event after the overflow (PMU reference 2.2), or up to
+ * skid_max events later ("events and PMIs are separated by
+ * microarchitectural latency", PMU reference 6, with no figure), and the
+ * handler's reload starts the next period after it. So the k-th PMI comes
+ * on event k(period + 1 + S) for the part's skid S: between
+ * events / (period + 1 + skid_max) and events / (period + 1) of them.
+ */
+void selftest_judge_pmis(struct selftest_result *r, uint64_t measured, uint64_t events,
+			 uint64_t period, uint64_t skid_max);
+
 void selftest_judge_partner(struct selftest_result *r, uint64_t measured, uint64_t want,
 			    unsigned per_cycle);
 

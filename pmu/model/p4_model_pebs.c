@@ -28,7 +28,11 @@
  * - The threshold PMI: when a record moves the index from below the
  *   interrupt threshold to or past it, LP t gets raise_pmi() (the same LVT
  *   PC vector, PMU reference 5.2 "DS ISR"); m->pebs_pmis[t] counts them. A
- *   handler that drains the buffer resets the index to the base.
+ *   handler that drains the buffer resets the index to the base. With a
+ *   PMI skid (p4_model_set_skid) the threshold PMI comes one record late,
+ *   on the record after the one that reached the threshold, when the
+ *   buffer has room for it: the manual gives its latency no more than the
+ *   overflow PMI's, and software must drain before the buffer is full.
  * - A DS area or buffer the memory callback cannot reach (IA32_DS_AREA 0,
  *   or unmapped): a machine fault (cfg.machine_fault; on hardware a fault
  *   inside the assist, undefined), nothing is written, the counter is
@@ -119,6 +123,8 @@ static uint64_t pebs_record(struct p4_model *m, unsigned lp)
 		return p.reset;
 	}
 	m->pebs_records[lp]++;
+	if (m->skid && p.threshold + l->record_size <= p.max)
+		p.threshold += l->record_size;	/* with skid: one record late */
 	if (p.index < p.threshold && next >= p.threshold)
 		pebs_pmi(m, lp);
 	return p.reset;

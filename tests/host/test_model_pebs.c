@@ -211,6 +211,25 @@ static void drain_rearms(void **state)
 	assert_int_equal(m.pebs_lost[0], 0);
 }
 
+/* With a PMI skid the threshold PMI comes one record late (p4_model_pebs.c), never losing one. */
+static void threshold_pmi_one_record_late_with_skid(void **state)
+{
+	static struct p4_model m;
+
+	model_new(&m, false);
+	assert_int_equal(p4_model_set_skid(&m, 8), 0);
+	ds_setup(&m, 0, P4_DS_64, 10, 2, 3);
+	program(&m, "front_end_event:nbogus:period=3", 0, 0, true);
+	retire(&m, 0, 0, 24);			/* 8 records: the threshold reached */
+	assert_int_equal(pmis[0], 0);
+	retire(&m, 0, 24, 3);			/* the 9th: now */
+	assert_int_equal(pmis[0], 1);
+	retire(&m, 0, 27, 3);			/* the 10th fills the buffer: nothing lost yet */
+	assert_int_equal(pmis[0], 1);
+	assert_int_equal(m.pebs_records[0], 10);
+	assert_int_equal(m.pebs_lost[0], 0);
+}
+
 /* PMU reference 5.2, 32-bit form: 40-byte records, EIP at 04H. */
 static void thirty_two_bit_records(void **state)
 {
@@ -516,6 +535,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(records_hold_the_overflowing_instruction),
 		cmocka_unit_test(drain_rearms),
+		cmocka_unit_test(threshold_pmi_one_record_late_with_skid),
 		cmocka_unit_test(thirty_two_bit_records),
 		cmocka_unit_test(my_thr_and_oth_thr),
 		cmocka_unit_test(ordinary_overflows_stay_ordinary),

@@ -281,6 +281,30 @@ static void judge_partner_bounds(void **state)
 	assert_string_equal(r.expected, "160");
 }
 
+/*
+ * G3: selftest's PMI count over 3052 events at period 100: 30 with the PMI
+ * on the next event, 18 when every PMI comes 64 events late; more than 30
+ * or fewer than 18 fail.
+ */
+static void judge_pmis_allows_skid(void **state)
+{
+	struct selftest_result r = { .group = "overflow" };
+
+	selftest_judge_pmis(&r, 30, 3052, 100, 64);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.expected, "18..30");
+	selftest_judge_pmis(&r, 18, 3052, 100, 64);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_pmis(&r, 31, 3052, 100, 64);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	selftest_judge_pmis(&r, 17, 3052, 100, 64);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	selftest_judge_pmis(&r, 22, 3052, 100, 32);		/* 3052 / 133 = 22 */
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_pmis(&r, 30, 3052, 100, 0);
+	assert_string_equal(r.expected, "30..30");
+}
+
 /* uops between loop 50 and loop 150: at least the 300 instructions retired. */
 static void judge_uops_bound(void **state)
 {
@@ -428,6 +452,7 @@ int main(void)
 		cmocka_unit_test(judge_cycles_bounds),
 		cmocka_unit_test(judge_uops_bound),
 		cmocka_unit_test(judge_partner_bounds),
+		cmocka_unit_test(judge_pmis_allows_skid),
 		cmocka_unit_test(judge_wait_cell_bounds),
 		cmocka_unit_test(nth_load_follows_the_listing),
 		cmocka_unit_test(judge_pebs_ips_on_the_load),
