@@ -52,6 +52,7 @@ struct stat_state {
 	struct perf_inputs in;			/* both LPs' inputs together (source tags) */
 	struct perf_inputs in_lp[2];		/* LP0's, LP1's */
 	uint64_t interrupts, overflows;
+	uint64_t ticks;			/* watchdog ticks in the measured runs */
 	uint64_t wall_tsc;		/* the last run's TSC from begin to end (stepping included) */
 	struct stat_unc unc;		/* uncore events (stat_uncore.c) */
 	uint64_t unc_runs[P4_UNC_NREG][STAT_MAX_REPEATS];
@@ -156,6 +157,9 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	st.wall_tsc = jobs[0].a ? jobs[0].res.tsc_cycles : jobs[1].res.tsc_cycles;
 	stat_merge_inputs();
 	st.interrupts += perf_info()->pmi.interrupts - before;
+	for (int k = 0; k < 2; k++)
+		if (jobs[k].a)
+			st.ticks += jobs[k].res.ticks;
 	for (unsigned i = 0; i < st.plan.n; i++)
 		st.overflows += sess.overflows[i];
 	if (sess.storm) {
@@ -173,7 +177,7 @@ static int stat_repeat(struct shell *sh, const struct workload_args *a)
 {
 	uint64_t totals[P4_MAX_REQUESTS];
 
-	st.interrupts = st.overflows = 0;
+	st.interrupts = st.overflows = st.ticks = 0;
 	for (unsigned r = 0; r < st.o.repeats; r++) {
 		if (r > 0 && plat_interrupted())
 			return shell_error(sh, "interrupted after %u run(s)", r);
@@ -452,6 +456,9 @@ static void stat_print(struct shell *sh, int argc, char **argv)
 	stat_inputs(sh);
 	shell_printf(sh, "overflow interrupts: %llu (counters reloaded: %llu)\n",
 		     (unsigned long long)st.interrupts, (unsigned long long)st.overflows);
+	if (st.ticks)	/* an unstepped run's Ctrl-C watchdog (workload/workloads.c) */
+		shell_printf(sh, "watchdog ticks: %llu in the runs (kernel code: counted at :k)\n",
+			     (unsigned long long)st.ticks);
 }
 
 /* ---- stat ---------------------------------------------------------------- */

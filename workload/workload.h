@@ -154,6 +154,7 @@ struct workload_result {
 	/* always: */
 	uint64_t synthetic;		/* int 0x81 occurrences delivered to hooks->synthetic */
 	bool timed_out;			/* WORKLOAD_INTERRUPTED by a program's time limit, not Ctrl-C */
+	uint64_t ticks;			/* watchdog ticks taken during the run (kernel code, :k) */
 	char error[96];			/* WORKLOAD_REFUSED: the reason */
 };
 

@@ -128,7 +128,7 @@ static bool workload_interrupted(void)
 {
 	if (percpu_this()->index != 0)
 		return wl_stop;
-	if (!console_poll_interrupt())
+	if (!console_poll_ctrl_c())	/* inside the run: no screen redraw (console.h) */
 		return false;
 	wl_stop = true;
 	return true;
@@ -294,6 +294,7 @@ static void workload_tick(struct trap_frame *f)
 		step_sync(f);
 		return;
 	}
+	r->res->ticks++;
 	if (r->h && r->h->tick)
 		r->h->tick(r->h->ctx, r->res->lp);
 	/* at CPL 0 only inside the workload's own text: elsewhere (a gate) the next tick */
@@ -584,7 +585,7 @@ static void workload_job_wait(unsigned sib, struct workload_job *j)
 		cpu_sti();
 	held = step_hold();
 	while ((r = smp_wait_us(sib, PAIR_POLL_US)) == SMP_ETIMEDOUT)
-		if (console_poll_interrupt())
+		if (console_poll_ctrl_c())
 			wl_stop = true;
 	step_release(held);
 	if (irq_off)

@@ -215,11 +215,16 @@ int console_getc_until(uint64_t tsc_deadline)
 
 bool console_poll_interrupt(void)
 {
+	if (con.screen && rdtsc() >= con.next_flush)
+		console_flush();
+	return console_poll_ctrl_c();
+}
+
+bool console_poll_ctrl_c(void)
+{
 	bool seen = false;
 	int c;
 
-	if (con.screen && rdtsc() >= con.next_flush)
-		console_flush();
 	while ((c = console_rx_nowait()) >= 0) {
 		if (c == CTRL_C) {
 			seen = true;

@@ -36,5 +36,11 @@ int console_getc_until(uint64_t tsc_deadline);
  * bytes are kept, in order, for console_getc().
  */
 bool console_poll_interrupt(void);
+/*
+ * The same without the screen's due redraw: for polls inside a count (the
+ * watchdog tick, the stepper), where a redraw - about 4000 writes to VGA
+ * text memory - would be counted as the workload's kernel time (G12).
+ */
+bool console_poll_ctrl_c(void);
 
 #endif

@@ -170,6 +170,8 @@ struct step_state {
 	uint64_t h_rip, h_rsp, h_cs;
 	struct step_saved h_saved;
 	uint64_t handlers;		/* handlers stepped since the window opened */
+	uint64_t h_start, h_mark;	/* win_counts.instructions at its entry, at the last mark */
+	struct step_handler_stats h_stats;
 
 	/* calibration */
 	bool calibrating;
@@ -621,9 +623,32 @@ static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint6
 	st->cycles += step_take(st, entry);
 	st->frame = f;
 	step_emit_kernel(st, f);
+	st->h_stats.handlers++;
+	st->h_stats.insns += st->win_counts.instructions - st->h_start;
+	if (st->h_mark != UINT64_MAX) {
+		uint64_t tail = st->win_counts.instructions - st->h_mark;
+
+		st->h_stats.tails++;
+		st->h_stats.tail_sum += tail;
+		if (tail > st->h_stats.tail_max)
+			st->h_stats.tail_max = tail;
+	}
 	step_restore(st, &st->h_saved);
 	__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);
 	step_stamp_exit(st, f);
+}
+
+void step_handler_mark(void)
+{
+	struct step_state *st = step_this();
+
+	if (st->h_active)
+		st->h_mark = st->win_counts.instructions;
+}
+
+const struct step_handler_stats *step_handler_stats_of(unsigned cpu)
+{
+	return cpu < PERCPU_MAX ? &lp_state[cpu].h_stats : NULL;
 }
 
 void step_handler_enter(struct trap_frame *f)
@@ -641,6 +666,8 @@ void step_handler_enter(struct trap_frame *f)
 	st->h_cs = f->cs;
 	st->frame = NULL;
 	st->handlers++;
+	st->h_start = st->win_counts.instructions;
+	st->h_mark = UINT64_MAX;
 	__atomic_store_n(&st->h_active, true, __ATOMIC_RELEASE);
 	step_tf_on(st);
 }
@@ -851,6 +878,7 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 	st->win_counts = (struct step_counts){ 0 };
 	st->handlers = 0;
 	st->h_active = false;
+	st->h_stats = (struct step_handler_stats){ 0 };
 	step_tf_on(st);
 }
 

@@ -122,6 +122,23 @@ bool step_in_handler_of(unsigned cpu);
  * handler), else NULL.
  */
 struct trap_frame *step_handler_frame_of(unsigned cpu);
+/*
+ * The stepped handlers of the LP with percpu index cpu since its counting
+ * window last opened: how many, their instructions from the dispatcher to
+ * the IRET, and their tails - the instructions after the last
+ * step_handler_mark() in a handler (the model marks a CCCR write that
+ * restarts a counter) up to and with the IRET: what a sampler counting
+ * CPL 0 counts of the handler after its reload (pmu/p4_alloc.h
+ * P4_PMI_TAIL_MAX).
+ */
+struct step_handler_stats {
+	uint64_t handlers, insns;
+	uint64_t tails, tail_sum, tail_max;
+};
+const struct step_handler_stats *step_handler_stats_of(unsigned cpu);
+/* Inside a stepped handler: the tail starts after this point. A no-op elsewhere. */
+void step_handler_mark(void);
+
 /* Handlers the calling LP has stepped since its counting window opened. */
 uint64_t step_handlers(void);
 

@@ -110,6 +110,8 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 	p4_model_set_bus_lp(&a->model, perf_this_lp());
 	if (!model_inject_drops(&a->inj, msr))
 		r = msr_bus_write(&a->model.bus, msr, value);
+	if ((value & CCCR_ENABLE) && p4_cccr_by_msr(msr, &(enum p4_counter){ 0 }))
+		step_handler_mark();	/* a counter (re)started: a handler's tail begins */
 	a->live.dirty = true;
 	a->batch.budget_dirty = true;
 	perf_unlock();

@@ -130,7 +130,8 @@ def test_0f04_ht_passes_everything(nb, tmp_path, firmware):
     exact = "measured %d, expected %d" % (records, records)
     assert pebs[0][1].startswith("counter 16 PEBS records") and exact in pebs[0][1], pebs
     assert pebs[1][1].startswith("counter 16 PEBS record IPs") and exact in pebs[1][1], pebs
-    assert "measured %d, expected %d" % (pmis, pmis) in pebs[2][1], pebs
+    # one threshold PMI per 6 records, or fewer when it comes late (at most 8 records a drain)
+    assert "measured %d, expected %d..%d" % (pmis, records // 8, pmis) in pebs[2][1], pebs
     assert "measured 4, expected 4" in pebs[3][1]
     assert passed == len(res) - skipped
     # made on the model: the summary says so
