@@ -113,10 +113,12 @@ static inline uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
  * Reload slot i's counter, stopped by p4_counter_quiet, with value (the
  * overflow handler): written twice (N15), read back and written once more
  * when it still differs (counted in *mismatches), then `cccr` written back.
- * p4_counter_reload_msr: the same by the counter's and its CCCR's MSR numbers.
+ * p4_counter_reload_msr: the same by the counter's and its CCCR's MSR numbers;
+ * p4_counter_load_msr: all but the CCCR write (the overflow handler
+ * restarts its counters last, prof/perf.c).
  */
-static inline void p4_counter_reload_msr(struct msr_bus *bus, uint32_t msr, uint32_t cccr_msr,
-					 uint64_t value, uint64_t cccr, uint64_t *mismatches)
+static inline void p4_counter_load_msr(struct msr_bus *bus, uint32_t msr, uint64_t value,
+				       uint64_t *mismatches)
 {
 	uint64_t v = value & P4_COUNTER_MASK, got = 0;
 
@@ -126,6 +128,12 @@ static inline void p4_counter_reload_msr(struct msr_bus *bus, uint32_t msr, uint
 		(*mismatches)++;		/* N15 struck despite the double write */
 		msr_bus_write(bus, msr, v);
 	}
+}
+
+static inline void p4_counter_reload_msr(struct msr_bus *bus, uint32_t msr, uint32_t cccr_msr,
+					 uint64_t value, uint64_t cccr, uint64_t *mismatches)
+{
+	p4_counter_load_msr(bus, msr, value, mismatches);
 	msr_bus_write(bus, cccr_msr, cccr);
 }
 

@@ -362,7 +362,7 @@ static unsigned perf_slot_lp(const struct p4_slot *slot)
 
 /* Counter i of the running count, if it overflowed: total it, sample it, reload it. */
 static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigned i,
-			      struct trap_frame *f)
+			      struct trap_frame *f, uint32_t *restart)
 {
 	const struct p4_counter_desc *d = &p4_counters[s->plan.slot[i].counter];
 	uint32_t msr = d->msr, cccr_msr = d->cccr_msr;
@@ -397,8 +397,13 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	s->base[i] += ov.events;
 	if (run.sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = run.sink(run.sink_ctx, f, &ov);
-	p4_counter_reload_msr(bus, msr, cccr_msr, next, p4_cccr_restart(&s->plan, i),
-			      &info.pmi.mismatches);
+	if (restart) {		/* the handler restarts it last (perf_pmi_handler) */
+		p4_counter_load_msr(bus, msr, next, &info.pmi.mismatches);
+		*restart |= UINT32_C(1) << i;
+	} else {
+		p4_counter_reload_msr(bus, msr, cccr_msr, next, p4_cccr_restart(&s->plan, i),
+				      &info.pmi.mismatches);
+	}
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 
@@ -409,7 +414,8 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
  * (pebs_hook), so an OVF it may hold is neither a sample nor events to add
  * (record_pebs_stop counts its records).
  */
-static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct trap_frame *f)
+static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct trap_frame *f,
+							    uint32_t *restart)
 {
 	struct msr_bus *bus;
 
@@ -417,7 +423,7 @@ static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct 
 		return;
 	bus = perf_bus();
 	for (uint32_t m = run.count->pmi_mask[lp]; m; m &= m - 1)
-		perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f);
+		perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f, restart);
 }
 
 /* TSC since t0 spent handling: in all, and the calling LP's own share (throttling). */
@@ -480,8 +486,22 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 	s->storm_pmis = storm[lp].same + 1;
 }
 
+/* Restart the running count's counters in mask (CCCR values from p4_cccr_restart). */
+static inline __attribute__((always_inline)) void perf_restart(uint32_t mask)
+{
+	struct msr_bus *bus = perf_bus();
+	const struct p4_plan *plan = &run.count->plan;
+
+	for (; mask; mask &= mask - 1) {
+		unsigned i = (unsigned)__builtin_ctz(mask);
+
+		msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr, p4_cccr_restart(plan, i));
+	}
+}
+
 static void perf_pmi_handler(struct trap_frame *f)
 {
+	uint32_t restart = 0;
 	uint64_t t0 = rdtsc(), b0;
 	const struct percpu *me = percpu_this();
 	unsigned cpu = me->index, lp = perf_lp_of(me);
@@ -501,23 +521,30 @@ static void perf_pmi_handler(struct trap_frame *f)
 	}
 	b0 = be.bus_tsc ? be.bus_tsc[cpu] : 0;
 	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
-	perf_scan(lp, f);
+	perf_scan(lp, f, &restart);
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting();
 	if (counting && f && perf_storm_seen(&storm[lp], f)) {
 		perf_storm(run.count, lp);
-		counting = false;	/* the entry stays masked */
+		counting = false;	/* the entry stays masked, nothing restarts */
 	}
 	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
 		lvt.lp[lp] &= ~LAPIC_LVT_MASKED;	/* perf_lvt_write on the calling LP */
 		if (lvt.have_lapic)
 			lapic_write(LAPIC_LVT_PMC, lvt.lp[lp]);
-	}
-	perf_unlock_as(cpu);
-	if (counting)
 		perf_pmi_unmasked(lp, cpu, b0);
+	}
 	perf_pmi_time(lp, t0);
+	/*
+	 * The counters restart last, under the lock (a stop on the other LP
+	 * must not find one restarted behind it): what a counter counting CPL 0
+	 * counts of this handler after its restart - the tail, pmu/p4_alloc.h
+	 * P4_PMI_TAIL_MAX - is only the unlock and the way out.
+	 */
+	if (counting)
+		perf_restart(restart);
+	perf_unlock_as(cpu);
 }
 
 /* The two ways in, counted apart so that `pmu` shows which delivery the LVT PC entry chose. */
@@ -540,7 +567,7 @@ void perf_poll(struct trap_frame *f)
 
 	info.pmi.polls++;
 	perf_lock();		/* as the handler: no PMI takes the same counter meanwhile */
-	perf_scan(lp, f);
+	perf_scan(lp, f, NULL);
 	perf_unlock();
 	perf_pmi_time(lp, t0);
 }
@@ -662,7 +689,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	if (s == run.count)
 		for (unsigned i = 0; i < s->plan.n; i++)
 			if (perf_polled_at_stop(&s->plan, i))
-				perf_overflow_one(bus, s, i, NULL);
+				perf_overflow_one(bus, s, i, NULL, NULL);
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))
 			running[i] = s->start[i];

@@ -211,6 +211,7 @@ static int model_rdpmc(uint32_t ecx, uint64_t *value)
 static void model_unmasked(unsigned lp)
 {
 	struct model_adapter *a = &model_adapter;
+	uint64_t held = step_hold();	/* the model's own work: a P4 never runs it */
 	uint64_t t = rdtsc();
 	bool again;
 
@@ -223,6 +224,7 @@ static void model_unmasked(unsigned lp)
 		model_pmi_resend(&a->pmi, lp);
 	}
 	a->bus_tsc[percpu_this()->index] += rdtsc() - t + a->bus_call_tsc;
+	step_release(held);
 }
 
 /*

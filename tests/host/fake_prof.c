@@ -17,6 +17,7 @@
 #include "arch/x86/ksyms.h"
 #include "arch/x86/progress.h"
 #include "arch/x86/smp.h"
+#include "arch/x86/step.h"
 #include "arch/x86/timer.h"
 #include "lib/printf.h"
 #include "pmu/model/p4_model.h"
@@ -367,4 +368,11 @@ struct ksym ksym_get(uint32_t i)
 uint64_t ksym_image_base(void)
 {
 	return 0;
+}
+
+/* No stepped handler on the host. */
+const struct step_handler_stats *step_handler_stats_of(unsigned cpu)
+{
+	(void)cpu;
+	return NULL;
 }
