@@ -465,7 +465,7 @@ PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q test
 # runs every module.
 IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_programs
 BIOS_TESTS  ?= test_shell test_workloads test_record test_pebs test_ht test_smp test_refuse \
-               test_programs test_programs_ht test_selftest_skid
+               test_programs test_programs_ht test_selftest_skid test_storm
 qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)

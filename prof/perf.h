@@ -212,6 +212,7 @@ enum perf_fault {
 	PERF_FAULT_NOMASK,	/* arg: PMIs delivered without masking LVT PC */
 	PERF_FAULT_ERRATUM,	/* arg 1: the cascade-PMI erratum opposite to the signature's */
 	PERF_FAULT_STUCK,	/* arg: MSR of an ESCR whose set bits stick at 1 (0: none) */
+	PERF_FAULT_STUCK_OVF,	/* arg: counters (bit n) whose CCCR.OVF cannot be cleared once set */
 };
 int perf_inject_fault(enum perf_fault kind, uint32_t arg, char *err, size_t n);
 

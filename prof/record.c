@@ -868,8 +868,16 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 	record_setup(r, cfg, sib);
 	perf_set_pmi_mode(cfg->pmi);
 	perf_set_sink(record_overflow, r);
+	if (cfg->inject_stuck_ovf &&
+	    perf_inject_fault(PERF_FAULT_STUCK_OVF, (UINT32_C(1) << P4_NCOUNTER) - 1, err, n)) {
+		perf_set_sink(NULL, NULL);
+		perf_set_pmi_mode(mode);
+		return -1;
+	}
 	if (record_pebs_start(r, err, n) ||
 	    perf_count_start(&r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
+		if (cfg->inject_stuck_ovf)
+			perf_inject_fault(PERF_FAULT_STUCK_OVF, 0, err, n);
 		record_pebs_stop(r, res);
 		perf_set_sink(NULL, NULL);
 		perf_set_pmi_mode(mode);
@@ -897,6 +905,12 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		perf_poll(&record_no_frame);	/* periods that ended after the last tick */
 	}
 	perf_count_stop(&r->sess, res->counted);
+	if (cfg->inject_stuck_ovf) {		/* the fault lasts one run; OVF is then cleared */
+		char ignored[8];
+
+		perf_inject_fault(PERF_FAULT_STUCK_OVF, 0, ignored, sizeof(ignored));
+		p4_stop(perf_bus(), &r->sess.plan, &(struct p4_apply_result){ 0 });
+	}
 	record_pebs_stop(r, res);
 	perf_set_sink(NULL, NULL);
 	perf_set_pmi_mode(mode);

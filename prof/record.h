@@ -46,6 +46,7 @@ struct record_cfg {
 	unsigned jitter_pct;			/* 0: fixed periods; else +- PCT (prof/jitter.h) */
 	uint64_t seed;				/* --seed: the jitter's generator */
 	unsigned inject_unflagged, inject_n15;	/* model quirks (perf_inject) */
+	bool inject_stuck_ovf;		/* model fault: every CCCR.OVF sticks once set (a storm) */
 	unsigned pebs_records;			/* PEBS buffer slots per LP (PEBS requests) */
 	bool pebs_drain_end;			/* drain after the run only: a full buffer loses */
 };

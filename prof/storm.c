@@ -12,12 +12,25 @@ void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, si
 			buf[0] = '\0';
 		return;
 	}
-	ksnprintf(buf, n, "interrupt storm: %llu overflow interrupts in a row on LP%u found the "
-		  "interrupted code where the one before had left it: #%u %s (counter %u) overflowed "
-		  "again before its handler returned, %llu of its events between two of them being "
-		  "the handler's own; counting stopped. A period above %llu works (or count at :u: "
-		  "the handler runs at CPL 0)",
-		  (unsigned long long)s->storm_pmis, s->storm_lp, s->storm_idx, spec ? spec : "",
-		  (unsigned)s->plan.slot[s->storm_idx].counter,
+	uint64_t period = s->plan.req[s->storm_idx].spec.period;
+	int k = ksnprintf(buf, n, "interrupt storm: %llu overflow interrupts in a row on LP%u found the "
+			  "interrupted code where the one before had left it, ",
+			  (unsigned long long)s->storm_pmis, s->storm_lp);
+
+	if ((size_t)k >= n)
+		return;
+	if (period && s->storm_events < period) {
+		/* no new overflow between them: the request itself never went away */
+		ksnprintf(buf + k, n - (size_t)k, "with %llu events of #%u %s (counter %u) between two "
+			  "of them, fewer than its period %llu: its PMI request stayed asserted (a "
+			  "CCCR.OVF that does not clear: stale or faulty counter state); counting stopped",
+			  (unsigned long long)s->storm_events, s->storm_idx, spec ? spec : "",
+			  (unsigned)s->plan.slot[s->storm_idx].counter, (unsigned long long)period);
+		return;
+	}
+	ksnprintf(buf + k, n - (size_t)k, "#%u %s (counter %u) having overflowed again before its "
+		  "handler returned, %llu of its events between two of them being the handler's own; "
+		  "counting stopped. A period above %llu works (or count at :u: the handler runs at "
+		  "CPL 0)", s->storm_idx, spec ? spec : "", (unsigned)s->plan.slot[s->storm_idx].counter,
 		  (unsigned long long)s->storm_events, (unsigned long long)s->storm_events);
 }

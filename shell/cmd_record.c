@@ -48,6 +48,7 @@ struct rec_opts {
 	uint64_t jitter, seed;			/* --jitter PCT, --seed N */
 	bool seed_set;
 	uint64_t inject_unflagged, inject_n15;	/* --inject: model quirks (perf_inject) */
+	bool inject_stuck_ovf;		/* --inject stuck-ovf: a model fault */
 	uint64_t pebs_records;		/* --pebs-buffer N: PEBS record slots per LP */
 	bool pebs;			/* --pebs: every -e event samples by PEBS */
 	bool pebs_drain_end;		/* --pebs-drain-at-end: PMIs leave the buffer alone */
@@ -153,7 +154,11 @@ static int rec_pair_words(struct shell *sh, int argc, char **argv, int k, int *n
 	return 0;
 }
 
-/* --inject unflagged=N | n15=N: quirks the model then shows (prof/perf.h, perf_inject). */
+/*
+ * --inject unflagged=N | n15=N: quirks the model then shows (prof/perf.h,
+ * perf_inject); --inject stuck-ovf: a fault, every CCCR.OVF sticks once set
+ * (prof/perf.h PERF_FAULT_STUCK_OVF), which only the storm guard ends.
+ */
 static int rec_inject(struct shell *sh, int argc, char **argv, int *k)
 {
 	static const char *const kinds[] = { "unflagged=", "n15=" };
@@ -163,6 +168,10 @@ static int rec_inject(struct shell *sh, int argc, char **argv, int *k)
 	if (*k + 1 >= argc)
 		return rec_fail(sh, argv[*k], "missing value");
 	v = argv[++(*k)];
+	if (parse_streq(v, "stuck-ovf")) {
+		rc.o.inject_stuck_ovf = true;
+		return 0;
+	}
 	for (unsigned i = 0; i < 2; i++) {
 		size_t n = parse_strlen(kinds[i]), j = 0;
 
@@ -175,7 +184,7 @@ static int rec_inject(struct shell *sh, int argc, char **argv, int *k)
 					   kinds[i]);
 		return 0;
 	}
-	return shell_error(sh, "record: --inject %s: expected unflagged=N or n15=N", v);
+	return shell_error(sh, "record: --inject %s: expected unflagged=N, n15=N or stuck-ovf", v);
 }
 
 static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
@@ -593,12 +602,14 @@ static int rec_prepare(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "record: --seed: only with --jitter PCT (it seeds the jitter)");
 	rc.cfg.inject_unflagged = (unsigned)rc.o.inject_unflagged;
 	rc.cfg.inject_n15 = (unsigned)rc.o.inject_n15;
+	rc.cfg.inject_stuck_ovf = rc.o.inject_stuck_ovf;
 	rc.cfg.pebs_records = (unsigned)rc.o.pebs_records;
 	rc.cfg.pebs_drain_end = rc.o.pebs_drain_end;
 	if ((rc.o.pebs_records || rc.o.pebs_drain_end) && !rc.cfg.plan.pebs)
 		return shell_error(sh, "record: --pebs-buffer and --pebs-drain-at-end need a PEBS "
 				   "event (EVENT:pebs or --pebs)");
-	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15) && !perf_can_inject())
+	if ((rc.cfg.inject_unflagged || rc.cfg.inject_n15 || rc.cfg.inject_stuck_ovf) &&
+	    !perf_can_inject())
 		return shell_error(sh, "record: --inject: only the model can be made to misbehave "
 				   "('pmu backend model SIG')");
 	if (rc.o.buffer_set && rc.o.buffer < sample_record_bytes(SAMPLE_MAX_CHAIN))
@@ -1198,6 +1209,8 @@ static const struct shell_cmd record_cmds[] = {
 	  "  --inject unflagged=N | n15=N   (model) the next N overflows leave CCCR.OVF\n"
 	  "                 clear / the next N reloads lose their writes (erratum N15):\n"
 	  "                 the handler's workarounds must keep the samples exact\n"
+	  "  --inject stuck-ovf   (model) CCCR.OVF cannot be cleared once set, so the\n"
+	  "                 PMIs never end: the storm guard must stop the count\n"
 	  "  --floor [N]    time the overflow path's unavoidable register accesses and\n"
 	  "                 one store append to an empty store (TSC cycles, medians of N)\n"
 	  "PEBS (front_end_event, execution_event, replay_event; PMU reference 5):\n"

@@ -622,6 +622,16 @@ static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint6
 {
 	st->cycles += step_take(st, entry);
 	st->frame = f;
+	/*
+	 * A handler that interrupted stepped code (a fixed vector) is over once
+	 * its IRET is reported: a PMI its restart left asserted is sent from
+	 * this trap and taken before the next instruction, as on a P4. One that
+	 * the model's NMI brought into the step handler stays held through it:
+	 * the step handler's own send loop takes the PMI up after (no NMI nests
+	 * in this trap).
+	 */
+	if (!st->h_saved.frame)
+		__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);
 	step_emit_kernel(st, f);
 	st->h_stats.handlers++;
 	st->h_stats.insns += st->win_counts.instructions - st->h_start;

@@ -70,7 +70,9 @@
  *   faulty counter reads one more than the counter; the erratum can be
  *   flipped, so the part does what its signature does not predict; an ESCR
  *   can have bits stuck at 1 (a write sets bits but cannot clear them), so
- *   software that restores it finds it changed.
+ *   software that restores it finds it changed; a CCCR's OVF can stick
+ *   once set, so its PMI request never goes away (the endless PMIs of
+ *   stale counter state, PMU reference 6) and the storm guard must end it.
  *
  * Overflow, PMI, cascades
  * - Overflow is the increment that wraps FF_FFFF_FFFFH to 0 (or any
@@ -188,6 +190,7 @@ void p4_model_set_faults(struct p4_model *m, const struct p4_model_faults *f)
 	m->faults = *f;
 	m->faults.dead &= CTR_BIT(P4_NCOUNTER) - 1;
 	m->faults.rdpmc &= CTR_BIT(P4_NCOUNTER) - 1;
+	m->faults.stuck_ovf &= CTR_BIT(P4_NCOUNTER) - 1;
 	p4_model_route_all(m);	/* the routing tables follow p4_model_running() */
 }
 

@@ -47,6 +47,7 @@ struct p4_model_faults {
 	uint32_t rdpmc;			/* counters (bit n) whose RDPMC reads 1 more than RDMSR */
 	bool erratum_flip;		/* the cascade-PMI erratum the other way round from caps */
 	uint32_t stuck_escr;		/* MSR of an ESCR whose bits, once set, stay set (0: none) */
+	uint32_t stuck_ovf;		/* counters (bit n) whose CCCR.OVF, once set, cannot be cleared */
 };
 
 /* Called once per PMI request, with the LP that OVF_PMI_T0/T1 names. */

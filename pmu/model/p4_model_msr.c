@@ -129,6 +129,8 @@ static int model_read(struct msr_bus *bus, uint32_t msr, uint64_t *v)
 
 static void write_cccr(struct p4_model *m, enum p4_counter n, uint64_t v)
 {
+	if (((m->faults.stuck_ovf >> n) & 1u) && (m->cccr[n] & CCCR_OVF))
+		v |= CCCR_OVF;		/* fault injection: its PMI request never goes away */
 	m->cccr[n] = v;
 	p4_model_cccr_written(m, n);
 }

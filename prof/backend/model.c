@@ -102,16 +102,33 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 {
 	struct model_adapter *a = &model_adapter;
 	uint64_t held = step_hold(), t = rdtsc();
+	enum p4_counter c;
 	int r = 0;
 
 	(void)bus;
 	perf_lock();
 	model_batch_flush(&a->batch, &a->model);
 	p4_model_set_bus_lp(&a->model, perf_this_lp());
-	if (!model_inject_drops(&a->inj, msr))
+	if (p4_cccr_by_msr(msr, &c)) {
+		bool was[P4_MODEL_NLP];
+
+		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+			was[lp] = p4_model_pmi_asserted(&a->model, lp);
+		if (!model_inject_drops(&a->inj, msr))
+			r = msr_bus_write(&a->model.bus, msr, value);
+		/*
+		 * The PMI request is a level (PMU reference 6): a CCCR write that
+		 * asserts it - OVF still set under OVF_PMI - raises a PMI as an
+		 * overflow does, even after the handler's unmask.
+		 */
+		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+			if (!was[lp] && p4_model_pmi_asserted(&a->model, lp))
+				model_raise(&a->model, lp, &a->pmi);
+		if (value & CCCR_ENABLE)
+			step_handler_mark();	/* a counter (re)started: a handler's tail begins */
+	} else if (!model_inject_drops(&a->inj, msr)) {
 		r = msr_bus_write(&a->model.bus, msr, value);
-	if ((value & CCCR_ENABLE) && p4_cccr_by_msr(msr, &(enum p4_counter){ 0 }))
-		step_handler_mark();	/* a counter (re)started: a handler's tail begins */
+	}
 	a->live.dirty = true;
 	a->batch.budget_dirty = true;
 	perf_unlock();
@@ -184,6 +201,9 @@ static int model_inject_fault(enum perf_fault kind, uint32_t arg, char *err, siz
 		break;
 	case PERF_FAULT_STUCK:
 		f.stuck_escr = arg;
+		break;
+	case PERF_FAULT_STUCK_OVF:
+		f.stuck_ovf = arg;
 		break;
 	}
 	p4_model_set_faults(&a->model, &f);

@@ -904,6 +904,9 @@ static void storm_stops_the_count(void **state)
 			perf_storm_text(&s, "instr_retired", text, sizeof(text));
 			assert_non_null(strstr(text, "interrupt storm: 16 overflow interrupts"));
 			assert_non_null(strstr(text, "A period above 11 works"));
+			s.storm_events = 3;	/* fewer than the period: a request that stayed */
+			perf_storm_text(&s, "instr_retired", text, sizeof(text));
+			assert_non_null(strstr(text, "its PMI request stayed asserted"));
 		} else {
 			assert_false(lvt_pc[0] & LAPIC_LVT_MASKED);
 		}

@@ -1,0 +1,87 @@
+"""test_storm.py - no livelock from the overflow interrupt, whatever is asked.
+
+A sampler that counts CPL 0 counts its own overflow handler: a Pentium 4
+retires the handler's instructions while the counter runs, and the model
+steps them (arch/x86/step.h step_handler_enter). What the counter counts of
+the handler after its restart - the tail - overflows it again before the
+handler returns when the period is no longer than the tail, and then the
+next PMI follows the IRET at once, for ever (a real machine hangs; nothing
+reads Ctrl-C). So:
+- pmu/p4_alloc.h P4_PMI_TAIL_MAX bounds the tail, and the allocator refuses
+  CPL-0 samplers with a period up to it: the measured tail of this kernel
+  must stay within it (record prints the model's measurement);
+- the handler's instructions really are counted at :k: two runs of one
+  ring-3 loop that differ only in their period differ in their :u:k count by
+  what their extra PMIs retired at CPL 0, which lies between the tail and the
+  whole handler (the counter is stopped in between, as the handler stops it);
+- a storm the rule cannot foresee (here a CCCR.OVF that cannot be cleared,
+  `record --inject stuck-ovf`, as stale counter state does) is stopped by
+  the storm guard (prof/storm.h) with an error within seconds, by NMI and by
+  vector, and the next command answers.
+This module runs on the 64-bit kernel and in the BIOS subset on the 32-bit one.
+"""
+
+import os
+import re
+import time
+
+import pytest
+
+from conftest import REPO
+
+HANDLER = re.compile(r"^PMI handler on LP0 \(model, stepped\): (\d+) instructions at CPL 0 per PMI "
+                     r"from its entry to its IRET; after a counter's restart (\d+) at most "
+                     r"\(the limit is (\d+)\)$", re.M)
+EVENTS = re.compile(r"^events: #0 (\d+) counted", re.M)
+PMIS = re.compile(r"^PMIs: (\d+) ", re.M)
+
+
+def tail_max():
+    text = open(os.path.join(REPO, "pmu", "p4_alloc.h")).read()
+    return int(re.search(r"#define P4_PMI_TAIL_MAX\s+(\d+)u", text).group(1))
+
+
+def record(nb, args):
+    out = nb.cmd("record " + args, timeout=120)
+    assert not out.startswith("error"), out
+    h = HANDLER.search(out)
+    assert h, out
+    return (int(EVENTS.search(out).group(1)), int(PMIS.search(out).group(1)),
+            int(h.group(1)), int(h.group(2)), int(h.group(3)))
+
+
+def test_the_tail_is_within_the_bound_and_the_handler_counts(nb):
+    bound = tail_max()
+    e1, p1, per1, tail1, limit = record(nb, "-e instr_retired -c 5000 --ring 3 loop 100000")
+    e2, p2, per2, tail2, _ = record(nb, "-e instr_retired -c 10000 --ring 3 loop 100000")
+    assert limit == bound
+    assert 0 < tail1 <= bound and 0 < tail2 <= bound
+    assert p1 > p2 > 0
+    # the :u part is the same loop in both; the difference is the extra PMIs' CPL-0 instructions
+    per_pmi = (e1 - e2) / (p1 - p2)
+    assert min(tail1, tail2) <= per_pmi <= max(per1, per2), (e1, e2, p1, p2, per1, per2)
+
+
+@pytest.mark.parametrize("spec", ["instr_retired", "instr_retired:k", "global_power_events"])
+def test_short_kernel_periods_are_refused(nb, spec):
+    bound = tail_max()
+    out = nb.cmd("record -e %s -c %d loop 100" % (spec, bound))
+    assert out.startswith("error: "), out
+    assert "a period of at most %d counted at CPL 0 (:k)" % bound in out
+    assert "or count at :u" in out
+    assert "backend" in nb.cmd("cpu")        # the shell answers
+
+
+@pytest.mark.parametrize("pmi", ["--nmi", "--vector"])
+def test_a_storm_ends_with_its_error_and_the_shell_answers(nb, pmi):
+    t0 = time.monotonic()
+    out = nb.cmd("record %s --inject stuck-ovf -e instr_retired:u -c 1000 --ring 3 loop 1000000"
+                 % pmi, timeout=60)
+    took = time.monotonic() - t0
+    assert out.startswith("error: record: interrupt storm: 16 overflow interrupts in a row on LP0"), out
+    assert "its PMI request stayed asserted" in out and "counting stopped" in out
+    assert took < 20, "the storm took %.1f s to stop" % took
+    assert "no recording" in nb.cmd("report")
+    # the fault lasted one run: the same sampling works again
+    ok = nb.cmd("record %s -e instr_retired:u -c 1000 --ring 3 loop 1000" % pmi)
+    assert re.search(r"^samples: 3 stored", ok, re.M), ok
