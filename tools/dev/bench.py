@@ -42,6 +42,19 @@ and then the sampling figures:
   dump (large)       bytes per sample without call chains, samples per second
                      the serial link carried (host wall clock around the
                      command), and what 115200 baud allows with and without -g
+and then, on each kernel (the x86-64 one after OVMF, the 32-bit one after
+SeaBIOS and GRUB, each booted from an image that also holds the SDK's
+`hello` built for it), what a Pentium 4 counts of the kernel itself:
+  stat -e instr_retired empty    the counting window around `empty` at :u:k
+                     (goal at most 32 instructions)
+  stat -e instr_retired hello    a program's window: the CPL-0 instructions
+                     while a counter ran (stat's `model:` line; goal at most 64)
+  record -e instr_retired -c 5000 --ring 3 loop 100000   the PMI handler's
+                     tail: the instructions it retires at CPL 0 after a
+                     counter's restart, up to its IRET (record's `PMI
+                     handler on LP0` line; goal at most 24; a CPL-0 sampler
+                     with a period up to pmu/p4_alloc.h P4_PMI_TAIL_MAX is
+                     refused)
 and prints small tables. `make bench` runs it. Exit status 1 when the
 machine does not boot or a command fails.
 
@@ -80,6 +93,12 @@ STEP_GOAL = 600                 # guest instructions per stepped instruction und
 HANDLER_GOAL = 1.5              # the handler, model excluded, over the floor
 ENTRY_INSNS = 38        # arch/x86/64/entry.S: stub (3) + isr_common (35), see the docstring
 BAUD_BYTES = 115200 // 10   # 8N1: 10 bits per byte
+WINDOW = re.compile(r"while a counter ran: LP0 (\d+) at CPL 0")
+COUNT = re.compile(r"^\s*(\d+)\s+instr_retired", re.M)
+TAIL = re.compile(r"^PMI handler on LP0 \(model, stepped\): (\d+) instructions .*after a "
+                  r"counter's restart (\d+) at most \(the limit is (\d+)\)", re.M)
+WINDOW_GOALS = (32, 64, 24)     # empty at :u:k, a program's CPL-0 window, the handler's tail
+KERNELS = (("x86-64", "uefi-x64", "sdk"), ("32-bit", "bios", "sdk32"))
 DUMP_GOAL_G, DUMP_GOAL = 25, 8  # dump bytes per sample on the line, with and without -g
 
 
@@ -163,6 +182,52 @@ def print_sampling(cost, regs, store, sizes, link):
              BAUD_BYTES / sizes[1]))
 
 
+def kernel_figures(firmware, sdk, timeout):
+    """(empty's :u:k count, hello's CPL-0 window, handler insns per PMI, tail, bound) on a kernel."""
+    import tempfile
+    work = tempfile.mkdtemp(prefix="nbprof-bench-")
+    img = os.path.join(work, "bench.img")
+    extra = ["--bios", os.path.join(qemu.BUILD, "nbprof32.elf")] if firmware == "bios" else []
+    subprocess.run([os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                                 "build", "mkimage")] + extra +
+                   [img, os.path.join(qemu.BUILD, "BOOTX64.EFI"), "",
+                    os.path.join(qemu.BUILD, sdk, "hello.elf")],
+                   check=True, stdout=subprocess.DEVNULL)
+    code, template = qemu.find_firmware(firmware)
+    varstore = qemu.make_vars(template) if template else None
+    argv = qemu.command(img, varstore, code, icount=True, firmware=firmware)
+    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
+                          timeout=timeout)
+    try:
+        child.expect_exact(READY, timeout=300)
+        child.expect_exact(PROMPT, timeout=60)
+        empty = COUNT.search(run(child, "stat -e instr_retired empty"))
+        window = WINDOW.search(run(child, "stat -e instr_retired hello"))
+        tail = TAIL.search(run(child, "record -e instr_retired -c 5000 --ring 3 loop 100000"))
+    finally:
+        child.terminate(force=True)
+        if varstore:
+            os.unlink(varstore)
+        os.unlink(img)
+        os.rmdir(work)
+    if not (empty and window and tail):
+        raise SystemExit("bench: %s: a kernel-window figure is missing" % firmware)
+    return (int(empty.group(1)), int(window.group(1)), int(tail.group(1)), int(tail.group(2)),
+            int(tail.group(3)))
+
+
+def print_kernel_figures(figs):
+    print()
+    print("%-50s %12s %12s" % ("the kernel's own code a Pentium 4 counts (model)",
+                                KERNELS[0][0], KERNELS[1][0]))
+    names = ("stat -e instr_retired empty: :u:k count", "a program's window: CPL-0 instructions",
+             "PMI handler: instructions per PMI", "PMI handler: tail after a counter's restart")
+    goals = ("goal <= %d" % WINDOW_GOALS[0], "goal <= %d" % WINDOW_GOALS[1], "",
+             "goal <= %d; refused at <= %d" % (WINDOW_GOALS[2], figs[0][4]))
+    for k, (name, goal) in enumerate(zip(names, goals)):
+        print("%-50s %12d %12d  %s" % (name, figs[0][k], figs[1][k], goal))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=100)
@@ -199,6 +264,8 @@ def main():
         loop = STATS.findall(run(child, "stat -r %d -e instr_retired loop 100" % n))
         samp = None if port else sampling(child)
         per_step = None if port else step_cost(child)
+        child.terminate(force=True)
+        kfigs = None if port else [kernel_figures(fw, sdk, args.timeout) for _, fw, sdk in KERNELS]
     except (pexpect.TIMEOUT, pexpect.EOF) as e:
         raise SystemExit("bench: the machine did not answer (%s)" % type(e).__name__)
     finally:
@@ -227,6 +294,8 @@ def main():
               "instructions (goal <= %d)" % (per_step, STEP_GOAL))
     if samp:
         print_sampling(*samp)
+    if kfigs:
+        print_kernel_figures(kfigs)
     return 0
 
 
