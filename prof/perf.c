@@ -426,10 +426,16 @@ static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct 
 		perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f, restart);
 }
 
-/* TSC since t0 spent handling: in all, and the calling LP's own share (throttling). */
-static void perf_pmi_time(unsigned lp, uint64_t t0)
+/*
+ * TSC since t0 spent handling: in all, and the calling LP's own share
+ * (throttling); so0: step_handler_overhead() at t0, so that a handler the
+ * model steps is timed as if it ran unstepped.
+ */
+static void perf_pmi_time(unsigned lp, uint64_t t0, uint64_t so0)
 {
-	uint64_t dt = rdtsc() - t0;
+	uint64_t dt = rdtsc() - t0, so = step_handler_overhead() - so0;
+
+	dt = dt > so ? dt - so : 0;
 
 	__atomic_fetch_add(&info.pmi.tsc_total, dt, __ATOMIC_RELAXED);
 	info.pmi.lp_tsc[lp] += dt;
@@ -502,7 +508,7 @@ static inline __attribute__((always_inline)) void perf_restart(uint32_t mask)
 static void perf_pmi_handler(struct trap_frame *f)
 {
 	uint32_t restart = 0;
-	uint64_t t0 = rdtsc(), b0;
+	uint64_t t0 = rdtsc(), so0 = step_handler_overhead(), b0;
 	const struct percpu *me = percpu_this();
 	unsigned cpu = me->index, lp = perf_lp_of(me);
 	struct trap_frame *wf;
@@ -535,7 +541,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 			lapic_write(LAPIC_LVT_PMC, lvt.lp[lp]);
 		perf_pmi_unmasked(lp, cpu, b0);
 	}
-	perf_pmi_time(lp, t0);
+	perf_pmi_time(lp, t0, so0);
 	/*
 	 * The counters restart last, under the lock (a stop on the other LP
 	 * must not find one restarted behind it): what a counter counting CPL 0
@@ -569,7 +575,7 @@ void perf_poll(struct trap_frame *f)
 	perf_lock();		/* as the handler: no PMI takes the same counter meanwhile */
 	perf_scan(lp, f, NULL);
 	perf_unlock();
-	perf_pmi_time(lp, t0);
+	perf_pmi_time(lp, t0, step_handler_overhead());
 }
 
 void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx)

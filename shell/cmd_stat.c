@@ -932,8 +932,7 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "overflow interrupts as NMIs instead of vector F8H. 'pmu skid N' makes the\n"
 	  "model raise each overflow's PMI N events after the manual's next event\n"
 	  "(0 .. 1024; 0 by default), as a part with a longer PMI latency would.\n"
-	  "'pmu bench N' times\n"
-	  "stat's start/stop/read sequence N times (TSC cycles).\n",
+	  "'pmu bench N' times stat's start/stop/read sequence N times (TSC cycles).\n",
 	  cmd_pmu },
 	{ "explain", "explain MSR=VALUE ...", "decode PMU register writes and find their flaws",
 	  "Decodes each write (numbers as 3B8H, 0x3b8 or decimal) and analyses the\n"

@@ -171,6 +171,12 @@ struct step_state {
 	struct step_saved h_saved;
 	uint64_t handlers;		/* handlers stepped since the window opened */
 	uint64_t h_start, h_mark;	/* win_counts.instructions at its entry, at the last mark */
+	/*
+	 * What stepping a handler adds to its time (step_handler_overhead):
+	 * each trap's delivery (the calibrated overhead step_take removes) and
+	 * the #DB handler's own time, from its entry to its exit stamp.
+	 */
+	uint64_t h_overhead, h_last_entry;
 	struct step_handler_stats h_stats;
 
 	/* calibration */
@@ -590,6 +596,26 @@ static void step_window(struct step_state *s, struct trap_frame *f, uint64_t cyc
 
 /* ---- interrupt handlers in the counting window -------------------------------- */
 
+/* A trap inside a stepped handler, at TSC entry: what stepping added since the last one. */
+static void step_handler_time(struct step_state *st, uint64_t entry)
+{
+	uint64_t raw = entry - st->resume;
+
+	st->h_overhead += raw - step_take(st, entry);		/* the trap's delivery */
+	if (st->resume >= st->h_last_entry)
+		st->h_overhead += st->resume - st->h_last_entry;	/* the last #DB handler */
+	st->h_last_entry = entry;
+}
+
+uint64_t step_handler_overhead(void)
+{
+	const struct step_state *st = step_this();
+
+	if (!st->h_active || st->resume < st->h_last_entry)
+		return st->h_overhead;
+	return st->h_overhead + (st->resume - st->h_last_entry);	/* the last trap's own */
+}
+
 static void step_save(const struct step_state *s, struct step_saved *v)
 {
 	*v = (struct step_saved){ .last_rip = s->last_rip, .cycles = s->cycles,
@@ -711,6 +737,8 @@ static void step_db(struct trap_frame *f)
 		step_stamp_exit(st, f);
 		return;
 	}
+	if (st->h_active)
+		step_handler_time(st, entry);
 	if (st->h_active && f->rip == st->h_rip && f->rsp == st->h_rsp && f->cs == st->h_cs) {
 		step_handler_exit(st, f, entry);
 		return;
@@ -859,11 +887,13 @@ static __attribute__((noinline)) void step_tf_set(void)
 
 static void step_tf_on(struct step_state *st)
 {
+	if (st->h_active && st->resume >= st->h_last_entry)
+		st->h_overhead += st->resume - st->h_last_entry;	/* the last #DB handler */
 	st->last_rip = (uintptr_t)step_tf_resume;
 	st->last_cpl = 0;
 	step_classify(st, st->last_rip, NULL);
 	st->cycles = 0;
-	st->resume = rdtsc();
+	st->resume = st->h_last_entry = rdtsc();
 	step_tf_set();
 }
 

@@ -136,6 +136,13 @@ struct step_handler_stats {
 	uint64_t tails, tail_sum, tail_max;
 };
 const struct step_handler_stats *step_handler_stats_of(unsigned cpu);
+/*
+ * The calling LP's TSC that stepping handlers has added so far (trap
+ * delivery and #DB handling): the difference of two readings inside one
+ * handler is what to take out of its measured time. Grows only while a
+ * handler is stepped.
+ */
+uint64_t step_handler_overhead(void);
 /* Inside a stepped handler: the tail starts after this point. A no-op elsewhere. */
 void step_handler_mark(void);
 

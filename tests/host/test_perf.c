@@ -78,6 +78,11 @@ struct trap_frame *step_frame(void)
 	return NULL;
 }
 
+uint64_t step_handler_overhead(void)
+{
+	return 0;
+}
+
 uint64_t step_hold(void)
 {
 	return 0;

@@ -121,17 +121,17 @@ def insns(figures):
 
 def sampling(child):
     """The sampling figures: (cost, floor regs, floor store, script/dump bytes, link rate)."""
-    out = run(child, "record --vector --throttle 100 -e instr_retired -c 99 loop 3000")
+    out = run(child, "record --vector --throttle 100 --ring 3 -e instr_retired:u -c 99 loop 3000")
     cost = (int(COST.search(out).group(1)),) + tuple(map(int, HANDLER.search(out).groups()))
     regs, store = map(int, FLOOR.search(run(child, "record --floor 200")).groups())
-    out = run(child, "record -g --throttle 100 -e instr_retired -c 97 calls 3 400")
+    out = run(child, "record -g --throttle 100 --ring 3 -e instr_retired:u -c 97 calls 3 400")
     n = int(STORED.search(out).group(1))
     script = run(child, "script")
     dump = run(child, "dump")
     # the bytes on the line: each NBD: line and its CR LF
     frames = sum(len(l) + 2 for l in dump.split("\n") if l.startswith("NBD:"))
     sizes = (len(script.split("\n", 1)[1]) / n, frames / n, n)
-    out = run(child, "record --throttle 100 -e instr_retired -c 3 loop 20000")
+    out = run(child, "record --throttle 100 --ring 3 -e instr_retired:u -c 3 loop 20000")
     big = int(STORED.search(out).group(1))
     t0 = time.monotonic()
     dump = run(child, "dump")
