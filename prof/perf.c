@@ -700,9 +700,16 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))
 			running[i] = s->start[i];
 	p4_stop(bus, &s->plan, &res);
+	/*
+	 * A PEBS counter is reloaded by the assist whenever it writes a record,
+	 * also between the two reads (kernel code at :k has tagged loads): its
+	 * stopped value alone is what came after its last reload, and the O9
+	 * settling would take a reload for a lost carry (2^32 too many).
+	 */
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &stopped) == 0)
-			running[i] = p4_counter_settle(running[i], stopped);
+			running[i] = s->plan.req[i].role == P4_ROLE_PEBS ? stopped & P4_COUNTER_MASK
+					: p4_counter_settle(running[i], stopped);
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		perf_lvt_write(lp, perf_lvt_value(true));
 	s->running = false;

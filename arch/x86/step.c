@@ -704,6 +704,7 @@ void step_handler_enter(struct trap_frame *f)
 	st->handlers++;
 	st->h_start = st->win_counts.instructions;
 	st->h_mark = UINT64_MAX;
+	st->h_last_entry = st->resume;	/* nothing of the interrupted code's is the handler's */
 	__atomic_store_n(&st->h_active, true, __ATOMIC_RELEASE);
 	step_tf_on(st);
 }
