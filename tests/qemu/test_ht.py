@@ -193,11 +193,12 @@ def test_pmis_go_to_the_owning_lp(nb, mode):
 
 
 def test_sibling_events_interrupt_the_owner(nb):
-    """One counter for both threads: OVF_PMI_T0, so LP0 takes every PMI, also for LP1's events."""
+    """One counter for both threads: OVF_PMI_T0, so LP0 takes every PMI, also for LP1's events.
+    At ring 3 under :u: the handler's own instructions (CPL 0) would count at :k."""
     before = pmi_by_lp(nb)
-    rows, out = stat(nb, "-e instr_retired --preset 0xFFFFFFFFF0 --pair loop 100 -- loop 200")
-    (k0, _), (k1, _) = kernel_share(out)
-    assert rows[0][0] == loop_instr(100) + loop_instr(200) + k0 + k1, out
+    rows, out = stat(nb, "-e instr_retired:u --preset 0xFFFFFFFFF0 --ring 3 "
+                         "--pair loop 100 -- loop 200")
+    assert rows[0][0] == loop_instr(100) + EXIT + loop_instr(200) + EXIT, out
     lp0, lp1, t0, t1 = [a - b for a, b in zip(pmi_by_lp(nb), before)]
     assert lp1 == 0 and t1 == 0 and lp0 > 0 and t0 > 0, (lp0, lp1, t0, t1)
 

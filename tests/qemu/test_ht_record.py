@@ -121,14 +121,15 @@ def test_cpu1_by_vector_is_refused(nb):
     """LP1 runs its jobs with IF = 0 (smp.h), and a CPU holds a fixed-vector interrupt while
     IF = 0 (SDM Vol. 3A 6.8.1): LP1 would never take its PMI, so --vector with LP1 sampling
     is refused with the reason; LP0's samples by vector with LP1 only counting are fine."""
-    for args in ("--vector --cpu 1 -e instr_retired -c 29 loop 400",
-                 "--vector -e instr_retired -c 29 --pair loop 400 -- loop 400"):
+    # periods above the overflow handler's own instructions, which count at :k
+    for args in ("--vector --cpu 1 -e instr_retired -c 1999 loop 400",
+                 "--vector -e instr_retired -c 1999 --pair loop 400 -- loop 400"):
         out = nb.cmd("record " + args, timeout=60)
         assert out.strip() == ("error: record: --vector: LP1 runs its stepped jobs with "
                                "interrupts masked (IF = 0), and a fixed-vector PMI waits for IF = 1 (SDM Vol. 3A "
                                "6.8.1): LP1 would take no sample; sample LP1 by NMI (the "
                                "default)"), out
-    out = record(nb, "--vector --throttle 100 --cpu 0 -e instr_retired -c 29 loop 400")
+    out = record(nb, "--vector --throttle 100 --cpu 0 -e instr_retired -c 1999 loop 400")
     assert "PMI by vector F8H" in out, out
 
 
@@ -180,7 +181,7 @@ def test_pair_each_lp_samples_its_own_workload(nb):
 
 def test_pair_samples_carry_each_lps_workload_name(nb):
     """--pair A -- B: LP0's samples are named after A, LP1's after B (script and dump)."""
-    record(nb, "--throttle 100 -e instr_retired -c 29 --pair calls 2 100 -- loop 300")
+    record(nb, "--throttle 100 --ring 3 -e instr_retired:u -c 29 --pair calls 2 100 -- loop 300")
     heads = [SCRIPT_HEADER.match(l) for l in nb.cmd("script", timeout=60).splitlines()]
     names = {(m.group(1), int(m.group(2))) for m in heads if m}
     assert names == {("calls", 0), ("loop", 1)}, names
@@ -217,11 +218,13 @@ THROTTLED_BY_LP = re.compile(r"^throttled by LP: LP0 (\d+) \(PMI time (\d+) TSC 
 
 @pytest.mark.parametrize("busy", [0, 1])
 def test_throttle_weighs_each_lps_own_pmi_time(nb, busy):
-    """Period 1 on one LP only: that LP throttles; the other LP took no PMI, spent no
-    PMI time, and is never throttled for its sibling's handlers (record.c: each LP
-    compares its own handlers' TSC with the time that passed, default share 25 %)."""
+    """Period 1 on one LP only (:u at ring 3: the handler adds nothing): that LP throttles;
+    the other LP took no PMI, spent no PMI time, and is never throttled for its sibling's
+    handlers (record.c: each LP compares its own handlers' TSC with the time that passed,
+    default share 25 %)."""
     n = 1000
-    out = record(nb, "-e instr_retired:t%d -c 1 --pair loop %d -- loop %d" % (busy, n, n))
+    out = record(nb, "--ring 3 -e instr_retired:t%d:u -c 1 --pair loop %d -- loop %d"
+                 % (busy, n, n))
     m = THROTTLED_BY_LP.search(out)
     assert m, out
     throttled = (int(m.group(1)), int(m.group(3)))

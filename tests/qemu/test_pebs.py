@@ -393,7 +393,7 @@ def test_ds_layout_follows_dtes64_and_the_mode(nb):
 def test_pebs_refused_for_other_events(nb):
     out = nb.cmd("record -e instr_retired:pebs -c 100 loop 10", timeout=60)
     assert "PEBS works only with front_end_event, execution_event and replay_event" in out
-    out = nb.cmd("record --pebs-buffer 8 -e instr_retired -c 100 loop 10", timeout=60)
+    out = nb.cmd("record --pebs-buffer 8 -e instr_retired -c 1999 loop 10", timeout=60)
     assert "need a PEBS event" in out
 
 
