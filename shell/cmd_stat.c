@@ -507,6 +507,34 @@ static int stat_parse_b(struct shell *sh, int argc, char **argv)
 	return stat_check_synthetic(sh, &st.args_b);
 }
 
+/*
+ * --preset V reloads every counter with V at each overflow: a period of
+ * 2^40 - V events. The rule for samplers (pmu/p4_alloc.h p4_pmi_refusal)
+ * holds for it too: a counter that interrupts and counts CPL 0 (its ESCR's
+ * OS bits, :t0=/:t1= included) with so short a period would overflow again
+ * inside its own handler, for ever.
+ */
+static int stat_preset_check(struct shell *sh)
+{
+	uint64_t dist = (P4_COUNTER_MASK - (st.o.preset & P4_COUNTER_MASK)) + 1;
+
+	if (!st.o.preset_set)
+		return 0;
+	for (unsigned i = 0; i < st.plan.n; i++) {
+		struct p4_spec spec = st.plan.req[i].spec;
+		const char *why;
+
+		spec.period = dist;
+		spec.os = (st.plan.slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) != 0;
+		why = p4_pmi_refusal(&spec, (st.plan.slot[i].cccr_value &
+					     (CCCR_OVF_PMI_T0 | CCCR_OVF_PMI_T1)) != 0);
+		if (why)
+			return shell_error(sh, "stat: --preset %llXH reloads #%u every %llu events: %s",
+					   (unsigned long long)st.o.preset, i, (unsigned long long)dist, why);
+	}
+	return 0;
+}
+
 static int stat_prepare(struct shell *sh, int argc, char **argv)
 {
 	const struct perf_info *pi = perf_info();
@@ -544,6 +572,8 @@ static int stat_prepare(struct shell *sh, int argc, char **argv)
 		return shell_error(sh, "%s", aerr.msg);
 	if (stat_apply_tbits(&st.reqs, &st.plan, st.err, sizeof(st.err)))
 		return shell_error(sh, "%s", st.err);
+	if (stat_preset_check(sh))
+		return 1;
 	stat_unc_plan(&st.unc, &st.plan);
 	return 0;
 }
@@ -894,7 +924,8 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "  --quiet        no '# stepped N' progress line (runs over 1 s, model)\n"
 	  "  --preset V     test aid: counters start at V (40 bits, bit 39 set) and are\n"
 	  "                 reloaded with V on every overflow, forcing wraps every\n"
-	  "                 2^40 - V events; totals stay exact\n"
+	  "                 2^40 - V events; totals stay exact (at CPL 0 only with\n"
+	  "                 more than 128 events to the wrap, as for record's -c)\n"
 	  "  --cpu 0|1|both run the workload on LP0, its Hyper-Threading sibling LP1, or\n"
 	  "                 both; specs without :t0/:t1 count those LPs\n"
 	  "  --pair A ARGS -- [--ring R] B ARGS   run A on LP0 and B on LP1 together\n"

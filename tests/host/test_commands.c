@@ -118,6 +118,22 @@ static void impossible_combination_is_refused_with_the_reason(void **state)
 	assert_int_equal(fake_prof.runs, 0);
 }
 
+/*
+ * --preset reloads every counter at each overflow: 16 events before the
+ * wrap is a 16-event period, refused at CPL 0 (pmu/p4_alloc.h) before
+ * anything runs; at :u it runs, and 129 events from the wrap runs at :k.
+ */
+static void stat_short_preset_at_cpl0_is_refused(void **state)
+{
+	(void)state;
+	assert_int_not_equal(cmd("stat --preset 0xFFFFFFFFF0 -e instr_retired loop 1"), 0);
+	assert_non_null(strstr(out, "error: stat: --preset FFFFFFFFF0H reloads #0 every 16 events"));
+	assert_non_null(strstr(out, "a period of at most 128 counted at CPL 0"));
+	assert_int_equal(fake_prof.runs, 0);
+	assert_int_equal(cmd("stat --preset 0xFFFFFFFFF0 --ring 3 -e instr_retired:u loop 1"), 0);
+	assert_int_equal(cmd("stat --preset 0xFFFFFFFF7F -e instr_retired loop 1"), 0);
+}
+
 static void unknown_workload_and_bad_arguments(void **state)
 {
 	assert_int_not_equal(cmd("stat -e instr_retired nosuchwork"), 0);
@@ -225,6 +241,7 @@ int main(void)
 		T(bad_spec_is_one_error_and_runs_nothing),
 		T(impossible_combination_is_refused_with_the_reason),
 		T(unknown_workload_and_bad_arguments),
+		T(stat_short_preset_at_cpl0_is_refused),
 		T(run_reports_the_stepped_instructions),
 		T(pmu_shows_the_backend),
 		T(record_options_are_checked_before_anything_runs),
