@@ -191,6 +191,9 @@ static size_t dump_build_header(struct dump_enc *enc, const struct dump_info *in
 	blob_le(&b, info->ip_bits ? info->ip_bits : 64, 1);
 	dump_lp_comms(&b, run);
 	blob_le(&b, enc->chains.any ? 1 : 0, 1);	/* flags: chain references */
+	blob_le(&b, info->build_id_len <= BUILDID_MAX ? info->build_id_len : 0, 1);
+	if (info->build_id_len <= BUILDID_MAX)
+		blob_bytes(&b, info->build_id, info->build_id_len);
 	if (b.overflow)
 		return 0;
 	put_le(enc->header + DUMP_HDR_LEN_AT, b.len, 4);

@@ -6,6 +6,7 @@
  * meanings: PMU reference 1.3 and 5.1 (bit 7 = 1: perfmon available; bit 11 = 1:
  * BTS unavailable; bit 12 = 1: PEBS unavailable).
  */
+#include "arch/x86/buildid.h"
 #include "arch/x86/topology.h"
 #include "pmu/p4_caps.h"
 #include "shell/cmds.h"
@@ -200,6 +201,7 @@ static int cpu_selftest(struct shell *sh)
 int cmd_cpu(struct shell *sh, int argc, char **argv)
 {
 	struct cpu_info ci;
+	char id[BUILDID_HEX_MAX];
 
 	if (argc == 2 && parse_streq(argv[1], "selftest"))
 		return cpu_selftest(sh);
@@ -218,6 +220,8 @@ int cmd_cpu(struct shell *sh, int argc, char **argv)
 	if (ci.booted_by && ci.kernel_mode)
 		shell_printf(sh, "boot          %s; nbprof runs in %s\n", ci.booted_by,
 			     ci.kernel_mode);
+	buildid_hex(ci.build_id, ci.build_id_len, id, sizeof(id));
+	shell_printf(sh, "build id      %s\n", id);
 	shell_printf(sh, "DS / DTES64   %s / %s\n", yesno(ci.ds), yesno(ci.dtes64));
 	cpu_show_misc(sh, &ci);
 	cpu_show_ds_pebs_bts(sh, &ci);

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86/buildid.h"
+
 struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
 };
@@ -93,6 +95,8 @@ struct cpu_info {
 	/* on the target (cpu_identify), else NULL */
 	const char *booted_by;		/* firmware and boot file, e.g. "UEFI ia32 (BOOTIA32.EFI)" */
 	const char *kernel_mode;	/* the mode nbprof runs in (mode.h MODE_NAME) */
+	uint8_t build_id[BUILDID_MAX];	/* the running kernel's build id (buildid.h) */
+	uint8_t build_id_len;		/* 0: none */
 };
 
 /*
