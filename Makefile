@@ -314,9 +314,9 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 # Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests:
 # $(B)/sdk for the 64-bit kernel, $(B)/sdk32 with -m32 for the 32-bit one.
 SDK_CC    := sdk/nbprof-cc
-SDK_NAMES := hello sumloop prog_reloc prog_div64
+SDK_NAMES := hello sumloop prog_reloc prog_div64 prog_printf
 SDK_ELFS  := $(patsubst %,$(B)/sdk/%.elf,$(SDK_NAMES)) $(patsubst %,$(B)/sdk32/%.elf,$(SDK_NAMES))
-SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h sdk/nbprof_abi.h
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/nbprintf.c sdk/program.ld sdk/nbprof.h sdk/nbprof_abi.h
 define sdk_rules
 $(B)/$(1)/%.elf: sdk/examples/%.c $(SDK_DEPS)
 	@mkdir -p $$(@D)
@@ -434,7 +434,8 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 # one a heading of docs/reference/qemu-uefi.md (tools/dev/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c \
+              tests/host/prog_printf.c, \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S arch/x86/32/*.[cS] arch/x86/64/*.[cS] \
                          kernel/*.c lib/*.c workload/*.c prof/*.c prof/backend/*.c selftest/*.c \
                          shell/*.c pmu/*.c pmu/model/*.c tests/host/*.c))
