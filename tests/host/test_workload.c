@@ -199,7 +199,12 @@ static void stop_reasons(void **state)
 	(void)state;
 	assert_string_equal(workload_stop_reason(&r, buf, sizeof(buf)), "interrupted by Ctrl-C");
 	r.timed_out = true;
-	assert_string_equal(workload_stop_reason(&r, buf, sizeof(buf)), "stopped at its time limit");
+	r.limit_s = 60;
+	workload_stop_reason(&r, buf, sizeof(buf));
+	/* which limit fired, and the command that raises it */
+	assert_string_equal(buf, "stopped at its unstepped time limit, 60 s (programs --timeout "
+			    "unstepped=SECONDS)");
+	assert_true(strlen(buf) < 96);
 	r.step.instructions = 123456789;
 	workload_stop_reason(&r, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "still running after 123456789 instructions: no return from main?"));
@@ -207,11 +212,58 @@ static void stop_reasons(void **state)
 	assert_true(strlen(buf) < 96);	/* fits record's error line (prof/record.h) */
 }
 
+/* `programs --timeout SPEC`: the stepped limit alone (as before), either or both by name. */
+static void limits_parse(void **state)
+{
+	const struct program_limits now = { .stepped_s = 10, .unstepped_s = 60 };
+	static const struct {
+		const char *spec;
+		unsigned stepped, unstepped;	/* 0, 0 with err: refused */
+		const char *err;
+	} cases[] = {
+		{ "5", 5, 60, NULL },
+		{ "0", 0, 60, NULL },
+		{ "stepped=20", 20, 60, NULL },
+		{ "unstepped=600", 10, 600, NULL },
+		{ "stepped=0,unstepped=86400", 0, 86400, NULL },
+		{ "unstepped=3,stepped=4", 4, 3, NULL },
+		{ "unstepped=0", 0, 0, "unstepped: '0' is not 1 .. 86400 seconds" },
+		{ "unstepped=86401", 0, 0, "unstepped: '86401' is not 1 .. 86400 seconds" },
+		{ "stepped=x", 0, 0, "stepped: 'x' is not 0 (no limit) .. 86400 seconds" },
+		{ "-1", 0, 0, "stepped: '-1' is not 0 (no limit) .. 86400 seconds" },
+		{ "hw=5", 0, 0, "'hw' is not a limit: stepped=SECONDS or unstepped=SECONDS" },
+		{ "5,stepped=6", 0, 0, "the stepped limit is given twice" },
+		{ "unstepped=5,", 0, 0, "an empty limit: SECONDS, stepped=SECONDS or unstepped=SECONDS" },
+		{ "", 0, 0, "give SECONDS, or stepped=SECONDS and/or unstepped=SECONDS" },
+		{ "unstepped=", 0, 0, "unstepped: '' is not 1 .. 86400 seconds" },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct program_limits out;
+		char err[96] = "";
+		int r = workload_parse_limits(cases[i].spec, &now, &out, err, sizeof(err));
+
+		if (cases[i].err) {
+			assert_int_equal(r, -1);
+			assert_string_equal(err, cases[i].err);
+			/* nothing changed: out is still what was in force */
+			assert_int_equal(out.stepped_s, 10);
+			assert_int_equal(out.unstepped_s, 60);
+		} else {
+			assert_int_equal(r, 0);
+			assert_int_equal(out.stepped_s, cases[i].stepped);
+			assert_int_equal(out.unstepped_s, cases[i].unstepped);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_workload_is_found_by_name),
 		cmocka_unit_test(stop_reasons),
+		cmocka_unit_test(limits_parse),
 		cmocka_unit_test(defaults_fill_omitted_parameters),
 		cmocka_unit_test(numbers_in_every_spelling),
 		cmocka_unit_test(branch_patterns_and_seed),

@@ -459,6 +459,26 @@ def test_ctrl_c_stops_a_runaway_unstepped_program(nb):
     assert "returned: 43" in nb.cmd("run stickwork 1 2")
 
 
+def test_the_unstepped_limit_is_settable_and_named_when_it_fires(nb):
+    """N9: a program running unstepped (as every program does on a Pentium 4's PMU) was
+    stopped after a fixed 60 s; `programs --timeout unstepped=S` sets that limit, and
+    the error says which limit stopped the program and how to raise it."""
+    upload(nb, FOREVER, "forever")
+    out = nb.cmd("programs --timeout unstepped=0")
+    assert "error: programs --timeout unstepped=0: unstepped: '0' is not 1 .. 86400" in out
+    assert "unstepped ones after 60 s" in nb.cmd("programs --timeout")   # unchanged
+    assert "stop after 10 s of stepping, unstepped ones after 3 s" in \
+        nb.cmd("programs --timeout unstepped=3")
+    for ring in ("3", "0"):
+        t0 = time.monotonic()
+        out = nb.cmd("run --ring %s forever" % ring, timeout=60)
+        took = time.monotonic() - t0
+        assert "error: forever: stopped at its unstepped time limit, 3 s (programs --timeout " \
+               "unstepped=SECONDS)" in out, out
+        assert 2.5 < took < 30, took
+    assert "unstepped ones after 60 s" in nb.cmd("programs --timeout stepped=10,unstepped=60")
+
+
 def printf_lines(argv):
     """What tests/host/prog_printf.c prints for argv, by the C rules its nb_printf and
     nb_snprintf follow, written with Python's % (which follows them too): the hh/h
