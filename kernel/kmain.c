@@ -159,13 +159,11 @@ static void kmain_banner(void)
 	struct cpu_info ci;
 	struct mem_summary s;
 	uint64_t tsc = timer_tsc_hz(), apic = timer_lapic_hz();
-	char id[BUILDID_HEX_MAX];
 
 	plat_cpu_info(&ci);
 	mem_get_summary(&s);
-	buildid_hex(ci.build_id, ci.build_id_len, id, sizeof(id));
-	kprintf("\nnbprof %s - profiling kernel for Intel NetBurst\n", NBPROF_VERSION);
-	kprintf("build id: %s\n", id);
+	kprintf("\nnbprof %s - profiling kernel for Intel NetBurst\nbuild id: %s\n", NBPROF_VERSION,
+		ci.build_id_hex);
 	kprintf("cpu: %s %s stepping %u, %s%s\n", ci.vendor, ci.display, ci.stepping,
 		ci.brand[0] ? ci.brand : "(no brand string)",
 		ci.is_netburst ? "" : " - not a NetBurst CPU (family 0FH)");

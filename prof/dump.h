@@ -127,8 +127,8 @@ struct dump_info {
 	uint32_t symtab_count;
 	uint64_t run_id;			/* anything that tells runs apart (start TSC) */
 	uint8_t ip_bits;			/* 32 or 64 (mode.h MODE_BITS); 0 means 64 */
-	uint8_t build_id[BUILDID_MAX];		/* the kernel's (arch/x86/buildid.h) */
-	uint8_t build_id_len;			/* 0: none */
+	const uint8_t *build_id;		/* the kernel's (arch/x86/buildid.h) */
+	unsigned build_id_len;			/* bytes at build_id (at most BUILDID_MAX; 0: none) */
 };
 
 enum dump_phase {

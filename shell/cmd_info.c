@@ -201,7 +201,6 @@ static int cpu_selftest(struct shell *sh)
 int cmd_cpu(struct shell *sh, int argc, char **argv)
 {
 	struct cpu_info ci;
-	char id[BUILDID_HEX_MAX];
 
 	if (argc == 2 && parse_streq(argv[1], "selftest"))
 		return cpu_selftest(sh);
@@ -220,8 +219,7 @@ int cmd_cpu(struct shell *sh, int argc, char **argv)
 	if (ci.booted_by && ci.kernel_mode)
 		shell_printf(sh, "boot          %s; nbprof runs in %s\n", ci.booted_by,
 			     ci.kernel_mode);
-	buildid_hex(ci.build_id, ci.build_id_len, id, sizeof(id));
-	shell_printf(sh, "build id      %s\n", id);
+	shell_printf(sh, "build id      %s\n", ci.build_id_hex);
 	shell_printf(sh, "DS / DTES64   %s / %s\n", yesno(ci.ds), yesno(ci.dtes64));
 	cpu_show_misc(sh, &ci);
 	cpu_show_ds_pebs_bts(sh, &ci);

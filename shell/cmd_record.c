@@ -18,7 +18,6 @@
 #include "arch/x86/progress.h"
 #include "arch/x86/timer.h"
 #include "lib/parse.h"
-#include "lib/string.h"
 #include "pmu/p4_spec.h"
 #include "prof/dump.h"
 #include "prof/jitter.h"
@@ -1082,9 +1081,9 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 		.signature = ci.signature, .image_base = ksym_image_base(),
 		.text_start = ksym_text_start, .text_end = ksym_text_end,
 		.symtab_crc = dump_symtab_crc_get(ksym_get, ksym_count), .symtab_count = ksym_count,
-		.run_id = run->tsc_start, .ip_bits = MODE_BITS, .build_id_len = ci.build_id_len,
+		.run_id = run->tsc_start, .ip_bits = MODE_BITS,
+		.build_id = ci.build_id, .build_id_len = ci.build_id_len,
 	};
-	memcpy(d->build_id, ci.build_id, sizeof(d->build_id));
 }
 
 /*

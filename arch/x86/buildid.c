@@ -4,39 +4,34 @@
  */
 #include "arch/x86/buildid.h"
 
-#include "lib/printf.h"
 #include "lib/string.h"
 
-static uint32_t note_u32(const uint8_t *p)
+const uint8_t *buildid_parse(const uint8_t *note, size_t len, unsigned *n)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t w[4];		/* namesz, descsz, type, name: little-endian, as x86 is */
+
+	*n = 0;
+	if (len < sizeof(w))
+		return NULL;
+	memcpy(w, note, sizeof(w));
+	if (w[0] != 4 || w[2] != NT_GNU_BUILD_ID || w[3] != BUILDID_OWNER_GNU ||
+	    w[1] - 1 >= BUILDID_MAX || w[1] > len - sizeof(w))
+		return NULL;
+	*n = w[1];
+	return note + sizeof(w);
 }
 
-unsigned buildid_parse(const uint8_t *note, size_t len, uint8_t *id)
+void buildid_hex(const uint8_t *id, unsigned n, char out[BUILDID_HEX_MAX])
 {
-	uint32_t namesz, descsz;
-
-	if (len < 16)
-		return 0;
-	namesz = note_u32(note);
-	descsz = note_u32(note + 4);
-	if (namesz != 4 || note_u32(note + 8) != NT_GNU_BUILD_ID || memcmp(note + 12, "GNU", 4))
-		return 0;
-	if (descsz == 0 || descsz > BUILDID_MAX || descsz > len - 16)
-		return 0;
-	memcpy(id, note + 16, descsz);
-	return descsz;
-}
-
-void buildid_hex(const uint8_t *id, unsigned n, char *out, size_t cap)
-{
-	size_t at = 0;
+	static const char digits[16] = "0123456789abcdef";
 
 	if (!n) {
-		ksnprintf(out, cap, "none");
+		memcpy(out, "none", 5);
 		return;
 	}
-	out[0] = '\0';
-	for (unsigned i = 0; i < n && at + 3 <= cap; i++, at += 2)
-		ksnprintf(out + at, cap - at, "%02x", id[i]);
+	for (unsigned i = 0; i < n; i++, out += 2) {
+		out[0] = digits[id[i] >> 4];
+		out[1] = digits[id[i] & 15];
+	}
+	*out = '\0';
 }

@@ -20,15 +20,16 @@
 #define BUILDID_MAX		32	/* bytes kept; sha1 gives 20 */
 #define BUILDID_HEX_MAX		(2 * BUILDID_MAX + 1)
 #define NT_GNU_BUILD_ID		3
+#define BUILDID_OWNER_GNU	0x00554e47u	/* "GNU" and its NUL as a little-endian word */
 
 /*
- * The build id in the note at note (len bytes), copied into id (at most
- * BUILDID_MAX bytes); returns its length, 0 when the bytes are not a GNU
- * build-id note or the id is longer than BUILDID_MAX.
+ * The build id in the note at note (len bytes): a pointer to it in the
+ * note and its length in *n (1 .. BUILDID_MAX); NULL and 0 when the bytes
+ * are not a GNU build-id note or the id is longer than BUILDID_MAX.
  */
-unsigned buildid_parse(const uint8_t *note, size_t len, uint8_t *id);
+const uint8_t *buildid_parse(const uint8_t *note, size_t len, unsigned *n);
 
-/* id as lower-case hex into out (cap >= 2 * n + 1); "none" when n is 0. */
-void buildid_hex(const uint8_t *id, unsigned n, char *out, size_t cap);
+/* id (n <= BUILDID_MAX bytes) as lower-case hex into out; "none" when n is 0. */
+void buildid_hex(const uint8_t *id, unsigned n, char out[BUILDID_HEX_MAX]);
 
 #endif

@@ -336,22 +336,31 @@ static void build_id_note(void **state)
 	static const uint8_t note[] = {
 		4, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xd6, 0xe6, 0x7f, 0xa4, 0x21,
 	};
-	uint8_t id[BUILDID_MAX], bad[sizeof(note)];
+	uint8_t bad[sizeof(note)];
 	char hex[BUILDID_HEX_MAX];
+	const uint8_t *id;
+	unsigned n;
 
-	assert_int_equal(buildid_parse(note, sizeof(note), id), 5);
-	buildid_hex(id, 5, hex, sizeof(hex));
+	(void)state;
+	id = buildid_parse(note, sizeof(note), &n);
+	assert_ptr_equal(id, note + 16);
+	assert_int_equal(n, 5);
+	buildid_hex(id, n, hex);
 	assert_string_equal(hex, "d6e67fa421");
-	assert_int_equal(buildid_parse(note, sizeof(note) - 1, id), 0);	/* cut short */
+	assert_null(buildid_parse(note, sizeof(note) - 1, &n));	/* cut short */
+	assert_int_equal(n, 0);
 	memcpy(bad, note, sizeof(note));
 	bad[8] = 1;							/* another type */
-	assert_int_equal(buildid_parse(bad, sizeof(bad), id), 0);
+	assert_null(buildid_parse(bad, sizeof(bad), &n));
 	memcpy(bad, note, sizeof(note));
 	bad[12] = 'X';							/* another owner */
-	assert_int_equal(buildid_parse(bad, sizeof(bad), id), 0);
+	assert_null(buildid_parse(bad, sizeof(bad), &n));
+	memcpy(bad, note, sizeof(note));
+	bad[4] = 0;							/* an empty id */
+	assert_null(buildid_parse(bad, sizeof(bad), &n));
 	memset(bad, 0, sizeof(bad));					/* no note: no id */
-	assert_int_equal(buildid_parse(bad, sizeof(bad), id), 0);
-	buildid_hex(id, 0, hex, sizeof(hex));
+	assert_null(buildid_parse(bad, sizeof(bad), &n));
+	buildid_hex(NULL, 0, hex);
 	assert_string_equal(hex, "none");
 }
 

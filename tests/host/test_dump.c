@@ -347,7 +347,7 @@ static const struct dump_info info = {
 	.family = 0x0f, .model = 4, .stepping = 1, .signature = 0xf41,
 	.image_base = UINT64_C(0x3e4ec000), .text_start = 0x1000, .text_end = 0x2f000,
 	.symtab_crc = 0xdeadbeef, .symtab_count = 321, .run_id = 42, .ip_bits = 32,
-	.build_id = { 0xd6, 0xe6, 0x7f, 0xa4, 0x21 }, .build_id_len = 5,
+	.build_id = (const uint8_t *)"\xd6\xe6\x7f\xa4\x21", .build_id_len = 5,
 };
 static struct sample want[1024];
 static int nwant;

@@ -283,17 +283,15 @@ int main(int argc, char **argv)
 
 		report_top(&run, &o, &rs, scratch, 4096, &out);
 	} else if (!strcmp(what, "dump")) {
-		struct dump_info info = {
+		const struct dump_info info = {
 			.family = 0x0f, .model = 4, .stepping = 1, .signature = 0xf41,
 			.image_base = IMAGE_BASE, .text_start = text_start, .text_end = text_end,
 			.symtab_crc = dump_symtab_crc(syms, nsyms), .symtab_count = nsyms,
 			.run_id = UINT64_C(5000000000) + rng, .ip_bits = (uint8_t)ip_bits,
-			.build_id_len = (uint8_t)build_id_len,
+			.build_id = build_id, .build_id_len = build_id_len,
 		};
-		int rc;
+		int rc = dump_begin(&enc, &run, &info, (uint32_t)from);
 
-		memcpy(info.build_id, build_id, build_id_len);
-		rc = dump_begin(&enc, &run, &info, (uint32_t)from);
 		if (rc) {
 			fprintf(stderr, "dumpgen: dump_begin failed (%d)\n", rc);
 			return 1;
