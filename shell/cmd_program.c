@@ -210,21 +210,18 @@ static void programs_list(struct shell *sh)
 }
 
 /* `programs --timeout [SPEC]`: set the limits SPEC names (workload_parse_limits), show both. */
-static int programs_timeout(struct shell *sh, const char *spec)
+static int programs_timeout(struct shell *sh, char *spec)
 {
 	struct program_limits now, l;
-	char err[96];
 
 	workload_get_limits(&now);
 	l = now;
-	if (spec && workload_parse_limits(spec, &now, &l, err, sizeof(err)))
-		return shell_error(sh, "programs --timeout %s: %s", spec, err);
+	if (spec && workload_parse_limits(spec, &now, &l))
+		return shell_error(sh, "programs --timeout: SECONDS or stepped=S,unstepped=S "
+				   "(0..86400, 0: none; unstepped 1..86400)");
 	workload_set_limits(&l);
-	if (l.stepped_s)
-		shell_printf(sh, "stepped programs stop after %u s of stepping", l.stepped_s);
-	else
-		shell_puts(sh, "stepped programs run without a limit");
-	shell_printf(sh, ", unstepped ones after %u s\n", l.unstepped_s);
+	shell_printf(sh, "stepped programs stop after %u s of stepping (0: no limit), unstepped "
+		     "ones after %u s\n", l.stepped_s, l.unstepped_s);
 	return 0;
 }
 
@@ -250,11 +247,8 @@ static const struct shell_cmd program_cmds[] = {
 	  "list the loaded user programs (or unload one)",
 	  "A program runs wherever a workload name goes (run, stat, record, run-pair,\n"
 	  "--pair), with its arguments after its name; ring 3 unless --ring 0.\n"
-	  "Two time limits stop a program that runs too long. Stepped (the model),\n"
-	  "after stepped=S seconds of stepping (default 10; 0: no limit): no return\n"
-	  "from main? Unstepped (the hardware backend, run without --step), after\n"
-	  "unstepped=S seconds (default 60; 1 .. 86400). --timeout S sets the\n"
-	  "stepped one, stepped=S,unstepped=S either or both; alone, it shows them.\n"
+	  "--timeout S (stepped=S): stop a program after S s of stepping (default\n"
+	  "10; 0: none); unstepped=S: unstepped (hardware), after S s (default 60).\n"
 	  "Programs come from the nbprof/ folder of the stick (loaded at boot) or\n"
 	  "from 'upload' (tools/nbprof does it). See sdk/ for how to build one.\n",
 	  cmd_programs },

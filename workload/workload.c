@@ -10,6 +10,7 @@
  */
 #include "lib/parse.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "pmu/p4_spec.h"
 #include "workload/program.h"
 #include "workload/workload.h"
@@ -351,76 +352,38 @@ const char *workload_stop_reason(const struct workload_result *r, char *buf, siz
 	return buf;
 }
 
-/* One "KEY=SECONDS" (or a bare SECONDS: the stepped limit) of `programs --timeout`. */
-static int workload_parse_limit(char *item, struct program_limits *out, unsigned *seen,
-				char *err, size_t n)
+int workload_parse_limits(char *spec, const struct program_limits *now,
+			  struct program_limits *out)
 {
-	char *eq = item, *val = item;
-	bool stepped = true;
-	uint64_t secs;
-	const char *why;
-
-	if (!*item) {
-		ksnprintf(err, n, "an empty limit: SECONDS, stepped=SECONDS or unstepped=SECONDS");
-		return -1;
-	}
-	while (*eq && *eq != '=')
-		eq++;
-	if (*eq) {
-		*eq = '\0';
-		val = eq + 1;
-		if (parse_streq(item, "unstepped")) {
-			stepped = false;
-		} else if (!parse_streq(item, "stepped")) {
-			ksnprintf(err, n, "'%s' is not a limit: stepped=SECONDS or unstepped=SECONDS",
-				  item);
-			return -1;
-		}
-	}
-	if (*seen & (1u << stepped)) {
-		ksnprintf(err, n, "the %s limit is given twice", stepped ? "stepped" : "unstepped");
-		return -1;
-	}
-	*seen |= 1u << stepped;
-	if (!parse_u64(val, PROGRAM_LIMIT_MAX_S, &secs, &why) || (!stepped && secs == 0)) {
-		ksnprintf(err, n, "%s: '%s' is not %s .. %u seconds", stepped ? "stepped" : "unstepped",
-			  val, stepped ? "0 (no limit)" : "1", PROGRAM_LIMIT_MAX_S);
-		return -1;
-	}
-	if (stepped)
-		out->stepped_s = (unsigned)secs;
-	else
-		out->unstepped_s = (unsigned)secs;
-	return 0;
-}
-
-int workload_parse_limits(const char *spec, const struct program_limits *now,
-			  struct program_limits *out, char *err, size_t n)
-{
-	char buf[64], *item;
-	size_t len = parse_strlen(spec);
 	unsigned seen = 0;
+	bool last = false;
 
 	*out = *now;
-	if (len == 0 || len >= sizeof(buf)) {
-		ksnprintf(err, n, "give SECONDS, or stepped=SECONDS and/or unstepped=SECONDS");
-		return -1;
-	}
-	for (size_t i = 0; i <= len; i++)
-		buf[i] = spec[i];
-	item = buf;
-	for (char *p = buf;; p++) {
-		bool last = *p == '\0';
+	while (!last) {
+		char *end = spec;
+		unsigned unstepped = !strncmp(spec, "unstepped=", 10);
+		uint64_t secs;
+		const char *why;
 
-		if (*p != ',' && !last)
-			continue;
-		*p = '\0';
-		if (workload_parse_limit(item, out, &seen, err, n)) {
+		while (*end && *end != ',')
+			end++;
+		last = !*end;
+		*end = '\0';
+		if (unstepped)
+			spec += 10;
+		else if (!strncmp(spec, "stepped=", 8))
+			spec += 8;
+		if (!parse_u64(spec, PROGRAM_LIMIT_MAX_S, &secs, &why) || (unstepped && !secs) ||
+		    (seen & (1u << unstepped))) {
 			*out = *now;
 			return -1;
 		}
-		if (last)
-			return 0;
-		item = p + 1;
+		seen |= 1u << unstepped;
+		if (unstepped)
+			out->unstepped_s = (unsigned)secs;
+		else
+			out->stepped_s = (unsigned)secs;
+		spec = end + 1;
 	}
+	return 0;
 }

@@ -216,11 +216,12 @@ void workload_get_limits(struct program_limits *l);
 /*
  * `programs --timeout SPEC`: SECONDS (the stepped limit, as before) or a
  * comma-separated list of stepped=SECONDS and unstepped=SECONDS, each at
- * most once. *out starts as *now and takes the limits SPEC names.
- * Returns 0, or -1 with the reason in err (nothing changed).
+ * most once, in range (numbers as parse_u64 reads them). *out is *now with
+ * the limits SPEC names; 0, or -1 (a bad SPEC: *out is *now) - the
+ * caller's error names the rules. SPEC is cut at its commas.
  */
-int workload_parse_limits(const char *spec, const struct program_limits *now,
-			  struct program_limits *out, char *err, size_t n);
+int workload_parse_limits(char *spec, const struct program_limits *now,
+			  struct program_limits *out);
 
 /*
  * Why a WORKLOAD_INTERRUPTED run stopped, for its error line: Ctrl-C, an

@@ -464,10 +464,11 @@ def test_the_unstepped_limit_is_settable_and_named_when_it_fires(nb):
     stopped after a fixed 60 s; `programs --timeout unstepped=S` sets that limit, and
     the error says which limit stopped the program and how to raise it."""
     upload(nb, FOREVER, "forever")
-    out = nb.cmd("programs --timeout unstepped=0")
-    assert "error: programs --timeout unstepped=0: unstepped: '0' is not 1 .. 86400" in out
+    for bad in ("unstepped=0", "unstepped=86401", "hw=5", "5,stepped=6", "unstepped=5,"):
+        out = nb.cmd("programs --timeout %s" % bad)
+        assert "error: programs --timeout: SECONDS or stepped=S,unstepped=S" in out, out
     assert "unstepped ones after 60 s" in nb.cmd("programs --timeout")   # unchanged
-    assert "stop after 10 s of stepping, unstepped ones after 3 s" in \
+    assert "stop after 10 s of stepping (0: no limit), unstepped ones after 3 s" in \
         nb.cmd("programs --timeout unstepped=3")
     for ring in ("3", "0"):
         t0 = time.monotonic()
