@@ -50,8 +50,8 @@ WORKLOAD_SRCS  := workload/program.c workload/snippet.c workload/upload.c worklo
 WORKLOAD_KSRCS := workload/programs_k.c workload/snippet_run.c workload/workloads.c
 SELFTEST_SRCS  := selftest/judge.c selftest/report.c
 SELFTEST_KSRCS := selftest/counts.c selftest/overflow.c selftest/pebs.c selftest/selftest.c
-ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/cpuid.c arch/x86/insn.c arch/x86/insn_simd.c arch/x86/memmap.c \
-               arch/x86/multiboot_mods.c arch/x86/pagewalk.c \
+ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/buildid.c arch/x86/cpuid.c arch/x86/insn.c \
+               arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/multiboot_mods.c arch/x86/pagewalk.c \
                arch/x86/topology.c arch/x86/screen.c arch/x86/font8x8.c arch/x86/kbd_map.c
 ARCH_KSRCS  := arch/x86/acpi.c arch/x86/console.c arch/x86/cpu.c arch/x86/fpu.c arch/x86/idt.c \
                arch/x86/ksyms.c arch/x86/lapic.c arch/x86/mem.c arch/x86/msr.c arch/x86/panic.c \
@@ -123,7 +123,7 @@ EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # register accesses (which stand for one RDMSR/WRMSR each and are not
 # stepped), so the image stays small (tests/tools/test_image.py).
 K_OPT    := -O2
-K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o \
+K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o arch/x86/buildid.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
              pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
              workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o \
@@ -159,7 +159,7 @@ K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sect
 # to one size budget.
 K32_CFLAGS := $(K_COMMON) -m32 -march=i686
 EFI32_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/ia32
-K32_LDFLAGS := -m elf_i386 -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined \
+K32_LDFLAGS := -m elf_i386 -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --build-id=sha1 \
             -z notext -T linker32.ld
 K32_LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name)
 H_CFLAGS := -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -280,7 +280,7 @@ $(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
 	$(Q)objcopy $(EFI32_SECTIONS) --strip-all --target efi-app-ia32 --subsystem=10 $< $@
 
 # The same ia32 objects as a Multiboot ELF for GRUB on a legacy BIOS.
-K32MB_LDFLAGS := -m elf_i386 -static -nostdlib -T linker-multiboot.ld
+K32MB_LDFLAGS := -m elf_i386 -static -nostdlib --build-id=sha1 -T linker-multiboot.ld
 
 $(B)/k32/mb-pass1.elf: $(K32MB_OBJS) $(B)/k32/syms-empty.o linker-multiboot.ld
 	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32/syms-empty.o -o $@ $(K32_LIBGCC)
@@ -318,9 +318,9 @@ $(B)/h/tests/%: tests/host/%.c $(B)/h/libportable.a $(H_SUPPORT_OBJS)
 # Programs built with the SDK (sdk/nbprof-cc) for the loader's host tests and the QEMU tests:
 # $(B)/sdk for the 64-bit kernel, $(B)/sdk32 with -m32 for the 32-bit one.
 SDK_CC    := sdk/nbprof-cc
-SDK_NAMES := hello sumloop prog_reloc prog_div64
+SDK_NAMES := hello sumloop prog_reloc prog_div64 prog_printf
 SDK_ELFS  := $(patsubst %,$(B)/sdk/%.elf,$(SDK_NAMES)) $(patsubst %,$(B)/sdk32/%.elf,$(SDK_NAMES))
-SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/program.ld sdk/nbprof.h sdk/nbprof_abi.h
+SDK_DEPS  := $(SDK_CC) sdk/crt0.S sdk/nbprintf.c sdk/program.ld sdk/nbprof.h sdk/nbprof_abi.h
 define sdk_rules
 $(B)/$(1)/%.elf: sdk/examples/%.c $(SDK_DEPS)
 	@mkdir -p $$(@D)
@@ -438,7 +438,8 @@ fuzz-ci: $(FUZZ_BINS) $(FUZZ_BIG_BINS)
 # one a heading of docs/reference/qemu-uefi.md (tools/dev/check-citations).
 UNLISTED := $(filter-out $(PORTABLE_SRCS) $(KERNEL_ONLY) $(ARCH_ASM) $(ARCH_ASM32) $(BOOT_MB_SRCS) \
               $(ARCH_MODE64) $(ARCH_MODE32) $(HOST_TEST_SRCS) \
-              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c, \
+              $(HOST_TEST_SUPPORT) $(HOST_FAKE_PROF) tests/host/prog_reloc.c tests/host/prog_div64.c \
+              tests/host/prog_printf.c, \
               $(wildcard boot/*.c arch/x86/*.c arch/x86/*.S arch/x86/32/*.[cS] arch/x86/64/*.[cS] \
                          kernel/*.c lib/*.c workload/*.c prof/*.c prof/backend/*.c selftest/*.c \
                          shell/*.c pmu/*.c pmu/model/*.c tests/host/*.c))

@@ -18,6 +18,7 @@
  */
 #include "arch/x86/acpi.h"
 #include "arch/x86/arch.h"
+#include "arch/x86/buildid.h"
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuid.h"
@@ -162,7 +163,8 @@ static void kmain_banner(void)
 
 	plat_cpu_info(&ci);
 	mem_get_summary(&s);
-	kprintf("\nnbprof %s - profiling kernel for Intel NetBurst\n", NBPROF_VERSION);
+	kprintf("\nnbprof %s - profiling kernel for Intel NetBurst\nbuild id: %s\n", NBPROF_VERSION,
+		ci.build_id_hex);
 	kprintf("cpu: %s %s stepping %u, %s%s\n", ci.vendor, ci.display, ci.stepping,
 		ci.brand[0] ? ci.brand : "(no brand string)",
 		ci.is_netburst ? "" : " - not a NetBurst CPU (family 0FH)");

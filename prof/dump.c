@@ -163,6 +163,7 @@ static size_t dump_build_header(struct dump_enc *enc, const struct dump_info *in
 	const struct sample_run *run = enc->run;
 	struct dump_blob b = { .p = enc->header, .cap = sizeof(enc->header) };
 	struct sample_store sum;
+	unsigned id_len;
 
 	sample_run_totals(run, &sum);
 	blob_bytes(&b, DUMP_MAGIC, DUMP_MAGIC_LEN);
@@ -191,6 +192,10 @@ static size_t dump_build_header(struct dump_enc *enc, const struct dump_info *in
 	blob_le(&b, info->ip_bits ? info->ip_bits : 64, 1);
 	dump_lp_comms(&b, run);
 	blob_le(&b, enc->chains.any ? 1 : 0, 1);	/* flags: chain references */
+	id_len = info->build_id_len <= BUILDID_MAX ? info->build_id_len : 0;
+	blob_le(&b, id_len, 1);
+	if (id_len)
+		blob_bytes(&b, info->build_id, id_len);
 	if (b.overflow)
 		return 0;
 	put_le(enc->header + DUMP_HDR_LEN_AT, b.len, 4);

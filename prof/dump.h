@@ -28,7 +28,7 @@
  * 64-bit IPs, versions 1 and 2 no per-LP comms and no sample weights;
  * tools/nbprof-decode reads all three.
  *
- * Version 4 (what this kernel writes) makes a sample a few bytes:
+ * Version 4 makes a sample a few bytes:
  *
  *	'C' chains   after the header, before the samples: the recording's
  *	             table of call chains, whole entries per frame: varint
@@ -52,6 +52,12 @@
  *	             RSP) unless bit 6, the weight unless bit 7, and with flags
  *	             bit 0 the chain reference: 0 none, 1 inline (varint n, then
  *	             n deltas as in version 3), k >= 2 table entry k - 2.
+ *
+ * Version 5 (what this kernel writes) is version 4 with the kernel's build
+ * id at the end of the header, after the flags byte: u8 n, n bytes (the
+ * descriptor of the GNU build-id note, arch/x86/buildid.h; n = 0: none).
+ * tools/nbprof-decode names samples only from the kernel ELF whose note
+ * holds the same bytes.
  *
  * "Previous" values (TSC, TSC step, IP, RFLAGS, RSP, weight) are 0 at the
  * start of each frame, so a frame decodes with the table alone. The 'C'
@@ -87,12 +93,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86/buildid.h"
 #include "arch/x86/ksyms.h"
 #include "prof/report.h"
 #include "prof/samples.h"
 
 #define DUMP_LINE_PREFIX	"NBD:"
-#define DUMP_VERSION		4
+#define DUMP_VERSION		5
 #define DUMP_FRAME_HEAD		7	/* seq, type, len */
 #define DUMP_FRAME_TARGET	240	/* payload bytes a frame is filled up to */
 #define DUMP_PAYLOAD_MAX	400	/* one record with a full chain always fits */
@@ -120,6 +127,8 @@ struct dump_info {
 	uint32_t symtab_count;
 	uint64_t run_id;			/* anything that tells runs apart (start TSC) */
 	uint8_t ip_bits;			/* 32 or 64 (mode.h MODE_BITS); 0 means 64 */
+	const uint8_t *build_id;		/* the kernel's (arch/x86/buildid.h) */
+	unsigned build_id_len;			/* bytes at build_id (at most BUILDID_MAX; 0: none) */
 };
 
 enum dump_phase {

@@ -9,11 +9,13 @@
  * nb_exit(), ends the run with that status. There is no C library: the
  * calls below are all the kernel offers, through the DPL-3 gate
  * `int 0x82` (nbprof_abi.h has the gate and its call numbers), so they
- * work in ring 3 (the default) and in ring 0 (`--ring 0`).
+ * work in ring 3 (the default) and in ring 0 (`--ring 0`), and
+ * nb_printf, which formats in the program and writes through that gate.
  */
 #ifndef NBPROF_SDK_H
 #define NBPROF_SDK_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "nbprof_abi.h"
@@ -42,6 +44,20 @@ static inline long nb_puts(const char *s)
 		n++;
 	return nb_write(s, n);
 }
+
+/*
+ * Formatted output (sdk/nbprintf.c, linked by nbprof-cc): printf's
+ * conversions d i u x X o c s p % with flags - 0 + space #, width, precision
+ * and the length modifiers hh h l ll z j t; no floating point. nb_printf
+ * writes to nbprof's console and returns the characters written;
+ * nb_snprintf writes at most n - 1 of them and a NUL into buf and returns
+ * the length the whole text has, as snprintf does.
+ */
+int nb_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int nb_vprintf(const char *fmt, va_list ap);
+int nb_snprintf(char *buf, unsigned long n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int nb_vsnprintf(char *buf, unsigned long n, const char *fmt, va_list ap);
 
 /* The time-stamp counter (RDTSC; not serialising). */
 static inline uint64_t nb_rdtsc(void)

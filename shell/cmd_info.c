@@ -6,6 +6,7 @@
  * meanings: PMU reference 1.3 and 5.1 (bit 7 = 1: perfmon available; bit 11 = 1:
  * BTS unavailable; bit 12 = 1: PEBS unavailable).
  */
+#include "arch/x86/buildid.h"
 #include "arch/x86/topology.h"
 #include "pmu/p4_caps.h"
 #include "shell/cmds.h"
@@ -218,6 +219,7 @@ int cmd_cpu(struct shell *sh, int argc, char **argv)
 	if (ci.booted_by && ci.kernel_mode)
 		shell_printf(sh, "boot          %s; nbprof runs in %s\n", ci.booted_by,
 			     ci.kernel_mode);
+	shell_printf(sh, "build id      %s\n", ci.build_id_hex);
 	shell_printf(sh, "DS / DTES64   %s / %s\n", yesno(ci.ds), yesno(ci.dtes64));
 	cpu_show_misc(sh, &ci);
 	cpu_show_ds_pebs_bts(sh, &ci);

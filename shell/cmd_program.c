@@ -21,6 +21,7 @@
 #include "shell/cmds.h"
 #include "shell/shell.h"
 
+#define PROGRAMS_USAGE	"programs [rm NAME | --timeout [SECONDS | stepped=S,unstepped=S]]"
 #define UPLOAD_USAGE	"upload programs SIZE NAME CRC32 [--flat ENTRY] | upload --resume programs"
 #define UPLOAD_PROGRESS	16		/* frames between progress lines */
 #define UPLOAD_IDLE_S	10		/* a silent line for this long breaks the transfer */
@@ -208,43 +209,46 @@ static void programs_list(struct shell *sh)
 		     PROGRAM_KERNEL_BITS == 32 ? " -m32" : "");
 }
 
+/* `programs --timeout [SPEC]`: set the limits SPEC names (workload_parse_limits), show both. */
+static int programs_timeout(struct shell *sh, char *spec)
+{
+	struct program_limits now, l;
+
+	workload_get_limits(&now);
+	l = now;
+	if (spec && workload_parse_limits(spec, &now, &l))
+		return shell_error(sh, "programs --timeout: SECONDS or stepped=S,unstepped=S "
+				   "(0..86400, 0: none; unstepped 1..86400)");
+	workload_set_limits(&l);
+	shell_printf(sh, "stepped programs stop after %u s of stepping (0: no limit), unstepped "
+		     "ones after %u s\n", l.stepped_s, l.unstepped_s);
+	return 0;
+}
+
 static int cmd_programs(struct shell *sh, int argc, char **argv)
 {
 	if (argc == 1) {
 		programs_list(sh);
 		return 0;
 	}
-	if (argc == 3 && parse_streq(argv[1], "--timeout")) {
-		uint64_t secs;
-		const char *why;
-
-		if (!parse_u64(argv[2], PROGRAM_STEP_LIMIT_MAX_S, &secs, &why))
-			return shell_error(sh, "programs --timeout '%s': seconds of stepping, 0 (no "
-					   "limit) .. %u", argv[2], PROGRAM_STEP_LIMIT_MAX_S);
-		workload_set_step_limit((unsigned)secs);
-		if (secs)
-			shell_printf(sh, "stepped programs stop after %llu s of stepping\n",
-				     (unsigned long long)secs);
-		else
-			shell_puts(sh, "stepped programs run without a limit\n");
-		return 0;
-	}
+	if (argc <= 3 && parse_streq(argv[1], "--timeout"))
+		return programs_timeout(sh, argc == 3 ? argv[2] : NULL);
 	if (argc == 3 && parse_streq(argv[1], "rm")) {
 		if (program_remove(argv[2]))
 			return shell_error(sh, "programs rm: no program '%s'", argv[2]);
 		shell_printf(sh, "removed %s\n", argv[2]);
 		return 0;
 	}
-	return shell_error(sh, "usage: programs [rm NAME | --timeout SECONDS]");
+	return shell_error(sh, "usage: " PROGRAMS_USAGE);
 }
 
 static const struct shell_cmd program_cmds[] = {
-	{ "programs", "programs [rm NAME | --timeout SECONDS]",
+	{ "programs", PROGRAMS_USAGE,
 	  "list the loaded user programs (or unload one)",
 	  "A program runs wherever a workload name goes (run, stat, record, run-pair,\n"
 	  "--pair), with its arguments after its name; ring 3 unless --ring 0.\n"
-	  "Stepped (the model), a program still running after --timeout seconds of\n"
-	  "stepping (default 10; 0: no limit) is stopped: no return from main?\n"
+	  "--timeout S (stepped=S): stop a program after S s of stepping (default\n"
+	  "10; 0: none); unstepped=S: unstepped (hardware), after S s (default 60).\n"
 	  "Programs come from the nbprof/ folder of the stick (loaded at boot) or\n"
 	  "from 'upload' (tools/nbprof does it). See sdk/ for how to build one.\n",
 	  cmd_programs },

@@ -1114,6 +1114,7 @@ static void rec_dump_info(struct dump_info *d, const struct sample_run *run)
 		.text_start = ksym_text_start, .text_end = ksym_text_end,
 		.symtab_crc = dump_symtab_crc_get(ksym_get, ksym_count), .symtab_count = ksym_count,
 		.run_id = run->tsc_start, .ip_bits = MODE_BITS,
+		.build_id = ci.build_id, .build_id_len = ci.build_id_len,
 	};
 }
 

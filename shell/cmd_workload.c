@@ -308,7 +308,7 @@ static const struct shell_cmd workload_cmds[] = {
 	  "--ring 3 runs it in user mode: only its code, its stack and its buffer are\n"
 	  "user-accessible; a fault is reported and the shell carries on.\n"
 	  "WORKLOAD may be a loaded program ('programs'), which runs in ring 3 unless\n"
-	  "--ring 0; unstepped, Ctrl-C or its 60 s time limit stops it.\n"
+	  "--ring 0; unstepped, Ctrl-C or its time limit (programs --timeout) stops it.\n"
 	  "--step single-steps it (RFLAGS.TF, one #DB per instruction) and prints the\n"
 	  "retired instructions and branches (taken / not taken, by kind). Only the\n"
 	  "workload's own instructions are stepped: not the runner, not interrupt or\n"

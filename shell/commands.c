@@ -22,8 +22,8 @@ const struct shell_cmd shell_builtin_cmds[] = {
 	  "Shows the vendor, DisplayFamily_DisplayModel (e.g. 0F_04H) and stepping,\n"
 	  "brand string, Hyper-Threading and cores, EM64T, DS/DTES64, the\n"
 	  "IA32_MISC_ENABLE bits 7 (perfmon available), 11 (BTS unavailable) and\n"
-	  "12 (PEBS unavailable), the TSC frequency, the APIC id and the\n"
-	  "model-dependent NetBurst PMU capabilities.\n", cmd_cpu },
+	  "12 (PEBS unavailable), the TSC frequency, the APIC id, the build id\n"
+	  "and the model-dependent NetBurst PMU capabilities.\n", cmd_cpu },
 	{ "mem", "mem [map]", "summarise the memory map, or list it",
 	  "Without an argument, totals the firmware memory map by kind and shows\n"
 	  "the RAM still free. `mem map` lists every region.\n", cmd_mem },

@@ -56,15 +56,16 @@
  * limits (NB_CALL_*, NB_WRITE_MAX) are the SDK's ABI header's, the one
  * place the kernel, the start file and programs take them from.
  */
-#define PROGRAM_TIME_LIMIT_S	60	/* an unstepped run is stopped after this */
+#define PROGRAM_TIME_LIMIT_S	60	/* an unstepped run is stopped after this by default */
 /*
  * A stepped run (the model's backend steps every instruction, some
  * thousand times slower) is stopped after this many seconds of stepping
  * by default: a program that never returns from main would otherwise be
- * stepped until the host gave up. `programs --timeout SECONDS` sets it.
+ * stepped until the host gave up. `programs --timeout` sets both limits
+ * (workload_parse_limits).
  */
 #define PROGRAM_STEP_LIMIT_S	10
-#define PROGRAM_STEP_LIMIT_MAX_S 86400
+#define PROGRAM_LIMIT_MAX_S	86400	/* either limit: a day */
 /* A program that has this symbol starts with counting off (it calls nb_count_start()). */
 #define PROGRAM_REGION_SYMBOL	NB_STRINGIFY(NB_COUNT_REGION)
 

@@ -10,6 +10,7 @@
  */
 #include "lib/parse.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "pmu/p4_spec.h"
 #include "workload/program.h"
 #include "workload/workload.h"
@@ -346,6 +347,43 @@ const char *workload_stop_reason(const struct workload_result *r, char *buf, siz
 		ksnprintf(buf, n, "still running after %llu instructions: no return from main? "
 			  "(programs --timeout)", (unsigned long long)r->step.instructions);
 	else
-		ksnprintf(buf, n, "stopped at its time limit");
+		ksnprintf(buf, n, "stopped at its unstepped time limit, %u s (programs --timeout "
+			  "unstepped=SECONDS)", r->limit_s);
 	return buf;
+}
+
+int workload_parse_limits(char *spec, const struct program_limits *now,
+			  struct program_limits *out)
+{
+	unsigned seen = 0;
+	bool last = false;
+
+	*out = *now;
+	while (!last) {
+		char *end = spec;
+		unsigned unstepped = !strncmp(spec, "unstepped=", 10);
+		uint64_t secs;
+		const char *why;
+
+		while (*end && *end != ',')
+			end++;
+		last = !*end;
+		*end = '\0';
+		if (unstepped)
+			spec += 10;
+		else if (!strncmp(spec, "stepped=", 8))
+			spec += 8;
+		if (!parse_u64(spec, PROGRAM_LIMIT_MAX_S, &secs, &why) || (unstepped && !secs) ||
+		    (seen & (1u << unstepped))) {
+			*out = *now;
+			return -1;
+		}
+		seen |= 1u << unstepped;
+		if (unstepped)
+			out->unstepped_s = (unsigned)secs;
+		else
+			out->stepped_s = (unsigned)secs;
+		spec = end + 1;
+	}
+	return 0;
 }

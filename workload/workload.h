@@ -155,6 +155,7 @@ struct workload_result {
 	uint64_t synthetic;		/* int 0x81 occurrences delivered to hooks->synthetic */
 	bool timed_out;			/* WORKLOAD_INTERRUPTED by a program's time limit, not Ctrl-C */
 	uint64_t ticks;			/* watchdog ticks taken during the run (kernel code, :k) */
+	unsigned limit_s;		/* timed_out unstepped: the limit it reached, in seconds */
 	char error[96];			/* WORKLOAD_REFUSED: the reason */
 };
 
@@ -199,16 +200,35 @@ int workload_sibling(const char **why);
 int workload_run_lps(struct workload_job jobs[2], enum workload_start start);
 
 /*
- * Seconds a stepped program may run before it is stopped as never
- * returning (0: no limit; PROGRAM_STEP_LIMIT_S at boot).
+ * A program's time limits, in seconds: stepped, of stepping before it is
+ * stopped as never returning (0: no limit; PROGRAM_STEP_LIMIT_S at boot);
+ * unstepped (on the hardware backend, or `run` without --step), of running
+ * before the watchdog stops it (1 .. PROGRAM_LIMIT_MAX_S, never unbounded:
+ * PROGRAM_TIME_LIMIT_S at boot).
  */
-void workload_set_step_limit(unsigned seconds);
-unsigned workload_step_limit(void);
+struct program_limits {
+	unsigned stepped_s;
+	unsigned unstepped_s;
+};
+
+void workload_set_limits(const struct program_limits *l);
+void workload_get_limits(struct program_limits *l);
+
+/*
+ * `programs --timeout SPEC`: SECONDS (the stepped limit, as before) or a
+ * comma-separated list of stepped=SECONDS and unstepped=SECONDS, each at
+ * most once, in range (numbers as parse_u64 reads them). *out is *now with
+ * the limits SPEC names; 0, or -1 (a bad SPEC: *out is *now) - the
+ * caller's error names the rules. SPEC is cut at its commas.
+ */
+int workload_parse_limits(char *spec, const struct program_limits *now,
+			  struct program_limits *out);
 
 /*
  * Why a WORKLOAD_INTERRUPTED run stopped, for its error line: Ctrl-C, an
- * unstepped program's time limit, or "still running after N instructions:
- * no return from main?" for a stepped one. Returns buf.
+ * unstepped program's time limit (with the limit and the command that
+ * raises it), or "still running after N instructions: no return from
+ * main?" for a stepped one. Returns buf.
  */
 const char *workload_stop_reason(const struct workload_result *r, char *buf, size_t n);
 

@@ -110,7 +110,9 @@ struct wl_run {
 static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
 static struct wl_run *watched[PERCPU_MAX];	/* the LP's program run under the watchdog */
 static struct wl_run *stepping[PERCPU_MAX];	/* the LP's stepped program run with a limit */
-static unsigned step_limit_s = PROGRAM_STEP_LIMIT_S;
+static struct program_limits limits = {
+	.stepped_s = PROGRAM_STEP_LIMIT_S, .unstepped_s = PROGRAM_TIME_LIMIT_S,
+};
 static volatile bool wl_stop;			/* Ctrl-C seen by LP0 during a pair run */
 
 /*
@@ -309,14 +311,14 @@ static void workload_tick(struct trap_frame *f)
 	workload_abort(f);
 }
 
-void workload_set_step_limit(unsigned seconds)
+void workload_set_limits(const struct program_limits *l)
 {
-	step_limit_s = seconds;
+	limits = *l;
 }
 
-unsigned workload_step_limit(void)
+void workload_get_limits(struct program_limits *l)
 {
-	return step_limit_s;
+	*l = limits;
 }
 
 /*
@@ -340,9 +342,9 @@ static void workload_step_limit_arm(struct wl_run *r)
 	unsigned lp = percpu_this()->index;
 
 	stepping[lp] = NULL;
-	if (!r->prog || !step_limit_s || !timer_tsc_hz())
+	if (!r->prog || !limits.stepped_s || !timer_tsc_hz())
 		return;
-	r->deadline = rdtsc() + (uint64_t)step_limit_s * timer_tsc_hz();
+	r->deadline = rdtsc() + (uint64_t)limits.stepped_s * timer_tsc_hz();
 	stepping[lp] = r;
 }
 
@@ -387,7 +389,8 @@ static bool workload_timer_taken(void)
 /*
  * An unstepped run cannot be polled by the stepper: it runs with interrupts
  * enabled and the LAPIC timer as its watchdog (Ctrl-C; a program also stops
- * after PROGRAM_TIME_LIMIT_S seconds). `halt` keeps its own wake-up timer.
+ * after its unstepped limit, PROGRAM_TIME_LIMIT_S seconds unless `programs
+ * --timeout unstepped=S` set another). `halt` keeps its own wake-up timer.
  * Without a calibrated TSC or a local APIC a run has neither.
  */
 static void workload_watchdog(struct wl_run *r)
@@ -396,7 +399,8 @@ static void workload_watchdog(struct wl_run *r)
 	    !timer_lapic_hz() || workload_timer_taken())
 		return;
 	r->watchdog = true;
-	r->deadline = r->prog ? rdtsc() + PROGRAM_TIME_LIMIT_S * timer_tsc_hz() : UINT64_MAX;
+	r->deadline = r->prog ? rdtsc() + (uint64_t)limits.unstepped_s * timer_tsc_hz() : UINT64_MAX;
+	r->res->limit_s = limits.unstepped_s;
 	r->call.rflags |= RFLAGS_IF;
 }
 

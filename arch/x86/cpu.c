@@ -80,6 +80,9 @@ void arch_raise_bp(void)
 
 static const char *booted_by;
 
+/* The build-id note, first in .data (linker.ld, linker32.ld, linker-multiboot.ld). */
+extern const uint8_t __build_id_start[], __build_id_end[];
+
 void cpu_identify(struct cpu_info *out)
 {
 	struct cpuid_raw raw;
@@ -95,6 +98,9 @@ void cpu_identify(struct cpu_info *out)
 	out->lapic_id = out->lapic_ok ? lapic_id() : 0;
 	out->booted_by = booted_by;
 	out->kernel_mode = MODE_NAME;
+	out->build_id = buildid_parse(__build_id_start, (size_t)(__build_id_end - __build_id_start),
+				      &out->build_id_len);
+	buildid_hex(out->build_id, out->build_id_len, out->build_id_hex);
 }
 
 /*

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86/buildid.h"
+
 struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
 };
@@ -93,6 +95,9 @@ struct cpu_info {
 	/* on the target (cpu_identify), else NULL */
 	const char *booted_by;		/* firmware and boot file, e.g. "UEFI ia32 (BOOTIA32.EFI)" */
 	const char *kernel_mode;	/* the mode nbprof runs in (mode.h MODE_NAME) */
+	const uint8_t *build_id;	/* the running kernel's build id (buildid.h), or NULL */
+	unsigned build_id_len;		/* 0: none */
+	char build_id_hex[BUILDID_HEX_MAX];	/* the same in hex, "none" when there is none */
 };
 
 /*

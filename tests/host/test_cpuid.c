@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "arch/x86/buildid.h"
 #include "arch/x86/cpuid.h"
 
 #define SIG(xfam, xmod, fam, mod, step) \
@@ -329,9 +330,44 @@ static void pentium_d_with_limit_cpuid_maxval(void **state)
 	assert_int_equal(pd_writes, 1);
 }
 
+/* The GNU build-id note ld --build-id writes (gABI "Note Section"), and what is not one. */
+static void build_id_note(void **state)
+{
+	static const uint8_t note[] = {
+		4, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xd6, 0xe6, 0x7f, 0xa4, 0x21,
+	};
+	uint8_t bad[sizeof(note)];
+	char hex[BUILDID_HEX_MAX];
+	const uint8_t *id;
+	unsigned n;
+
+	(void)state;
+	id = buildid_parse(note, sizeof(note), &n);
+	assert_ptr_equal(id, note + 16);
+	assert_int_equal(n, 5);
+	buildid_hex(id, n, hex);
+	assert_string_equal(hex, "d6e67fa421");
+	assert_null(buildid_parse(note, sizeof(note) - 1, &n));	/* cut short */
+	assert_int_equal(n, 0);
+	memcpy(bad, note, sizeof(note));
+	bad[8] = 1;							/* another type */
+	assert_null(buildid_parse(bad, sizeof(bad), &n));
+	memcpy(bad, note, sizeof(note));
+	bad[12] = 'X';							/* another owner */
+	assert_null(buildid_parse(bad, sizeof(bad), &n));
+	memcpy(bad, note, sizeof(note));
+	bad[4] = 0;							/* an empty id */
+	assert_null(buildid_parse(bad, sizeof(bad), &n));
+	memset(bad, 0, sizeof(bad));					/* no note: no id */
+	assert_null(buildid_parse(bad, sizeof(bad), &n));
+	buildid_hex(NULL, 0, hex);
+	assert_string_equal(hex, "none");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(build_id_note),
 		cmocka_unit_test(pentium_d_with_limit_cpuid_maxval),
 		cmocka_unit_test(prescott_0f41),
 		cmocka_unit_test(northwood_0f29),

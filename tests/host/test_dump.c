@@ -347,6 +347,7 @@ static const struct dump_info info = {
 	.family = 0x0f, .model = 4, .stepping = 1, .signature = 0xf41,
 	.image_base = UINT64_C(0x3e4ec000), .text_start = 0x1000, .text_end = 0x2f000,
 	.symtab_crc = 0xdeadbeef, .symtab_count = 321, .run_id = 42, .ip_bits = 32,
+	.build_id = (const uint8_t *)"\xd6\xe6\x7f\xa4\x21", .build_id_len = 5,
 };
 static struct sample want[1024];
 static int nwant;
@@ -420,7 +421,7 @@ static void round_trip_is_exact(void **state)
 	for (int i = 0; i < nwant; i++)
 		assert_same_sample(&dec.s[i], &want[i]);
 	/* Header fields at the offsets dump.h lists. */
-	assert_memory_equal(h, "NBPROF\x04", 7);
+	assert_memory_equal(h, "NBPROF\x05", 7);
 	assert_int_equal(le(h + 7, 4), dec.hlen);
 	assert_int_equal(le(h + 11, 4), nlines);
 	assert_memory_equal(h + 15, "\x0f\x04\x01", 3);
@@ -447,7 +448,9 @@ static void round_trip_is_exact(void **state)
 	assert_int_equal(h[p + 6], 32);		/* IP bits, as info says (the ia32 kernel's) */
 	assert_int_equal(h[p + 7], 0);		/* no LP ran a workload of its own */
 	assert_int_equal(h[p + 8], 1);		/* flags: the samples have call chains */
-	assert_int_equal(dec.hlen, p + 9);
+	assert_int_equal(h[p + 9], 5);		/* the kernel's build id (version 5) */
+	assert_memory_equal(h + p + 10, "\xd6\xe6\x7f\xa4\x21", 5);
+	assert_int_equal(dec.hlen, p + 15);
 	/* the chains that repeat are in the table, once each, the others inline */
 	assert_true(dec.nchains > 0);
 	/* Trailer: totals and per-store counts. */

@@ -199,7 +199,12 @@ static void stop_reasons(void **state)
 	(void)state;
 	assert_string_equal(workload_stop_reason(&r, buf, sizeof(buf)), "interrupted by Ctrl-C");
 	r.timed_out = true;
-	assert_string_equal(workload_stop_reason(&r, buf, sizeof(buf)), "stopped at its time limit");
+	r.limit_s = 60;
+	workload_stop_reason(&r, buf, sizeof(buf));
+	/* which limit fired, and the command that raises it */
+	assert_string_equal(buf, "stopped at its unstepped time limit, 60 s (programs --timeout "
+			    "unstepped=SECONDS)");
+	assert_true(strlen(buf) < 96);
 	r.step.instructions = 123456789;
 	workload_stop_reason(&r, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "still running after 123456789 instructions: no return from main?"));
@@ -207,11 +212,53 @@ static void stop_reasons(void **state)
 	assert_true(strlen(buf) < 96);	/* fits record's error line (prof/record.h) */
 }
 
+/* `programs --timeout SPEC`: the stepped limit alone (as before), either or both by name. */
+static void limits_parse(void **state)
+{
+	const struct program_limits now = { .stepped_s = 10, .unstepped_s = 60 };
+	static const struct {
+		const char *spec;
+		unsigned stepped, unstepped;
+	} good[] = {
+		{ "5", 5, 60 }, { "0", 0, 60 }, { "86400", 86400, 60 }, { "stepped=20", 20, 60 },
+		{ "0x10", 16, 60 },
+		{ "unstepped=600", 10, 600 }, { "stepped=0,unstepped=86400", 0, 86400 },
+		{ "unstepped=3,stepped=4", 4, 3 },
+	};
+	/* out of range, unknown, repeated, empty, trailing text: refused, nothing changed */
+	static const char *const bad[] = {
+		"unstepped=0", "unstepped=86401", "86401", "99999999999", "stepped=x", "-1", "hw=5",
+		"5,stepped=6", "unstepped=1,unstepped=2", "unstepped=5,", ",", "", "unstepped=",
+		"stepped", "5s", "5 ", "stepped=5;unstepped=6",
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct program_limits out;
+		char spec[32];
+
+		strcpy(spec, good[i].spec);
+		assert_int_equal(workload_parse_limits(spec, &now, &out), 0);
+		assert_int_equal(out.stepped_s, good[i].stepped);
+		assert_int_equal(out.unstepped_s, good[i].unstepped);
+	}
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct program_limits out;
+		char spec[32];
+
+		strcpy(spec, bad[i]);
+		assert_int_equal(workload_parse_limits(spec, &now, &out), -1);
+		assert_int_equal(out.stepped_s, 10);
+		assert_int_equal(out.unstepped_s, 60);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_workload_is_found_by_name),
 		cmocka_unit_test(stop_reasons),
+		cmocka_unit_test(limits_parse),
 		cmocka_unit_test(defaults_fill_omitted_parameters),
 		cmocka_unit_test(numbers_in_every_spelling),
 		cmocka_unit_test(branch_patterns_and_seed),

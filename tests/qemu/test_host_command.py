@@ -13,8 +13,11 @@ firmware the command boots the same firmware (--firmware) and names the
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
+import time
+import tty
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -24,6 +27,7 @@ from conftest import REPO, firmware_suffix, make_image
 
 TOOL = os.path.join(REPO, "tools", "nbprof")
 TIMEOUT = 300
+BOOT_WAIT = 240
 FIRMWARE = os.environ.get("NBPROF_FIRMWARE") or qemu.DEFAULT_FIRMWARE
 
 pytestmark = pytest.mark.qemu_only
@@ -87,3 +91,63 @@ def test_record_writes_the_outputs(image, tmp_path):
                       rep.stdout, flags=re.M)
     dso = os.path.basename(qemu.kernel_elf(FIRMWARE))       # the ELF of the kernel that ran
     assert rows and rows[0] == ("100.00", "loop", dso, "wl_loop"), rep.stdout
+
+
+def qemu_on_a_pty(image, firmware):
+    """QEMU booting image with its serial port on a pseudo-terminal: (process, /dev/pts/N)."""
+    argv = qemu.command(image, None, None, firmware=firmware)
+    argv[argv.index("stdio,id=s0,signal=off")] = "pty,id=s0"
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, universal_newlines=True)
+    line = proc.stdout.readline()       # "char device redirected to /dev/pts/N (label s0)"
+    m = re.search(r"(/dev/pts/\d+)", line)
+    if not m:
+        proc.kill()
+        pytest.fail("QEMU did not say where its pty is: %r" % line)
+    return proc, m.group(1)
+
+
+def wait_for_prompt(pty, timeout=BOOT_WAIT):
+    """Read the pty until the booted kernel's first prompt (so that the tool meets a
+    running machine, as on a Pentium 4 booted before the command)."""
+    fd = os.open(pty, os.O_RDWR | os.O_NOCTTY)
+    try:
+        tty.setraw(fd)
+        seen, deadline = b"", time.monotonic() + timeout
+        while b"nbprof: ready" not in seen or not seen.endswith(b"nbprof> "):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                pytest.fail("no prompt on %s within %d s:\n%s" % (pty, timeout, seen[-2000:]))
+            if select.select([fd], [], [], min(left, 1.0))[0]:
+                seen += os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
+def test_serial_record_of_a_bios_booted_32bit_kernel_names_its_functions(tmp_path):
+    """A BIOS-booted Pentium 4 runs nbprof32.elf: `record -o` over the serial line
+    names the samples with that kernel's functions, the ELF its build id picks."""
+    image = make_image("test_host_command-bios", firmware="bios")
+    proc, pty = qemu_on_a_pty(image, "bios")
+    try:
+        wait_for_prompt(pty)
+        out = tmp_path / "rec"
+        p = subprocess.run(["/usr/bin/python3", TOOL, "--serial", pty, "--json", "record",
+                            "--ring", "3", "-e", "instr_retired:u", "-c", "97", "loop", "1000",
+                            "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=TIMEOUT)
+        assert p.returncode == 0, p.stderr
+        r = json.loads(p.stdout)
+        assert r["kernel_elf"] == qemu.kernel_elf("bios"), r
+        script = (out / "perf.script").read_text()
+        assert script.count("wl_loop+0x") == r["samples"] == 30, script[:2000]
+        assert (out / "stacks.folded").read_text().split() == ["loop;wl_loop", str(30 * 98)]
+        # The 64-bit kernel's ELF, as the tool took before: refused, both ids named.
+        p = subprocess.run(["/usr/bin/python3", TOOL, "--serial", pty, "--elf",
+                            qemu.kernel_elf("uefi-x64"), "record", "loop", "10", "-o",
+                            str(tmp_path / "wrong")], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=TIMEOUT)
+        assert p.returncode == 2 and "has build id" in p.stderr, p.stderr
+    finally:
+        proc.kill()
+        proc.wait()

@@ -460,6 +460,64 @@ def test_ctrl_c_stops_a_runaway_unstepped_program(nb):
     assert "returned: 43" in nb.cmd("run stickwork 1 2")
 
 
+def test_the_unstepped_limit_is_settable_and_named_when_it_fires(nb):
+    """N9: a program running unstepped (as every program does on a Pentium 4's PMU) was
+    stopped after a fixed 60 s; `programs --timeout unstepped=S` sets that limit, and
+    the error says which limit stopped the program and how to raise it."""
+    upload(nb, FOREVER, "forever")
+    for bad in ("unstepped=0", "unstepped=86401", "hw=5", "5,stepped=6", "unstepped=5,"):
+        out = nb.cmd("programs --timeout %s" % bad)
+        assert "error: programs --timeout: SECONDS or stepped=S,unstepped=S" in out, out
+    assert "unstepped ones after 60 s" in nb.cmd("programs --timeout")   # unchanged
+    assert "stop after 10 s of stepping (0: no limit), unstepped ones after 3 s" in \
+        nb.cmd("programs --timeout unstepped=3")
+    for ring in ("3", "0"):
+        t0 = time.monotonic()
+        out = nb.cmd("run --ring %s forever" % ring, timeout=60)
+        took = time.monotonic() - t0
+        assert "error: forever: stopped at its unstepped time limit, 3 s (programs --timeout " \
+               "unstepped=SECONDS)" in out, out
+        assert 2.5 < took < 30, took
+    assert "unstepped ones after 60 s" in nb.cmd("programs --timeout stepped=10,unstepped=60")
+
+
+def printf_lines(argv):
+    """What tests/host/prog_printf.c prints for argv, by the C rules its nb_printf and
+    nb_snprintf follow, written with Python's % (which follows them too): the hh/h
+    conversions' truncation and snprintf's cut are spelt out."""
+    def s8(v):
+        return (v & 0xFF) - 0x100 if v & 0x80 else v & 0xFF
+    def s16(v):
+        return (v & 0xFFFF) - 0x10000 if v & 0x8000 else v & 0xFFFF
+    text = "%d+%d=%d, and more" % (40, 2, 42)
+    return [
+        "ints: %d %i %d %u %d" % (0, -1, -2 ** 31, 2 ** 32 - 1, len(argv)),
+        "longs: %d %d %d %d" % (-1234567890, 4000000000, -2 ** 63, 2 ** 64 - 1),
+        "hex: %x %X %#x %08x %x %o" % (0xbeef, 0xbeef, 255, 0x2a, 0x123456789abcdef, 8),
+        "widths: [%5d] [%-5d] [%05d] [%+d] [% d] [%.3d] [%*d] [%-*d]"
+        % (42, 42, -42, 7, 7, 5, 6, 99, 4, 1),
+        "small: %d %d %d %d %c %%" % (s8(300), s16(70000), 511 & 0xFF, 12345, "Z"),
+        "strings: [%s] [%8s] [%-8s] [%.2s] [%s]"
+        % (argv[0], "ab", "ab", "abcdef", argv[1] if len(argv) > 1 else "-"),
+        "snprintf: %d [%s]" % (len(text), text[:15]),
+    ]
+
+
+def test_nb_printf_prints_numbers(nb):
+    """The SDK's nb_printf (formatted in the program, written through the gate), in
+    the kernel's own program class (-m32 for the 32-bit kernel)."""
+    with open(os.path.join(REPO, "tests", "host", "prog_printf.c")) as f:
+        path = build("prog_printf", f.read(), ".c")
+    upload(nb, path, "prog_printf")
+    for ring in ("3", "0"):
+        out = nb.cmd("run --ring %s prog_printf x7" % ring)
+        lines = out.splitlines()
+        want = printf_lines(["prog_printf", "x7"])
+        assert lines[:len(want)] == want, out
+        assert "returned: 0" in out
+    assert "removed prog_printf" in nb.cmd("programs rm prog_printf")
+
+
 @portable_only
 def test_full_program_table_is_an_error_that_changes_nothing(nb):
     have = programs_listed(nb)

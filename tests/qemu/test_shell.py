@@ -16,6 +16,7 @@ import re
 import pytest
 
 import conftest
+from nbproflib import kernelelf, qemu  # tools/, put on the path by conftest.py
 
 BUILTINS = ("help", "cpu", "mem", "msr", "fault", "reboot", "poweroff")
 
@@ -114,6 +115,11 @@ def test_cpu_shows_netburst_signature(nb, firmware):
         assert field(out, "boot") == ("UEFI x64 (EFI/BOOT/BOOTX64.EFI); nbprof runs in "
                                       "64-bit mode (IA-32e)")
     assert field(out, "HTT").startswith("no")     # one logical processor
+    # The build id of the kernel that runs: the one in its ELF (ld --build-id), which
+    # the host tools match against a recording's; the boot banner names it too.
+    bid = kernelelf.elf_build_id(qemu.kernel_elf(firmware)).hex()
+    assert field(out, "build id") == bid
+    assert "build id: %s" % bid in nb.transcript
     # One consistent CPU: the model's signature decides what `cpu` says of the PMU
     # (qemu64's own CPUID has no DS). A Prescott 0F_04 reports DS and DTES64
     # (cpuinfo of real 0F_04 parts); the model's IA32_MISC_ENABLE has bit 7 set,

@@ -3,12 +3,13 @@
  * formatters, for the tests of tools/nbprof-decode.
  *
  *	dumpgen [-n N] [-s SEED] [--nm FILE] [--from F] [--pair] [--ip-bits 32|64]
- *	        dump|samples|script|report
+ *	        [--build-id HEX] dump|samples|script|report
  *
  * Samples are pseudo-random (fixed seed) over the text symbols of an `nm -n`
  * listing (FILE, e.g. of build/nbprof.so; a small built-in table without
  * it), filtered as tools/build/gensyms filters them, with call chains that walk
- * up through other functions. Two logical processors, two events.
+ * up through other functions. Two logical processors, two events. The
+ * dump's header names the build id HEX (none without --build-id).
  *   dump     the lines `dump` prints (prof/dump.c)
  *   samples  ground truth, one line per sample in run order:
  *            lp event cpl tsc ip rflags rsp chain... (hex)
@@ -71,7 +72,10 @@ static int ksym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The rules of tools/build/gensyms: T/t/W/w symbols in [_text, _etext), safe names, sorted. */
+/*
+ * The rules of tools/build/gensyms: T/t/W/w symbols in [_text, _etext), safe names but
+ * not the assembler's local labels (.L...), sorted.
+ */
 static int load_nm(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -101,7 +105,8 @@ static int load_nm(const char *path)
 	nsyms = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (syms[i].addr >= text_start && syms[i].addr < text_end &&
-		    strcmp(syms[i].name, "_text") && strcmp(syms[i].name, "_etext") && safe_name(syms[i].name))
+		    strcmp(syms[i].name, "_text") && strcmp(syms[i].name, "_etext") && safe_name(syms[i].name) &&
+		    strncmp(syms[i].name, ".L", 2))
 			syms[nsyms++] = syms[i];
 	qsort(syms, nsyms, sizeof(syms[0]), ksym_cmp);
 	return nsyms ? 0 : -1;
@@ -218,6 +223,8 @@ int main(int argc, char **argv)
 	int n = 500;
 	unsigned long from = 0;
 	unsigned ip_bits = 64;
+	uint8_t build_id[BUILDID_MAX];
+	unsigned build_id_len = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -234,6 +241,15 @@ int main(int argc, char **argv)
 			pair = 1;
 		else if (!strcmp(argv[i], "--ip-bits") && i + 1 < argc)
 			ip_bits = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--build-id") && i + 1 < argc) {
+			const char *h = argv[++i];
+
+			for (build_id_len = 0; h[0] && h[1] && build_id_len < BUILDID_MAX; h += 2) {
+				char byte[3] = { h[0], h[1], 0 };
+
+				build_id[build_id_len++] = (uint8_t)strtoul(byte, NULL, 16);
+			}
+		}
 		else if (argv[i][0] != '-' && !what)
 			what = argv[i];
 		else
@@ -272,6 +288,7 @@ int main(int argc, char **argv)
 			.image_base = IMAGE_BASE, .text_start = text_start, .text_end = text_end,
 			.symtab_crc = dump_symtab_crc(syms, nsyms), .symtab_count = nsyms,
 			.run_id = UINT64_C(5000000000) + rng, .ip_bits = (uint8_t)ip_bits,
+			.build_id = build_id, .build_id_len = build_id_len,
 		};
 		int rc = dump_begin(&enc, &run, &info, (uint32_t)from);
 

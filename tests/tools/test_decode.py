@@ -238,8 +238,9 @@ def test_symbol_table_mismatch_is_reported(dumpgen, decode, tmp_path, nm):
     p = decode(cap, "--nm", nm, "-q")
     assert "warning" not in p.stderr
     other = write(tmp_path, "other.nm", open(nm).read().replace("work_b", "work_c"))
-    p = decode(cap, "--nm", other, "-q")
+    p = decode(cap, "--nm", other, "-q", ok=(2,))       # refused, not a warning
     assert "is not the recording kernel's" in p.stderr
+    assert not list(tmp_path.glob("*.csv"))
 
 
 def test_bad_input_gives_one_clear_error(decode, tmp_path):

@@ -1,8 +1,9 @@
 """test_dump_versions.py - the decoder reads the old dump format as well as the new.
 
-The kernel writes dump version 4 (prof/dump.h: a chain table in 'C' frames,
-compact records). A capture made by an older kernel holds version 3: the
-same header without the flags byte, no 'C' frames and the older records
+The kernel writes dump version 5 (prof/dump.h: a chain table in 'C' frames,
+compact records, the kernel's build id at the end of the header). Version
+4 is the same without the build id; a capture made by an older kernel
+still holds version 3: the same header without the flags byte, no 'C' frames and the older records
 (u8 LP, event, CPL | nchain << 2, then zigzag varints of TSC, IP, the raw
 RFLAGS, RSP, the weight and each return address). The same recording is
 written here in version 3 by an encoder of this file, from dumpgen's own
@@ -59,13 +60,13 @@ def v3_record(s, prev):
     return rec
 
 
-def as_version3(v4_text, samples):
-    """The recording of a version-4 capture as a version-3 capture."""
-    frames = frames_of(v4_text)
+def as_version3(v5_text, samples):
+    """The recording of a version-5 capture (without a build id) as a version-3 capture."""
+    frames = frames_of(v5_text)
     header = b"".join(p for t, p in frames if t == ord("H"))
     trailer = b"".join(p for t, p in frames if t == ord("T"))
-    assert header[6] == 4 and header[-1] & 1       # version 4 with chain references
-    header = bytearray(header[:-1])                  # no flags byte
+    assert header[6] == 5 and header[-1] == 0 and header[-2] & 1   # chain references, no id
+    header = bytearray(header[:-2])                  # no flags byte, no build id
     header[6] = 3
     payloads, cur, prev, first = [], b"", None, 0
     for i, s in enumerate(samples):
@@ -96,18 +97,32 @@ def as_version3(v4_text, samples):
     return "\n".join(lines) + "\n"
 
 
-def test_version_3_and_4_decode_to_the_same_samples(dumpgen, decode, tmp_path):
+def as_version4(v5_text):
+    """A version-5 capture without a build id as the version-4 capture it was."""
+    frames = frames_of(v5_text)
+    header = bytearray(b"".join(p for t, p in frames if t == ord("H")))
+    assert header[6] == 5 and header[-1] == 0
+    header = header[:-1]                             # no build id
+    header[6] = 4
+    struct.pack_into("<I", header, 7, len(header))
+    hframes = [bytes(header[k:k + 240]) for k in range(0, len(header), 240)]
+    rest = [(t, p) for t, p in frames if t != ord("H")]
+    assert len(hframes) == len(frames) - len(rest)   # the frame numbers stay
+    lines = [frame_line(i, t, p) for i, (t, p) in enumerate([(ord("H"), h) for h in hframes] + rest)]
+    return "\n".join(lines) + "\n"
+
+
+def test_versions_3_4_and_5_decode_to_the_same_samples(dumpgen, decode, tmp_path):
     nm = write(tmp_path, "syms.nm", dumpgen("nm"))
     want = truth(dumpgen, "-n", N)
-    v4 = dumpgen("-n", N, "dump")
-    assert "NBD:" in v4 and any(t == ord("C") for t, _ in frames_of(v4))
-    write(tmp_path, "v4.log", v4)
-    write(tmp_path, "v3.log", as_version3(v4, want))
-    decode("v4.log", "--nm", nm, "--csv", "v4.csv", "-q")
-    decode("v3.log", "--nm", nm, "--csv", "v3.csv", "-q")
-    got4 = read_csv_samples(str(tmp_path / "v4.csv"))
-    got3 = read_csv_samples(str(tmp_path / "v3.csv"))
-    assert got4 == got3 == want
-    # the new encoding is the smaller one even on dumpgen's random stacks (make
+    v5 = dumpgen("-n", N, "dump")
+    assert "NBD:" in v5 and any(t == ord("C") for t, _ in frames_of(v5))
+    write(tmp_path, "v5.log", v5)
+    write(tmp_path, "v4.log", as_version4(v5))
+    write(tmp_path, "v3.log", as_version3(v5, want))
+    for v in (5, 4, 3):
+        decode("v%d.log" % v, "--nm", nm, "--csv", "v%d.csv" % v, "-q")
+        assert read_csv_samples(str(tmp_path / ("v%d.csv" % v))) == want, v
+    # the compact encoding is the smaller one even on dumpgen's random stacks (make
     # bench measures it on real recordings)
-    assert len(v4) < len((tmp_path / "v3.log").read_text())
+    assert len(v5) < len((tmp_path / "v3.log").read_text())

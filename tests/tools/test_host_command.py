@@ -21,7 +21,7 @@ import pytest
 
 from conftest import BUILD, REPO
 
-from nbproflib import host, link, qemu
+from nbproflib import host, kernelelf, link, qemu
 
 TOOL = os.path.join(REPO, "tools", "nbprof")
 ELF = os.path.join(BUILD, "nbprof.so")
@@ -190,6 +190,7 @@ class FakeTarget:
         self.commands, self.dumps = [], 0
         self.always_corrupt = False
         self.kernel_bits = 64
+        self.dump_args = []         # e.g. the build id the fake kernel's dumps name
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -236,7 +237,8 @@ class FakeTarget:
 
     def dump(self, words):
         frm = int(words[2]) if words[1:2] == ["--from"] else 0
-        lines = self.dumpgen("-n", 400, "--nm", self.nm, "--from", frm, "dump").splitlines()
+        lines = self.dumpgen("-n", 400, "--nm", self.nm, "--from", frm, *self.dump_args,
+                             "dump").splitlines()
         self.dumps += 1
         if self.dumps == 1:
             self.lost = len(lines) // 2
@@ -308,6 +310,38 @@ def test_record_resumes_dump_and_writes_outputs(target, dumpgen, tmp_path):
     # The script text is the kernel's own `script` output for the same recording.
     assert (out / "perf.script").read_text() == dumpgen("-n", 400, "--nm", target.nm, "script")
     assert (out / "perf.data").read_bytes()[:8] == b"PERFILE2"
+
+
+KERNELS = [qemu.kernel_elf(fw) for fw in ("uefi-x64", "uefi-ia32", "bios")]
+
+
+def nm_of(path):
+    return subprocess.run(["nm", "-n", path], stdout=subprocess.PIPE, check=True,
+                          universal_newlines=True).stdout
+
+
+@pytest.mark.skipif(not all(map(os.path.exists, KERNELS)), reason="no kernel ELFs built (make)")
+def test_record_names_samples_with_the_kernel_whose_build_id_the_dump_names(target, dumpgen,
+                                                                            tmp_path):
+    """A BIOS-booted Pentium 4 runs nbprof32.elf: its dump's build id picks that ELF."""
+    elf32 = qemu.kernel_elf("bios")
+    target.nm = str(tmp_path / "k32.nm")
+    (tmp_path / "k32.nm").write_text(nm_of(elf32))
+    bid = kernelelf.elf_build_id(elf32)
+    target.dump_args = ["--ip-bits", 32, "--build-id", bid.hex()]
+    out = tmp_path / "out"
+    p = run_tool("--serial", target.path, "--json", "record", "loop", "1000", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["kernel_elf"] == elf32
+    script = (out / "perf.script").read_text()
+    assert script == dumpgen("-n", 400, "--nm", target.nm, "--ip-bits", 32, "script")
+    # Given the 64-bit kernel's ELF instead: refused, both build ids named, nothing written.
+    out2 = tmp_path / "out2"
+    p = run_tool("--serial", target.path, "--elf", ELF, "record", "loop", "1000", "-o", str(out2))
+    assert p.returncode == 2
+    assert bid.hex() in p.stderr and kernelelf.elf_build_id(ELF).hex() in p.stderr, p.stderr
+    assert not (out2 / "perf.data").exists()
 
 
 def test_run_prints_target_output(target):

@@ -45,9 +45,15 @@ network): click a frame to zoom, "Reset Zoom" (or Escape) to zoom out,
 "Search" (or Ctrl-F) highlights the frames whose name matches a regular
 expression and shows the share of samples under them.
 
-Symbols come from the kernel ELF (default: build/nbprof.so beside this
-tool's directory when it exists) through `nm -n`, filtered as tools/build/gensyms
-does; its checksum must match the one the kernel put in the dump header.
+Symbols come from the kernel ELF that recorded, through `nm -n`, filtered
+as tools/build/gensyms does. The dump header carries that kernel's build id
+(the one the boot banner and `cpu` print): --elf FILE is refused unless its
+build id is the same, and without --elf the one of build/nbprof.so,
+build/k32/nbprof.so and build/nbprof32.elf whose build id matches is taken
+(none matching is refused, every build id named; no ELF at all leaves the
+samples unnamed). A dump from an older kernel (format 4 and before) has no
+build id: there the symbol table's checksum in the header picks the ELF and
+refuses a mismatch, for --nm FILE (a saved `nm -n` output) too.
 Sample addresses are runtime addresses; the header carries the runtime
 image base, so link address = address - image base.
 
@@ -58,11 +64,10 @@ usable (no header, a header that cannot describe a dump) or bad usage.
 """
 
 import argparse
-import os
 import subprocess
 import sys
 
-from nbproflib import selftest
+from nbproflib import kernelelf, selftest
 from nbproflib.flamegraph import flamegraph_svg
 from nbproflib.frames import PREFIX, Capture, DecodeError
 from nbproflib.link import LinkError, capture_live
@@ -70,10 +75,6 @@ from nbproflib.outputs import (annotate_text, csv_text, folded_outputs, folded_t
                                summary_text, write_perf_data, write_pprof)
 from nbproflib.recording import Recording
 from nbproflib.symbols import NoSymbols, Symbols, program_symbols
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_ELF = os.path.join(REPO, "build", "nbprof.so")
-
 
 def write_out(path, text):
     if path == "-":
@@ -84,22 +85,29 @@ def write_out(path, text):
 
 
 def load_symbols(args, rec):
+    """(symbols, kernel ELF path or None) for the recording: from --nm, from --elf
+    when it is the recording kernel's, else from the build's kernel ELF that is
+    (nbproflib/kernelelf.py); a mismatch is refused (KernelMismatch)."""
+    h = rec.header
+    elf = None
     if args.nm:
         with open(args.nm) as f:
             text = f.read()
     else:
-        elf = args.elf or (DEFAULT_ELF if os.path.exists(DEFAULT_ELF) else None)
+        if h.get("build_id") or args.elf:
+            elf = kernelelf.choose(h, args.elf)
+        else:
+            elf = kernelelf.by_symtab(h, lambda p: Symbols(kernelelf.nm_text(p), h["image_base"]))
         if not elf:
             return NoSymbols(), None
-        text = subprocess.run(["nm", "-n", elf], stdout=subprocess.PIPE, check=True,
-                              universal_newlines=True).stdout
-    syms = Symbols(text, rec.header["image_base"])
-    if syms.crc != rec.header["symtab_crc"] or syms.count != rec.header["symtab_count"]:
-        sys.stderr.write("nbprof-decode: warning: symbol table (%d symbols, CRC %08x) is not the "
-                         "recording kernel's (%d, %08x): symbols may be wrong\n"
-                         % (syms.count, syms.crc, rec.header["symtab_count"],
-                            rec.header["symtab_crc"]))
-    return syms, (None if args.nm else (args.elf or DEFAULT_ELF))
+        text = kernelelf.nm_text(elf)
+    syms = Symbols(text, h["image_base"])
+    if syms.crc != h["symtab_crc"] or syms.count != h["symtab_count"]:
+        raise kernelelf.KernelMismatch(
+            "the symbol table of %s (%d symbols, CRC %08x) is not the recording kernel's "
+            "(%d, %08x): its names would be wrong; give the kernel that recorded"
+            % (args.nm or elf, syms.count, syms.crc, h["symtab_count"], h["symtab_crc"]))
+    return syms, elf
 
 
 def parse_args(argv):
@@ -115,7 +123,8 @@ def parse_args(argv):
     live.add_argument("--idle", type=float, default=10.0, metavar="SECONDS",
                       help="give up after this long without data (default 10)")
     live.add_argument("--save", metavar="FILE", help="keep the raw capture")
-    p.add_argument("--elf", metavar="FILE", help="kernel ELF for symbols (default build/nbprof.so)")
+    p.add_argument("--elf", metavar="FILE", help="kernel ELF for symbols; it must have the "
+                   "recording's build id (default: the build's kernel ELF that has it)")
     p.add_argument("--nm", metavar="FILE", help="saved `nm -n` output instead of an ELF")
     p.add_argument("--program", metavar="FILE", action="append", default=[],
                    help="ELF of a user program the recording ran (repeatable): its samples "
@@ -193,6 +202,9 @@ def write_outputs(rec, args, cap):
         raise DecodeError("--perf-data needs the kernel ELF (--elf build/nbprof.so)")
     if not args.quiet:
         sys.stderr.write(summary_text(rec, syms))
+        if elf:
+            sys.stderr.write("kernel: %s, build id %s\n"
+                             % (elf, kernelelf.hexid(rec.header.get("build_id"))))
     folds = []
     if args.folded or args.flamegraph:
         folds, notes = folded_outputs(rec, syms, args)

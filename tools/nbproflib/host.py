@@ -40,8 +40,10 @@ booting (115200 8N1 unless :BAUD is given). The command waits for the
 `record` pulls the samples with `dump`, progress on stderr; frames lost or
 corrupted on the way are sent again with `dump --from N` (as the decoder,
 tools/nbprof-decode, whose code this uses, reports them). perf.data names
-samples from the kernel ELF (--elf, default build/nbprof.so, or with --qemu
-the one --firmware boots: build/k32/nbprof.so, build/nbprof32.elf); perf refuses
+samples from the kernel ELF that recorded: the dump names its build id (as
+the target's `cpu` prints it), and the one of build/nbprof.so,
+build/k32/nbprof.so and build/nbprof32.elf with that id is taken, or --elf
+FILE, refused (exit status 2) when its build id is another; perf refuses
 to read a file owned by another user unless given -f (root reading a user's
 file, too).
 
@@ -57,10 +59,12 @@ refused with that reason before anything is sent (exit status 2).
 --json prints one JSON object instead: the command, the target's output,
 for stat the counts by event (and min/median/tmean/max with -r), for bench
 the per-iteration min/median/tmean by event and whether anything interfered,
-for record the files written and the sample counts.
+for record the files written, the sample counts and the kernel ELF that
+named the samples (kernel_elf).
 
 Exit status: 0 ok, 1 the target reported an error (an `error:` line),
-2 bad usage, a connection or boot problem, or an incomplete transfer.
+2 bad usage, a connection or boot problem, an incomplete transfer, or a
+kernel ELF that is not the recording kernel's.
 """
 
 import argparse
@@ -76,6 +80,7 @@ from nbproflib import bench as nbprof_bench
 from nbproflib import qemu
 from nbproflib.decode import load_symbols, write_out
 from nbproflib.flamegraph import flamegraph_svg
+from nbproflib.kernelelf import KernelMismatch
 from nbproflib.frames import Capture, DecodeError
 from nbproflib.link import (PROMPT, LinkError, QemuLink, SerialLink, Target, UsageError,
                             errors_in)
@@ -193,13 +198,18 @@ def pull_samples(target, quiet):
 
 def write_record_outputs(rec, outdir, elf, capture, programs=()):
     """DIR/perf.data, perf.script, stacks.folded, flamegraph.svg, profile.pb.gz, dump.log;
-    {kind: path}.
+    ({kind: path}, the kernel ELF that named the samples or None).
 
+    elf: the kernel ELF given, None to take the build's one with the recording's
+    build id (nbproflib/kernelelf.py).
     programs: ELF files of the user programs the command ran (named by their symbols).
     """
     os.makedirs(outdir, exist_ok=True)
     syms_args = argparse.Namespace(nm=None, elf=elf)
     syms, elf_path = load_symbols(syms_args, rec)
+    if elf_path is None:
+        raise KernelMismatch("no kernel ELF in %s to name the samples (build/nbprof.so, "
+                             "build/k32/nbprof.so, build/nbprof32.elf): give --elf" % qemu.BUILD)
     cap = Capture()
     cap.add_text(capture, "dump")
     syms, extra = program_symbols(syms, cap, list(programs))
@@ -214,7 +224,7 @@ def write_record_outputs(rec, outdir, elf, capture, programs=()):
     write_out(files["flamegraph"], flamegraph_svg(counts, title))
     write_perf_data(files["perf_data"], rec, elf_path, syms, extra)
     write_pprof(files["pprof"], rec, syms, elf_path)
-    return files
+    return files, elf_path
 
 
 def split_output_dir(argv):
@@ -310,8 +320,10 @@ def step_dump(ctx, res):
         raise LinkError("dump incomplete after %d resends: %s"
                         % (len(resends), "; ".join(rec.problems)))
     try:
-        files = write_record_outputs(rec, ctx.outdir, ctx.args.elf, capture,
-                                     ctx.programs.values())
+        files, res["kernel_elf"] = write_record_outputs(rec, ctx.outdir, ctx.args.elf, capture,
+                                                        ctx.programs.values())
+    except KernelMismatch as e:
+        raise LinkError("record: %s" % e) from None
     except (OSError, DecodeError) as e:
         raise LinkError("writing %s: %s" % (ctx.outdir, e)) from None
     res["files"] = files
@@ -427,8 +439,9 @@ def parse_args(argv):
                    help="with --qemu, boot the image with its nbprof.cfg (by default a copy "
                         "without the cfg's commands boots)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--elf", help="kernel ELF for symbols (default build/nbprof.so; with "
-                                 "--qemu the one --firmware boots, e.g. build/k32/nbprof.so)")
+    p.add_argument("--elf", help="kernel ELF for symbols (default: the one of build/nbprof.so, "
+                                 "build/k32/nbprof.so, build/nbprof32.elf whose build id is the "
+                                 "recording's)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="longest wait for one command (default 120)")
     p.add_argument("--boot-timeout", type=float, default=BOOT_TIMEOUT, metavar="SECONDS",
@@ -443,8 +456,6 @@ def parse_args(argv):
                 p.error("--%s is a QEMU option: it needs --qemu" % opt.replace("_", "-"))
     if args.gdb:
         p.error("--gdb would stop the machine before it boots; use tools/qemu.py --gdb")
-    if not args.elf:
-        args.elf = qemu.kernel_elf(args.firmware if args.qemu else qemu.DEFAULT_FIRMWARE)
     try:
         check_command_args(args)
     except UsageError as e:

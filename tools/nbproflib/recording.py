@@ -1,6 +1,6 @@
 """recording - a dump's header, samples and trailer, assembled from a frames.Capture.
 
-The field layouts are prof/dump.h's, versions 1 to 4; every count is
+The field layouts are prof/dump.h's, versions 1 to 5; every count is
 checked against what the header and the frames can hold before anything
 is sized by it.
 """
@@ -11,6 +11,8 @@ import zlib
 from nbproflib.frames import (CHAINS, CONTROL_RE, HEADER, HEADER_FIXED, MAX_BLOB, MAX_CHAIN,
                               MAX_CHAINS, MAX_PAYLOAD, MIN_RECORD, MIN_RECORD_V4, SAMPLES,
                               TRAILER, DecodeError)
+
+MAX_BUILD_ID = 32                # arch/x86/buildid.h BUILDID_MAX
 
 
 class Reader:
@@ -59,8 +61,9 @@ def parse_header(blob):
     if r.bytes(6) != b"NBPROF":
         raise DecodeError("header magic missing")
     h = {"version": r.take("<B")}
-    # 3: per-LP comms, every sample carries its weight; 4: compact records, chain table
-    if h["version"] not in (1, 2, 3, 4):
+    # 3: per-LP comms, every sample carries its weight; 4: compact records, chain table;
+    # 5: the kernel's build id
+    if h["version"] not in (1, 2, 3, 4, 5):
         raise DecodeError("dump format version %d is not supported" % h["version"])
     h["length"] = r.take("<I")
     h["frames"] = r.take("<I")
@@ -90,9 +93,15 @@ def parse_header(blob):
         if flags & ~1:
             raise DecodeError("unknown header flags %02x" % flags)
         h["chain_refs"] = bool(flags & 1)
+    h["build_id"] = None
+    if h["version"] >= 5:       # the kernel's build id (arch/x86/buildid.h), n = 0: none
+        n = r.take("<B")
+        if n > MAX_BUILD_ID:
+            raise DecodeError("build id of %d bytes (at most %d)" % (n, MAX_BUILD_ID))
+        h["build_id"] = r.bytes(n) or None
     if not r.done():
         raise DecodeError("%d bytes after the %s" % (len(blob) - r.p, (
-            "flags" if h["version"] >= 4 else "per-LP comms" if h["version"] >= 3 else
+            "build id" if h["version"] >= 5 else "flags" if h["version"] >= 4 else "per-LP comms" if h["version"] >= 3 else
             "IP width" if h["version"] >= 2 else "comm")))
     return h
 
