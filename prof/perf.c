@@ -427,15 +427,13 @@ static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct 
 }
 
 /*
- * TSC since t0 spent handling: in all, and the calling LP's own share
- * (throttling); so0: step_handler_overhead() at t0, so that a handler the
- * model steps is timed as if it ran unstepped.
+ * TSC since t0 (step_handler_clock) spent handling: in all, and the calling
+ * LP's own share (throttling). A handler the model steps is timed as if it
+ * ran unstepped.
  */
-static void perf_pmi_time(unsigned lp, uint64_t t0, uint64_t so0)
+static void perf_pmi_time(unsigned lp, uint64_t t0)
 {
-	uint64_t dt = rdtsc() - t0, so = step_handler_overhead() - so0;
-
-	dt = dt > so ? dt - so : 0;
+	uint64_t dt = step_handler_clock() - t0;
 
 	__atomic_fetch_add(&info.pmi.tsc_total, dt, __ATOMIC_RELAXED);
 	info.pmi.lp_tsc[lp] += dt;
@@ -508,7 +506,7 @@ static inline __attribute__((always_inline)) void perf_restart(uint32_t mask)
 static void perf_pmi_handler(struct trap_frame *f)
 {
 	uint32_t restart = 0;
-	uint64_t t0 = rdtsc(), so0 = step_handler_overhead(), b0;
+	uint64_t t0 = step_handler_clock(), b0;
 	const struct percpu *me = percpu_this();
 	unsigned cpu = me->index, lp = perf_lp_of(me);
 	struct trap_frame *wf;
@@ -541,7 +539,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 			lapic_write(LAPIC_LVT_PMC, lvt.lp[lp]);
 		perf_pmi_unmasked(lp, cpu, b0);
 	}
-	perf_pmi_time(lp, t0, so0);
+	perf_pmi_time(lp, t0);
 	/*
 	 * The counters restart last, under the lock (a stop on the other LP
 	 * must not find one restarted behind it): what a counter counting CPL 0
@@ -568,14 +566,14 @@ static void perf_pmi_nmi(struct trap_frame *f)
 
 void perf_poll(struct trap_frame *f)
 {
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = step_handler_clock();
 	unsigned lp = perf_this_lp();
 
 	info.pmi.polls++;
 	perf_lock();		/* as the handler: no PMI takes the same counter meanwhile */
 	perf_scan(lp, f, NULL);
 	perf_unlock();
-	perf_pmi_time(lp, t0, step_handler_overhead());
+	perf_pmi_time(lp, t0);
 }
 
 void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx)

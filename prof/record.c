@@ -305,7 +305,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	struct sample_store *st = &r->store[me];
 	struct record_lp *l;
 	struct sample s;
-	uint64_t k = 1, next, period, w;
+	uint64_t k = 1, next, period, w, t;
 
 	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || job == RECORD_NO_JOB)
 		return ov->reload;
@@ -335,11 +335,12 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	s.weight = w;
 	/* One TSC read for the sample's time and the start of the append's. */
 	s.tsc = rdtsc();
+	t = step_handler_clock();	/* a stepped handler's own time (arch/x86/step.h) */
 	if (k == 1)
 		sample_store_append(st, &s);
 	else
 		record_poll_appends(st, &s, period, k);
-	l->store_tsc += rdtsc() - s.tsc;
+	l->store_tsc += step_handler_clock() - t;
 	l->store_n++;
 	record_throttle(r, l, s.tsc);
 	return next;

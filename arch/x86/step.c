@@ -172,11 +172,11 @@ struct step_state {
 	uint64_t handlers;		/* handlers stepped since the window opened */
 	uint64_t h_start, h_mark;	/* win_counts.instructions at its entry, at the last mark */
 	/*
-	 * What stepping a handler adds to its time (step_handler_overhead):
-	 * each trap's delivery (the calibrated overhead step_take removes) and
-	 * the #DB handler's own time, from its entry to its exit stamp.
+	 * The stepped handler's own time (step_handler_clock): each of its
+	 * instructions as step_take times it, and each span it ran unstepped
+	 * (a held region), up to the last exit stamp.
 	 */
-	uint64_t h_overhead, h_last_entry;
+	uint64_t h_clock;
 	struct step_handler_stats h_stats;
 
 	/* calibration */
@@ -596,24 +596,14 @@ static void step_window(struct step_state *s, struct trap_frame *f, uint64_t cyc
 
 /* ---- interrupt handlers in the counting window -------------------------------- */
 
-/* A trap inside a stepped handler, at TSC entry: what stepping added since the last one. */
-static void step_handler_time(struct step_state *st, uint64_t entry)
-{
-	uint64_t raw = entry - st->resume;
-
-	st->h_overhead += raw - step_take(st, entry);		/* the trap's delivery */
-	if (st->resume >= st->h_last_entry)
-		st->h_overhead += st->resume - st->h_last_entry;	/* the last #DB handler */
-	st->h_last_entry = entry;
-}
-
-uint64_t step_handler_overhead(void)
+uint64_t step_handler_clock(void)
 {
 	const struct step_state *st = step_this();
+	uint64_t now = rdtsc();
 
-	if (!st->h_active || st->resume < st->h_last_entry)
-		return st->h_overhead;
-	return st->h_overhead + (st->resume - st->h_last_entry);	/* the last trap's own */
+	if (!st->h_active)
+		return now;
+	return st->h_clock + (now > st->resume ? now - st->resume : 0);
 }
 
 static void step_save(const struct step_state *s, struct step_saved *v)
@@ -704,9 +694,10 @@ void step_handler_enter(struct trap_frame *f)
 	st->handlers++;
 	st->h_start = st->win_counts.instructions;
 	st->h_mark = UINT64_MAX;
-	st->h_last_entry = st->resume;	/* nothing of the interrupted code's is the handler's */
-	__atomic_store_n(&st->h_active, true, __ATOMIC_RELEASE);
+	st->h_clock = rdtsc();		/* the clock goes on from the TSC */
+	__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);	/* not yet: step_tf_on adds nothing */
 	step_tf_on(st);
+	__atomic_store_n(&st->h_active, true, __ATOMIC_RELEASE);
 }
 
 bool step_in_handler_of(unsigned cpu)
@@ -739,7 +730,7 @@ static void step_db(struct trap_frame *f)
 		return;
 	}
 	if (st->h_active)
-		step_handler_time(st, entry);
+		st->h_clock += step_take(st, entry);	/* the handler's instruction, as if unstepped */
 	if (st->h_active && f->rip == st->h_rip && f->rsp == st->h_rsp && f->cs == st->h_cs) {
 		step_handler_exit(st, f, entry);
 		return;
@@ -888,13 +879,13 @@ static __attribute__((noinline)) void step_tf_set(void)
 
 static void step_tf_on(struct step_state *st)
 {
-	if (st->h_active && st->resume >= st->h_last_entry)
-		st->h_overhead += st->resume - st->h_last_entry;	/* the last #DB handler */
+	if (st->h_active)
+		st->h_clock += rdtsc() - st->resume;	/* the span since the last trap ran unstepped */
 	st->last_rip = (uintptr_t)step_tf_resume;
 	st->last_cpl = 0;
 	step_classify(st, st->last_rip, NULL);
 	st->cycles = 0;
-	st->resume = st->h_last_entry = rdtsc();
+	st->resume = rdtsc();
 	step_tf_set();
 }
 

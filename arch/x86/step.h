@@ -137,12 +137,12 @@ struct step_handler_stats {
 };
 const struct step_handler_stats *step_handler_stats_of(unsigned cpu);
 /*
- * The calling LP's TSC that stepping handlers has added so far (trap
- * delivery and #DB handling): the difference of two readings inside one
- * handler is what to take out of its measured time. Grows only while a
- * handler is stepped.
+ * A clock for timing code inside handlers: the TSC, except inside a
+ * handler the model steps, where it advances only with the handler's own
+ * time (its instructions as step_take times them, and what it ran held),
+ * as if it ran unstepped. Two readings inside one handler give its time.
  */
-uint64_t step_handler_overhead(void);
+uint64_t step_handler_clock(void);
 /* Inside a stepped handler: the tail starts after this point. A no-op elsewhere. */
 void step_handler_mark(void);
 

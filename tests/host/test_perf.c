@@ -78,9 +78,9 @@ struct trap_frame *step_frame(void)
 	return NULL;
 }
 
-uint64_t step_handler_overhead(void)
+uint64_t step_handler_clock(void)
 {
-	return 0;
+	return rdtsc();
 }
 
 uint64_t step_hold(void)
