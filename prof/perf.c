@@ -506,7 +506,7 @@ static inline __attribute__((always_inline)) void perf_restart(uint32_t mask)
 static void perf_pmi_handler(struct trap_frame *f)
 {
 	uint32_t restart = 0;
-	uint64_t t0 = step_handler_clock(), b0;
+	uint64_t t0 = step_handler_clock(), tw = rdtsc(), b0;
 	const struct percpu *me = percpu_this();
 	unsigned cpu = me->index, lp = perf_lp_of(me);
 	struct trap_frame *wf;
@@ -529,7 +529,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting();
-	if (counting && f && perf_storm_seen(&storm[lp], f)) {
+	if (counting && f && perf_storm_seen(&storm[lp], f, tw)) {
 		perf_storm(run.count, lp);
 		counting = false;	/* the entry stays masked, nothing restarts */
 	}
@@ -548,6 +548,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 	 */
 	if (counting)
 		perf_restart(restart);
+	perf_storm_end(&storm[lp], rdtsc());
 	perf_unlock_as(cpu);
 }
 

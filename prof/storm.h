@@ -12,9 +12,10 @@
  * hardware and on the model: PERF_STORM_PMIS overflow interrupts in a row
  * on one LP that each find the interrupted code exactly as the one before
  * left it (instruction and stack pointers, flags and every general
- * register) mean that nothing ran in between. Any instruction that retires
- * changes at least the instruction pointer or a register: a loop moves its
- * counter, a pause loop reads the TSC. The guard then stops every counter
+ * register) mean that nothing ran in between - and each came sooner after
+ * the last handler ended than that handler took. Any instruction that
+ * retires changes the instruction pointer or a register but in a loop that
+ * jumps to itself, which the time between its PMIs tells apart. The guard then stops every counter
  * of the count, leaves the LP's LVT PC entry masked, and the command ends
  * with perf_storm_text()'s error.
  */
@@ -32,6 +33,7 @@
 struct perf_storm_lp {
 	uint64_t sig;			/* the interrupted state at the LP's last PMI */
 	uint32_t same;			/* PMIs in a row since then that found it unchanged */
+	uint64_t entry, exit;		/* TSC at the last PMI handler's entry and end */
 };
 
 /* The interrupted code's state, folded: the same only when no instruction ran in between. */
@@ -46,17 +48,33 @@ static inline uint64_t perf_frame_sig(const struct trap_frame *f)
 	return h;
 }
 
-/* One PMI that interrupted f: true when it completes a storm (PERF_STORM_PMIS in a row). */
-static inline bool perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f)
+/*
+ * One PMI that interrupted f, its handler entered at TSC now: true when it
+ * completes a storm (PERF_STORM_PMIS in a row). A PMI counts towards one
+ * only when the interrupted code ran for less time since the last handler
+ * ended than that handler took: a loop that changes no register (`jmp .`)
+ * is found unchanged too, but a whole period of its own runs between its
+ * PMIs, where a storm's next PMI follows the IRET at once.
+ */
+static inline bool perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f,
+				   uint64_t now)
 {
 	uint64_t sig = perf_frame_sig(f);
+	bool quick = g->exit && now - g->exit < g->exit - g->entry;
 
-	if (sig != g->sig) {
+	g->entry = now;
+	if (sig != g->sig || !quick) {
 		g->sig = sig;
 		g->same = 0;
 		return false;
 	}
 	return ++g->same + 1 >= PERF_STORM_PMIS;
+}
+
+/* The handler of the LP's last PMI ends at TSC now. */
+static inline void perf_storm_end(struct perf_storm_lp *g, uint64_t now)
+{
+	g->exit = now;
 }
 
 #endif

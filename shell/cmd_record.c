@@ -16,7 +16,6 @@
 #include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/progress.h"
-#include "arch/x86/step.h"
 #include "arch/x86/timer.h"
 #include "lib/parse.h"
 #include "pmu/p4_spec.h"
@@ -818,24 +817,6 @@ static void rec_print_pebs(struct shell *sh, const struct record_result *r)
 				rec_print_skid(sh, run, q, p);
 }
 
-/*
- * The model steps the PMI handler (arch/x86/step.h): what it retired at
- * CPL 0, and its tail after a counter's restart, which a sampler counting
- * CPL 0 counts again (pmu/p4_alloc.h P4_PMI_TAIL_MAX, `make bench`).
- */
-static void rec_print_handler(struct shell *sh)
-{
-	const struct step_handler_stats *h = step_handler_stats_of(0);
-
-	if (!h || !h->handlers || perf_info()->backend != PERF_BACKEND_MODEL)
-		return;
-	shell_printf(sh, "PMI handler on LP0 (model, stepped): %llu instructions at CPL 0 per PMI from "
-		     "its entry to its IRET", (unsigned long long)(h->insns / h->handlers));
-	if (h->tails)
-		shell_printf(sh, "; after a counter's restart %llu at most (the limit is %u)",
-			     (unsigned long long)h->tail_max, P4_PMI_TAIL_MAX);
-	shell_puts(sh, "\n");
-}
 
 static void rec_summary(struct shell *sh, int argc, char **argv)
 {
@@ -875,7 +856,6 @@ static void rec_summary(struct shell *sh, int argc, char **argv)
 			     (unsigned long long)(r->pmi.tsc_total / r->pmi.interrupts),
 			     (unsigned long long)(r->pmi.backend_tsc / r->pmi.interrupts),
 			     perf_backend_name(perf_info()->backend));
-	rec_print_handler(sh);
 	rec_print_cost(sh, r);
 }
 

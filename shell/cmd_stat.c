@@ -25,6 +25,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/progress.h"
 #include "arch/x86/smp.h"
+#include "arch/x86/step.h"
 #include "lib/parse.h"
 #include "lib/stats.h"
 #include "pmu/p4_encode.h"
@@ -620,6 +621,26 @@ static void pmu_sources(struct shell *sh)
 	}
 }
 
+/*
+ * The model steps the PMI handler (arch/x86/step.h): what it retired at
+ * CPL 0 in the last count, and its tail after a counter's restart, which a
+ * sampler counting CPL 0 counts again (pmu/p4_alloc.h P4_PMI_TAIL_MAX,
+ * `make bench`, tests/qemu/test_storm.py).
+ */
+static void pmu_print_handler(struct shell *sh)
+{
+	const struct step_handler_stats *h = step_handler_stats_of(0);
+
+	if (!h || !h->handlers || perf_info()->backend != PERF_BACKEND_MODEL)
+		return;
+	shell_printf(sh, "PMI handler on LP0 in the last count (model, stepped): %llu instructions at "
+		     "CPL 0 per PMI from its entry to its IRET", (unsigned long long)(h->insns / h->handlers));
+	if (h->tails)
+		shell_printf(sh, "; after a counter's restart %llu at most (the limit is %u)",
+			     (unsigned long long)h->tail_max, P4_PMI_TAIL_MAX);
+	shell_puts(sh, "\n");
+}
+
 static void pmu_show(struct shell *sh)
 {
 	const struct perf_info *pi = perf_info();
@@ -671,6 +692,7 @@ static void pmu_show(struct shell *sh)
 	if (detail[0])
 		shell_printf(sh, "; %s", detail);
 	shell_puts(sh, "\n");
+	pmu_print_handler(sh);
 	shell_printf(sh, "trace: %s\ncounters in use:", pi->trace ? "on" : "off");
 	for (unsigned n = 0; n < P4_NCOUNTER; n++) {
 		uint64_t v = 0;

@@ -871,7 +871,8 @@ static void uncore_fault_programs_nothing(void **state)
  * that find the interrupted registers unchanged: the 16th stops the count
  * (every CCCR quiet, the LVT PC left masked) and keeps the evidence.
  * Fifteen are not enough, and a frame that moves (a loop's counter
- * register) never makes one.
+ * register) never makes one, nor one that stays put for longer than a
+ * handler between PMIs (a loop that jumps to itself).
  */
 static void storm_stops_the_count(void **state)
 {
@@ -882,22 +883,31 @@ static void storm_stops_the_count(void **state)
 
 	(void)state;
 	perf_set_pmi_mode(PERF_PMI_NMI);
-	for (unsigned moving = 0; moving < 2; moving++) {
+	for (unsigned moving = 0; moving < 3; moving++) {
+		uint64_t took = 0;
+
 		frame = (struct trap_frame){ .rip = 0x1000, .rsp = 0x8000, .rcx = 77 };
 		assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
 		for (unsigned k = 1; k <= 40; k++) {
+			uint64_t t0;
+
 			instr(0, 11);		/* the handler's own 11 events: a period and the PMI's */
-			if (moving)
+			if (moving == 1)
 				frame.rcx++;	/* one instruction of the interrupted code ran */
+			if (moving == 2)	/* `jmp .`: unchanged, but for longer than a handler */
+				for (uint64_t w = rdtsc(); rdtsc() - w < 4 * took + 1000;)
+					;
 			perf_lvt_automask(0);	/* as the delivery does (PMU reference 6) */
+			t0 = rdtsc();
 			handlers[VEC_NMI](&frame);
+			took = rdtsc() - t0;
 			if (!moving && k == PERF_STORM_PMIS - 1)
 				assert_false(s.storm);
 			if (s.storm)
 				break;
 		}
-		assert_int_equal(s.storm, !moving);
-		if (!moving) {
+		assert_int_equal(s.storm, moving == 0);
+		if (moving == 0) {
 			assert_int_equal(s.storm_pmis, PERF_STORM_PMIS);
 			assert_int_equal(s.storm_events, 11);
 			assert_int_equal(s.storm_idx, 0);

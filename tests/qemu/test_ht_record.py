@@ -221,9 +221,10 @@ def test_throttle_weighs_each_lps_own_pmi_time(nb, busy):
     """Period 1 on one LP only (:u at ring 3: the handler adds nothing): that LP throttles;
     the other LP took no PMI, spent no PMI time, and is never throttled for its sibling's
     handlers (record.c: each LP compares its own handlers' TSC with the time that passed,
-    default share 25 %)."""
+    here a share of 1 %: the model times a handler it steps by its own instructions, the
+    workload by stepped time, guide/model.md)."""
     n = 1000
-    out = record(nb, "--ring 3 -e instr_retired:t%d:u -c 1 --pair loop %d -- loop %d"
+    out = record(nb, "--ring 3 --throttle 1 -e instr_retired:t%d:u -c 1 --pair loop %d -- loop %d"
                  % (busy, n, n))
     m = THROTTLED_BY_LP.search(out)
     assert m, out

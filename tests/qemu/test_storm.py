@@ -9,7 +9,7 @@ next PMI follows the IRET at once, for ever (a real machine hangs; nothing
 reads Ctrl-C). So:
 - pmu/p4_alloc.h P4_PMI_TAIL_MAX bounds the tail, and the allocator refuses
   CPL-0 samplers with a period up to it: the measured tail of this kernel
-  must stay within it (record prints the model's measurement);
+  must stay within it (`pmu` shows the model's measurement of the last count);
 - the handler's instructions really are counted at :k: two runs of one
   ring-3 loop that differ only in their period differ in their :u:k count by
   what their extra PMIs retired at CPL 0, which lies between the tail and the
@@ -29,7 +29,7 @@ import pytest
 
 from conftest import REPO
 
-HANDLER = re.compile(r"^PMI handler on LP0 \(model, stepped\): (\d+) instructions at CPL 0 per PMI "
+HANDLER = re.compile(r"^PMI handler on LP0 in the last count \(model, stepped\): (\d+) instructions at CPL 0 per PMI "
                      r"from its entry to its IRET; after a counter's restart (\d+) at most "
                      r"\(the limit is (\d+)\)$", re.M)
 EVENTS = re.compile(r"^events: #0 (\d+) counted", re.M)
@@ -44,8 +44,9 @@ def tail_max():
 def record(nb, args):
     out = nb.cmd("record " + args, timeout=120)
     assert not out.startswith("error"), out
-    h = HANDLER.search(out)
-    assert h, out
+    pmu = nb.cmd("pmu")
+    h = HANDLER.search(pmu)
+    assert h, pmu
     return (int(EVENTS.search(out).group(1)), int(PMIS.search(out).group(1)),
             int(h.group(1)), int(h.group(2)), int(h.group(3)))
 
