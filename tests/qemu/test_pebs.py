@@ -229,8 +229,10 @@ def test_threshold_pmi_drains(nb):
     every = slots - below(slots)
     nb.cmd("msr trace on")
     try:
-        out = record(nb, "--throttle 100 --ring 3 --pebs-buffer %d -e front_end_event:nbogus:u:pebs "
-                     "-e uop_type:tagloads -c %d memwalk %d %d" % (slots, p, size, stride))
+        # --quiet: a progress line of the slower 32-bit kernel would cut a traced write's line
+        out = record(nb, "--throttle 100 --quiet --ring 3 --pebs-buffer %d "
+                     "-e front_end_event:nbogus:u:pebs -e uop_type:tagloads -c %d memwalk %d %d"
+                     % (slots, p, size, stride))
     finally:
         nb.cmd("msr trace off")
     m = PEBS.search(out)
