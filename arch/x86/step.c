@@ -169,7 +169,6 @@ struct step_state {
 	bool h_active;
 	uint64_t h_rip, h_rsp, h_cs;
 	struct step_saved h_saved;
-	uint64_t handlers;		/* handlers stepped since the window opened */
 	uint64_t h_start, h_mark;	/* win_counts.instructions at its entry, at the last mark */
 	/*
 	 * The stepped handler's own time (step_handler_clock): each of its
@@ -691,7 +690,6 @@ void step_handler_enter(struct trap_frame *f)
 	st->h_rsp = f->rsp;
 	st->h_cs = f->cs;
 	st->frame = NULL;
-	st->handlers++;
 	st->h_start = st->win_counts.instructions;
 	st->h_mark = UINT64_MAX;
 	st->h_clock = rdtsc();		/* the clock goes on from the TSC */
@@ -712,10 +710,6 @@ struct trap_frame *step_handler_frame_of(unsigned cpu)
 	return st && __atomic_load_n(&st->h_active, __ATOMIC_ACQUIRE) ? st->h_saved.frame : NULL;
 }
 
-uint64_t step_handlers(void)
-{
-	return step_this()->handlers;
-}
 
 static void step_db(struct trap_frame *f)
 {
@@ -908,7 +902,6 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 	st->win_h = h;
 	st->win_lp = lp;
 	st->win_counts = (struct step_counts){ 0 };
-	st->handlers = 0;
 	st->h_active = false;
 	st->h_stats = (struct step_handler_stats){ 0 };
 	step_tf_on(st);

@@ -146,8 +146,6 @@ uint64_t step_handler_clock(void);
 /* Inside a stepped handler: the tail starts after this point. A no-op elsewhere. */
 void step_handler_mark(void);
 
-/* Handlers the calling LP has stepped since its counting window opened. */
-uint64_t step_handlers(void);
 
 /* The calling LP's calibration (calibrating it first if needed). */
 const struct step_calibration *step_calibrate(void);
