@@ -103,6 +103,9 @@
 #define STEP_STR2(x)		#x
 #define STEP_STR(x)		STEP_STR2(x)
 #define STEP_CAL_TRAPS		(STEP_CAL_NOPS + 4)	/* the nops, then the TF-clearing sequence */
+#define STEP_SEAM_MAX		24			/* instructions of a hardware bus access */
+#define STEP_SEAM_READ		0
+#define STEP_SEAM_WRITE		1
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
@@ -133,6 +136,8 @@ struct step_saved {
 	uint8_t last_cpl;
 	bool last_wl;
 	struct trap_frame *frame;
+	uint64_t seam_ret, seam_rsp;	/* a seam call the handler interrupted */
+	uint8_t seam_kind;
 };
 
 struct step_state {
@@ -178,6 +183,19 @@ struct step_state {
 	uint64_t h_clock;
 	struct step_handler_stats h_stats;
 
+	/*
+	 * Inside a seam call (step_seam_set): the model's bus function runs
+	 * from the trap at its entry until the trap that finds seam_ret with
+	 * the call's stack popped (seam_rsp); its traps report nothing.
+	 */
+	uint64_t seam_ret, seam_rsp;
+	uint8_t seam_kind;		/* STEP_SEAM_READ or _WRITE */
+	/* the seam's calibration: stepping the hardware bus's function */
+	bool seam_cal;
+	uint64_t seam_cal_entry, seam_cal_rsp;
+	unsigned seam_cal_n;
+	uint64_t seam_cal_rip[STEP_SEAM_MAX];
+
 	/* calibration */
 	bool calibrating;
 	unsigned cal_n;
@@ -186,6 +204,13 @@ struct step_state {
 };
 
 static struct step_state lp_state[PERCPU_MAX];
+
+/* The seam (step_seam_set): the model's bus functions, and what the hardware's retire instead. */
+static struct {
+	uint64_t entry[2];			/* STEP_SEAM_READ, _WRITE: the model's functions */
+	unsigned n[2];				/* the hardware bus's instructions per access */
+	uint64_t rip[2][STEP_SEAM_MAX];		/* and where they lie, in the order they retire */
+} seam;
 
 static struct step_state *step_this(void)
 {
@@ -509,9 +534,62 @@ static bool step_rep_stos(struct step_state *s, struct trap_frame *f)
 	return true;
 }
 
+/*
+ * The call that retired entered one of the model's bus functions
+ * (step_seam_set): from here to its return nothing is reported; the
+ * return address is on top of the stack.
+ */
+static inline void step_seam_enter(struct step_state *s, const struct trap_frame *f)
+{
+	unsigned k;
+
+	if (f->rip == seam.entry[STEP_SEAM_READ])
+		k = STEP_SEAM_READ;
+	else if (f->rip == seam.entry[STEP_SEAM_WRITE])
+		k = STEP_SEAM_WRITE;
+	else
+		return;
+	s->seam_kind = (uint8_t)k;
+	s->seam_ret = *(const uintptr_t *)(uintptr_t)f->rsp;
+	s->seam_rsp = f->rsp + sizeof(uintptr_t);
+}
+
+/*
+ * Back from a seam call: the hardware bus's instructions retire in its
+ * place, at CPL 0, classified from its own code (without memory operands:
+ * its few stack accesses are left to the model's own). The call itself was
+ * reported when it entered.
+ */
+static __attribute__((noinline)) void step_seam_exit(struct step_state *s, struct trap_frame *f)
+{
+	struct trap_frame g = *f;
+	unsigned k = s->seam_kind, n = seam.n[k];
+
+	s->seam_ret = 0;
+	for (unsigned i = 0; i < n; i++) {
+		s->last_rip = seam.rip[k][i];
+		s->last_cpl = 0;
+		step_classify(s, s->last_rip, NULL);
+		s->cycles = 0;
+		g.rip = i + 1 < n ? seam.rip[k][i + 1] : f->rip;
+		step_emit_kernel(s, i + 1 < n ? &g : f);
+	}
+	if (!n) {		/* not measured: the return is where stepping goes on */
+		s->last_rip = f->rip;
+		s->last_cpl = (uint8_t)(f->cs & 3);
+		step_classify(s, f->rip, f);
+	}
+	s->cycles = 0;
+}
+
 /* Kernel code in the counting window (step_window_begin), one instruction or REP iteration. */
 static void step_kernel(struct step_state *s, struct trap_frame *f, uint64_t cycles)
 {
+	if (s->seam_ret) {
+		if (f->rip == s->seam_ret && f->rsp == s->seam_rsp)
+			step_seam_exit(s, f);
+		return;		/* the model's own code: a Pentium 4 never runs it */
+	}
 	s->cycles += cycles;
 	if (f->rip == s->last_rip && s->cls.rep_string) {
 		s->rep_iters++;
@@ -520,6 +598,7 @@ static void step_kernel(struct step_state *s, struct trap_frame *f, uint64_t cyc
 	step_emit_kernel(s, f);
 	if (step_rep_stos(s, f))	/* done here: reported as it retired */
 		step_emit_kernel(s, f);
+	step_seam_enter(s, f);
 }
 
 /*
@@ -610,7 +689,8 @@ static void step_save(const struct step_state *s, struct step_saved *v)
 	*v = (struct step_saved){ .last_rip = s->last_rip, .cycles = s->cycles,
 				  .rep_count = s->rep_count, .cls = s->cls, .mem = s->mem,
 				  .rep_iters = s->rep_iters, .last_cpl = s->last_cpl,
-				  .last_wl = s->last_wl, .frame = s->frame };
+				  .last_wl = s->last_wl, .frame = s->frame, .seam_ret = s->seam_ret,
+				  .seam_rsp = s->seam_rsp, .seam_kind = s->seam_kind };
 }
 
 static void step_restore(struct step_state *s, const struct step_saved *v)
@@ -624,9 +704,14 @@ static void step_restore(struct step_state *s, const struct step_saved *v)
 	s->last_cpl = v->last_cpl;
 	s->last_wl = v->last_wl;
 	s->frame = v->frame;
+	s->seam_ret = v->seam_ret;
+	s->seam_rsp = v->seam_rsp;
+	s->seam_kind = v->seam_kind;
 }
 
 static void step_tf_on(struct step_state *st);
+static void step_tf_set(void);
+static void step_tf_off(void);
 
 /*
  * The trap after a stepped handler's IRET (f: the interrupted context
@@ -686,6 +771,7 @@ void step_handler_enter(struct trap_frame *f)
 	if (!(f->rflags & RFLAGS_TF) && !st->frame)
 		return;
 	step_save(st, &st->h_saved);
+	st->seam_ret = 0;
 	st->h_rip = f->rip;
 	st->h_rsp = f->rsp;
 	st->h_cs = f->cs;
@@ -711,12 +797,33 @@ struct trap_frame *step_handler_frame_of(unsigned cpu)
 }
 
 
+/* Stepping the hardware bus's function (step_seam_measure): where each instruction lies. */
+static void step_seam_trap(struct step_state *st, struct trap_frame *f)
+{
+	if (!st->seam_cal_rsp) {
+		if (f->rip != st->seam_cal_entry)
+			return;			/* the way to the call */
+		st->seam_cal_rsp = f->rsp;
+	} else if (f->rsp > st->seam_cal_rsp) {
+		f->rflags &= ~RFLAGS_TF;	/* it returned */
+		st->seam_cal = false;
+		return;
+	}
+	if (st->seam_cal_n < STEP_SEAM_MAX)
+		st->seam_cal_rip[st->seam_cal_n] = f->rip;
+	st->seam_cal_n++;
+}
+
 static void step_db(struct trap_frame *f)
 {
 	uint64_t entry = f->error;	/* entry.S: the TSC at #DB entry */
 	struct step_state *st = step_this();
 	bool run;
 
+	if (st->seam_cal) {
+		step_seam_trap(st, f);
+		return;
+	}
 	if (st->calibrating) {
 		if (st->cal_n < STEP_CAL_TRAPS)
 			st->cal_raw[st->cal_n++] = entry - st->resume;
@@ -840,6 +947,59 @@ static void step_run_calibration(struct step_state *st)
 	st->cal.done = true;
 }
 
+/*
+ * Step one access of the hardware bus (fn: its read or write function)
+ * and keep where its instructions lie; 0 when it could not be measured
+ * (it faulted, or it is longer than STEP_SEAM_MAX).
+ */
+typedef int seam_read_fn(struct msr_bus *, uint32_t, uint64_t *);
+typedef int seam_write_fn(struct msr_bus *, uint32_t, uint64_t);
+
+static unsigned step_seam_measure(struct step_state *st, unsigned k, uint32_t msr)
+{
+	seam_read_fn *volatile rd = msr_hw_bus.read;
+	seam_write_fn *volatile wr = msr_hw_bus.write;
+	uint64_t flags = read_rflags(), v = 0;
+	int r;
+
+	if (rd(&msr_hw_bus, msr, &v))
+		return 0;
+	cpu_cli();
+	st->seam_cal_entry = k == STEP_SEAM_READ ? (uintptr_t)rd : (uintptr_t)wr;
+	st->seam_cal_rsp = 0;
+	st->seam_cal_n = 0;
+	st->seam_cal = true;
+	step_tf_set();
+	r = k == STEP_SEAM_READ ? rd(&msr_hw_bus, msr, &v) : wr(&msr_hw_bus, msr, v);
+	step_tf_off();
+	st->seam_cal = false;
+	if (flags & RFLAGS_IF)
+		cpu_sti();
+	if (r || !st->seam_cal_n || st->seam_cal_n > STEP_SEAM_MAX)
+		return 0;
+	for (unsigned i = 0; i < st->seam_cal_n; i++)
+		seam.rip[k][i] = st->seam_cal_rip[i];
+	return st->seam_cal_n;
+}
+
+void step_seam_set(const void *read, const void *write, uint32_t msr)
+{
+	struct step_state *st = step_this();
+
+	idt_set_handler(VEC_DB, step_db);
+	seam.entry[STEP_SEAM_READ] = seam.entry[STEP_SEAM_WRITE] = 0;
+	seam.n[STEP_SEAM_READ] = step_seam_measure(st, STEP_SEAM_READ, msr);
+	seam.n[STEP_SEAM_WRITE] = step_seam_measure(st, STEP_SEAM_WRITE, msr);
+	seam.entry[STEP_SEAM_READ] = (uintptr_t)read;
+	seam.entry[STEP_SEAM_WRITE] = (uintptr_t)write;
+}
+
+void step_seam_lengths(unsigned *read, unsigned *write)
+{
+	*read = seam.n[STEP_SEAM_READ];
+	*write = seam.n[STEP_SEAM_WRITE];
+}
+
 const struct step_calibration *step_calibrate(void)
 {
 	struct step_state *st = step_this();
@@ -902,6 +1062,7 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 	st->win_h = h;
 	st->win_lp = lp;
 	st->win_counts = (struct step_counts){ 0 };
+	st->seam_ret = 0;
 	st->h_active = false;
 	st->h_stats = (struct step_handler_stats){ 0 };
 	step_tf_on(st);

@@ -147,6 +147,22 @@ uint64_t step_handler_clock(void);
 void step_handler_mark(void);
 
 
+/*
+ * The seam (pmu/msr_bus.h): under the model a PMU register access is a call
+ * into the model's bus functions, read and write, where a Pentium 4 runs
+ * the hardware bus (arch/x86/msr.c msr_hw_bus): its call, a few moves, one
+ * RDMSR or WRMSR and a RET. In the counting window a call that enters read
+ * or write is reported as the hardware bus would retire it - the
+ * instructions msr_hw_bus's own function retires, found once per LP by
+ * stepping it on MSR msr (read, then the value read written back: a
+ * register the model stands for, so the hardware's own is idle) - and the
+ * model's function itself, its call into the model included, is not
+ * reported at all. Set once by the model backend; NULL entries: no seam.
+ */
+void step_seam_set(const void *read, const void *write, uint32_t msr);
+/* The hardware bus's instructions per access as the seam reports them (0: not measured). */
+void step_seam_lengths(unsigned *read, unsigned *write);
+
 /* The calling LP's calibration (calibrating it first if needed). */
 const struct step_calibration *step_calibrate(void);
 

@@ -373,6 +373,8 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 	memfeed_init(&a->feed, a->mem);
 	a->mem_touched = false;
 	a->bus = (struct msr_bus){ .read = model_bus_read, .write = model_bus_write };
+	/* in the counting window an access counts as the hardware bus's (arch/x86/step.h) */
+	step_seam_set(model_bus_read, model_bus_write, MSR_BPU_CCCR0);
 	model_calibrate(a);
 	p4_model_set_active(&a->model, 0, true);	/* LP0 runs the shell */
 	p4_model_set_active(&a->model, 1, false);	/* the sibling halts until it runs a workload */
