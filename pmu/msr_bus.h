@@ -22,12 +22,12 @@ struct msr_bus {
 	int (*write)(struct msr_bus *bus, uint32_t msr, uint64_t value);
 };
 
-static inline int msr_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
+static inline __attribute__((always_inline)) int msr_bus_read(struct msr_bus *bus, uint32_t msr, uint64_t *value)
 {
 	return bus->read(bus, msr, value);
 }
 
-static inline int msr_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
+static inline __attribute__((always_inline)) int msr_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 {
 	return bus->write(bus, msr, value);
 }

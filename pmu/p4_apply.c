@@ -123,8 +123,11 @@ static void p4_clear_null_escrs(struct msr_bus *bus, const struct p4_plan *plan,
 	}
 }
 
-void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
+static void p4_apply_do(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res,
+			bool gated)
 {
+	uint64_t off = gated ? CCCR_ENABLE : 0;
+
 	*res = (struct p4_apply_result){ 0 };
 	p4_clear_null_escrs(bus, plan, res);
 	/* Every counter stopped on a null event before anything is written (O8). */
@@ -146,7 +149,7 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 		for (unsigned i = 0; i < plan->n; i++)
 			if ((plan->slot[i].link != NULL) == (pass == 0))
 				p4_wr(bus, p4_counters[plan->slot[i].counter].cccr_msr,
-				      plan->slot[i].cccr_value, res);
+				      plan->slot[i].cccr_value & ~off, res);
 	/*
 	 * The CCCRs are enabled by now: with FORCE_OVF or a short period a
 	 * counter may already have overflowed and the hardware set its sticky
@@ -167,9 +170,19 @@ void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_r
 		if (!p4_escr_seen(plan, i))
 			p4_verify(bus, p4_escrs[plan->slot[i].escr].msr, plan->slot[i].escr_value, 0,
 				  res);
-		p4_verify(bus, p4_counters[plan->slot[i].counter].cccr_msr, plan->slot[i].cccr_value,
-			  ignore, res);
+		p4_verify(bus, p4_counters[plan->slot[i].counter].cccr_msr,
+			  plan->slot[i].cccr_value & ~off, ignore, res);
 	}
+}
+
+void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
+{
+	p4_apply_do(bus, plan, res, false);
+}
+
+void p4_apply_gated(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)
+{
+	p4_apply_do(bus, plan, res, true);
 }
 
 void p4_stop(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res)

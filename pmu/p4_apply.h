@@ -44,6 +44,14 @@ struct p4_apply_result {
 
 void p4_pmu_reset(struct msr_bus *bus, const struct p4_caps *caps, struct p4_apply_result *res);
 void p4_apply(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res);
+/*
+ * p4_apply with every CCCR left as its enabled value minus Enable (bit 12):
+ * all is programmed and nothing counts until each CCCR is written with its
+ * plan value (slot.cccr_value, cascaded partners first) - a counting gate
+ * opened right before a workload and shut right after it (prof/perf.h
+ * perf_count_arm), so that the kernel's own setup is not counted.
+ */
+void p4_apply_gated(struct msr_bus *bus, const struct p4_plan *plan, struct p4_apply_result *res);
 
 /*
  * The plan's uncore counters (plan->unc, p4_alloc.h). A register counts in

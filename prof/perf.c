@@ -401,7 +401,8 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 		p4_counter_load_msr(bus, msr, next, &info.pmi.mismatches);
 		*restart |= UINT32_C(1) << i;
 	} else {
-		p4_counter_reload_msr(bus, msr, cccr_msr, next, p4_cccr_restart(&s->plan, i),
+		p4_counter_reload_msr(bus, msr, cccr_msr, next,
+				      s->shut ? s->plan.slot[i].cccr_quiet : p4_cccr_restart(&s->plan, i),
 				      &info.pmi.mismatches);
 	}
 	s->start[i] = next & P4_COUNTER_MASK;
@@ -546,7 +547,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 	 * counts of this handler after its restart - the tail, pmu/p4_alloc.h
 	 * P4_PMI_TAIL_MAX - is only the unlock and the way out.
 	 */
-	if (counting)
+	if (counting && !run.count->shut)	/* a shut gate (perf_gate_shut) stays shut */
 		perf_restart(restart);
 	perf_storm_end(&storm[lp], rdtsc());
 	perf_unlock_as(cpu);
@@ -594,6 +595,15 @@ void perf_set_pmi_mode(enum perf_pmi_mode mode)
 
 /* ---- counting runs ------------------------------------------------------------------ */
 
+/*
+ * The gate's argument (struct workload_hooks gate_ctx): the armed count,
+ * or NULL when the running count has no gate.
+ */
+static struct perf_gate {
+	struct perf_count *s;
+} gate;
+
+
 static bool perf_is_starter(const struct p4_plan *plan, unsigned i)
 {
 	for (unsigned k = 0; k < plan->n; k++)
@@ -602,8 +612,8 @@ static bool perf_is_starter(const struct p4_plan *plan, unsigned i)
 	return false;
 }
 
-int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
-		       char *err, size_t n)
+static int perf_count_begin(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
+			    bool gated, char *err, size_t n)
 {
 	struct msr_bus *bus = perf_bus();
 	struct p4_apply_result res;
@@ -624,6 +634,15 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 	for (unsigned i = 0; i < plan->n; i++)
 		if (plan->req[i].role != P4_ROLE_PEBS)
 			s->pmi_mask[perf_slot_lp(&plan->slot[i])] |= UINT32_C(1) << i;
+	/* The gate's writes in p4_apply's and p4_stop's order: cascaded partners first. */
+	s->gate_bus = bus;
+	for (int pass = 0; gated && pass < 2; pass++)
+		for (unsigned i = 0; i < plan->n; i++)
+			if ((plan->slot[i].link != NULL) == (pass == 0)) {
+				s->gate_msr[s->gate_n] = p4_counters[plan->slot[i].counter].cccr_msr;
+				s->gate_on[s->gate_n] = plan->slot[i].cccr_value;
+				s->gate_off[s->gate_n++] = plan->slot[i].cccr_quiet;
+			}
 	if ((P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1 < s->chunk)
 		s->chunk = (P4_COUNTER_MASK - (reload & P4_COUNTER_MASK)) + 1;
 	perf_lock();
@@ -641,7 +660,11 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		be.ops->run_begin();
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		perf_lvt_write(lp, perf_lvt_value(false));
-	p4_apply(bus, &s->plan, &res);
+	if (gated)
+		p4_apply_gated(bus, &s->plan, &res);
+	else
+		p4_apply(bus, &s->plan, &res);
+	gate.s = s->gate_n ? s : NULL;
 	perf_unlock();
 	if (res.pebs_refused) {
 		perf_count_stop(s, NULL);
@@ -656,6 +679,70 @@ int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t 
 		return -1;
 	}
 	return 0;
+}
+
+int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
+		     char *err, size_t n)
+{
+	return perf_count_begin(s, plan, reload, false, err, n);
+}
+
+int perf_count_arm(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
+		   char *err, size_t n)
+{
+	return perf_count_begin(s, plan, reload, true, err, n);
+}
+
+/*
+ * The gate (perf_count_arm), from the workload runner: no lock, nothing
+ * but the CCCR writes, as they are what a Pentium 4 counts of the kernel
+ * around a workload. No PMI can come before the gate opens (nothing
+ * counts); after it shuts, a PMI's handler finds `shut` and leaves the
+ * counters stopped.
+ */
+static __attribute__((noinline)) void perf_gate_write(const struct perf_count *s, const uint64_t *v,
+						     unsigned from, unsigned to)
+{
+	for (unsigned k = from; k < to; k++)
+		msr_bus_write(s->gate_bus, s->gate_msr[k], v[k]);
+}
+
+/*
+ * No frame pointer in the two (a sample inside them unwinds one frame
+ * short): a frame is three instructions more before the first write.
+ */
+#define PERF_GATE_LEAN	__attribute__((optimize("omit-frame-pointer")))
+
+/*
+ * Open: the last write a tail call, so that the workload follows its
+ * WRMSR closely. Shut: one counter's write a tail call and nothing before
+ * it but the checks (several: all in perf_gate_write). Both leave their
+ * frame to the bus function they jump to.
+ */
+static HOOK_GATE_FN PERF_GATE_LEAN void perf_gate_open(void *ctx)
+{
+	const struct perf_count *s = ((struct perf_gate *)ctx)->s;
+	unsigned last;
+
+	if (!s || s->marked)
+		return;
+	last = s->gate_n - 1u;
+	if (last)
+		perf_gate_write(s, s->gate_on, 0, last);
+	msr_bus_write(s->gate_bus, s->gate_msr[last], s->gate_on[last]);
+}
+
+static HOOK_GATE_FN PERF_GATE_LEAN void perf_gate_shut(void *ctx)
+{
+	struct perf_count *s = ((struct perf_gate *)ctx)->s;
+
+	if (!s)
+		return;
+	s->shut = true;
+	if (s->gate_n > 1)
+		perf_gate_write(s, s->gate_off, 0, s->gate_n);
+	else
+		msr_bus_write(s->gate_bus, s->gate_msr[0], s->gate_off[0]);
 }
 
 /*
@@ -713,6 +800,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 		perf_lvt_write(lp, perf_lvt_value(true));
 	s->running = false;
 	run.count = NULL;
+	gate.s = NULL;
 	if (be.ops->run_end)
 		be.ops->run_end();
 	p4_unc_stop(bus, &s->plan, s->unc_total);
@@ -790,6 +878,8 @@ static void perf_hook_mark(void *ctx, uint8_t lp, bool on)
 	(void)ctx;
 	if (!bus)
 		return;
+	if (s)
+		s->marked = true;	/* the markers open and close the count, not the gate */
 	perf_lock();
 	/* Every value before any write: a starter's write clears the OVF that says it started. */
 	for (unsigned i = 0; s && i < s->plan.n; i++) {
@@ -836,6 +926,9 @@ void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 		.synthetic = be.ops ? be.ops->synthetic : NULL,
 		.mark = perf_hook_mark,
 		.tick = perf_hook_tick,
+		.open = perf_gate_open,
+		.shut = perf_gate_shut,
+		.gate_ctx = &gate,
 	};
 }
 

@@ -118,6 +118,18 @@ struct perf_count {
 	uint32_t pmi_mask[2];		/* per LP (T0, T1): the counters its handler scans */
 	uint32_t started;		/* cascaded counters a marker found started (bit i) */
 	bool running;
+	/*
+	 * The counting gate (perf_count_arm): the CCCR writes that open it
+	 * (gate_on) and shut it (gate_off), cascaded partners first; none for
+	 * a count perf_count_start started. shut: the gate was shut (the PMI
+	 * handler and the stop's poll then reload a counter without
+	 * restarting it); marked: a program's marker took over (it opens).
+	 */
+	uint8_t gate_n;
+	bool shut, marked;
+	struct msr_bus *gate_bus;
+	uint32_t gate_msr[P4_MAX_REQUESTS];
+	uint64_t gate_on[P4_MAX_REQUESTS], gate_off[P4_MAX_REQUESTS];
 	/* An interrupt storm stopped the count (perf.c, perf_storm): what it saw. */
 	bool storm;
 	uint8_t storm_lp;
@@ -142,6 +154,16 @@ void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, si
  */
 int perf_count_start(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
 		       char *err, size_t n);
+/*
+ * perf_count_start, but with the counters armed and not counting
+ * (p4_apply_gated): the workload runner opens the gate right before the
+ * workload's first instruction and shuts it first thing after it returns
+ * (the hooks' open and shut, perf_hooks), so that a Pentium 4 counts of the
+ * kernel only those few instructions (docs/guide/counting.md). For a run
+ * on one logical processor; perf_count_stop then reads and stops as ever.
+ */
+int perf_count_arm(struct perf_count *s, const struct p4_plan *plan, uint64_t reload,
+		     char *err, size_t n);
 /*
  * Read (before stopping: Xeon MP erratum O9), stop, and fill totals[plan.n];
  * then, last, read and stop the uncore counters into s->unc_total.

@@ -134,8 +134,10 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	int r;
 
 	stat_jobs(a, jobs, h);
-	if (perf_count_start(&sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
-			       st.err, sizeof(st.err))) {
+	/* One LP's workload: the counters count from its runner's gate (perf_count_arm). */
+	if ((!jobs[0].a || !jobs[1].a ? perf_count_arm : perf_count_start)(
+		    &sess, &st.plan, st.o.preset_set ? st.o.preset : PERF_RELOAD_DEFAULT,
+		    st.err, sizeof(st.err))) {
 		if (sess.unc_failed >= 0)
 			stat_unc_start_error(&st.unc, sess.unc_failed, st.err, sizeof(st.err));
 		return shell_error(sh, "%s", st.err);

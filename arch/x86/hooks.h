@@ -37,6 +37,17 @@ struct step_info {
 	int32_t mem_stride;
 };
 
+/*
+ * The counting gate's functions take their argument in a register on the
+ * 32-bit kernel too (EAX: regparm(1)), as the 64-bit one does (RDI): the
+ * runners call them with one instruction to load it (user.h user_set_gate).
+ */
+#if defined(__i386__)
+#define HOOK_GATE_FN	__attribute__((regparm(1)))
+#else
+#define HOOK_GATE_FN
+#endif
+
 struct workload_hooks {
 	void *ctx;
 	void (*begin)(void *ctx, uint8_t lp);	/* right before the first workload instruction */
@@ -51,6 +62,16 @@ struct workload_hooks {
 	 * wrap (the 32-bit uncore counters)
 	 */
 	void (*tick)(void *ctx, uint8_t lp);
+	/*
+	 * The counting gate: open right before the workload's first
+	 * instruction, from the runner (arch/x86/64/workloads.S and 32/:
+	 * wl_call_ring0, user_call), shut first thing after it returns (the
+	 * runner's return path, the ring-3 exit gate's entry). Anything else
+	 * runs outside them. NULL: none.
+	 */
+	HOOK_GATE_FN void (*open)(void *gate_ctx);
+	HOOK_GATE_FN void (*shut)(void *gate_ctx);
+	void *gate_ctx;
 };
 
 /*

@@ -22,6 +22,9 @@
 /* struct percpu offsets (percpu.h) that workloads.S reads through %gs */
 #define PERCPU_WL_RING0_RSP	136
 #define PERCPU_USER_KERNEL_RSP	144
+#define PERCPU_GATE_OPEN	152
+#define PERCPU_GATE_SHUT	160
+#define PERCPU_GATE_CTX		168
 /* canonical, never mapped (above the identity map's 512 GiB at most) */
 #define MODE_UNMAPPED_ADDR	0x00007ffffffff000
 #else
@@ -31,6 +34,9 @@
 #define MODE_OP_SUFFIX		"l"
 #define PERCPU_WL_RING0_RSP	116
 #define PERCPU_USER_KERNEL_RSP	124
+#define PERCPU_GATE_OPEN	132
+#define PERCPU_GATE_SHUT	140
+#define PERCPU_GATE_CTX		148
 /* page 0, which both kernels leave unmapped (arch/x86/64/paging.c, 32/paging.c) */
 #define MODE_UNMAPPED_ADDR	0x00000ff0
 #endif

@@ -54,6 +54,8 @@ struct percpu {
 	 */
 	uint64_t wl_ring0_rsp;		/* wl_call_ring0's frame, for an aborted ring-0 run */
 	uint64_t user_kernel_rsp;	/* kernel RSP saved by user_call() for user_return() */
+	uint64_t gate_open, gate_shut;	/* the counting gate's functions (user_set_gate) */
+	uint64_t gate_ctx;		/* and their argument */
 	bool user_in_run;		/* a ring-3 run is open on this LP */
 };
 

@@ -98,6 +98,8 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/progress.h"
 #include "arch/x86/step.h"
+#include "arch/x86/ksyms.h"
+#include "arch/x86/console.h"
 #include "lib/string.h"
 
 #define STEP_STR2(x)		#x
@@ -209,6 +211,7 @@ static struct step_state lp_state[PERCPU_MAX];
 static struct {
 	uint64_t entry[2];			/* STEP_SEAM_READ, _WRITE: the model's functions */
 	unsigned n[2];				/* the hardware bus's instructions per access */
+	unsigned at[2];				/* which of them is the RDMSR or WRMSR */
 	uint64_t rip[2][STEP_SEAM_MAX];		/* and where they lie, in the order they retire */
 } seam;
 
@@ -468,8 +471,12 @@ static void step_emit(struct step_state *s, const struct trap_frame *f)
 /* A kernel instruction in the counting window. */
 static __attribute__((noinline)) void step_emit_kernel(struct step_state *s, const struct trap_frame *f)
 {
+	extern uint64_t dbg_rip[8192]; extern unsigned dbg_n;
+	if (dbg_n < 8192) dbg_rip[dbg_n++] = s->last_rip;
 	step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
 }
+uint64_t dbg_rip[8192]; unsigned dbg_n;
+
 
 /*
  * A kernel REP STOS in the counting window (memset: 12 million iterations
@@ -536,9 +543,29 @@ static bool step_rep_stos(struct step_state *s, struct trap_frame *f)
 
 /*
  * The call that retired entered one of the model's bus functions
- * (step_seam_set): from here to its return nothing is reported; the
- * return address is on top of the stack.
+ * (step_seam_set): the hardware bus's instructions before its RDMSR or
+ * WRMSR retire now, before the model's access; from here to the return
+ * (its address on top of the stack) nothing of the model's is reported,
+ * and at the return the RDMSR or WRMSR and the rest of the hardware's
+ * access retire (step_seam_exit), after the model's - so a write that
+ * enables a counter counts itself and what follows, as the harder reading
+ * of the manual, which does not say.
  */
+static void step_seam_emit(struct step_state *s, const struct trap_frame *f, unsigned k,
+			   unsigned from, unsigned to)
+{
+	struct trap_frame g = *f;
+
+	for (unsigned i = from; i < to; i++) {
+		s->last_rip = seam.rip[k][i];
+		s->last_cpl = 0;
+		step_classify(s, s->last_rip, NULL);
+		s->cycles = 0;
+		g.rip = i + 1 < seam.n[k] ? seam.rip[k][i + 1] : f->rip;
+		step_emit_kernel(s, i + 1 < seam.n[k] ? &g : f);
+	}
+}
+
 static inline void step_seam_enter(struct step_state *s, const struct trap_frame *f)
 {
 	unsigned k;
@@ -552,29 +579,22 @@ static inline void step_seam_enter(struct step_state *s, const struct trap_frame
 	s->seam_kind = (uint8_t)k;
 	s->seam_ret = *(const uintptr_t *)(uintptr_t)f->rsp;
 	s->seam_rsp = f->rsp + sizeof(uintptr_t);
+	step_seam_emit(s, f, k, 0, seam.at[k]);	/* what runs before the access */
 }
 
 /*
- * Back from a seam call: the hardware bus's instructions retire in its
- * place, at CPL 0, classified from its own code (without memory operands:
- * its few stack accesses are left to the model's own). The call itself was
+ * Back from a seam call. The hardware bus's instructions are reported at
+ * CPL 0, classified from its own code, without memory operands (its few
+ * stack accesses are not fed to the memory model). The call itself was
  * reported when it entered.
  */
 static __attribute__((noinline)) void step_seam_exit(struct step_state *s, struct trap_frame *f)
 {
-	struct trap_frame g = *f;
-	unsigned k = s->seam_kind, n = seam.n[k];
+	unsigned k = s->seam_kind;
 
 	s->seam_ret = 0;
-	for (unsigned i = 0; i < n; i++) {
-		s->last_rip = seam.rip[k][i];
-		s->last_cpl = 0;
-		step_classify(s, s->last_rip, NULL);
-		s->cycles = 0;
-		g.rip = i + 1 < n ? seam.rip[k][i + 1] : f->rip;
-		step_emit_kernel(s, i + 1 < n ? &g : f);
-	}
-	if (!n) {		/* not measured: the return is where stepping goes on */
+	step_seam_emit(s, f, k, seam.at[k], seam.n[k]);	/* the access and what follows it */
+	if (!seam.n[k]) {	/* not measured: the return is where stepping goes on */
 		s->last_rip = f->rip;
 		s->last_cpl = (uint8_t)(f->cs & 3);
 		step_classify(s, f->rip, f);
@@ -977,8 +997,16 @@ static unsigned step_seam_measure(struct step_state *st, unsigned k, uint32_t ms
 		cpu_sti();
 	if (r || !st->seam_cal_n || st->seam_cal_n > STEP_SEAM_MAX)
 		return 0;
-	for (unsigned i = 0; i < st->seam_cal_n; i++)
+	seam.at[k] = st->seam_cal_n;
+	for (unsigned i = 0; i < st->seam_cal_n; i++) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)st->seam_cal_rip[i];
+
 		seam.rip[k][i] = st->seam_cal_rip[i];
+		if (p[0] == 0x0f && (p[1] == 0x30 || p[1] == 0x32) && seam.at[k] == st->seam_cal_n)
+			seam.at[k] = i;		/* WRMSR, RDMSR */
+	}
+	if (seam.at[k] == st->seam_cal_n)
+		return 0;
 	return st->seam_cal_n;
 }
 
@@ -1075,6 +1103,10 @@ void step_window_end(void)
 	step_tf_off();
 	st->win = false;
 	st->win_h = NULL;
+	{ uint64_t off; unsigned a = 0;
+	  for (unsigned i = 0; i < dbg_n; i++) { const char *nm = ksym_lookup(dbg_rip[i], &off); if (nm && !strcmp(nm, "perf_gate_open")) a = i; }
+	  for (unsigned i = a; i < dbg_n && i < a + 90; i++) { const char *nm = ksym_lookup(dbg_rip[i], &off); kprintf("DBG %s+%llx\n", nm ? nm : "?", (unsigned long long)off); }
+	  dbg_n = 0; }
 }
 
 bool step_window_open(void)

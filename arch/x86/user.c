@@ -41,6 +41,9 @@
 
 _Static_assert(offsetof(struct percpu, wl_ring0_rsp) == PERCPU_WL_RING0_RSP, "percpu layout");
 _Static_assert(offsetof(struct percpu, user_kernel_rsp) == PERCPU_USER_KERNEL_RSP, "percpu layout");
+_Static_assert(offsetof(struct percpu, gate_open) == PERCPU_GATE_OPEN, "percpu layout");
+_Static_assert(offsetof(struct percpu, gate_shut) == PERCPU_GATE_SHUT, "percpu layout");
+_Static_assert(offsetof(struct percpu, gate_ctx) == PERCPU_GATE_CTX, "percpu layout");
 
 void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
 
@@ -140,6 +143,31 @@ struct trap_frame *user_gate_frame(void)
 	return user_gate_frame_of(percpu_this()->index);
 }
 
+static HOOK_GATE_FN void user_gate_none(void *ctx)
+{
+	(void)ctx;
+}
+
+/* Never NULL once a run was prepared on this LP: the runners call them through %gs. */
+void user_set_gate(HOOK_GATE_FN void (*open)(void *ctx), HOOK_GATE_FN void (*shut)(void *ctx), void *ctx)
+{
+	struct percpu *pc = percpu_this();
+
+	pc->gate_open = (uintptr_t)(open ? open : user_gate_none);
+	pc->gate_shut = (uintptr_t)(shut ? shut : user_gate_none);
+	pc->gate_ctx = (uintptr_t)ctx;
+}
+
+void user_gate_shut(void)
+{
+	const struct percpu *pc = percpu_this();
+
+	if (pc->gate_shut)
+		((HOOK_GATE_FN void (*)(void *))(uintptr_t)pc->gate_shut)((void *)(uintptr_t)pc->gate_ctx);
+}
+
+extern char user_exit_entry[] __attribute__((visibility("hidden")));
+
 void user_init(void)
 {
 	if (user_ready)
@@ -147,7 +175,8 @@ void user_init(void)
 	idt_set_handler(USER_EXIT_VECTOR, user_exit_gate);
 	idt_set_handler(USER_SYNTH_VECTOR, user_synth_gate);
 	idt_set_handler(USER_CALL_VECTOR, user_call_gate);
-	idt_gate_user(USER_EXIT_VECTOR);
+	/* its own entry stub: the gate shuts before the common entry path runs */
+	idt_gate_set(USER_EXIT_VECTOR, (uint64_t)(uintptr_t)user_exit_entry, 0, true);
 	idt_gate_user(USER_SYNTH_VECTOR);
 	idt_gate_user(USER_CALL_VECTOR);
 	user_ready = true;

@@ -91,6 +91,16 @@ int user_prepare(const struct user_run *r, struct wl_call *c);
 uint64_t user_call(const struct wl_call *c);
 void user_cleanup(const struct user_run *r);
 
+/*
+ * The counting gate of this LP's next runs (struct workload_hooks open and
+ * shut, called with ctx; NULL: none). The runners call them through the LP's percpu slots
+ * (PERCPU_GATE_OPEN, _SHUT), one instruction each; the ring-3 exit gate's
+ * entry stub calls shut before anything else (arch/x86/64/entry.S,
+ * 32/entry.S user_exit_entry). user_gate_shut() calls shut from C.
+ */
+void user_set_gate(HOOK_GATE_FN void (*open)(void *ctx), HOOK_GATE_FN void (*shut)(void *ctx), void *ctx);
+void user_gate_shut(void);
+
 /* Install the DPL-3 gates 0x80 and 0x81 (idempotent). */
 void user_init(void);
 

@@ -37,6 +37,7 @@
 
 #include "arch/x86/gdt.h"
 #include "arch/x86/step.h"
+#include "arch/x86/user.h"
 
 	.text
 
@@ -226,6 +227,27 @@ isr_exit_stamped:
 	iret
 
 /* #DB: the TSC first, into the error code (low) and its high half; then vector 1. */
+/*
+ * The ring-3 exit gate (USER_EXIT_VECTOR, user.c): from ring 3, the
+ * counting gate shuts first (user_gate_shut), before the common path;
+ * EAX, the workload's result, is kept (EDX and ECX are the finished
+ * workload's). DS and ES are still the user's flat data selector, which
+ * the C code can use as the kernel's.
+ */
+	.globl user_exit_entry
+	.hidden user_exit_entry
+user_exit_entry:
+	testb $3, 4(%esp)		/* CS: from ring 3? */
+	jz 1f
+	pushl %eax
+	movl %gs:PERCPU_GATE_CTX, %eax
+	call *%gs:PERCPU_GATE_SHUT
+	popl %eax
+1:	pushl $0
+	pushl $0
+	pushl $USER_EXIT_VECTOR
+	jmp isr_common
+
 isr_db_entry:
 	pushl %eax			/* becomes the error code: TSC low */
 	pushl %edx			/* becomes the high half: TSC high */

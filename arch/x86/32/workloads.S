@@ -420,12 +420,18 @@ wl_call_ring0:
 	andl $-64, %esp
 	PUSH_ARGS
 	pushl WC_RFLAGS(%ebx)
+	movl %gs:PERCPU_GATE_CTX, %eax
+	call *%gs:PERCPU_GATE_OPEN		/* the counting gate, right before the call (EBX is kept) */
 	movl WC_FN(%ebx), %eax
 	popfl					/* a TF set here traps after the call */
 	call *%eax
 	.globl wl_ring0_return
 	.hidden wl_ring0_return
 wl_ring0_return:				/* step.c stops stepping at this address */
+	movl %eax, %ebx
+	movl %gs:PERCPU_GATE_CTX, %eax
+	call *%gs:PERCPU_GATE_SHUT		/* first thing after it (ESP is reset below) */
+	movl %ebx, %eax
 	movl %gs:PERCPU_WL_RING0_RSP, %esp	/* drops the arguments */
 	xorl %edx, %edx				/* the result is EAX */
 	popfl
@@ -484,6 +490,8 @@ user_call:
 	movl WC_SS(%ebx), %eax
 	movl %eax, %ds
 	movl %eax, %es
+	movl %gs:PERCPU_GATE_CTX, %eax		/* the counting gate: the IRET follows (the flat */
+	call *%gs:PERCPU_GATE_OPEN		/* user data selector serves the C code as well) */
 	xorl %eax, %eax				/* leave no kernel values in registers */
 	xorl %ebx, %ebx
 	xorl %ecx, %ecx

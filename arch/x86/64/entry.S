@@ -29,6 +29,7 @@
  */
 
 #include "arch/x86/step.h"
+#include "arch/x86/user.h"
 
 	.text
 
@@ -117,6 +118,26 @@ isr_exit_stamped:
 	popq %rax
 	addq $16, %rsp
 	iretq
+
+/*
+ * The ring-3 exit gate (USER_EXIT_VECTOR, user.c): from ring 3, the
+ * counting gate shuts first (user_gate_shut), before the common path;
+ * RAX, the workload's result, is kept, the other caller-saved registers
+ * are the finished workload's and are not needed. RSP is 8 mod 16 after
+ * the CPU's frame, so the push aligns the call.
+ */
+	.globl user_exit_entry
+	.hidden user_exit_entry
+user_exit_entry:
+	testb $3, 8(%rsp)		/* CS: from ring 3? */
+	jz 1f
+	pushq %rax
+	movq %gs:PERCPU_GATE_CTX, %rdi
+	call *%gs:PERCPU_GATE_SHUT
+	popq %rax
+1:	pushq $0
+	pushq $USER_EXIT_VECTOR
+	jmp isr_common
 
 /* #DB: the TSC first, into the error-code slot; then the common path as vector 1. */
 isr_db_entry:

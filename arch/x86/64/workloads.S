@@ -409,18 +409,24 @@ wl_call_ring0:
 	pushq %r15
 	pushfq					/* the caller's RFLAGS; RSP is now 16-aligned */
 	movq %rsp, %gs:PERCPU_WL_RING0_RSP	/* per LP: both LPs may run a workload */
-	movq %rdi, %rax
-	movq WC_ARG1(%rax), %rsi
-	movq WC_ARG2(%rax), %rdx
-	movq WC_ARG3(%rax), %rcx
-	movq WC_ARG0(%rax), %rdi
-	pushq WC_RFLAGS(%rax)
-	movq WC_FN(%rax), %rax
+	movq %rdi, %rbx
+	pushq WC_RFLAGS(%rbx)
+	movq %gs:PERCPU_GATE_CTX, %rdi
+	call *%gs:PERCPU_GATE_OPEN		/* the counting gate: right before the call */
+	movq WC_ARG1(%rbx), %rsi
+	movq WC_ARG2(%rbx), %rdx
+	movq WC_ARG3(%rbx), %rcx
+	movq WC_ARG0(%rbx), %rdi
+	movq WC_FN(%rbx), %rax
 	popfq					/* a TF set here traps after the call */
 	call *%rax
 	.globl wl_ring0_return
 	.hidden wl_ring0_return
 wl_ring0_return:				/* step.c stops stepping at this address */
+	movq %rax, %rbx
+	movq %gs:PERCPU_GATE_CTX, %rdi
+	call *%gs:PERCPU_GATE_SHUT		/* first thing after it (RSP as saved: aligned) */
+	movq %rbx, %rax
 	popfq
 	popq %r15
 	popq %r14
@@ -459,6 +465,9 @@ user_call:
 	pushq WC_RFLAGS(%rax)
 	pushq WC_CS(%rax)
 	pushq WC_FN(%rax)
+	movq %gs:PERCPU_GATE_CTX, %rdi
+	call *%gs:PERCPU_GATE_OPEN		/* the counting gate: the IRETQ follows */
+	movq %rbx, %rax
 	movq WC_ARG1(%rax), %rsi
 	movq WC_ARG2(%rax), %rdx
 	movq WC_ARG3(%rax), %rcx
