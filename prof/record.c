@@ -875,8 +875,10 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 		perf_set_pmi_mode(mode);
 		return -1;
 	}
+	/* One LP's workload: the counters count from its runner's gate (perf_count_arm). */
 	if (record_pebs_start(r, err, n) ||
-	    perf_count_start(&r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
+	    (!r->lp[0].job.a || !r->lp[1].job.a ? perf_count_arm : perf_count_start)(
+		    &r->sess, &r->cfg.plan, PERF_RELOAD_DEFAULT, err, n)) {
 		if (cfg->inject_stuck_ovf)
 			perf_inject_fault(PERF_FAULT_STUCK_OVF, 0, err, n);
 		record_pebs_stop(r, res);

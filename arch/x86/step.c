@@ -98,8 +98,7 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/progress.h"
 #include "arch/x86/step.h"
-#include "arch/x86/ksyms.h"
-#include "arch/x86/console.h"
+#include "arch/x86/user.h"
 #include "lib/string.h"
 
 #define STEP_STR2(x)		#x
@@ -145,6 +144,7 @@ struct step_saved {
 struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
+	bool exit_bp;			/* the breakpoint is on the ring-3 exit gate's stub (step_arm) */
 	uint64_t last_rip;
 	struct insn_class cls;		/* of the instruction at last_rip */
 	struct insn_mem mem;		/* its memory operands, from the registers before it ran */
@@ -471,11 +471,8 @@ static void step_emit(struct step_state *s, const struct trap_frame *f)
 /* A kernel instruction in the counting window. */
 static __attribute__((noinline)) void step_emit_kernel(struct step_state *s, const struct trap_frame *f)
 {
-	extern uint64_t dbg_rip[8192]; extern unsigned dbg_n;
-	if (dbg_n < 8192) dbg_rip[dbg_n++] = s->last_rip;
 	step_emit_to(s, f, s->win_h, &s->win_counts, s->win_lp);
 }
-uint64_t dbg_rip[8192]; unsigned dbg_n;
 
 
 /*
@@ -644,6 +641,17 @@ static bool step_arm(struct step_state *s, struct trap_frame *f)
 	s->last_cpl = (uint8_t)(f->cs & 3);
 	step_classify(s, s->run.entry, rip == s->run.entry ? f : NULL);
 	step_bp_clear(s);
+	/*
+	 * A ring-3 run in the counting window leaves through the exit gate,
+	 * which clears TF: a breakpoint on its entry stub lets the step engine
+	 * go on there, in front of the stub's first instruction, which shuts
+	 * the counting gate (user.h) - so the INT and the stub are counted as
+	 * a Pentium 4 counts them, before the counters stop.
+	 */
+	if (s->win && (f->cs & 3) == 3) {
+		step_bp_set(s, (uintptr_t)user_exit_entry);
+		s->exit_bp = true;
+	}
 	if (rip != s->run.entry)
 		return false;
 	f->rflags |= RFLAGS_RF;	/* a breakpoint fault resumes past its breakpoint */
@@ -849,6 +857,11 @@ static void step_db(struct trap_frame *f)
 			st->cal_raw[st->cal_n++] = entry - st->resume;
 		step_stamp_exit(st, f);
 		return;
+	}
+	if (st->exit_bp && f->rip == (uintptr_t)user_exit_entry) {
+		step_bp_clear(st);		/* the exit gate's stub (step_arm): step it */
+		st->exit_bp = false;
+		f->rflags |= RFLAGS_TF | RFLAGS_RF;
 	}
 	if (st->h_active)
 		st->h_clock += step_take(st, entry);	/* the handler's instruction, as if unstepped */
@@ -1103,10 +1116,6 @@ void step_window_end(void)
 	step_tf_off();
 	st->win = false;
 	st->win_h = NULL;
-	{ uint64_t off; unsigned a = 0;
-	  for (unsigned i = 0; i < dbg_n; i++) { const char *nm = ksym_lookup(dbg_rip[i], &off); if (nm && !strcmp(nm, "perf_gate_open")) a = i; }
-	  for (unsigned i = a; i < dbg_n && i < a + 90; i++) { const char *nm = ksym_lookup(dbg_rip[i], &off); kprintf("DBG %s+%llx\n", nm ? nm : "?", (unsigned long long)off); }
-	  dbg_n = 0; }
 }
 
 bool step_window_open(void)
@@ -1135,8 +1144,8 @@ void step_gate_enter(struct trap_frame *f)
 {
 	struct step_state *st = step_this();
 
-	if (!st->win || (st->active && !st->done))
-		return;
+	if (!st->win || (st->active && !st->done) || (read_rflags() & RFLAGS_TF))
+		return;		/* outside the window, in the run, or stepped from its stub on */
 	if (f->rip != st->last_rip) {
 		st->cycles += step_take(st, rdtsc());
 		st->frame = f;		/* a PMI it raises samples the interrupted context */
@@ -1190,6 +1199,7 @@ bool step_end(void)
 	bool aborted = st->aborted;
 
 	step_bp_clear(st);
+	st->exit_bp = false;
 	st->active = false;
 	progress_stop();
 	step_release(held);

@@ -166,8 +166,6 @@ void user_gate_shut(void)
 		((HOOK_GATE_FN void (*)(void *))(uintptr_t)pc->gate_shut)((void *)(uintptr_t)pc->gate_ctx);
 }
 
-extern char user_exit_entry[] __attribute__((visibility("hidden")));
-
 void user_init(void)
 {
 	if (user_ready)

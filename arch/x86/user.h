@@ -65,6 +65,8 @@ _Static_assert(offsetof(struct wl_call, ss) == WC_SS, "wl_call layout");
 extern char __workload_text_start[] __attribute__((visibility("hidden")));
 extern char __workload_text_end[] __attribute__((visibility("hidden")));
 extern char wl_user_exit[] __attribute__((visibility("hidden")));
+/* The ring-3 exit gate's entry stub (arch/x86/64/entry.S, 32/entry.S). */
+extern char user_exit_entry[] __attribute__((visibility("hidden")));
 /* Where a ring-0 workload returns to, and where an aborted one is sent. */
 extern char wl_ring0_return[] __attribute__((visibility("hidden")));
 extern char wl_ring0_abort[] __attribute__((visibility("hidden")));

@@ -126,6 +126,23 @@ static void apply_one_event(void **state)
 	assert_int_equal(rb.log[0].value, 0);
 }
 
+/* p4_apply_gated: the same writes, the CCCR's last one without Enable, and no mismatch. */
+static void apply_gated_leaves_enable_clear(void **state)
+{
+	struct p4_plan plan = plan_of("global_power_events:running:period=200", false);
+	struct p4_apply_result res;
+	struct recbus rb;
+
+	recbus_init(&rb);
+	p4_apply_gated(&rb.bus, &plan, &res);
+	assert_int_equal(rb.nlog, 6);
+	assert_int_equal(rb.log[5].msr, 0x360);
+	assert_int_equal(rb.log[5].value, 0x0403d000 & ~CCCR_ENABLE);
+	assert_int_equal(plan.slot[0].cccr_value, 0x0403d000);	/* what the gate writes to open */
+	assert_int_equal(res.mismatches, 0);
+	assert_int_equal(res.faults, 0);
+}
+
 static void readback_mismatch_and_faults_counted(void **state)
 {
 	struct p4_plan plan = plan_of("global_power_events:running:period=200", false);
@@ -475,6 +492,7 @@ int main(void)
 		cmocka_unit_test(cascade_verify_and_stop_order),
 		cmocka_unit_test(reset_order),
 		cmocka_unit_test(apply_one_event),
+		cmocka_unit_test(apply_gated_leaves_enable_clear),
 		cmocka_unit_test(readback_mismatch_and_faults_counted),
 		cmocka_unit_test(ovf_set_during_apply_is_no_mismatch),
 		cmocka_unit_test(model_overflow_during_apply_is_no_mismatch),

@@ -335,6 +335,32 @@ static void events_during_the_handler_are_counted(void **state)
 	assert_int_equal(total, 101 + 5 + 10);
 }
 
+/* perf_count_arm: nothing counts until the gate opens, nothing after it shuts; a PMI after it
+ * leaves the counter stopped, and the stop still finds its overflow. */
+static void the_gate_counts_only_between_open_and_shut(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	struct workload_hooks h;
+	struct perf_inputs in;
+	uint64_t total = 0;
+	char err[96];
+
+	perf_hooks(&in, &h);
+	assert_int_equal(perf_count_arm(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	instr(0, 1000);			/* armed: not counted */
+	h.open(h.gate_ctx);
+	instr(0, 150);			/* one overflow, 50 after it */
+	assert_true(pmi_requests[0] > 0);
+	h.shut(h.gate_ctx);
+	instr(0, 1000);			/* shut: not counted */
+	pmi();				/* the PMI comes after the shut */
+	assert_int_equal(sinks, 1);
+	instr(0, 1000);			/* the handler did not restart it */
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 150);
+}
+
 static struct trap_frame *sink_frame;
 static uint64_t frame_sink(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
@@ -935,6 +961,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(events_during_the_handler_are_counted),
+		T(the_gate_counts_only_between_open_and_shut),
 		T(nmi_during_stop_keeps_the_totals),
 		T(sibling_programs_its_own_lvt_pc),
 		T(pebs_counter_is_not_sampled),
