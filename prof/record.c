@@ -603,6 +603,7 @@ static void record_hooks(struct record_lp *l)
 	l->h = (struct workload_hooks){
 		.ctx = l, .begin = record_h_begin, .end = record_h_end,
 		.step = record_h_step, .synthetic = record_h_synthetic,
+		.open = l->perf_h.open, .shut = l->perf_h.shut, .gate_ctx = l->perf_h.gate_ctx,
 	};
 }
 

@@ -128,6 +128,11 @@ void idt_init(void)
 	idt_load();
 }
 
+uint64_t idt_stub(unsigned vector)
+{
+	return (uint64_t)(uintptr_t)(isr_stubs + (vector % IDT_NVECTORS) * ISR_STUB_SIZE);
+}
+
 void idt_set_handler(uint8_t vector, trap_handler_fn fn)
 {
 	handlers[vector] = fn;

@@ -43,6 +43,8 @@ void idt_load(void);
  * fn returns; for vectors >= 32 the dispatcher sends the LAPIC EOI after fn.
  */
 void idt_set_handler(uint8_t vector, trap_handler_fn fn);
+/* The address of vector's entry stub (where its gate points unless idt_gate_set moved it). */
+uint64_t idt_stub(unsigned vector);
 
 /* "#GP", "#PF", ... or "INT" for vectors >= 32. */
 const char *idt_vector_mnemonic(unsigned vector);

@@ -109,6 +109,8 @@
 #define STEP_SEAM_WRITE		1
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
+#define DR7_L1			(UINT64_C(1) << 2)	/* DR1, DR2 likewise */
+#define DR7_L2			(UINT64_C(1) << 4)
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
 
 /*
@@ -145,6 +147,8 @@ struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
 	bool exit_bp;			/* the breakpoint is on the ring-3 exit gate's stub (step_arm) */
+	bool gate_bp;			/* and on the ring-3 gates' stubs (step_bp_gates) */
+	bool h_gate;			/* the stepped handler is a gate's (step_gate_stepped): no PMI's */
 	uint64_t last_rip;
 	struct insn_class cls;		/* of the instruction at last_rip */
 	struct insn_mem mem;		/* its memory operands, from the registers before it ran */
@@ -239,6 +243,21 @@ static void step_bp_set(struct step_state *s, uint64_t addr)
 	s->bp_armed = true;
 }
 
+/*
+ * The ring-3 gates a run calls and returns from (int 0x81, 0x82): DR1 and
+ * DR2 on their entry stubs, beside DR0 (step_arm). Their handlers clear TF;
+ * from the breakpoint on, the step engine steps them to their IRET as the
+ * kernel code they are (step_gate_stepped).
+ */
+static void step_bp_gates(struct step_state *s)
+{
+	__asm__ volatile("mov %0, %%dr1" : : "r"((uintptr_t)idt_stub(USER_SYNTH_VECTOR)));
+	__asm__ volatile("mov %0, %%dr2" : : "r"((uintptr_t)idt_stub(USER_CALL_VECTOR)));
+	step_write_dr7(DR7_L0 | DR7_L1 | DR7_L2);
+	s->bp_armed = true;
+	s->gate_bp = true;
+}
+
 static void step_bp_clear(struct step_state *s)
 {
 	if (!s->bp_armed)
@@ -246,6 +265,7 @@ static void step_bp_clear(struct step_state *s)
 	step_write_dr7(0);
 	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
 	s->bp_armed = false;
+	s->gate_bp = false;
 }
 
 /*
@@ -651,6 +671,7 @@ static bool step_arm(struct step_state *s, struct trap_frame *f)
 	if (s->win && (f->cs & 3) == 3) {
 		step_bp_set(s, (uintptr_t)user_exit_entry);
 		s->exit_bp = true;
+		step_bp_gates(s);
 	}
 	if (rip != s->run.entry)
 		return false;
@@ -761,9 +782,11 @@ static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint6
 	if (!st->h_saved.frame)
 		__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);
 	step_emit_kernel(st, f);
-	st->h_stats.handlers++;
-	st->h_stats.insns += st->win_counts.instructions - st->h_start;
-	if (st->h_mark != UINT64_MAX) {
+	if (!st->h_gate)
+		st->h_stats.handlers++;
+	if (!st->h_gate)
+		st->h_stats.insns += st->win_counts.instructions - st->h_start;
+	if (!st->h_gate && st->h_mark != UINT64_MAX) {
 		uint64_t tail = st->win_counts.instructions - st->h_mark;
 
 		st->h_stats.tails++;
@@ -800,6 +823,7 @@ void step_handler_enter(struct trap_frame *f)
 		return;
 	step_save(st, &st->h_saved);
 	st->seam_ret = 0;
+	st->h_gate = false;
 	st->h_rip = f->rip;
 	st->h_rsp = f->rsp;
 	st->h_cs = f->cs;
@@ -824,6 +848,71 @@ struct trap_frame *step_handler_frame_of(unsigned cpu)
 	return st && __atomic_load_n(&st->h_active, __ATOMIC_ACQUIRE) ? st->h_saved.frame : NULL;
 }
 
+
+/*
+ * The breakpoint on a ring-3 gate's stub (step_bp_gates): the workload's
+ * INT has retired (reported now, to the gate), and the handler is stepped
+ * from this first instruction to its IRET like a PMI's (step_handler_enter),
+ * its instructions the window's at CPL 0; the workload's stepping resumes
+ * at the instruction after the INT. The frame the CPU pushed lies at RSP:
+ * return address, CS, flags, stack pointer, SS, each a word.
+ */
+static void step_gate_stepped(struct step_state *st, struct trap_frame *f, uint64_t entry)
+{
+	const uintptr_t *u = (const uintptr_t *)(uintptr_t)f->rsp;
+	struct trap_frame g = *f;
+
+	g.rip = u[0];
+	g.cs = u[1];
+	g.rsp = u[3];
+	st->cycles += step_take(st, entry);
+	st->frame = &g;			/* a PMI its events raise samples the workload */
+	step_emit(st, &g);		/* the INT */
+	st->frame = NULL;
+	step_save(st, &st->h_saved);
+	st->seam_ret = 0;
+	st->h_rip = g.rip;
+	st->h_rsp = g.rsp;
+	st->h_cs = g.cs;
+	st->h_gate = true;
+	st->h_start = st->win_counts.instructions;
+	st->h_mark = UINT64_MAX;
+	st->h_clock = rdtsc();
+	st->last_rip = f->rip;
+	st->last_cpl = 0;
+	step_classify(st, f->rip, f);
+	st->cycles = 0;
+	__atomic_store_n(&st->h_active, true, __ATOMIC_RELEASE);
+	f->rflags |= RFLAGS_TF | RFLAGS_RF;
+	step_stamp_exit(st, f);
+}
+
+/*
+ * The breakpoint on the ring-3 exit gate's stub (step_arm): the INT is
+ * reported as step_gate_enter reports it (falling through to the
+ * interrupted context's next instruction), then the stub is stepped.
+ */
+static void step_exit_stepped(struct step_state *st, struct trap_frame *f, uint64_t entry)
+{
+	const uintptr_t *u = (const uintptr_t *)(uintptr_t)f->rsp;
+	struct trap_frame g = *f;
+
+	step_bp_clear(st);
+	st->exit_bp = false;
+	g.rip = u[0];
+	g.cs = u[1];
+	g.rsp = u[3];
+	st->cycles += step_take(st, entry);
+	st->frame = &g;
+	step_emit_kernel(st, &g);
+	st->frame = NULL;
+	st->last_rip = f->rip;
+	st->last_cpl = 0;
+	step_classify(st, f->rip, f);
+	st->cycles = 0;
+	f->rflags |= RFLAGS_TF | RFLAGS_RF;
+	step_stamp_exit(st, f);
+}
 
 /* Stepping the hardware bus's function (step_seam_measure): where each instruction lies. */
 static void step_seam_trap(struct step_state *st, struct trap_frame *f)
@@ -858,10 +947,15 @@ static void step_db(struct trap_frame *f)
 		step_stamp_exit(st, f);
 		return;
 	}
+	if (st->gate_bp && !st->h_active && (f->rip == idt_stub(USER_SYNTH_VECTOR) ||
+					      f->rip == idt_stub(USER_CALL_VECTOR)) &&
+	    st->active && !st->done) {
+		step_gate_stepped(st, f, entry);
+		return;
+	}
 	if (st->exit_bp && f->rip == (uintptr_t)user_exit_entry) {
-		step_bp_clear(st);		/* the exit gate's stub (step_arm): step it */
-		st->exit_bp = false;
-		f->rflags |= RFLAGS_TF | RFLAGS_RF;
+		step_exit_stepped(st, f, entry);
+		return;
 	}
 	if (st->h_active)
 		st->h_clock += step_take(st, entry);	/* the handler's instruction, as if unstepped */
@@ -899,8 +993,8 @@ void step_sync(struct trap_frame *f)
 	uint64_t now = rdtsc();
 	struct step_state *st = step_this();
 
-	if (!st->active || !st->started || st->done)
-		return;
+	if (!st->active || !st->started || st->done || st->h_active)
+		return;		/* a gate stepped from its stub reported its INT there */
 	if (f->rip != st->last_rip) {
 		st->cycles += step_take(st, now);
 		/*
