@@ -759,6 +759,25 @@ static bool perf_polled_at_stop(const struct p4_plan *plan, unsigned i)
 }
 
 /*
+ * Where a sample found at the stop is put: the first instruction of the
+ * code that stopped its counter, at CPL 0 on the stop's own stack - the
+ * gate's shut for an armed count (perf_count_arm), else perf_count_stop.
+ */
+static inline __attribute__((always_inline)) struct trap_frame perf_stop_frame(const struct perf_count *s)
+{
+	struct trap_frame f = { 0 };
+	uint16_t cs;
+
+	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
+	f.rip = s->gate_n ? (uintptr_t)perf_gate_shut : (uintptr_t)perf_count_stop;
+	f.cs = cs;
+	f.rflags = read_rflags();
+	f.rsp = (uintptr_t)__builtin_frame_address(0);
+	f.rbp = (uintptr_t)__builtin_frame_address(0);
+	return f;
+}
+
+/*
  * Under the PMU lock, so an overflow interrupt cannot run between the reads
  * and the stop (on this LP it waits for perf_unlock, and then finds no
  * count; the sibling's waits for the lock): the events since each counter's
@@ -774,14 +793,19 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	perf_lock();
 	/*
 	 * An overflow whose PMI has not been taken yet - a fixed-vector PMI
-	 * held while its LP ran with IF = 0, or one still masked - is found
-	 * here, as a poll would: its events are added and its sample, without
-	 * a frame, counted unattributed. Otherwise a wrap would be lost.
+	 * held while its LP ran with IF = 0, one still masked, or one a skid
+	 * left owed when the gate shut - is found here, as a poll would: its
+	 * events are added and its sample is the stop's: a PMI that came late
+	 * would have landed in the code that stopped the counters (the gate's
+	 * shut, or this stop). Otherwise a wrap would be lost.
 	 */
-	if (s == run.count)
+	if (s == run.count) {
+		struct trap_frame here = perf_stop_frame(s);
+
 		for (unsigned i = 0; i < s->plan.n; i++)
 			if (perf_polled_at_stop(&s->plan, i))
-				perf_overflow_one(bus, s, i, NULL, NULL);
+				perf_overflow_one(bus, s, i, &here, NULL);
+	}
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))
 			running[i] = s->start[i];
