@@ -636,6 +636,10 @@ static int perf_count_begin(struct perf_count *s, const struct p4_plan *plan, ui
 			s->pmi_mask[perf_slot_lp(&plan->slot[i])] |= UINT32_C(1) << i;
 	/* The gate's writes in p4_apply's and p4_stop's order: cascaded partners first. */
 	s->gate_bus = bus;
+	s->gate_plain = true;
+	for (unsigned i = 0; i < plan->n; i++)
+		if (plan->slot[i].link)
+			s->gate_plain = false;
 	for (int pass = 0; gated && pass < 2; pass++)
 		for (unsigned i = 0; i < plan->n; i++)
 			if ((plan->slot[i].link != NULL) == (pass == 0)) {
@@ -730,6 +734,35 @@ static HOOK_GATE_FN PERF_GATE_LEAN void perf_gate_open(void *ctx)
 	if (last)
 		perf_gate_write(s, s->gate_on, 0, last);
 	msr_bus_write(s->gate_bus, s->gate_msr[last], s->gate_on[last]);
+}
+
+/*
+ * A program's marker, from the call gate's entry stub (hooks.h mark_fast):
+ * for an armed count without cascades (whose started partners need
+ * perf_hook_mark's reads) the gate's writes, so that a marker costs a
+ * Pentium 4's count what the gate costs. 1: not done here.
+ */
+static HOOK_GATE_FN PERF_GATE_LEAN int perf_gate_mark(void *ctx, int on)
+{
+	struct perf_count *s = ((struct perf_gate *)ctx)->s;
+
+	if (!s || !s->gate_plain)
+		return 1;
+	s->marked = true;
+	if (on) {		/* the last write last, the first first: as open and shut */
+		unsigned last = s->gate_n - 1u;
+
+		s->shut = false;
+		if (last)
+			perf_gate_write(s, s->gate_on, 0, last);
+		msr_bus_write(s->gate_bus, s->gate_msr[last], s->gate_on[last]);
+	} else {
+		s->shut = true;
+		msr_bus_write(s->gate_bus, s->gate_msr[0], s->gate_off[0]);
+		if (s->gate_n > 1)
+			perf_gate_write(s, s->gate_off, 1, s->gate_n);
+	}
+	return 0;
 }
 
 static HOOK_GATE_FN PERF_GATE_LEAN void perf_gate_shut(void *ctx)
@@ -952,6 +985,7 @@ void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 		.tick = perf_hook_tick,
 		.open = perf_gate_open,
 		.shut = perf_gate_shut,
+		.mark_fast = perf_gate_mark,
 		.gate_ctx = &gate,
 	};
 }

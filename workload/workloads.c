@@ -460,11 +460,11 @@ static void workload_execute(struct wl_run *r)
 	workload_timer(r, true);
 	user_set_synthetic(workload_synthetic_gate, r);
 	user_set_call(workload_program_gate, r);
-	user_set_gate(r->h ? r->h->open : NULL, r->h ? r->h->shut : NULL, r->h ? r->h->gate_ctx : NULL);
+	user_set_gate(r->h);
 	g = arch_run_guarded(workload_guarded, r);
 	if (g == ARCH_GUARD_FAULTED)
 		user_gate_shut();	/* a fault left the workload before the runner's shut */
-	user_set_gate(NULL, NULL, NULL);
+	user_set_gate(NULL);
 	res->tsc_cycles = rdtsc() - r->tsc0;
 	if (r->step && step_end())
 		res->status = WORKLOAD_INTERRUPTED;

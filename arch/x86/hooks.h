@@ -39,11 +39,11 @@ struct step_info {
 
 /*
  * The counting gate's functions take their argument in a register on the
- * 32-bit kernel too (EAX: regparm(1)), as the 64-bit one does (RDI): the
+ * 32-bit kernel too (EAX, EDX: regparm(2)), as the 64-bit one does: the
  * runners call them with one instruction to load it (user.h user_set_gate).
  */
 #if defined(__i386__)
-#define HOOK_GATE_FN	__attribute__((regparm(1)))
+#define HOOK_GATE_FN	__attribute__((regparm(2)))
 #else
 #define HOOK_GATE_FN
 #endif
@@ -71,6 +71,12 @@ struct workload_hooks {
 	 */
 	HOOK_GATE_FN void (*open)(void *gate_ctx);
 	HOOK_GATE_FN void (*shut)(void *gate_ctx);
+	/*
+	 * A program's counting marker (sdk/nbprof.h nb_count_start/stop) on the
+	 * call gate's entry stub, before its common path: 0 when it did the
+	 * marker's work, else the common path (mark) does it.
+	 */
+	HOOK_GATE_FN int (*mark_fast)(void *gate_ctx, int on);
 	void *gate_ctx;
 };
 

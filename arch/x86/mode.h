@@ -25,6 +25,7 @@
 #define PERCPU_GATE_OPEN	152
 #define PERCPU_GATE_SHUT	160
 #define PERCPU_GATE_CTX		168
+#define PERCPU_GATE_MARK	176
 /* canonical, never mapped (above the identity map's 512 GiB at most) */
 #define MODE_UNMAPPED_ADDR	0x00007ffffffff000
 #else
@@ -37,6 +38,7 @@
 #define PERCPU_GATE_OPEN	132
 #define PERCPU_GATE_SHUT	140
 #define PERCPU_GATE_CTX		148
+#define PERCPU_GATE_MARK	156
 /* page 0, which both kernels leave unmapped (arch/x86/64/paging.c, 32/paging.c) */
 #define MODE_UNMAPPED_ADDR	0x00000ff0
 #endif

@@ -56,6 +56,7 @@ struct percpu {
 	uint64_t user_kernel_rsp;	/* kernel RSP saved by user_call() for user_return() */
 	uint64_t gate_open, gate_shut;	/* the counting gate's functions (user_set_gate) */
 	uint64_t gate_ctx;		/* and their argument */
+	uint64_t gate_mark;		/* a program's marker, fast (user_set_gate) */
 	bool user_in_run;		/* a ring-3 run is open on this LP */
 };
 

@@ -252,7 +252,7 @@ static void step_bp_set(struct step_state *s, uint64_t addr)
 static void step_bp_gates(struct step_state *s)
 {
 	__asm__ volatile("mov %0, %%dr1" : : "r"((uintptr_t)idt_stub(USER_SYNTH_VECTOR)));
-	__asm__ volatile("mov %0, %%dr2" : : "r"((uintptr_t)idt_stub(USER_CALL_VECTOR)));
+	__asm__ volatile("mov %0, %%dr2" : : "r"((uintptr_t)user_call_entry));
 	step_write_dr7(DR7_L0 | DR7_L1 | DR7_L2);
 	s->bp_armed = true;
 	s->gate_bp = true;
@@ -948,7 +948,7 @@ static void step_db(struct trap_frame *f)
 		return;
 	}
 	if (st->gate_bp && !st->h_active && (f->rip == idt_stub(USER_SYNTH_VECTOR) ||
-					      f->rip == idt_stub(USER_CALL_VECTOR)) &&
+					      f->rip == (uintptr_t)user_call_entry) &&
 	    st->active && !st->done) {
 		step_gate_stepped(st, f, entry);
 		return;

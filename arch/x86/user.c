@@ -33,6 +33,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/gdt.h"
+#include "arch/x86/hooks.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
@@ -44,6 +45,7 @@ _Static_assert(offsetof(struct percpu, user_kernel_rsp) == PERCPU_USER_KERNEL_RS
 _Static_assert(offsetof(struct percpu, gate_open) == PERCPU_GATE_OPEN, "percpu layout");
 _Static_assert(offsetof(struct percpu, gate_shut) == PERCPU_GATE_SHUT, "percpu layout");
 _Static_assert(offsetof(struct percpu, gate_ctx) == PERCPU_GATE_CTX, "percpu layout");
+_Static_assert(offsetof(struct percpu, gate_mark) == PERCPU_GATE_MARK, "percpu layout");
 
 void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
 
@@ -148,14 +150,22 @@ static HOOK_GATE_FN void user_gate_none(void *ctx)
 	(void)ctx;
 }
 
+static HOOK_GATE_FN int user_gate_no_mark(void *ctx, int on)
+{
+	(void)ctx;
+	(void)on;
+	return 1;	/* not taken: the gate's common path */
+}
+
 /* Never NULL once a run was prepared on this LP: the runners call them through %gs. */
-void user_set_gate(HOOK_GATE_FN void (*open)(void *ctx), HOOK_GATE_FN void (*shut)(void *ctx), void *ctx)
+void user_set_gate(const struct workload_hooks *h)
 {
 	struct percpu *pc = percpu_this();
 
-	pc->gate_open = (uintptr_t)(open ? open : user_gate_none);
-	pc->gate_shut = (uintptr_t)(shut ? shut : user_gate_none);
-	pc->gate_ctx = (uintptr_t)ctx;
+	pc->gate_open = (uintptr_t)(h && h->open ? h->open : user_gate_none);
+	pc->gate_shut = (uintptr_t)(h && h->shut ? h->shut : user_gate_none);
+	pc->gate_mark = (uintptr_t)(h && h->mark_fast ? h->mark_fast : user_gate_no_mark);
+	pc->gate_ctx = (uintptr_t)(h ? h->gate_ctx : NULL);
 }
 
 void user_gate_shut(void)
@@ -173,10 +183,11 @@ void user_init(void)
 	idt_set_handler(USER_EXIT_VECTOR, user_exit_gate);
 	idt_set_handler(USER_SYNTH_VECTOR, user_synth_gate);
 	idt_set_handler(USER_CALL_VECTOR, user_call_gate);
+	/* its own entry stub: a counting marker's fast path before the common one */
+	idt_gate_set(USER_CALL_VECTOR, (uint64_t)(uintptr_t)user_call_entry, 0, true);
 	/* its own entry stub: the gate shuts before the common entry path runs */
 	idt_gate_set(USER_EXIT_VECTOR, (uint64_t)(uintptr_t)user_exit_entry, 0, true);
 	idt_gate_user(USER_SYNTH_VECTOR);
-	idt_gate_user(USER_CALL_VECTOR);
 	user_ready = true;
 }
 

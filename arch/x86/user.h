@@ -65,8 +65,9 @@ _Static_assert(offsetof(struct wl_call, ss) == WC_SS, "wl_call layout");
 extern char __workload_text_start[] __attribute__((visibility("hidden")));
 extern char __workload_text_end[] __attribute__((visibility("hidden")));
 extern char wl_user_exit[] __attribute__((visibility("hidden")));
-/* The ring-3 exit gate's entry stub (arch/x86/64/entry.S, 32/entry.S). */
+/* The ring-3 exit gate's and call gate's entry stubs (arch/x86/64/entry.S, 32/entry.S). */
 extern char user_exit_entry[] __attribute__((visibility("hidden")));
+extern char user_call_entry[] __attribute__((visibility("hidden")));
 /* Where a ring-0 workload returns to, and where an aborted one is sent. */
 extern char wl_ring0_return[] __attribute__((visibility("hidden")));
 extern char wl_ring0_abort[] __attribute__((visibility("hidden")));
@@ -94,13 +95,14 @@ uint64_t user_call(const struct wl_call *c);
 void user_cleanup(const struct user_run *r);
 
 /*
- * The counting gate of this LP's next runs (struct workload_hooks open and
- * shut, called with ctx; NULL: none). The runners call them through the LP's percpu slots
+ * The counting gate of this LP's next runs (struct workload_hooks open,
+ * shut and mark_fast, called with gate_ctx; NULL hooks: none). The runners call them through the LP's percpu slots
  * (PERCPU_GATE_OPEN, _SHUT), one instruction each; the ring-3 exit gate's
  * entry stub calls shut before anything else (arch/x86/64/entry.S,
  * 32/entry.S user_exit_entry). user_gate_shut() calls shut from C.
  */
-void user_set_gate(HOOK_GATE_FN void (*open)(void *ctx), HOOK_GATE_FN void (*shut)(void *ctx), void *ctx);
+struct workload_hooks;
+void user_set_gate(const struct workload_hooks *h);
 void user_gate_shut(void);
 
 /* Install the DPL-3 gates 0x80 and 0x81 (idempotent). */

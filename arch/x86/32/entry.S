@@ -248,6 +248,39 @@ user_exit_entry:
 	pushl $USER_EXIT_VECTOR
 	jmp isr_common
 
+/*
+ * The ring-3 call gate (USER_CALL_VECTOR, user.c): a counting marker from
+ * ring 3 (EAX = NB_CALL_COUNT, EDI = on) first goes to the counting gate's
+ * mark_fast (arch/x86/hooks.h, regparm(2)), with ECX and EDX saved (the
+ * call's contract keeps all but EAX; the C code keeps the rest); when it
+ * did the work the call returns 0 from here, else the common path runs
+ * with the registers as they came.
+ */
+	.globl user_call_entry
+	.hidden user_call_entry
+user_call_entry:
+	testb $3, 4(%esp)		/* CS: from ring 3? */
+	jz 2f
+	cmpl $NB_CALL_COUNT, %eax
+	jne 2f
+	pushl %eax
+	pushl %ecx
+	pushl %edx
+	movl %edi, %edx
+	movl %gs:PERCPU_GATE_CTX, %eax
+	call *%gs:PERCPU_GATE_MARK
+	testl %eax, %eax
+	popl %edx
+	popl %ecx
+	popl %eax
+	jnz 2f
+	xorl %eax, %eax
+	iret
+2:	pushl $0
+	pushl $0
+	pushl $USER_CALL_VECTOR
+	jmp isr_common
+
 isr_db_entry:
 	pushl %eax			/* becomes the error code: TSC low */
 	pushl %edx			/* becomes the high half: TSC high */

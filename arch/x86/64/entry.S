@@ -139,6 +139,50 @@ user_exit_entry:
 	pushq $USER_EXIT_VECTOR
 	jmp isr_common
 
+/*
+ * The ring-3 call gate (USER_CALL_VECTOR, user.c): a counting marker from
+ * ring 3 (RAX = NB_CALL_COUNT, RDI = on) first goes to the counting gate's
+ * mark_fast (arch/x86/hooks.h), with nothing before it but the registers a
+ * call would clobber saved (the call's contract keeps all but RAX); when it
+ * did the work the call returns 0 from here, else the common path runs
+ * with the registers as they came.
+ */
+	.globl user_call_entry
+	.hidden user_call_entry
+user_call_entry:
+	testb $3, 8(%rsp)		/* CS: from ring 3? */
+	jz 2f
+	cmpl $NB_CALL_COUNT, %eax
+	jne 2f
+	pushq %rax
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	movl %edi, %esi
+	movq %gs:PERCPU_GATE_CTX, %rdi
+	call *%gs:PERCPU_GATE_MARK
+	testl %eax, %eax
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rax
+	jnz 2f
+	xorl %eax, %eax
+	iretq
+2:	pushq $0
+	pushq $USER_CALL_VECTOR
+	jmp isr_common
+
 /* #DB: the TSC first, into the error-code slot; then the common path as vector 1. */
 isr_db_entry:
 	pushq %rax		/* becomes the error-code slot */
