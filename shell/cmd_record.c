@@ -51,7 +51,7 @@ struct rec_opts {
 	uint64_t pebs_records;		/* --pebs-buffer N: PEBS record slots per LP */
 	bool pebs;			/* --pebs: every -e event samples by PEBS */
 	bool pebs_drain_end;		/* --pebs-drain-at-end: PMIs leave the buffer alone */
-	bool period_set, freq_set, buffer_set, callchain, wrap, floor, quiet;
+	bool period_set, freq_set, buffer_set, callchain, wrap, floor, quiet, no_watchdog;
 	enum perf_pmi_mode pmi;
 	int workload;			/* argv index of the (first) workload's name */
 	int workload_end;		/* argv index after its last argument */
@@ -212,6 +212,10 @@ static int rec_option(struct shell *sh, int argc, char **argv, int *k, int *nw)
 		return o->seed_set = true, rec_number(sh, argc, argv, k, 0, UINT64_MAX, &o->seed);
 	if (parse_streq(a, "--nmi") || parse_streq(a, "--vector")) {
 		o->pmi = parse_streq(a, "--nmi") ? PERF_PMI_NMI : PERF_PMI_FIXED;
+		return 0;
+	}
+	if (parse_streq(a, "--no-watchdog")) {
+		o->no_watchdog = true;
 		return 0;
 	}
 	if (parse_streq(a, "--quiet")) {
@@ -883,7 +887,9 @@ static int cmd_record(struct shell *sh, int argc, char **argv)
 	if (rec_prepare(sh, argc, argv))
 		return 1;
 	progress_set_quiet(rc.o.quiet);
+	workload_set_watchdog(!rc.o.no_watchdog);
 	r = record_run(&rc.cfg, &rc.res, rc.err, sizeof(rc.err));
+	workload_set_watchdog(true);
 	progress_set_quiet(false);
 	if (r)
 		return shell_error(sh, "record: %s", rc.err);
@@ -1159,7 +1165,7 @@ static int cmd_dump(struct shell *sh, int argc, char **argv)
 static const struct shell_cmd record_cmds[] = {
 	{ "record", "record [-e SPEC [--after N:SPEC]]... [-c PERIOD | -F FREQ] [--nmi|--vector] [-g] "
 		    "[--ring 0|3] [--wrap] [--buffer SIZE] [--throttle PCT] [--jitter PCT [--seed N]] "
-		    "[--quiet] [--pebs] [--pebs-buffer N] [--pebs-drain-at-end] "
+		    "[--quiet] [--no-watchdog] [--pebs] [--pebs-buffer N] [--pebs-drain-at-end] "
 		    "[--cpu 0|1|both] [--] "
 		    "WORKLOAD [ARGS] | record ... [--stagger] --pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "sample a workload (perf record style)",
@@ -1185,6 +1191,7 @@ static const struct shell_cmd record_cmds[] = {
 	  "  --throttle PCT raise the periods (x2) when PMI handling takes more than PCT\n"
 	  "                 percent of the time (default 25); PEBS periods stay\n"
 	  "  --quiet        no progress line (see 'help stat')\n"
+	  "  --no-watchdog  no Ctrl-C tick in an unstepped run (see 'help stat')\n"
 	  "  --jitter PCT   periods drawn from PERIOD +- PCT% (1..90): use it on loops\n"
 	  "  --seed N       the jitter's seed (default 1)\n"
 	  "  --inject unflagged=N | n15=N   (model) the next N overflows leave CCCR.OVF\n"

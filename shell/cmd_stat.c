@@ -143,6 +143,7 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 		return shell_error(sh, "%s", st.err);
 	}
 	progress_set_quiet(st.o.quiet);
+	workload_set_watchdog(!st.o.no_watchdog);
 	/*
 	 * As record: a fixed-vector PMI waits while IF = 0 (SDM Vol. 3A 6.8.1),
 	 * so LP0's workload runs with IF = 1 to take its overflows by vector;
@@ -154,6 +155,7 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	if (irq)
 		cpu_cli();
 	progress_set_quiet(false);
+	workload_set_watchdog(true);
 	perf_count_stop(&sess, totals);
 	for (unsigned i = 0; i < st.unc.n; i++)
 		st.unc.ev[i].total = sess.unc_total[i];
@@ -921,7 +923,8 @@ static int cmd_explain(struct shell *sh, int argc, char **argv)
 
 const struct shell_cmd perf_shell_cmds[] = {
 	{ "stat", "stat [-e SPEC [--after N:SPEC]]... [-r N] [--ring 0|3] [--baseline] "
-		  "[--preset VALUE] [--quiet] [--cpu 0|1|both] [--] WORKLOAD [ARGS] | stat ... [--stagger] "
+		  "[--preset VALUE] [--quiet] [--no-watchdog] [--cpu 0|1|both] [--] WORKLOAD [ARGS] | "
+		  "stat ... [--stagger] "
 		  "--pair A [ARGS] -- [--ring 0|3] B [ARGS]",
 	  "count events over a workload (perf stat style)",
 	  "Counts the events over one run of WORKLOAD (see 'workloads') and prints each\n"
@@ -946,6 +949,10 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "  --ring 0|3     run the workload in ring 0 (default) or ring 3\n"
 	  "  --baseline     subtract the median of the same events over 'empty'\n"
 	  "  --quiet        no '# stepped N' progress line (runs over 1 s, model)\n"
+	  "  --no-watchdog  an unstepped run (the hardware's) without its Ctrl-C tick\n"
+	  "                 every 100 ms, whose kernel code counts at :k (stat says how\n"
+	  "                 many ticks fell in the runs): Ctrl-C and a program's time\n"
+	  "                 limit then do not work, a run that never ends needs a reset\n"
 	  "  --preset V     test aid: counters start at V (40 bits, bit 39 set) and are\n"
 	  "                 reloaded with V on every overflow, forcing wraps every\n"
 	  "                 2^40 - V events; totals stay exact (at CPL 0 only with\n"

@@ -23,7 +23,8 @@
 #include "shell/cmds.h"
 #include "shell/shell.h"
 
-#define RUN_USAGE	"run [--cpu 0|1|both] [--ring 0|3] [--step] [--feed] [--quiet] WORKLOAD [ARGS]"
+#define RUN_USAGE	"run [--cpu 0|1|both] [--ring 0|3] [--step] [--feed] [--quiet] [--no-watchdog] " \
+			"WORKLOAD [ARGS]"
 #define PAIR_USAGE	"run-pair [--ring 0|3] [--step] [--feed] [--quiet] WORKLOAD_A [ARGS] -- " \
 			"[--ring 0|3] [--step] WORKLOAD_B [ARGS]"
 
@@ -87,7 +88,7 @@ static int cmd_workloads(struct shell *sh, int argc, char **argv)
 struct run_opts {
 	int ring;
 	bool ring_given;
-	bool step, feed, quiet;
+	bool step, feed, quiet, no_watchdog;
 	enum run_cpu cpu;
 	int first;	/* argv index of the workload name */
 	int end;	/* argv index after its last argument */
@@ -105,6 +106,8 @@ static int cmd_run_option(struct shell *sh, int argc, char **argv, int *i, struc
 		o->feed = true;
 	} else if (parse_streq(a, "--quiet")) {
 		o->quiet = true;
+	} else if (parse_streq(a, "--no-watchdog")) {
+		o->no_watchdog = true;
 	} else if (parse_streq(a, "--ring")) {
 		if (*i + 1 >= argc)
 			return shell_error(sh, "--ring needs 0 or 3 (usage: %s)", usage);
@@ -170,6 +173,9 @@ static void cmd_run_report(struct shell *sh, const struct workload_args *a, cons
 			     (unsigned long long)r->step.step_cycles);
 	}
 	shell_printf(sh, "tsc cycles: %llu\n", (unsigned long long)r->tsc_cycles);
+	if (r->ticks)	/* the unstepped run's Ctrl-C watchdog (workload/workloads.c) */
+		shell_printf(sh, "watchdog ticks: %llu (kernel code: counted at :k)\n",
+			     (unsigned long long)r->ticks);
 	if (a->w->id == WL_SYNTHETIC)
 		shell_printf(sh, "synthetic: %llu x %s (int 0x81)\n", (unsigned long long)r->synthetic,
 			     a->spec);
@@ -235,7 +241,9 @@ static int cmd_run_jobs(struct shell *sh, const struct workload_args *a[2], stru
 						 .h = o[k].feed ? &h[k] : NULL };
 	}
 	progress_set_quiet(o[0].quiet || o[1].quiet);
+	workload_set_watchdog(!o[0].no_watchdog && !o[1].no_watchdog);
 	bad = workload_run_lps(jobs, WORKLOAD_TOGETHER);
+	workload_set_watchdog(true);
 	progress_set_quiet(false);
 	if (bad)
 		return shell_error(sh, "%s: %s", a[1]->w->name, jobs[1].res.error);
@@ -314,7 +322,10 @@ static const struct shell_cmd workload_cmds[] = {
 	  "workload's own instructions are stepped: not the runner, not interrupt or\n"
 	  "gate handlers. A REP string instruction counts once. Ctrl-C stops a stepped\n"
 	  "run (checked every 65536 instructions), and an unstepped one at the next\n"
-	  "tick of its LAPIC timer watchdog (100 ms; a program's 10 ms).\n"
+	  "tick of its LAPIC timer watchdog (every 100 ms; run prints how many ticks\n"
+	  "fell in the run: their kernel code counts at :k on the hardware).\n"
+	  "--no-watchdog: no such tick; Ctrl-C and the time limit then do not work,\n"
+	  "and an unstepped run that never ends needs a reset.\n"
 	  "--quiet: no progress line during a long stepped run.\n"
 	  "--cpu 1 runs it on LP0's Hyper-Threading sibling (the shell stays on LP0),\n"
 	  "--cpu both on both LPs at once. --feed feeds the PMU model (stepped) without\n"

@@ -75,6 +75,10 @@ static int stat_option(int argc, char *const argv[], int *i, struct stat_opts *o
 		o->quiet = true;
 		return 0;
 	}
+	if (parse_streq(a, "--no-watchdog")) {
+		o->no_watchdog = true;
+		return 0;
+	}
 	if (parse_streq(a, "-e")) {
 		if ((v = stat_value(argc, argv, i)) == NULL)
 			return stat_fail(err, errlen, "%s needs an event spec", a);

@@ -62,6 +62,7 @@ struct stat_opts {
 	int pair;			/* --pair: argv index of B's name, else 0 */
 	int ring_pair;			/* B's ring (default: --ring's) */
 	bool quiet;			/* --quiet: no progress line during long runs */
+	bool no_watchdog;		/* --no-watchdog: unstepped runs without the Ctrl-C tick */
 	bool ring_given, ring_pair_given;	/* --ring was on the line (for A / for B) */
 };
 

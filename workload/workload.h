@@ -111,6 +111,14 @@ struct workload_args {
 int workload_parse_args(const struct workload *w, int argc, char *const argv[],
 			struct workload_args *out, char *err, size_t errlen);
 
+/*
+ * The watchdog of unstepped runs (a LAPIC timer tick every 100 ms that
+ * polls Ctrl-C and a program's time limit; its instructions count at :k on
+ * a Pentium 4): on by default; off for the runs until it is set on again
+ * (`--no-watchdog`: a run that never ends then needs a reset).
+ */
+void workload_set_watchdog(bool on);
+
 /* The ring w runs in when none is asked for: 3 for a user's program, 0 for the rest. */
 int workload_default_ring(const struct workload *w);
 

@@ -59,7 +59,7 @@
 #define HALT_WAKE_US		100	/* LAPIC timer period while halting */
 #define US_PER_S		UINT64_C(1000000)
 #define PAIR_POLL_US		20000	/* LP0 polls Ctrl-C this often while the sibling runs */
-#define PROGRAM_TICK_US		10000	/* an unstepped program's watchdog tick */
+#define PROGRAM_TICK_US		100000	/* an unstepped program's watchdog tick */
 #define WL_PROBE_PAGES		512	/* 2 MiB opened to ring 3 once at boot (workload_init) */
 #define WORKLOAD_TICK_US	100000	/* an unstepped built-in workload's watchdog tick */
 
@@ -393,9 +393,16 @@ static bool workload_timer_taken(void)
  * --timeout unstepped=S` set another). `halt` keeps its own wake-up timer.
  * Without a calibrated TSC or a local APIC a run has neither.
  */
+static bool watchdog_off;	/* workload_set_watchdog */
+
+void workload_set_watchdog(bool on)
+{
+	watchdog_off = !on;
+}
+
 static void workload_watchdog(struct wl_run *r)
 {
-	if (r->step || r->a->w->id == WL_HALT || !lapic_present() || !timer_tsc_hz() ||
+	if (r->step || watchdog_off || r->a->w->id == WL_HALT || !lapic_present() || !timer_tsc_hz() ||
 	    !timer_lapic_hz() || workload_timer_taken())
 		return;
 	r->watchdog = true;

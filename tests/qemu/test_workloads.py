@@ -277,3 +277,16 @@ def test_ctrl_c_stops_an_unstepped_run(nb, ring):
 ])
 def test_bad_arguments_give_one_error_line(nb, line, words):
     assert words in one_error(nb.cmd(line))
+
+
+def test_unstepped_run_counts_its_watchdog_ticks_and_can_go_without(nb):
+    """An unstepped run's Ctrl-C watchdog ticks every 100 ms (workload/workloads.c), and its
+    kernel code is what a Pentium 4 counts at :k: run says how many ticks fell in the run.
+    --no-watchdog runs it without (stat and record take the option too)."""
+    out = nb.cmd("run loop 300000000", timeout=120)
+    m = re.search(r"^watchdog ticks: (\d+) \(kernel code: counted at :k\)$", out, re.M)
+    assert m and int(m.group(1)) >= 1, out
+    out = nb.cmd("run --no-watchdog loop 300000000", timeout=120)
+    assert "returned: 300000000" in out and "watchdog" not in out, out
+    for cmd in ("stat", "record"):
+        assert "error" not in nb.cmd("%s --no-watchdog -e instr_retired:u --ring 3 loop 10" % cmd)
