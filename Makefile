@@ -46,7 +46,7 @@ PROF_KSRCS  := prof/pebs.c prof/perf.c prof/record.c
 BACKEND_SRCS  := prof/backend/memfeed.c prof/backend/model_batch.c
 BACKEND_KSRCS := prof/backend/hw.c prof/backend/model.c prof/backend/model_feed.c prof/backend/model_pmi.c \
                  prof/backend/tagfeed.c
-WORKLOAD_SRCS  := workload/program.c workload/snippet.c workload/upload.c workload/workload.c
+WORKLOAD_SRCS  := workload/linux.c workload/program.c workload/snippet.c workload/upload.c workload/workload.c
 WORKLOAD_KSRCS := workload/programs_k.c workload/snippet_run.c workload/workloads.c
 SELFTEST_SRCS  := selftest/judge.c selftest/report.c
 SELFTEST_KSRCS := selftest/counts.c selftest/overflow.c selftest/pebs.c selftest/selftest.c
@@ -126,7 +126,7 @@ K_OPT    := -O2
 K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o arch/x86/buildid.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
              pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
-             workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o \
+             workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o workload/linux.o \
              workload/upload.o pmu/p4_alloc.o pmu/p4_caps.o pmu/p4_uncore.o \
              pmu/p4_probe.o arch/x86/acpi.o arch/x86/smp.o arch/x86/power.o \
              arch/x86/selftest.o arch/x86/topology.o arch/x86/mem.o arch/x86/64/gdt.o \

@@ -22,6 +22,8 @@
 /* struct percpu offsets (percpu.h) that workloads.S reads through %gs */
 #define PERCPU_WL_RING0_RSP	136
 #define PERCPU_USER_KERNEL_RSP	144
+#define PERCPU_SYSCALL_RSP0	160
+#define PERCPU_SYSCALL_URSP	168
 /* canonical, never mapped (above the identity map's 512 GiB at most) */
 #define MODE_UNMAPPED_ADDR	0x00007ffffffff000
 #else
@@ -48,6 +50,18 @@ struct percpu;
  * exists only with EM64T).
  */
 void mode_set_percpu_base(struct percpu *pc);
+
+/*
+ * A ring-3 Linux program's thread pointer, on this LP: x86-64 IA32_FS_BASE
+ * = base (limit and flags unused, *entry untouched); ia32 the GDT's TLS
+ * entry (gdt.h GDT_USER_TLS) as set_thread_area's struct user_desc asks
+ * (Linux arch/x86/include/uapi/asm/ldt.h: flags bit 0 seg_32bit, 1-2
+ * contents, 3 read_exec_only, 4 limit_in_pages, 5 seg_not_present, 6
+ * useable), *entry its index, when *entry is that index or -1. 0, or -1
+ * for a descriptor it does not make. mode_user_tls_clear() undoes it.
+ */
+int mode_user_tls(uint64_t base, uint32_t limit, uint32_t flags, uint32_t *entry);
+void mode_user_tls_clear(void);
 
 /* IA32_EFER for the sibling's start-up (trampoline.S), 0 where it has none. */
 uint64_t mode_ap_efer(void);

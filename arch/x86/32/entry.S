@@ -8,8 +8,10 @@
  * (SDM Vol. 3A 6.12.1, Figure 6-4); an error code follows for vectors 8,
  * 10-14, 17, 21, 29, 30. A stub pushes a zero error code when the CPU
  * pushes none, then a zero high half of the error code, then the vector,
- * and jumps to isr_common, which pushes the general registers, DS and ES
- * (the raw frame, R_* below) and loads the kernel's data segments.
+ * and jumps to isr_common, which pushes the general registers, DS, ES and
+ * GS (the raw frame, R_* below) and loads the kernel's data segments and
+ * its per-LP GS (an i386 Linux program points GS at its own TLS segment,
+ * gdt.h); the IRET path restores all three.
  *
  * The C code sees the same struct trap_frame as in the 64-bit kernel
  * (idt.h, 64-bit fields): isr_common builds one below the raw frame, each
@@ -68,23 +70,24 @@ isr_stubs:
 	.noaltmacro
 
 /* The raw frame: offsets from ESP after isr_common's pushes. */
-#define R_ES		0
-#define R_DS		4
-#define R_EBP		8
-#define R_EDI		12
-#define R_ESI		16
-#define R_EDX		20
-#define R_ECX		24
-#define R_EBX		28
-#define R_EAX		32
-#define R_VEC		36
-#define R_ERR_HI	40
-#define R_ERR		44
-#define R_EIP		48
-#define R_CS		52
-#define R_EFLAGS	56
-#define R_ESP		60	/* only from ring 3 */
-#define R_SS		64	/* only from ring 3 */
+#define R_GS		0
+#define R_ES		4
+#define R_DS		8
+#define R_EBP		12
+#define R_EDI		16
+#define R_ESI		20
+#define R_EDX		24
+#define R_ECX		28
+#define R_EBX		32
+#define R_EAX		36
+#define R_VEC		40
+#define R_ERR_HI	44
+#define R_ERR		48
+#define R_EIP		52
+#define R_CS		56
+#define R_EFLAGS	60
+#define R_ESP		64	/* only from ring 3 */
+#define R_SS		68	/* only from ring 3 */
 
 /* struct trap_frame (idt.h): offsets of its 64-bit fields. */
 #define T_R15		0
@@ -132,9 +135,12 @@ isr_common:
 	pushl %ebp
 	pushl %ds
 	pushl %es
+	pushl %gs
 	movl $GDT_KERNEL_DS, %eax
 	movl %eax, %ds
 	movl %eax, %es
+	movl $(GDT_PERCPU | GDT_RPL3), %eax	/* a Linux program's GS may hold its TLS */
+	movl %eax, %gs
 	cld
 	movl %esp, %esi			/* the raw frame */
 	subl $T_SIZE, %esp
@@ -189,6 +195,7 @@ isr_common:
 4:	cmpl $TRAP_EXIT_STAMP, T_VEC(%edi)
 	movl %esi, %esp
 	je isr_exit_stamped
+	popl %gs
 	popl %es
 	popl %ds
 	popl %ebp
@@ -203,6 +210,7 @@ isr_common:
 
 /* A handler asked for the TSC right before IRET, stored at the error code's address. */
 isr_exit_stamped:
+	popl %gs
 	popl %es
 	popl %ds
 	popl %ebp
