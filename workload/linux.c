@@ -16,6 +16,8 @@
 
 #define NONE		0xffff
 #define ARCH_SET_FS	0x1002
+#define RLIMIT_STACK	3
+#define LINUX_EPERM	1
 #define MAP_FIXED	0x10
 #define MAP_ANONYMOUS	0x20
 #define MADV_DONTNEED	4
@@ -45,7 +47,8 @@ enum linux_op {
 	OP_NONE,		/* named only, for the message that stops the run */
 	OP_WRITE, OP_WRITEV, OP_EXIT, OP_BRK, OP_MMAP, OP_MUNMAP, OP_ZERO, OP_MADVISE,
 	OP_NOMEM, OP_ARCH_PRCTL, OP_SET_THREAD_AREA, OP_ONE, OP_CLOCK, OP_CLOCK64,
-	OP_TIMEOFDAY, OP_TIME, OP_IOCTL, OP_SIGNAL, OP_UNAME, OP_NOSYS,
+	OP_TIMEOFDAY, OP_TIME, OP_IOCTL, OP_SIGNAL, OP_UNAME, OP_NOSYS, OP_RLIMIT, OP_PRLIMIT, OP_NOENT,
+	OP_RANDOM, OP_SYSINFO,
 };
 
 struct linux_row {
@@ -56,9 +59,9 @@ struct linux_row {
 
 static const struct linux_row linux_rows[] = {
 	{ "read", 0, 3, OP_NONE },		{ "write", 1, 4, OP_WRITE },
-	{ "open", 2, 5, OP_NONE },		{ "close", 3, 6, OP_NONE },
-	{ "stat", 4, 106, OP_NONE },		{ "fstat", 5, 108, OP_NOSYS },
-	{ "lstat", 6, 107, OP_NONE },		{ "poll", 7, 168, OP_NONE },
+	{ "open", 2, 5, OP_NOENT },		{ "close", 3, 6, OP_NONE },
+	{ "stat", 4, 106, OP_NOENT },		{ "fstat", 5, 108, OP_NOSYS },
+	{ "lstat", 6, 107, OP_NOENT },		{ "poll", 7, 168, OP_NONE },
 	{ "lseek", 8, 19, OP_NONE },		{ "mmap", 9, NONE, OP_MMAP },
 	{ "mmap2", NONE, 192, OP_MMAP },	{ "old_mmap", NONE, 90, OP_NONE },
 	{ "mprotect", 10, 125, OP_ZERO },	{ "munmap", 11, 91, OP_MUNMAP },
@@ -66,7 +69,7 @@ static const struct linux_row linux_rows[] = {
 	{ "rt_sigprocmask", 14, 175, OP_SIGNAL }, { "ioctl", 16, 54, OP_IOCTL },
 	{ "pread64", 17, 180, OP_NONE },	{ "pwrite64", 18, 181, OP_NONE },
 	{ "readv", 19, 145, OP_NONE },		{ "writev", 20, 146, OP_WRITEV },
-	{ "access", 21, 33, OP_NONE },		{ "pipe", 22, 42, OP_NONE },
+	{ "access", 21, 33, OP_NOENT },		{ "pipe", 22, 42, OP_NONE },
 	{ "select", 23, 82, OP_NONE },		{ "sched_yield", 24, 158, OP_NONE },
 	{ "mremap", 25, 163, OP_NOMEM },	{ "madvise", 28, 219, OP_MADVISE },
 	{ "dup", 32, 41, OP_NONE },		{ "dup2", 33, 63, OP_NONE },
@@ -78,9 +81,9 @@ static const struct linux_row linux_rows[] = {
 	{ "uname", 63, 122, OP_UNAME },		{ "fcntl", 72, 55, OP_NONE },
 	{ "fcntl64", NONE, 221, OP_NONE },	{ "getcwd", 79, 183, OP_NONE },
 	{ "mkdir", 83, 39, OP_NONE },		{ "unlink", 87, 10, OP_NONE },
-	{ "readlink", 89, 85, OP_NONE },	{ "gettimeofday", 96, 78, OP_TIMEOFDAY },
-	{ "getrlimit", 97, 76, OP_NONE },	{ "getrusage", 98, 77, OP_NONE },
-	{ "sysinfo", 99, 116, OP_NONE },	{ "times", 100, 43, OP_NONE },
+	{ "readlink", 89, 85, OP_NOENT },	{ "gettimeofday", 96, 78, OP_TIMEOFDAY },
+	{ "getrlimit", 97, 76, OP_RLIMIT },	{ "ugetrlimit", NONE, 191, OP_RLIMIT },	{ "getrusage", 98, 77, OP_NONE },
+	{ "sysinfo", 99, 116, OP_SYSINFO },	{ "times", 100, 43, OP_NONE },
 	{ "getuid", 102, 24, OP_NONE },		{ "getgid", 104, 47, OP_NONE },
 	{ "geteuid", 107, 49, OP_NONE },	{ "getppid", 110, 64, OP_NONE },
 	{ "sigaltstack", 131, 186, OP_NONE },	{ "arch_prctl", 158, 384, OP_ARCH_PRCTL },
@@ -89,10 +92,10 @@ static const struct linux_row linux_rows[] = {
 	{ "set_thread_area", 205, 243, OP_SET_THREAD_AREA },
 	{ "set_tid_address", 218, 258, OP_ONE }, { "clock_gettime", 228, 265, OP_CLOCK },
 	{ "clock_nanosleep", 230, 267, OP_NONE }, { "exit_group", 231, 252, OP_EXIT },
-	{ "tgkill", 234, 270, OP_NONE },	{ "openat", 257, 295, OP_NONE },
+	{ "tgkill", 234, 270, OP_NONE },	{ "openat", 257, 295, OP_NOENT },
 	{ "newfstatat", 262, NONE, OP_NOSYS },	{ "fstatat64", NONE, 300, OP_NOSYS },
 	{ "fstat64", NONE, 197, OP_NOSYS },	{ "set_robust_list", 273, 311, OP_NOSYS },
-	{ "prlimit64", 302, 340, OP_NONE },	{ "getrandom", 318, 355, OP_NONE },
+	{ "prlimit64", 302, 340, OP_PRLIMIT },	{ "getrandom", 318, 355, OP_RANDOM },
 	{ "statx", 332, 383, OP_NOSYS },	{ "rseq", 334, 386, OP_NOSYS },
 	{ "clock_gettime64", NONE, 403, OP_CLOCK64 },
 };
@@ -326,6 +329,70 @@ static uint64_t sys_time(const struct linux_proc *p, const struct linux_ops *o, 
 	return s;
 }
 
+/*
+ * getrlimit (fields of the program's word) and prlimit64 (64-bit fields):
+ * the stack's size for RLIMIT_STACK, no limit (all ones) for the others.
+ * Limits are read, never set: a new one is refused with -EPERM.
+ */
+static uint64_t sys_rlimit(const struct linux_ops *o, uint64_t res, uint64_t newp, uint64_t old,
+			   unsigned bytes)
+{
+	uint64_t v = res == RLIMIT_STACK ? LINUX_STACK_SIZE : UINT64_MAX;
+	uint8_t *m;
+
+	if (newp)
+		return err(LINUX_EPERM);
+	if (!old)
+		return 0;
+	if (!(m = o->user(o->ctx, old, 2 * bytes)))
+		return err(LINUX_EFAULT);
+	put(m, v, bytes);
+	put(m + bytes, v, bytes);
+	return 0;
+}
+
+/* getrandom: bytes of a generator seeded from the clock (splitmix64): varied, not secret. */
+static uint64_t sys_random(const struct linux_ops *o, uint64_t buf, uint64_t len)
+{
+	uint64_t x = o->now_ns(o->ctx);
+	uint8_t *m;
+
+	if (len > 256)
+		len = 256;	/* as Linux may, return fewer bytes than asked */
+	if (len && !(m = o->user(o->ctx, buf, len)))
+		return err(LINUX_EFAULT);
+	for (uint64_t i = 0; i < len; i++) {
+		uint64_t z = (x += UINT64_C(0x9e3779b97f4a7c15));
+
+		z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+		z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+		m[i] = (uint8_t)(z ^ (z >> 31));
+	}
+	return len;
+}
+
+/*
+ * sysinfo (struct sysinfo of Linux include/uapi/linux/sysinfo.h: 14 words
+ * of the program's width, procs a u16 in the 11th, mem_unit a u32 in the
+ * 14th; 112 bytes on x86-64, 64 on i386): uptime, and as RAM the arena,
+ * free what lies between the break and the mappings.
+ */
+static uint64_t sys_sysinfo(const struct linux_proc *p, const struct linux_ops *o, uint64_t at)
+{
+	unsigned w = p->bits / 8, size = p->bits == 64 ? 112 : 64;
+	uint8_t *m = o->user(o->ctx, at, size);
+
+	if (!m)
+		return err(LINUX_EFAULT);
+	memset(m, 0, size);
+	put(m, o->now_ns(o->ctx) / NS_PER_S, w);
+	put(m + 4 * w, LINUX_ARENA_SIZE, w);
+	put(m + 5 * w, p->mmap_lo - p->brk, w);
+	put(m + 10 * w, 1, 2);
+	put(m + 13 * w, 1, 4);
+	return 0;
+}
+
 static uint64_t sys_arch_prctl(const struct linux_ops *o, uint64_t code, uint64_t addr)
 {
 	if (code != ARCH_SET_FS)
@@ -370,6 +437,11 @@ enum linux_result linux_syscall(struct linux_proc *p, const struct linux_ops *o,
 		break;
 	case OP_UNAME:		c->ret = sys_uname(p, o, a[0]); break;
 	case OP_NOSYS:		c->ret = err(LINUX_ENOSYS); break;
+	case OP_RANDOM:		c->ret = sys_random(o, a[0], a[1]); break;
+	case OP_SYSINFO:	c->ret = sys_sysinfo(p, o, a[0]); break;
+	case OP_NOENT:		c->ret = err(LINUX_ENOENT); break;	/* no file system: no path exists */
+	case OP_RLIMIT:		c->ret = sys_rlimit(o, a[0], 0, a[1], w); break;
+	case OP_PRLIMIT:	c->ret = a[0] ? err(LINUX_EPERM) : sys_rlimit(o, a[1], a[2], a[3], 8); break;
 	default:
 		return LINUX_UNKNOWN;
 	}

@@ -22,6 +22,10 @@
  * boot, the epoch being 1970 for want of a real-time clock), ioctl (every
  * request on fds 0-2 is -ENOTTY: not a terminal), rt_sigaction and
  * rt_sigprocmask (accepted, no signal is ever delivered), uname; and
+ * sysinfo (the arena as the machine's RAM); getrandom (from a generator seeded by the clock: not secret);
+ * getrlimit and prlimit64 (read only: the stack's size, else no limit);
+ * -ENOENT for the calls that name a path (open, openat, stat, lstat,
+ * access, readlink: there is no file system, so no path exists); and
  * -ENOSYS for the optional calls a C library tolerates losing
  * (set_robust_list, rseq, the fstat family). Any other call stops the run:
  * linux_syscall() returns LINUX_UNKNOWN and linux_call_name() names it.
@@ -42,6 +46,7 @@
 #define LINUX_RANDOM_BYTES	16	/* AT_RANDOM */
 
 /* errno values (Linux include/uapi/asm-generic/errno-base.h, errno.h) */
+#define LINUX_ENOENT	2
 #define LINUX_EBADF	9
 #define LINUX_ENOMEM	12
 #define LINUX_EFAULT	14
