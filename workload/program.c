@@ -878,7 +878,7 @@ int program_nbp_line(const struct program *p, char *buf, size_t n)
 {
 	int len = ksnprintf(buf, n, "NBP: %s base=%llx span=%llx crc=%08x", p->name,
 			    (unsigned long long)(p->base - p->layout.vaddr0),
-			    (unsigned long long)(p->pages * PROGRAM_PAGE), p->crc);
+			    (unsigned long long)(p->layout.vaddr0 + p->pages * PROGRAM_PAGE), p->crc);
 
 	if (len < 0 || (size_t)len + 10 > n)
 		return -1;

@@ -178,8 +178,9 @@ uint64_t program_build_argv(const struct workload_args *a, unsigned word, uint8_
 
 /*
  * dump's line for program p: "NBP: NAME base=HEX span=HEX crc=FILECRC|LINECRC",
- * the runtime address of link address 0, the image and argv span and the
- * file's CRC-32; LINECRC (upper-case hex, as NBS: lines) is the CRC-32 of
+ * the runtime address of link address 0, the bytes from there to the end
+ * of the image and argv pages (a fixed-address program's image starts at
+ * its link address, so its span counts from 0) and the file's CRC-32; LINECRC (upper-case hex, as NBS: lines) is the CRC-32 of
  * the text between "NBP:" and '|', so a decoder trusts no damaged line.
  * Its length, or -1 when n is too small.
  */
