@@ -462,12 +462,12 @@ PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q test
 # SeaBIOS and GRUB the shell, the counts, sampling, PEBS and Hyper-Threading. Users'
 # programs (nbprof-cc -m32) in both: from the stick (the ESP's files under
 # UEFI, Multiboot modules under GRUB), uploaded, counted, sampled, through
-# tools/nbprof; on both LPs after a BIOS boot. A CPU without long mode in
-# both. `make qemu-test-ia32 IA32_TESTS=` (or qemu-test-bios BIOS_TESTS=)
+# tools/nbprof; on both LPs after a BIOS boot; static Linux programs (gcc
+# -m32 -static) after a BIOS boot. A CPU without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or qemu-test-bios BIOS_TESTS=)
 # runs every module.
 IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_programs
 BIOS_TESTS  ?= test_shell test_workloads test_record test_pebs test_ht test_smp test_refuse \
-               test_programs test_programs_ht test_selftest_skid test_storm
+               test_programs test_programs_ht test_selftest_skid test_storm test_linux
 qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)
