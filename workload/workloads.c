@@ -247,6 +247,9 @@ static int workload_linux_setup(struct wl_run *r)
 
 	for (unsigned i = 0; i < LINUX_RANDOM_BYTES; i++, t = t * 6364136223846793005u + 1)
 		rnd[i] = (uint8_t)(t >> 56);
+	if (r->ring != 3)
+		return workload_refuse(r->res, "%s", "a Linux program runs at ring 3 only: its system "
+				       "calls come from there (SYSCALL, int 0x80)");
 	r->linux_abi = true;
 	if (program_prepare_fixed(r->prog, r->a, workload_linux_ops(r), &r->lx, rnd,
 				  cpuid_count(1, 0).edx, &r->call.fn, &r->entry_sp, err, sizeof(err))) {
