@@ -577,7 +577,8 @@ static void workload_execute(struct wl_run *r)
 	workload_timer(r, true);
 	user_set_synthetic(workload_synthetic_gate, r);
 	user_set_call(workload_program_gate, r);
-	user_set_linux(r->linux_abi ? workload_linux_gate : NULL, r);
+	if (r->linux_abi)
+		user_set_linux(workload_linux_gate, r);
 	g = arch_run_guarded(workload_guarded, r);
 	res->tsc_cycles = rdtsc() - r->tsc0;
 	if (r->step && step_end())
@@ -587,7 +588,8 @@ static void workload_execute(struct wl_run *r)
 		user_cleanup(&r->user);
 	user_set_synthetic(NULL, NULL);
 	user_set_call(NULL, NULL);
-	user_set_linux(NULL, NULL);
+	if (r->linux_abi)
+		user_set_linux(NULL, NULL);
 	workload_timer(r, false);
 	if (g == ARCH_GUARD_FAULTED) {
 		res->status = WORKLOAD_FAULTED;

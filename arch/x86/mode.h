@@ -22,8 +22,7 @@
 /* struct percpu offsets (percpu.h) that workloads.S reads through %gs */
 #define PERCPU_WL_RING0_RSP	136
 #define PERCPU_USER_KERNEL_RSP	144
-#define PERCPU_SYSCALL_RSP0	160
-#define PERCPU_SYSCALL_URSP	168
+#define PERCPU_SYSCALL_URSP	160
 /* canonical, never mapped (above the identity map's 512 GiB at most) */
 #define MODE_UNMAPPED_ADDR	0x00007ffffffff000
 #else

@@ -55,8 +55,7 @@ struct percpu {
 	uint64_t wl_ring0_rsp;		/* wl_call_ring0's frame, for an aborted ring-0 run */
 	uint64_t user_kernel_rsp;	/* kernel RSP saved by user_call() for user_return() */
 	bool user_in_run;		/* a ring-3 run is open on this LP */
-	/* x86-64 SYSCALL entry (64/entry.S): the stack it switches to, the user RSP it saved */
-	uint64_t syscall_rsp0, syscall_user_rsp;
+	uint64_t syscall_user_rsp;	/* x86-64 SYSCALL entry (64/entry.S): the user RSP it saved */
 };
 
 /* Append an LP; NULL when PERCPU_MAX are known. LP0 must be added first. */

@@ -46,7 +46,6 @@ _Static_assert(offsetof(struct percpu, wl_ring0_rsp) == PERCPU_WL_RING0_RSP, "pe
 _Static_assert(offsetof(struct percpu, user_kernel_rsp) == PERCPU_USER_KERNEL_RSP, "percpu layout");
 
 #if MODE_IS_64
-_Static_assert(offsetof(struct percpu, syscall_rsp0) == PERCPU_SYSCALL_RSP0, "percpu layout");
 _Static_assert(offsetof(struct percpu, syscall_user_rsp) == PERCPU_SYSCALL_URSP, "percpu layout");
 extern char syscall_entry[] __attribute__((visibility("hidden")));
 #endif
@@ -110,9 +109,9 @@ static void user_exit_gate(struct trap_frame *f)
 
 	if ((f->cs & 3) != 3 || !pc->user_in_run)
 		return;		/* not from a ring-3 run: ignore */
-	if (f->rip != (uint64_t)(uintptr_t)wl_user_exit + USER_EXIT_INSN_LEN) {
-		if (!MODE_IS_64)
-			user_linux_gate(f);
+	/* the x86-64 kernel's Linux programs use SYSCALL: there only the trampoline comes here */
+	if (!MODE_IS_64 && f->rip != (uint64_t)(uintptr_t)wl_user_exit + USER_EXIT_INSN_LEN) {
+		user_linux_gate(f);
 		return;
 	}
 	step_gate_enter(f);	/* in the counting window: the way back is kernel code */

@@ -140,8 +140,8 @@ isr_db_entry:
  * TF among them, so nothing interrupts or steps this stub) and loaded CS
  * and SS from IA32_STAR, but did not switch stacks (SDM Vol. 2B SYSCALL).
  * GS still points at this LP's struct percpu (ring 3 cannot change the GS
- * base). The stub moves to the stack user_call gave TSS.RSP0, 16-byte
- * aligned, builds the frame an interrupt from ring 3 would have pushed
+ * base). The stub moves to the stack user_call gave TSS.RSP0 (256 bytes
+ * below the kernel state it saved, 16-byte aligned; workloads.S), builds the frame an interrupt from ring 3 would have pushed
  * (SS, RSP, RFLAGS, CS, RIP, error code 0) with the vector
  * USER_SYSCALL_VECTOR, and goes the common way: the handler sees a
  * struct trap_frame and the IRETQ returns to the program with RFLAGS
@@ -150,7 +150,9 @@ isr_db_entry:
 	.globl syscall_entry
 syscall_entry:
 	movq %rsp, %gs:PERCPU_SYSCALL_URSP
-	movq %gs:PERCPU_SYSCALL_RSP0, %rsp
+	movq %gs:PERCPU_USER_KERNEL_RSP, %rsp	/* TSS.RSP0 as user_call computed it */
+	subq $256, %rsp
+	andq $-16, %rsp
 	pushq $(GDT_USER_DS | GDT_RPL3)
 	pushq %gs:PERCPU_SYSCALL_URSP
 	pushq %r11

@@ -142,6 +142,5 @@ void idt_gate_load(void)
 
 void tss_set_rsp0(uint64_t rsp0)
 {
-	percpu_this()->syscall_rsp0 = rsp0;	/* the SYSCALL entry's stack too (64/entry.S) */
 	tss[percpu_this()->index].rsp[0] = rsp0;
 }
