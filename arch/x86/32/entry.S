@@ -9,9 +9,10 @@
  * 10-14, 17, 21, 29, 30. A stub pushes a zero error code when the CPU
  * pushes none, then a zero high half of the error code, then the vector,
  * and jumps to isr_common, which pushes the general registers, DS, ES and
- * GS (the raw frame, R_* below) and loads the kernel's data segments and
- * its per-LP GS (an i386 Linux program points GS at its own TLS segment,
- * gdt.h); the IRET path restores all three.
+ * GS (the raw frame, R_* below) and loads the kernel's data segments and,
+ * from ring 3, its per-LP GS (an i386 Linux program points GS at its own
+ * TLS segment, gdt.h; kernel code always runs with the per-LP one, also
+ * before its descriptor is filled in); the IRET path restores all three.
  *
  * The C code sees the same struct trap_frame as in the 64-bit kernel
  * (idt.h, 64-bit fields): isr_common builds one below the raw frame, each
@@ -139,9 +140,11 @@ isr_common:
 	movl $GDT_KERNEL_DS, %eax
 	movl %eax, %ds
 	movl %eax, %es
-	movl $(GDT_PERCPU | GDT_RPL3), %eax	/* a Linux program's GS may hold its TLS */
+	testl $3, R_CS(%esp)
+	jz 5f
+	movl $(GDT_PERCPU | GDT_RPL3), %eax	/* from ring 3: a Linux program's GS holds its TLS */
 	movl %eax, %gs
-	cld
+5:	cld
 	movl %esp, %esi			/* the raw frame */
 	subl $T_SIZE, %esp
 	andl $-16, %esp
