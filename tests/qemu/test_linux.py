@@ -156,6 +156,12 @@ def test_printf_malloc_qsort_output_and_status(nb):
     assert "returned: 7" in out, out
 
 
+def test_ring_0_is_refused_with_the_reason(nb):
+    out = nb.cmd("run --ring 0 lxsort")
+    assert "a Linux program runs at ring 3 only" in out, out
+    assert "sorted" not in out, out
+
+
 def test_whole_program_is_counted_by_default(nb):
     # no markers: stat counts every instruction the program retires, as the stepped run
     # does, and the exit trampoline's int 0x80
