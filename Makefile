@@ -46,7 +46,7 @@ PROF_KSRCS  := prof/pebs.c prof/perf.c prof/record.c
 BACKEND_SRCS  := prof/backend/memfeed.c prof/backend/model_batch.c
 BACKEND_KSRCS := prof/backend/hw.c prof/backend/model.c prof/backend/model_feed.c prof/backend/model_pmi.c \
                  prof/backend/tagfeed.c
-WORKLOAD_SRCS  := workload/program.c workload/snippet.c workload/upload.c workload/workload.c
+WORKLOAD_SRCS  := workload/linux.c workload/program.c workload/snippet.c workload/upload.c workload/workload.c
 WORKLOAD_KSRCS := workload/programs_k.c workload/snippet_run.c workload/workloads.c
 SELFTEST_SRCS  := selftest/judge.c selftest/report.c
 SELFTEST_KSRCS := selftest/counts.c selftest/overflow.c selftest/pebs.c selftest/selftest.c
@@ -102,6 +102,7 @@ HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SRCS += tests/host/test_screen.c
+HOST_TEST_SRCS += tests/host/test_linux.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -126,7 +127,7 @@ K_OPT    := -O2
 K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o arch/x86/buildid.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
              pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
-             workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o \
+             workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o workload/linux.o \
              workload/upload.o pmu/p4_alloc.o pmu/p4_caps.o pmu/p4_uncore.o \
              pmu/p4_probe.o arch/x86/acpi.o arch/x86/smp.o arch/x86/power.o \
              arch/x86/selftest.o arch/x86/topology.o arch/x86/mem.o arch/x86/64/gdt.o \
@@ -461,12 +462,12 @@ PYTEST      := NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q test
 # SeaBIOS and GRUB the shell, the counts, sampling, PEBS and Hyper-Threading. Users'
 # programs (nbprof-cc -m32) in both: from the stick (the ESP's files under
 # UEFI, Multiboot modules under GRUB), uploaded, counted, sampled, through
-# tools/nbprof; on both LPs after a BIOS boot. A CPU without long mode in
-# both. `make qemu-test-ia32 IA32_TESTS=` (or qemu-test-bios BIOS_TESTS=)
+# tools/nbprof; on both LPs after a BIOS boot; static Linux programs (gcc
+# -m32 -static) after a BIOS boot. A CPU without long mode in both. `make qemu-test-ia32 IA32_TESTS=` (or qemu-test-bios BIOS_TESTS=)
 # runs every module.
 IA32_TESTS  ?= test_shell test_workloads test_stat test_record test_programs
 BIOS_TESTS  ?= test_shell test_workloads test_record test_pebs test_ht test_smp test_refuse \
-               test_programs test_programs_ht test_selftest_skid test_storm
+               test_programs test_programs_ht test_selftest_skid test_storm test_linux
 qemu_subset = NBPROF_BUILD=$(B) $(PYTHON) -m pytest -p no:cacheprovider -q \
                --nbprof-firmware=$(1) \
                $(if $(strip $(2)),$(patsubst %,tests/qemu/%.py,$(2)),tests/qemu) $(PYTEST_FLAGS)

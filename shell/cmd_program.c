@@ -247,6 +247,8 @@ static const struct shell_cmd program_cmds[] = {
 	  "list the loaded user programs (or unload one)",
 	  "A program runs wherever a workload name goes (run, stat, record, run-pair,\n"
 	  "--pair), with its arguments after its name; ring 3 unless --ring 0.\n"
+	  "Static Linux programs (musl-gcc -static; gcc -m32 -static) run at ring 3\n"
+	  "and make Linux system calls, a subset: others stop the run by name.\n"
 	  "--timeout S (stepped=S): stop a program after S s of stepping (default\n"
 	  "10; 0: none); unstepped=S: unstepped (hardware), after S s (default 60).\n"
 	  "Programs come from the nbprof/ folder of the stick (loaded at boot) or\n"

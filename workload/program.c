@@ -61,6 +61,17 @@
 #define PROGRAM_SPAN_MAX (64u << 20)
 
 static struct program programs[PROGRAM_MAX];
+static const struct program *fixed_owner;
+
+const struct program *program_fixed_owner(void)
+{
+	return fixed_owner;
+}
+
+void program_set_fixed_owner(const struct program *p)
+{
+	fixed_owner = p;
+}
 
 /*
  * A little-endian field of n bytes (ELFDATA2LSB, checked at the ELF
@@ -286,6 +297,7 @@ static int elf_check_overlap(const struct elf *e, unsigned i, const struct elf_s
 static int elf_check_segments(const struct elf *e, struct program_layout *l, char *err,
 			      size_t errlen)
 {
+	bool exec = rd(e->f + E_TYPE, 2) == ET_EXEC;
 	uint64_t lo = UINT64_MAX, hi = 0, xlo = UINT64_MAX, xhi = 0;
 	unsigned loads = 0;
 
@@ -294,8 +306,9 @@ static int elf_check_segments(const struct elf *e, struct program_layout *l, cha
 
 		elf_seg(e, i, &s);
 		if (s.type == PT_INTERP)
-			return fail(err, errlen, "dynamically linked (PT_INTERP): link it -static-pie");
-		if (s.type == PT_TLS)
+			return fail(err, errlen, exec ? "dynamically linked (PT_INTERP): link it -static"
+					     : "dynamically linked (PT_INTERP): link it -static-pie");
+		if (s.type == PT_TLS && !exec)	/* a Linux program's C library sets up its own */
 			return fail(err, errlen, "thread-local storage (PT_TLS) is not supported");
 		if (s.type != PT_LOAD)
 			continue;
@@ -338,6 +351,22 @@ static bool elf_va_to_off(const struct elf *e, uint64_t va, uint64_t n, uint64_t
 		elf_seg(e, i, &s);
 		if (s.type == PT_LOAD && va >= s.va && va - s.va <= s.fsz && n <= s.fsz - (va - s.va)) {
 			*off = s.off + (va - s.va);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The address where file bytes [off, off + n) are loaded, if a PT_LOAD holds them all. */
+static bool elf_va_of_off(const struct elf *e, uint64_t off, uint64_t n, uint64_t *va)
+{
+	for (unsigned i = 0; i < e->phnum; i++) {
+		struct elf_seg s;
+
+		elf_seg(e, i, &s);
+		if (s.type == PT_LOAD && off >= s.off && off - s.off <= s.fsz &&
+		    n <= s.fsz - (off - s.off)) {
+			*va = s.va + (off - s.off);
 			return true;
 		}
 	}
@@ -504,6 +533,38 @@ static int elf_check_kernel(const struct elf *e, unsigned kernel_bits, char *err
 	return -1;
 }
 
+/*
+ * A fixed-address executable (ET_EXEC, a static Linux program): its image
+ * must lie in the addresses this kernel keeps for such programs
+ * (PROGRAM_FIXED_LO/HI). The
+ * linker has resolved every address, so no relocation is read (glibc's
+ * IRELATIVE ones in .rel.plt are applied by the program itself). The
+ * program headers must be in the image: the C library finds its TLS
+ * segment through AT_PHDR.
+ */
+static int elf_check_fixed(const struct elf *e, unsigned kernel_bits, struct program_layout *l,
+			   char *err, size_t errlen)
+{
+	uint64_t lo = PROGRAM_FIXED_LO(kernel_bits), hi = PROGRAM_FIXED_HI(kernel_bits);
+	uint64_t phsize = (uint64_t)e->phnum * e->fmt->phdr;
+
+	if (l->vaddr0 < lo || l->span > hi - lo || l->vaddr0 - lo > hi - lo - l->span) {
+		ksnprintf(err, errlen, "linked at %#llx..%#llx: a fixed-address program must lie in "
+			  "%#llx..%#llx", (unsigned long long)l->vaddr0,
+			  (unsigned long long)(l->vaddr0 + l->span), (unsigned long long)lo,
+			  (unsigned long long)hi);
+		return -1;
+	}
+	if (!elf_va_of_off(e, e->phoff, phsize, &l->phdr))
+		return fail(err, errlen, "the program headers are not in a PT_LOAD segment "
+			    "(AT_PHDR would point at nothing)");
+	l->phdr -= l->vaddr0;
+	l->phnum = (uint16_t)e->phnum;
+	l->phent = e->fmt->phdr;
+	l->fixed = true;
+	return 0;
+}
+
 int program_elf_check_for(unsigned kernel_bits, const uint8_t *file, size_t len,
 			  struct program_layout *l, char *err, size_t errlen)
 {
@@ -514,12 +575,12 @@ int program_elf_check_for(unsigned kernel_bits, const uint8_t *file, size_t len,
 	if (elf_open(file, len, &e, err, errlen) || elf_check_kernel(&e, kernel_bits, err, errlen))
 		return -1;
 	type = rd(file + E_TYPE, 2);
-	if (type == ET_EXEC)
-		return fail(err, errlen, "a fixed-address executable (ET_EXEC): nbprof loads programs "
-			    "wherever memory is free, so link it -static-pie (sdk/program.ld)");
-	if (type != ET_DYN)
+	if (type != ET_DYN && type != ET_EXEC)
 		return fail(err, errlen, "not an executable (e_type is neither ET_EXEC nor ET_DYN)");
-	if (elf_check_segments(&e, &t, err, errlen) || elf_check_relocs(&e, &t, err, errlen))
+	if (elf_check_segments(&e, &t, err, errlen))
+		return -1;
+	if (type == ET_EXEC ? elf_check_fixed(&e, kernel_bits, &t, err, errlen)
+			    : elf_check_relocs(&e, &t, err, errlen))
 		return -1;
 	entry = elf_word(&e, file + E_ENTRY);
 	if (entry < t.vaddr0 + t.text_lo || entry >= t.vaddr0 + t.text_hi)
@@ -591,7 +652,8 @@ int program_image_load(const uint8_t *file, size_t len, const struct program_lay
 		return 0;
 	}
 	elf_open(file, len, &e, err, errlen);
-	elf_find_relocs(&e, err, errlen);
+	if (!l->fixed)
+		elf_find_relocs(&e, err, errlen);
 	for (unsigned i = 0; i < e.phnum; i++) {
 		struct elf_seg s;
 
@@ -600,7 +662,8 @@ int program_image_load(const uint8_t *file, size_t len, const struct program_lay
 			continue;
 		memcpy(dst + (s.va - l->vaddr0), file + s.off, (size_t)s.fsz);
 	}
-	elf_relocate(&e, l, dst, base);
+	if (!l->fixed)
+		elf_relocate(&e, l, dst, base);
 	return 0;
 }
 
@@ -753,6 +816,9 @@ const struct program *program_at(uint64_t addr)
 	for (unsigned i = 0; i < PROGRAM_MAX; i++) {
 		const struct program *p = &programs[i];
 
+		/* the window holds one fixed-address program's image at a time: the last one run */
+		if (p->layout.fixed && fixed_owner && p != fixed_owner)
+			continue;
 		if (p->used && addr >= p->base && addr - p->base < p->pages * PROGRAM_PAGE)
 			return p;
 	}
@@ -812,7 +878,7 @@ int program_nbp_line(const struct program *p, char *buf, size_t n)
 {
 	int len = ksnprintf(buf, n, "NBP: %s base=%llx span=%llx crc=%08x", p->name,
 			    (unsigned long long)(p->base - p->layout.vaddr0),
-			    (unsigned long long)(p->pages * PROGRAM_PAGE), p->crc);
+			    (unsigned long long)(p->layout.vaddr0 + p->pages * PROGRAM_PAGE), p->crc);
 
 	if (len < 0 || (size_t)len + 10 > n)
 		return -1;

@@ -13,9 +13,17 @@
  * a program runs where the page allocator put it: the loader copies its
  * PT_LOAD segments to that base, zeroes what the file does not hold (.bss)
  * and adds the base to every RELATIVE slot (R_X86_64_RELATIVE of the x86-64
- * psABI 4.4 and R_386_RELATIVE of the i386 psABI, both type 8: B + A). A
- * fixed-address ET_EXEC is refused with the reason: there is no second
- * address space to map it into.
+ * psABI 4.4 and R_386_RELATIVE of the i386 psABI, both type 8: B + A).
+ *
+ * Or a static Linux executable (ET_EXEC, `musl-gcc -static`, `gcc -static`):
+ * linked at a fixed address, it is loaded there, into the window the page
+ * allocator never hands out (arch/x86/mem.h MEM_FIXED_*); its heap, its
+ * mappings and its stack are in an arena of their own (workload/linux.h,
+ * LINUX_ARENA_SIZE, allocated with the first such program). Every such
+ * program shares the window: the image is copied in before each run, and
+ * one such program runs at a time. It starts at its ELF entry with the
+ * stack Linux gives a new process and makes Linux system calls
+ * (workload/linux.c).
  *
  * The image is reloaded from the kept file before every run, so each run
  * starts from the same .data and .bss. The file is kept for the symbols:
@@ -39,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86/mem.h"
 #include "sdk/nbprof_abi.h"
 #include "workload/workload.h"
 
@@ -66,6 +75,9 @@
  */
 #define PROGRAM_STEP_LIMIT_S	10
 #define PROGRAM_LIMIT_MAX_S	86400	/* either limit: a day */
+/* The fixed-address window of a kernel of bits (arch/x86/mem.h), and what an image leaves free in it. */
+#define PROGRAM_FIXED_LO(bits)	((bits) == 64 ? MEM_FIXED_LO_64 : MEM_FIXED_LO_32)
+#define PROGRAM_FIXED_HI(bits)	(PROGRAM_FIXED_LO(bits) + MEM_FIXED_SIZE)
 /* A program that has this symbol starts with counting off (it calls nb_count_start()). */
 #define PROGRAM_REGION_SYMBOL	NB_STRINGIFY(NB_COUNT_REGION)
 
@@ -76,7 +88,10 @@ struct program_layout {
 	uint64_t entry;			/* entry point, offset from base */
 	uint64_t text_lo, text_hi;	/* executable segments' bounds, offsets from base */
 	bool flat;			/* a flat binary, not an ELF file */
+	bool fixed;			/* ET_EXEC: a Linux program at its linked addresses */
 	uint8_t word;			/* bytes of its pointers: 4 (ELF32) or 8 (ELF64) */
+	uint64_t phdr;			/* fixed: the program headers' offset from base (AT_PHDR) */
+	uint16_t phent, phnum;		/* fixed: their size and number (AT_PHENT, AT_PHNUM) */
 };
 
 /*
@@ -138,6 +153,12 @@ struct program *program_find(const char *name);
 struct program *program_slot(unsigned i);
 /* The program that holds address addr (image + argv pages), or NULL. */
 const struct program *program_at(uint64_t addr);
+/*
+ * The fixed-address program whose image the window holds (the last one
+ * run), which program_at() takes for the window's addresses; NULL: none yet.
+ */
+const struct program *program_fixed_owner(void);
+void program_set_fixed_owner(const struct program *p);
 /* The program whose workload entry is w, or NULL for a built-in workload. */
 const struct program *program_of(const struct workload *w);
 
@@ -157,8 +178,9 @@ uint64_t program_build_argv(const struct workload_args *a, unsigned word, uint8_
 
 /*
  * dump's line for program p: "NBP: NAME base=HEX span=HEX crc=FILECRC|LINECRC",
- * the runtime address of link address 0, the image and argv span and the
- * file's CRC-32; LINECRC (upper-case hex, as NBS: lines) is the CRC-32 of
+ * the runtime address of link address 0, the bytes from there to the end
+ * of the image and argv pages (a fixed-address program's image starts at
+ * its link address, so its span counts from 0) and the file's CRC-32; LINECRC (upper-case hex, as NBS: lines) is the CRC-32 of
  * the text between "NBP:" and '|', so a decoder trusts no damaged line.
  * Its length, or -1 when n is too small.
  */
@@ -188,6 +210,22 @@ int program_remove(const char *name);
  */
 int program_prepare(const struct program *p, const struct workload_args *a, uint64_t *fn,
 		    uint64_t *argv, char *err, size_t errlen);
+
+/*
+ * A fixed-address program p (layout.fixed): load its image into the window
+ * and lay out a new Linux process's stack there (workload/linux.h) with a's
+ * argv, random's bytes for AT_RANDOM and hwcap for AT_HWCAP; *lx is the
+ * run's state, o the memory access the stack is written through, *fn the
+ * entry and *sp the stack pointer at entry. Takes the window: call
+ * program_release_fixed() after the run. 0, or -1 with err (nothing taken).
+ */
+struct linux_ops;
+struct linux_proc;
+int program_prepare_fixed(const struct program *p, const struct workload_args *a,
+			  const struct linux_ops *o, struct linux_proc *lx,
+			  const uint8_t random[16], uint64_t hwcap,
+			  uint64_t *fn, uint64_t *sp, char *err, size_t errlen);
+void program_release_fixed(void);
 
 /* Does p contain the symbol name (a function the SDK links in only when it is called)? */
 bool program_has_symbol(const struct program *p, const char *name);

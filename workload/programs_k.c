@@ -13,6 +13,7 @@
 #include "lib/crc32.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "workload/linux.h"
 #include "workload/program.h"
 
 static uint64_t pages_of(uint64_t bytes)
@@ -24,8 +25,10 @@ static void program_free(struct program *p)
 {
 	if (p->file)
 		mem_free_pages((uint64_t)(uintptr_t)p->file, pages_of(p->file_len));
-	if (p->base)
+	if (p->base && !p->layout.fixed)
 		mem_free_pages(p->base, p->pages);
+	if (program_fixed_owner() == p)
+		program_set_fixed_owner(NULL);
 	*p = (struct program){ 0 };
 }
 
@@ -39,6 +42,30 @@ static struct program *program_free_slot(const char *name)
 		if (!program_slot(i)->used)
 			return program_slot(i);
 	return NULL;
+}
+
+/* The arena of fixed-address programs' heap, mappings and stacks (linux.h): one, kept once made. */
+static uint64_t fixed_arena;
+
+/*
+ * The fixed-address window (arch/x86/mem.h) must be free RAM on this
+ * machine, and the arena allocated.
+ */
+static int program_fixed_usable(const char *name, char *err, size_t errlen)
+{
+	char why[80];
+
+	if (!fixed_arena)
+		fixed_arena = mem_alloc_pages(LINUX_ARENA_SIZE / MEM_PAGE_SIZE);
+	if (!fixed_arena)
+		return ksnprintf(err, errlen, "%s: not enough free memory for the heap and stack of a "
+				 "fixed-address program (%u MiB)", name, LINUX_ARENA_SIZE >> 20), -1;
+	if (mem_fixed_check(why, sizeof(why)) == 0)
+		return 0;
+	ksnprintf(err, errlen, "%s: a fixed-address program cannot be mapped at %#llx..%#llx: %s",
+		  name, (unsigned long long)MEM_FIXED_LO,
+		  (unsigned long long)(MEM_FIXED_LO + MEM_FIXED_SIZE), why);
+	return -1;
 }
 
 int program_add(const char *name, const uint8_t *file, size_t len, bool flat, uint64_t entry_off,
@@ -58,9 +85,12 @@ int program_add(const char *name, const uint8_t *file, size_t len, bool flat, ui
 	if (!(slot = program_free_slot(name)))
 		return ksnprintf(err, errlen, "%s: the program table is full (%u programs); "
 				 "nothing was changed", name, PROGRAM_MAX), -1;
-	n.pages = pages_of(n.layout.span) + PROGRAM_ARGV_PAGES;
+	if (n.layout.fixed && program_fixed_usable(name, err, errlen))
+		return -1;
+	n.pages = pages_of(n.layout.span) + (n.layout.fixed ? 0 : PROGRAM_ARGV_PAGES);
 	copy = mem_alloc_pages(pages_of(len));
-	n.base = mem_alloc_pages(n.pages);
+	/* a fixed-address program is loaded into the window before each run, not here */
+	n.base = n.layout.fixed ? n.layout.vaddr0 : mem_alloc_pages(n.pages);
 	n.file = (const uint8_t *)(uintptr_t)copy;
 	n.file_len = len;
 	if (!copy || !n.base) {
@@ -68,7 +98,7 @@ int program_add(const char *name, const uint8_t *file, size_t len, bool flat, ui
 		return ksnprintf(err, errlen, "%s: not enough free memory", name), -1;
 	}
 	memcpy((void *)(uintptr_t)copy, file, len);
-	if (program_image_load(n.file, len, &n.layout, (uint8_t *)(uintptr_t)n.base, n.base, err,
+	if (!n.layout.fixed && program_image_load(n.file, len, &n.layout, (uint8_t *)(uintptr_t)n.base, n.base, err,
 			       errlen)) {
 		program_free(&n);
 		return -1;
@@ -126,4 +156,45 @@ bool program_has_symbol(const struct program *p, const char *name)
 		return false;
 	program_elf_symbols(p->file, p->file_len, program_sym_match, &want);
 	return want == NULL;
+}
+
+/* The window's one user at a time: any fixed-address program, on either LP. */
+static uint32_t fixed_busy;
+
+int program_prepare_fixed(const struct program *p, const struct workload_args *a,
+			  const struct linux_ops *o, struct linux_proc *lx,
+			  const uint8_t random[LINUX_RANDOM_BYTES], uint64_t hwcap,
+			  uint64_t *fn, uint64_t *sp, char *err, size_t errlen)
+{
+	struct linux_start st = {
+		.argc = a->argc, .argbuf = a->argbuf, .argbuf_len = sizeof(a->argbuf),
+		.entry = p->base + p->layout.entry, .phdr = p->base + p->layout.phdr,
+		.phent = p->layout.phent, .phnum = p->layout.phnum, .hwcap = hwcap,
+	};
+
+	if (program_fixed_usable(p->name, err, errlen))
+		return -1;
+	if (__atomic_exchange_n(&fixed_busy, 1, __ATOMIC_ACQUIRE))
+		return ksnprintf(err, errlen, "%s", "a fixed-address program is running on the other "
+				 "LP: they share the addresses they are linked at"), -1;
+	memcpy(st.random, random, LINUX_RANDOM_BYTES);
+	if (program_image_load(p->file, p->file_len, &p->layout, (uint8_t *)(uintptr_t)p->base,
+			       p->base, err, errlen)) {
+		program_release_fixed();
+		return -1;
+	}
+	program_set_fixed_owner(p);
+	linux_proc_init(lx, p->layout.word * 8u, MEM_FIXED_LO, MEM_FIXED_LO + MEM_FIXED_SIZE,
+			fixed_arena);
+	*fn = st.entry;
+	*sp = linux_build_stack(lx, o, &st);
+	if (*sp)
+		return 0;
+	program_release_fixed();
+	return ksnprintf(err, errlen, "%s", "the program's stack could not be laid out"), -1;
+}
+
+void program_release_fixed(void)
+{
+	__atomic_store_n(&fixed_busy, 0, __ATOMIC_RELEASE);
 }

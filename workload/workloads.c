@@ -51,6 +51,8 @@
 #include "arch/x86/timer.h"
 #include "arch/x86/user.h"
 #include "lib/printf.h"
+#include "lib/string.h"
+#include "workload/linux.h"
 #include "workload/program.h"
 #include "workload/snippet_run.h"
 #include "workload/workload.h"
@@ -103,6 +105,9 @@ struct wl_run {
 	uint64_t buf, buf_pages;
 	uint64_t tsc0;
 	const struct program *prog;	/* WL_PROGRAM */
+	bool linux_abi;			/* prog is a fixed-address Linux program */
+	struct linux_proc lx;		/* ... its heap, mappings and stack */
+	uint64_t entry_sp;		/* ... its stack pointer at entry */
 	bool watchdog;			/* an unstepped program: Ctrl-C and time limit by timer */
 	uint64_t deadline;		/* TSC at which the watchdog stops it */
 };
@@ -148,6 +153,112 @@ static uint64_t workload_ticks(uint64_t usec)
 	return usec * (timer_tsc_hz() / US_PER_S);
 }
 
+/* --- Linux programs (workload/linux.h) ------------------------------------------- */
+
+/* The program's memory: the window and the arena (identity mapped, opened to ring 3 for the run). */
+static uint8_t *workload_linux_user(void *ctx, uint64_t addr, uint64_t len)
+{
+	const struct wl_run *r = ctx;
+
+	return linux_owns(&r->lx, addr, len) ? (uint8_t *)(uintptr_t)addr : NULL;
+}
+
+static void workload_linux_write(void *ctx, const char *s, size_t n)
+{
+	(void)ctx;
+	console_write(s, n);
+}
+
+static uint64_t workload_linux_now(void *ctx)
+{
+	uint64_t hz = timer_tsc_hz(), t = rdtsc();
+
+	(void)ctx;
+	if (!hz)
+		return 0;
+	return t / hz * UINT64_C(1000000000) + t % hz * UINT64_C(1000000000) / hz;
+}
+
+static int workload_linux_tls(void *ctx, uint64_t base, uint32_t limit, uint32_t flags,
+			      uint32_t *entry)
+{
+	(void)ctx;
+	return mode_user_tls(base, limit, flags, entry);
+}
+
+static const struct linux_ops *workload_linux_ops(struct wl_run *r)
+{
+	static struct linux_ops ops[PERCPU_MAX];
+	struct linux_ops *o = &ops[percpu_this()->index];
+
+	*o = (struct linux_ops){ .ctx = r, .user = workload_linux_user, .write = workload_linux_write,
+				 .now_ns = workload_linux_now, .set_tls = workload_linux_tls };
+	return o;
+}
+
+/*
+ * A Linux program's system call: registers in (x86-64: RAX, RDI, RSI, RDX,
+ * R10, R8, R9; i386: EAX, EBX, ECX, EDX, ESI, EDI, EBP) and the result out
+ * in RAX. Exit, or a call nbprof does not answer, sends the program to its
+ * exit; the second ends the run with the call's number and name.
+ */
+static void workload_linux_gate(void *ctx, struct trap_frame *f)
+{
+	struct wl_run *r = ctx;
+	struct linux_call c = { .nr = f->rax };
+	const char *name;
+
+	step_sync(f);
+	if (r->lx.bits == 64) {
+		uint64_t a[6] = { f->rdi, f->rsi, f->rdx, f->r10, f->r8, f->r9 };
+
+		memcpy(c.a, a, sizeof(a));
+	} else {
+		uint64_t a[6] = { f->rbx, f->rcx, f->rdx, f->rsi, f->rdi, f->rbp };
+
+		memcpy(c.a, a, sizeof(a));
+	}
+	switch (linux_syscall(&r->lx, workload_linux_ops(r), &c)) {
+	case LINUX_CONTINUE:
+		f->rax = r->lx.bits == 64 ? c.ret : (uint32_t)c.ret;
+		return;
+	case LINUX_EXIT:
+		f->rax = (uint64_t)r->lx.status;
+		break;
+	case LINUX_UNKNOWN:
+		name = linux_call_name(r->lx.bits, c.nr);
+		r->res->status = WORKLOAD_REFUSED;
+		ksnprintf(r->res->error, sizeof(r->res->error), "system call %llu (%s) at %#llx: "
+			  "nbprof does not answer it (see 'help programs')",
+			  (unsigned long long)c.nr, name ? name : "no such call",
+			  (unsigned long long)(f->rip - 2));
+		f->rax = (uint64_t)-1;
+		break;
+	}
+	user_redirect_exit(f);
+}
+
+/* A fixed-address Linux program: its image, heap and stack in the window; no argument registers. */
+static int workload_linux_setup(struct wl_run *r)
+{
+	char err[96];
+	uint8_t rnd[LINUX_RANDOM_BYTES];
+	uint64_t t = rdtsc();
+
+	for (unsigned i = 0; i < LINUX_RANDOM_BYTES; i++, t = t * 6364136223846793005u + 1)
+		rnd[i] = (uint8_t)(t >> 56);
+	if (r->ring != 3)
+		return workload_refuse(r->res, "%s", "a Linux program runs at ring 3 only: its system "
+				       "calls come from there (SYSCALL, int 0x80)");
+	r->linux_abi = true;
+	if (program_prepare_fixed(r->prog, r->a, workload_linux_ops(r), &r->lx, rnd,
+				  cpuid_count(1, 0).edx, &r->call.fn, &r->entry_sp, err, sizeof(err))) {
+		r->linux_abi = false;
+		return workload_refuse(r->res, "%s", err);
+	}
+	return 0;
+}
+
 /* A user's program: a fresh image, argc in RDI and argv in RSI (SysV ABI). */
 static int workload_program_setup(struct wl_run *r)
 {
@@ -161,6 +272,8 @@ static int workload_program_setup(struct wl_run *r)
 		return workload_refuse(r->res, "%s", "it is running on the other LP: a program has "
 				       "one .data and .bss, so it runs on one LP at a time");
 	r->prog = p;
+	if (p->layout.fixed)
+		return workload_linux_setup(r);
 	if (program_prepare(r->prog, r->a, &r->call.fn, &r->call.arg[1], err, sizeof(err)))
 		return workload_refuse(r->res, "%s", err);
 	r->call.arg[0] = r->a->argc;
@@ -431,9 +544,13 @@ static int workload_prepare_ring(struct wl_run *r)
 		.fn = r->call.fn, .arg = { r->call.arg[0], r->call.arg[1], r->call.arg[2], r->call.arg[3] },
 		.rflags = r->call.rflags,
 		.stack_base = user_stack[lp], .stack_size = USER_STACK_PAGES * MEM_PAGE_SIZE,
-		.extra_base = r->buf, .extra_len = r->buf_pages * MEM_PAGE_SIZE,
-		.prog_base = r->prog ? r->prog->base : 0,
-		.prog_len = r->prog ? r->prog->pages * MEM_PAGE_SIZE : 0,
+		.extra_base = r->linux_abi ? r->lx.arena_lo : r->buf,
+		.extra_len = r->linux_abi ? LINUX_ARENA_SIZE : r->buf_pages * MEM_PAGE_SIZE,
+		.prog_base = r->linux_abi ? r->lx.lo : r->prog ? r->prog->base : 0,
+		.prog_len = r->linux_abi ? r->lx.hi - r->lx.lo
+			    : r->prog ? r->prog->pages * MEM_PAGE_SIZE : 0,
+		.entry_sp = r->linux_abi ? r->entry_sp : 0,
+		.linux_abi = r->linux_abi,
 	};
 	if (user_prepare(&r->user, &r->call))
 		return workload_refuse(r->res, "%s", "cannot make the workload pages user-accessible");
@@ -467,6 +584,8 @@ static void workload_execute(struct wl_run *r)
 	workload_timer(r, true);
 	user_set_synthetic(workload_synthetic_gate, r);
 	user_set_call(workload_program_gate, r);
+	if (r->linux_abi)
+		user_set_linux(workload_linux_gate, r);
 	user_set_gate(r->h);
 	g = arch_run_guarded(workload_guarded, r);
 	if (g == ARCH_GUARD_FAULTED)
@@ -480,6 +599,8 @@ static void workload_execute(struct wl_run *r)
 		user_cleanup(&r->user);
 	user_set_synthetic(NULL, NULL);
 	user_set_call(NULL, NULL);
+	if (r->linux_abi)
+		user_set_linux(NULL, NULL);
 	workload_timer(r, false);
 	if (g == ARCH_GUARD_FAULTED) {
 		res->status = WORKLOAD_FAULTED;
@@ -541,6 +662,8 @@ int workload_run(const struct workload_args *a, int ring, bool step,
 	}
 	if (r.buf)
 		mem_free_pages(r.buf, r.buf_pages);
+	if (r.linux_abi)
+		program_release_fixed();
 	if (r.prog)
 		__atomic_store_n(&((struct program *)r.prog)->running, 0, __ATOMIC_RELEASE);
 	return res->status;

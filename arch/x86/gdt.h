@@ -4,8 +4,9 @@
  * Selector map (SDM Vol. 3A 3.4.5; the user code/data order suits SYSRET,
  * which takes SS = STAR[63:48] + 8 and CS = STAR[63:48] + 16). The ia32
  * kernel (arch/x86/32/gdt.c) uses the same selectors with 32-bit code segments, an
- * 8-byte TSS descriptor and one more entry, 0x30, whose base is the LP's
- * struct percpu (its GS):
+ * 8-byte TSS descriptor and two more entries: 0x30, whose base is the LP's
+ * struct percpu (its GS), and 0x38, the TLS segment an i386 Linux program
+ * asks for with set_thread_area and loads into its own GS:
  *
  *	0x00  null
  *	0x08  ring-0 code, 64-bit
@@ -22,6 +23,8 @@
 #define GDT_USER_DS	0x18
 #define GDT_USER_CS	0x20
 #define GDT_TSS		0x28
+#define GDT_PERCPU	0x30	/* ia32 only */
+#define GDT_USER_TLS	0x38	/* ia32 only */
 #define GDT_RPL3	3
 
 /*

@@ -13,6 +13,7 @@
  */
 #include "arch/x86/mem.h"
 #include "arch/x86/memmap.h"
+#include "lib/printf.h"
 #include "lib/string.h"
 
 #define MEM_LOW_LIMIT	UINT64_C(0x100000)
@@ -24,10 +25,22 @@ static uint32_t nregions;
 static struct mem_free free_list = { .lo = MEM_LOW_LIMIT, .hi = MEM_POINTER_LIMIT };
 static uint64_t reclaimed;
 
-/* Hand [base, base + size) to the allocator; a range already free is not taken twice. */
+/*
+ * Hand [base, base + size) to the allocator, less the fixed-address window
+ * (mem.h); a range already free is not taken twice.
+ */
 static void mem_add_range(uint64_t base, uint64_t size)
 {
-	memfree_add(&free_list, base, size);
+	uint64_t end = base + size, wlo = MEM_FIXED_LO, whi = MEM_FIXED_LO + MEM_FIXED_SIZE;
+
+	if (end <= wlo || base >= whi) {
+		memfree_add(&free_list, base, size);
+		return;
+	}
+	if (base < wlo)
+		memfree_add(&free_list, base, wlo - base);
+	if (end > whi)
+		memfree_add(&free_list, whi, end - whi);
 }
 
 void mem_init(const struct bootinfo *bi)
@@ -108,4 +121,43 @@ uint32_t mem_nregions(void)
 const struct boot_region *mem_region(uint32_t i)
 {
 	return i < nregions ? &regions[i] : NULL;
+}
+
+static const char *mem_type_name(enum boot_mem_type t)
+{
+	switch (t) {
+	case BMEM_LOADER:	return "the kernel or its loader's data";
+	case BMEM_BOOT:		return "firmware boot-services memory";
+	case BMEM_ACPI:
+	case BMEM_ACPI_NVS:	return "ACPI tables";
+	case BMEM_MMIO:		return "device memory";
+	default:		return "reserved memory";
+	}
+}
+
+int mem_fixed_check(char *why, size_t n)
+{
+	uint64_t at = MEM_FIXED_LO, end = MEM_FIXED_LO + MEM_FIXED_SIZE;
+
+	for (uint32_t i = 0; i < nregions && at < end; i++) {
+		const struct boot_region *r = &regions[i];
+
+		if (r->base + r->size <= at)
+			continue;
+		if (r->base > at)
+			break;		/* a hole in the map: no RAM there */
+		if (r->type != BMEM_FREE && !(r->type == BMEM_BOOT && reclaimed)) {
+			ksnprintf(why, n, "%#llx..%#llx holds %s on this machine",
+				  (unsigned long long)r->base, (unsigned long long)(r->base + r->size),
+				  mem_type_name(r->type));
+			return -1;
+		}
+		at = r->base + r->size;
+	}
+	if (at < end) {
+		ksnprintf(why, n, "%#llx..%#llx is not RAM on this machine", (unsigned long long)at,
+			  (unsigned long long)end);
+		return -1;
+	}
+	return 0;
 }

@@ -26,6 +26,7 @@
 #define PERCPU_GATE_SHUT	160
 #define PERCPU_GATE_CTX		168
 #define PERCPU_GATE_MARK	176
+#define PERCPU_SYSCALL_URSP	192
 /* canonical, never mapped (above the identity map's 512 GiB at most) */
 #define MODE_UNMAPPED_ADDR	0x00007ffffffff000
 #else
@@ -56,6 +57,18 @@ struct percpu;
  * exists only with EM64T).
  */
 void mode_set_percpu_base(struct percpu *pc);
+
+/*
+ * A ring-3 Linux program's thread pointer, on this LP: x86-64 IA32_FS_BASE
+ * = base (limit and flags unused, *entry untouched); ia32 the GDT's TLS
+ * entry (gdt.h GDT_USER_TLS) as set_thread_area's struct user_desc asks
+ * (Linux arch/x86/include/uapi/asm/ldt.h: flags bit 0 seg_32bit, 1-2
+ * contents, 3 read_exec_only, 4 limit_in_pages, 5 seg_not_present, 6
+ * useable), *entry its index, when *entry is that index or -1. 0, or -1
+ * for a descriptor it does not make. mode_user_tls_clear() undoes it.
+ */
+int mode_user_tls(uint64_t base, uint32_t limit, uint32_t flags, uint32_t *entry);
+void mode_user_tls_clear(void);
 
 /* IA32_EFER for the sibling's start-up (trampoline.S), 0 where it has none. */
 uint64_t mode_ap_efer(void);

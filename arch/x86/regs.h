@@ -27,6 +27,11 @@
 #define MSR_IA32_APIC_BASE	0x1b
 #define MSR_IA32_EFER		0xc0000080
 #define EFER_LMA		0x00000400	/* read-only status: never written back */
+#define EFER_SCE		0x00000001	/* SYSCALL/SYSRET enable */
+/* SYSCALL's MSRs (SDM Vol. 3A 5.8.8): selectors, 64-bit entry, RFLAGS mask */
+#define MSR_IA32_STAR		0xc0000081
+#define MSR_IA32_LSTAR		0xc0000082
+#define MSR_IA32_FMASK		0xc0000084
 #define MSR_IA32_FS_BASE	0xc0000100
 #define MSR_IA32_GS_BASE	0xc0000101
 
@@ -38,7 +43,9 @@
 #define RFLAGS_IF		(UINT64_C(1) << 9)	/* interrupts enabled */
 #define RFLAGS_DF		(UINT64_C(1) << 10)	/* direction flag (SDM Vol. 1 3.4.3.2) */
 #define RFLAGS_IOPL		(UINT64_C(3) << 12)
+#define RFLAGS_NT		(UINT64_C(1) << 14)	/* nested task */
 #define RFLAGS_RF		(UINT64_C(1) << 16)	/* resume: suppress one instruction breakpoint */
+#define RFLAGS_AC		(UINT64_C(1) << 18)	/* alignment check */
 #endif
 
 #endif

@@ -92,6 +92,7 @@
 #include <stddef.h>
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/gdt.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/mode.h"
 #include "arch/x86/msr.h"
@@ -111,6 +112,7 @@
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR7_L1			(UINT64_C(1) << 2)	/* DR1, DR2 likewise */
 #define DR7_L2			(UINT64_C(1) << 4)
+#define DR7_L3			(UINT64_C(1) << 6)
 #define DR6_CLEAR		UINT64_C(0xffff0ff0)	/* DR6 with no condition flagged (SDM 17.2.3) */
 
 /*
@@ -244,8 +246,9 @@ static void step_bp_set(struct step_state *s, uint64_t addr)
 }
 
 /*
- * The ring-3 gates a run calls and returns from (int 0x81, 0x82): DR1 and
- * DR2 on their entry stubs, beside DR0 (step_arm). Their handlers clear TF;
+ * The ring-3 gates a run calls and returns from (int 0x81, 0x82, and a
+ * Linux program's SYSCALL on x86-64): DR1, DR2 and DR3 on their entries,
+ * beside DR0 (step_arm). Their entries clear TF;
  * from the breakpoint on, the step engine steps them to their IRET as the
  * kernel code they are (step_gate_stepped).
  */
@@ -253,7 +256,12 @@ static void step_bp_gates(struct step_state *s)
 {
 	__asm__ volatile("mov %0, %%dr1" : : "r"((uintptr_t)idt_stub(USER_SYNTH_VECTOR)));
 	__asm__ volatile("mov %0, %%dr2" : : "r"((uintptr_t)user_call_entry));
+#if MODE_IS_64
+	__asm__ volatile("mov %0, %%dr3" : : "r"((uintptr_t)syscall_entry));
+	step_write_dr7(DR7_L0 | DR7_L1 | DR7_L2 | DR7_L3);
+#else
 	step_write_dr7(DR7_L0 | DR7_L1 | DR7_L2);
+#endif
 	s->bp_armed = true;
 	s->gate_bp = true;
 }
@@ -795,6 +803,11 @@ static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint6
 			st->h_stats.tail_max = tail;
 	}
 	step_restore(st, &st->h_saved);
+	if (st->h_gate && f->rip != st->h_rip) {	/* sent to the exit (user_redirect_exit) */
+		st->last_rip = f->rip;
+		st->last_cpl = (uint8_t)(f->cs & 3);
+		step_classify(st, f->rip, f);
+	}
 	__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);
 	step_stamp_exit(st, f);
 }
@@ -857,14 +870,14 @@ struct trap_frame *step_handler_frame_of(unsigned cpu)
  * at the instruction after the INT. The frame the CPU pushed lies at RSP:
  * return address, CS, flags, stack pointer, SS, each a word.
  */
-static void step_gate_stepped(struct step_state *st, struct trap_frame *f, uint64_t entry)
+static void step_gate_from(struct step_state *st, struct trap_frame *f, uint64_t entry,
+			   uint64_t rip, uint64_t cs, uint64_t rsp)
 {
-	const uintptr_t *u = (const uintptr_t *)(uintptr_t)f->rsp;
 	struct trap_frame g = *f;
 
-	g.rip = u[0];
-	g.cs = u[1];
-	g.rsp = u[3];
+	g.rip = rip;
+	g.cs = cs;
+	g.rsp = rsp;
 	st->cycles += step_take(st, entry);
 	st->frame = &g;			/* a PMI its events raise samples the workload */
 	step_emit(st, &g);		/* the INT */
@@ -886,6 +899,26 @@ static void step_gate_stepped(struct step_state *st, struct trap_frame *f, uint6
 	f->rflags |= RFLAGS_TF | RFLAGS_RF;
 	step_stamp_exit(st, f);
 }
+
+static void step_gate_stepped(struct step_state *st, struct trap_frame *f, uint64_t entry)
+{
+	const uintptr_t *u = (const uintptr_t *)(uintptr_t)f->rsp;
+
+	step_gate_from(st, f, entry, u[0], u[1], u[3]);
+}
+
+/*
+ * A Linux program's SYSCALL (x86-64: arch/x86/64/entry.S syscall_entry),
+ * whose FMASK clears TF like a gate: RCX holds the return address and RSP
+ * is still the program's; the entry's IRETQ returns with that RSP and the
+ * user code selector.
+ */
+#if MODE_IS_64
+static void step_syscall_stepped(struct step_state *st, struct trap_frame *f, uint64_t entry)
+{
+	step_gate_from(st, f, entry, f->rcx, GDT_USER_CS | GDT_RPL3, f->rsp);
+}
+#endif
 
 /*
  * The breakpoint on the ring-3 exit gate's stub (step_arm): the INT is
@@ -947,6 +980,13 @@ static void step_db(struct trap_frame *f)
 		step_stamp_exit(st, f);
 		return;
 	}
+#if MODE_IS_64
+	if (st->gate_bp && !st->h_active && f->rip == (uintptr_t)syscall_entry && st->active &&
+	    !st->done) {
+		step_syscall_stepped(st, f, entry);
+		return;
+	}
+#endif
 	if (st->gate_bp && !st->h_active && (f->rip == idt_stub(USER_SYNTH_VECTOR) ||
 					      f->rip == (uintptr_t)user_call_entry) &&
 	    st->active && !st->done) {
@@ -954,13 +994,18 @@ static void step_db(struct trap_frame *f)
 		return;
 	}
 	if (st->exit_bp && f->rip == (uintptr_t)user_exit_entry) {
-		step_exit_stepped(st, f, entry);
+		/* the trampoline's exit; a Linux program's system call (ia32) is a gate */
+		if (*(const uintptr_t *)(uintptr_t)f->rsp == (uintptr_t)wl_user_exit + USER_EXIT_INSN_LEN)
+			step_exit_stepped(st, f, entry);
+		else if (!st->h_active && st->active && !st->done)
+			step_gate_stepped(st, f, entry);
 		return;
 	}
 	if (st->h_active)
 		st->h_clock += step_take(st, entry);	/* the handler's instruction, as if unstepped */
-	if (st->h_active && f->rip == st->h_rip && f->rsp == st->h_rsp && f->cs == st->h_cs) {
-		step_handler_exit(st, f, entry);
+	if (st->h_active && f->rsp == st->h_rsp && f->cs == st->h_cs &&
+	    (f->rip == st->h_rip || (st->h_gate && (f->cs & 3) == 3))) {
+		step_handler_exit(st, f, entry);	/* a gate may send its program elsewhere */
 		return;
 	}
 	run = st->active && !st->done;

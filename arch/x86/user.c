@@ -35,8 +35,11 @@
 #include "arch/x86/gdt.h"
 #include "arch/x86/hooks.h"
 #include "arch/x86/idt.h"
+#include "arch/x86/mode.h"
+#include "arch/x86/msr.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/regs.h"
 #include "arch/x86/step.h"
 #include "arch/x86/user.h"
 
@@ -46,6 +49,10 @@ _Static_assert(offsetof(struct percpu, gate_open) == PERCPU_GATE_OPEN, "percpu l
 _Static_assert(offsetof(struct percpu, gate_shut) == PERCPU_GATE_SHUT, "percpu layout");
 _Static_assert(offsetof(struct percpu, gate_ctx) == PERCPU_GATE_CTX, "percpu layout");
 _Static_assert(offsetof(struct percpu, gate_mark) == PERCPU_GATE_MARK, "percpu layout");
+
+#if MODE_IS_64
+_Static_assert(offsetof(struct percpu, syscall_user_rsp) == PERCPU_SYSCALL_URSP, "percpu layout");
+#endif
 
 void user_return(uint64_t rax, uint64_t kernel_ds) __attribute__((noreturn));
 
@@ -57,6 +64,9 @@ static struct user_lp {
 	void *synth_ctx;
 	void (*call_fn)(void *ctx, struct trap_frame *f);
 	void *call_ctx;
+	void (*linux_fn)(void *ctx, struct trap_frame *f);
+	void *linux_ctx;
+	bool syscall_on;		/* x86-64: this LP's SYSCALL MSRs are set */
 	struct trap_frame *frame;	/* the gate's frame while its handler runs */
 } user_lps[PERCPU_MAX];
 
@@ -77,13 +87,37 @@ static void user_lock_drop(void)
 	__atomic_store_n(&user_text.lock, 0, __ATOMIC_RELEASE);
 }
 
-/* int 0x80: a ring-3 workload has returned (RAX is its result). */
+/*
+ * A Linux program's system call (int 0x80 in the ia32 kernel, SYSCALL in
+ * the x86-64 one): published like the 0x82 gate's frame, since a call may
+ * reach the PMU (the counting markers go through 0x82, but a stepped run
+ * syncs its stepper here).
+ */
+static void user_linux_gate(struct trap_frame *f)
+{
+	unsigned lp = percpu_this()->index;
+
+	if ((f->cs & 3) != 3 || !user_lps[lp].linux_fn)
+		return;
+	__atomic_store_n(&user_lps[lp].frame, f, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	user_lps[lp].linux_fn(user_lps[lp].linux_ctx, f);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&user_lps[lp].frame, NULL, __ATOMIC_RELAXED);
+}
+
+/* int 0x80: a ring-3 workload has returned (RAX is its result), or an i386 Linux call. */
 static void user_exit_gate(struct trap_frame *f)
 {
 	struct percpu *pc = percpu_this();
 
 	if ((f->cs & 3) != 3 || !pc->user_in_run)
 		return;		/* not from a ring-3 run: ignore */
+	/* the x86-64 kernel's Linux programs use SYSCALL: there only the trampoline comes here */
+	if (!MODE_IS_64 && f->rip != (uint64_t)(uintptr_t)wl_user_exit + USER_EXIT_INSN_LEN) {
+		user_linux_gate(f);
+		return;
+	}
 	step_gate_enter(f);	/* in the counting window: the way back is kernel code */
 	pc->user_in_run = false;
 	user_return(f->rax, GDT_KERNEL_DS);
@@ -125,6 +159,39 @@ static void user_call_gate(struct trap_frame *f)
 	user_lps[lp].call_fn(user_lps[lp].call_ctx, f);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&user_lps[lp].frame, NULL, __ATOMIC_RELAXED);
+}
+
+void user_set_linux(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
+{
+	unsigned lp = percpu_this()->index;
+
+	user_lps[lp].linux_fn = fn;
+	user_lps[lp].linux_ctx = ctx;
+}
+
+/*
+ * SYSCALL on this LP (SDM Vol. 3A 5.8.8): EFER.SCE, the kernel's CS (SS is
+ * CS + 8) in STAR[47:32], SYSRET's base in STAR[63:48] (user SS = base + 8,
+ * CS = base + 16: gdt.h's order; the entry returns by IRETQ all the same),
+ * the entry in LSTAR, and FMASK clearing IF, TF, DF, NT and AC at entry
+ * as an interrupt gate would (IF, TF, NT) and as the C code expects (DF,
+ * AC). The PMU model's register seam is for PMU registers: these go to
+ * the processor.
+ */
+static void user_syscall_on(void)
+{
+#if MODE_IS_64
+	unsigned lp = percpu_this()->index;
+
+	if (user_lps[lp].syscall_on)
+		return;
+	msr_write(MSR_IA32_STAR, (uint64_t)GDT_KERNEL_CS << 32 |
+				 (uint64_t)((GDT_USER_DS - 8) | GDT_RPL3) << 48);
+	msr_write(MSR_IA32_LSTAR, (uint64_t)(uintptr_t)syscall_entry);
+	msr_write(MSR_IA32_FMASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_DF | RFLAGS_NT | RFLAGS_AC);
+	msr_write(MSR_IA32_EFER, msr_read(MSR_IA32_EFER) | EFER_SCE);	/* LMA reads back as set */
+	user_lps[lp].syscall_on = true;
+#endif
 }
 
 void user_set_call(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)
@@ -183,6 +250,7 @@ void user_init(void)
 	idt_set_handler(USER_EXIT_VECTOR, user_exit_gate);
 	idt_set_handler(USER_SYNTH_VECTOR, user_synth_gate);
 	idt_set_handler(USER_CALL_VECTOR, user_call_gate);
+	idt_set_handler(USER_SYSCALL_VECTOR, user_linux_gate);
 	/* its own entry stub: a counting marker's fast path before the common one */
 	idt_gate_set(USER_CALL_VECTOR, (uint64_t)(uintptr_t)user_call_entry, 0, true);
 	/* its own entry stub: the gate shuts before the common entry path runs */
@@ -230,13 +298,17 @@ int user_prepare(const struct user_run *r, struct wl_call *c)
 		user_open(r, false);
 		return -1;
 	}
+	if (r->linux_abi)
+		user_syscall_on();
 	/* At entry RSP points at the return address, 8 mod 16 as after a call. */
-	*(uint64_t *)(uintptr_t)(top - 8) = (uint64_t)(uintptr_t)wl_user_exit;
+	if (!r->entry_sp)
+		*(uint64_t *)(uintptr_t)(top - 8) = (uint64_t)(uintptr_t)wl_user_exit;
 	*c = (struct wl_call){
 		.fn = r->fn,
 		.arg = { r->arg[0], r->arg[1], r->arg[2], r->arg[3] },
 		.rflags = (r->rflags | RFLAGS_RESERVED1) & ~RFLAGS_IOPL,
-		.rsp = top - 8,
+		.rsp = r->entry_sp ? r->entry_sp : top - 8,
+		.raw = r->entry_sp != 0,
 		.cs = GDT_USER_CS | GDT_RPL3,
 		.ss = GDT_USER_DS | GDT_RPL3,
 	};
@@ -251,6 +323,8 @@ void user_cleanup(const struct user_run *r)
 	percpu_this()->user_in_run = false;
 	__asm__ volatile("mov %0, %%ds\n\tmov %0, %%es\n\tmov %0, %%ss" : : "r"(ds) : "memory");
 	tss_set_rsp0(0);
+	if (r->linux_abi)
+		mode_user_tls_clear();
 	user_open(r, false);
 }
 

@@ -141,9 +141,11 @@ def run_shell(ex, machines):
 
 @pytest.fixture(scope="session")
 def scratch():
-    """A directory with the tree's sdk/ and tools/ and the build as build/."""
+    """A directory with the tree's sdk/, tools/ and docs/ (its example sources) and the
+    build as build/."""
     with tempfile.TemporaryDirectory(prefix="nbprof-doc-") as d:
         os.symlink(os.path.join(REPO, "sdk"), os.path.join(d, "sdk"))
+        os.symlink(os.path.join(REPO, "docs"), os.path.join(d, "docs"))
         os.symlink(os.path.join(REPO, "tools"), os.path.join(d, "tools"))
         os.symlink(qc.qemu.BUILD, os.path.join(d, "build"))
         yield d

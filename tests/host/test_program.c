@@ -169,8 +169,9 @@ static void broken_files_are_refused(void **state)
 	c.b[18] = 3;		/* EM_386 in an ELF64 file */
 	expect_refused(&c, "an ELF64 file for machine 3, not x86-64");
 	memcpy(c.b, f.b, f.n);
-	c.b[16] = 2;		/* ET_EXEC */
-	expect_refused(&c, "ET_EXEC");
+	c.b[16] = 2;		/* ET_EXEC, linked at 0: outside the fixed-address window */
+	expect_refused(&c, "linked at 0..0x2000: a fixed-address program must lie in "
+		       "0x400000..0x800000");
 	memcpy(c.b, f.b, f.n);
 	phoff = rd64(c.b + 32);
 	c.b[phoff] = 3;		/* the first program header becomes PT_INTERP */
@@ -462,7 +463,8 @@ static void nbp_line_is_crc_framed(void **state)
 	struct program p = { .base = 0x7a001000, .pages = 3, .crc = 0x1234abcd,
 			     .layout = { .vaddr0 = 0x1000 } };
 	char line[PROGRAM_NBP_LINE_MAX], want[16];
-	const char *body = "NBP: hello base=7a000000 span=3000 crc=1234abcd";
+	/* the span counts from base, the runtime address of link address 0: vaddr0 + 3 pages */
+	const char *body = "NBP: hello base=7a000000 span=4000 crc=1234abcd";
 	int n;
 
 	(void)state;
@@ -704,6 +706,62 @@ static void relocations32_come_from_the_dynamic_section(void **state)
 	free(f.b);
 }
 
+/*
+ * hello.elf made a fixed-address executable: ET_EXEC, every PT_LOAD and the
+ * entry moved by shift. Its first PT_LOAD holds the ELF and program headers.
+ */
+static struct file fixed_copy(const struct file *f, uint64_t shift)
+{
+	struct file c = { malloc(f->n), f->n };
+	uint64_t phoff = rd64(f->b + 32);
+	unsigned phnum = f->b[56];
+
+	memcpy(c.b, f->b, f->n);
+	c.b[16] = 2;
+	wr64(c.b + 24, rd64(c.b + 24) + shift);
+	for (unsigned i = 0; i < phnum; i++) {
+		uint8_t *ph = c.b + phoff + (uint64_t)i * 56;
+
+		if (ph[0] == 1 || ph[0] == 2) {		/* PT_LOAD, PT_DYNAMIC */
+			wr64(ph + 16, rd64(ph + 16) + shift);
+			wr64(ph + 24, rd64(ph + 24) + shift);
+		}
+	}
+	return c;
+}
+
+static void fixed_address_executables_are_loaded_where_linked(void **state)
+{
+	struct file f = load("hello.elf");
+	struct file c = fixed_copy(&f, 0x400000), far = fixed_copy(&f, 0x7ff000);
+	struct program_layout pie, l;
+	char err[200] = "";
+	uint8_t *img;
+
+	(void)state;
+	assert_int_equal(program_elf_check(f.b, f.n, &pie, err, sizeof(err)), 0);
+	assert_int_equal(program_elf_check(c.b, c.n, &l, err, sizeof(err)), 0);
+	assert_true(l.fixed && !pie.fixed);
+	assert_int_equal(l.vaddr0, 0x400000);
+	assert_int_equal(l.span, pie.span);
+	assert_int_equal(l.entry, pie.entry);
+	assert_int_equal(l.phdr, rd64(f.b + 32));	/* the headers at file offset 0 + e_phoff */
+	assert_int_equal(l.phnum, f.b[56]);
+	assert_int_equal(l.phent, 56);
+	/* copied as linked: no relocation is applied, whatever the base */
+	img = malloc(l.span);
+	assert_int_equal(program_image_load(c.b, c.n, &l, img, 0x400000, err, sizeof(err)), 0);
+	assert_memory_equal(img, c.b, 0x100);
+	free(img);
+	/* one page past the window's end */
+	expect_refused(&far, "a fixed-address program must lie in 0x400000..0x800000");
+	/* the 32-bit kernel keeps another window */
+	expect_refused_by(32, &c, "a 64-bit program");
+	free(c.b);
+	free(far.b);
+	free(f.b);
+}
+
 /* The class-generic checks refuse a broken ELF32 file as they refuse an ELF64 one. */
 static void broken_elf32_files_are_refused(void **state)
 {
@@ -719,8 +777,8 @@ static void broken_elf32_files_are_refused(void **state)
 	c.b[18] = 62;		/* EM_X86_64 in an ELF32 file */
 	expect_refused_by(32, &c, "an ELF32 file for machine 62, not i386");
 	memcpy(c.b, f.b, f.n);
-	c.b[16] = 2;		/* ET_EXEC */
-	expect_refused_by(32, &c, "ET_EXEC");
+	c.b[16] = 2;		/* ET_EXEC, linked at 0 */
+	expect_refused_by(32, &c, "a fixed-address program must lie in 0x8000000..0x8400000");
 	memcpy(c.b, f.b, f.n);
 	c.b[phoff] = 3;		/* PT_INTERP */
 	expect_refused_by(32, &c, "PT_INTERP");
@@ -881,6 +939,7 @@ int main(void)
 		cmocka_unit_test(relocations_come_from_the_dynamic_section),
 		cmocka_unit_test(flat_binaries),
 		cmocka_unit_test(nbp_line_is_crc_framed),
+		cmocka_unit_test(fixed_address_executables_are_loaded_where_linked),
 		cmocka_unit_test(names_are_checked),
 		cmocka_unit_test(a_loaded_program_is_a_workload),
 		cmocka_unit_test(too_many_program_arguments),

@@ -8,8 +8,11 @@
  * (SDM Vol. 3A 6.12.1, Figure 6-4); an error code follows for vectors 8,
  * 10-14, 17, 21, 29, 30. A stub pushes a zero error code when the CPU
  * pushes none, then a zero high half of the error code, then the vector,
- * and jumps to isr_common, which pushes the general registers, DS and ES
- * (the raw frame, R_* below) and loads the kernel's data segments.
+ * and jumps to isr_common, which pushes the general registers, DS, ES and
+ * GS (the raw frame, R_* below) and loads the kernel's data segments and,
+ * from ring 3, its per-LP GS (an i386 Linux program points GS at its own
+ * TLS segment, gdt.h; kernel code always runs with the per-LP one, also
+ * before its descriptor is filled in); the IRET path restores all three.
  *
  * The C code sees the same struct trap_frame as in the 64-bit kernel
  * (idt.h, 64-bit fields): isr_common builds one below the raw frame, each
@@ -69,23 +72,24 @@ isr_stubs:
 	.noaltmacro
 
 /* The raw frame: offsets from ESP after isr_common's pushes. */
-#define R_ES		0
-#define R_DS		4
-#define R_EBP		8
-#define R_EDI		12
-#define R_ESI		16
-#define R_EDX		20
-#define R_ECX		24
-#define R_EBX		28
-#define R_EAX		32
-#define R_VEC		36
-#define R_ERR_HI	40
-#define R_ERR		44
-#define R_EIP		48
-#define R_CS		52
-#define R_EFLAGS	56
-#define R_ESP		60	/* only from ring 3 */
-#define R_SS		64	/* only from ring 3 */
+#define R_GS		0
+#define R_ES		4
+#define R_DS		8
+#define R_EBP		12
+#define R_EDI		16
+#define R_ESI		20
+#define R_EDX		24
+#define R_ECX		28
+#define R_EBX		32
+#define R_EAX		36
+#define R_VEC		40
+#define R_ERR_HI	44
+#define R_ERR		48
+#define R_EIP		52
+#define R_CS		56
+#define R_EFLAGS	60
+#define R_ESP		64	/* only from ring 3 */
+#define R_SS		68	/* only from ring 3 */
 
 /* struct trap_frame (idt.h): offsets of its 64-bit fields. */
 #define T_R15		0
@@ -133,10 +137,18 @@ isr_common:
 	pushl %ebp
 	pushl %ds
 	pushl %es
+	pushl %gs
 	movl $GDT_KERNEL_DS, %eax
 	movl %eax, %ds
 	movl %eax, %es
-	cld
+	testl $3, R_CS(%esp)
+	jnz 6f
+	movl %gs, %eax			/* ring 0 with a program's TLS in GS: a trap */
+	cmpl $(GDT_USER_TLS | GDT_RPL3), %eax	/* (#DB, NMI) in a ring-3 gate's stub */
+	jne 5f
+6:	movl $(GDT_PERCPU | GDT_RPL3), %eax	/* from ring 3: a Linux program's GS holds its TLS */
+	movl %eax, %gs
+5:	cld
 	movl %esp, %esi			/* the raw frame */
 	subl $T_SIZE, %esp
 	andl $-16, %esp
@@ -190,6 +202,7 @@ isr_common:
 4:	cmpl $TRAP_EXIT_STAMP, T_VEC(%edi)
 	movl %esi, %esp
 	je isr_exit_stamped
+	popl %gs
 	popl %es
 	popl %ds
 	popl %ebp
@@ -204,6 +217,7 @@ isr_common:
 
 /* A handler asked for the TSC right before IRET, stored at the error code's address. */
 isr_exit_stamped:
+	popl %gs
 	popl %es
 	popl %ds
 	popl %ebp
@@ -228,22 +242,33 @@ isr_exit_stamped:
 
 /* #DB: the TSC first, into the error code (low) and its high half; then vector 1. */
 /*
- * The ring-3 exit gate (USER_EXIT_VECTOR, user.c): from ring 3, the
- * counting gate shuts first (user_gate_shut), before the common path;
- * EAX, the workload's result, is kept (EDX and ECX are the finished
- * workload's). DS and ES are still the user's flat data selector, which
- * the C code can use as the kernel's.
+ * The ring-3 exit gate (USER_EXIT_VECTOR, user.c): from the exit trampoline
+ * (a Linux program's system calls come through the same vector, and go
+ * straight to the common path), the counting gate shuts first, before the
+ * common path; EAX, the workload's result, is kept (EDX and ECX are the
+ * finished workload's), GS is the kernel's per-LP one from here on (the
+ * run ends: isr_common saves it as the program's). DS and ES are still the
+ * user's flat data selector, which the C code can use as the kernel's.
  */
 	.globl user_exit_entry
 	.hidden user_exit_entry
 user_exit_entry:
 	testb $3, 4(%esp)		/* CS: from ring 3? */
-	jz 1f
+	jz 2f
+	pushl %ecx			/* from the trampoline, not a Linux program's call? */
+	call 1f
+1:	popl %ecx
+	leal (wl_user_exit + USER_EXIT_INSN_LEN - 1b)(%ecx), %ecx
+	cmpl %ecx, 4(%esp)
+	popl %ecx
+	jne 2f
 	pushl %eax
+	movl $(GDT_PERCPU | GDT_RPL3), %eax	/* a Linux program's GS holds its TLS */
+	movl %eax, %gs
 	movl %gs:PERCPU_GATE_CTX, %eax
 	call *%gs:PERCPU_GATE_SHUT
 	popl %eax
-1:	pushl $0
+2:	pushl $0
 	pushl $0
 	pushl $USER_EXIT_VECTOR
 	jmp isr_common
@@ -251,8 +276,9 @@ user_exit_entry:
 /*
  * The ring-3 call gate (USER_CALL_VECTOR, user.c): a counting marker from
  * ring 3 (EAX = NB_CALL_COUNT, EDI = on) first goes to the counting gate's
- * mark_fast (arch/x86/hooks.h, regparm(2)), with ECX and EDX saved (the
- * call's contract keeps all but EAX; the C code keeps the rest); when it
+ * mark_fast (arch/x86/hooks.h, regparm(2)), with ECX, EDX and GS saved
+ * (the call's contract keeps all but EAX; the C code keeps the rest; GS is
+ * the kernel's per-LP one meanwhile, a Linux program's TLS); when it
  * did the work the call returns 0 from here, else the common path runs
  * with the registers as they came.
  */
@@ -266,9 +292,13 @@ user_call_entry:
 	pushl %eax
 	pushl %ecx
 	pushl %edx
+	pushl %gs			/* a Linux program's TLS: put back below */
+	movl $(GDT_PERCPU | GDT_RPL3), %eax
+	movl %eax, %gs
 	movl %edi, %edx
 	movl %gs:PERCPU_GATE_CTX, %eax
 	call *%gs:PERCPU_GATE_MARK
+	popl %gs
 	testl %eax, %eax
 	popl %edx
 	popl %ecx

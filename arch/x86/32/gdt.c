@@ -40,8 +40,17 @@ struct tss32 {
 
 _Static_assert(sizeof(struct tss32) == 104, "TSS layout");
 
-#define GDT_PERCPU		0x30
-#define GDT_ENTRIES		7
+#define GDT_ENTRIES		8
+#define TLS_SEG_32BIT		0x01	/* struct user_desc's flags (mode.h) */
+#define TLS_CONTENTS		0x06
+#define TLS_READ_EXEC_ONLY	0x08
+#define TLS_LIMIT_IN_PAGES	0x10
+#define TLS_NOT_PRESENT		0x20
+#define TLS_USEABLE		0x40
+/* The descriptor's flags nibble, bits 55:52 (SDM Vol. 3A Figure 3-8): G, D/B, L, AVL. */
+#define DESC_G			(UINT64_C(1) << 55)
+#define DESC_DB			(UINT64_C(1) << 54)
+#define DESC_AVL		(UINT64_C(1) << 52)
 
 #define DESC_PERCPU_ACCESS	UINT64_C(0xf2)			/* P, DPL3, data read/write */
 
@@ -113,6 +122,7 @@ int gdt_init_lp(unsigned lp, const uint64_t ist_top[3])
 	g[GDT_USER_DS / 8] = DESC_USER_DATA;
 	g[GDT_USER_CS / 8] = DESC_USER_CODE32;
 	g[GDT_PERCPU / 8] = 0;		/* mode_set_percpu_base() fills it */
+	g[GDT_USER_TLS / 8] = 0;	/* mode_user_tls() fills it */
 	t->ss0 = GDT_KERNEL_DS;
 	t->iomap_base = sizeof(*t);	/* no I/O bitmap: ring 3 gets no port access */
 	g[GDT_TSS / 8] = gdt_desc((uint32_t)(uintptr_t)t, sizeof(*t) - 1, TSS_TYPE_AVAILABLE);
@@ -163,4 +173,29 @@ void idt_gate_load(void)
 	struct desc_ptr32 p = { sizeof(idt) - 1, (uint32_t)(uintptr_t)idt };
 
 	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
+/* A present, writable DPL-3 data segment only: what a C library's TLS is. */
+int mode_user_tls(uint64_t base, uint32_t limit, uint32_t flags, uint32_t *entry)
+{
+	uint64_t d;
+
+	if (!entry || (*entry != GDT_USER_TLS / 8 && *entry != UINT32_MAX) || base > UINT32_MAX ||
+	    (flags & (TLS_CONTENTS | TLS_READ_EXEC_ONLY | TLS_NOT_PRESENT)) || limit > 0xfffff)
+		return -1;
+	d = gdt_desc((uint32_t)base, limit, DESC_PERCPU_ACCESS);
+	if (flags & TLS_LIMIT_IN_PAGES)
+		d |= DESC_G;
+	if (flags & TLS_SEG_32BIT)
+		d |= DESC_DB;
+	if (flags & TLS_USEABLE)
+		d |= DESC_AVL;
+	gdt[percpu_this()->index][GDT_USER_TLS / 8] = d;
+	*entry = GDT_USER_TLS / 8;
+	return 0;
+}
+
+void mode_user_tls_clear(void)
+{
+	gdt[percpu_this()->index][GDT_USER_TLS / 8] = 0;
 }

@@ -471,6 +471,8 @@ user_call:
 	call tss_set_rsp0			/* (uint64_t) */
 	addl $8, %esp
 	movl WC_RSP(%ebx), %edi
+	cmpl $0, WC_RAW(%ebx)			/* a Linux process's stack: as it is */
+	jne 2f
 	movl (%edi), %eax			/* the exit trampoline */
 	subl $32, %edi
 	movl %eax, (%edi)
@@ -482,7 +484,7 @@ user_call:
 	addl $1, %ecx
 	cmpl $4, %ecx
 	jb 1b
-	pushl WC_SS(%ebx)			/* IRET frame (SDM Vol. 3A Figure 6-4) */
+2:	pushl WC_SS(%ebx)			/* IRET frame (SDM Vol. 3A Figure 6-4) */
 	pushl %edi
 	pushl WC_RFLAGS(%ebx)
 	pushl WC_CS(%ebx)

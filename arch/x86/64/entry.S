@@ -28,6 +28,8 @@
  * the faulting frames (which lie below the saved RSP).
  */
 
+#include "arch/x86/gdt.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/step.h"
 #include "arch/x86/user.h"
 
@@ -194,6 +196,34 @@ isr_db_entry:
 	movq %rdx, 8(%rsp)
 	movq (%rsp), %rdx
 	movq $1, (%rsp)
+	jmp isr_common
+
+/*
+ * SYSCALL from a ring-3 Linux program (user.c). The processor left RIP in
+ * RCX and RFLAGS in R11, cleared the RFLAGS bits IA32_FMASK names (IF and
+ * TF among them, so nothing interrupts or steps this stub) and loaded CS
+ * and SS from IA32_STAR, but did not switch stacks (SDM Vol. 2B SYSCALL).
+ * GS still points at this LP's struct percpu (ring 3 cannot change the GS
+ * base). The stub moves to the stack user_call gave TSS.RSP0 (256 bytes
+ * below the kernel state it saved, 16-byte aligned; workloads.S), builds the frame an interrupt from ring 3 would have pushed
+ * (SS, RSP, RFLAGS, CS, RIP, error code 0) with the vector
+ * USER_SYSCALL_VECTOR, and goes the common way: the handler sees a
+ * struct trap_frame and the IRETQ returns to the program with RFLAGS
+ * (TF included) as it was.
+ */
+	.globl syscall_entry
+syscall_entry:
+	movq %rsp, %gs:PERCPU_SYSCALL_URSP
+	movq %gs:PERCPU_USER_KERNEL_RSP, %rsp	/* TSS.RSP0 as user_call computed it */
+	subq $256, %rsp
+	andq $-16, %rsp
+	pushq $(GDT_USER_DS | GDT_RPL3)
+	pushq %gs:PERCPU_SYSCALL_URSP
+	pushq %r11
+	pushq $(GDT_USER_CS | GDT_RPL3)
+	pushq %rcx
+	pushq $0
+	pushq $USER_SYSCALL_VECTOR
 	jmp isr_common
 
 /* struct guard_ctx offsets (idt.c) */
