@@ -70,7 +70,8 @@ PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
-LIB_SRCS    := lib/base64.c lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
+LIB_SRCS    := lib/base45.c lib/base64.c lib/crc32.c lib/deflate.c lib/parse.c lib/printf.c lib/qr.c \
+               lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
 # *_SRCS are portable: compiled for the kernel and, with the unit tests, for
@@ -102,6 +103,7 @@ HOST_TEST_SRCS += tests/host/test_memmap.c tests/host/test_acpi.c
 HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SRCS += tests/host/test_screen.c
+HOST_TEST_SRCS += tests/host/test_qr.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -123,7 +125,7 @@ EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # register accesses (which stand for one RDMSR/WRMSR each and are not
 # stepped), so the image stays small (tests/tools/test_image.py).
 K_OPT    := -O2
-K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o arch/x86/buildid.o \
+K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o lib/base45.o lib/qr.o lib/deflate.o arch/x86/buildid.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
              pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
              workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o \
@@ -356,6 +358,14 @@ $(SELFTESTGEN): tests/tools/selftestgen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
+# The QR encoder, compressor and base45 on the host, read back by zbar and Python (tests/tools/test_qr.py).
+QRGEN       := $(B)/h/tools/qrgen
+
+$(QRGEN): tests/tools/qrgen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
 # The kernel's x86 decoder on the host, compared with objdump (tests/tools/test_insnlen.py).
 INSNLEN     := $(B)/h/tools/insnlen
 
@@ -364,7 +374,7 @@ $(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) | deps-check
+tool-test: $(DUMPGEN) $(SELFTESTGEN) $(QRGEN) $(INSNLEN) $(SDK_ELFS) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # Host timing of the model's event input, optimised and without sanitizers.
@@ -560,7 +570,7 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-ch
 # CHECK_LANES=1 runs every stage one after the other.
 CHECK_LANES ?= 2
 LANE2_OUT = $(if $(filter 1,$(CHECK_LANES)),;,> $(B)/check-lane2.log 2>&1 &)
-check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(QRGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(IMAGE) check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
 		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/qemu-lane2.counts $(B)/check-lane2.log \
