@@ -48,7 +48,7 @@ BACKEND_KSRCS := prof/backend/hw.c prof/backend/model.c prof/backend/model_feed.
                  prof/backend/tagfeed.c
 WORKLOAD_SRCS  := workload/program.c workload/snippet.c workload/upload.c workload/workload.c
 WORKLOAD_KSRCS := workload/programs_k.c workload/snippet_run.c workload/workloads.c
-SELFTEST_SRCS  := selftest/judge.c selftest/report.c
+SELFTEST_SRCS  := selftest/judge.c selftest/report.c selftest/report_qr.c
 SELFTEST_KSRCS := selftest/counts.c selftest/overflow.c selftest/pebs.c selftest/selftest.c
 ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/buildid.c arch/x86/cpuid.c arch/x86/insn.c \
                arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/multiboot_mods.c arch/x86/pagewalk.c \
@@ -134,7 +134,7 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o lib/base45.
              arch/x86/selftest.o arch/x86/topology.o arch/x86/mem.o arch/x86/64/gdt.o \
              arch/x86/pic.o arch/x86/serial.o arch/x86/cpu.o arch/x86/ksyms.o \
              arch/x86/panic.o workload/workloads.o selftest/selftest.o selftest/report.o \
-             selftest/counts.o selftest/overflow.o selftest/pebs.o selftest/judge.o \
+             selftest/counts.o selftest/overflow.o selftest/pebs.o selftest/judge.o selftest/report_qr.o \
              workload/snippet.o workload/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
              prof/backend/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
              arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o \

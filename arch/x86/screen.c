@@ -20,6 +20,13 @@
  * or whose FrameBufferSize does not hold that many lines of 4-byte pixels
  * (only a broken firmware reports either). Light grey (AAAAAAH, the same in both byte orders) on black;
  * the cursor is the cell's bottom pixel row.
+ *
+ * QR codes (screen_qr_show) in VGA text use code page 437's block
+ * elements DBH (full block), DCH (lower half) and DFH (upper half), in the
+ * C0H-DFH range whose ninth pixel column repeats the eighth when the
+ * attribute controller's Line Graphics Enable bit is set (mode 3's
+ * default), so light modules touch; the cursor is moved off the screen
+ * (a location past the last cell) while a code is shown.
  */
 #include "arch/x86/io.h"
 #include "arch/x86/screen.h"
@@ -52,6 +59,7 @@ static struct {
 	unsigned col, row;		/* cursor, screen coordinates */
 	bool wrap_pending;		/* col == cols: the next character wraps */
 	bool dirty;			/* something changed since the last flush */
+	bool frozen;			/* a QR code is shown: flushes draw nothing */
 	enum esc_state esc;
 	unsigned shown_cursor;		/* cell index the cursor was drawn at */
 	uintptr_t base;			/* VGA text buffer or framebuffer */
@@ -290,7 +298,7 @@ void screen_flush(void)
 {
 	unsigned cursor = scr.row * scr.cols + scr.col;
 
-	if (scr.kind == SCREEN_NONE || !scr.dirty)
+	if (scr.kind == SCREEN_NONE || !scr.dirty || scr.frozen)
 		return;		/* nothing to compare: a byte-by-byte upload stays cheap */
 	scr.dirty = false;
 	if (scr.kind == SCREEN_FB && scr.shown_cursor != cursor) {
@@ -311,4 +319,136 @@ void screen_flush(void)
 	if (scr.kind == SCREEN_VGA)
 		vga_cursor(cursor);
 	scr.shown_cursor = cursor;
+}
+
+/* --- QR codes ---------------------------------------------------------------- */
+
+#define VGA_QR_ATTR		0x0f00u		/* white on black */
+#define CP437_FULL_BLOCK	0xdb
+#define CP437_LOWER_HALF	0xdc
+#define CP437_UPPER_HALF	0xdf
+#define VGA_QR_CAPTION_COLS	30		/* kept for the caption on the right */
+#define FB_WHITE		0x00ffffffu
+
+unsigned screen_qr_room(void)
+{
+	unsigned w, h;
+
+	if (scr.kind == SCREEN_VGA) {
+		h = 2 * scr.rows;
+		w = scr.cols > VGA_QR_CAPTION_COLS ? scr.cols - VGA_QR_CAPTION_COLS - 1 : 0;
+		return w < h ? w : h;
+	}
+	if (scr.kind == SCREEN_FB && scr.fb_h > SCREEN_QR_CAPTION_ROWS * SCREEN_CELL_H) {
+		w = scr.fb_w;
+		h = scr.fb_h - SCREEN_QR_CAPTION_ROWS * SCREEN_CELL_H;
+		return (w < h ? w : h) / SCREEN_QR_MIN_PX;
+	}
+	return 0;
+}
+
+/* Module (x, y) of the square with its quiet zone; false (dark) outside the square. */
+static bool screen_qr_light(const struct qr *q, unsigned quiet, int x, int y)
+{
+	int side = q->size + 2 * (int)quiet;
+
+	if (x < 0 || y < 0 || x >= side || y >= side)
+		return false;
+	return !qr_module(q, x - (int)quiet, y - (int)quiet);
+}
+
+/* Caption line `line` (0 = the first), or NULL past the last; *len its length. */
+static const char *screen_caption_line(const char *caption, unsigned line, unsigned *len)
+{
+	for (; line; line--) {
+		while (*caption && *caption != '\n')
+			caption++;
+		if (!*caption)
+			return NULL;
+		caption++;
+	}
+	for (*len = 0; caption[*len] && caption[*len] != '\n'; (*len)++)
+		;
+	return caption;
+}
+
+static void vga_qr_show(const struct qr *q, unsigned quiet, const char *caption)
+{
+	int side = q->size + 2 * (int)quiet, x0 = 1, y0 = (int)(2 * scr.rows - (unsigned)side) / 2;
+	unsigned cap_col = (unsigned)(x0 + side + 2), len;
+
+	for (unsigned r = 0; r < scr.rows; r++) {
+		const char *line = r ? screen_caption_line(caption, r - 1, &len) : NULL;
+
+		for (unsigned c = 0; c < scr.cols; c++) {
+			volatile uint16_t *cell = (volatile uint16_t *)scr.base + r * scr.cols + c;
+			bool top = screen_qr_light(q, quiet, (int)c - x0, (int)(2 * r) - y0);
+			bool bottom = screen_qr_light(q, quiet, (int)c - x0, (int)(2 * r + 1) - y0);
+			uint8_t ch = top && bottom ? CP437_FULL_BLOCK : top ? CP437_UPPER_HALF
+				   : bottom ? CP437_LOWER_HALF : ' ';
+
+			if (line && c >= cap_col && c - cap_col < len)
+				ch = (uint8_t)line[c - cap_col];
+			*cell = (uint16_t)(VGA_QR_ATTR | ch);
+		}
+	}
+	vga_cursor(scr.rows * scr.cols);	/* past the last cell: not shown */
+}
+
+static void fb_fill(unsigned x, unsigned y, unsigned w, unsigned h, uint32_t colour)
+{
+	for (unsigned j = 0; j < h; j++) {
+		volatile uint32_t *p = (volatile uint32_t *)scr.base + (uintptr_t)(y + j) * scr.stride + x;
+
+		for (unsigned i = 0; i < w; i++)
+			p[i] = colour;
+	}
+}
+
+static void fb_qr_show(const struct qr *q, unsigned quiet, const char *caption)
+{
+	unsigned side = (unsigned)q->size + 2 * quiet, top = SCREEN_QR_CAPTION_ROWS * SCREEN_CELL_H;
+	unsigned px = scr.fb_w / side, len, x0, y0;
+	const char *line;
+
+	if ((scr.fb_h - top) / side < px)
+		px = (scr.fb_h - top) / side;
+	if (px == 0)
+		px = 1;
+	fb_fill(0, 0, scr.fb_w, scr.fb_h, FB_BG);
+	for (unsigned r = 0; r < SCREEN_QR_CAPTION_ROWS &&
+	     (line = screen_caption_line(caption, r, &len)); r++)
+		for (unsigned c = 0; c < len && c < scr.cols; c++)
+			fb_draw(r, c, line[c], false);
+	x0 = (scr.fb_w - side * px) / 2;
+	y0 = top + (scr.fb_h - top - side * px) / 2;
+	for (unsigned y = 0; y < side; y++)
+		for (unsigned x = 0; x < side; x++)
+			fb_fill(x0 + x * px, y0 + y * px, px, px,
+				screen_qr_light(q, quiet, (int)x, (int)y) ? FB_WHITE : FB_BG);
+}
+
+void screen_qr_show(const struct qr *q, unsigned quiet, const char *caption)
+{
+	if (scr.kind == SCREEN_NONE || (unsigned)q->size + 2 * quiet > screen_qr_room())
+		return;
+	scr.frozen = true;
+	if (scr.kind == SCREEN_VGA)
+		vga_qr_show(q, quiet, caption);
+	else
+		fb_qr_show(q, quiet, caption);
+}
+
+void screen_qr_end(void)
+{
+	if (scr.kind == SCREEN_NONE || !scr.frozen)
+		return;
+	scr.frozen = false;
+	if (scr.kind == SCREEN_FB)
+		fb_fill(0, 0, scr.fb_w, scr.fb_h, FB_BG);
+	for (unsigned r = 0; r < SCREEN_MAX_ROWS; r++)
+		for (unsigned c = 0; c < SCREEN_MAX_COLS; c++)
+			shown[r][c] = CELL_UNKNOWN;
+	scr.dirty = true;
+	screen_flush();
 }
