@@ -236,7 +236,7 @@ static int selftest_show_codes(struct shell *sh, const char *who)
 			plat_qr_end();
 			return shell_error(sh, "%s: code %u of %u does not fit", who, k, count);
 		}
-		ksnprintf(caption, sizeof(caption), "nbprof selftest report\nQR code %u of %u\n\n%s\n"
+		ksnprintf(caption, sizeof(caption), "nbprof selftest report\nQR code %u of %u\n%s\n"
 			  "Esc: back to the shell", k, count,
 			  k < count ? "any key: the next code" : "any key: done");
 		plat_qr_show(&stq_symbol, quiet, caption);

@@ -66,7 +66,7 @@ void screen_flush(void);
  * below the caption.
  */
 #define SCREEN_QR_MIN_PX	4
-#define SCREEN_QR_CAPTION_ROWS	3	/* the framebuffer's caption lines */
+#define SCREEN_QR_CAPTION_ROWS	4	/* the framebuffer's caption lines */
 
 /* The side of the largest square of modules the screen shows beside the caption; 0: no screen. */
 unsigned screen_qr_room(void);

@@ -1,0 +1,137 @@
+"""test_qr.py - `selftest --qr`: the report as QR codes on the machine's own
+screen, read back the way an owner without a serial cable sends it.
+
+Two machines with a VGA card: SeaBIOS (GRUB leaves VGA text mode 3; the
+codes are code page 437 half blocks, two modules a cell) and OVMF x64 (the
+GOP framebuffer). `selftest --quick --qr` runs; for each code "k of n" the
+screen is taken with the QEMU monitor's screendump, read with zbar's
+zbarimg, and a key on the serial line shows the next. tools/selftest-report
+must rebuild from the screenshots exactly the report it makes from the
+serial NBS: lines (every check, its values and the verdict), refuse the
+screenshots with one left out, and refuse the codes' text with one
+character changed. `qr` shows the same codes again; Esc ends it early.
+"""
+
+import os
+import re
+import subprocess
+
+import pexpect
+import pytest
+
+import conftest
+from conftest import BOOT_TIMEOUT, CMD_TIMEOUT, PROMPT, READY, REPO, WORK, Console, qemu
+from test_screen import Monitor
+
+pytestmark = pytest.mark.qemu_only
+
+SELFTEST_TIMEOUT = 120
+REPORT = os.path.join(REPO, "tools", "selftest-report")
+SHOWN = re.compile(r"the report is on the screen as (\d+) QR codes?;")
+
+
+@pytest.fixture(scope="module", params=["bios", "uefi-x64"])
+def machine(request):
+    firmware = request.param
+    name = "qr-" + firmware
+    img = conftest.make_image(name, firmware=firmware)
+    code, template = qemu.find_firmware(firmware)
+    varstore = qemu.make_vars(template)
+    sock = os.path.join(WORK, name + ".mon")
+    if os.path.exists(sock):
+        os.unlink(sock)
+    argv = qemu.command(img, varstore, code, firmware=firmware, screen=True, monitor=sock,
+                        cpu=qemu.cpu_model(15, 2, 9, firmware=firmware))
+    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
+                          dimensions=(50, 200), timeout=CMD_TIMEOUT)
+    con = Console(child, name)
+    conftest._consoles[__name__] = con
+    mon = None
+    try:
+        con.expect_exact(READY, BOOT_TIMEOUT)
+        con.expect_exact(PROMPT, CMD_TIMEOUT)
+        mon = Monitor(sock)
+        yield {"con": con, "mon": mon, "name": name}
+    finally:
+        if mon:
+            mon.close()
+        con.stop()
+        if varstore:
+            os.unlink(varstore)
+        with open(os.path.join(WORK, name + ".log"), "w") as f:
+            f.write(con.transcript)
+
+
+def screenshot(machine, path):
+    if os.path.exists(path):
+        os.unlink(path)
+    machine["mon"].cmd("screendump " + path)
+    assert os.path.getsize(path) > 1000
+    return path
+
+
+def zbar(path):
+    p = subprocess.run(["/usr/bin/zbarimg", "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable",
+                        path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       universal_newlines=True)
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def show_codes(machine, tmp_path, command, timeout, keys=None):
+    """Run command, take a screenshot of each code; (serial output, [screenshot paths])."""
+    con = machine["con"]
+    start = len(con.raw)
+    con.send(command + "\r")
+    n = int(con.expect(SHOWN, timeout, "the codes").group(1))
+    shots = []
+    for k in range(1, n + 1):
+        con.expect_exact("code %d of %d on the screen" % (k, n), CMD_TIMEOUT)
+        shots.append(screenshot(machine, str(tmp_path / ("code%d.ppm" % k))))
+        if keys is not None and k == len(keys):
+            con.send(keys[-1])
+            break
+        con.send(" ")
+    con.expect_exact(PROMPT, CMD_TIMEOUT)
+    return conftest.clean("".join(con.raw[start:])), shots
+
+
+def report(*args, stdin=None, ok=(0,)):
+    p = subprocess.run(["/usr/bin/python3", REPORT] + [str(a) for a in args], input=stdin,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    assert p.returncode in ok, "exit %d\n%s" % (p.returncode, p.stderr)
+    return p
+
+
+def test_codes_on_the_screen_give_the_serial_report(machine, tmp_path):
+    out, shots = show_codes(machine, tmp_path, "selftest --quick --qr", SELFTEST_TIMEOUT)
+    assert "NBS:0|begin|" in out                    # the serial report as before
+    serial = tmp_path / "serial.log"
+    serial.write_text(out)
+    want = report(serial).stdout
+    assert re.search(r"^selftest: \d+ passed, 0 failed", want, re.M), want
+    texts = [zbar(s) for s in shots]
+    assert None not in texts, "zbarimg read no code in %s" % shots[texts.index(None)]
+    assert report(*shots).stdout == want
+    # one screenshot left out
+    if len(shots) > 1:
+        p = report(*shots[1:], ok=(1,))
+        assert "code(s) 1 of %d missing" % len(shots) in p.stderr and p.stdout == ""
+    # the text a phone shows, pasted, with one character changed
+    assert report("-", stdin="\n".join(texts) + "\n").stdout == want
+    i = len(texts[0]) - 5
+    bad = texts[0][:i] + ("A" if texts[0][i] != "A" else "B") + texts[0][i + 1:]
+    p = report("-", stdin="\n".join([bad] + texts[1:]) + "\n", ok=(1,))
+    assert "QR codes refused" in p.stderr and p.stdout == ""
+    machine["want"] = want
+
+
+def test_qr_shows_them_again_and_esc_ends(machine, tmp_path):
+    want = machine.get("want")
+    if want is None:
+        pytest.skip("needs the selftest of the test before")
+    out, shots = show_codes(machine, tmp_path, "qr", CMD_TIMEOUT)
+    assert report(*shots).stdout == want
+    out, shots = show_codes(machine, tmp_path, "qr", CMD_TIMEOUT, keys="\x1b")
+    assert len(shots) == 1
+    # the console's text is back on the screen: the prompt, no code
+    assert zbar(screenshot(machine, str(tmp_path / "after.ppm"))) is None
