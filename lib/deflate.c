@@ -12,6 +12,7 @@
 #define DEFLATE_CHAIN	128		/* candidates tried per position */
 #define DEFLATE_MIN	3
 #define DEFLATE_MAX	258
+#define DEFLATE_LAZY	32		/* a match this long is taken at once */
 
 /* 3.2.5: the base length of codes 257..285 and their extra bits. */
 static const uint16_t deflate_len_base[29] = {
@@ -157,9 +158,22 @@ size_t zlib_compress(struct deflate_work *w, const uint8_t *in, size_t n, uint8_
 	while (i < n) {
 		unsigned dist = 0, len = i + DEFLATE_MIN <= n ? deflate_longest(w, in, n, i, &dist) : 0;
 
+		/* lazy matching: a longer match one byte on makes this byte a literal */
+		while (len) {
+			unsigned d2 = 0, len2 = 0;
+
+			deflate_insert(w, in, n, i);
+			if (len < DEFLATE_LAZY && i + 1 + DEFLATE_MIN <= n)
+				len2 = deflate_longest(w, in, n, i + 1, &d2);
+			if (len2 <= len)
+				break;
+			deflate_symbol(&o, in[i++]);
+			len = len2;
+			dist = d2;
+		}
 		if (len) {
 			deflate_match(&o, len, dist);
-			for (unsigned k = 0; k < len; k++)
+			for (unsigned k = 1; k < len; k++)
 				deflate_insert(w, in, n, i + k);
 			i += len;
 		} else {
