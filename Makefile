@@ -5,6 +5,7 @@
 #                   legacy BIOS (the 32-bit kernel as a Multiboot ELF), ready for dd
 #   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
 #   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
+#   make floppy     build/nbprof-floppy.img: a 1.44 MB FAT12 floppy with GRUB and the 32-bit kernel
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU, Bochs and documentation tests in two lanes (CHECK_LANES=1: one),
 #                   ends with a summary line
@@ -180,7 +181,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test doc-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe floppy run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test doc-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -520,7 +521,7 @@ $(B)/image.programs: FORCE
 	$(Q)echo "$(PROGRAMS)" > $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
 $(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
-		$(B)/image.programs $(PROGRAMS) tools/build/mkimage | deps-image
+		$(B)/image.programs $(PROGRAMS) tools/build/mkimage tools/build/grubmenu | deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
 	$(Q)tools/build/mkimage --ia32 $(B)/BOOTIA32.EFI --bios $(B)/nbprof32.elf $@ $(B)/BOOTX64.EFI \
 		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
@@ -546,6 +547,16 @@ $(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/build/mkpxe
 	$(Q)tools/build/mkpxe $(@D) $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
 
 pxe: $(PXE)
+
+# A 1.44 MB floppy (FAT12) for a legacy BIOS: GRUB, nbprof32.elf and nbprof.cfg
+# (tools/build/mkfloppy); written to a stick, it boots where a BIOS shows a
+# stick as a floppy (USB-FDD) or a ZIP drive.
+FLOPPY := $(B)/nbprof-floppy.img
+$(FLOPPY): $(B)/nbprof32.elf $(B)/image.cfg tools/build/mkfloppy tools/build/grubmenu | deps-image
+	$(if $(V),,@echo "  FLOPPY  $@")
+	$(Q)tools/build/mkfloppy $@ $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
+
+floppy: $(FLOPPY)
 
 # QEMU_FLAGS: tools/qemu.py options, e.g. QEMU_FLAGS="--smp-ht --sig 15,2,9".
 run: $(IMAGE) | deps-run
