@@ -10,22 +10,29 @@ must rebuild from the screenshots exactly the report it makes from the
 serial NBS: lines (every check, its values and the verdict), refuse the
 screenshots with one left out, and refuse the codes' text with one
 character changed. `qr` shows the same codes again; Esc ends it early.
+
+The floppy (tools/build/mkfloppy) with a screen: GRUB's menu shows
+"nbprof: selftest" below the default entry; chosen with the keyboard, it
+runs the whole `selftest` by itself and ends on the first code, which
+zbarimg reads.
 """
 
 import os
 import re
 import subprocess
+import time
 
 import pexpect
 import pytest
 
 import conftest
 from conftest import BOOT_TIMEOUT, CMD_TIMEOUT, PROMPT, READY, REPO, WORK, Console, qemu
-from test_screen import Monitor
+from test_screen import Monitor, vga_text
 
 pytestmark = pytest.mark.qemu_only
 
 SELFTEST_TIMEOUT = 120
+FULL_SELFTEST_TIMEOUT = 600     # the whole selftest, not --quick
 REPORT = os.path.join(REPO, "tools", "selftest-report")
 SHOWN = re.compile(r"the report is on the screen as (\d+) QR codes?;")
 
@@ -135,3 +142,44 @@ def test_qr_shows_them_again_and_esc_ends(machine, tmp_path):
     assert len(shots) == 1
     # the console's text is back on the screen: the prompt, no code
     assert zbar(screenshot(machine, str(tmp_path / "after.ppm"))) is None
+
+
+def test_grub_entry_runs_selftest_to_the_codes(tmp_path):
+    name = "qr-floppy"
+    img = os.path.join(WORK, name + ".img")
+    subprocess.run([os.path.join(REPO, "tools", "build", "mkfloppy"), img,
+                    os.path.join(qemu.BUILD, "nbprof32.elf")], check=True)
+    sock = os.path.join(WORK, name + ".mon")
+    if os.path.exists(sock):
+        os.unlink(sock)
+    argv = qemu.command(img, None, None, firmware="bios", media="floppy", screen=True,
+                        monitor=sock, cpu=qemu.cpu_model(15, 2, 9, firmware="bios"))
+    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
+                          dimensions=(50, 200), timeout=CMD_TIMEOUT)
+    con = Console(child, name)
+    conftest._consoles[__name__] = con
+    mon = Monitor(sock)
+    try:
+        deadline = time.monotonic() + BOOT_TIMEOUT
+        while not any("nbprof: selftest" in row for row in vga_text(mon)):
+            assert time.monotonic() < deadline, "no GRUB menu:\n" + "\n".join(vga_text(mon))
+            time.sleep(0.2)
+        # the entries inside the menu's box: the shell first (the default), then selftest
+        entries = [r.strip(" \xb3*") for r in vga_text(mon) if r.strip().startswith("\xb3")]
+        entries = [e for e in entries if e]
+        assert entries[:2] == ["nbprof", "nbprof: selftest"], entries
+        mon.cmd("sendkey down")
+        mon.cmd("sendkey ret")
+        con.expect_exact("selftest: PMU conformance test", BOOT_TIMEOUT)
+        n = int(con.expect(SHOWN, FULL_SELFTEST_TIMEOUT, "the codes").group(1))
+        con.expect_exact("code 1 of %d on the screen" % n, CMD_TIMEOUT)
+        assert re.search(r"^selftest: \d+ passed, 0 failed", con.transcript, re.M)
+        text = zbar(screenshot({"mon": mon}, str(tmp_path / "code1.ppm")))
+        assert text and text.startswith("NBQ1 1/%d " % n), text
+        con.send("\x1b")
+        con.expect_exact(PROMPT, CMD_TIMEOUT)
+    finally:
+        mon.close()
+        con.stop()
+        with open(os.path.join(WORK, name + ".log"), "w") as f:
+            f.write(con.transcript)
