@@ -257,6 +257,8 @@ def check_host(image, firmware=DEFAULT_FIRMWARE, media="disk"):
         if not os.path.exists(os.path.join(image, PXE_BOOTFILE)):
             raise SystemExit("qemu.py: %s has no %s (make pxe; --image build/pxe)"
                              % (image, PXE_BOOTFILE))
+    if media == "floppy" and firmware != "bios":
+        raise SystemExit("qemu.py: --media floppy boots GRUB for a legacy BIOS: use --firmware bios")
     if not os.path.exists(image):
         raise SystemExit("qemu.py: %s does not exist (make %s)"
                          % (image, {"cdrom": "iso", "net": "pxe", "floppy": "floppy"}
