@@ -196,7 +196,7 @@ static void selftest_line(void *ctx, const char *line)
  * photo of the whole screen when each module is 4 pixels or more.
  */
 #define SELFTEST_QR_VERSION_MAX	25
-#define SELFTEST_QR_QUIET_SMALL	2	/* on a screen of fewer than 80 modules (VGA text) */
+#define SELFTEST_QR_QUIET_SMALL	2	/* on a screen of fewer than 100 modules (VGA text) */
 #define KEY_ESC			0x1b
 
 /*
@@ -215,7 +215,7 @@ static int selftest_show_codes(struct shell *sh, const char *who)
 	if (!stq.zlen)
 		return shell_error(sh, "%s: %s", who, stq.full ? "the report is too long for QR codes"
 				   : "no selftest report yet (run selftest)");
-	quiet = room >= 80 ? QR_QUIET : SELFTEST_QR_QUIET_SMALL;
+	quiet = room >= 100 ? QR_QUIET : SELFTEST_QR_QUIET_SMALL;
 	for (v = SELFTEST_QR_VERSION_MAX; v >= QR_VERSION_MIN; v--)
 		if ((unsigned)QR_SIZE(v) + 2 * quiet <= room)
 			break;

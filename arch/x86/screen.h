@@ -58,12 +58,14 @@ void screen_flush(void);
 
 /*
  * QR codes in place of the console's text (`selftest --qr`). VGA text
- * shows two modules per character cell, one above the other, with the
- * half-block glyphs of code page 437 (DFH upper half, DCH lower half,
- * DBH full block; light modules are the glyph, dark ones the black
- * background): 50 modules high on the left, the caption on the right. The
- * framebuffer shows square modules of SCREEN_QR_MIN_PX pixels or more
- * below the caption.
+ * shows four modules per character cell, one above the other, with 16
+ * glyphs loaded into the font for the time (light modules are the glyph,
+ * dark ones the black background): up to 80 modules, the caption below;
+ * where the font cannot be loaded, two per cell with the half-block glyphs
+ * of code page 437 (DFH upper half, DCH lower half, DBH full block), 50
+ * modules high on the left, the caption on the right. The framebuffer
+ * shows square modules of SCREEN_QR_MIN_PX pixels or more below the
+ * caption.
  */
 #define SCREEN_QR_MIN_PX	4
 #define SCREEN_QR_CAPTION_ROWS	4	/* the framebuffer's caption lines */
