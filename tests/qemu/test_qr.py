@@ -2,8 +2,8 @@
 screen, read back the way an owner without a serial cable sends it.
 
 Two machines with a VGA card: SeaBIOS (GRUB leaves VGA text mode 3; the
-codes are code page 437 half blocks, two modules a cell) and OVMF x64 (the
-GOP framebuffer). `selftest --quick --qr` runs; for each code "k of n" the
+codes are four modules a cell, drawn by glyphs loaded into the font) and
+OVMF x64 (the GOP framebuffer). `selftest --quick --qr` runs; for each code "k of n" the
 screen is taken with the QEMU monitor's screendump, read with zbar's
 zbarimg, and a key on the serial line shows the next. tools/selftest-report
 must rebuild from the screenshots exactly the report it makes from the
