@@ -159,15 +159,20 @@ def test_pxe_root(tmp_path):
     script = (out / "nbprof.ipxe").read_text().splitlines()
     assert script[0] == "#!ipxe"
     cmds = [ln for ln in script if ln and not ln.startswith("#")]
-    assert cmds == ["kernel nbprof32.elf", "module nbprof.cfg", "boot"]
+    menu = ["menu nbprof || goto nbprof", "item nbprof nbprof", "item selftest nbprof: selftest",
+            "choose --default nbprof --timeout 5000 entry || goto nbprof", "goto ${entry}"]
+    selftest = [":selftest", "kernel nbprof32.elf", "module selftest.cfg", "boot"]
+    assert cmds == menu + [":nbprof", "kernel nbprof32.elf", "module nbprof.cfg", "boot"] + selftest
+    assert "run = selftest --qr" in (out / "selftest.cfg").read_text()
     pxelinux = (out / "pxelinux.cfg" / "default").read_text()
     assert "KERNEL mboot.c32" in pxelinux and "APPEND nbprof32.elf --- nbprof.cfg" in pxelinux
+    assert "DEFAULT nbprof" in pxelinux and "APPEND nbprof32.elf --- selftest.cfg" in pxelinux
     # without a configuration: no module line, and a stale nbprof.cfg goes
     subprocess.run([MKPXE, str(out), str(elf)], check=True)
     assert not (out / "nbprof.cfg").exists()
     cmds = [ln for ln in (out / "nbprof.ipxe").read_text().splitlines()
             if ln and not ln.startswith("#")]
-    assert cmds == ["kernel nbprof32.elf", "boot"]
+    assert cmds == menu + [":nbprof", "kernel nbprof32.elf", "boot"] + selftest
 
 
 def test_pxe_refuses_what_is_not_an_elf(tmp_path):
