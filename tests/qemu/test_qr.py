@@ -11,10 +11,10 @@ serial NBS: lines (every check, its values and the verdict), refuse the
 screenshots with one left out, and refuse the codes' text with one
 character changed. `qr` shows the same codes again; Esc ends it early.
 
-The floppy (tools/build/mkfloppy) with a screen: GRUB's menu shows
-"nbprof: selftest" below the default entry; chosen with the keyboard, it
-runs the whole `selftest` by itself and ends on the first code, which
-zbarimg reads.
+The floppy (tools/build/mkfloppy), the CD (tools/build/mkiso) and the
+network boot (tools/build/mkpxe) with a screen: the boot menu (GRUB's, iPXE's) shows "nbprof: selftest"
+below the default entry; chosen with the keyboard, it runs the whole
+`selftest` by itself and ends on the first code, which zbarimg reads.
 """
 
 import os
@@ -144,15 +144,35 @@ def test_qr_shows_them_again_and_esc_ends(machine, tmp_path):
     assert zbar(screenshot(machine, str(tmp_path / "after.ppm"))) is None
 
 
-def test_grub_entry_runs_selftest_to_the_codes(tmp_path):
-    name = "qr-floppy"
-    img = os.path.join(WORK, name + ".img")
-    subprocess.run([os.path.join(REPO, "tools", "build", "mkfloppy"), img,
-                    os.path.join(qemu.BUILD, "nbprof32.elf")], check=True)
+def menu_entries(mon):
+    """The entries of the boot menu on the VGA text screen, top down."""
+    rows = vga_text(mon)
+    if any("GNU GRUB" in r for r in rows):      # inside the menu's box
+        entries = [r.strip(" \xb3*") for r in rows if r.strip().startswith("\xb3")]
+    else:                                       # iPXE: the default's countdown "(5)" after it
+        entries = [re.sub(r"\s+\(\d+\)$", "", r.strip()) for r in rows]
+    return [e for e in entries if e]
+
+
+@pytest.mark.parametrize("media", ["floppy", "cdrom", "net"])
+def test_boot_entry_runs_selftest_to_the_codes(tmp_path, media):
+    name = "qr-" + media
+    elf = os.path.join(qemu.BUILD, "nbprof32.elf")
+    if media == "floppy":
+        img = os.path.join(WORK, name + ".img")
+        subprocess.run([os.path.join(REPO, "tools", "build", "mkfloppy"), img, elf], check=True)
+    elif media == "cdrom":
+        img = os.path.join(WORK, name + ".iso")
+        subprocess.run([os.path.join(REPO, "tools", "build", "mkiso"), img,
+                        os.path.join(qemu.BUILD, "BOOTX64.EFI"),
+                        os.path.join(qemu.BUILD, "BOOTIA32.EFI"), elf], check=True)
+    else:
+        img = os.path.join(WORK, name)
+        subprocess.run([os.path.join(REPO, "tools", "build", "mkpxe"), img, elf], check=True)
     sock = os.path.join(WORK, name + ".mon")
     if os.path.exists(sock):
         os.unlink(sock)
-    argv = qemu.command(img, None, None, firmware="bios", media="floppy", screen=True,
+    argv = qemu.command(img, None, None, firmware="bios", media=media, screen=True,
                         monitor=sock, cpu=qemu.cpu_model(15, 2, 9, firmware="bios"))
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
                           dimensions=(50, 200), timeout=CMD_TIMEOUT)
@@ -161,13 +181,13 @@ def test_grub_entry_runs_selftest_to_the_codes(tmp_path):
     mon = Monitor(sock)
     try:
         deadline = time.monotonic() + BOOT_TIMEOUT
-        while not any("nbprof: selftest" in row for row in vga_text(mon)):
-            assert time.monotonic() < deadline, "no GRUB menu:\n" + "\n".join(vga_text(mon))
+        while "nbprof: selftest" not in menu_entries(mon):
+            assert time.monotonic() < deadline, "no boot menu:\n" + "\n".join(vga_text(mon))
             time.sleep(0.2)
-        # the entries inside the menu's box: the shell first (the default), then selftest
-        entries = [r.strip(" \xb3*") for r in vga_text(mon) if r.strip().startswith("\xb3")]
-        entries = [e for e in entries if e]
-        assert entries[:2] == ["nbprof", "nbprof: selftest"], entries
+        # the shell first (the default), then selftest
+        entries = menu_entries(mon)
+        i = entries.index("nbprof: selftest")
+        assert i > 0 and entries[i - 1] == "nbprof", entries
         mon.cmd("sendkey down")
         mon.cmd("sendkey ret")
         con.expect_exact("selftest: PMU conformance test", BOOT_TIMEOUT)
