@@ -26,8 +26,8 @@ import pexpect
 import pytest
 
 import conftest
-from conftest import BOOT_TIMEOUT, CMD_TIMEOUT, PROMPT, READY, REPO, WORK, Console, qemu
-from test_screen import Monitor, vga_text
+from conftest import BOOT_TIMEOUT, CMD_TIMEOUT, PROMPT, REPO, WORK, Console, qemu
+from test_screen import Monitor, screen_machine, vga_text
 
 pytestmark = pytest.mark.qemu_only
 
@@ -39,34 +39,8 @@ SHOWN = re.compile(r"the report is on the screen as (\d+) QR codes?;")
 
 @pytest.fixture(scope="module", params=["bios", "uefi-x64"])
 def machine(request):
-    firmware = request.param
-    name = "qr-" + firmware
-    img = conftest.make_image(name, firmware=firmware)
-    code, template = qemu.find_firmware(firmware)
-    varstore = qemu.make_vars(template)
-    sock = os.path.join(WORK, name + ".mon")
-    if os.path.exists(sock):
-        os.unlink(sock)
-    argv = qemu.command(img, varstore, code, firmware=firmware, screen=True, monitor=sock,
-                        cpu=qemu.cpu_model(15, 2, 9, firmware=firmware))
-    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
-                          dimensions=(50, 200), timeout=CMD_TIMEOUT)
-    con = Console(child, name)
-    conftest._consoles[__name__] = con
-    mon = None
-    try:
-        con.expect_exact(READY, BOOT_TIMEOUT)
-        con.expect_exact(PROMPT, CMD_TIMEOUT)
-        mon = Monitor(sock)
-        yield {"con": con, "mon": mon, "name": name}
-    finally:
-        if mon:
-            mon.close()
-        con.stop()
-        if varstore:
-            os.unlink(varstore)
-        with open(os.path.join(WORK, name + ".log"), "w") as f:
-            f.write(con.transcript)
+    for con, mon in screen_machine("qr-" + request.param, request.param, __name__):
+        yield {"con": con, "mon": mon}
 
 
 def screenshot(machine, path):

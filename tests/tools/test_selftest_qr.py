@@ -7,13 +7,11 @@ serial block. A missing, doubled, altered or foreign code must be refused
 with its reason and no report.
 """
 
-import os
 import random
 import subprocess
 
 import pytest
 
-from conftest import BUILD, REPO
 from test_qr import qrgen  # noqa: F401 (a fixture)
 from test_selftest_report import REPORT, gen  # noqa: F401 (a fixture)
 
