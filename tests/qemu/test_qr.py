@@ -11,6 +11,9 @@ serial NBS: lines (every check, its values and the verdict), refuse the
 screenshots with one left out, and refuse the codes' text with one
 character changed. `qr` shows the same codes again; Esc ends it early.
 
+Under UEFI, where there is no boot menu, nbprof.cfg's `run = selftest
+--quick --qr` does the same on the framebuffer.
+
 The floppy (tools/build/mkfloppy), the CD (tools/build/mkiso) and the
 network boot (tools/build/mkpxe) with a screen: the boot menu (GRUB's, iPXE's) shows "nbprof: selftest"
 below the default entry; chosen with the keyboard, it runs the whole
@@ -177,3 +180,14 @@ def test_boot_entry_runs_selftest_to_the_codes(tmp_path, media):
         con.stop()
         with open(os.path.join(WORK, name + ".log"), "w") as f:
             f.write(con.transcript)
+
+
+def test_nbprof_cfg_runs_selftest_to_the_codes_under_uefi(tmp_path):
+    for con, mon in screen_machine("qr-cfg", "uefi-x64", __name__,
+                                   cfg="run = selftest --quick --qr\n"):
+        n = int(con.expect(SHOWN, SELFTEST_TIMEOUT, "the codes").group(1))
+        con.expect_exact("code 1 of %d on the screen" % n, CMD_TIMEOUT)
+        text = zbar(screenshot({"mon": mon}, str(tmp_path / "code1.ppm")))
+        assert text and text.startswith("NBQ1 1/%d " % n), text
+        con.send("\x1b")
+        con.expect_exact(PROMPT, CMD_TIMEOUT)

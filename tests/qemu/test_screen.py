@@ -156,10 +156,11 @@ def expected_screen(con, cols, nrows):
     return rows[-nrows:] if len(rows) >= nrows else rows + [""] * (nrows - len(rows))
 
 
-def screen_machine(name, firmware, module):
+def screen_machine(name, firmware, module, cfg=None):
     """A machine with a VGA card and the QEMU monitor, at its first prompt: yields
-    (Console, Monitor); the transcript goes to WORK/NAME.log. Also test_qr.py's."""
-    img = conftest.make_image(name, firmware=firmware)
+    (Console, Monitor); the transcript goes to WORK/NAME.log. Also test_qr.py's.
+    cfg: the text of its nbprof.cfg."""
+    img = conftest.make_image(name, cfg=cfg, firmware=firmware)
     code, template = qemu.find_firmware(firmware)
     varstore = qemu.make_vars(template)
     sock = os.path.join(WORK, name + ".mon")
