@@ -173,6 +173,58 @@ static void adler32_and_zlib_header(void **state)
 	assert_int_equal(zlib_compress(&w, text, 9, out, n - 1), 0);	/* does not fit */
 }
 
+/* Kraft's sum of the lengths, in units of 2^-15: 32768 when the code is complete. */
+static unsigned kraft(const struct deflate_code *c, unsigned n)
+{
+	unsigned sum = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (c->len[i])
+			sum += 32768u >> c->len[i];
+	return sum;
+}
+
+static void huffman_lengths_are_limited_and_complete(void **state)
+{
+	static struct deflate_work w;
+	static struct deflate_code c;
+	uint32_t freq[30], f[30];
+	unsigned max = 0;
+
+	(void)state;
+	/* Fibonacci counts: the Huffman tree of 30 symbols is 29 deep */
+	freq[0] = freq[1] = 1;
+	for (unsigned i = 2; i < 30; i++)
+		freq[i] = freq[i - 1] + freq[i - 2];
+	memcpy(f, freq, sizeof(f));
+	deflate_lengths(&w, f, 30, 15, &c);
+	for (unsigned i = 0; i < 30; i++) {
+		assert_true(c.len[i] >= 1 && c.len[i] <= 15);
+		max = c.len[i] > max ? c.len[i] : max;
+		if (i)			/* a more frequent symbol never has a longer code */
+			assert_true(c.len[i] <= c.len[i - 1]);
+	}
+	assert_int_equal(max, 15);
+	assert_int_equal(kraft(&c, 30), 32768);
+	/* canonical: codes of one length count up in symbol order, and none is the prefix of another */
+	for (unsigned i = 0; i < 30; i++)
+		for (unsigned j = 0; j < 30; j++)
+			if (i != j && c.len[i] <= c.len[j])
+				assert_int_not_equal(c.bits[j] >> (c.len[j] - c.len[i]), c.bits[i]);
+	/* the code length code's limit, 7 */
+	memcpy(f, freq, sizeof(f));
+	deflate_lengths(&w, f, 19, 7, &c);
+	for (unsigned i = 0; i < 19; i++)
+		assert_true(c.len[i] >= 1 && c.len[i] <= 7);
+	assert_int_equal(kraft(&c, 19), 32768);
+	/* one symbol used: a second gets a code, so that the code is complete */
+	memset(f, 0, sizeof(f));
+	f[7] = 100;
+	deflate_lengths(&w, f, 30, 15, &c);
+	assert_int_equal(c.len[7], 1);
+	assert_int_equal(kraft(&c, 30), 32768);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +234,7 @@ int main(void)
 		cmocka_unit_test(format_information_of_annex_c),
 		cmocka_unit_test(base45_rfc9285_examples),
 		cmocka_unit_test(adler32_and_zlib_header),
+		cmocka_unit_test(huffman_lengths_are_limited_and_complete),
 	};
 
 	return cmocka_run_group_tests_name("qr", tests, NULL, NULL);

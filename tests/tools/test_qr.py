@@ -109,7 +109,7 @@ def inflate(qrgen, data):
     return zlib.decompress(qrgen("zlib", data=data))
 
 
-@pytest.mark.parametrize("kind", ["empty", "random", "text", "runs", "far"])
+@pytest.mark.parametrize("kind", ["empty", "random", "text", "runs", "far", "skewed", "two"])
 def test_zlib_streams_inflate(qrgen, kind):
     rnd = random.Random(kind)
     if kind == "empty":
@@ -122,10 +122,30 @@ def test_zlib_streams_inflate(qrgen, kind):
                         for i in range(300))
     elif kind == "runs":  # matches of the longest length, 258, and distance 1
         data = b"A" * 1000 + b"AB" * 700 + bytes(range(256)) * 3
-    else:  # the same block again past 16 KiB: distances near the window's end
+    elif kind == "far":  # the same block again past 16 KiB: distances near the window's end
         block = bytes(rnd.randrange(256) for _ in range(600))
         data = block + bytes(rnd.randrange(256) for _ in range(32000)) + block
+    elif kind == "skewed":  # Fibonacci counts: a Huffman tree deeper than 15 before limiting
+        fib = [1, 1]
+        while len(fib) < 22:
+            fib.append(fib[-1] + fib[-2])
+        data = bytearray()
+        for sym, count in enumerate(fib):
+            data += bytes([sym * 11]) * count
+        rnd.shuffle(data)
+        data = bytes(data)
+    else:  # two symbols only, no match: the smallest codes
+        data = b"ab"
     assert inflate(qrgen, data) == data
+
+
+def test_block_types(qrgen):
+    """A dynamic block (BTYPE 10) where its codes pay for their header, else the fixed one."""
+    text = b"".join(b"NBS:%d|check|counters|PASS|counter %d|%d|%d||\n" % (i, i % 18, i, i)
+                    for i in range(200))
+    assert qrgen("zlib", data=text)[2] >> 1 & 3 == 2
+    assert qrgen("zlib", data=b"")[2] >> 1 & 3 == 1
+    assert qrgen("zlib", data=b"nbprof")[2] >> 1 & 3 == 1
 
 
 def test_a_report_compresses(qrgen):
