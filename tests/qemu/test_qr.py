@@ -9,7 +9,8 @@ zbarimg, and a key on the serial line shows the next. tools/selftest-report
 must rebuild from the screenshots exactly the report it makes from the
 serial NBS: lines (every check, its values and the verdict), refuse the
 screenshots with one left out, and refuse the codes' text with one
-character changed. `qr` shows the same codes again; Esc ends it early.
+character changed. `qr` shows the same codes again; the keyboard's Esc
+key ends it early, and the console's text comes back.
 
 Under UEFI, where there is no boot menu, nbprof.cfg's `run = selftest
 --quick --qr` does the same on the framebuffer.
@@ -72,7 +73,10 @@ def show_codes(machine, tmp_path, command, timeout, keys=None):
         con.expect_exact("code %d of %d on the screen" % (k, n), CMD_TIMEOUT)
         shots.append(screenshot(machine, str(tmp_path / ("code%d.ppm" % k))))
         if keys is not None and k == len(keys):
-            con.send(keys[-1])
+            if keys[-1] == "\x1b":      # the Esc key of the keyboard (i8042)
+                machine["mon"].cmd("sendkey esc")
+            else:
+                con.send(keys[-1])
             break
         con.send(" ")
     con.expect_exact(PROMPT, CMD_TIMEOUT)
