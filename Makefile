@@ -5,6 +5,7 @@
 #                   legacy BIOS (the 32-bit kernel as a Multiboot ELF), ready for dd
 #   make iso        build/nbprof.iso: a CD for BIOS and UEFI (also boots from a stick)
 #   make pxe        build/pxe/: a TFTP root for network boot (iPXE script, PXELINUX config)
+#   make floppy     build/nbprof-floppy.img: a 1.44 MB FAT12 floppy with GRUB and the 32-bit kernel
 #   make run        boot it in QEMU with the serial shell on this terminal
 #   make check      host unit tests + QEMU, Bochs and documentation tests in two lanes (CHECK_LANES=1: one),
 #                   ends with a summary line
@@ -48,7 +49,7 @@ BACKEND_KSRCS := prof/backend/hw.c prof/backend/model.c prof/backend/model_feed.
                  prof/backend/tagfeed.c
 WORKLOAD_SRCS  := workload/linux.c workload/program.c workload/snippet.c workload/upload.c workload/workload.c
 WORKLOAD_KSRCS := workload/programs_k.c workload/snippet_run.c workload/workloads.c
-SELFTEST_SRCS  := selftest/judge.c selftest/report.c
+SELFTEST_SRCS  := selftest/judge.c selftest/report.c selftest/report_qr.c
 SELFTEST_KSRCS := selftest/counts.c selftest/overflow.c selftest/pebs.c selftest/selftest.c
 ARCH_SRCS   := arch/x86/acpi_tables.c arch/x86/buildid.c arch/x86/cpuid.c arch/x86/insn.c \
                arch/x86/insn_simd.c arch/x86/memmap.c arch/x86/multiboot_mods.c arch/x86/pagewalk.c \
@@ -70,7 +71,8 @@ PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c
-LIB_SRCS    := lib/base64.c lib/crc32.c lib/parse.c lib/printf.c lib/stats.c
+LIB_SRCS    := lib/base45.c lib/base64.c lib/crc32.c lib/deflate.c lib/parse.c lib/printf.c lib/qr.c \
+               lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
 
 # *_SRCS are portable: compiled for the kernel and, with the unit tests, for
@@ -103,6 +105,7 @@ HOST_TEST_SRCS += tests/host/test_model_random.c
 HOST_TEST_SRCS += tests/host/test_snippet.c
 HOST_TEST_SRCS += tests/host/test_screen.c
 HOST_TEST_SRCS += tests/host/test_linux.c
+HOST_TEST_SRCS += tests/host/test_qr.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -124,7 +127,7 @@ EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
 # register accesses (which stand for one RDMSR/WRMSR each and are not
 # stepped), so the image stays small (tests/tools/test_image.py).
 K_OPT    := -O2
-K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o arch/x86/buildid.o \
+K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o lib/base45.o lib/qr.o lib/deflate.o arch/x86/buildid.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
              pmu/p4_uncore_spec.o pmu/p4_uncore_list.o prof/report.o prof/dump.o \
              workload/workload.o arch/x86/cpuid.o workload/program.o workload/programs_k.o workload/linux.o \
@@ -133,7 +136,7 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o arch/x86/bu
              arch/x86/selftest.o arch/x86/topology.o arch/x86/mem.o arch/x86/64/gdt.o \
              arch/x86/pic.o arch/x86/serial.o arch/x86/cpu.o arch/x86/ksyms.o \
              arch/x86/panic.o workload/workloads.o selftest/selftest.o selftest/report.o \
-             selftest/counts.o selftest/overflow.o selftest/pebs.o selftest/judge.o \
+             selftest/counts.o selftest/overflow.o selftest/pebs.o selftest/judge.o selftest/report_qr.o \
              workload/snippet.o workload/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
              prof/backend/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
              arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o \
@@ -179,7 +182,7 @@ H_SUPPORT_OBJS := $(patsubst %.c,$(B)/h/%.o,$(HOST_TEST_SUPPORT))
 # them as intermediates (a concurrent build would then fail to link).
 .SECONDARY: $(H_SUPPORT_OBJS)
 
-.PHONY: all image iso pxe run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test doc-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
+.PHONY: all image iso pxe floppy run check host-test tool-test model-bench qemu-test qemu-test-ia32 qemu-test-bios bochs-test doc-test check-deps bench clean deps-build deps-run deps-check deps-image FORCE
 all: $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf
 
 # --- kernel ------------------------------------------------------------------
@@ -357,6 +360,14 @@ $(SELFTESTGEN): tests/tools/selftestgen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
+# The QR encoder, compressor and base45 on the host, read back by zbar and Python (tests/tools/test_qr.py).
+QRGEN       := $(B)/h/tools/qrgen
+
+$(QRGEN): tests/tools/qrgen.c $(B)/h/libportable.a
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  HOSTLD  $@")
+	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
+
 # The kernel's x86 decoder on the host, compared with objdump (tests/tools/test_insnlen.py).
 INSNLEN     := $(B)/h/tools/insnlen
 
@@ -365,7 +376,7 @@ $(INSNLEN): tests/tools/insnlen.c $(B)/h/libportable.a
 	$(if $(V),,@echo "  HOSTLD  $@")
 	$(Q)$(HOST_CC) $(H_CFLAGS) $< $(B)/h/libportable.a -o $@
 
-tool-test: $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) | deps-check
+tool-test: $(DUMPGEN) $(SELFTESTGEN) $(QRGEN) $(INSNLEN) $(SDK_ELFS) | deps-check
 	$(Q)$(TOOL_PYTEST)
 
 # Host timing of the model's event input, optimised and without sanitizers.
@@ -511,7 +522,7 @@ $(B)/image.programs: FORCE
 	$(Q)echo "$(PROGRAMS)" > $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
 $(IMAGE): $(B)/BOOTX64.EFI $(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(B)/image.cfg \
-		$(B)/image.programs $(PROGRAMS) tools/build/mkimage | deps-image
+		$(B)/image.programs $(PROGRAMS) tools/build/mkimage tools/build/grubmenu | deps-image
 	$(if $(V),,@echo "  IMAGE   $@")
 	$(Q)tools/build/mkimage --ia32 $(B)/BOOTIA32.EFI --bios $(B)/nbprof32.elf $@ $(B)/BOOTX64.EFI \
 		"$(if $(CFG),$(B)/image.cfg)" $(PROGRAMS)
@@ -538,6 +549,16 @@ $(PXE): $(B)/nbprof32.elf $(B)/image.cfg tools/build/mkpxe
 
 pxe: $(PXE)
 
+# A 1.44 MB floppy (FAT12) for a legacy BIOS: GRUB, nbprof32.elf and nbprof.cfg
+# (tools/build/mkfloppy); written to a stick, it boots where a BIOS shows a
+# stick as a floppy (USB-FDD) or a ZIP drive.
+FLOPPY := $(B)/nbprof-floppy.img
+$(FLOPPY): $(B)/nbprof32.elf $(B)/image.cfg tools/build/mkfloppy tools/build/grubmenu | deps-image
+	$(if $(V),,@echo "  FLOPPY  $@")
+	$(Q)tools/build/mkfloppy $@ $(B)/nbprof32.elf "$(if $(CFG),$(B)/image.cfg)"
+
+floppy: $(FLOPPY)
+
 # QEMU_FLAGS: tools/qemu.py options, e.g. QEMU_FLAGS="--smp-ht --sig 15,2,9".
 run: $(IMAGE) | deps-run
 	$(Q)$(PYTHON) tools/qemu.py --image $(IMAGE) $(QEMU_FLAGS)
@@ -561,7 +582,7 @@ qemu-test-bios: $(B)/BOOTX64.EFI $(B)/nbprof32.elf tools/build/mkimage | deps-ch
 # CHECK_LANES=1 runs every stage one after the other.
 CHECK_LANES ?= 2
 LANE2_OUT = $(if $(filter 1,$(CHECK_LANES)),;,> $(B)/check-lane2.log 2>&1 &)
-check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
+check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(QRGEN) $(INSNLEN) $(SDK_ELFS) $(B)/BOOTX64.EFI \
 		$(B)/BOOTIA32.EFI $(B)/nbprof32.elf $(IMAGE) check-deps | deps-check
 	$(Q)rm -f $(B)/host.counts $(B)/tools.counts $(B)/qemu.counts $(B)/qemu-ia32.counts \
 		$(B)/qemu-bios.counts $(B)/bochs.counts $(B)/qemu-lane2.counts $(B)/check-lane2.log \

@@ -14,6 +14,7 @@
 #include "arch/x86/mem.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/power.h"
+#include "arch/x86/screen.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
 #include "kernel/kmain.h"
@@ -206,4 +207,20 @@ void plat_poweroff(void)
 bool plat_interrupted(void)
 {
 	return console_poll_interrupt();
+}
+
+unsigned plat_qr_room(void)
+{
+	return screen_qr_room();
+}
+
+void plat_qr_show(const struct qr *q, unsigned quiet, const char *caption)
+{
+	console_flush();	/* the text up to now, for when the code goes away */
+	screen_qr_show(q, quiet, caption);
+}
+
+void plat_qr_end(void)
+{
+	screen_qr_end();
 }

@@ -12,12 +12,19 @@
  * report is the model's. Ctrl-C stops it (a stepped run polls it, an
  * unstepped one's watchdog tick does, workload/workloads.c); the PMU registers
  * are written back either way.
+ *
+ * The report block is also kept as the texts of QR codes
+ * (selftest/report_qr.h): `selftest --qr` shows them on the machine's own
+ * screen after the summary line, one at a time, and `qr` shows the last
+ * report's codes again.
  */
 #include "lib/parse.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "pmu/p4_tables.h"
 #include "prof/perf.h"
+#include "lib/qr.h"
+#include "selftest/report_qr.h"
 #include "selftest/selftest.h"
 #include "shell/cmds.h"
 #include "shell/platform.h"
@@ -31,9 +38,12 @@ struct selftest_cmd {
 	struct selftest_result results[SELFTEST_MAX_RESULTS];
 	char line[SELFTEST_LINE_MAX];
 	char err[160];
+	bool qr;			/* --qr: the codes on the screen at the end */
 };
 
 static struct selftest_cmd stc;
+static struct selftest_qr stq;		/* the last report, for `qr` */
+static struct qr stq_symbol;
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -78,11 +88,15 @@ static int selftest_parse_inject(struct shell *sh, const char *arg, struct selft
 			   "rdpmc=COUNTER, nomask=N, erratum=1 or stuck=ESCR_MSR", arg);
 }
 
-static int selftest_parse(struct shell *sh, int argc, char **argv, struct selftest_opts *o)
+static int selftest_parse(struct shell *sh, int argc, char **argv, struct selftest_opts *o,
+			  bool *qr)
 {
 	*o = (struct selftest_opts){ 0 };
+	*qr = false;
 	for (int i = 1; i < argc; i++) {
-		if (parse_streq(argv[i], "--quick"))
+		if (parse_streq(argv[i], "--qr"))
+			*qr = true;
+		else if (parse_streq(argv[i], "--quick"))
 			o->quick = true;
 		else if (parse_streq(argv[i], "--verbose"))
 			o->verbose = true;
@@ -93,7 +107,7 @@ static int selftest_parse(struct shell *sh, int argc, char **argv, struct selfte
 				return 1;
 		} else
 			return shell_error(sh, "selftest: unknown argument '%s' (usage: selftest "
-					   "[--quick] [--verbose] [--replace] [--inject KIND=N])", argv[i]);
+					   "[--quick] [--verbose] [--replace] [--qr] [--inject KIND=N])", argv[i]);
 	}
 	return 0;
 }
@@ -175,6 +189,66 @@ static void selftest_line(void *ctx, const char *line)
 	shell_printf(ctx, "%s\n", line);
 }
 
+/* ---- the report as QR codes on the screen ----------------------------------- */
+
+/*
+ * Codes of version 25 at most: 117 modules, which a phone reads from a
+ * photo of the whole screen when each module is 4 pixels or more.
+ */
+#define SELFTEST_QR_VERSION_MAX	25
+#define SELFTEST_QR_QUIET_SMALL	2	/* on a screen of fewer than 100 modules (VGA text) */
+#define KEY_ESC			0x1b
+
+/*
+ * Show the last report's codes, one at a time: any key the next, Esc (or
+ * the end of input) back to the shell. The largest version the screen
+ * shows; level M, or L below version 10, where a code holds little.
+ */
+static int selftest_show_codes(struct shell *sh, const char *who)
+{
+	static char text[QR_CODEWORDS_MAX * 2];
+	unsigned room = plat_qr_room(), quiet, count;
+	enum qr_ecc ecc;
+	size_t chars;
+	int v;
+
+	if (!stq.zlen)
+		return shell_error(sh, "%s: %s", who, stq.full ? "the report is too long for QR codes"
+				   : "no selftest report yet (run selftest)");
+	quiet = room >= 100 ? QR_QUIET : SELFTEST_QR_QUIET_SMALL;
+	for (v = SELFTEST_QR_VERSION_MAX; v >= QR_VERSION_MIN; v--)
+		if ((unsigned)QR_SIZE(v) + 2 * quiet <= room)
+			break;
+	if (v < QR_VERSION_MIN)
+		return shell_error(sh, "%s: no screen to show QR codes on%s", who,
+				   room ? " (too small)" : " (nbprof.cfg console = serial, or none found)");
+	ecc = v < 10 ? QR_ECC_L : QR_ECC_M;
+	chars = qr_capacity_alnum(v, ecc);
+	count = selftest_qr_count(&stq, chars);
+	shell_printf(sh, "%s: the report is on the screen as %u QR code%s; any key shows the next, "
+		     "Esc returns to the shell (tools/selftest-report reads a photo of each)\n", who,
+		     count, count == 1 ? "" : "s");
+	for (unsigned k = 1; k <= count; k++) {
+		char caption[160];
+		int len = selftest_qr_code(&stq, chars, k, text, sizeof(text)), key;
+
+		if (len < 0 || qr_encode(&stq_symbol, text, (size_t)len, ecc, 1, v, -1)) {
+			plat_qr_end();
+			return shell_error(sh, "%s: code %u of %u does not fit", who, k, count);
+		}
+		ksnprintf(caption, sizeof(caption), "nbprof selftest report\nQR code %u of %u\n%s\n"
+			  "Esc: back to the shell", k, count,
+			  k < count ? "any key: the next code" : "any key: done");
+		plat_qr_show(&stq_symbol, quiet, caption);
+		shell_printf(sh, "%s: code %u of %u on the screen\n", who, k, count);
+		key = sh->io.getc(sh->io.ctx);
+		if (key < 0 || key == KEY_ESC)
+			break;
+	}
+	plat_qr_end();
+	return 0;
+}
+
 static int cmd_selftest(struct shell *sh, int argc, char **argv)
 {
 	struct selftest_cmd *c = &stc;
@@ -184,7 +258,7 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 
 	c->sh = sh;
 	c->totals = (struct selftest_totals){ 0 };
-	if (selftest_parse(sh, argc, argv, &c->o))
+	if (selftest_parse(sh, argc, argv, &c->o, &c->qr))
 		return 1;
 	c->o.emit = selftest_emit;
 	c->o.interrupted = selftest_interrupted;
@@ -200,16 +274,28 @@ static int cmd_selftest(struct shell *sh, int argc, char **argv)
 			     c->err[0] ? c->err : "interrupted");
 	selftest_backend(backend, sizeof(backend));
 	selftest_block(&c->mach, backend, c->results, (unsigned)n, selftest_line, sh);
+	selftest_qr_reset(&stq);
+	selftest_block(&c->mach, backend, c->results, (unsigned)n, selftest_qr_line, &stq);
+	selftest_qr_pack(&stq);
 	shell_printf(sh, "selftest: %u passed, %u failed, %u skipped%s%s%s\n", c->totals.passed,
 		     c->totals.failed, c->totals.skipped, interrupted ? " (incomplete)" : "",
 		     selftest_nothing_counted(c->results, (unsigned)n) ? "; no counter counted" : "",
 		     perf_info()->backend == PERF_BACKEND_MODEL ?
 		     "; on the software model, not this machine's PMU" : "");
+	if (c->qr && selftest_show_codes(sh, "selftest"))
+		return 1;
 	return c->totals.failed || interrupted;
 }
 
+static int cmd_qr(struct shell *sh, int argc, char **argv)
+{
+	if (argc > 1)
+		return shell_error(sh, "qr: unknown argument '%s' (usage: qr)", argv[1]);
+	return selftest_show_codes(sh, "qr");
+}
+
 static const struct shell_cmd selftest_cmds[] = {
-	{ "selftest", "selftest [--quick] [--verbose] [--replace] [--inject KIND=N]",
+	{ "selftest", "selftest [--quick] [--verbose] [--replace] [--qr] [--inject KIND=N]",
 	  "check this machine's PMU against the manual",
 	  "Programs every counter, ESCR pairing, privilege and thread filter, the\n"
 	  "overflow flag, FORCE_OVF, the 40-bit wrap, PMIs in both delivery modes,\n"
@@ -224,6 +310,7 @@ static const struct shell_cmd selftest_cmds[] = {
 	  "              smaller counts of two)\n"
 	  "  --verbose   show how each expectation is made\n"
 	  "  --replace   run the PEBS check even though it replaces your last recording\n"
+	  "  --qr        then show the report as QR codes on the screen (`qr`)\n"
 	  "  --inject    model backend only, to see the checks fail: unflagged=N\n"
 	  "              overflows leave OVF clear, n15=N reloads lose their writes,\n"
 	  "              dead=C counter C never counts, rdpmc=C RDPMC of counter C\n"
@@ -231,6 +318,14 @@ static const struct shell_cmd selftest_cmds[] = {
 	  "              the cascade-PMI erratum the other way round, stuck=MSR the\n"
 	  "              ESCR at MSR keeps every bit once set (the restore fails)\n",
 	  cmd_selftest },
+	{ "qr", "qr", "show the last selftest report as QR codes on the screen",
+	  "Shows the NBS: lines of the last `selftest` as QR codes on this machine's\n"
+	  "own screen, one at a time: any key shows the next, Esc returns to the\n"
+	  "shell. Photograph each (or read it with a phone's QR reader and send the\n"
+	  "text); tools/selftest-report turns the photos or the text back into the\n"
+	  "report and checks every line's CRC. The report is compressed (zlib),\n"
+	  "in base45, cut into codes numbered k of n.\n",
+	  cmd_qr },
 };
 
 int selftest_add_commands(struct shell *sh)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "arch/x86/cpuid.h"
+#include "lib/qr.h"
 #include "pmu/msr_bus.h"
 
 /*
@@ -108,5 +109,15 @@ void plat_poweroff(void);
 
 /* True once Ctrl-C arrived while a command runs; reading clears it. */
 bool plat_interrupted(void);
+
+/*
+ * QR codes on the machine's own screen (arch/x86/screen.h): the side, in
+ * modules, of the largest square the screen shows (0: no screen, or the
+ * console does not use it); q with `quiet` light modules around it and
+ * the caption, in place of the console's text; the text again.
+ */
+unsigned plat_qr_room(void);
+void plat_qr_show(const struct qr *q, unsigned quiet, const char *caption);
+void plat_qr_end(void);
 
 #endif

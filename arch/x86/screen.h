@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "arch/x86/bootinfo.h"
+#include "lib/qr.h"
 
 /* VGA colour text mode 3: 80x25 cells of two bytes (attribute, character) at B8000H. */
 #define VGA_COLOR_TEXT		0xb8000u
@@ -54,5 +55,32 @@ void screen_putc(char c);
 
 /* Draw what changed since the last flush, and the cursor. */
 void screen_flush(void);
+
+/*
+ * QR codes in place of the console's text (`selftest --qr`). VGA text
+ * shows four modules per character cell, one above the other, with 16
+ * glyphs loaded into the font for the time (light modules are the glyph,
+ * dark ones the black background): up to 80 modules, the caption below;
+ * where the font cannot be loaded, two per cell with the half-block glyphs
+ * of code page 437 (DFH upper half, DCH lower half, DBH full block), 50
+ * modules high on the left, the caption on the right. The framebuffer
+ * shows square modules of SCREEN_QR_MIN_PX pixels or more below the
+ * caption.
+ */
+#define SCREEN_QR_MIN_PX	4
+#define SCREEN_QR_CAPTION_ROWS	4	/* the framebuffer's caption lines */
+
+/* The side of the largest square of modules the screen shows beside the caption; 0: no screen. */
+unsigned screen_qr_room(void);
+
+/*
+ * q with `quiet` light modules around it, and the caption (lines split at
+ * '\n'). Until screen_qr_end() the console's output goes only into the
+ * grid: a flush draws nothing.
+ */
+void screen_qr_show(const struct qr *q, unsigned quiet, const char *caption);
+
+/* The console's text again, all of it redrawn. */
+void screen_qr_end(void);
 
 #endif

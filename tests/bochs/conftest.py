@@ -83,17 +83,33 @@ def base_image():
     return img
 
 
-class Bochs:
-    """One Bochs machine: its serial line (send, expect, cmd) and its process."""
+def floppy_image():
+    """build/bochs-test/floppy.img: the 1.44 MB floppy (tools/build/mkfloppy)."""
+    os.makedirs(WORK, exist_ok=True)
+    img = os.path.join(WORK, "floppy.img")
+    elf = os.path.join(BUILD, "nbprof32.elf")
+    if not os.path.exists(elf):
+        pytest.fail("%s is missing: run make" % elf)
+    subprocess.run([os.path.join(REPO, "tools", "build", "mkfloppy"), img, elf], check=True,
+                   stdout=subprocess.DEVNULL)
+    return img
 
-    def __init__(self, name, model, ht=False, pmu="plain", stuck_counter0=None):
+
+class Bochs:
+    """One Bochs machine: its serial line (send, expect, cmd) and its process.
+
+    floppy: boot the floppy (drive A:) instead of the disk image."""
+
+    def __init__(self, name, model, ht=False, pmu="plain", stuck_counter0=None, floppy=False):
         self.name = name
         d = os.path.join(WORK, name)
         os.makedirs(d, exist_ok=True)
         for f in os.listdir(d):
             os.unlink(os.path.join(d, f))
-        img = self.img = os.path.join(d, "disk.img")
-        shutil.copyfile(base_image(), img)
+        img = self.img = os.path.join(d, "floppy.img" if floppy else "disk.img")
+        shutil.copyfile(floppy_image() if floppy else base_image(), img)
+        media = ("floppya: 1_44=%s, status=inserted\nboot: floppy\n" % img if floppy else
+                 "ata0-master: type=disk, path=%s, mode=flat\nboot: disk\n" % img)
         cpu = "model=%s, count=%s, ignore_bad_msrs=0" % (model, "1:1:2" if ht else "1")
         if pmu == "plain":
             path = os.path.join(d, "msrs.txt")
@@ -106,12 +122,11 @@ class Bochs:
             f.write("c\n")
         cfg = os.path.join(d, "bochsrc")
         with open(cfg, "w") as f:
-            f.write("megs: 96\nromimage: file=%s\nvgaromimage: file=%s\n"
-                    "ata0-master: type=disk, path=%s, mode=flat\nboot: disk\n"
+            f.write("megs: 96\nromimage: file=%s\nvgaromimage: file=%s\n%s"
                     "cpu: %s\ncom1: enabled=1, mode=socket-server, dev=localhost:%d\n"
                     "display_library: term\nlog: %s\nclock: sync=none\n"
                     "speaker: enabled=0\n"
-                    % (BIOS, VGABIOS, img, cpu, self.port, os.path.join(d, "bochs.log")))
+                    % (BIOS, VGABIOS, media, cpu, self.port, os.path.join(d, "bochs.log")))
         self.proc = pexpect.spawn("bochs", ["-f", cfg, "-rc", rc], cwd=d,
                                   env={"TERM": "xterm", "PATH": os.environ["PATH"]},
                                   dimensions=(25, 80), timeout=None)
@@ -188,7 +203,7 @@ class Bochs:
         if self.proc.isalive():
             self.proc.terminate(force=True)
         self.proc.close()
-        if os.path.exists(self.img):     # a copy of bios.img; bochs.log stays
+        if os.path.exists(self.img):     # a copy of bios.img or floppy.img; bochs.log stays
             os.unlink(self.img)
 
 

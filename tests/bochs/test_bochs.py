@@ -10,11 +10,14 @@ counter, which a probe that took any non-zero read accepted), `selftest` on the 
 (the probe's FAIL first, "no counter counted", every counting check FAILs
 naming it, the registers and the restore still checked, never a report of
 success and never the model in its place), and Ctrl-C of an unstepped run.
+A fifth boots the 1.44 MB floppy (make floppy) from drive A: to the prompt.
 """
 
 import re
 
 import pytest
+
+from conftest import Bochs, have_bochs
 
 MACHINES = {
     "willamette": {"model": "p4_willamette"},
@@ -134,3 +137,16 @@ def test_ctrl_c_stops_an_unstepped_run_pair(machine):
     m.send("\x03")
     out = m.expect_exact("nbprof> ", 30, "the prompt after Ctrl-C")
     assert out.count("interrupted by Ctrl-C") == 2, out
+
+
+def test_the_floppy_boots_to_the_prompt():
+    """GRUB from the floppy's reserved sectors by Bochs' BIOS (INT 13H, CHS), its menu's
+    default entry, the kernel from the FAT12."""
+    if not have_bochs():
+        pytest.fail("Bochs is missing (tools/build/ensure-deps)")
+    m = Bochs("floppy", "p4_willamette", floppy=True)
+    try:
+        assert re.search(r"^boot\s+legacy BIOS \(Multiboot, nbprof32\.elf, loaded by GRUB ",
+                         m.cmd("cpu"), re.M)
+    finally:
+        m.stop()

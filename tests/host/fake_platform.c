@@ -149,3 +149,21 @@ bool plat_interrupted(void)
 	fake_plat.interrupted = false;
 	return was;
 }
+
+unsigned plat_qr_room(void)
+{
+	return fake_plat.qr_room;
+}
+
+void plat_qr_show(const struct qr *q, unsigned quiet, const char *caption)
+{
+	fake_plat.qr_shown++;
+	fake_plat.qr_version = q->version;
+	fake_plat.qr_quiet = quiet;
+	snprintf(fake_plat.qr_caption, sizeof(fake_plat.qr_caption), "%s", caption);
+}
+
+void plat_qr_end(void)
+{
+	fake_plat.qr_ends++;
+}

@@ -41,6 +41,11 @@ struct fake_platform {
 	const char *lp1_refusal;		/* plat_run_on_lp(1) fails with this reason */
 	unsigned lp;				/* the LP plat_run_on_lp() is running fn on */
 	unsigned lp_calls[2];			/* plat_run_on_lp() calls per LP */
+	unsigned qr_room;			/* plat_qr_room() answer (0: no screen) */
+	unsigned qr_shown, qr_ends;		/* plat_qr_show() and plat_qr_end() calls */
+	int qr_version;				/* of the last code shown */
+	unsigned qr_quiet;
+	char qr_caption[160];			/* of the last code shown */
 };
 
 extern struct fake_platform fake_plat;

@@ -309,6 +309,12 @@ int workload_sibling(const char **why)
 	return -1;
 }
 
+/* The fake runs nothing unstepped: no watchdog to switch. */
+void workload_set_watchdog(bool on)
+{
+	(void)on;
+}
+
 int workload_run_lps(struct workload_job jobs[2], enum workload_start start)
 {
 	for (unsigned k = 0; k < 2; k++)

@@ -83,9 +83,11 @@ void selftest_machine(struct selftest_machine *m)
 
 /* ---- the shell ------------------------------------------------------------------ */
 
+static const char *keys;	/* what the keyboard sends while codes are shown */
+
 static int no_input(void *ctx)
 {
-	return -1;
+	return keys && *keys ? (unsigned char)*keys++ : -1;
 }
 
 static void collect(void *ctx, const char *s, size_t n)
@@ -106,6 +108,7 @@ static int setup(void **state)
 	fake_plat.cpu.booted_by = "legacy BIOS (Multiboot, nbprof32.elf, loaded by GRUB 2.06)";
 	fake_plat.cpu.kernel_mode = "32-bit protected mode";
 	memset(&run, 0, sizeof(run));
+	keys = NULL;
 	shell_init(&sh, &io);
 	assert_int_equal(selftest_add_commands(&sh), 0);
 	assert_int_equal(perf_select_model(&(struct p4_sig){ 0x0f, 2, 9 }, true, err, sizeof(err)),
@@ -241,15 +244,84 @@ static void refused_run_is_one_error(void **state)
 	assert_null(strstr(out, "passed"));
 }
 
+/* ---- QR codes --------------------------------------------------------------------- */
+
+static void qr_before_any_report_is_an_error(void **state)
+{
+	fake_plat.qr_room = 50;
+	assert_int_not_equal(cmd("qr"), 0);
+	assert_string_equal(out, "error: qr: no selftest report yet (run selftest)\n");
+	assert_int_not_equal(cmd("qr now"), 0);
+	assert_int_equal(strncmp(out, "error: qr: unknown argument 'now'", 33), 0);
+	assert_int_equal(fake_plat.qr_shown, 0);
+}
+
+static void codes_one_at_a_time_until_esc(void **state)
+{
+	char want[64];
+	unsigned n;
+
+	fake_plat.qr_room = 25;		/* version 1 with a quiet zone of 2: many small codes */
+	keys = " x\033";
+	assert_int_equal(cmd("selftest --qr"), 1);	/* the status is still the checks' */
+	assert_int_equal(count_lines("NBS:"), 7);	/* the serial report as before */
+	assert_non_null(strstr(out, "selftest: the report is on the screen as "));
+	n = (unsigned)atoi(strstr(out, "on the screen as ") + 17);
+	assert_true(n > 3);
+	/* three keys: the first two show the next code, Esc ends */
+	assert_int_equal(fake_plat.qr_shown, 3);
+	assert_int_equal(fake_plat.qr_ends, 1);
+	assert_int_equal(fake_plat.qr_version, 1);
+	assert_int_equal(fake_plat.qr_quiet, 2);
+	snprintf(want, sizeof(want), "selftest: code 3 of %u on the screen\n", n);
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "QR code 3 of %u\n", n);
+	assert_non_null(strstr(fake_plat.qr_caption, want));
+	assert_non_null(strstr(fake_plat.qr_caption, "Esc: back to the shell"));
+
+	/* `qr` shows them again, here to the end of input */
+	keys = "";
+	assert_int_equal(cmd("qr"), 0);
+	assert_int_equal(fake_plat.qr_shown, 4);
+	assert_int_equal(fake_plat.qr_ends, 2);
+	assert_non_null(strstr(out, "qr: code 1 of "));
+	assert_int_equal(count_lines("NBS:"), 0);
+
+	/* a big screen: level M, a larger version, one code */
+	fake_plat.qr_room = 150;
+	keys = "\033";
+	assert_int_equal(cmd("qr"), 0);
+	assert_non_null(strstr(out, "as 1 QR code;"));
+	assert_int_equal(fake_plat.qr_quiet, 4);
+	assert_true(strstr(fake_plat.qr_caption, "any key: done") != NULL);
+}
+
+static void no_screen_no_codes(void **state)
+{
+	fake_plat.qr_room = 0;
+	assert_int_equal(cmd("selftest --qr"), 1);
+	assert_int_equal(count_lines("NBS:"), 7);
+	assert_non_null(strstr(out, "error: selftest: no screen to show QR codes on (nbprof.cfg "
+				    "console = serial, or none found)\n"));
+	assert_int_equal(fake_plat.qr_shown, 0);
+	fake_plat.qr_room = 20;		/* smaller than version 1 with its quiet zone */
+	assert_int_not_equal(cmd("qr"), 0);
+	assert_non_null(strstr(out, "(too small)"));
+	assert_int_equal(fake_plat.qr_shown, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(qr_before_any_report_is_an_error, setup),
 		cmocka_unit_test_setup(bad_arguments_run_nothing, setup),
 		cmocka_unit_test_setup(options_reach_the_runner, setup),
 		cmocka_unit_test_setup(header_results_block_and_summary, setup),
 		cmocka_unit_test_setup(interrupted_run_says_so, setup),
 		cmocka_unit_test_setup(nothing_counted_is_named_in_the_summary, setup),
 		cmocka_unit_test_setup(refused_run_is_one_error, setup),
+		cmocka_unit_test_setup(codes_one_at_a_time_until_esc, setup),
+		cmocka_unit_test_setup(no_screen_no_codes, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -262,10 +262,56 @@ static void extended_keys(void **state)
 	assert_string_equal(out, "");
 }
 
+/* A QR code on a 400x300 framebuffer: every module where it belongs, the text back after. */
+static void qr_code_modules_and_the_text_after(void **state)
+{
+	static uint32_t big[400 * 300];
+	static struct qr q;
+	struct boot_framebuffer fb = {
+		.base = (uintptr_t)big, .size = sizeof(big), .width = 400, .height = 300,
+		.stride = 400, .format = 1,
+	};
+	const char *why = NULL;
+	unsigned top = SCREEN_QR_CAPTION_ROWS * SCREEN_CELL_H, side, px, x0, y0;
+
+	assert_true(screen_init_fb(&fb, &why));
+	for (const char *s = "nbprof> qr\n"; *s; s++)
+		screen_putc(*s);
+	screen_flush();
+	assert_int_equal(screen_qr_room(), (300 - top) / SCREEN_QR_MIN_PX);
+	assert_int_equal(qr_encode(&q, "NBQ1 1/1 0", 10, QR_ECC_M, 1, 1, -1), 0);
+	screen_qr_show(&q, 4, "nbprof selftest report\nQR code 1 of 1");
+	side = (unsigned)q.size + 8;
+	px = (300 - top) / side;
+	x0 = (400 - side * px) / 2;
+	y0 = top + (300 - top - side * px) / 2;
+	for (unsigned y = 0; y < side; y++)
+		for (unsigned x = 0; x < side; x++) {
+			uint32_t want = qr_module(&q, (int)x - 4, (int)y - 4) ? 0 : 0xffffff;
+
+			assert_int_equal(big[(y0 + y * px + px / 2) * 400 + x0 + x * px + px / 2], want);
+			assert_int_equal(big[(y0 + y * px) * 400 + x0 + x * px], want);
+			assert_int_equal(big[(y0 + y * px + px - 1) * 400 + x0 + x * px + px - 1], want);
+		}
+	assert_int_equal(big[(y0 - 1) * 400 + 200], 0);		/* outside the quiet zone: black */
+	/* output meanwhile goes into the grid, not onto the code */
+	screen_putc('x');
+	screen_flush();
+	assert_int_equal(big[(y0 + 4 * px) * 400 + x0 + 4 * px], 0);	/* the finder's corner */
+	screen_qr_end();
+	for (unsigned y = top; y < 300; y++)
+		for (unsigned x = 0; x < 400; x++)
+			assert_int_equal(big[y * 400 + x], 0);
+	screen_qr_show(&q, 200, "too big");		/* does not fit: nothing happens */
+	assert_int_equal(big[(y0 + 4 * px) * 400 + x0 + 4 * px], 0);
+	assert_int_equal(big[(y0 + 5 * px) * 400 + x0 + 5 * px], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(glyphs_all_differ),
+		cmocka_unit_test(qr_code_modules_and_the_text_after),
 		cmocka_unit_test(text_appears_and_the_frame_is_cleared),
 		cmocka_unit_test(long_lines_wrap_and_the_screen_scrolls),
 		cmocka_unit_test(control_characters_and_escapes),

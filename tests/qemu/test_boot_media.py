@@ -1,4 +1,4 @@
-"""test_boot_media.py - the USB stick, the CD and the network boot reach the prompt.
+"""test_boot_media.py - the USB stick, the CD, the floppy and the network boot reach the prompt.
 
 The stick (tools/build/mkimage) as USB mass storage under SeaBIOS. The CD
 (tools/build/mkiso, `make iso`) in an ATAPI drive: SeaBIOS boots its El
@@ -6,7 +6,8 @@ Torito BIOS entry (GRUB, then nbprof32.elf), OVMF x64 (and OVMF ia32 with
 NBPROF_SLOW=1) its EFI entry (the FAT image, then BOOTX64.EFI or BOOTIA32.EFI). The same file
 as a disk (a stick): SeaBIOS through its hybrid MBR. The TFTP root
 (tools/build/mkpxe, `make pxe`): SeaBIOS, the e1000's iPXE ROM, the iPXE script,
-nbprof32.elf by Multiboot. QEMU's user-mode network serves TFTP itself, so
+nbprof32.elf by Multiboot. The 1.44 MB floppy (tools/build/mkfloppy, `make
+floppy`) in the board's drive A: under SeaBIOS. QEMU's user-mode network serves TFTP itself, so
 nothing leaves the machine. Each test is one short boot; `cpu` says which
 way the kernel came, and the boot log shows nbprof.cfg (carried as a file
 on the CD's FAT or a Multiboot module) was read.
@@ -132,6 +133,24 @@ def test_cd_image_written_to_a_stick(media):
     con = boot("boot_media-stick-bios", media["iso"], "disk", "bios")
     try:
         assert field(con.cmd("cpu"), "boot").startswith(BIOS)
+    finally:
+        finish(con)
+
+
+def test_floppy():
+    """GRUB from the floppy's reserved sectors, the kernel and nbprof.cfg from its FAT12."""
+    os.makedirs(WORK, exist_ok=True)
+    cfg = os.path.join(WORK, "boot_media-floppy.cfg")
+    with open(cfg, "w") as f:
+        f.write(CFG)
+    img = os.path.join(WORK, "boot_media-floppy.img")
+    subprocess.run([os.path.join(REPO, "tools", "build", "mkfloppy"), img, build("nbprof32.elf"),
+                    cfg], check=True)
+    assert os.path.getsize(img) == 1474560
+    con = boot("boot_media-floppy", img, "floppy", "bios")
+    try:
+        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
+        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
     finally:
         finish(con)
 

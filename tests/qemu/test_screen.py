@@ -156,11 +156,11 @@ def expected_screen(con, cols, nrows):
     return rows[-nrows:] if len(rows) >= nrows else rows + [""] * (nrows - len(rows))
 
 
-@pytest.fixture(scope="module", params=["bios", "uefi-x64"])
-def machine(request):
-    firmware = request.param
-    name = "screen-" + firmware
-    img = conftest.make_image(name, firmware=firmware)
+def screen_machine(name, firmware, module, cfg=None):
+    """A machine with a VGA card and the QEMU monitor, at its first prompt: yields
+    (Console, Monitor); the transcript goes to WORK/NAME.log. Also test_qr.py's.
+    cfg: the text of its nbprof.cfg."""
+    img = conftest.make_image(name, cfg=cfg, firmware=firmware)
     code, template = qemu.find_firmware(firmware)
     varstore = qemu.make_vars(template)
     sock = os.path.join(WORK, name + ".mon")
@@ -171,17 +171,13 @@ def machine(request):
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", codec_errors="replace",
                           dimensions=(50, 200), timeout=CMD_TIMEOUT)
     con = Console(child, name)
-    conftest._consoles[__name__] = con
+    conftest._consoles[module] = con
     mon = None
     try:
         con.expect_exact(READY, BOOT_TIMEOUT)
         con.expect_exact(PROMPT, CMD_TIMEOUT)
         mon = Monitor(sock)
-        m = {"con": con, "mon": mon, "firmware": firmware,
-             "read": (lambda: vga_text(mon)) if firmware == "bios"
-             else (lambda: fb_text(mon, os.path.join(WORK, name + ".ppm")))}
-        m["cols"] = len(m["read"]()[0])
-        yield m
+        yield con, mon
     finally:
         if mon:
             mon.close()
@@ -190,6 +186,18 @@ def machine(request):
             os.unlink(varstore)
         with open(os.path.join(WORK, name + ".log"), "w") as f:
             f.write(con.transcript)
+
+
+@pytest.fixture(scope="module", params=["bios", "uefi-x64"])
+def machine(request):
+    firmware = request.param
+    name = "screen-" + firmware
+    for con, mon in screen_machine(name, firmware, __name__):
+        m = {"con": con, "mon": mon, "firmware": firmware,
+             "read": (lambda: vga_text(mon)) if firmware == "bios"
+             else (lambda: fb_text(mon, os.path.join(WORK, name + ".ppm")))}
+        m["cols"] = len(m["read"]()[0])
+        yield m
 
 
 def settled_screen(machine, timeout=10):

@@ -14,11 +14,14 @@
  *          NBS: block and the summary line, with other text around it
  *   truth  one line per result: group, status, name, measured, expected,
  *          note, separated by tabs, as the results were before framing
+ *   qr C   the same block as the texts of QR codes of at most C characters
+ *          each (selftest/report_qr.c), one a line, as `selftest --qr` shows
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "selftest/report_qr.h"
 #include "selftest/selftest.h"
 
 #define MAXN	SELFTEST_MAX_RESULTS
@@ -85,13 +88,14 @@ static void out_line(void *ctx, const char *line)
 	printf("%s\r\n", line);
 }
 
-static void print_block(unsigned n)
-{
-	struct selftest_machine m = {
+static const struct selftest_machine machine = {
 		.signature = 0xf29, .display = "0F_02H", .stepping = 9,
 		.brand = "Intel(R) Pentium(R) 4 CPU 2.80GHz", .ucode_ok = true, .ucode = 0x2e,
 		.misc_ok = true, .misc_enable = 0x00000000000c0089ull,
-	};
+};
+
+static void print_block(unsigned n)
+{
 	struct selftest_totals t = { 0 };
 	char line[SELFTEST_LINE_MAX];
 
@@ -101,9 +105,27 @@ static void print_block(unsigned n)
 		selftest_format(&res[i], false, line, sizeof(line));
 		printf("%s\r\n", line);
 	}
-	selftest_block(&m, "hardware 0F_02H stepping 9 with HT", res, n, out_line, NULL);
+	selftest_block(&machine, "hardware 0F_02H stepping 9 with HT", res, n, out_line, NULL);
 	printf("selftest: %u passed, %u failed, %u skipped\r\nnbprof> \r\n", t.passed, t.failed,
 	       t.skipped);
+}
+
+static int print_codes(unsigned n, size_t chars)
+{
+	static struct selftest_qr p;
+	static char text[8192];
+	unsigned count;
+
+	selftest_qr_reset(&p);
+	selftest_block(&machine, "hardware 0F_02H stepping 9 with HT", res, n, selftest_qr_line, &p);
+	if (selftest_qr_pack(&p) || !(count = selftest_qr_count(&p, chars)))
+		return 1;
+	for (unsigned k = 1; k <= count; k++) {
+		if (selftest_qr_code(&p, chars, k, text, sizeof(text)) < 0)
+			return 1;
+		printf("%s\n", text);
+	}
+	return 0;
 }
 
 static void print_truth(unsigned n)
@@ -125,7 +147,7 @@ int main(int argc, char **argv)
 			rng = (uint32_t)strtoul(argv[i + 1], NULL, 0);
 	}
 	if (i >= argc || n > MAXN) {
-		fprintf(stderr, "usage: selftestgen [-n N (<= %d)] [-s SEED] block|truth\n", MAXN);
+		fprintf(stderr, "usage: selftestgen [-n N (<= %d)] [-s SEED] block|truth|qr CHARS\n", MAXN);
 		return 2;
 	}
 	for (unsigned k = 0; k < n; k++)
@@ -136,6 +158,8 @@ int main(int argc, char **argv)
 		print_block(n);
 	else if (!strcmp(argv[i], "truth"))
 		print_truth(n);
+	else if (!strcmp(argv[i], "qr") && i + 1 < argc)
+		return print_codes(n, strtoul(argv[i + 1], NULL, 0));
 	else
 		return 2;
 	return 0;

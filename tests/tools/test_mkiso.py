@@ -1,4 +1,5 @@
-"""test_mkiso.py - tools/build/mkiso writes a CD that BIOS and UEFI boot, and tools/build/mkpxe a TFTP root.
+"""test_mkiso.py - tools/build/mkiso writes a CD that BIOS and UEFI boot, tools/build/mkpxe a
+TFTP root and tools/build/mkfloppy a 1.44 MB floppy.
 
 The CD is read byte by byte where the standards fix the layout: ISO 9660
 (ECMA-119) puts the volume descriptors from sector 16 (2048-byte sectors),
@@ -9,7 +10,11 @@ and a section header for platform EFH = EFI (UEFI 2.10 section 13.3.2.1)
 with its entry; each entry: boot indicator 88H, media type 0 (no
 emulation), sector count at byte 6, start sector at byte 8. The MBR (hybrid,
 for sticks) is read as in test_mkimage.py. The FAT image behind the EFI
-entry is read with mtools.
+entry is read with mtools. The floppy's boot sector is read as the FAT
+specification puts its BIOS parameter block (bytes per sector at byte 11,
+..., sectors per track at 24, heads at 26, "FAT12" at 54) and GRUB 2.06's
+boot.S its own fields (the kernel sector at 5CH; diskboot's block list at
+1F4H of core.img's first sector).
 """
 
 import os
@@ -19,6 +24,7 @@ import subprocess
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(REPO, os.environ.get("NBPROF_BUILD", "build"))
 MKISO = os.path.join(REPO, "tools", "build", "mkiso")
 MKPXE = os.path.join(REPO, "tools", "build", "mkpxe")
 CD_SECTOR = 2048
@@ -159,15 +165,20 @@ def test_pxe_root(tmp_path):
     script = (out / "nbprof.ipxe").read_text().splitlines()
     assert script[0] == "#!ipxe"
     cmds = [ln for ln in script if ln and not ln.startswith("#")]
-    assert cmds == ["kernel nbprof32.elf", "module nbprof.cfg", "boot"]
+    menu = ["menu nbprof || goto nbprof", "item nbprof nbprof", "item selftest nbprof: selftest",
+            "choose --default nbprof --timeout 5000 entry || goto nbprof", "goto ${entry}"]
+    selftest = [":selftest", "kernel nbprof32.elf", "module selftest.cfg", "boot"]
+    assert cmds == menu + [":nbprof", "kernel nbprof32.elf", "module nbprof.cfg", "boot"] + selftest
+    assert "run = selftest --qr" in (out / "selftest.cfg").read_text()
     pxelinux = (out / "pxelinux.cfg" / "default").read_text()
     assert "KERNEL mboot.c32" in pxelinux and "APPEND nbprof32.elf --- nbprof.cfg" in pxelinux
+    assert "DEFAULT nbprof" in pxelinux and "APPEND nbprof32.elf --- selftest.cfg" in pxelinux
     # without a configuration: no module line, and a stale nbprof.cfg goes
     subprocess.run([MKPXE, str(out), str(elf)], check=True)
     assert not (out / "nbprof.cfg").exists()
     cmds = [ln for ln in (out / "nbprof.ipxe").read_text().splitlines()
             if ln and not ln.startswith("#")]
-    assert cmds == ["kernel nbprof32.elf", "boot"]
+    assert cmds == menu + [":nbprof", "kernel nbprof32.elf", "boot"] + selftest
 
 
 def test_pxe_refuses_what_is_not_an_elf(tmp_path):
@@ -192,3 +203,58 @@ def test_program_names_grub_cannot_take_are_refused(tmp_path, name):
     assert p.returncode == 1, p.stderr
     assert "program %s: the name '%s' may hold only" % (files[3], name) in p.stderr
     assert not out.exists()
+
+
+# --- tools/build/mkfloppy ------------------------------------------------------------
+
+MKFLOPPY = os.path.join(REPO, "tools", "build", "mkfloppy")
+ELF32 = os.path.join(BUILD, "nbprof32.elf")
+
+
+@pytest.mark.skipif(not os.path.exists(ELF32), reason="needs build/nbprof32.elf (make)")
+def test_floppy_layout(tmp_path):
+    """A 1.44 MB FAT12 whose reserved sectors hold GRUB: boot.img with the file system's
+    parameter block, pointing at core.img in sector 1; the kernel and nbprof.cfg in the FAT."""
+    cfg, out = tmp_path / "c.cfg", tmp_path / "f.img"
+    cfg.write_text("run = cpu\n")
+    subprocess.run([MKFLOPPY, str(out), ELF32, str(cfg)], check=True)
+    data = out.read_bytes()
+    assert len(data) == 1474560
+    boot = open("/usr/lib/grub/i386-pc/boot.img", "rb").read()
+    s0 = data[:512]
+    bps, spc, reserved, nfats, roots, total, media = struct.unpack_from("<HBHBHHB", s0, 11)
+    spt, heads = struct.unpack_from("<HH", s0, 24)
+    assert (bps, spc, nfats, roots, total, media, spt, heads) == (512, 1, 2, 224, 2880, 0xf0,
+                                                                   18, 2)
+    assert s0[54:62] == b"FAT12   " and s0[510:] == b"\x55\xaa"
+    # GRUB's code around the parameter block; the kernel sector is 1
+    assert s0[:3] == boot[:3] and s0[0x64:0x1b8] == boot[0x64:0x1b8]
+    assert struct.unpack_from("<Q", s0, 0x5c)[0] == 1
+    # diskboot's block list: the rest of core.img from sector 2, all within the reserved ones
+    start, count = struct.unpack_from("<QH", data, 512 + 0x1f4)
+    assert start == 2 and 1 + 1 + count <= reserved
+    listing = subprocess.run(["mdir", "-b", "-i", str(out), "::/", "::/boot"],
+                             stdout=subprocess.PIPE, universal_newlines=True,
+                             env=dict(os.environ, MTOOLS_SKIP_CHECK="1"), check=True).stdout
+    assert "::/NBPROF.CFG" in listing.upper() and "::/BOOT/NBPROF32.ELF" in listing.upper()
+    got = subprocess.run(["mtype", "-i", str(out), "::/nbprof.cfg"], stdout=subprocess.PIPE,
+                         env=dict(os.environ, MTOOLS_SKIP_CHECK="1"), check=True).stdout
+    assert got == b"run = cpu\n"
+    # the same inputs give the same bytes
+    again = tmp_path / "g.img"
+    subprocess.run([MKFLOPPY, str(again), ELF32, str(cfg)], check=True)
+    assert again.read_bytes() == data
+
+
+def test_floppy_refuses_what_does_not_fit(tmp_path):
+    big, out = tmp_path / "big.elf", tmp_path / "f.img"
+    subprocess.run(["cp", ELF32 if os.path.exists(ELF32) else "/bin/ls", str(big)], check=True)
+    # a 2 MB section that objcopy --strip-debug keeps
+    subprocess.run(["objcopy", "--add-section", ".blob=/dev/stdin", str(big)],
+                   input=os.urandom(2 << 20), check=True)
+    p = subprocess.run([MKFLOPPY, str(out), str(big)], stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    assert p.returncode == 1 and "do not fit" in p.stderr and not out.exists()
+    p = subprocess.run([MKFLOPPY, str(out), str(tmp_path / "none.elf")], stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    assert p.returncode == 1 and "no such file" in p.stderr and not out.exists()

@@ -1,6 +1,12 @@
 """test_selftest_fuzz.py - a fixed-seed fuzz loop over tools/selftest-report (the code
 nbprof-decode --selftest runs), in the manner of tools/dev/fuzz-decode.
 
+A second loop damages the QR codes of `selftest --qr` (selftestgen.c `qr`): a
+code dropped, a character of its payload or CRC changed, its number made
+impossible, a piece cut, a code of another report or random text in its
+place. Every damaged set must be refused (exit 1, "QR codes refused"), every
+set merely reordered or read twice accepted, and nothing may raise.
+
 Inputs are report blocks printed by the kernel's own formatter
 (tests/tools/selftestgen.c), one run or two runs of different seeds in one
 capture, then damaged: lines dropped, repeated, swapped, cut, characters
@@ -166,3 +172,75 @@ def test_fuzz_loop_finds_nothing(runs):
         seen_kinds.add(kind)
     assert seen_exits == {0, 1, 2} or seen_exits == {0, 1}, seen_exits
     assert seen_kinds == set(KINDS)
+
+
+# --- the QR codes of selftest --qr (nbproflib/selftest_qr.py) ------------------------------
+
+QR_KINDS = ("drop", "dup", "swap", "cut", "flip", "number", "crc", "garbage", "foreign", "none")
+ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
+
+
+def qr_mutate(rng, codes, other):
+    """codes damaged by one kind; (codes, kind, whether the set can no longer be whole)."""
+    kind = rng.choice(QR_KINDS)
+    codes = list(codes)
+    k = rng.randrange(len(codes))
+    head_end = codes[k].index(" ", 10) + 1        # after "NBQ1 k/n CRC "
+    if kind == "drop":
+        del codes[k]
+    elif kind == "dup":
+        codes.insert(k, codes[k])
+        return codes, kind, False
+    elif kind == "swap":
+        rng.shuffle(codes)
+        return codes, kind, False
+    elif kind == "cut":
+        codes[k] = codes[k][:rng.randrange(head_end, len(codes[k]))]
+    elif kind == "flip":
+        p = rng.randrange(head_end, len(codes[k]))
+        c = rng.choice(ALNUM.replace(codes[k][p], ""))
+        codes[k] = codes[k][:p] + c + codes[k][p + 1:]
+    elif kind == "number":
+        n = len(codes)
+        codes[k] = codes[k].replace("/%d " % n, "/%d " % rng.choice((0, n + 1, 999999)), 1)
+    elif kind == "crc":
+        p = rng.randrange(head_end - 9, head_end - 1)
+        c = rng.choice("0123456789ABCDEF".replace(codes[k][p], ""))
+        codes[k] = codes[k][:p] + c + codes[k][p + 1:]
+    elif kind == "garbage":
+        codes.append("NBQ1 %d/%d %08X %s" % (rng.randrange(1, 40), rng.randrange(1, 40),
+                                             rng.getrandbits(32),
+                                             "".join(rng.choice(ALNUM) for _ in range(90))))
+    elif kind == "foreign":
+        codes[k] = rng.choice(other)
+    else:
+        return codes, kind, False
+    return codes, kind, True
+
+
+def test_qr_fuzz_loop_refuses_and_never_fails():
+    gen = os.path.join(BUILD, "h", "tools", "selftestgen")
+    if not os.path.exists(gen):
+        subprocess.run(["make", "-s", "-C", REPO, os.path.relpath(gen, REPO)], check=True)
+    sets = [subprocess.run([gen, "-s", str(seed), "-n", "30", "qr", str(chars)],
+                           stdout=subprocess.PIPE, check=True,
+                           universal_newlines=True).stdout.splitlines()
+            for seed, chars in ((1, 120), (2, 178), (3, 400))]
+    rng = random.Random(SEED)
+    seen = set()
+    for case in range(300):
+        i = rng.randrange(len(sets))
+        codes, kind, damaged = qr_mutate(rng, sets[i], sets[(i + 1) % len(sets)])
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            status = limited(lambda: st.run([("-", "\n".join(codes) + "\n")], None, out, err))
+        except Exception as e:       # noqa: BLE001 - any exception is the finding
+            pytest.fail("case %d (%s): %s: %s" % (case, kind, type(e).__name__, e))
+        assert status in (0, 1, 2), (case, status)
+        if damaged:
+            assert status == 1 and "QR codes refused" in err.getvalue(), (
+                case, kind, err.getvalue(), "\n".join(codes))
+        else:
+            assert status == 0, (case, kind, err.getvalue())
+        seen.add(kind)
+    assert seen == set(QR_KINDS)

@@ -107,7 +107,7 @@ def make_vars(template):
     return path
 
 
-MEDIA = ("disk", "usb", "cdrom", "net")
+MEDIA = ("disk", "usb", "cdrom", "net", "floppy")
 PXE_BOOTFILE = "nbprof.ipxe"    # the iPXE script in a `make pxe` TFTP root
 
 
@@ -117,10 +117,13 @@ def media_args(media, image):
     which SeaBIOS boots the same way, but under TCG EHCI takes three times
     as long), a CD in an AHCI ATAPI drive, or
     (net) a TFTP root served by QEMU's user-mode network to an e1000 whose
-    boot ROM is QEMU's iPXE (Debian's ipxe-qemu)."""
+    boot ROM is QEMU's iPXE (Debian's ipxe-qemu), or (floppy) a 1.44 MB floppy
+    in the board's floppy drive A: (make floppy; bios only)."""
     if media == "usb":
         return ["-drive", "if=none,id=stick,format=raw,readonly=on,file=" + image,
                 "-device", "qemu-xhci,id=xhci", "-device", "usb-storage,bus=xhci.0,drive=stick"]
+    if media == "floppy":
+        return ["-drive", "if=floppy,format=raw,readonly=on,file=" + image]
     if media == "cdrom":
         return ["-drive", "if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=" + image,
                 "-device", "ich9-ahci,id=ahci", "-device", "ide-cd,bus=ahci.0,drive=cd0"]
@@ -215,7 +218,8 @@ def add_machine_options(ap):
                                     "make iso), with --media net a TFTP root (build/pxe, make pxe)")
     ap.add_argument("--media", choices=MEDIA, default="disk",
                     help="disk: a hard disk (default); usb: a USB stick; cdrom: a CD drive; "
-                         "net: network boot from QEMU's iPXE over TFTP (bios only)")
+                         "net: network boot from QEMU's iPXE over TFTP (bios only); "
+                         "floppy: a 1.44 MB floppy (make floppy; bios only)")
     ap.add_argument("--screen", action="store_true",
                     help="add a VGA card (nbprof's screen console; see it with the monitor's "
                          "screendump or with -display gtk after --)")
@@ -232,7 +236,8 @@ def add_machine_options(ap):
     ap.add_argument("--gdb", action="store_true", help="wait for gdb on tcp::1234")
 
 
-DEFAULT_IMAGES = {"disk": "nbprof.img", "usb": "nbprof.img", "cdrom": "nbprof.iso", "net": "pxe"}
+DEFAULT_IMAGES = {"disk": "nbprof.img", "usb": "nbprof.img", "cdrom": "nbprof.iso", "net": "pxe",
+                  "floppy": "nbprof-floppy.img"}
 
 
 def default_image(args):
@@ -252,9 +257,12 @@ def check_host(image, firmware=DEFAULT_FIRMWARE, media="disk"):
         if not os.path.exists(os.path.join(image, PXE_BOOTFILE)):
             raise SystemExit("qemu.py: %s has no %s (make pxe; --image build/pxe)"
                              % (image, PXE_BOOTFILE))
+    if media == "floppy" and firmware != "bios":
+        raise SystemExit("qemu.py: --media floppy boots GRUB for a legacy BIOS: use --firmware bios")
     if not os.path.exists(image):
         raise SystemExit("qemu.py: %s does not exist (make %s)"
-                         % (image, {"cdrom": "iso", "net": "pxe"}.get(media, "image")))
+                         % (image, {"cdrom": "iso", "net": "pxe", "floppy": "floppy"}
+                            .get(media, "image")))
     if shutil.which(qemu_bin) is None:
         raise SystemExit("qemu.py: %s not found (Debian package qemu-system-x86)" % qemu_bin)
 

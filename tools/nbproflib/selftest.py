@@ -4,7 +4,11 @@
     nbprof-decode --selftest CAPTURE ...      (the same, through the decoder)
 
 A capture is any text holding the lines `selftest` printed (a terminal log,
-a QEMU serial log, an e-mail); everything else is ignored. Each line is
+a QEMU serial log, an e-mail); everything else is ignored. It may also be
+a photo or screenshot of the QR codes `selftest --qr` shows (read with
+zbarimg), or "-": standard input, e.g. the texts a phone's QR reader
+shows, pasted; the codes are put back together (nbproflib/selftest_qr.py)
+and a missing, doubled or altered code refuses them with the reason. Each line is
 "NBS:" seq "|" kind "|" fields... "|" CRC, the CRC-32 (zlib.crc32) of the
 text between "NBS:" and the last "|" in 8 hex digits (selftest/selftest.h).
 A block runs from its "begin" line (seq 0) to its "end" line, which gives
@@ -16,8 +20,8 @@ Corrupt lines, missing lines, malformed begin/end lines and totals that
 disagree with the check lines are listed; the report then says it is
 incomplete.
 
-Exit status: 0 every block complete, 1 something missing or corrupt, 2
-no report block found.
+Exit status: 0 every block complete, 1 something missing or corrupt (or
+codes refused), 2 no report block found.
 """
 
 import argparse
@@ -26,6 +30,8 @@ import io
 import re
 import sys
 import zlib
+
+from nbproflib import selftest_qr
 
 LINE_RE = re.compile(r"NBS:([^\r\n]*)\|([0-9A-Fa-f]{8})\s*$")
 CHECK_FIELDS = ("group", "status", "name", "measured", "expected", "note")
@@ -192,6 +198,11 @@ def csv_text(blocks):
 
 def run(texts, csv_path=None, out=sys.stdout, err=sys.stderr):
     """Print the reports; the exit status of the module's docstring."""
+    try:
+        texts = selftest_qr.expand(texts)
+    except selftest_qr.Refused as e:
+        err.write("selftest-report: QR codes refused: %s\n" % e)
+        return 1
     blocks, corrupt = read_blocks(texts)
     for source, lineno, why in corrupt:
         err.write("selftest-report: %s:%d: corrupt NBS: line (%s)\n" % (source, lineno, why))
@@ -212,13 +223,17 @@ def run(texts, csv_path=None, out=sys.stdout, err=sys.stderr):
 
 def main(argv):
     p = argparse.ArgumentParser(prog="selftest-report", description=__doc__.split("\n\n")[0])
-    p.add_argument("captures", nargs="+", metavar="CAPTURE")
+    p.add_argument("captures", nargs="+", metavar="CAPTURE",
+                   help="a text capture, a photo or screenshot of QR codes, or - (standard input)")
     p.add_argument("--csv", metavar="FILE", help="one row per check (\"-\": standard output)")
     args = p.parse_args(argv)
     texts = []
-    for path in args.captures:
-        with open(path, "rb") as f:
-            texts.append((path, f.read().decode("utf-8", "replace")))
+    try:
+        for path in args.captures:
+            texts.append(selftest_qr.read_capture(path, sys.stdin))
+    except selftest_qr.Refused as e:
+        sys.stderr.write("selftest-report: %s\n" % e)
+        return 1
     return run(texts, args.csv)
 
 
