@@ -391,7 +391,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	ov.raw = p4_counter_settle(running, stopped & P4_COUNTER_MASK);
 	ov.events = (ov.raw - start) & P4_COUNTER_MASK;
 	info.pmi.overflows++;
-	info.pmi.unflagged += unflagged;
+	info.pmi.unflagged += unflagged && !s->shut;	/* the gate's shut cleared OVF itself */
 	s->overflows[i]++;
 	s->last_events[i] = ov.events;
 	s->base[i] += ov.events;

@@ -436,7 +436,23 @@ void model_feed_kernel_step(void *ctx, const struct step_info *s)
 	}
 }
 
+static void model_feed_synthetic_held(void *ctx, uint8_t lp, uint8_t cpl, const char *text,
+				      uint64_t n);
+
+/*
+ * The model's own work, unstepped (step_hold) like a register access: the
+ * gate that calls it is stepped in the counting window (a ring-3 run's int
+ * 0x81, arch/x86/step.c), and a Pentium 4 has no such feed to run.
+ */
 void model_feed_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n)
+{
+	uint64_t held = step_hold();
+
+	model_feed_synthetic_held(ctx, lp, cpl, text, n);
+	step_release(held);
+}
+
+static void model_feed_synthetic_held(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n)
 {
 	struct model_adapter *a = &model_adapter;
 	struct perf_inputs *in = ctx;
