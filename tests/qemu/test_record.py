@@ -286,6 +286,30 @@ def test_sample_weights_add_up_to_the_count(nb, p, n):
     assert sum(int(row["weight"]) for row in csv.DictReader(io.StringIO(r.stdout))) == want
 
 
+@pytest.mark.parametrize("p, n", [(97, 1000), (500, 3000)])
+def test_sample_weights_with_a_late_pmi(nb, p, n):
+    """The same at `pmu skid 64` (a PMI 64 events after the overflow, as a part may
+    deliver it): the count stays exact, each sample now stands for the P + 1 + 64 events
+    its counter counted before the handler reloaded it, the weights add up to all events
+    but those after the last sample, and no sample is lost."""
+    skid = 64
+    e = loop_instructions(n) + EXIT
+    assert "PMI skid: %d events" % skid in nb.cmd("pmu skid %d" % skid)
+    try:
+        out = record(nb, "--throttle 100 %s -c %d loop %d" % (U3, p, n))
+    finally:
+        nb.cmd("pmu skid 0")
+    k = summary(out)["stored"]
+    m = re.search(r"^events: #0 (\d+) counted, (\d+) in its samples$", out, re.M)
+    assert m and int(m.group(1)) == e, out
+    assert summary(out)["unattributed"] == 0, out
+    weights = [int(re.search(r":\s+(\d+) instr_retired:$", h).group(1))
+               for h, _ in parse_script(nb.cmd("script", timeout=60))]
+    assert len(weights) == k and k >= e // (p + 1 + skid) - 1, out
+    assert all(w == p + 1 + skid for w in weights[:-1]), weights
+    assert sum(weights) == int(m.group(2)) and e - sum(weights) < p + 1 + skid, (weights, out)
+
+
 def test_kernel_window_count_is_the_same_every_run(nb):
     """Sampling the kernel's own code (:k): the total is the same on every run and never
     2^32 off. The model's step handler takes the PMU lock nested after each stepped
