@@ -89,7 +89,8 @@
  *   address; on a BTB miss the static prediction, backward taken, forward
  *   not taken ([OPT]); on a hit a 2-bit counter indexed by the address
  *   XOR 16 bits of global history (the parts' global scheme is not
- *   documented; gshare is the model's choice). Indirect branches predict
+ *   documented; gshare is the model's choice), the static prediction
+ *   while that counter is untrained. Indirect branches predict
  *   the BTB's last target; returns a 16-entry return stack (UNVERIFIED
  *   size). Prescott's changed static predictor (backward taken only over a
  *   short distance) gives no threshold in any source in reach and is not
@@ -196,13 +197,17 @@ static bool core_branch(struct p4_core *c, const struct p4_core_in *in)
 	switch (in->branch) {
 	case P4_BR_COND: {
 		uint32_t k = (rip ^ c->ghist) & mask;
-		bool pred = hit ? c->pht[k] >= 2 : (in->insn->flags & P4_IF_BACKWARD) != 0;
+		uint8_t *ctr = &c->pht[k];
+		bool stat = (in->insn->flags & P4_IF_BACKWARD) != 0;
+		bool pred = hit && *ctr ? *ctr >= 3 : stat;
 
 		mis = pred != in->taken;
-		if (in->taken && c->pht[k] < 3)
-			c->pht[k]++;
-		else if (!in->taken && c->pht[k] > 0)
-			c->pht[k]--;
+		if (!*ctr)		/* untrained: starts weak, on the side it went */
+			*ctr = in->taken ? 3 : 2;
+		else if (in->taken && *ctr < 4)
+			(*ctr)++;
+		else if (!in->taken && *ctr > 1)
+			(*ctr)--;
 		c->ghist = ((c->ghist << 1) | in->taken) & ((1u << p->history_bits) - 1u);
 		break;
 	}
@@ -266,7 +271,7 @@ void p4_core_step(struct p4_core *c, const struct p4_core_in *in, struct p4_core
 		start += (uint64_t)in->walks * p->page_walk * P4_CORE_SIXTHS;
 	}
 	if (x->cls >= P4_U_REP_MOVS) {	/* its rate, not its uops, bounds a REP string */
-		lat = core_rep_time(r, x->cls, in->iters, in->size);
+		lat = core_rep_time(r, x->cls, in->iters, in->size) + in->penalty * P4_CORE_SIXTHS;
 		width = 1;
 	}
 	if (r->divider) {

@@ -141,7 +141,7 @@ struct p4_core {
 	uint32_t ghist;
 	uint32_t btb_tag[P4_CORE_BTB_MAX];	/* rip + 1 of the branch held, 0: empty */
 	uint32_t btb_target[P4_CORE_BTB_MAX];
-	uint8_t pht[P4_CORE_BTB_MAX];	/* 2-bit counters, indexed by rip ^ history */
+	uint8_t pht[P4_CORE_BTB_MAX];	/* 2-bit counters 1-4 (0: untrained), by rip ^ history */
 	uint32_t rsb[P4_CORE_RSB];	/* return stack */
 	uint32_t rsb_top;
 };
@@ -159,6 +159,7 @@ struct p4_core_in {
 	bool taken;
 	uint64_t rip, target;		/* the branch's address and where execution went */
 	uint64_t next;			/* the fall-through address (a call's return address) */
+	uint64_t penalty;		/* a REP string's miss penalties (clocks, p4_cost.c's) */
 };
 
 struct p4_core_out {

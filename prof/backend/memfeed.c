@@ -81,12 +81,21 @@
  */
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
 {
-	*c = (struct memfeed_ctx){ .mem = m };
+	c->mem = m;
+	memfeed_reset(c);
 }
 
 void memfeed_reset(struct memfeed_ctx *c)
 {
 	c->fetch_valid = false;
+	p4_core_init(&c->core, p4_core_part_for(&c->mem->sig));
+}
+
+/* The deepest level a result's pieces were found at. */
+static uint8_t memfeed_level(const struct p4_mem_result *r)
+{
+	return r->hit[P4_LVL_MEM] ? P4_LVL_MEM : r->hit[P4_LVL_L3] ? P4_LVL_L3
+	       : r->hit[P4_LVL_L2] ? P4_LVL_L2 : P4_LVL_L1;
 }
 
 static bool memfeed_all_hits(const struct p4_mem_result *r)
@@ -132,6 +141,7 @@ static void memfeed_fetch(struct memfeed_ctx *c, const struct step_info *s, stru
 		return;
 	f->itlb_hit += r.tlb_hit;
 	f->itlb_miss += r.tlb_miss;
+	f->fetch_level = memfeed_level(&r);
 	memfeed_add(f, &r);
 	c->fetch_first = s->rip >> 6;
 	c->fetch_last = (s->rip + s->len - 1u) >> 6;
@@ -150,6 +160,10 @@ static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_
 	if (kind == P4_MEM_STORE || r.l1_miss)
 		c->fetch_valid = false;		/* L2 was looked up: its order may have changed */
 	if (kind == P4_MEM_LOAD) {
+		uint8_t lvl = memfeed_level(&r);
+
+		if (f->load_level == 0xff || lvl > f->load_level)
+			f->load_level = lvl;
 		f->loads++;
 		f->load_l1_miss += r.l1_miss != 0;
 		f->load_l2_miss += r.l2_miss != 0;
@@ -221,16 +235,47 @@ static __attribute__((noinline)) bool memfeed_rep_stores(struct memfeed_ctx *c, 
 	return true;
 }
 
+/* The core's branch kinds (p4_core.h) by the step engine's. */
+static const uint8_t memfeed_branch[INSN_NBRANCH_KINDS] = {
+	[INSN_NOT_BRANCH] = P4_BR_NONE,		[INSN_COND] = P4_BR_COND,
+	[INSN_JMP] = P4_BR_DIRECT,		[INSN_JMP_INDIRECT] = P4_BR_INDIRECT,
+	[INSN_CALL] = P4_BR_CALL,		[INSN_CALL_INDIRECT] = P4_BR_CALL_INDIRECT,
+	[INSN_RET] = P4_BR_RETURN,		[INSN_OTHER_BRANCH] = P4_BR_OTHER,
+};
+
+/* The core's timing of the instruction, from what the memory model found. */
+static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ctx *c,
+							      const struct step_info *s,
+							      uint32_t iters, struct memfeed *f)
+{
+	bool rep = s->core.cls >= P4_U_REP_MOVS;	/* its misses and walks: in the penalty */
+	uint32_t walks = f->dtlb_walks + f->itlb_walks;
+	struct p4_core_in in = {
+		.insn = &s->core, .load_level = rep ? 0xff : f->load_level,
+		.walks = (uint8_t)(rep ? 0 : walks > 255 ? 255 : walks),
+		.fetch_level = rep ? 0xff : f->fetch_level, .iters = iters,
+		.size = s->nmem ? s->mem[0].size : 0, .loads = f->loads, .stores = f->stores,
+		.branch = (enum p4_core_branch)memfeed_branch[s->branch], .taken = s->taken,
+		.rip = s->rip, .target = s->next_rip, .next = s->rip + s->len,
+		.penalty = rep ? f->penalty : 0,
+	};
+	struct p4_core_out out;
+
+	p4_core_step(&c->core, &in, &out);
+	f->cycles = out.cycles;
+	f->uops = out.uops;
+	f->mispredicted = out.mispredicted;
+}
+
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
 	struct memfeed *f = out;	/* filled in place: no copy per step */
 	uint32_t iters = s->rep_iters ? s->rep_iters : 1;
-	unsigned loads = 0, stores = 0, uops;
 
 	if (memfeed_fetch_repeats(c, s)) {
 		*f = c->fetch_feed;	/* the same events and penalty as a lookup would give */
 	} else {
-		*f = (struct memfeed){ 0 };
+		*f = (struct memfeed){ .load_level = 0xff, .fetch_level = 0xff };
 		memfeed_fetch(c, s, f);
 	}
 	f->known = s->mem_status == INSN_MEM_OK;
@@ -241,15 +286,10 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 			for (uint32_t i = 0; i < iters && f->known; i++)
 				f->known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, f);
 	} else {
-		iters = 1;
+		iters = s->core.cls >= P4_U_REP_MOVS ? iters : 1;
 	}
-	for (unsigned i = 0; f->known && i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
-		loads += (s->mem[i].access & INSN_LOAD) != 0;
-		stores += (s->mem[i].access & INSN_STORE) != 0;
-	}
-	uops = p4_cost_uops(loads, stores);
-	f->uops = uops * iters;
-	f->cycles += p4_cost_base(uops) * iters;	/* per iteration (p4_cost.c) */
+	f->penalty = f->cycles;		/* memfeed_add summed the accesses' penalties there */
+	memfeed_core(c, s, iters, f);
 	if (s->flush_tlb) {		/* the kernel's CR3 reload (paging_set_user): after it, cold TLBs */
 		p4_mem_flush_tlbs(c->mem);
 		c->fetch_valid = false;
