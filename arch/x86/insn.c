@@ -813,13 +813,39 @@ struct insn_core_ops {
 	bool mem;
 };
 
+/*
+ * The class and registers; a read of the destination or of the flags goes
+ * into a free source slot, so that the core's step reads two sources and
+ * tests no flag in the common case (P4_IF_DST_READ / P4_IF_FLAGS_IN stay
+ * only where both slots are taken).
+ */
 static void insn_core_set(struct p4_insn *k, unsigned cls, uint8_t dst, uint8_t s0, uint8_t s1,
 			  unsigned flags)
 {
+	uint8_t src[2] = { s0, s1 };
+
+	if ((flags & P4_IF_DST_READ) && dst != P4_R_NONE) {
+		unsigned i = src[1] == P4_R_NONE ? 1 : src[0] == P4_R_NONE ? 0 : 2;
+
+		if (i < 2) {
+			src[i] = dst;
+			flags &= ~P4_IF_DST_READ;
+		}
+	} else {
+		flags &= ~P4_IF_DST_READ;
+	}
+	if (flags & P4_IF_FLAGS_IN) {
+		unsigned i = src[1] == P4_R_NONE ? 1 : src[0] == P4_R_NONE ? 0 : 2;
+
+		if (i < 2) {
+			src[i] = P4_R_FLAGS;
+			flags &= ~P4_IF_FLAGS_IN;
+		}
+	}
 	k->cls = (uint8_t)cls;
 	k->dst = dst;
-	k->src[0] = s0;
-	k->src[1] = s1;
+	k->src[0] = src[0];
+	k->src[1] = src[1];
 	k->flags = (uint8_t)(k->flags | flags);
 }
 
@@ -1202,6 +1228,10 @@ static void insn_core(const struct insn_dec *x, struct p4_insn *k)
 	if (k->cls == P4_U_BRANCH && x->c.i > 0 && (x->c.p[x->c.i - 1] & 0x80) &&
 	    (x->d.imm == IMM_REL8 || x->d.imm == IMM_REL))
 		k->flags |= P4_IF_BACKWARD;	/* the displacement's last byte holds its sign */
+	if (k->cls == P4_U_DIV || k->cls == P4_U_X87_DIV || k->cls == P4_U_SSE_DIV)
+		k->flags |= P4_IF_DIVIDER;	/* not pipelined on either family (T = L, p4_core.c) */
+	if (k->cls >= P4_U_REP_MOVS)
+		k->flags |= P4_IF_REP;
 }
 
 enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64,

@@ -74,7 +74,7 @@
  *   the Gallatin's lowest (58-71 across its tables); Prescott-class L3:
  *   no file, the Gallatin's highest, 71, the harder reading; memory: a
  *   random chase over 16 MiB, 365 (2.84 GHz 0F_29) / 392 (3.2 GHz 0F_43),
- *   DTLB miss included, so load_mem is that less the page walk; page walk
+ *   DTLB miss included, so memory's load_lat is that less the page walk; page walk
  *   26 / 17 (random minus linear at 512 KiB, 45 - 19 / 46 - 29: a weak
  *   derivation, the only one; Northwood's may include L2 misses).
  *   Memory latency in clocks grows with the clock (293 at 1.6 GHz [IL
@@ -104,7 +104,6 @@
 
 #define S(c)		((uint16_t)((c) * 6))		/* whole clocks in sixths */
 #define R(u, l)		{ .uops = (u), .lat = (l) }
-#define RD(u, l)	{ .uops = (u), .lat = (l), .divider = true }
 
 static const struct p4_core_part p4_core_northwood = {
 	.name = "Northwood-class (0F_0x-0F_2x)",
@@ -113,13 +112,13 @@ static const struct p4_core_part p4_core_northwood = {
 		[P4_U_ALU_CARRY] = R(1, S(7)),	[P4_U_SHIFT] = R(1, S(4)),
 		[P4_U_SHIFT_CL] = R(1, S(6)),	[P4_U_ROT] = R(1, S(4)),
 		[P4_U_LEA_SCALED] = R(1, S(4)),	[P4_U_IMUL] = R(1, S(15)),
-		[P4_U_MUL] = R(2, S(18)),	[P4_U_DIV] = RD(4, S(57)),
+		[P4_U_MUL] = R(2, S(18)),	[P4_U_DIV] = R(4, S(57)),
 		[P4_U_CMOV] = R(3, 37),		[P4_U_LOAD] = R(0, 0),
 		[P4_U_STORE] = R(0, 0),		[P4_U_BRANCH] = R(1, 0),
 		[P4_U_X87_ADD] = R(1, S(5)),	[P4_U_X87_MUL] = R(1, S(7)),
-		[P4_U_X87_DIV] = RD(1, S(43)),	[P4_U_X87_MOVE] = R(1, S(1)),
+		[P4_U_X87_DIV] = R(1, S(43)),	[P4_U_X87_MOVE] = R(1, S(1)),
 		[P4_U_SSE_ADD] = R(1, S(4)),	[P4_U_SSE_MUL] = R(1, S(6)),
-		[P4_U_SSE_DIV] = RD(1, S(38)),	[P4_U_SIMD_INT] = R(1, S(2)),
+		[P4_U_SSE_DIV] = R(1, S(38)),	[P4_U_SIMD_INT] = R(1, S(2)),
 		[P4_U_CPUID] = R(4, S(266)),	[P4_U_RDTSC] = R(4, S(80)),
 		[P4_U_MFENCE] = R(4, S(100)),	[P4_U_FENCE] = R(4, S(40)),
 		[P4_U_LOCKED] = R(4, S(125)),	[P4_U_FLAGS_SLOW] = R(4, S(48)),
@@ -129,7 +128,7 @@ static const struct p4_core_part p4_core_northwood = {
 		[P4_U_REP_LODS] = R(1, S(4)),	/* per element */
 		[P4_U_REP_CMPS] = R(1, S(2)),
 	},
-	.load_l1 = 2, .load_l2 = 19, .load_l3 = 58, .load_mem = 365 - 26,
+	.load_lat = { 2, 19, 58, 365 - 26 },
 	.page_walk = 26, .mispredict = 30, .btb_entries = 4096, .history_bits = 16,
 };
 
@@ -140,13 +139,13 @@ static const struct p4_core_part p4_core_prescott = {
 		[P4_U_ALU_CARRY] = R(1, S(10)),	[P4_U_SHIFT] = R(1, S(1)),
 		[P4_U_SHIFT_CL] = R(1, S(2)),	[P4_U_ROT] = R(1, S(1)),
 		[P4_U_LEA_SCALED] = R(1, S(2)),	[P4_U_IMUL] = R(1, S(10)),
-		[P4_U_MUL] = R(2, S(13)),	[P4_U_DIV] = RD(4, S(76)),
+		[P4_U_MUL] = R(2, S(13)),	[P4_U_DIV] = R(4, S(76)),
 		[P4_U_CMOV] = R(3, 57),		[P4_U_LOAD] = R(0, 0),
 		[P4_U_STORE] = R(0, 0),		[P4_U_BRANCH] = R(1, 0),
 		[P4_U_X87_ADD] = R(1, S(6)),	[P4_U_X87_MUL] = R(1, S(8)),
-		[P4_U_X87_DIV] = RD(1, S(45)),	[P4_U_X87_MOVE] = R(1, S(1)),
+		[P4_U_X87_DIV] = R(1, S(45)),	[P4_U_X87_MOVE] = R(1, S(1)),
 		[P4_U_SSE_ADD] = R(1, S(5)),	[P4_U_SSE_MUL] = R(1, S(7)),
-		[P4_U_SSE_DIV] = RD(1, S(40)),	[P4_U_SIMD_INT] = R(1, S(2)),
+		[P4_U_SSE_DIV] = R(1, S(40)),	[P4_U_SIMD_INT] = R(1, S(2)),
 		[P4_U_CPUID] = R(4, S(340)),	[P4_U_RDTSC] = R(4, S(102)),
 		[P4_U_MFENCE] = R(4, S(124)),	[P4_U_FENCE] = R(4, S(54)),
 		[P4_U_LOCKED] = R(4, S(89)),	[P4_U_FLAGS_SLOW] = R(4, S(54)),
@@ -156,7 +155,7 @@ static const struct p4_core_part p4_core_prescott = {
 		[P4_U_REP_LODS] = R(1, S(4)),
 		[P4_U_REP_CMPS] = R(1, S(2)),
 	},
-	.load_l1 = 4, .load_l2 = 28, .load_l3 = 71, .load_mem = 392 - 17,
+	.load_lat = { 4, 28, 71, 392 - 17 },
 	.page_walk = 17, .mispredict = 30, .btb_entries = 4096, .history_bits = 16,
 };
 
@@ -168,74 +167,59 @@ const struct p4_core_part *p4_core_part_for(const struct p4_sig *sig)
 void p4_core_init(struct p4_core *c, const struct p4_core_part *p)
 {
 	*c = (struct p4_core){ .p = p };
-}
-
-static inline uint64_t core_max(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-/* Load-to-use of a level (enum p4_mem_level), in clocks. */
-static uint32_t core_load_lat(const struct p4_core_part *p, unsigned level)
-{
-	switch (level) {
-	case P4_LVL_L1: return p->load_l1;
-	case P4_LVL_L2: return p->load_l2;
-	case P4_LVL_L3: return p->load_l3;
-	default: return p->load_mem;
-	}
+	c->ready[P4_R_NONE] = 0;
 }
 
 /* Predict the branch of *in and learn its outcome; true when it was mispredicted. */
-static bool core_branch(struct p4_core *c, const struct p4_core_in *in)
+bool p4_core_branch(struct p4_core *c, unsigned kind, bool taken, bool backward, uint64_t at,
+		    uint64_t target, uint64_t next)
 {
 	const struct p4_core_part *p = c->p;
-	uint32_t mask = p->btb_entries - 1u, rip = (uint32_t)in->rip;
+	uint32_t mask = p->btb_entries - 1u, rip = (uint32_t)at;
 	uint32_t i = (rip ^ (rip >> 12)) & mask, tag = rip + 1u;
 	bool hit = c->btb_tag[i] == tag, mis = false;
 
-	switch (in->branch) {
+	switch (kind) {
 	case P4_BR_COND: {
 		uint32_t k = (rip ^ c->ghist) & mask;
 		uint8_t *ctr = &c->pht[k];
-		bool stat = (in->insn->flags & P4_IF_BACKWARD) != 0;
+		bool stat = backward;
 		bool pred = hit && *ctr ? *ctr >= 3 : stat;
 
-		mis = pred != in->taken;
+		mis = pred != taken;
 		if (!*ctr)		/* untrained: starts weak, on the side it went */
-			*ctr = in->taken ? 3 : 2;
-		else if (in->taken && *ctr < 4)
+			*ctr = taken ? 3 : 2;
+		else if (taken && *ctr < 4)
 			(*ctr)++;
-		else if (!in->taken && *ctr > 1)
+		else if (!taken && *ctr > 1)
 			(*ctr)--;
-		c->ghist = ((c->ghist << 1) | in->taken) & ((1u << p->history_bits) - 1u);
+		c->ghist = ((c->ghist << 1) | taken) & ((1u << p->history_bits) - 1u);
 		break;
 	}
 	case P4_BR_CALL:
-		c->rsb[c->rsb_top++ % P4_CORE_RSB] = (uint32_t)in->next;
+		c->rsb[c->rsb_top++ % P4_CORE_RSB] = (uint32_t)next;
 		break;
 	case P4_BR_CALL_INDIRECT:
-		mis = !hit || c->btb_target[i] != (uint32_t)in->target;
-		c->rsb[c->rsb_top++ % P4_CORE_RSB] = (uint32_t)in->next;
+		mis = !hit || c->btb_target[i] != (uint32_t)target;
+		c->rsb[c->rsb_top++ % P4_CORE_RSB] = (uint32_t)next;
 		break;
 	case P4_BR_INDIRECT:
-		mis = !hit || c->btb_target[i] != (uint32_t)in->target;
+		mis = !hit || c->btb_target[i] != (uint32_t)target;
 		break;
 	case P4_BR_RETURN:
 		c->rsb_top--;
-		mis = c->rsb[c->rsb_top % P4_CORE_RSB] != (uint32_t)in->target;
+		mis = c->rsb[c->rsb_top % P4_CORE_RSB] != (uint32_t)target;
 		break;
 	default:		/* direct jumps: the decoder has the target; int, iret: not predicted */
 		return false;
 	}
 	c->btb_tag[i] = tag;
-	c->btb_target[i] = (uint32_t)in->target;
+	c->btb_target[i] = (uint32_t)target;
 	return mis;
 }
 
 /* Clocks of a REP string of iters elements of size bytes, in sixths. */
-static uint64_t core_rep_time(const struct p4_core_row *r, unsigned cls, uint32_t iters,
-			      unsigned size)
+static uint64_t core_rep_time(const struct p4_core_row *r, unsigned cls, uint32_t iters, unsigned size)
 {
 	if (cls == P4_U_REP_MOVS || cls == P4_U_REP_STOS)
 		return ((uint64_t)iters * size * r->lat + 63u) / 64u;
@@ -247,52 +231,36 @@ void p4_core_step(struct p4_core *c, const struct p4_core_in *in, struct p4_core
 	const struct p4_core_part *p = c->p;
 	const struct p4_insn *x = in->insn;
 	const struct p4_core_row *r = &p->row[x->cls];
-	uint64_t *ready = c->ready;
-	uint32_t uops = r->uops + in->loads + 2u * in->stores;
-	uint64_t issue = core_max(c->front, c->rob[c->rob_i]);
-	uint64_t start, done, retired, lat = r->lat;
-	uint32_t width = uops;
+	uint64_t *ready = c->ready, start, lat = r->lat;
+	uint32_t uops = r->uops + in->loads + 2u * in->stores, width = uops;
+	uint64_t issue = p4_core_max(c->front, c->rob[c->rob_i]);
 
 	if (x->flags & P4_IF_SERIAL)
-		issue = core_max(issue, c->retire);
-	if (in->fetch_level >= P4_LVL_L3 && in->fetch_level != 0xff)	/* the trace cache builds from far away */
-		issue += (uint64_t)core_load_lat(p, in->fetch_level) * P4_CORE_SIXTHS;
-	start = core_max(core_max(issue, ready[x->src[0]]), ready[x->src[1]]);
+		issue = p4_core_max(issue, c->retire);
+	if (in->fetch_level == P4_LVL_L3 || in->fetch_level == P4_LVL_MEM)
+		issue += (uint64_t)p->load_lat[in->fetch_level] * P4_CORE_SIXTHS;	/* the trace cache builds */
+	start = p4_core_max(p4_core_max(issue, ready[x->src[0]]), ready[x->src[1]]);
 	if (x->flags & P4_IF_DST_READ)
-		start = core_max(start, ready[x->dst]);
+		start = p4_core_max(start, ready[x->dst]);
 	if (x->flags & P4_IF_FLAGS_IN)
-		start = core_max(start, ready[P4_R_FLAGS]);
-	if (in->load_level != 0xff) {
-		uint64_t addr = core_max(core_max(issue, ready[x->addr[0]]), ready[x->addr[1]]);
+		start = p4_core_max(start, ready[P4_R_FLAGS]);
+	if (in->load_level <= P4_LVL_MEM) {
+		uint64_t addr = p4_core_max(p4_core_max(issue, ready[x->addr[0]]), ready[x->addr[1]]);
 
-		start = core_max(start, addr + (uint64_t)(core_load_lat(p, in->load_level) +
-							  in->walks * p->page_walk) * P4_CORE_SIXTHS);
-	} else if (in->walks) {
+		start = p4_core_max(start, addr + (uint64_t)(p->load_lat[in->load_level] +
+							     in->walks * p->page_walk) * P4_CORE_SIXTHS);
+	} else {
 		start += (uint64_t)in->walks * p->page_walk * P4_CORE_SIXTHS;
 	}
-	if (x->cls >= P4_U_REP_MOVS) {	/* its rate, not its uops, bounds a REP string */
+	if (x->flags & P4_IF_REP) {	/* its rate, not its uops, bounds a REP string */
 		lat = core_rep_time(r, x->cls, in->iters, in->size) + in->penalty * P4_CORE_SIXTHS;
 		width = 1;
 	}
-	if (r->divider) {
-		start = core_max(start, c->divider_free);
+	if (x->flags & P4_IF_DIVIDER) {
+		start = p4_core_max(start, c->divider_free);
 		c->divider_free = start + lat;
 	}
-	done = start + lat;
-	if (x->dst != P4_R_NONE)
-		ready[x->dst] = done;
-	if (x->flags & P4_IF_FLAGS_OUT)
-		ready[P4_R_FLAGS] = done;
-	retired = core_max(c->retire + 2u * width, done);
-	c->front = issue + 2u * width;
-	out->mispredicted = in->branch != P4_BR_NONE && core_branch(c, in);
-	if (out->mispredicted)
-		c->front = core_max(c->front, done + (uint64_t)p->mispredict * P4_CORE_SIXTHS);
-	out->cycles = (uint32_t)(retired / P4_CORE_SIXTHS - c->retire / P4_CORE_SIXTHS);
-	out->uops = uops ? uops : 1;
-	c->retire = retired;
-	c->rob[c->rob_i] = retired;
-	c->rob_i = (c->rob_i + 1u) % P4_CORE_ROB;
+	p4_core_finish(c, x, issue, start, lat, uops, width, out);
 }
 
 /*

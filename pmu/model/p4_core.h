@@ -81,6 +81,9 @@ enum {
 #define P4_IF_RETIRES_TWO	0x08u	/* instr_retired counts it twice (p4_core.c, quirks) */
 #define P4_IF_SERIAL		0x10u	/* waits for everything older to complete */
 #define P4_IF_BACKWARD		0x20u	/* a relative branch to a lower address */
+#define P4_IF_DIVIDER		0x40u	/* runs on a unit that is not pipelined (div, fdiv, divsd...) */
+#define P4_IF_REP		0x80u	/* a REP string: timed by its length */
+#define P4_IF_SLOW		(P4_IF_DST_READ | P4_IF_FLAGS_IN | P4_IF_SERIAL | P4_IF_DIVIDER | P4_IF_REP)
 
 /* One instruction as the decoder sees it (arch/x86/insn.c fills it). */
 struct p4_insn {
@@ -98,7 +101,6 @@ struct p4_insn {
 struct p4_core_row {
 	uint8_t uops;
 	uint16_t lat;			/* sixths of a core clock */
-	bool divider;			/* not pipelined: the next waits for it */
 };
 
 #define P4_CORE_SIXTHS		6u	/* time unit per clock */
@@ -107,7 +109,7 @@ struct p4_core_row {
 struct p4_core_part {
 	const char *name;		/* "Northwood-class", "Prescott-class" */
 	struct p4_core_row row[P4_U_NCLASS];
-	uint16_t load_l1, load_l2, load_l3, load_mem;	/* load-to-use, core clocks */
+	uint16_t load_lat[4];		/* load-to-use by enum p4_mem_level (L1 L2 L3 memory), clocks */
 	uint16_t page_walk;		/* clocks per DTLB/ITLB miss */
 	uint16_t mispredict;		/* clocks from a mispredicted branch's resolution */
 	uint16_t btb_entries;		/* power of two */
@@ -135,6 +137,7 @@ struct p4_core {
 	uint64_t ready[P4_R_NREGS];	/* when each register's value is ready (sixths) */
 	uint64_t front;			/* when the next instruction may issue */
 	uint64_t retire;		/* when the last instruction retired */
+	uint64_t clocks;		/* whole clocks handed out: retire / 6, rounded down */
 	uint64_t divider_free;
 	uint64_t rob[P4_CORE_ROB];	/* retire times of the last P4_CORE_ROB instructions */
 	unsigned rob_i;
@@ -150,22 +153,19 @@ struct p4_core {
 struct p4_core_in {
 	const struct p4_insn *insn;
 	uint8_t load_level;		/* deepest level a load reached (enum p4_mem_level), or 0xff */
-	uint8_t walks;			/* page walks of its operands and fetch */
+	uint32_t walks;			/* page walks of its operands and fetch */
 	uint8_t fetch_level;		/* where the fetch was found (0xff: not fetched) */
+	bool slow;			/* a load, a walk or a fetch from L3 or memory */
 	uint32_t iters;			/* REP iterations (1 otherwise) */
 	uint16_t size;			/* a REP string's element size */
 	uint32_t loads, stores;		/* memory operands accessed (all iterations) */
-	enum p4_core_branch branch;
-	bool taken;
-	uint64_t rip, target;		/* the branch's address and where execution went */
-	uint64_t next;			/* the fall-through address (a call's return address) */
 	uint64_t penalty;		/* a REP string's miss penalties (clocks, p4_cost.c's) */
 };
 
 struct p4_core_out {
 	uint32_t cycles;		/* clockticks this instruction adds */
 	uint32_t uops;
-	bool mispredicted;
+	uint64_t done;			/* when its result is ready (sixths) */
 };
 
 /* The family for a signature: Northwood-class (models 0-2) or Prescott-class (3, 4, 6). */
@@ -174,8 +174,84 @@ const struct p4_core_part *p4_core_part_for(const struct p4_sig *sig);
 /* Empty state for part p (all registers ready, empty predictor). */
 void p4_core_init(struct p4_core *c, const struct p4_core_part *p);
 
-/* One retired instruction. */
+/* Predict a branch of kind (enum p4_core_branch) at `at` and learn its outcome; true: mispredicted. */
+bool p4_core_branch(struct p4_core *c, unsigned kind, bool taken, bool backward, uint64_t at,
+		    uint64_t target, uint64_t next);
+
+static inline uint64_t p4_core_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Issue, the result's readiness, retirement: what every step does, from start and lat. */
+static inline __attribute__((always_inline)) void p4_core_finish(struct p4_core *c,
+								 const struct p4_insn *x,
+								 uint64_t issue, uint64_t start,
+								 uint64_t lat, uint32_t uops,
+								 uint32_t width,
+								 struct p4_core_out *out)
+{
+	uint64_t *ready = c->ready, done = start + lat, retired;
+
+	ready[x->dst] = done;		/* P4_R_NONE's slot is written and never read as a source... */
+	ready[P4_R_NONE] = 0;		/* ...but kept at 0 */
+	if (x->flags & P4_IF_FLAGS_OUT)
+		ready[P4_R_FLAGS] = done;
+	retired = p4_core_max(c->retire + 2u * width, done);
+	c->front = issue + 2u * width;
+	out->done = done;
+	out->cycles = (uint32_t)(retired / P4_CORE_SIXTHS - c->clocks);
+	c->clocks += out->cycles;
+	out->uops = uops ? uops : 1;
+	c->retire = retired;
+	c->rob[c->rob_i] = retired;
+	c->rob_i = (c->rob_i + 1u) % P4_CORE_ROB;
+}
+
+/*
+ * One retired instruction (p4_core.c tells the model); out->done is when
+ * its result is ready. p4_core_fast() is the same for an instruction that
+ * loaded nothing, walked no page, was fetched from L2 and has none of the
+ * flags in P4_IF_SLOW (p4_core_needs_slow false): inline, the step feed's
+ * common case. The branch is predicted apart (p4_core_predict).
+ */
 void p4_core_step(struct p4_core *c, const struct p4_core_in *in, struct p4_core_out *out);
+
+static inline __attribute__((always_inline)) void p4_core_fast(struct p4_core *c,
+							       const struct p4_insn *x,
+							       uint32_t stores,
+							       struct p4_core_out *out)
+{
+	const struct p4_core_row *r = &c->p->row[x->cls];
+	uint32_t uops = r->uops + 2u * stores;
+	uint64_t issue = p4_core_max(c->front, c->rob[c->rob_i]);
+	uint64_t start = p4_core_max(p4_core_max(issue, c->ready[x->src[0]]), c->ready[x->src[1]]);
+
+	p4_core_finish(c, x, issue, start, r->lat, uops, uops, out);
+}
+
+/* Does a step need p4_core_step rather than p4_core_fast? (fetch_level 2, 3: L3, memory) */
+static inline bool p4_core_needs_slow(const struct p4_insn *x, uint32_t loads, uint32_t walks,
+				      uint8_t fetch_level)
+{
+	return (loads | walks) != 0 || (uint8_t)(fetch_level - 2u) < 2u || (x->flags & P4_IF_SLOW);
+}
+
+/*
+ * The branch of the instruction p4_core_step just took (kind: enum
+ * p4_core_branch, not P4_BR_NONE): predicted and learnt; a mispredict holds
+ * the front end until the branch resolved (done) and the penalty passed.
+ * True when mispredicted.
+ */
+static inline bool p4_core_predict(struct p4_core *c, const struct p4_insn *x, unsigned kind,
+				   bool taken, uint64_t at, uint64_t target, uint64_t next,
+				   uint64_t done)
+{
+	if (!p4_core_branch(c, kind, taken, (x->flags & P4_IF_BACKWARD) != 0, at, target, next))
+		return false;
+	c->front = p4_core_max(c->front, done + (uint64_t)c->p->mispredict * P4_CORE_SIXTHS);
+	return true;
+}
 
 /*
  * Front-end tagged loads and stores of a REP string instruction of `iters`

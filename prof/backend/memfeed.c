@@ -243,28 +243,40 @@ static const uint8_t memfeed_branch[INSN_NBRANCH_KINDS] = {
 	[INSN_RET] = P4_BR_RETURN,		[INSN_OTHER_BRANCH] = P4_BR_OTHER,
 };
 
-/* The core's timing of the instruction, from what the memory model found. */
+/*
+ * The core's timing of the instruction, from what the memory model found.
+ * A REP string's misses, walks and fetch are in its penalty (the memory
+ * model's, p4_cost.c), the rest the core's own.
+ */
 static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ctx *c,
 							      const struct step_info *s,
 							      uint32_t iters, struct memfeed *f)
 {
-	bool rep = s->core.cls >= P4_U_REP_MOVS;	/* its misses and walks: in the penalty */
 	uint32_t walks = f->dtlb_walks + f->itlb_walks;
-	struct p4_core_in in = {
-		.insn = &s->core, .load_level = rep ? 0xff : f->load_level,
-		.walks = (uint8_t)(rep ? 0 : walks > 255 ? 255 : walks),
-		.fetch_level = rep ? 0xff : f->fetch_level, .iters = iters,
-		.size = s->nmem ? s->mem[0].size : 0, .loads = f->loads, .stores = f->stores,
-		.branch = (enum p4_core_branch)memfeed_branch[s->branch], .taken = s->taken,
-		.rip = s->rip, .target = s->next_rip, .next = s->rip + s->len,
-		.penalty = rep ? f->penalty : 0,
-	};
 	struct p4_core_out out;
 
-	p4_core_step(&c->core, &in, &out);
+	if (__builtin_expect(p4_core_needs_slow(&s->core, f->loads, walks, f->fetch_level), 0)) {
+		struct p4_core_in in = {
+			.insn = &s->core, .load_level = f->load_level, .fetch_level = f->fetch_level,
+			.walks = walks, .loads = f->loads, .stores = f->stores,
+		};
+
+		if (s->core.flags & P4_IF_REP) {
+			in.load_level = in.fetch_level = 0xff;
+			in.walks = 0;
+			in.iters = iters;
+			in.size = s->nmem ? s->mem[0].size : 0;
+			in.penalty = f->penalty;
+		}
+		p4_core_step(&c->core, &in, &out);
+	} else {
+		p4_core_fast(&c->core, &s->core, f->stores, &out);
+	}
 	f->cycles = out.cycles;
 	f->uops = out.uops;
-	f->mispredicted = out.mispredicted;
+	f->mispredicted = s->branch != INSN_NOT_BRANCH &&
+			  p4_core_predict(&c->core, &s->core, memfeed_branch[s->branch], s->taken, s->rip,
+					  s->next_rip, s->rip + s->len, out.done);
 }
 
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)

@@ -118,15 +118,16 @@ static bool branch(uint64_t rip, bool backward, bool taken, uint32_t *cycles)
 	uint8_t b[2] = { 0x75, backward ? 0xf0 : 0x10 };	/* jnz */
 	struct p4_insn k = decode(b, 2);
 	struct p4_core_in in = { .insn = &k, .load_level = 0xff, .fetch_level = P4_LVL_L2,
-				 .iters = 1, .branch = P4_BR_COND, .taken = taken, .rip = rip,
-				 .next = rip + 2 };
+				 .iters = 1 };
 	struct p4_core_out out;
+	uint64_t target = taken ? rip + 2 + (backward ? -16 : 16) : rip + 2;
+	bool mis;
 
-	in.target = taken ? rip + 2 + (backward ? -16 : 16) : rip + 2;
 	p4_core_step(&core, &in, &out);
+	mis = p4_core_predict(&core, &k, P4_BR_COND, taken, rip, target, rip + 2, out.done);
 	if (cycles)
 		*cycles = out.cycles;
-	return out.mispredicted;
+	return mis;
 }
 
 static void static_prediction_then_history(void **state)
@@ -196,6 +197,7 @@ static void decoder_flags_the_quirks(void **state)
 	assert_int_equal(k.flags & P4_IF_RETIRES_TWO, 0);
 	assert_int_equal(k.dst, P4_R_GPR + 0);
 	assert_int_equal(k.src[0], P4_R_GPR + 3);
+	assert_int_equal(k.src[1], P4_R_GPR + 0);	/* the destination is read: a chain */
 }
 
 static void rep_strings_count_microcode_operations(void **state)

@@ -79,7 +79,7 @@ static void rep_iterations_follow_the_stride(void **state)
 	s.mem[1] = (struct insn_mem_op){ .addr = BUF + 8192, .size = 1, .access = INSN_STORE };
 	s.rep_iters = 256;
 	s.mem_stride = 1;
-	s.core.cls = P4_U_REP_MOVS;
+	s.core = (struct p4_insn){ .cls = P4_U_REP_MOVS, .flags = P4_IF_REP };	/* as the decoder has it */
 	memfeed_step(&c, &s, &f);
 	assert_int_equal(f.loads, 256);
 	assert_int_equal(f.stores, 256);
@@ -291,7 +291,7 @@ static void unknown_operands_cost_the_base_and_fetch(void **state)
 	memfeed_step(&c, &s, &f);
 	assert_false(f.known);
 	/* the core: the fetch from memory and its ITLB walk hold the front end, then one uop */
-	assert_int_equal(f.cycles, p4_core_part_for(&sig04)->load_mem +
+	assert_int_equal(f.cycles, p4_core_part_for(&sig04)->load_lat[P4_LVL_MEM] +
 				   p4_core_part_for(&sig04)->page_walk + 1);
 	memfeed_step(&c, &s, &f);
 	assert_in_range(f.cycles, 0, 1);	/* behind the first: no new stall */
