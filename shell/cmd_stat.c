@@ -666,7 +666,7 @@ static void pmu_show(struct shell *sh)
 		     c->ext_cascade ? "yes" : "no", c->cascade_pmi_erratum ? "yes" : "no",
 		     c->instr_completed ? "yes" : "no", c->uncore_name ? c->uncore_name : "none");
 	if (pi->backend == PERF_BACKEND_MODEL) {
-		char mem[200];
+		char mem[360];
 
 		perf_model_mem_describe(mem, sizeof(mem));
 		if (mem[0])
