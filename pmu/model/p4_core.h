@@ -230,6 +230,18 @@ static inline __attribute__((always_inline)) void p4_core_fast(struct p4_core *c
 	p4_core_finish(c, x, issue, start, r->lat, uops, uops, out);
 }
 
+/*
+ * Is it delivered from the microcode ROM (tc_ms_xfer, uop_queue_writes
+ * FROM_ROM)? Instructions of more than four uops come from the ROM ([OPT]
+ * 1, "Microcode ROM"); the model takes its long-flow classes (CPUID and
+ * after in enum p4_uclass: serializing, locked, string, fence, POPF) as
+ * those, the others from the trace cache.
+ */
+static inline bool p4_core_microcoded(const struct p4_insn *x)
+{
+	return x->cls >= P4_U_CPUID;
+}
+
 /* Does a step need p4_core_step rather than p4_core_fast? (fetch_level 2, 3: L3, memory) */
 static inline bool p4_core_needs_slow(const struct p4_insn *x, uint32_t loads, uint32_t walks,
 				      uint8_t fetch_level)

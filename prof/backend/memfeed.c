@@ -165,11 +165,13 @@ static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_
 		if (f->load_level == 0xff || lvl > f->load_level)
 			f->load_level = lvl;
 		f->loads++;
+		f->split_loads += r.split_line;
 		f->load_l1_miss += r.l1_miss != 0;
 		f->load_l2_miss += r.l2_miss != 0;
 		f->load_dtlb_miss += r.tlb_miss != 0;
 	} else {
 		f->stores++;
+		f->split_stores += r.split_line;
 		f->store_dtlb_miss += r.tlb_miss != 0;
 	}
 	memfeed_add(f, &r);
@@ -370,6 +372,20 @@ static void memfeed_bus_events(const struct memfeed *f, struct memfeed_list *l)
 		    M(P4_FSB_DATA_ACTIVITY_DBSY_OWN), wb * FSB_CLOCKS_PER_LINE);
 }
 
+/*
+ * Accesses that cross a 64-byte line: a split load is replayed at the load
+ * port and a split store at the store port (the SDM's split_load_retired and
+ * split_store_retired metrics count them so, PMU reference 4.1/5.5), and
+ * memory_complete counts each split completed (LSC, SSC).
+ */
+static void memfeed_split_events(const struct memfeed *f, struct memfeed_list *l)
+{
+	memfeed_put(l, P4_EV_LOAD_PORT_REPLAY, M(P4_LOAD_PORT_REPLAY_SPLIT_LD), f->split_loads);
+	memfeed_put(l, P4_EV_STORE_PORT_REPLAY, M(P4_STORE_PORT_REPLAY_SPLIT_ST), f->split_stores);
+	memfeed_put(l, P4_EV_MEMORY_COMPLETE, M(P4_MEMORY_COMPLETE_LSC), f->split_loads);
+	memfeed_put(l, P4_EV_MEMORY_COMPLETE, M(P4_MEMORY_COMPLETE_SSC), f->split_stores);
+}
+
 /* Tagged uops of the replay metrics PEBS_ENABLE / MATRIX_VERT select (PMU reference 5.5). */
 static uint32_t memfeed_replay_tagged(const struct memfeed *f, uint64_t pebs, uint64_t vert)
 {
@@ -400,6 +416,7 @@ unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t 
 	memfeed_bus_events(f, &l);
 	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
 		    memfeed_replay_tagged(f, pebs_enable, matrix_vert));
+	memfeed_split_events(f, &l);
 	return l.n;
 }
 

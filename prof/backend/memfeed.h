@@ -40,6 +40,7 @@ struct memfeed {
 	uint32_t load_l1_miss;		/* loads with a piece that missed L1 */
 	uint32_t load_l2_miss;		/* loads with a piece that missed L2 */
 	uint32_t load_dtlb_miss, store_dtlb_miss;	/* operands with a piece that missed the DTLB */
+	uint32_t split_loads, split_stores;	/* operands that cross a 64-byte line */
 	uint32_t itlb_hit, itlb_miss;	/* fetch pieces */
 	uint32_t dtlb_walks, itlb_walks;
 	/* BSQ_cache_reference reads: L2 and L3 lookups of loads and fetches */

@@ -51,6 +51,9 @@ static bool model_memory_event(enum p4_event ev)
 	case P4_EV_FSB_DATA_ACTIVITY:
 	case P4_EV_REPLAY_EVENT:
 	case P4_EV_FRONT_END_EVENT:
+	case P4_EV_LOAD_PORT_REPLAY:
+	case P4_EV_STORE_PORT_REPLAY:
+	case P4_EV_MEMORY_COMPLETE:
 		return true;
 	default:
 		return false;
@@ -164,6 +167,8 @@ void model_live_update(struct model_adapter *a)
 	for (unsigned ev = 0; ev < P4_NEVENT; ev++)
 		a->live.mem |= model_memory_event((enum p4_event)ev) && model_live(a, (enum p4_event)ev);
 	a->live.tag = model_tag_live(a);
+	a->live.core = model_live(a, P4_EV_UOPS_RETIRED) || model_live(a, P4_EV_UOP_QUEUE_WRITES) ||
+		       model_live(a, P4_EV_TC_MS_XFER) || model_live(a, P4_EV_TC_DELIVER_MODE);
 	a->live.dirty = false;
 }
 
@@ -340,6 +345,28 @@ static uint16_t model_mispred_type(uint16_t type)
 }
 
 /*
+ * The core model's front-end events of one instruction: uops_retired; its
+ * uops written to the uop queue from the trace cache or, for a microcoded
+ * instruction, the microcode ROM (then one tc_ms_xfer); TC_deliver_mode
+ * for each of its clockticks, in deliver mode on its LP and the sibling's
+ * state beside it (D when active, I when not: the trace cache is not
+ * modelled, so it never builds).
+ */
+static void step_core(struct step_feed *sf, const struct step_info *s, const struct memfeed *f)
+{
+	bool rom = p4_core_microcoded(&s->core);
+	bool other = sf->a->model.active[sf->lp ? 0 : 1];
+	unsigned mode = other ? P4_TC_DELIVER_MODE_DD : sf->lp ? P4_TC_DELIVER_MODE_ID
+								 : P4_TC_DELIVER_MODE_DI;
+
+	step_event(sf, P4_EV_UOPS_RETIRED, P4_EVMASK(P4_UOPS_RETIRED_NBOGUS), f->uops);
+	step_event(sf, P4_EV_UOP_QUEUE_WRITES, P4_EVMASK(rom ? P4_UOP_QUEUE_WRITES_FROM_ROM
+							 : P4_UOP_QUEUE_WRITES_FROM_TC_DELIVER), f->uops);
+	step_event(sf, P4_EV_TC_MS_XFER, P4_EVMASK(P4_TC_MS_XFER_CISC), rom);
+	step_event(sf, P4_EV_TC_DELIVER_MODE, P4_EVMASK(mode), f->cycles);
+}
+
+/*
  * The retirement events of one instruction: instr_retired (twice for the
  * instructions real parts count as two, p4_core.c's quirks; instr_completed
  * once, as the ISPASS 2013 data show it), branch_retired by direction and
@@ -359,8 +386,8 @@ static void step_retired(struct step_feed *sf, const struct step_info *s, uint16
 		step_event(sf, P4_EV_INSTR_RETIRED, retired, n);	/* front-end tagged */
 	if (sf->a->model.caps.instr_completed)
 		step_event(sf, P4_EV_INSTR_COMPLETED, P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
-	if (f)
-		step_event(sf, P4_EV_UOPS_RETIRED, P4_EVMASK(P4_UOPS_RETIRED_NBOGUS), f->uops);
+	if (f && sf->a->live.core)
+		step_core(sf, s, f);
 	if (s->branch == INSN_NOT_BRANCH)
 		return;
 	step_event(sf, P4_EV_BRANCH_RETIRED,
@@ -511,6 +538,9 @@ enum perf_source model_feed_source(enum p4_event ev, const struct perf_inputs *i
 		return a->clock_src == PERF_CLOCK_TSC || !a->mem_ready ? PERF_SOURCE_TSC
 								       : PERF_SOURCE_COST;
 	case P4_EV_UOPS_RETIRED:	/* the core model (p4_core.c): uops and its predictor */
+	case P4_EV_UOP_QUEUE_WRITES:
+	case P4_EV_TC_MS_XFER:
+	case P4_EV_TC_DELIVER_MODE:
 	case P4_EV_MISPRED_BRANCH_RETIRED:
 	case P4_EV_RETIRED_MISPRED_BRANCH_TYPE:
 		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))

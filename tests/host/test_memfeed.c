@@ -301,6 +301,34 @@ static void unknown_operands_cost_the_base_and_fetch(void **state)
 	assert_false(f.known);
 }
 
+/* A load and a store across a 64-byte line: split, replayed at their ports, completed as splits. */
+static void split_accesses_are_replayed_and_completed(void **state)
+{
+	struct memfeed_ctx c;
+	struct memfeed f;
+	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
+	struct step_info ld = insn(CODE, INSN_LOAD, BUF + 62, 4), st = insn(CODE, INSN_STORE, BUF + 60, 4);
+	unsigned n;
+
+	(void)state;
+	setup(&c, &mem, P4_MEM_DESKTOP);
+	memfeed_step(&c, &ld, &f);
+	assert_int_equal(f.split_loads, 1);
+	assert_int_equal(f.split_stores, 0);
+	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	assert_non_null(find(ev, n, P4_EV_LOAD_PORT_REPLAY, P4_EVMASK(P4_LOAD_PORT_REPLAY_SPLIT_LD)));
+	assert_int_equal(find(ev, n, P4_EV_MEMORY_COMPLETE, P4_EVMASK(P4_MEMORY_COMPLETE_LSC))->n, 1);
+	assert_null(find(ev, n, P4_EV_STORE_PORT_REPLAY, P4_EVMASK(P4_STORE_PORT_REPLAY_SPLIT_ST)));
+	memfeed_step(&c, &st, &f);		/* 60..63: within the line */
+	assert_int_equal(f.split_stores, 0);
+	st.mem[0].addr = BUF + 126;
+	memfeed_step(&c, &st, &f);
+	assert_int_equal(f.split_stores, 1);
+	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	assert_int_equal(find(ev, n, P4_EV_STORE_PORT_REPLAY, P4_EVMASK(P4_STORE_PORT_REPLAY_SPLIT_ST))->n, 1);
+	assert_int_equal(find(ev, n, P4_EV_MEMORY_COMPLETE, P4_EVMASK(P4_MEMORY_COMPLETE_SSC))->n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +340,7 @@ int main(void)
 		cmocka_unit_test(uncore_counts_l3_misses_per_lp),
 		cmocka_unit_test(unknown_operands_cost_the_base_and_fetch),
 		cmocka_unit_test(cr3_write_empties_the_tlbs),
+		cmocka_unit_test(split_accesses_are_replayed_and_completed),
 	};
 
 	return cmocka_run_group_tests_name("memfeed", tests, NULL, NULL);

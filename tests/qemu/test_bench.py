@@ -67,13 +67,14 @@ def test_k_instructions_give_k(nb, k, u, ring):
 
 def test_branch_snippet_counts_its_branches(nb):
     # jmp over a never executed nop (EB 01 90), add (01 D8), jz +0 (74 00): three
-    # instructions, two branches. The model predicts every branch (MMxP); the jmp is
-    # taken, the jz +0 lands on the next instruction either way: retired not taken.
-    out = bench(nb, "-e instr_retired:NBOGUSNTAG -e branch_retired:MMTP -e branch_retired:MMNP "
-                    "-u 2 -n 10 eb019001d87400")
+    # instructions, two branches, counted by direction whether the model's predictor got
+    # them right or not (MMxP, MMxM); the jmp is taken, the jz +0 lands on the next
+    # instruction either way: retired not taken.
+    out = bench(nb, "-e instr_retired:NBOGUSNTAG -e branch_retired:MMTP:MMTM "
+                    "-e branch_retired:MMNP:MMNM -u 2 -n 10 eb019001d87400")
     assert row(out, INSTR) == ("3.00",) * 3
-    assert row(out, "branch_retired:MMTP") == ("1.00",) * 3
-    assert row(out, "branch_retired:MMNP") == ("1.00",) * 3
+    assert row(out, "branch_retired:MMTP:MMTM") == ("1.00",) * 3
+    assert row(out, "branch_retired:MMNP:MMNM") == ("1.00",) * 3
 
 
 def test_init_code_cancels(nb):
