@@ -77,6 +77,15 @@ def test_branch_snippet_counts_its_branches(nb):
     assert row(out, "branch_retired:MMNP:MMNM") == ("1.00",) * 3
 
 
+def test_instructions_real_parts_count_twice(nb):
+    """INSTR_RETIRED counts MFENCE, SFENCE and EMMS as two instructions on a Pentium D
+    (the ISPASS 2013 data, pmu/model/p4_core.c); LFENCE and an add as one."""
+    for code, want in (("0faef0", "2.00"), ("0faef8", "2.00"), ("0f77", "2.00"),
+                       ("0faee8", "1.00"), (ADD_EAX_EBX, "1.00")):
+        out = bench(nb, "-e instr_retired:NBOGUSNTAG " + code)
+        assert row(out, INSTR)[1] == want, (code, out)
+
+
 def test_init_code_cancels(nb):
     # five init instructions run once per call: they cancel in the difference
     out = bench(nb, "-e instr_retired:NBOGUSNTAG --init 01d801d801d801d801d8 -n 7 01d8")

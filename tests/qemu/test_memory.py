@@ -312,6 +312,20 @@ def test_copy_clockticks_and_misses(nb, replay_1stl, stack):
     assert abs(got - expect) <= 1, (got, expect)
 
 
+def test_copy_tagged_loads_count_microcode_operations(nb, firmware):
+    """Front-end tagged loads of a REP MOVSB count its microcode loads as a Pentium D's do
+    (the ISPASS 2013 data, p4_core.c): n >= 64 bytes are (n / 64) x 4 + n mod 64, so 1 KiB
+    is 64 and 2 KiB 128; the rest of wl_copy adds the same loads to both (x86-64: the pop
+    and the ret)."""
+    if conftest.kernel_bits(firmware) != 64:
+        pytest.skip("the ia32 body loads its arguments too: the difference is the same, the "
+                    "totals differ")
+    cmd = "--ring 3 -e front_end_event:NBOGUS:u -e uop_type:TAGLOADS:u copy %d"
+    a = count(stat(nb, cmd % 1024)[0], "front_end_event")
+    b = count(stat(nb, cmd % 2048)[0], "front_end_event")
+    assert (a, b) == (64 + 2, 128 + 2)
+
+
 def test_xeon_mp_l3_part(nb, firmware, stack):
     """2 MB = 2 x the 1 MB L2 of the L3 part: the zeroing put every sector in L3 (each
     RFO fills L3 and L2; L2's dirty evictions go to L3) and left the second MB in L2.
