@@ -366,7 +366,8 @@ int st_escrs(struct st *t)
  * Every instruction is at least one uop, and every retired uop went through
  * the uop queue: uops_retired and uop_queue_writes grow at least as much as
  * instr_retired between loop N1 and loop N2. Neither has an upper bound in
- * the manual. The model has no input for them (perf_event_source).
+ * the manual. Skipped where the backend has no input for them (perf_event_source;
+ * the model's core model feeds both).
  */
 int st_uops(struct st *t)
 {

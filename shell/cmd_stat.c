@@ -670,7 +670,7 @@ static void pmu_show(struct shell *sh)
 		     c->ext_cascade ? "yes" : "no", c->cascade_pmi_erratum ? "yes" : "no",
 		     c->instr_completed ? "yes" : "no", c->uncore_name ? c->uncore_name : "none");
 	if (pi->backend == PERF_BACKEND_MODEL) {
-		char mem[200];
+		char mem[360];
 
 		perf_model_mem_describe(mem, sizeof(mem));
 		if (mem[0])
@@ -965,11 +965,12 @@ const struct shell_cmd perf_shell_cmds[] = {
 	  "thread bits); a thread-independent (TI) event cannot be put on one thread: it\n"
 	  "counts while T0 or T1 is at a CPL its bits name (SDM Table 18-67).\n"
 	  "Under the model backend the workload is single-stepped: instructions and\n"
-	  "branches (all predicted) are real inputs; its loads, stores and fetches\n"
-	  "drive a model of the caches, TLBs and bus ([memory model]); clockticks\n"
-	  "come from a cost model ([cost model]; 'pmu clock tsc': TSC cycles); the\n"
-	  "synthetic workload injects any other event. Each count is tagged with its\n"
-	  "source; '[no model input]' marks events nothing feeds.\n",
+	  "branches (a predictor marks mispredicts) are real inputs; its loads, stores\n"
+	  "and fetches drive a model of the caches, TLBs and bus ([memory model]);\n"
+	  "clockticks come from a timing model of the core ([cost model]; 'pmu clock\n"
+	  "tsc': TSC cycles); the synthetic workload injects any other event. Each\n"
+	  "count is tagged with its source; '[no model input]' marks events nothing\n"
+	  "feeds.\n",
 	  cmd_stat },
 	{ "pmu", "pmu | pmu backend hw | pmu backend model [SIG] [ht|noht] [l3] [nopebs] | "
 		 "pmu trace on|off | pmu pmi fixed|nmi | pmu bench [N] | pmu clock tsc|model | "

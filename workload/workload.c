@@ -18,6 +18,7 @@
 #define U32_MAX		UINT64_C(0xffffffff)
 #define MIB		(UINT64_C(1) << 20)
 
+static const char *const chase_orders[] = { "linear", "random", NULL };
 static const char *const branch_patterns[] = { "taken", "nottaken", "alternate", "random", NULL };
 
 _Static_assert(sizeof(branch_patterns) / sizeof(branch_patterns[0]) == BRANCH_NPATTERNS + 1,
@@ -149,6 +150,24 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 			"Instructions: 14 + I + N*(U*K + 2), I and K the init and snippet\n"
 			"instruction counts (ia32: counter on the stack, 11 + I + N*(U*K + 2));\n"
 			"1 (ret) before any bench.\n",
+	},
+	[WL_CHASE] = {
+		.id = WL_CHASE, .name = "chase",
+		.exercises = "N dependent loads chasing pointers through a SIZE-byte buffer (load-to-use)",
+		.help = "The kernel fills a buffer (page-aligned, user-accessible for --ring 3) with\n"
+			"one pointer per 64-byte line, each to the next line (linear) or along one\n"
+			"cycle through all lines that jumps across the buffer (random: line i points\n"
+			"to line (a*i + c) mod lines, a full-period LCG; SIZE/64 a power of two),\n"
+			"then follows N of them, each load's address the value the\n"
+			"one before loaded, as the chases that measure load-to-use latency do.\n"
+			"Per load: (count(2N) - count(N)) / N cancels the set-up and a cold pass.\n"
+			"Instructions: 3*N + 7. Conditional branches: N-1 taken, 1 not taken.\n",
+		.nparams = 3,
+		.params = {
+			{ "ORDER", WP_CHOICE, true, 0, 0, 1, chase_orders, "linear | random" },
+			{ "SIZE", WP_SIZE, true, 4096, 64, 64 * MIB, NULL, "buffer bytes (K, M suffixes)" },
+			{ "N", WP_NUMBER, true, 1000, 1, U32_MAX, NULL, "loads" },
+		},
 	},
 	[WL_FPMIX] = {
 		.id = WL_FPMIX, .name = "fpmix",

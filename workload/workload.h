@@ -51,6 +51,7 @@ enum workload_id {
 	WL_FAULT_USER,
 	WL_SNIPPET,
 	WL_FPMIX,
+	WL_CHASE,
 	WL_NWORKLOADS,
 	WL_PROGRAM = WL_NWORKLOADS,	/* a user's program (workload/program.h), not in the table */
 };

@@ -76,6 +76,7 @@ WL_FN(wl_branch_random);
 WL_FN(wl_calls);
 WL_FN(wl_indirect);
 WL_FN(wl_memwalk);
+WL_FN(wl_chase);
 WL_FN(wl_copy);
 WL_FN(wl_spin);
 WL_FN(wl_halt);
@@ -280,6 +281,26 @@ static int workload_program_setup(struct wl_run *r)
 	return 0;
 }
 
+/*
+ * chase's pointers: one per 64-byte line of buf, each to the next line
+ * (linear) or to line (a * i + c) mod lines (random; lines a power of two):
+ * with a = 1 mod 4 and c odd that map is one cycle through every line
+ * (Hull-Dobell), in an order that jumps across the buffer. One pass over
+ * the lines, so that the set-up the model steps stays short.
+ */
+#define CHASE_LINE	64u
+#define CHASE_A		UINT64_C(0x5851f42d4c957f2d)
+#define CHASE_C		UINT64_C(0x14057b7ef767814f)
+
+static void workload_chase_fill(uintptr_t buf, uint64_t lines, bool random)
+{
+	for (uint64_t i = 0; i < lines; i++) {
+		uint64_t next = random ? (CHASE_A * i + CHASE_C) & (lines - 1) : (i + 1) % lines;
+
+		*(uintptr_t *)(buf + (uintptr_t)(i * CHASE_LINE)) = buf + (uintptr_t)(next * CHASE_LINE);
+	}
+}
+
 /* Function and arguments; resources. 0, or a refusal. */
 static int workload_setup(struct wl_run *r)
 {
@@ -306,6 +327,19 @@ static int workload_setup(struct wl_run *r)
 		arg[1] = v[0];
 		arg[2] = v[1];
 		arg[3] = v[2];
+		break;
+	case WL_CHASE:
+		r->buf_pages = (v[1] + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE;
+		r->buf = mem_alloc_pages(r->buf_pages);
+		if (!r->buf)
+			return workload_refuse(r->res, "chase: %s", "cannot allocate the buffer");
+		if (v[0] && (v[1] / CHASE_LINE & (v[1] / CHASE_LINE - 1)))
+			return workload_refuse(r->res, "chase: %s", "random needs SIZE / 64 to be a "
+					       "power of two (its order is a full-period LCG)");
+		workload_chase_fill(r->buf, v[1] / CHASE_LINE, v[0] != 0);
+		r->call.fn = (uintptr_t)wl_chase;
+		arg[0] = r->buf;
+		arg[1] = v[2];
 		break;
 	case WL_COPY:
 		r->buf_pages = (2 * v[0] + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE;

@@ -35,6 +35,8 @@ struct step_info {
 	struct insn_mem_op mem[INSN_MAX_MEM_OPS];
 	uint32_t rep_iters;
 	int32_t mem_stride;
+	/* its uop class and register operands, for the core's timing model (insn_mem_decode) */
+	struct p4_insn core;
 };
 
 /*

@@ -31,7 +31,8 @@
 struct insn_cursor {
 	const uint8_t *p;
 	size_t n, i;
-	bool opsize16, addr16, rep, mode64;
+	bool opsize16, addr16, rep, mode64, lock;
+	uint8_t pfx;		/* the last of 66, F2, F3 (mandatory prefixes of SSE), else 0 */
 	bool addr32;		/* 67 in 64-bit mode: 32-bit addressing */
 	uint8_t rex;		/* the REX byte right before the opcode, else 0 */
 	int8_t seg;		/* segment override (enum insn_seg), or -1 */
@@ -83,6 +84,9 @@ static bool insn_prefixes(struct insn_cursor *c, uint8_t *op)
 			c->addr16 |= b == 0x67 && !c->mode64;
 			c->addr32 |= b == 0x67 && c->mode64;
 			c->rep |= b == 0xf2 || b == 0xf3;
+			c->lock |= b == 0xf0;
+			if (b == 0x66 || b == 0xf2 || b == 0xf3)
+				c->pfx = b;
 			c->rex = 0;	/* a REX not right before the opcode is ignored (SDM Vol. 2 2.2.1) */
 			insn_note_segment(c, b);
 			continue;
@@ -492,6 +496,8 @@ struct insn_dec {
 	uint8_t osz_bytes;	/* operand size in bytes */
 	uint64_t moffs;
 	struct insn_mem *out;
+	bool map2;		/* the opcode is in the 0F map */
+	uint8_t op;
 };
 
 /* Little-endian immediate/displacement of n bytes, sign-extended. */
@@ -748,7 +754,9 @@ static bool insn_mem_parse(struct insn_dec *x, uint8_t op, bool *known)
 		if (!insn_byte(c, &op))
 			return false;
 		row = &insn_map2[op];
+		x->map2 = true;
 	}
+	x->op = op;
 	x->d = *row;
 	if (!x->d.valid || (row == &insn_map1[0x63] && !c->mode64))
 		return true;		/* unknown; 63 outside 64-bit mode is ARPL */
@@ -782,6 +790,450 @@ static bool insn_mem_parse(struct insn_dec *x, uint8_t op, bool *known)
 	return true;
 }
 
+/*
+ * ---- the core's view: uop class and register operands ---------------------------
+ *
+ * insn_core() describes the decoded instruction for the timing model
+ * (pmu/model/p4_core.c holds the latencies of each class): which
+ * registers it reads and writes (general registers with REX, the flags,
+ * the x87 stack as one register, XMM and MM registers), its address
+ * registers, and the counting quirks of real parts ([WD] in p4_core.c):
+ * instructions INSTR_RETIRED counts as two (FLDCW, FLDENV, FRSTOR, EMMS,
+ * MASKMOVQ, CVTPD2PI/CVTTPD2PI with a memory operand, SFENCE, MFENCE) and
+ * the microcode loads and stores the tagged-µop events count for x87 state,
+ * unaligned SSE moves, fences, CPUID, CLFLUSH and POP FS/GS. What it does
+ * not know stays class P4_U_OTHER (one ALU uop) reading the registers of
+ * its operands.
+ */
+#define CR(n)		((uint8_t)(P4_R_GPR + (n)))
+
+struct insn_core_ops {
+	uint8_t reg, rm;		/* ModRM.reg and the r/m register (P4_R_NONE for memory) */
+	unsigned sub;			/* ModRM.reg as a group's row */
+	bool mem;
+};
+
+/*
+ * The class and registers; a read of the destination or of the flags goes
+ * into a free source slot, so that the core's step reads two sources and
+ * tests no flag in the common case (P4_IF_DST_READ / P4_IF_FLAGS_IN stay
+ * only where both slots are taken).
+ */
+static void insn_core_set(struct p4_insn *k, unsigned cls, uint8_t dst, uint8_t s0, uint8_t s1,
+			  unsigned flags)
+{
+	uint8_t src[2] = { s0, s1 };
+
+	if ((flags & P4_IF_DST_READ) && dst != P4_R_NONE) {
+		unsigned i = src[1] == P4_R_NONE ? 1 : src[0] == P4_R_NONE ? 0 : 2;
+
+		if (i < 2) {
+			src[i] = dst;
+			flags &= ~P4_IF_DST_READ;
+		}
+	} else {
+		flags &= ~P4_IF_DST_READ;
+	}
+	if (flags & P4_IF_FLAGS_IN) {
+		unsigned i = src[1] == P4_R_NONE ? 1 : src[0] == P4_R_NONE ? 0 : 2;
+
+		if (i < 2) {
+			src[i] = P4_R_FLAGS;
+			flags &= ~P4_IF_FLAGS_IN;
+		}
+	}
+	k->cls = (uint8_t)cls;
+	k->dst = dst;
+	k->src[0] = src[0];
+	k->src[1] = src[1];
+	k->flags = (uint8_t)(k->flags | flags);
+}
+
+/* ALU r/m, reg / reg, r/m / accumulator, imm (00-3F, group 1); sub: the operation (0 ADD ... 7 CMP). */
+static void insn_core_alu(struct p4_insn *k, unsigned sub, uint8_t dst, uint8_t other)
+{
+	unsigned cls = sub == 2 || sub == 3 ? P4_U_ALU_CARRY : P4_U_ALU;
+	unsigned fl = P4_IF_FLAGS_OUT | (sub == 2 || sub == 3 ? P4_IF_FLAGS_IN : 0);
+
+	if (sub == 7)		/* CMP: no result */
+		insn_core_set(k, cls, P4_R_NONE, dst, other, fl);
+	else
+		insn_core_set(k, cls, dst, other, P4_R_NONE, fl | P4_IF_DST_READ);
+}
+
+/* x87 (D8-DF): arithmetic on ST as one register; the quirks of the state instructions. */
+static void insn_core_x87(const struct insn_dec *x, const struct insn_core_ops *o,
+			  struct p4_insn *k)
+{
+	static const uint8_t arith[8] = {
+		P4_U_X87_ADD, P4_U_X87_MUL, P4_U_X87_ADD, P4_U_X87_ADD,
+		P4_U_X87_ADD, P4_U_X87_ADD, P4_U_X87_DIV, P4_U_X87_DIV,
+	};
+	uint8_t op = x->op;
+	unsigned sub = o->sub, modrm = x->modrm;
+
+	if (op == 0xd8 || op == 0xdc || op == 0xde || ((op == 0xda || op == 0xde) && o->mem)) {
+		insn_core_set(k, arith[sub], P4_R_ST, P4_R_NONE, P4_R_NONE, P4_IF_DST_READ);
+		return;
+	}
+	insn_core_set(k, P4_U_X87_MOVE, P4_R_ST, P4_R_NONE, P4_R_NONE, P4_IF_DST_READ);
+	if (!o->mem) {
+		if (op == 0xd9 && modrm >= 0xf0)	/* transcendental, FSQRT: the long ones */
+			k->cls = P4_U_X87_DIV;
+		return;
+	}
+	switch (op << 3 | sub) {
+	case 0xd9 << 3 | 3:	/* FSTP m32 */
+		k->uc_loads = 2;
+		k->uc_stores = 2;
+		return;
+	case 0xd9 << 3 | 4:	/* FLDENV */
+		k->uc_loads = 7;
+		k->flags |= P4_IF_RETIRES_TWO;
+		return;
+	case 0xd9 << 3 | 5:	/* FLDCW */
+		k->flags |= P4_IF_RETIRES_TWO;
+		return;
+	case 0xd9 << 3 | 6:	/* FNSTENV */
+		k->uc_stores = 7;
+		return;
+	case 0xdb << 3 | 5:	/* FLD m80 */
+		k->uc_loads = 2;
+		return;
+	case 0xdb << 3 | 7: case 0xdf << 3 | 6:	/* FSTP m80, FBSTP */
+		k->uc_stores = 2;
+		return;
+	case 0xdd << 3 | 4:	/* FRSTOR */
+		k->uc_loads = 23;
+		k->flags |= P4_IF_RETIRES_TWO;
+		return;
+	case 0xdd << 3 | 6:	/* FNSAVE */
+		k->uc_stores = 23;
+		return;
+	default:
+		return;
+	}
+}
+
+/* One-byte map. */
+static void insn_core_map1(const struct insn_dec *x, const struct insn_core_ops *o,
+			   struct p4_insn *k)
+{
+	uint8_t op = x->op, emb = CR((op & 7) | ((x->c.rex & 1) ? 8 : 0));
+	uint8_t rax = CR(INSN_RAX), rsp = CR(INSN_RSP), dst_rm = o->mem ? P4_R_NONE : o->rm;
+
+	if (op < 0x40 && (op & 7) < 6) {
+		unsigned sub = op >> 3;
+
+		if ((op & 7) < 2)
+			insn_core_alu(k, sub, dst_rm, o->reg);
+		else if ((op & 7) < 4)
+			insn_core_alu(k, sub, o->reg, o->rm);
+		else
+			insn_core_alu(k, sub, rax, P4_R_NONE);
+		if (o->mem && (op & 7) < 2 && sub != 7 && x->c.lock)
+			k->cls = P4_U_LOCKED;
+		return;
+	}
+	if (op >= 0x70 && op <= 0x7f) {
+		insn_core_set(k, P4_U_BRANCH, P4_R_NONE, P4_R_NONE, P4_R_NONE, P4_IF_FLAGS_IN);
+		return;
+	}
+	if (op >= 0xb0 && op <= 0xbf) {		/* MOV reg, imm */
+		insn_core_set(k, P4_U_ALU, CR((op & 7) | ((x->c.rex & 1) ? 8 : 0)), P4_R_NONE,
+			      P4_R_NONE, 0);
+		return;
+	}
+	if (op >= 0xd8 && op <= 0xdf) {
+		insn_core_x87(x, o, k);
+		return;
+	}
+	switch (op) {
+	case 0x40 ... 0x4f:	/* INC/DEC reg (32-bit code) */
+		insn_core_set(k, P4_U_ALU, emb, P4_R_NONE, P4_R_NONE, P4_IF_DST_READ | P4_IF_FLAGS_OUT);
+		return;
+	case 0x50 ... 0x57: case 0x68: case 0x6a: case 0x9c:	/* PUSH */
+		insn_core_set(k, P4_U_STORE, rsp, op <= 0x57 ? emb : op == 0x9c ? P4_R_FLAGS : P4_R_NONE,
+			      P4_R_NONE, P4_IF_DST_READ);
+		return;
+	case 0x58 ... 0x5f:	/* POP */
+		insn_core_set(k, P4_U_LOAD, emb, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0x63: case 0x8a: case 0x8b:	/* MOVSXD, MOV reg, r/m */
+		insn_core_set(k, o->mem ? P4_U_LOAD : P4_U_ALU, o->reg, o->rm, P4_R_NONE, 0);
+		return;
+	case 0x69: case 0x6b:
+		insn_core_set(k, P4_U_IMUL, o->reg, o->rm, P4_R_NONE, P4_IF_FLAGS_OUT);
+		return;
+	case 0x80: case 0x81: case 0x83:
+		insn_core_alu(k, o->sub, dst_rm, P4_R_NONE);
+		if (o->mem && o->sub != 7 && x->c.lock)
+			k->cls = P4_U_LOCKED;
+		return;
+	case 0x84: case 0x85: case 0xa8: case 0xa9:	/* TEST */
+		insn_core_set(k, P4_U_ALU, P4_R_NONE, op >= 0xa8 ? rax : o->reg, o->rm, P4_IF_FLAGS_OUT);
+		return;
+	case 0x86: case 0x87:	/* XCHG: with memory, locked */
+		insn_core_set(k, o->mem ? P4_U_LOCKED : P4_U_ALU, o->reg, o->rm, P4_R_NONE, P4_IF_DST_READ);
+		return;
+	case 0x88: case 0x89: case 0xc6: case 0xc7:	/* MOV r/m, reg / imm */
+		insn_core_set(k, o->mem ? P4_U_STORE : P4_U_ALU, dst_rm,
+			      op >= 0xc6 ? P4_R_NONE : o->reg, P4_R_NONE, 0);
+		return;
+	case 0x8d:		/* LEA: the address registers are sources, nothing is loaded */
+		insn_core_set(k, x->ea.index >= 0 || x->ea.si16 || x->ea.di16 ? P4_U_LEA_SCALED : P4_U_ALU,
+			      o->reg, k->addr[0], k->addr[1], 0);
+		k->addr[0] = k->addr[1] = P4_R_NONE;
+		return;
+	case 0x8f: case 0xc9:	/* POP r/m, LEAVE */
+		insn_core_set(k, P4_U_LOAD, op == 0xc9 ? CR(INSN_RBP) : dst_rm, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0x91 ... 0x97:	/* XCHG eAX, reg */
+		insn_core_set(k, P4_U_ALU, emb, rax, P4_R_NONE, P4_IF_DST_READ);
+		return;
+	case 0x98: case 0x99:	/* CBW/CWDE/CDQE, CWD/CDQ/CQO */
+		insn_core_set(k, P4_U_ALU, op == 0x98 ? rax : CR(INSN_RDX), rax, P4_R_NONE, 0);
+		return;
+	case 0x9d: case 0xfc: case 0xfd:	/* POPF, CLD, STD */
+		insn_core_set(k, P4_U_FLAGS_SLOW, P4_R_FLAGS, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0xa0: case 0xa1:
+		insn_core_set(k, P4_U_LOAD, rax, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0xa2: case 0xa3:
+		insn_core_set(k, P4_U_STORE, P4_R_NONE, rax, P4_R_NONE, 0);
+		return;
+	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: {
+		static const uint8_t rep[16] = {
+			[0x4] = P4_U_REP_MOVS, [0x5] = P4_U_REP_MOVS, [0x6] = P4_U_REP_CMPS,
+			[0x7] = P4_U_REP_CMPS, [0xa] = P4_U_REP_STOS, [0xb] = P4_U_REP_STOS,
+			[0xc] = P4_U_REP_LODS, [0xd] = P4_U_REP_LODS, [0xe] = P4_U_REP_LODS,
+			[0xf] = P4_U_REP_LODS,
+		};
+
+		insn_core_set(k, x->c.rep ? rep[op & 15] : P4_U_STRING, P4_R_NONE, CR(INSN_RSI),
+			      CR(INSN_RDI), 0);
+		return;
+	}
+	case 0xc0: case 0xc1: case 0xd0 ... 0xd3: {	/* group 2 */
+		static const uint8_t cls[8] = {
+			P4_U_ROT, P4_U_ROT, P4_U_ALU_CARRY, P4_U_ALU_CARRY,
+			P4_U_SHIFT, P4_U_SHIFT, P4_U_SHIFT, P4_U_SHIFT,
+		};
+		bool by_cl = op >= 0xd2;
+
+		insn_core_set(k, by_cl ? P4_U_SHIFT_CL : cls[o->sub], dst_rm, by_cl ? CR(INSN_RCX) : P4_R_NONE,
+			      P4_R_NONE, P4_IF_DST_READ | P4_IF_FLAGS_OUT |
+			      (o->sub == 2 || o->sub == 3 ? P4_IF_FLAGS_IN : 0));
+		return;
+	}
+	case 0xc2: case 0xc3: case 0xe8: case 0xe9: case 0xeb:	/* RET, CALL, JMP */
+		insn_core_set(k, P4_U_BRANCH, P4_R_NONE, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0xe0 ... 0xe3:	/* LOOPcc, JrCXZ */
+		insn_core_set(k, P4_U_BRANCH, CR(INSN_RCX), P4_R_NONE, P4_R_NONE,
+			      P4_IF_DST_READ | (op < 0xe2 ? P4_IF_FLAGS_IN : 0));
+		return;
+	case 0xf5: case 0xf8: case 0xf9:	/* CMC CLC STC */
+		insn_core_set(k, P4_U_ALU, P4_R_FLAGS, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0xf6: case 0xf7: {	/* group 3 */
+		static const uint8_t cls[8] = {
+			P4_U_ALU, P4_U_ALU, P4_U_ALU, P4_U_ALU, P4_U_MUL, P4_U_MUL, P4_U_DIV, P4_U_DIV,
+		};
+
+		if (o->sub < 2)
+			insn_core_set(k, P4_U_ALU, P4_R_NONE, o->rm, P4_R_NONE, P4_IF_FLAGS_OUT);
+		else if (o->sub < 4)
+			insn_core_set(k, P4_U_ALU, dst_rm, P4_R_NONE, P4_R_NONE,
+				      P4_IF_DST_READ | P4_IF_FLAGS_OUT);
+		else
+			insn_core_set(k, cls[o->sub], rax, o->rm, CR(INSN_RDX),
+				      P4_IF_DST_READ | P4_IF_FLAGS_OUT);
+		return;
+	}
+	case 0xfe: case 0xff:	/* groups 4 and 5 */
+		if (o->sub < 2)
+			insn_core_set(k, x->c.lock && o->mem ? P4_U_LOCKED : P4_U_ALU, dst_rm, P4_R_NONE,
+				      P4_R_NONE, P4_IF_DST_READ | P4_IF_FLAGS_OUT);
+		else if (o->sub == 6)
+			insn_core_set(k, P4_U_STORE, rsp, o->rm, P4_R_NONE, P4_IF_DST_READ);
+		else
+			insn_core_set(k, P4_U_BRANCH, P4_R_NONE, o->rm, P4_R_NONE, 0);
+		return;
+	default:
+		return;
+	}
+}
+
+/* SSE/SSE2 arithmetic by opcode (0F 51-5F), with 0 for the logic and moves among them. */
+static uint8_t insn_core_sse(uint8_t op)
+{
+	switch (op) {
+	case 0x51: case 0x5e: return P4_U_SSE_DIV;	/* SQRT, DIV */
+	case 0x59: return P4_U_SSE_MUL;
+	case 0x58: case 0x5a: case 0x5b: case 0x5c: case 0x5d: case 0x5f: return P4_U_SSE_ADD;
+	default: return P4_U_SIMD_INT;			/* AND ANDN OR XOR, RSQRT RCP */
+	}
+}
+
+/* The 0F map. */
+static void insn_core_map2(const struct insn_dec *x, const struct insn_core_ops *o,
+			   struct p4_insn *k)
+{
+	uint8_t op = x->op, pfx = x->c.pfx, dst_rm = o->mem ? P4_R_NONE : o->rm;
+	uint8_t rax = CR(INSN_RAX);
+	unsigned reg = x->modrm >> 3 & 7, rm = x->modrm & 7;
+	bool xmm = op < 0x60 || op == 0xc2 || op == 0xc6 || pfx != 0;
+	uint8_t vbase = xmm ? P4_R_XMM : P4_R_MM;
+	uint8_t vreg = (uint8_t)(vbase + (reg | ((x->c.rex & 4) ? 8 : 0)) % (xmm ? 16 : 8));
+	uint8_t vrm = o->mem ? P4_R_NONE : (uint8_t)(vbase + (rm | ((x->c.rex & 1) ? 8 : 0)) % (xmm ? 16 : 8));
+
+	if (op >= 0x80 && op <= 0x8f) {
+		insn_core_set(k, P4_U_BRANCH, P4_R_NONE, P4_R_NONE, P4_R_NONE, P4_IF_FLAGS_IN);
+		return;
+	}
+	if (op >= 0x40 && op <= 0x4f) {
+		insn_core_set(k, P4_U_CMOV, o->reg, o->rm, P4_R_NONE, P4_IF_DST_READ | P4_IF_FLAGS_IN);
+		return;
+	}
+	if (op >= 0x90 && op <= 0x9f) {
+		insn_core_set(k, o->mem ? P4_U_STORE : P4_U_ALU, dst_rm, P4_R_FLAGS, P4_R_NONE, 0);
+		return;
+	}
+	if ((op >= 0x51 && op <= 0x5f) || op == 0xc2) {
+		insn_core_set(k, op == 0xc2 ? P4_U_SSE_ADD : insn_core_sse(op), vreg, vrm, P4_R_NONE,
+			      P4_IF_DST_READ);
+		return;
+	}
+	if ((op >= 0x60 && op <= 0x6d) || (op >= 0x70 && op <= 0x76) || op >= 0xd0 || op == 0xc6) {
+		if (op == 0xf7)		/* MASKMOVQ (a quirk), MASKMOVDQU (two stores) */
+			pfx == 0x66 ? (void)(k->uc_stores = 2) : (void)(k->flags |= P4_IF_RETIRES_TWO);
+		if (op == 0xf0 && pfx == 0xf2 && o->mem)	/* LDDQU */
+			k->uc_loads = 2;
+		insn_core_set(k, P4_U_SIMD_INT, vreg, vrm, P4_R_NONE, P4_IF_DST_READ);
+		return;
+	}
+	switch (op) {
+	case 0x10: case 0x12: case 0x16: case 0x28: case 0x6f:	/* SIMD loads and moves */
+		if (o->mem && ((op == 0x10 && pfx == 0x66) || (op == 0x6f && pfx == 0xf3)))
+			k->uc_loads = 2;	/* MOVUPD, MOVDQU loads */
+		insn_core_set(k, o->mem ? P4_U_LOAD : P4_U_SIMD_INT, vreg, vrm, P4_R_NONE, 0);
+		return;
+	case 0x11: case 0x13: case 0x17: case 0x29: case 0x2b: case 0x7f: case 0xe7:
+		if (o->mem && op == 0x11) {	/* MOVUPS/MOVUPD stores: two stores, MOVUPS also a load */
+			k->uc_stores = (pfx == 0 || pfx == 0x66) ? 2 : 0;
+			k->uc_loads = pfx == 0 ? 1 : 0;
+		}
+		if (o->mem && op == 0x7f && pfx == 0xf3)
+			k->uc_stores = 2;	/* MOVDQU store */
+		insn_core_set(k, o->mem ? P4_U_STORE : P4_U_SIMD_INT, o->mem ? P4_R_NONE : vrm, vreg,
+			      P4_R_NONE, 0);
+		return;
+	case 0x2a: case 0x2c: case 0x2d:	/* conversions */
+		if (op != 0x2a && pfx == 0x66 && o->mem)
+			k->flags |= P4_IF_RETIRES_TWO;	/* CVTPD2PI / CVTTPD2PI m128 */
+		insn_core_set(k, P4_U_SSE_ADD, op == 0x2a ? vreg : o->reg, op == 0x2a ? o->rm : vrm,
+			      P4_R_NONE, 0);
+		return;
+	case 0x2e: case 0x2f:	/* UCOMIS, COMIS */
+		insn_core_set(k, P4_U_SSE_ADD, P4_R_NONE, vreg, vrm, P4_IF_FLAGS_OUT);
+		return;
+	case 0x6e: case 0x7e:	/* MOVD/MOVQ between general and vector registers */
+		if (op == 0x7e && pfx == 0xf3)
+			insn_core_set(k, o->mem ? P4_U_LOAD : P4_U_SIMD_INT, vreg, vrm, P4_R_NONE, 0);
+		else if (op == 0x6e)
+			insn_core_set(k, o->mem ? P4_U_LOAD : P4_U_SIMD_INT, vreg, o->rm, P4_R_NONE, 0);
+		else
+			insn_core_set(k, o->mem ? P4_U_STORE : P4_U_SIMD_INT, dst_rm, vreg, P4_R_NONE, 0);
+		return;
+	case 0x77:		/* EMMS */
+		k->flags |= P4_IF_RETIRES_TWO;
+		insn_core_set(k, P4_U_SIMD_INT, P4_R_NONE, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0x31:		/* RDTSC */
+		insn_core_set(k, P4_U_RDTSC, rax, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0xa2:		/* CPUID: serializing, one microcode store */
+		k->uc_stores = 1;
+		insn_core_set(k, P4_U_CPUID, rax, rax, P4_R_NONE, P4_IF_SERIAL);
+		return;
+	case 0xa1: case 0xa9:	/* POP FS, POP GS */
+		k->uc_loads = 2;
+		insn_core_set(k, P4_U_LOAD, P4_R_NONE, P4_R_NONE, P4_R_NONE, 0);
+		return;
+	case 0xae:		/* group 15 */
+		if (!o->mem && reg >= 5) {	/* LFENCE, MFENCE, SFENCE */
+			insn_core_set(k, reg == 6 ? P4_U_MFENCE : P4_U_FENCE, P4_R_NONE, P4_R_NONE,
+				      P4_R_NONE, P4_IF_SERIAL);
+			if (reg >= 6) {
+				k->flags |= P4_IF_RETIRES_TWO;
+				k->uc_stores = 1;
+			}
+		} else if (o->mem) {
+			static const uint8_t ld[8] = { [1] = 26 }, st[8] = { [0] = 25, [7] = 1 };
+
+			k->uc_loads = ld[reg];		/* FXRSTOR */
+			k->uc_stores = st[reg];		/* FXSAVE, CLFLUSH */
+		}
+		return;
+	case 0xaf:		/* IMUL r, r/m */
+		insn_core_set(k, P4_U_IMUL, o->reg, o->rm, P4_R_NONE, P4_IF_DST_READ | P4_IF_FLAGS_OUT);
+		return;
+	case 0xa4: case 0xa5: case 0xac: case 0xad:	/* SHLD, SHRD */
+		insn_core_set(k, P4_U_SHIFT_CL, dst_rm, o->reg, P4_R_NONE, P4_IF_DST_READ | P4_IF_FLAGS_OUT);
+		return;
+	case 0xb0: case 0xb1: case 0xc0: case 0xc1: case 0xc7:	/* CMPXCHG, XADD, CMPXCHG8B */
+		insn_core_set(k, x->c.lock && o->mem ? P4_U_LOCKED : P4_U_ALU, dst_rm, o->reg, rax,
+			      P4_IF_DST_READ | P4_IF_FLAGS_OUT);
+		return;
+	case 0xb6: case 0xb7: case 0xbe: case 0xbf:	/* MOVZX, MOVSX */
+		insn_core_set(k, o->mem ? P4_U_LOAD : P4_U_ALU, o->reg, o->rm, P4_R_NONE, 0);
+		return;
+	case 0xc8 ... 0xcf:	/* BSWAP: a shift-unit op */
+		insn_core_set(k, P4_U_SHIFT, CR((op & 7) | ((x->c.rex & 1) ? 8 : 0)), P4_R_NONE, P4_R_NONE,
+			      P4_IF_DST_READ);
+		return;
+	default:
+		return;
+	}
+}
+
+static void insn_core(const struct insn_dec *x, struct p4_insn *k)
+{
+	struct insn_core_ops o = { .reg = P4_R_NONE, .rm = P4_R_NONE };
+	const struct insn_ea *ea = &x->ea;
+
+	*k = (struct p4_insn){ 0 };
+	if (x->d.modrm) {
+		unsigned mod = x->modrm >> 6;
+
+		o.sub = x->modrm >> 3 & 7;
+		o.reg = CR(o.sub | ((x->c.rex & 4) ? 8 : 0));
+		o.mem = mod != 3;
+		if (!o.mem)
+			o.rm = CR((x->modrm & 7) | ((x->c.rex & 1) ? 8 : 0));
+		else if (x->c.addr16) {
+			k->addr[0] = ea->bx16 ? CR(INSN_RBX) : ea->bp16 ? CR(INSN_RBP) : P4_R_NONE;
+			k->addr[1] = ea->si16 ? CR(INSN_RSI) : ea->di16 ? CR(INSN_RDI) : P4_R_NONE;
+		} else {
+			k->addr[0] = ea->base >= 0 ? CR(ea->base) : P4_R_NONE;
+			k->addr[1] = ea->index >= 0 ? CR(ea->index) : P4_R_NONE;
+		}
+	}
+	if (x->map2)
+		insn_core_map2(x, &o, k);
+	else
+		insn_core_map1(x, &o, k);
+	if (k->cls == P4_U_BRANCH && x->c.i > 0 && (x->c.p[x->c.i - 1] & 0x80) &&
+	    (x->d.imm == IMM_REL8 || x->d.imm == IMM_REL))
+		k->flags |= P4_IF_BACKWARD;	/* the displacement's last byte holds its sign */
+	if (k->cls == P4_U_DIV || k->cls == P4_U_X87_DIV || k->cls == P4_U_SSE_DIV)
+		k->flags |= P4_IF_DIVIDER;	/* not pipelined on either family (T = L, p4_core.c) */
+	if (k->cls >= P4_U_REP_MOVS)
+		k->flags |= P4_IF_REP;
+}
+
 enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64,
 				     const struct insn_regs *regs, struct insn_mem *out)
 {
@@ -799,6 +1251,7 @@ enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64
 	if (!known)
 		return out->status;
 	out->len = (uint8_t)x.c.i;	/* RIP-relative operands need it first */
+	insn_core(&x, &out->core);
 	if (x.d.len_only || !insn_operands(&x)) {
 		out->nops = 0;		/* unknown accesses, known length */
 		return out->status;

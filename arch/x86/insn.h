@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmu/model/p4_core.h"
+
 enum insn_branch {
 	INSN_NOT_BRANCH,
 	INSN_COND,		/* Jcc 70-7F, 0F 80-8F */
@@ -104,6 +106,14 @@ struct insn_mem {
 	uint8_t len;			/* bytes, when status is INSN_MEM_OK */
 	uint8_t nops;
 	struct insn_mem_op op[INSN_MAX_MEM_OPS];
+	/*
+	 * What the core's timing model needs (pmu/model/p4_core.h): the
+	 * instruction's uop class, the registers it reads and writes, its
+	 * address registers and its counting quirks - decoded here, from the
+	 * same prefixes and ModRM, also when the accesses are unknown (x87,
+	 * SSE memory forms) as long as the opcode is; zero otherwise.
+	 */
+	struct p4_insn core;
 };
 
 /*

@@ -428,6 +428,7 @@ STEP_EMIT_INLINE void step_fill_mem(const struct step_state *s, struct step_info
 
 	si->len = m->len;
 	si->mem_status = m->status;
+	si->core = m->core;
 	si->rep_iters = s->cls.rep_string ? step_rep_iters(s, f) : 1;
 	if (m->status != INSN_MEM_OK)
 		return;

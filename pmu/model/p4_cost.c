@@ -1,5 +1,12 @@
 /*
- * p4_cost.c - the clocktick cost model: a model, not a measurement.
+ * p4_cost.c - the memory model's access penalties: a model, not a measurement.
+ *
+ * Clockticks come from the core's timing model (p4_core.c), which takes
+ * measured load-to-use latencies; what is left here is the penalty
+ * p4_mem_access() records in each result (r->cycles), which the core model
+ * charges a REP string instruction for its misses and walks (its rate is
+ * measured, its misses are not), and p4_cost_insn() for callers that want
+ * the older whole-instruction estimate:
  *
  * clockticks(instruction) = base + sum of its accesses' penalties, where
  *

@@ -81,12 +81,21 @@
  */
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
 {
-	*c = (struct memfeed_ctx){ .mem = m };
+	c->mem = m;
+	memfeed_reset(c);
 }
 
 void memfeed_reset(struct memfeed_ctx *c)
 {
 	c->fetch_valid = false;
+	p4_core_init(&c->core, p4_core_part_for(&c->mem->sig));
+}
+
+/* The deepest level a result's pieces were found at. */
+static uint8_t memfeed_level(const struct p4_mem_result *r)
+{
+	return r->hit[P4_LVL_MEM] ? P4_LVL_MEM : r->hit[P4_LVL_L3] ? P4_LVL_L3
+	       : r->hit[P4_LVL_L2] ? P4_LVL_L2 : P4_LVL_L1;
 }
 
 static bool memfeed_all_hits(const struct p4_mem_result *r)
@@ -132,6 +141,7 @@ static void memfeed_fetch(struct memfeed_ctx *c, const struct step_info *s, stru
 		return;
 	f->itlb_hit += r.tlb_hit;
 	f->itlb_miss += r.tlb_miss;
+	f->fetch_level = memfeed_level(&r);
 	memfeed_add(f, &r);
 	c->fetch_first = s->rip >> 6;
 	c->fetch_last = (s->rip + s->len - 1u) >> 6;
@@ -150,12 +160,18 @@ static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_
 	if (kind == P4_MEM_STORE || r.l1_miss)
 		c->fetch_valid = false;		/* L2 was looked up: its order may have changed */
 	if (kind == P4_MEM_LOAD) {
+		uint8_t lvl = memfeed_level(&r);
+
+		if (f->load_level == 0xff || lvl > f->load_level)
+			f->load_level = lvl;
 		f->loads++;
+		f->split_loads += r.split_line;
 		f->load_l1_miss += r.l1_miss != 0;
 		f->load_l2_miss += r.l2_miss != 0;
 		f->load_dtlb_miss += r.tlb_miss != 0;
 	} else {
 		f->stores++;
+		f->split_stores += r.split_line;
 		f->store_dtlb_miss += r.tlb_miss != 0;
 	}
 	memfeed_add(f, &r);
@@ -221,16 +237,59 @@ static __attribute__((noinline)) bool memfeed_rep_stores(struct memfeed_ctx *c, 
 	return true;
 }
 
+/* The core's branch kinds (p4_core.h) by the step engine's. */
+static const uint8_t memfeed_branch[INSN_NBRANCH_KINDS] = {
+	[INSN_NOT_BRANCH] = P4_BR_NONE,		[INSN_COND] = P4_BR_COND,
+	[INSN_JMP] = P4_BR_DIRECT,		[INSN_JMP_INDIRECT] = P4_BR_INDIRECT,
+	[INSN_CALL] = P4_BR_CALL,		[INSN_CALL_INDIRECT] = P4_BR_CALL_INDIRECT,
+	[INSN_RET] = P4_BR_RETURN,		[INSN_OTHER_BRANCH] = P4_BR_OTHER,
+};
+
+/*
+ * The core's timing of the instruction, from what the memory model found.
+ * A REP string's misses, walks and fetch are in its penalty (the memory
+ * model's, p4_cost.c), the rest the core's own.
+ */
+static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ctx *c,
+							      const struct step_info *s,
+							      uint32_t iters, struct memfeed *f)
+{
+	uint32_t walks = f->dtlb_walks + f->itlb_walks;
+	struct p4_core_out out;
+
+	if (__builtin_expect(p4_core_needs_slow(&s->core, f->loads, walks, f->fetch_level), 0)) {
+		struct p4_core_in in = {
+			.insn = &s->core, .load_level = f->load_level, .fetch_level = f->fetch_level,
+			.walks = walks, .loads = f->loads, .stores = f->stores,
+		};
+
+		if (s->core.flags & P4_IF_REP) {
+			in.load_level = in.fetch_level = 0xff;
+			in.walks = 0;
+			in.iters = iters;
+			in.size = s->nmem ? s->mem[0].size : 0;
+			in.penalty = f->penalty;
+		}
+		p4_core_step(&c->core, &in, &out);
+	} else {
+		p4_core_fast(&c->core, &s->core, f->stores, &out);
+	}
+	f->cycles = out.cycles;
+	f->uops = out.uops;
+	f->mispredicted = s->branch != INSN_NOT_BRANCH &&
+			  p4_core_predict(&c->core, &s->core, memfeed_branch[s->branch], s->taken, s->rip,
+					  s->next_rip, s->rip + s->len, out.done);
+}
+
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
 	struct memfeed *f = out;	/* filled in place: no copy per step */
 	uint32_t iters = s->rep_iters ? s->rep_iters : 1;
-	unsigned loads = 0, stores = 0, uops;
 
 	if (memfeed_fetch_repeats(c, s)) {
 		*f = c->fetch_feed;	/* the same events and penalty as a lookup would give */
 	} else {
-		*f = (struct memfeed){ 0 };
+		*f = (struct memfeed){ .load_level = 0xff, .fetch_level = 0xff };
 		memfeed_fetch(c, s, f);
 	}
 	f->known = s->mem_status == INSN_MEM_OK;
@@ -241,15 +300,10 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 			for (uint32_t i = 0; i < iters && f->known; i++)
 				f->known = memfeed_operands(c, s, (int64_t)i * s->mem_stride, f);
 	} else {
-		iters = 1;
+		iters = s->core.cls >= P4_U_REP_MOVS ? iters : 1;
 	}
-	for (unsigned i = 0; f->known && i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
-		loads += (s->mem[i].access & INSN_LOAD) != 0;
-		stores += (s->mem[i].access & INSN_STORE) != 0;
-	}
-	uops = p4_cost_uops(loads, stores);
-	f->uops = uops * iters;
-	f->cycles += p4_cost_base(uops) * iters;	/* per iteration (p4_cost.c) */
+	f->penalty = f->cycles;		/* memfeed_add summed the accesses' penalties there */
+	memfeed_core(c, s, iters, f);
 	if (s->flush_tlb) {		/* the kernel's CR3 reload (paging_set_user): after it, cold TLBs */
 		p4_mem_flush_tlbs(c->mem);
 		c->fetch_valid = false;
@@ -318,6 +372,20 @@ static void memfeed_bus_events(const struct memfeed *f, struct memfeed_list *l)
 		    M(P4_FSB_DATA_ACTIVITY_DBSY_OWN), wb * FSB_CLOCKS_PER_LINE);
 }
 
+/*
+ * Accesses that cross a 64-byte line: a split load is replayed at the load
+ * port and a split store at the store port (the SDM's split_load_retired and
+ * split_store_retired metrics count them so, PMU reference 4.1/5.5), and
+ * memory_complete counts each split completed (LSC, SSC).
+ */
+static void memfeed_split_events(const struct memfeed *f, struct memfeed_list *l)
+{
+	memfeed_put(l, P4_EV_LOAD_PORT_REPLAY, M(P4_LOAD_PORT_REPLAY_SPLIT_LD), f->split_loads);
+	memfeed_put(l, P4_EV_STORE_PORT_REPLAY, M(P4_STORE_PORT_REPLAY_SPLIT_ST), f->split_stores);
+	memfeed_put(l, P4_EV_MEMORY_COMPLETE, M(P4_MEMORY_COMPLETE_LSC), f->split_loads);
+	memfeed_put(l, P4_EV_MEMORY_COMPLETE, M(P4_MEMORY_COMPLETE_SSC), f->split_stores);
+}
+
 /* Tagged uops of the replay metrics PEBS_ENABLE / MATRIX_VERT select (PMU reference 5.5). */
 static uint32_t memfeed_replay_tagged(const struct memfeed *f, uint64_t pebs, uint64_t vert)
 {
@@ -348,6 +416,7 @@ unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t 
 	memfeed_bus_events(f, &l);
 	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
 		    memfeed_replay_tagged(f, pebs_enable, matrix_vert));
+	memfeed_split_events(f, &l);
 	return l.n;
 }
 

@@ -6,8 +6,9 @@
  * struct step_info the step engine reports: the instruction fetch and
  * every memory operand (each iteration of a REP string instruction) go
  * through p4_mem_access(), the outcomes are summed in struct memfeed, and
- * the cost model (p4_cost.c) turns the instruction's uops and its
- * accesses' penalties into clockticks. memfeed_events() then lists the
+ * the core's timing model (pmu/model/p4_core.c) turns the decoded
+ * instruction, where its loads were found and its branch into clockticks,
+ * uops and a mispredict. memfeed_events() then lists the
  * occurrences, with the mask bits of the event table (PMU reference 4.1), that
  * the backend feeds to p4_model_event(); memfeed_uncore() the occurrences
  * of the L3/FSB uncore units (p4_model_uncore_event). docs/guide/model.md
@@ -23,6 +24,7 @@
 #include <stdint.h>
 
 #include "arch/x86/hooks.h"
+#include "pmu/model/p4_core.h"
 #include "pmu/model/p4_mem.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_uncore.h"
@@ -30,18 +32,23 @@
 /* One instruction's outcome in the memory model (all counts over its accesses' pieces). */
 struct memfeed {
 	bool known;			/* the operands were decoded (else only the fetch was modelled) */
-	uint32_t uops;			/* the cost model's uop estimate (p4_cost_uops), all iterations */
+	bool mispredicted;		/* its branch was mispredicted (p4_core.c's predictor) */
+	uint8_t load_level;		/* deepest level a load reached (enum p4_mem_level), 0xff: none */
+	uint8_t fetch_level;		/* deepest level the fetch reached, 0xff: not fetched */
+	uint32_t uops;			/* the core model's uops (p4_core.c), all iterations */
 	uint32_t loads, stores;		/* load and store operands (a read-modify-write is both) */
 	uint32_t load_l1_miss;		/* loads with a piece that missed L1 */
 	uint32_t load_l2_miss;		/* loads with a piece that missed L2 */
 	uint32_t load_dtlb_miss, store_dtlb_miss;	/* operands with a piece that missed the DTLB */
+	uint32_t split_loads, split_stores;	/* operands that cross a 64-byte line */
 	uint32_t itlb_hit, itlb_miss;	/* fetch pieces */
 	uint32_t dtlb_walks, itlb_walks;
 	/* BSQ_cache_reference reads: L2 and L3 lookups of loads and fetches */
 	uint32_t l2_hite, l2_hitm, l2_miss, l3_hite, l3_hitm, l3_miss;
 	uint32_t bus_read, bus_rfo, bus_writeback;	/* transactions leaving the package */
 	uint32_t l3_fill_miss;		/* L3 misses of every kind (loads, fetches, stores) */
-	uint64_t cycles;		/* clockticks from the cost model */
+	uint64_t penalty;		/* the accesses' penalties (p4_cost_access): a REP string's misses */
+	uint64_t cycles;		/* clockticks from the core's timing model (p4_core.c) */
 };
 
 /*
@@ -52,11 +59,13 @@ struct memfeed {
  */
 struct memfeed_ctx {
 	struct p4_mem *mem;
+	struct p4_core core;		/* the core's timing model, of the memory model's part */
 	bool fetch_valid;		/* fetch_feed may be repeated */
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
 	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
 };
 
+/* memfeed_reset() also empties the core model (scoreboard, predictor): a run starts cold. */
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m);
 void memfeed_reset(struct memfeed_ctx *c);
 

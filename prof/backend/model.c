@@ -455,9 +455,17 @@ void perf_model_mem_describe(char *buf, size_t n)
 	model_geom(l1, sizeof(l1), "L1D", &p->l1d);
 	model_geom(l2, sizeof(l2), "L2", &p->l2);
 	model_geom(l3, sizeof(l3), "L3", &p->l3);
-	ksnprintf(buf, n, "memory model: %s%s%s%s, DTLB %u, ITLB %u; clockticks: %s", p->name,
-		  l1, l2, l3, (unsigned)p->dtlb.entries, (unsigned)p->itlb.entries,
-		  a->clock_src == PERF_CLOCK_TSC ? "TSC (measured)" : "cost model (a model)");
+	const struct p4_core_part *c = a->feed.core.p;
+	int len = ksnprintf(buf, n, "memory model: %s%s%s%s, DTLB %u, ITLB %u; clockticks: %s",
+			    p->name, l1, l2, l3, (unsigned)p->dtlb.entries,
+			    (unsigned)p->itlb.entries,
+			    a->clock_src == PERF_CLOCK_TSC ? "TSC (measured)" : "cost model (a model)");
+
+	if (c && len > 0 && (size_t)len < n)	/* the core model's figures (pmu/model/p4_core.c) */
+		ksnprintf(buf + len, n - (size_t)len, "\ncore model: %s; load-to-use L1 %u, L2 %u, "
+			  "L3 %u, memory %u; page walk %u; mispredict %u; BTB %u",
+			  c->name, c->load_lat[0], c->load_lat[1], c->load_lat[2], c->load_lat[3],
+			  c->page_walk, c->mispredict, c->btb_entries);
 }
 
 void perf_model_set_pebs_unavailable(bool unavailable)

@@ -66,6 +66,7 @@ struct model_live {
 	bool dirty;			/* a register was written since ev was computed */
 	bool mem;			/* some event of the memory model is live */
 	bool tag;			/* PEBS, tagging or a FIRM event is programmed */
+	bool core;			/* a front-end event of the core model is live (step_core) */
 };
 
 struct model_adapter {

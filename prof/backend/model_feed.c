@@ -4,15 +4,18 @@
  * Each stepped instruction is fed at the LP (SMT ID, T0/T1) and CPL that
  * retired it: instr_retired NBOGUSNTAG (NBOGUSTAG when the front end tagged
  * one of its loads or stores, prof/backend/tagfeed.c), instr_completed NBOGUS where
- * the model has it, branch_retired (MMTP when taken, MMNP when not: there is
- * no predictor to observe, so nothing is ever mispredicted) and
- * retired_branch_type (model_branch_type below); its fetch and memory
- * operands go through the memory-system model (prof/backend/memfeed.c: TLB, cache,
- * bus, replay-tag and uncore events); while PEBS or tagging is programmed,
+ * the model has it (instr_retired twice for the instructions real parts count
+ * as two), branch_retired (MMTP/MMNP, or MMTM/MMNM when the core model's
+ * predictor mispredicted it), mispred_branch_retired, retired_branch_type and
+ * retired_mispred_branch_type (model_branch_type below), uops_retired; its
+ * fetch and memory operands go through the memory-system model and then the
+ * core's timing model (prof/backend/memfeed.c, pmu/model/p4_core.c: TLB,
+ * cache, bus, replay-tag and uncore events, clockticks, uops, mispredicts);
+ * while PEBS or tagging is programmed,
  * prof/backend/tagfeed.c takes the step's registers (PEBS records), its tagged
  * loads/stores (front_end_event) and its x87/SIMD class (the FIRM events
- * and execution_event); and global_power_events RUNNING gets the cost
- * model's clockticks for it (p4_cost.c; `pmu clock tsc` feeds the step's
+ * and execution_event); and global_power_events RUNNING gets the core
+ * model's clockticks for it (p4_core.c; `pmu clock tsc` feeds the step's
  * TSC cycles instead). The synthetic workload's int 0x81 feeds its spec's
  * event. The PMU lock is taken once per step and the PMIs the step raised
  * are sent once, after it (earlier only when the events fed in the step
@@ -48,6 +51,9 @@ static bool model_memory_event(enum p4_event ev)
 	case P4_EV_FSB_DATA_ACTIVITY:
 	case P4_EV_REPLAY_EVENT:
 	case P4_EV_FRONT_END_EVENT:
+	case P4_EV_LOAD_PORT_REPLAY:
+	case P4_EV_STORE_PORT_REPLAY:
+	case P4_EV_MEMORY_COMPLETE:
 		return true;
 	default:
 		return false;
@@ -161,6 +167,8 @@ void model_live_update(struct model_adapter *a)
 	for (unsigned ev = 0; ev < P4_NEVENT; ev++)
 		a->live.mem |= model_memory_event((enum p4_event)ev) && model_live(a, (enum p4_event)ev);
 	a->live.tag = model_tag_live(a);
+	a->live.core = model_live(a, P4_EV_UOPS_RETIRED) || model_live(a, P4_EV_UOP_QUEUE_WRITES) ||
+		       model_live(a, P4_EV_TC_MS_XFER) || model_live(a, P4_EV_TC_DELIVER_MODE);
 	a->live.dirty = false;
 }
 
@@ -320,41 +328,96 @@ STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint1
 	step_event(sf, ev, mask, n);
 }
 
-static void step_retired(struct step_feed *sf, const struct step_info *s, uint16_t retired)
+/* retired_mispred_branch_type's bits (PMU reference 4.1) for a branch type's (model_branch_type). */
+static uint16_t model_mispred_type(uint16_t type)
+{
+	uint16_t m = 0;
+
+	if (type & P4_EVMASK(P4_RETIRED_BRANCH_TYPE_CONDITIONAL))
+		m |= P4_EVMASK(P4_RETIRED_MISPRED_BRANCH_TYPE_CONDITIONAL);
+	if (type & P4_EVMASK(P4_RETIRED_BRANCH_TYPE_CALL))
+		m |= P4_EVMASK(P4_RETIRED_MISPRED_BRANCH_TYPE_CALL);
+	if (type & P4_EVMASK(P4_RETIRED_BRANCH_TYPE_RETURN))
+		m |= P4_EVMASK(P4_RETIRED_MISPRED_BRANCH_TYPE_RETURN);
+	if (type & P4_EVMASK(P4_RETIRED_BRANCH_TYPE_INDIRECT))
+		m |= P4_EVMASK(P4_RETIRED_MISPRED_BRANCH_TYPE_INDIRECT);
+	return m;
+}
+
+/*
+ * The core model's front-end events of one instruction: uops_retired; its
+ * uops written to the uop queue from the trace cache or, for a microcoded
+ * instruction, the microcode ROM (then one tc_ms_xfer); TC_deliver_mode
+ * for each of its clockticks, in deliver mode on its LP and the sibling's
+ * state beside it (D when active, I when not: the trace cache is not
+ * modelled, so it never builds).
+ */
+static void step_core(struct step_feed *sf, const struct step_info *s, const struct memfeed *f)
+{
+	bool rom = p4_core_microcoded(&s->core);
+	bool other = sf->a->model.active[sf->lp ? 0 : 1];
+	unsigned mode = other ? P4_TC_DELIVER_MODE_DD : sf->lp ? P4_TC_DELIVER_MODE_ID
+								 : P4_TC_DELIVER_MODE_DI;
+
+	step_event(sf, P4_EV_UOPS_RETIRED, P4_EVMASK(P4_UOPS_RETIRED_NBOGUS), f->uops);
+	step_event(sf, P4_EV_UOP_QUEUE_WRITES, P4_EVMASK(rom ? P4_UOP_QUEUE_WRITES_FROM_ROM
+							 : P4_UOP_QUEUE_WRITES_FROM_TC_DELIVER), f->uops);
+	step_event(sf, P4_EV_TC_MS_XFER, P4_EVMASK(P4_TC_MS_XFER_CISC), rom);
+	step_event(sf, P4_EV_TC_DELIVER_MODE, P4_EVMASK(mode), f->cycles);
+}
+
+/*
+ * The retirement events of one instruction: instr_retired (twice for the
+ * instructions real parts count as two, p4_core.c's quirks; instr_completed
+ * once, as the ISPASS 2013 data show it), branch_retired by direction and
+ * prediction (the core model's predictor), mispred_branch_retired,
+ * retired_branch_type, retired_mispred_branch_type, uops_retired.
+ */
+static void step_retired(struct step_feed *sf, const struct step_info *s, uint16_t retired,
+			 const struct memfeed *f)
 {
 	uint16_t type;
+	unsigned n = 1u + ((s->core.flags & P4_IF_RETIRES_TWO) != 0);
+	bool mis = f && f->mispredicted;
 
 	if (retired == P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG))
-		step_batched(sf, P4_EV_INSTR_RETIRED, retired, 1, &sf->a->batch.instr);
+		step_batched(sf, P4_EV_INSTR_RETIRED, retired, n, &sf->a->batch.instr);
 	else
-		step_event(sf, P4_EV_INSTR_RETIRED, retired, 1);	/* front-end tagged */
+		step_event(sf, P4_EV_INSTR_RETIRED, retired, n);	/* front-end tagged */
 	if (sf->a->model.caps.instr_completed)
 		step_event(sf, P4_EV_INSTR_COMPLETED, P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
+	if (f && sf->a->live.core)
+		step_core(sf, s, f);
 	if (s->branch == INSN_NOT_BRANCH)
 		return;
 	step_event(sf, P4_EV_BRANCH_RETIRED,
-		   P4_EVMASK(s->taken ? P4_BRANCH_RETIRED_MMTP : P4_BRANCH_RETIRED_MMNP), 1);
-	if ((type = model_branch_type(s->branch)) != 0)
+		   P4_EVMASK(s->taken ? (mis ? P4_BRANCH_RETIRED_MMTM : P4_BRANCH_RETIRED_MMTP)
+				      : (mis ? P4_BRANCH_RETIRED_MMNM : P4_BRANCH_RETIRED_MMNP)), 1);
+	type = model_branch_type(s->branch);
+	if (type)
 		step_event(sf, P4_EV_RETIRED_BRANCH_TYPE, type, 1);
+	if (!mis)
+		return;
+	step_event(sf, P4_EV_MISPRED_BRANCH_RETIRED, P4_EVMASK(P4_MISPRED_BRANCH_RETIRED_NBOGUS), 1);
+	if (type)
+		step_event(sf, P4_EV_RETIRED_MISPRED_BRANCH_TYPE, model_mispred_type(type), 1);
 }
 
-/* The memory model's events for one instruction; its clockticks in *cycles. */
+/* The memory and core models' events for one instruction; its clockticks in f->cycles. */
 STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
-				 const struct step_info *s, uint64_t *cycles)
+				 const struct step_info *s, struct memfeed *f)
 {
 	struct model_adapter *a = sf->a;
-	struct memfeed f;
 	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
 	struct memfeed_uncore unc[MEMFEED_MAX_UNCORE];
 	unsigned n;
 
-	memfeed_step(&a->feed, s, &f);
+	memfeed_step(&a->feed, s, f);
 	a->mem_touched = true;
-	in->mem_unknown += !f.known;
-	*cycles = f.cycles;
+	in->mem_unknown += !f->known;
 	if (!a->live.mem && !a->model.cfg.uncore)
 		return;			/* only the clockticks are wanted */
-	n = memfeed_events(&f, a->model.pebs_enable, a->model.pebs_matrix_vert, ev,
+	n = memfeed_events(f, a->model.pebs_enable, a->model.pebs_matrix_vert, ev,
 			   MEMFEED_MAX_EVENTS);
 	for (unsigned i = 0; i < n; i++) {
 		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
@@ -364,7 +427,7 @@ STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 	/* front_end_event's tagged µops are counted by prof/backend/tagfeed.c (live.tag) */
 	if (!a->model.cfg.uncore)
 		return;
-	n = memfeed_uncore(&f, s->lp, unc, MEMFEED_MAX_UNCORE);
+	n = memfeed_uncore(f, s->lp, unc, MEMFEED_MAX_UNCORE);
 	for (unsigned i = 0; i < n; i++)
 		p4_model_uncore_event(&a->model, unc[i].unit, unc[i].attrs, unc[i].n);
 }
@@ -386,6 +449,7 @@ void model_feed_step(void *ctx, const struct step_info *s)
 	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl };	/* chunk: step_event_fed */
 	uint64_t cycles = 0;
 	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
+	struct memfeed f;
 
 	in->steps++;
 	in->branches += s->branch != INSN_NOT_BRANCH;
@@ -399,9 +463,11 @@ void model_feed_step(void *ctx, const struct step_info *s)
 		retired = tagfeed_step(&a->model, s, step_frame());
 		a->batch.budget_dirty = true;
 	}
-	step_retired(&sf, s, retired);
-	if (a->mem_ready)
-		step_memory(&sf, in, s, &cycles);
+	if (a->mem_ready) {
+		step_memory(&sf, in, s, &f);
+		cycles = f.cycles;
+	}
+	step_retired(&sf, s, retired, a->mem_ready ? &f : NULL);
 	if (a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
 		cycles = s->cycles;
 	if (cycles) {
@@ -487,6 +553,15 @@ enum perf_source model_feed_source(enum p4_event ev, const struct perf_inputs *i
 	case P4_EV_GLOBAL_POWER_EVENTS:
 		return a->clock_src == PERF_CLOCK_TSC || !a->mem_ready ? PERF_SOURCE_TSC
 								       : PERF_SOURCE_COST;
+	case P4_EV_UOPS_RETIRED:	/* the core model (p4_core.c): uops and its predictor */
+	case P4_EV_UOP_QUEUE_WRITES:
+	case P4_EV_TC_MS_XFER:
+	case P4_EV_TC_DELIVER_MODE:
+	case P4_EV_MISPRED_BRANCH_RETIRED:
+	case P4_EV_RETIRED_MISPRED_BRANCH_TYPE:
+		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))
+			return PERF_SOURCE_SYNTHETIC;
+		return a->mem_ready ? PERF_SOURCE_COST : PERF_SOURCE_NONE;
 	default:
 		if (model_firm_fed(ev))
 			return PERF_SOURCE_STEP;	/* the FIRM events: x87/SIMD class */

@@ -8,7 +8,11 @@
  * the start of the instruction "but may be partially updated". Loads and
  * stores: one µop per memory operand access (a read-modify-write operand
  * counts as one load and one store), from the operands the step engine
- * already decoded (step_info.mem; only their kinds are used here).
+ * already decoded (step_info.mem; only their kinds are used here) - except
+ * where real parts count microcode operations (pmu/model/p4_core.c, the
+ * ISPASS 2013 data): a REP string's (a 1 KiB REP MOVSB is 64 loads and 64
+ * stores, REP STOS one store per 16 bytes), x87 state saves and restores,
+ * unaligned SSE moves, fences, CPUID, POP FS/GS (step_info.core).
  * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h) is
  * one µop of the matching upstream event (PMU reference 5.7); an x87/SIMD data
  * move is one x87_SIMD_moves_uop µop, ALLP2 for a load, ALLP0 otherwise.
@@ -35,9 +39,32 @@ static uint64_t tagfeed_slot(const struct trap_frame *f, uint8_t slot)
 	return ((const uint64_t *)f)[slot];
 }
 
+/* REP string kinds of pmu/model/p4_core.c's microcode counts, by the decoder's class. */
+static char tagfeed_rep_kind(const struct step_info *s)
+{
+	switch (s->core.cls) {
+	case P4_U_REP_MOVS: return 'm';
+	case P4_U_REP_STOS: return 's';
+	case P4_U_REP_CMPS: return 'c';
+	default: return 'l';		/* lods, scas */
+	}
+}
+
 void tagfeed_mem_uops(const struct step_info *s, unsigned *loads, unsigned *stores)
 {
 	*loads = *stores = 0;
+	if (s->core.cls >= P4_U_REP_MOVS) {	/* a REP string: its microcode operations */
+		unsigned size = s->nmem ? s->mem[0].size : 1;
+
+		p4_core_rep_tags(tagfeed_rep_kind(s), s->rep_iters, size, s->mem_stride < 0, loads,
+				 stores);
+		return;
+	}
+	if (s->core.uc_loads | s->core.uc_stores) {	/* x87 state, unaligned SSE moves, fences... */
+		*loads = s->core.uc_loads;
+		*stores = s->core.uc_stores;
+		return;
+	}
 	if (s->mem_status != INSN_MEM_OK)
 		return;
 	for (unsigned i = 0; i < s->nmem; i++) {

@@ -67,13 +67,23 @@ def test_k_instructions_give_k(nb, k, u, ring):
 
 def test_branch_snippet_counts_its_branches(nb):
     # jmp over a never executed nop (EB 01 90), add (01 D8), jz +0 (74 00): three
-    # instructions, two branches. The model predicts every branch (MMxP); the jmp is
-    # taken, the jz +0 lands on the next instruction either way: retired not taken.
-    out = bench(nb, "-e instr_retired:NBOGUSNTAG -e branch_retired:MMTP -e branch_retired:MMNP "
-                    "-u 2 -n 10 eb019001d87400")
+    # instructions, two branches, counted by direction whether the model's predictor got
+    # them right or not (MMxP, MMxM); the jmp is taken, the jz +0 lands on the next
+    # instruction either way: retired not taken.
+    out = bench(nb, "-e instr_retired:NBOGUSNTAG -e branch_retired:MMTP:MMTM "
+                    "-e branch_retired:MMNP:MMNM -u 2 -n 10 eb019001d87400")
     assert row(out, INSTR) == ("3.00",) * 3
-    assert row(out, "branch_retired:MMTP") == ("1.00",) * 3
-    assert row(out, "branch_retired:MMNP") == ("1.00",) * 3
+    assert row(out, "branch_retired:MMTP:MMTM") == ("1.00",) * 3
+    assert row(out, "branch_retired:MMNP:MMNM") == ("1.00",) * 3
+
+
+def test_instructions_real_parts_count_twice(nb):
+    """INSTR_RETIRED counts MFENCE, SFENCE and EMMS as two instructions on a Pentium D
+    (the ISPASS 2013 data, pmu/model/p4_core.c); LFENCE and an add as one."""
+    for code, want in (("0faef0", "2.00"), ("0faef8", "2.00"), ("0f77", "2.00"),
+                       ("0faee8", "1.00"), (ADD_EAX_EBX, "1.00")):
+        out = bench(nb, "-e instr_retired:NBOGUSNTAG " + code)
+        assert row(out, INSTR)[1] == want, (code, out)
 
 
 def test_init_code_cancels(nb):

@@ -16,7 +16,7 @@ U64 = (1 << 64) - 1
 
 INDIRECT_K, INDIRECT_C = 9, 8   # arch/x86/64/workloads.S, wl_indirect
 NAMES = ["empty", "loop", "branch", "calls", "indirect", "memwalk", "copy", "spin", "halt",
-         "synthetic", "fault-user", "snippet", "fpmix"]
+         "synthetic", "fault-user", "snippet", "fpmix", "chase"]
 
 
 def field(out, name):
@@ -76,6 +76,23 @@ def test_fpmix_retires_35n_plus_15(nb, ring, n):
     assert field(out, "instructions") == 35 * n + 15
     assert pair(out, "conditional") == (n - 1, 1)
     assert field(out, "returned") == n
+
+
+@pytest.mark.parametrize("ring", [0, 3])
+@pytest.mark.parametrize("order", ["linear", "random"])
+def test_chase_retires_3n_plus_7_and_follows_its_pointers(nb, ring, order):
+    """wl_chase: 4 set-up instructions, 3 per load, 3 after; it returns the last pointer
+    it loaded, inside the buffer (a chain the kernel built: a wrong pointer would fault)."""
+    for n in (1, 100):
+        out = run(nb, "chase %s 64K %d" % (order, n), ring)
+        assert field(out, "instructions") == 3 * n + 7
+        assert pair(out, "conditional") == (n - 1, 1)
+        assert field(out, "returned") != 0
+
+
+def test_chase_random_needs_a_power_of_two_of_lines(nb):
+    out = nb.cmd("run --step chase random 96K 10")
+    assert "random needs SIZE / 64 to be a power of two" in out, out
 
 
 @pytest.mark.parametrize("ring", [0, 3])

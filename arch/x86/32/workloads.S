@@ -235,6 +235,23 @@ wl_memwalk_loads:
 	.size wl_memwalk_loads, . - wl_memwalk_loads
 	.popsection
 
+/* uint64_t wl_chase(void *start, uint64_t n): n dependent loads, 3n + 7 instructions (workloads.S) */
+	.globl wl_chase
+	.hidden wl_chase
+	.type wl_chase, @function
+wl_chase:
+	pushl %ebp				/* 1 */
+	movl %esp, %ebp				/* 2 */
+	movl ARG0, %eax				/* 3 */
+	movl ARG1, %ecx				/* 4 */
+1:	movl (%eax), %eax			/* 1/load */
+	subl $1, %ecx				/* 2/load */
+	jnz 1b					/* 3/load */
+	xorl %edx, %edx				/* 5 */
+	popl %ebp				/* 6 */
+	ret					/* 7 */
+	.size wl_chase, . - wl_chase
+
 /* uint64_t wl_copy(uint8_t *buf, uint64_t size): one REP MOVSB, 9 instructions */
 	.globl wl_copy
 	.hidden wl_copy

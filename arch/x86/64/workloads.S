@@ -230,6 +230,28 @@ wl_memwalk_loads:
 	.popsection
 
 /*
+ * uint64_t wl_chase(void *start, uint64_t n) -- n >= 1: follows n pointers
+ * from start, each load's address the value the one before loaded (the
+ * chain is built by workloads.c); returns the last pointer. 4 + 3n + 3
+ * instructions.
+ */
+	.globl wl_chase
+	.hidden wl_chase
+	.type wl_chase, @function
+wl_chase:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rdi, %rax				/* 3 */
+	movq %rsi, %rcx				/* 4 */
+1:	movq (%rax), %rax			/* 1/load */
+	subq $1, %rcx				/* 2/load */
+	jnz 1b					/* 3/load */
+	xorl %edx, %edx				/* 5 */
+	popq %rbp				/* 6 */
+	ret					/* 7 */
+	.size wl_chase, . - wl_chase
+
+/*
  * uint64_t wl_copy(uint8_t *buf, uint64_t size) -- size >= 1: copies
  * buf[0, size) to buf[size, 2 * size) with one REP MOVSB (DF is clear, as
  * the SysV ABI guarantees at a call). 9 instructions for any size; returns 0.
