@@ -63,6 +63,7 @@ static struct {
 	void *sink_ctx;
 	perf_pebs_fn *pebs_hook;
 	void *pebs_ctx;
+	bool stopping;			/* perf_count_stop's poll runs (struct perf_overflow at_stop) */
 } run;
 
 /* Each LP's LVT PC entry as set; an LP writes only its own. */
@@ -388,6 +389,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 		stopped = running;
 	ov.idx = i;
 	ov.reload = next;
+	ov.at_stop = run.stopping;
 	ov.raw = p4_counter_settle(running, stopped & P4_COUNTER_MASK);
 	ov.events = (ov.raw - start) & P4_COUNTER_MASK;
 	info.pmi.overflows++;
@@ -835,9 +837,11 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	if (s == run.count) {
 		struct trap_frame here = perf_stop_frame(s);
 
+		run.stopping = true;
 		for (unsigned i = 0; i < s->plan.n; i++)
 			if (perf_polled_at_stop(&s->plan, i))
 				perf_overflow_one(bus, s, i, &here, NULL);
+		run.stopping = false;
 	}
 	for (unsigned i = 0; i < s->plan.n; i++)
 		if (p4_counter_read(bus, s->plan.slot[i].counter, &running[i]))

@@ -194,6 +194,7 @@ struct perf_overflow {
 	uint64_t raw;		/* the counter as it stopped (40 bits) */
 	uint64_t events;	/* events counted since the counter was last loaded */
 	uint64_t reload;	/* what it is reloaded with unless the sink says otherwise */
+	bool at_stop;		/* found by the count's stop, not by a PMI (f: the stop's) */
 };
 typedef uint64_t perf_sink_fn(void *ctx, struct trap_frame *f, const struct perf_overflow *ov);
 void perf_set_sink(perf_sink_fn *fn, void *ctx);

@@ -142,12 +142,12 @@ static uint64_t st_sink(void *ctx, struct trap_frame *f, const struct perf_overf
 	struct st *t = ctx;
 
 	/*
-	 * Without a frame the overflow was found by the count's stop, not by a
-	 * PMI: the last period's PMI had not come when the workload ended (a
-	 * part whose PMI comes some events late), and no delivery masked the
+	 * An overflow the count's stop found (at_stop; or one without a frame)
+	 * is no PMI: the last period's PMI had not come when the workload ended
+	 * (a part whose PMI comes some events late), and no delivery masked the
 	 * entry. Only PMIs are judged.
 	 */
-	if (!f)
+	if (!f || ov->at_stop)
 		return ov->reload;
 	t->hook_calls++;
 	if (!lapic_present() || (lapic_read(LAPIC_LVT_PMC) & LAPIC_LVT_MASKED))

@@ -138,8 +138,10 @@ def test_stat_cpu1_counts_lp1_on_its_half(nb):
     rows, out = stat(nb, "-e instr_retired --cpu 1 loop 10")
     count, _, counter, escr, rest = rows[0]
     (k0, _), (k1, _) = kernel_share(out)
-    # T1 only: LP1's loop and its own kernel code, none of LP0's (which waited meanwhile)
-    assert k0 > 0 and k1 > 0, out
+    # T1 only: LP1's loop and its own kernel code, none of LP0's (which waited meanwhile;
+    # LP1's runner opens and shuts the counting gate, so how much of LP0's stepped kernel
+    # code falls between the two depends on when the LPs meet)
+    assert k1 > 0, out
     assert count == loop_instr(10) + k1, out
     assert counter in LP1_COUNTERS and escr in ("CRU_ESCR1", "CRU_ESCR3"), out
     assert "[T1]" in rest

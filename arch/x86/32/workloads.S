@@ -437,11 +437,11 @@ wl_call_ring0:
 	andl $-64, %esp
 	PUSH_ARGS
 	pushl WC_RFLAGS(%ebx)
+	movl WC_FN(%ebx), %esi			/* kept across the gate's call, as EBX */
 	movl %gs:PERCPU_GATE_CTX, %eax
-	call *%gs:PERCPU_GATE_OPEN		/* the counting gate, right before the call (EBX is kept) */
-	movl WC_FN(%ebx), %eax
+	call *%gs:PERCPU_GATE_OPEN		/* the counting gate, right before the call */
 	popfl					/* a TF set here traps after the call */
-	call *%eax
+	call *%esi
 	.globl wl_ring0_return
 	.hidden wl_ring0_return
 wl_ring0_return:				/* step.c stops stepping at this address */
