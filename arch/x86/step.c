@@ -148,8 +148,17 @@ struct step_saved {
 struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
-	bool exit_bp;			/* the breakpoint is on the ring-3 exit gate's stub (step_arm) */
-	bool gate_bp;			/* and on the ring-3 gates' stubs (step_bp_gates) */
+	/*
+	 * The traps step_db treats apart, read as one word on every trap:
+	 * calibration, the seam's calibration, the breakpoints on the ring-3
+	 * exit gate's stub (step_arm) and on the other gates' (step_bp_gates).
+	 */
+	union {
+		struct {
+			bool calibrating, seam_cal, exit_bp, gate_bp;
+		};
+		uint32_t special;
+	};
 	bool h_gate;			/* the stepped handler is a gate's (step_gate_stepped): no PMI's */
 	uint64_t last_rip;
 	struct insn_class cls;		/* of the instruction at last_rip */
@@ -199,13 +208,11 @@ struct step_state {
 	uint64_t seam_ret, seam_rsp;
 	uint8_t seam_kind;		/* STEP_SEAM_READ or _WRITE */
 	/* the seam's calibration: stepping the hardware bus's function */
-	bool seam_cal;
 	uint64_t seam_cal_entry, seam_cal_rsp;
 	unsigned seam_cal_n;
 	uint64_t seam_cal_rip[STEP_SEAM_MAX];
 
 	/* calibration */
-	bool calibrating;
 	unsigned cal_n;
 	uint64_t cal_raw[STEP_CAL_TRAPS];
 	struct step_calibration cal;
@@ -965,34 +972,32 @@ static void step_seam_trap(struct step_state *st, struct trap_frame *f)
 	st->seam_cal_n++;
 }
 
-static void step_db(struct trap_frame *f)
+/* The traps of step_state.special; true when the trap was one of them and is handled. */
+static __attribute__((noinline)) bool step_db_special(struct step_state *st, struct trap_frame *f,
+						     uint64_t entry)
 {
-	uint64_t entry = f->error;	/* entry.S: the TSC at #DB entry */
-	struct step_state *st = step_this();
-	bool run;
-
 	if (st->seam_cal) {
 		step_seam_trap(st, f);
-		return;
+		return true;
 	}
 	if (st->calibrating) {
 		if (st->cal_n < STEP_CAL_TRAPS)
 			st->cal_raw[st->cal_n++] = entry - st->resume;
 		step_stamp_exit(st, f);
-		return;
+		return true;
 	}
 #if MODE_IS_64
 	if (st->gate_bp && !st->h_active && f->rip == (uintptr_t)syscall_entry && st->active &&
 	    !st->done) {
 		step_syscall_stepped(st, f, entry);
-		return;
+		return true;
 	}
 #endif
 	if (st->gate_bp && !st->h_active && (f->rip == idt_stub(USER_SYNTH_VECTOR) ||
 					      f->rip == (uintptr_t)user_call_entry) &&
 	    st->active && !st->done) {
 		step_gate_stepped(st, f, entry);
-		return;
+		return true;
 	}
 	if (st->exit_bp && f->rip == (uintptr_t)user_exit_entry) {
 		/* the trampoline's exit; a Linux program's system call (ia32) is a gate */
@@ -1000,8 +1005,19 @@ static void step_db(struct trap_frame *f)
 			step_exit_stepped(st, f, entry);
 		else if (!st->h_active && st->active && !st->done)
 			step_gate_stepped(st, f, entry);
-		return;
+		return true;
 	}
+	return false;
+}
+
+static void step_db(struct trap_frame *f)
+{
+	uint64_t entry = f->error;	/* entry.S: the TSC at #DB entry */
+	struct step_state *st = step_this();
+	bool run;
+
+	if (__builtin_expect(st->special != 0, 0) && step_db_special(st, f, entry))
+		return;
 	if (st->h_active)
 		st->h_clock += step_take(st, entry);	/* the handler's instruction, as if unstepped */
 	if (st->h_active && f->rsp == st->h_rsp && f->cs == st->h_cs &&

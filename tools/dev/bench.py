@@ -200,7 +200,8 @@ def kernel_figures(firmware, sdk, timeout):
     subprocess.run([os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                                  "build", "mkimage")] + extra +
                    [img, os.path.join(qemu.BUILD, "BOOTX64.EFI"), "",
-                    os.path.join(qemu.BUILD, sdk, "hello.elf")],
+                    os.path.join(qemu.BUILD, sdk, "hello.elf"),
+                    os.path.join(qemu.BUILD, sdk, "sumloop.elf")],
                    check=True, stdout=subprocess.DEVNULL)
     code, template = qemu.find_firmware(firmware)
     varstore = qemu.make_vars(template) if template else None
