@@ -2,7 +2,7 @@
 
 The zero-initialised data (.bss, about 254 KiB) must not be stored in the
 file: it is a section with SizeOfRawData 0 that the loader zero-fills up to
-its VirtualSize, and the whole file stays within 448 KiB (256 KiB was the
+its VirtualSize, and the whole file stays within 512 KiB (256 KiB was the
 goal when .bss stopped being stored; `selftest` then added about 29 KiB of
 code and text, user programs - the ELF loader, upload, the program gate and
 their symbols - about 14 KiB, snippet benchmarks - `bench`, its loop
@@ -17,7 +17,9 @@ and the replay metrics about 17 KiB; the PEBS and uncore checks of
 symbol table, which no loader reads, is no longer stored; 384 KiB held
 until the model's PMI skid, the interrupt-storm guard, the handler's
 counting window and the firmware-quirk and owner-path fixes came, which
-took the ia32 image past it). The ia32 image
+took the ia32 image past it; 448 KiB until selftest's QR codes - the
+encoder, deflate, base45 and their screen - static Linux programs' system
+calls and the core timing model came, about 40 KiB together). The ia32 image
 keeps the same budget: its .bss (about 490 KiB) is not stored either, its
 files are compiled -Os or -O2 as the x86-64 kernel's, and its overflow
 path, stepper and model feed -Os (Makefile K32_OS_OBJS). The layout read
@@ -38,7 +40,7 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(REPO, os.environ.get("NBPROF_BUILD", "build"))
-MAX_FILE = 448 * 1024
+MAX_FILE = 512 * 1024
 PE32PLUS = 0x20B
 PE32 = 0x10B
 SCN_UNINITIALIZED_DATA = 0x80      # IMAGE_SCN_CNT_UNINITIALIZED_DATA
@@ -153,7 +155,7 @@ def test_image_keeps_what_the_loader_needs(image, kind):
     assert ".text" in sec and ".dynamic" in sec and kind["rel"] in sec, sorted(sec)
 
 
-def test_file_is_at_most_384_kib(image, kind):
+def test_file_is_at_most_512_kib(image, kind):
     raw, _, sec = image
     assert len(raw) <= MAX_FILE, "%s is %d bytes" % (kind["efi"], len(raw))
     # every stored section lies inside the file
