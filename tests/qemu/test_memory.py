@@ -410,10 +410,10 @@ def test_uncore_counts_the_modelled_l3_misses(nb):
         seen.append([g & 0xFFFFFFFF for g in got])
     d = l3_miss_delta(UNC_SMALL, UNC_BIG)
     delta = [big - small for small, big in zip(*seen)]
-    # every one a fill, two bus clocks each; at least the zeroing's and the page tables'
-    # (a few more in the bigger run since the counting gate and the core model met:
-    # not accounted for line by line)
-    assert delta[0] == delta[1] and delta[2] == 2 * delta[0] and d <= delta[0] <= d + 32, seen
+    # every one a fill, two bus clocks each; the zeroing's and the page tables' to within
+    # 32 lines (since the counting gate and the core model met, the kernel's own lines
+    # differ between the two runs by a few, with the build: not accounted for line by line)
+    assert delta[0] == delta[1] and delta[2] == 2 * delta[0] and abs(delta[0] - d) <= 32, seen
     # the core's read misses (:u:k) are the same: the page tables are set and the buffer
     # zeroed before the counting gate opens, and the walk finds it all in L3
     assert reads[1] == reads[0], reads
@@ -469,7 +469,7 @@ def test_stat_counts_uncore_next_to_core_events(nb):
     rfo, ibusq, fill, efsb = [b - a for a, b in zip(*runs)]
     d = l3_miss_delta(UNC_SMALL, UNC_BIG)
     assert rfo == 0, runs       # the zeroing lies before the counting gate opens
-    assert ibusq == fill and d <= ibusq <= d + 32, runs     # as test_uncore_counts_...
+    assert ibusq == fill and abs(ibusq - d) <= 32, runs     # as test_uncore_counts_...
     assert efsb == 2 * ibusq, runs
     # stopped after the run: the upper half is 0 again
     assert rdmsr(nb, 0x107CC) >> 32 == 0
