@@ -491,6 +491,7 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 	s->storm_idx = (uint8_t)worst;
 	s->storm_events = s->last_events[worst];
 	s->storm_pmis = storm[lp].same + 1;
+	step_quiet();		/* the model: nothing left to step for */
 }
 
 /* Restart the running count's counters in mask (CCCR values from p4_cccr_restart). */

@@ -148,6 +148,7 @@ struct step_saved {
 struct step_state {
 	struct step_run run;
 	bool active, started, done, aborted, bp_armed;
+	bool quiet;			/* nothing counts for the rest of the run (step_quiet) */
 	/*
 	 * The traps step_db treats apart, read as one word on every trap:
 	 * calibration, the seam's calibration, the breakpoints on the ring-3
@@ -715,6 +716,12 @@ static void step_advance(struct step_state *s, struct trap_frame *f, uint64_t cy
 	}
 	if (++s->polls >= STEP_POLL_INTERVAL) {
 		s->polls = 0;
+		if (s->quiet) {		/* step_quiet: the rest runs as on a P4, unstepped */
+			f->rflags &= ~RFLAGS_TF;
+			step_bp_clear(s);
+			s->exit_bp = false;
+			return;
+		}
 		if (s->run.interrupted && s->run.interrupted()) {
 			if (!s->win)
 				f->rflags &= ~RFLAGS_TF;
@@ -1326,7 +1333,7 @@ void step_begin(const struct step_run *r)
 	step_calibrate();
 	st->run = *r;
 	st->active = true;
-	st->started = st->done = st->aborted = false;
+	st->started = st->done = st->aborted = st->quiet = false;
 	st->polls = st->emitted = 0;
 	st->frame = NULL;
 	if (!st->win) {		/* in the counting window the runner is being stepped */
@@ -1346,6 +1353,13 @@ void step_begin(const struct step_run *r)
 	if (!st->win)
 		st->resume = rdtsc();
 	step_release(held);
+}
+
+void step_quiet(void)
+{
+	for (unsigned i = 0; i < PERCPU_MAX; i++)
+		if (lp_state[i].active)
+			__atomic_store_n(&lp_state[i].quiet, true, __ATOMIC_RELAXED);
 }
 
 bool step_end(void)
