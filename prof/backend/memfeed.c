@@ -353,6 +353,7 @@ static void memfeed_bus_events(const struct memfeed *f, struct memfeed_list *l)
 			    M(P4_BSQ_ALLOCATION_REQ_CACHE_TYPE) | M(P4_BSQ_ALLOCATION_MEM_TYPE1) |
 			    M(P4_BSQ_ALLOCATION_MEM_TYPE2);
 	uint32_t bus_clocks = p4_cost_params.bus_cycles_memory;
+	uint32_t bsq_wb = bus_clocks * p4_cost_params.core_per_bus_clock;
 
 	memfeed_put(l, P4_EV_IOQ_ALLOCATION, ioq_common | M(P4_IOQ_ALLOCATION_ALL_READ), reads);
 	memfeed_put(l, P4_EV_IOQ_ALLOCATION, ioq_common | M(P4_IOQ_ALLOCATION_ALL_WRITE), wb);
@@ -365,6 +366,23 @@ static void memfeed_bus_events(const struct memfeed *f, struct memfeed_list *l)
 	memfeed_put(l, P4_EV_BSQ_ALLOCATION, bsq_line | M(P4_BSQ_ALLOCATION_REQ_DEM_TYPE) |
 		    M(P4_BSQ_ALLOCATION_REQ_TYPE0), f->bus_rfo);
 	memfeed_put(l, P4_EV_BSQ_ALLOCATION, bsq_line | M(P4_BSQ_ALLOCATION_REQ_TYPE1), wb);
+	/*
+	 * BSQ_active_entries: the entries active, each clock, of the requests
+	 * BSQ_allocation counts, with its masks (PMU reference 4.1), so that
+	 * active / allocated is the mean latency the SDM says it measures. An
+	 * entry lives from its allocation to the end of its data transfer: a
+	 * read or RFO the bus round trip and the memory's 12 bus clocks, a
+	 * write-back those 12 bus clocks (the figures of IOQ_active_entries
+	 * and of the cost model, p4_cost.c), in core clocks. One request at a
+	 * time: the model issues no two misses together, so the 15-entry clip
+	 * never applies.
+	 */
+	memfeed_put(l, P4_EV_BSQ_ACTIVE_ENTRIES, bsq_line | M(P4_BSQ_ACTIVE_ENTRIES_REQ_DEM_TYPE),
+		    f->bus_read * (bsq_wb + p4_cost_params.bus_round_trip));
+	memfeed_put(l, P4_EV_BSQ_ACTIVE_ENTRIES, bsq_line | M(P4_BSQ_ACTIVE_ENTRIES_REQ_DEM_TYPE) |
+		    M(P4_BSQ_ACTIVE_ENTRIES_REQ_TYPE0), f->bus_rfo * (bsq_wb + p4_cost_params.bus_round_trip));
+	memfeed_put(l, P4_EV_BSQ_ACTIVE_ENTRIES, bsq_line | M(P4_BSQ_ACTIVE_ENTRIES_REQ_TYPE1),
+		    wb * bsq_wb);
 	memfeed_put(l, P4_EV_FSB_DATA_ACTIVITY, M(P4_FSB_DATA_ACTIVITY_DRDY_OTHER) |
 		    M(P4_FSB_DATA_ACTIVITY_DBSY_OTHER), reads * FSB_CLOCKS_PER_LINE);
 	memfeed_put(l, P4_EV_FSB_DATA_ACTIVITY, M(P4_FSB_DATA_ACTIVITY_DRDY_DRV) |

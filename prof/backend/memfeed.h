@@ -84,7 +84,7 @@ struct memfeed_event {
 	uint32_t n;
 };
 
-#define MEMFEED_MAX_EVENTS	24
+#define MEMFEED_MAX_EVENTS	32
 
 /*
  * The PMU events of *f (n > 0 only), in a fixed order; returns how many.

@@ -48,6 +48,7 @@ static bool model_memory_event(enum p4_event ev)
 	case P4_EV_IOQ_ALLOCATION:
 	case P4_EV_IOQ_ACTIVE_ENTRIES:
 	case P4_EV_BSQ_ALLOCATION:
+	case P4_EV_BSQ_ACTIVE_ENTRIES:
 	case P4_EV_FSB_DATA_ACTIVITY:
 	case P4_EV_REPLAY_EVENT:
 	case P4_EV_FRONT_END_EVENT:

@@ -208,6 +208,28 @@ static void events_carry_the_table_masks(void **state)
 		if (ev[i].ev == P4_EV_FSB_DATA_ACTIVITY)
 			assert_int_equal(ev[i].n, (ev[i].mask & P4_EVMASK(P4_FSB_DATA_ACTIVITY_DRDY_OWN))
 						  ? 2 * 2 : 5 * 2);	/* 2 bus clocks per line */
+	/*
+	 * BSQ_active_entries: per clock, so active / allocated is each request's
+	 * life in core clocks: 5 reads of (12 round trip + 12 bus clocks x 15)
+	 * and 2 write-backs of 12 bus clocks x 15, under BSQ_allocation's masks
+	 */
+	for (unsigned i = 0; i < n; i++) {
+		const struct memfeed_event *a;
+
+		if (ev[i].ev != P4_EV_BSQ_ACTIVE_ENTRIES)
+			continue;
+		assert_non_null(a = find(ev, n, P4_EV_BSQ_ALLOCATION, ev[i].mask));
+		assert_int_equal(ev[i].n, a->n * ((ev[i].mask & P4_EVMASK(P4_BSQ_ALLOCATION_REQ_DEM_TYPE))
+						  ? 12 + 12 * 15 : 12 * 15));
+	}
+	assert_non_null(e = find(ev, n, P4_EV_BSQ_ACTIVE_ENTRIES,
+				 P4_EVMASK(P4_BSQ_ACTIVE_ENTRIES_REQ_TYPE1) |
+				 P4_EVMASK(P4_BSQ_ACTIVE_ENTRIES_REQ_LEN0) |
+				 P4_EVMASK(P4_BSQ_ACTIVE_ENTRIES_REQ_LEN1) |
+				 P4_EVMASK(P4_BSQ_ACTIVE_ENTRIES_REQ_CACHE_TYPE) |
+				 P4_EVMASK(P4_BSQ_ACTIVE_ENTRIES_MEM_TYPE1) |
+				 P4_EVMASK(P4_BSQ_ACTIVE_ENTRIES_MEM_TYPE2)));
+	assert_int_equal(e->n, 2 * 180);
 	/* replay metrics: PEBS_ENABLE bit 24 + metric bit, MATRIX_VERT loads/stores */
 	n = memfeed_events(&f, 0x01000001, 1, ev, MEMFEED_MAX_EVENTS);
 	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 6);

@@ -83,6 +83,13 @@ uint64_t step_handler_clock(void)
 	return rdtsc();
 }
 
+static unsigned step_quiets;	/* step_quiet calls: the storm guard's word to the step engine */
+
+void step_quiet(void)
+{
+	step_quiets++;
+}
+
 uint64_t step_hold(void)
 {
 	return 0;
@@ -919,6 +926,7 @@ static void storm_stops_the_count(void **state)
 		uint64_t took = 0;
 
 		frame = (struct trap_frame){ .rip = 0x1000, .rsp = 0x8000, .rcx = 77 };
+		step_quiets = 0;
 		assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
 		for (unsigned k = 1; k <= 40; k++) {
 			uint64_t t0;
@@ -939,6 +947,7 @@ static void storm_stops_the_count(void **state)
 				break;
 		}
 		assert_int_equal(s.storm, moving == 0);
+		assert_int_equal(step_quiets, moving == 0);	/* nothing left to step for */
 		if (moving == 0) {
 			assert_int_equal(s.storm_pmis, PERF_STORM_PMIS);
 			assert_int_equal(s.storm_events, 11);

@@ -222,7 +222,8 @@ def test_pages_within_the_dtlb_walk_once(nb):
 def test_zeroed_buffer_is_in_l2_dirty(nb, firmware, stack):
     """32 KB fits in L2: the zeroing left every line there Modified, so each load that
     misses L1 (all of them, every pass, as above) and the x86-64 pop are RD_2ndL_HITM; only the
-    code misses L2, one read per sector, each one bus read (nothing dirty is evicted)."""
+    code misses L2, one read per sector, each one bus read (nothing dirty is evicted), whose
+    BSQ entry BSQ_active_entries counts for each clock it is active."""
     size = 2 * L1_SIZE
     sectors = code_sectors("wl_memwalk", firmware)[0]
     for passes in (1, 2):
@@ -235,6 +236,12 @@ def test_zeroed_buffer_is_in_l2_dirty(nb, firmware, stack):
         assert count(rows, "BSQ_cache_reference") == sectors
         assert count(rows, "BSQ_allocation") == sectors
         assert count(rows, "IOQ_allocation") == sectors
+        # each read's BSQ entry is active from its allocation to its data's end: the bus
+        # round trip and the memory's 12 bus clocks of 15 core clocks (prof/backend/memfeed.c)
+        rows, _ = stat(nb, "--ring 3 -e BSQ_allocation:REQ_DEM_TYPE:noedge:u "
+                           "-e BSQ_active_entries:REQ_DEM_TYPE:noedge:u " + args)
+        assert count(rows, "BSQ_allocation") == sectors
+        assert count(rows, "BSQ_active_entries") == sectors * (12 + 12 * 15)
     # the default Edge counts cycles that start a run of allocations: the code's reads
     # come in different instructions (the body's first, the trampoline's int), one edge each
     rows, _ = stat(nb, "--ring 3 -e IOQ_allocation:ALL_READ:u memwalk %d %d 1" % (size, LINE))
