@@ -88,6 +88,23 @@ static void user_lock_drop(void)
 }
 
 /*
+ * Call a gate's callback with the workload's frame published through
+ * user_gate_frame() while it runs: the callback may reach the PMU (the
+ * model may raise a PMI from it), and the PMI then samples the workload,
+ * not the gate. The frame is set before the call and cleared after it, as
+ * an NMI on this LP sees them.
+ */
+static void user_gate_call(unsigned lp, void (*fn)(void *ctx, struct trap_frame *f), void *ctx,
+			   struct trap_frame *f)
+{
+	__atomic_store_n(&user_lps[lp].frame, f, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fn(ctx, f);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&user_lps[lp].frame, NULL, __ATOMIC_RELAXED);
+}
+
+/*
  * A Linux program's system call (int 0x80 in the ia32 kernel, SYSCALL in
  * the x86-64 one): published like the 0x82 gate's frame, since a call may
  * reach the PMU (the counting markers go through 0x82, but a stepped run
@@ -99,11 +116,7 @@ static void user_linux_gate(struct trap_frame *f)
 
 	if ((f->cs & 3) != 3 || !user_lps[lp].linux_fn)
 		return;
-	__atomic_store_n(&user_lps[lp].frame, f, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	user_lps[lp].linux_fn(user_lps[lp].linux_ctx, f);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&user_lps[lp].frame, NULL, __ATOMIC_RELAXED);
+	user_gate_call(lp, user_lps[lp].linux_fn, user_lps[lp].linux_ctx, f);
 }
 
 /* int 0x80: a ring-3 workload has returned (RAX is its result), or an i386 Linux call. */
@@ -135,11 +148,7 @@ static void user_synth_gate(struct trap_frame *f)
 
 	if (!user_lps[lp].synth_fn)
 		return;
-	__atomic_store_n(&user_lps[lp].frame, f, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* set before the callback, for an NMI */
-	user_lps[lp].synth_fn(user_lps[lp].synth_ctx, f);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&user_lps[lp].frame, NULL, __ATOMIC_RELAXED);
+	user_gate_call(lp, user_lps[lp].synth_fn, user_lps[lp].synth_ctx, f);
 }
 
 /*
@@ -154,11 +163,7 @@ static void user_call_gate(struct trap_frame *f)
 		f->rax = (uint64_t)-1;
 		return;
 	}
-	__atomic_store_n(&user_lps[lp].frame, f, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	user_lps[lp].call_fn(user_lps[lp].call_ctx, f);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&user_lps[lp].frame, NULL, __ATOMIC_RELAXED);
+	user_gate_call(lp, user_lps[lp].call_fn, user_lps[lp].call_ctx, f);
 }
 
 void user_set_linux(void (*fn)(void *ctx, struct trap_frame *f), void *ctx)

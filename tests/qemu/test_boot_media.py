@@ -13,6 +13,7 @@ way the kernel came, and the boot log shows nbprof.cfg (carried as a file
 on the CD's FAT or a Multiboot module) was read.
 """
 
+import contextlib
 import os
 import re
 import shutil
@@ -81,6 +82,22 @@ def finish(con):
         f.write(con.transcript)
 
 
+@contextlib.contextmanager
+def booted(name, image, media_kind, firmware, boot_line, settle=False):
+    """Boot to the prompt and check `cpu`'s boot line (boot_line: a regex its start
+    matches) and that the media's nbprof.cfg set the console's rate; the console, for
+    the test's own checks; stopped after them, whatever they found."""
+    con = boot(name, image, media_kind, firmware)
+    try:
+        if settle:
+            conftest.settle(con)
+        assert re.match(boot_line, field(con.cmd("cpu"), "boot"))
+        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
+        yield con
+    finally:
+        finish(con)
+
+
 def field(out, name):
     m = re.search(r"^%s\s+(.*)$" % re.escape(name), out, re.M)
     assert m, out
@@ -97,11 +114,9 @@ def field(out, name):
                                           reason="a second OVMF CD boot (NBPROF_SLOW=1)")),
 ])
 def test_cd(media, firmware, boot_line):
-    con = boot("boot_media-cd-" + firmware, media["iso"], "cdrom", firmware)
-    try:
-        assert field(con.cmd("cpu"), "boot").startswith(boot_line)
-        # nbprof.cfg came along: the rate it sets is the console's
-        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
+    # nbprof.cfg came along: the rate it sets is the console's (booted)
+    with booted("boot_media-cd-" + firmware, media["iso"], "cdrom", firmware,
+                re.escape(boot_line)) as con:
         if firmware == "uefi-x64" and media["progs"]:
             # the EFI kernel reads programs from the volume it came from, the CD's FAT
             assert re.search(r"^programs: hello \(\d+ bytes\) from the stick$",
@@ -112,29 +127,20 @@ def test_cd(media, firmware, boot_line):
                              con.transcript, re.M), con.transcript
             assert ("programs: nbprof/hello.elf: a 64-bit program: this is the 32-bit kernel; "
                     "build with nbprof-cc -m32") in con.transcript
-    finally:
-        finish(con)
 
 
 def test_usb_stick():
     """The stick image (tools/build/mkimage --bios, the MBR with its active entry) as USB
     mass storage: SeaBIOS boots it through its USB driver, GRUB reads it by INT 13H."""
     img = conftest.make_image("boot_media-usb", cfg=CFG, firmware="bios")
-    con = boot("boot_media-usb-bios", img, "usb", "bios")
-    try:
-        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
-        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
-    finally:
-        finish(con)
+    with booted("boot_media-usb-bios", img, "usb", "bios", re.escape(BIOS)):
+        pass
 
 
 def test_cd_image_written_to_a_stick(media):
     """The hybrid MBR: the same file as a hard disk under SeaBIOS."""
-    con = boot("boot_media-stick-bios", media["iso"], "disk", "bios")
-    try:
-        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
-    finally:
-        finish(con)
+    with booted("boot_media-stick-bios", media["iso"], "disk", "bios", re.escape(BIOS)):
+        pass
 
 
 def test_floppy():
@@ -147,23 +153,15 @@ def test_floppy():
     subprocess.run([os.path.join(REPO, "tools", "build", "mkfloppy"), img, build("nbprof32.elf"),
                     cfg], check=True)
     assert os.path.getsize(img) == 1474560
-    con = boot("boot_media-floppy", img, "floppy", "bios")
-    try:
-        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
-        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
-    finally:
-        finish(con)
+    with booted("boot_media-floppy", img, "floppy", "bios", re.escape(BIOS)):
+        pass
 
 
 def test_network_boot(media):
-    con = boot("boot_media-pxe", media["pxe"], "net", "bios")
-    try:
-        # the NIC's iPXE ran the script and loaded the kernel, with nbprof.cfg as a module
-        assert re.match(r"legacy BIOS \(Multiboot, nbprof32\.elf, loaded by iPXE \S+\); ",
-                        field(con.cmd("cpu"), "boot"))
-        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
-    finally:
-        finish(con)
+    # the NIC's iPXE ran the script and loaded the kernel, with nbprof.cfg as a module
+    with booted("boot_media-pxe", media["pxe"], "net", "bios",
+                r"legacy BIOS \(Multiboot, nbprof32\.elf, loaded by iPXE \S+\); "):
+        pass
 
 
 def test_files_copied_onto_the_stick_later():
@@ -183,16 +181,10 @@ def test_files_copied_onto_the_stick_later():
     if os.path.exists(prog):
         subprocess.run(["mmd", "-i", esp, "::/nbprof"], check=True, env=env)
         subprocess.run(["mcopy", "-i", esp, prog, "::/nbprof/hello32.elf"], check=True, env=env)
-    con = boot("boot_media-copied-bios", img, "disk", "bios")
-    try:
-        conftest.settle(con)
-        assert field(con.cmd("cpu"), "boot").startswith(BIOS)
+    with booted("boot_media-copied-bios", img, "disk", "bios", re.escape(BIOS), settle=True) as con:
         assert "config: nbprof.cfg, 1 command(s) to run" in con.transcript, con.transcript
-        assert re.search(r"^console: serial 0x3f8, 57600 baud$", con.transcript, re.M)
         assert re.search(r"^MSR 1BH = 00000000FEE00900H$", conftest.clean(con.transcript),
                          re.M), con.transcript
         if os.path.exists(prog):
             assert re.search(r"^programs: hello32 \(\d+ bytes\) from the stick$",
                              con.transcript, re.M), con.transcript
-    finally:
-        finish(con)
