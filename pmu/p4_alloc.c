@@ -316,21 +316,40 @@ static int p4_alloc_fail1(struct p4_alloc_error *err, const struct p4_alloc_ctx 
  * tail does the same (P4_PMI_TAIL_MAX). At CPL > 0 only (:u) the handler
  * adds nothing.
  */
-_Static_assert(P4_PMI_TAIL_MAX == 128, "p4_pmi_refusal's text says 128");
-
-const char *p4_pmi_refusal(const struct p4_spec *spec, bool pmi)
+const char *p4_pmi_refusal(const struct p4_spec *spec, bool pmi, unsigned ksamplers, char *buf,
+			   size_t n)
 {
+	uint64_t bound = p4_pmi_tail_bound(ksamplers);
+	struct p4_text t;
+
 	if (!pmi || !spec->os)
 		return NULL;
 	if (spec->force_ovf)
 		return "FORCE_OVF with an overflow PMI counts at CPL 0 too: the handler's own events "
 		       "would overflow it again after every reload and the PMIs never end; count it "
 		       "at :u only";
-	if (spec->period && spec->period <= P4_PMI_TAIL_MAX)
-		return "a period of at most 128 counted at CPL 0 (:k) overflows again inside its "
-		       "own overflow handler (its tail after the reload is up to 128 instructions "
-		       "at CPL 0), and the PMIs never end: use a period above 128, or count at :u";
-	return NULL;
+	if (!spec->period || spec->period > bound)
+		return NULL;
+	p4_text_init(&t, buf, n);
+	p4_text_add(&t, "a period of at most %llu counted at CPL 0 (:k) overflows again inside its own "
+		    "overflow handler (its tail after the reload is up to %llu instructions at CPL 0",
+		    (unsigned long long)bound, (unsigned long long)bound);
+	if (ksamplers > 1)
+		p4_text_add(&t, ", with %u counters that count CPL 0 and interrupt in the plan", ksamplers);
+	p4_text_add(&t, "), and the PMIs never end: use a period above %llu, or count at :u",
+		    (unsigned long long)bound);
+	return buf;
+}
+
+/* The requests of a plan that count CPL 0 and interrupt (not a cascade's starter): the tail's. */
+static unsigned p4_ksamplers(const struct p4_alloc_ctx *ctx, const struct p4_request *req, unsigned n)
+{
+	unsigned k = 0;
+
+	for (unsigned j = 0; j < n; j++)
+		k += req[j].spec.os && !p4_is_starter(req, n, j) &&
+		     p4_req_pmi(ctx, req, n, j) != P4_PMI_NONE;
+	return k;
 }
 
 /* Checks of one request on its own; returns 0 or fails with a reason. */
@@ -340,6 +359,7 @@ static int p4_check_one(const struct p4_alloc_ctx *ctx, const struct p4_request 
 	const struct p4_request *r = &req[i];
 	const struct p4_event_desc *ev = &p4_events[r->spec.event];
 	enum p4_pmi pmi = p4_req_pmi(ctx, req, n, i);
+	char text[320];
 	const char *why;
 
 	if ((unsigned)r->spec.event >= P4_NEVENT)
@@ -356,7 +376,9 @@ static int p4_check_one(const struct p4_alloc_ctx *ctx, const struct p4_request 
 	if (r->role == P4_ROLE_PEBS && r->lp == P4_LP_BOTH)
 		return p4_alloc_fail1(err, ctx, req, i, "PEBS samples one LP (IQ_CCCR4 LP0, IQ_CCCR5 LP1)");
 	/* a cascade starter's period is "after N": it overflows once, then counts on (prof/perf.c) */
-	why = p4_is_starter(req, n, i) ? NULL : p4_pmi_refusal(&r->spec, pmi != P4_PMI_NONE);
+	why = p4_is_starter(req, n, i) ? NULL : p4_pmi_refusal(&r->spec, pmi != P4_PMI_NONE,
+							       p4_ksamplers(ctx, req, n), text,
+							       sizeof(text));
 	if (why)
 		return p4_alloc_fail1(err, ctx, req, i, why);
 	if (r->role == P4_ROLE_CASCADE && (r->started_by >= n || r->started_by == i))

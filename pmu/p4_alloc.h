@@ -137,25 +137,38 @@ bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
 /*
  * The overflow handler's tail: the events a sampler counting CPL 0 counts
  * of the handler's own code after its reload restarted it, up to the
- * handler's IRET (prof/perf.c). A period no longer than that overflows
- * again before the handler returns, and the next PMI follows the IRET with
- * no instruction of the interrupted code in between: an endless storm
- * (PMU reference 6). P4_PMI_TAIL_MAX bounds the tail in instructions on
- * both kernels; `make bench` measures it (tools/dev/bench.py, the smallest
- * period at :k that does not storm) and tests/qemu/test_storm.py checks the
- * bound against the kernels as built. Events that count more than one per
- * instruction (clockticks, µops) can need longer periods: the storm guard
- * (prof/perf.h PERF_STORM_PMIS) stops those at run time.
+ * handler's IRET (prof/perf.c: the restart is the last thing of the
+ * interrupt's exit). A period no longer than that overflows again before
+ * the handler returns, and the next PMI follows the IRET with no
+ * instruction of the interrupted code in between: an endless storm (PMU
+ * reference 6). P4_PMI_TAIL_MAX bounds the tail in instructions on both
+ * kernels when the PMI restarts one counter; each other counter the same
+ * PMI restarts after it adds up to P4_PMI_TAIL_EACH (the handler restarts
+ * those that count CPL 0 last, so only they can follow one another).
+ * `make bench` measures the tail (tools/dev/bench.py) and
+ * tests/qemu/test_storm.py checks the bounds against the kernels as built.
+ * Events that count more than one per instruction (clockticks, µops) can
+ * need longer periods: the storm guard (prof/perf.h PERF_STORM_PMIS) stops
+ * those at run time.
  */
-#define P4_PMI_TAIL_MAX		128u
+#define P4_PMI_TAIL_MAX		32u
+#define P4_PMI_TAIL_EACH	16u
+
+/* The tail bound for a plan with ksamplers CPL-0 samplers (counters that count CPL 0 with a PMI). */
+static inline uint64_t p4_pmi_tail_bound(unsigned ksamplers)
+{
+	return P4_PMI_TAIL_MAX + (uint64_t)P4_PMI_TAIL_EACH * (ksamplers > 1 ? ksamplers - 1 : 0);
+}
 
 /*
  * The one rule for samplers (stat, record, bench and selftest's own plans):
- * NULL when spec may sample with an overflow PMI (pmi), else why not: with
- * CPL 0 counted, FORCE_OVF (every increment overflows) or a period of at
- * most P4_PMI_TAIL_MAX.
+ * NULL when spec may sample with an overflow PMI (pmi) in a plan with
+ * ksamplers CPL-0 samplers (spec's own included), else why not, in buf
+ * (n bytes) or a constant: with CPL 0 counted, FORCE_OVF (every increment
+ * overflows) or a period of at most p4_pmi_tail_bound(ksamplers).
  */
-const char *p4_pmi_refusal(const struct p4_spec *spec, bool pmi);
+const char *p4_pmi_refusal(const struct p4_spec *spec, bool pmi, unsigned ksamplers, char *buf,
+			   size_t n);
 
 /* 0 with *plan filled, or -1 with *err naming the conflicting requests. */
 int p4_alloc_plan(const struct p4_alloc_ctx *ctx, const struct p4_request *reqs, unsigned n,

@@ -148,6 +148,7 @@ static __attribute__((noinline, cold)) void perf_unlock_deferred(unsigned idx)
 	/* stepped in the counting window when the code releasing the lock is: a P4 counts it */
 	pmu_lock.nmi_deferred[idx] = false;
 	perf_pmi_handler(NULL);
+	idt_exit_call_now();	/* not the interrupt's exit: its restart now */
 }
 
 /* Release one level of the PMU lock held by the LP with percpu index idx. */
@@ -494,17 +495,97 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 	step_quiet();		/* the model: nothing left to step for */
 }
 
-/* Restart the running count's counters in mask (CCCR values from p4_cccr_restart). */
-static inline __attribute__((always_inline)) void perf_restart(uint32_t mask)
+/*
+ * The counters a PMI handler restarts, written at the very end of its
+ * interrupt's exit (idt.h idt_exit_call), so that what a counter counting
+ * CPL 0 counts of the handler after its restart - the tail, pmu/p4_alloc.h
+ * P4_PMI_TAIL_MAX - is only the way out: after the last CCCR write, its
+ * return, the run's ending check, the caller-saved registers' pops and the
+ * IRET (tests/qemu/test_storm.py, `make bench`). By percpu index; the
+ * handler fills it under the PMU lock, the exit call empties it.
+ */
+static struct perf_exit {
+	uint8_t n;
+	struct perf_storm_lp *storm;	/* the LP's storm guard: the handler ends here */
+	struct msr_bus *bus;
+	uint32_t msr[P4_MAX_REQUESTS];
+	uint64_t on[P4_MAX_REQUESTS], off[P4_MAX_REQUESTS];
+} exits[PERCPU_MAX];
+
+/*
+ * Set once a stop has begun (perf_count_stop, under the lock): an exit
+ * call that restarted a counter after the stop's own writes finds it set
+ * (its WRMSR serializes; the stop sets it before its first write) and
+ * stops the counter again. A stop on one LP can come while the other LP's
+ * handler is between its unlock and its exit.
+ */
+static bool perf_exit_ending;
+
+static __attribute__((noinline, cold)) void perf_exit_requiet(void)
 {
-	struct msr_bus *bus = perf_bus();
+	const struct perf_exit *e = &exits[percpu_this()->index];
+
+	for (unsigned i = 0; i < e->n; i++)
+		msr_bus_write(e->bus, e->msr[i], e->off[i]);
+}
+
+/* All but the last restart of a handler that restarts more than one counter. */
+static __attribute__((noinline)) void perf_exit_leading(const struct perf_exit *e)
+{
+	for (unsigned i = 0; i + 1u < e->n; i++)
+		msr_bus_write(e->bus, e->msr[i], e->on[i]);
+}
+
+/*
+ * The last restart, apart and reached by a tail call: after its write only
+ * the check and the return (no caller's registers to restore).
+ */
+static __attribute__((noinline)) void perf_exit_last(const struct perf_exit *e, unsigned last)
+{
+	msr_bus_write(e->bus, e->msr[last], e->on[last]);
+	if (__atomic_load_n(&perf_exit_ending, __ATOMIC_ACQUIRE))
+		perf_exit_requiet();
+}
+
+static void perf_exit_restart(void)
+{
+	const struct perf_exit *e = &exits[percpu_this()->index];
+	unsigned last = e->n - 1u;
+
+	perf_storm_end(e->storm, rdtsc());
+	if (last)
+		perf_exit_leading(e);
+	perf_exit_last(e, last);	/* a tail call */
+}
+
+/*
+ * Leave the running count's counters in mask to restart at this
+ * interrupt's exit, those that count CPL 0 last: the first of them
+ * restarted counts the restarts after it (P4_PMI_TAIL_EACH each). False
+ * when there is none (the handler then ends here for the storm guard).
+ */
+static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
+{
+	struct perf_exit *e = &exits[cpu];
 	const struct p4_plan *plan = &run.count->plan;
+	unsigned n = 0;
 
-	for (; mask; mask &= mask - 1) {
-		unsigned i = (unsigned)__builtin_ctz(mask);
+	e->bus = perf_bus();
+	e->storm = &storm[lp];
+	for (int os = 0; os < 2; os++)
+		for (uint32_t m = mask; m; m &= m - 1) {
+			unsigned i = (unsigned)__builtin_ctz(m);
 
-		msr_bus_write(bus, p4_counters[plan->slot[i].counter].cccr_msr, p4_cccr_restart(plan, i));
-	}
+			if (((plan->slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) != 0) != os)
+				continue;
+			e->msr[n] = p4_counters[plan->slot[i].counter].cccr_msr;
+			e->on[n] = p4_cccr_restart(plan, i);
+			e->off[n++] = plan->slot[i].cccr_quiet;
+		}
+	e->n = (uint8_t)n;
+	if (n)
+		idt_exit_call(perf_exit_restart);
+	return n != 0;
 }
 
 static void perf_pmi_handler(struct trap_frame *f)
@@ -545,14 +626,11 @@ static void perf_pmi_handler(struct trap_frame *f)
 	}
 	perf_pmi_time(lp, t0);
 	/*
-	 * The counters restart last, under the lock (a stop on the other LP
-	 * must not find one restarted behind it): what a counter counting CPL 0
-	 * counts of this handler after its restart - the tail, pmu/p4_alloc.h
-	 * P4_PMI_TAIL_MAX - is only the unlock and the way out.
+	 * The counters restart at the very end of the interrupt's exit
+	 * (perf_exit_restart). A shut gate (perf_gate_shut) stays shut.
 	 */
-	if (counting && !run.count->shut)	/* a shut gate (perf_gate_shut) stays shut */
-		perf_restart(restart);
-	perf_storm_end(&storm[lp], rdtsc());
+	if (!counting || run.count->shut || !perf_restart(cpu, lp, restart))
+		perf_storm_end(&storm[lp], rdtsc());
 	perf_unlock_as(cpu);
 }
 
@@ -661,6 +739,7 @@ static int perf_count_begin(struct perf_count *s, const struct p4_plan *plan, ui
 	}
 	run.count = s;
 	s->running = true;
+	perf_exit_ending = false;
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		storm[lp] = (struct perf_storm_lp){ 0 };
 	if (be.ops->run_begin)
@@ -827,6 +906,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	uint64_t running[P4_MAX_REQUESTS] = { 0 }, stopped;
 
 	perf_lock();
+	__atomic_store_n(&perf_exit_ending, true, __ATOMIC_SEQ_CST);	/* before any write of the stop */
 	/*
 	 * An overflow whose PMI has not been taken yet - a fixed-vector PMI
 	 * held while its LP ran with IF = 0, one still masked, or one a skid

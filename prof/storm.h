@@ -13,7 +13,10 @@
  * on one LP that each find the interrupted code exactly as the one before
  * left it (instruction and stack pointers, flags and every general
  * register) mean that nothing ran in between - and each came sooner after
- * the last handler ended than that handler took. Any instruction that
+ * the last handler ended than twice that handler's time (its end is
+ * stamped before the counters' restart, which prof/perf.c leaves to the
+ * very end of the interrupt's exit, so the restart and the way out fall
+ * in between; a storm's next PMI follows them at once). Any instruction that
  * retires changes the instruction pointer or a register but in a loop that
  * jumps to itself, which the time between its PMIs tells apart. The guard then stops every counter
  * of the count, leaves the LP's LVT PC entry masked, and the command ends
@@ -51,8 +54,8 @@ static inline uint64_t perf_frame_sig(const struct trap_frame *f)
 /*
  * One PMI that interrupted f, its handler entered at TSC now: true when it
  * completes a storm (PERF_STORM_PMIS in a row). A PMI counts towards one
- * only when the interrupted code ran for less time since the last handler
- * ended than that handler took: a loop that changes no register (`jmp .`)
+ * only when less time passed since the last handler ended than twice that
+ * handler took: a loop that changes no register (`jmp .`)
  * is found unchanged too, but a whole period of its own runs between its
  * PMIs, where a storm's next PMI follows the IRET at once.
  */
@@ -60,7 +63,7 @@ static inline bool perf_storm_seen(struct perf_storm_lp *g, const struct trap_fr
 				   uint64_t now)
 {
 	uint64_t sig = perf_frame_sig(f);
-	bool quick = g->exit && now - g->exit < g->exit - g->entry;
+	bool quick = g->exit && now - g->exit < 2 * (g->exit - g->entry);
 
 	g->entry = now;
 	if (sig != g->sig || !quick) {

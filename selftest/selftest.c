@@ -170,8 +170,9 @@ int st_add(struct st *t, const struct st_ctr *q)
 	struct p4_plan *p = &t->plan;
 	struct p4_cccr_cfg cfg;
 	struct p4_spec spec;
+	char text[320];
 	const char *why;
-	unsigned i = p->n;
+	unsigned i = p->n, k;
 
 	if (q->always)
 		st_always_spec(&spec);
@@ -188,8 +189,14 @@ int st_add(struct st *t, const struct st_ctr *q)
 	spec.period = q->period;
 	if (q->tbits)		/* the ESCR's own T-bits decide what it counts */
 		spec.os = (q->tbits & (ESCR_T0_OS | ESCR_T1_OS)) != 0;
-	why = p4_pmi_refusal(&spec, q->pmi);
-	if (why)		/* the rule stat and record obey (pmu/p4_alloc.h) */
+	/* the rule stat and record obey (pmu/p4_alloc.h), for this one and those its tail lengthens */
+	k = q->pmi && spec.os;
+	for (unsigned j = 0; j < i; j++)
+		k += p->req[j].pmi != P4_PMI_NONE && p->req[j].spec.os;
+	why = p4_pmi_refusal(&spec, q->pmi, k, text, sizeof(text));
+	for (unsigned j = 0; !why && j < i; j++)
+		why = p4_pmi_refusal(&p->req[j].spec, p->req[j].pmi != P4_PMI_NONE, k, text, sizeof(text));
+	if (why)
 		return ksnprintf(t->err, t->errlen, "plan: %s: %s", q->spec, why), -1;
 	st_cccr_cfg(q, &spec, link, &cfg);
 	p->req[i] = (struct p4_request){

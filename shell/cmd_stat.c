@@ -523,8 +523,14 @@ static int stat_preset_check(struct shell *sh)
 {
 	uint64_t dist = (P4_COUNTER_MASK - (st.o.preset & P4_COUNTER_MASK)) + 1;
 
+	unsigned k = 0;
+	char text[320];
+
 	if (!st.o.preset_set)
 		return 0;
+	for (unsigned i = 0; i < st.plan.n; i++)	/* the CPL-0 samplers, whose tails add up */
+		k += (st.plan.slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) &&
+		     (st.plan.slot[i].cccr_value & (CCCR_OVF_PMI_T0 | CCCR_OVF_PMI_T1));
 	for (unsigned i = 0; i < st.plan.n; i++) {
 		struct p4_spec spec = st.plan.req[i].spec;
 		const char *why;
@@ -532,7 +538,8 @@ static int stat_preset_check(struct shell *sh)
 		spec.period = dist;
 		spec.os = (st.plan.slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) != 0;
 		why = p4_pmi_refusal(&spec, (st.plan.slot[i].cccr_value &
-					     (CCCR_OVF_PMI_T0 | CCCR_OVF_PMI_T1)) != 0);
+					     (CCCR_OVF_PMI_T0 | CCCR_OVF_PMI_T1)) != 0, k, text,
+				     sizeof(text));
 		if (why)
 			return shell_error(sh, "stat: --preset %llXH reloads #%u every %llu events: %s",
 					   (unsigned long long)st.o.preset, i, (unsigned long long)dist, why);

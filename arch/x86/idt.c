@@ -47,6 +47,7 @@
 #include "arch/x86/idt.h"
 #include "arch/x86/ksyms.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/mode.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/pic.h"
 #include "arch/x86/step.h"
@@ -263,6 +264,36 @@ static void exception_dispatch(struct trap_frame *f)
 		return;
 	}
 	exception_unwind_or_halt(f);
+}
+
+/*
+ * LPs with an exit call pending (idt_exit_call): isr_common looks at the
+ * LP's own slot (%gs:PERCPU_EXIT_FN) only when this is not zero, so an
+ * interrupt before the percpu areas are set up never reads through GS.
+ */
+uint32_t isr_exit_pending __attribute__((visibility("hidden")));
+
+_Static_assert(offsetof(struct percpu, exit_fn) == PERCPU_EXIT_FN, "percpu layout");
+
+void idt_exit_call(void (*fn)(void))
+{
+	struct percpu *pc = percpu_this();
+
+	if (!pc->exit_fn)
+		__atomic_fetch_add(&isr_exit_pending, 1, __ATOMIC_RELAXED);
+	pc->exit_fn = (uintptr_t)fn;
+}
+
+void idt_exit_call_now(void)
+{
+	struct percpu *pc = percpu_this();
+	void (*fn)(void) = (void (*)(void))(uintptr_t)pc->exit_fn;
+
+	if (!fn)
+		return;
+	pc->exit_fn = 0;
+	__atomic_fetch_sub(&isr_exit_pending, 1, __ATOMIC_RELAXED);
+	fn();
 }
 
 void isr_dispatch(struct trap_frame *f)

@@ -43,6 +43,19 @@ void idt_load(void);
  * fn returns; for vectors >= 32 the dispatcher sends the LAPIC EOI after fn.
  */
 void idt_set_handler(uint8_t vector, trap_handler_fn fn);
+/*
+ * From an interrupt or exception handler: call fn as the very last thing
+ * of this interrupt's exit on this LP, after every register but the
+ * caller-saved ones is restored, right before those and the IRET (the
+ * entry's isr_common; a nested interrupt's exit runs it if it comes first).
+ * One per LP; fn must be short and must not block. A handler that is
+ * counted by what it retires after an action - the PMI handler after a
+ * counter's restart - does the action here.
+ */
+void idt_exit_call(void (*fn)(void));
+/* The same, if it is still pending on this LP, now (a handler run outside an interrupt). */
+void idt_exit_call_now(void);
+
 /* The address of vector's entry stub (where its gate points unless idt_gate_set moved it). */
 uint64_t idt_stub(unsigned vector);
 

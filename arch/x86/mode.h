@@ -19,7 +19,7 @@
 #define MODE_NAME		"64-bit mode (IA-32e)"
 #define MODE_STACK_REG		"%%rsp"		/* for inline assembly */
 #define MODE_OP_SUFFIX		"q"
-/* struct percpu offsets (percpu.h) that workloads.S reads through %gs */
+/* struct percpu offsets (percpu.h) that workloads.S and entry.S read through %gs */
 #define PERCPU_WL_RING0_RSP	136
 #define PERCPU_USER_KERNEL_RSP	144
 #define PERCPU_GATE_OPEN	152
@@ -27,6 +27,7 @@
 #define PERCPU_GATE_CTX		168
 #define PERCPU_GATE_MARK	176
 #define PERCPU_SYSCALL_URSP	192
+#define PERCPU_EXIT_FN		200
 /* canonical, never mapped (above the identity map's 512 GiB at most) */
 #define MODE_UNMAPPED_ADDR	0x00007ffffffff000
 #else
@@ -40,6 +41,7 @@
 #define PERCPU_GATE_SHUT	140
 #define PERCPU_GATE_CTX		148
 #define PERCPU_GATE_MARK	156
+#define PERCPU_EXIT_FN		176
 /* page 0, which both kernels leave unmapped (arch/x86/64/paging.c, 32/paging.c) */
 #define MODE_UNMAPPED_ADDR	0x00000ff0
 #endif

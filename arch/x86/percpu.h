@@ -59,6 +59,7 @@ struct percpu {
 	uint64_t gate_mark;		/* a program's marker, fast (user_set_gate) */
 	bool user_in_run;		/* a ring-3 run is open on this LP */
 	uint64_t syscall_user_rsp;	/* x86-64 SYSCALL entry (64/entry.S): the user RSP it saved */
+	uint64_t exit_fn;		/* idt_exit_call: run at the end of this interrupt's exit */
 };
 
 /* Append an LP; NULL when PERCPU_MAX are known. LP0 must be added first. */

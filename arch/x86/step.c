@@ -831,7 +831,7 @@ void step_handler_mark(void)
 {
 	struct step_state *st = step_this();
 
-	if (st->h_active)
+	if (st->h_active && st->h_mark == UINT64_MAX)
 		st->h_mark = st->win_counts.instructions;
 }
 

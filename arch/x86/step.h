@@ -133,10 +133,11 @@ struct trap_frame *step_handler_frame_of(unsigned cpu);
 /*
  * The stepped handlers of the LP with percpu index cpu since its counting
  * window last opened: how many, their instructions from the dispatcher to
- * the IRET, and their tails - the instructions after the last
+ * the IRET, and their tails - the instructions after the first
  * step_handler_mark() in a handler (the model marks a CCCR write that
  * restarts a counter) up to and with the IRET: what a sampler counting
- * CPL 0 counts of the handler after its reload (pmu/p4_alloc.h
+ * CPL 0 counts of the handler after its reload, the first restarted of a
+ * PMI that restarts several counting the longest (pmu/p4_alloc.h
  * P4_PMI_TAIL_MAX).
  */
 struct step_handler_stats {
@@ -151,7 +152,7 @@ const struct step_handler_stats *step_handler_stats_of(unsigned cpu);
  * as if it ran unstepped. Two readings inside one handler give its time.
  */
 uint64_t step_handler_clock(void);
-/* Inside a stepped handler: the tail starts after this point. A no-op elsewhere. */
+/* Inside a stepped handler: the tail starts after this point (the first). A no-op elsewhere. */
 void step_handler_mark(void);
 
 

@@ -73,6 +73,29 @@ void idt_set_handler(uint8_t vector, trap_handler_fn fn)
 	handlers[vector] = fn;
 }
 
+static void (*exit_fn)(void);	/* idt_exit_call's, run at the end of interrupt() */
+
+void idt_exit_call(void (*fn)(void))
+{
+	exit_fn = fn;
+}
+
+void idt_exit_call_now(void)
+{
+	void (*fn)(void) = exit_fn;
+
+	exit_fn = NULL;
+	if (fn)
+		fn();
+}
+
+/* An interrupt on vector v, as isr_common takes it: the handler, then its exit call. */
+static void interrupt(unsigned v, struct trap_frame *f)
+{
+	handlers[v](f);
+	idt_exit_call_now();
+}
+
 struct trap_frame *step_frame(void)
 {
 	return NULL;
@@ -312,7 +335,7 @@ static int setup(void **state)
 
 static void pmi(void)
 {
-	handlers[LAPIC_PMI_VECTOR](&frame);
+	interrupt(LAPIC_PMI_VECTOR, &frame);
 }
 
 /* ---- H5: events during the handler ---------------------------------------------------- */
@@ -384,7 +407,7 @@ static uint64_t frame_sink(void *ctx, struct trap_frame *f, const struct perf_ov
 static void overflow_and_nmi(uint32_t msr)
 {
 	instr(0, 3);			/* 49 + 3: the counter overflows now */
-	handlers[VEC_NMI](&frame);	/* and its NMI lands in the middle of the stop */
+	interrupt(VEC_NMI, &frame);	/* and its NMI lands in the middle of the stop */
 }
 
 static void nmi_during_stop_keeps_the_totals(void **state)
@@ -458,7 +481,7 @@ static void sibling_programs_its_own_lvt_pc(void **state)
 	/* its PMI is handled on LP1 and unmasks LP1's entry again after the auto-mask */
 	instr(1, 101);
 	lvt_pc[1] |= LAPIC_LVT_MASKED;		/* what the processor does on delivery */
-	handlers[VEC_NMI](&frame);
+	interrupt(VEC_NMI, &frame);
 	assert_int_equal(sinks, 1);
 	assert_int_equal(lvt_pc[1], LAPIC_LVT_DELIVERY_NMI);
 	assert_int_equal(perf_info()->pmi.lp_interrupts[1], 1);
@@ -510,7 +533,7 @@ static void deferred_nmi_reaches_the_sink(void **state)
 	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
 	perf_lock();
 	instr(0, 101);
-	handlers[VEC_NMI](&frame);	/* deferred: this LP holds the lock */
+	interrupt(VEC_NMI, &frame);	/* deferred: this LP holds the lock */
 	assert_int_equal(sinks, 0);
 	perf_unlock();			/* handled now, with no frame */
 	assert_int_equal(sinks, 1);
@@ -807,7 +830,7 @@ static void nmi_at_the_uncore(uint32_t msr)
 		during = nmi_at_the_uncore;		/* not yet */
 		return;
 	}
-	handlers[VEC_NMI](&frame);
+	interrupt(VEC_NMI, &frame);
 	nmis_inside = perf_info()->pmi.lp_interrupts[0] - nmis_before;
 }
 
@@ -939,7 +962,7 @@ static void storm_stops_the_count(void **state)
 					;
 			perf_lvt_automask(0);	/* as the delivery does (PMU reference 6) */
 			t0 = rdtsc();
-			handlers[VEC_NMI](&frame);
+			interrupt(VEC_NMI, &frame);
 			took = rdtsc() - t0;
 			if (!moving && k == PERF_STORM_PMIS - 1)
 				assert_false(s.storm);

@@ -212,7 +212,7 @@ def decode(nb, name, text, *args):
 @pytest.mark.parametrize("ring", [0, 3])
 def test_cpl_follows_ring(nb, ring):
     # at :k the overflow handler's own instructions after its restart count too (its tail,
-    # 58 and 84 instructions on the two kernels): a period above P4_PMI_TAIL_MAX works
+    # pmu/p4_alloc.h P4_PMI_TAIL_MAX at most): a period above that works
     n, p = (300, 29) if ring == 3 else (1000, 131)
     ev = "instr_retired:u" if ring == 3 else "instr_retired:k"
     out = record(nb, "--throttle 100 --ring %d -e %s -c %d loop %d" % (ring, ev, p, n))
@@ -407,13 +407,15 @@ def test_throttle_tiny_period_finishes(nb):
     assert summary(out)["stored"] < expected_samples(loop_instructions(n) + EXIT, 1)
 
 
-REFUSED_TAIL = ("a period of at most 128 counted at CPL 0 (:k) overflows again inside its own "
-                "overflow handler")
+TAIL = int(re.search(r"#define P4_PMI_TAIL_MAX\s+(\d+)u",
+                     open(os.path.join(REPO, "pmu", "p4_alloc.h")).read()).group(1))
+REFUSED_TAIL = ("a period of at most %d counted at CPL 0 (:k) overflows again inside its own "
+                "overflow handler" % TAIL)
 
 
 def test_short_period_at_cpl0_is_refused_and_a_storm_ends_the_count(nb):
     """A sampler that counts CPL 0 runs its own overflow handler's instructions through its
-    counter (as a Pentium 4 does): with a period of at most 128 (P4_PMI_TAIL_MAX) the handler
+    counter (as a Pentium 4 does): with a period of at most P4_PMI_TAIL_MAX the handler
     overflows it again before it returns and the PMIs never end, so record refuses it before
     anything runs, with the reason, and keeps the last recording. A longer period at :u:k
     either works or is stopped by the storm guard (16 PMIs that find the interrupted code
@@ -421,14 +423,14 @@ def test_short_period_at_cpl0_is_refused_and_a_storm_ends_the_count(nb):
     record(nb, "--throttle 100 %s -c 99 loop 100" % U3)
     before = nb.cmd("report")
     for line in ("record -e instr_retired -c 20 loop 100",          # :u:k, the default
-                 "record --ring 3 -e instr_retired:k -c 128 loop 100"):
+                 "record --ring 3 -e instr_retired:k -c %d loop 100" % TAIL):
         out = nb.cmd(line, timeout=60)
         assert out.startswith("error: record: ") and REFUSED_TAIL in out, (line, out)
         assert len(out.splitlines()) == 1 and "samples:" not in out, (line, out)
     assert nb.cmd("report") == before
     # one more than the bound is not refused
-    assert REFUSED_TAIL not in nb.cmd("record --throttle 100 -e instr_retired -c 129 loop 100",
-                                      timeout=60)
+    assert REFUSED_TAIL not in nb.cmd("record --throttle 100 -e instr_retired -c %d loop 100"
+                                      % (TAIL + 1), timeout=60)
     t = time.monotonic()
     out = nb.cmd("record -e instr_retired -c 200 --throttle 100 loop 1000", timeout=60)
     took = time.monotonic() - t
@@ -546,7 +548,7 @@ def test_erratum_part_polls(nb):
 # (P + 1)-th int 0x81 - inside the gate's handler, which feeds the model. As
 # on hardware the interrupted context must be the workload's: the RIP after
 # the int (the sub) and the workload's CPL, not the gate's kernel code. The
-# spec counts CPL 0 too (:u:k), so its period is above 128 (p4_pmi_refusal).
+# spec counts CPL 0 too (:u:k), so its period is above P4_PMI_TAIL_MAX (p4_pmi_refusal).
 
 @pytest.mark.parametrize("mode", ["--nmi", "--vector"])
 @pytest.mark.parametrize("ring", [0, 3])

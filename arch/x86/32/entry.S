@@ -127,6 +127,20 @@ isr_stubs:
 	movl %eax, \r(%esi)
 .endm
 
+/* The raw frame's registers, in the reverse of isr_common's pushes. */
+.macro POP_RAW
+	popl %gs
+	popl %es
+	popl %ds
+	popl %ebp
+	popl %edi
+	popl %esi
+	popl %edx
+	popl %ecx
+	popl %ebx
+	popl %eax
+.endm
+
 isr_common:
 	pushl %eax
 	pushl %ebx
@@ -202,31 +216,36 @@ isr_common:
 4:	cmpl $TRAP_EXIT_STAMP, T_VEC(%edi)
 	movl %esi, %esp
 	je isr_exit_stamped
-	popl %gs
-	popl %es
-	popl %ds
-	popl %ebp
-	popl %edi
-	popl %esi
-	popl %edx
-	popl %ecx
-	popl %ebx
-	popl %eax
+	cmpl $0, isr_exit_pending
+	jne isr_exit_call
+isr_exit_plain:
+	POP_RAW
 	addl $12, %esp			/* vector, error code high and low */
+	iret
+
+/*
+ * An exit call (idt.h idt_exit_call) pending on some LP: this LP's, if it
+ * has one (GS is the kernel's here: isr_common loaded it when it was not),
+ * runs on the trap frame's aligned stack, with the raw frame already
+ * written back, so that only the pops, the frame's drop and the IRET
+ * follow it. EDI and ESI survive the call (cdecl).
+ */
+isr_exit_call:
+	movl %gs:PERCPU_EXIT_FN, %eax
+	testl %eax, %eax
+	jz isr_exit_plain
+	movl $0, %gs:PERCPU_EXIT_FN
+	lock decl isr_exit_pending
+	leal -16(%edi), %esp		/* as at isr_dispatch's call */
+	call *%eax
+	movl %esi, %esp
+	POP_RAW
+	addl $12, %esp
 	iret
 
 /* A handler asked for the TSC right before IRET, stored at the error code's address. */
 isr_exit_stamped:
-	popl %gs
-	popl %es
-	popl %ds
-	popl %ebp
-	popl %edi
-	popl %esi
-	popl %edx
-	popl %ecx
-	popl %ebx
-	popl %eax
+	POP_RAW
 	pushl %eax
 	pushl %edx
 	pushl %ecx

@@ -101,8 +101,42 @@ isr_common:
 	call isr_dispatch
 	cmpq $TRAP_EXIT_STAMP, 15 * 8(%rsp)	/* the vector slot */
 	je isr_exit_stamped
+	cmpl $0, isr_exit_pending(%rip)
+	jne isr_exit_call
+isr_exit_plain:
 	POP_GPRS
 	addq $16, %rsp		/* vector and error code */
+	iretq
+
+/*
+ * An exit call (idt.h idt_exit_call) pending on some LP: this LP's, if it
+ * has one, runs after the callee-saved R15-R12 are restored (the call
+ * keeps them, and RSP stays aligned), so that only the eleven other pops,
+ * the frame's drop and the IRETQ follow it.
+ */
+isr_exit_call:
+	movq %gs:PERCPU_EXIT_FN, %rax
+	testq %rax, %rax
+	jz isr_exit_plain
+	movq $0, %gs:PERCPU_EXIT_FN
+	lock decl isr_exit_pending(%rip)
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	call *%rax
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp
 	iretq
 
 /* A handler asked for the TSC right before IRETQ, stored at the error-code slot's address. */
