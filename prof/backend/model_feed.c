@@ -14,7 +14,9 @@
  * while PEBS or tagging is programmed,
  * prof/backend/tagfeed.c takes the step's registers (PEBS records), its tagged
  * loads/stores (front_end_event) and its x87/SIMD class (the FIRM events
- * and execution_event); and global_power_events RUNNING gets the core
+ * and execution_event); while x87_assist or SSE_input_assist is counted,
+ * prof/backend/assistfeed.c judges its floating-point operands (the
+ * assists, and their clockticks); and global_power_events RUNNING gets the core
  * model's clockticks for it (p4_core.c; `pmu clock tsc` feeds the step's
  * TSC cycles instead). The synthetic workload's int 0x81 feeds its spec's
  * event. The PMU lock is taken once per step and the PMIs the step raised
