@@ -193,9 +193,11 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 			"memory operand (fadd m32, fmul m64: x87_assist PREA 2) and two on normal\n"
 			"values (fld1, fmul m32), and 9 SSE/SSE2 ones, 5 of them reading 8 denormal\n"
 			"elements in all (SSE_input_assist 8 with MXCSR.DAZ clear, 0 with MODE daz)\n"
-			"and 4 normal values only. MXCSR is 1F80H (ieee) or 1FC0H (daz) in the loop\n"
+			"and 4 normal values only. Before the loop, once each: an x87 result that\n"
+			"underflows (POAU), one that overflows (POAO), a stack underflow (FPSU) and\n"
+			"a stack overflow (FPSO). MXCSR is 1F80H (ieee) or 1FC0H (daz) in the loop\n"
 			"and 1F80H again after it.\n"
-			"Instructions: 18*N + 25. Conditional branches: N-1 taken, 1 not taken.\n"
+			"Instructions: 18*N + 45. Conditional branches: N-1 taken, 1 not taken.\n"
 			"Needs x87, SSE and SSE2, as fpmix.\n",
 		.nparams = 2,
 		.params = {

@@ -6,7 +6,7 @@
  * the macros' argument. The block (built by the caller on its stack):
  *   0: single 00000001H (the smallest denormal)   4: single 1.0
  *   8: double 1 (the smallest denormal, 16 bytes) 16: double 1.0
- *  24: the MXCSR value to run with
+ *  24: the MXCSR value to run with             28: the integer -20000
  * What each instruction counts as: the comment above wl_fpassist.
  */
 #ifndef NBPROF_ARCH_X86_FPASSIST_BODY_H
@@ -23,6 +23,32 @@
 	movsd 16(\b), %xmm4			/* { 1.0, 0 } */
 	movaps %xmm1, %xmm6
 	shufps $0, %xmm6, %xmm6			/* four denormals */
+.endm
+
+/*
+ * 19 instructions, run once: one x87 instruction of each of the other
+ * assists (none on a denormal input), the stack empty again after them.
+ */
+.macro FPASSIST_EDGES b
+	fildl 28(\b)				/* a load: -20000 */
+	fld1					/* 1.0 above it */
+	fscale					/* 2^-20000: underflows to 0 (POAU) */
+	fstp %st(0)				/* a move */
+	fchs					/* 20000: no assist */
+	fld1
+	fscale					/* 2^20000: overflows to infinity (POAO) */
+	fninit					/* the stack empty */
+	fld1
+	fadd %st(1), %st			/* ST(1) is empty: stack underflow (FPSU) */
+	fld1					/* 2 registers */
+	fld1
+	fld1
+	fld1
+	fld1
+	fld1
+	fld1					/* 8: the stack is full */
+	fld1					/* a push onto a full stack: overflow (FPSO) */
+	fninit
 .endm
 
 /* 16 instructions; the SSE_input_assist requests of each in brackets. */

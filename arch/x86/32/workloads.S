@@ -393,10 +393,13 @@ wl_fpmix:
  * and two on normal ones (FLD1, FMUL m32), and 9 SSE/SSE2 arithmetic
  * ones: 5 with denormal inputs, 8 denormal elements in all (SSE_input_
  * assist 8 per iteration with MXCSR.DAZ clear, 0 with it set), and 4 on
- * normal values. No result underflows or overflows and the x87 stack
- * never faults (one push, one pop). MXCSR is loaded from the argument
- * (1F80H, or 1FC0H with DAZ) and set back to 1F80H before the return.
- * 20 + 18n + 5 = 18n + 25 instructions; the jnz is taken n - 1 times.
+ * normal values; no result of the loop underflows or overflows and its
+ * x87 stack never faults (one push, one pop). Before the loop, once each:
+ * an FSCALE that underflows (POAU), one that overflows (POAO), a stack
+ * underflow (FPSU) and overflow (FPSO) (FPASSIST_EDGES). MXCSR is loaded
+ * from the argument (1F80H, or 1FC0H with DAZ) and set back to 1F80H
+ * before the return.
+ * 40 + 18n + 5 = 18n + 45 instructions; the jnz is taken n - 1 times.
  */
 	.globl wl_fpassist
 	.hidden wl_fpassist
@@ -414,15 +417,17 @@ wl_fpassist:
 	movl $0x3ff00000, 20(%esp)		/* 10 */
 	movl ARG1, %eax				/* 11 */
 	movl %eax, 24(%esp)			/* 12 */
-	FPASSIST_SETUP %esp			/* 13 .. 20: arch/x86/fpassist_body.h */
+	movl $-20000, 28(%esp)			/* 13 */
+	FPASSIST_EDGES %esp			/* 14 .. 32: arch/x86/fpassist_body.h */
+	FPASSIST_SETUP %esp			/* 33 .. 40 */
 1:	FPASSIST_BODY %esp			/* 1/it .. 16/it */
 	subl $1, %ecx				/* 17/it */
 	jnz 1b					/* 18/it */
-	movl $0x1f80, 24(%esp)			/* 21 */
-	ldmxcsr 24(%esp)			/* 22: MXCSR's reset value again */
-	movl ARG0, %eax				/* 23 */
-	leave					/* 24 */
-	ret					/* 25 */
+	movl $0x1f80, 24(%esp)			/* 41 */
+	ldmxcsr 24(%esp)			/* 42: MXCSR's reset value again */
+	movl ARG0, %eax				/* 43 */
+	leave					/* 44 */
+	ret					/* 45 */
 	.size wl_fpassist, . - wl_fpassist
 
 /* The ring-3 exit trampoline, as in workloads.S. */

@@ -400,10 +400,13 @@ wl_fpmix:
  * and two on normal ones (FLD1, FMUL m32), and 9 SSE/SSE2 arithmetic
  * ones: 5 with denormal inputs, 8 denormal elements in all (SSE_input_
  * assist 8 per iteration with MXCSR.DAZ clear, 0 with it set), and 4 on
- * normal values. No result underflows or overflows and the x87 stack
- * never faults (one push, one pop). MXCSR is loaded from the argument
- * (1F80H, or 1FC0H with DAZ) and set back to 1F80H before the return.
- * 20 + 18n + 5 = 18n + 25 instructions; the jnz is taken n - 1 times.
+ * normal values; no result of the loop underflows or overflows and its
+ * x87 stack never faults (one push, one pop). Before the loop, once each:
+ * an FSCALE that underflows (POAU), one that overflows (POAO), a stack
+ * underflow (FPSU) and overflow (FPSO) (FPASSIST_EDGES). MXCSR is loaded
+ * from the argument (1F80H, or 1FC0H with DAZ) and set back to 1F80H
+ * before the return.
+ * 40 + 18n + 5 = 18n + 45 instructions; the jnz is taken n - 1 times.
  */
 	.globl wl_fpassist
 	.hidden wl_fpassist
@@ -421,15 +424,17 @@ wl_fpassist:
 	movl $0x3ff00000, 20(%rsp)		/* 10 */
 	movl %esi, %eax				/* 11 */
 	movl %eax, 24(%rsp)			/* 12 */
-	FPASSIST_SETUP %rsp			/* 13 .. 20: arch/x86/fpassist_body.h */
+	movl $-20000, 28(%rsp)			/* 13 */
+	FPASSIST_EDGES %rsp			/* 14 .. 32: arch/x86/fpassist_body.h */
+	FPASSIST_SETUP %rsp			/* 33 .. 40 */
 1:	FPASSIST_BODY %rsp			/* 1/it .. 16/it */
 	subq $1, %rcx				/* 17/it */
 	jnz 1b					/* 18/it */
-	movl $0x1f80, 24(%rsp)			/* 21 */
-	ldmxcsr 24(%rsp)			/* 22: MXCSR's reset value again */
-	movq %rdi, %rax				/* 23 */
-	leave					/* 24 */
-	ret					/* 25 */
+	movl $0x1f80, 24(%rsp)			/* 41 */
+	ldmxcsr 24(%rsp)			/* 42: MXCSR's reset value again */
+	movq %rdi, %rax				/* 43 */
+	leave					/* 44 */
+	ret					/* 45 */
 	.size wl_fpassist, . - wl_fpassist
 
 /*
