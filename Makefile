@@ -46,7 +46,7 @@ PROF_SRCS   := prof/dump.c prof/jitter.c prof/report.c prof/samples.c prof/storm
 PROF_KSRCS  := prof/pebs.c prof/perf.c prof/record.c
 BACKEND_SRCS  := prof/backend/memfeed.c prof/backend/model_batch.c
 BACKEND_KSRCS := prof/backend/hw.c prof/backend/model.c prof/backend/model_feed.c prof/backend/model_pmi.c \
-                 prof/backend/tagfeed.c
+                 prof/backend/tagfeed.c prof/backend/assistfeed.c
 WORKLOAD_SRCS  := workload/linux.c workload/program.c workload/snippet.c workload/upload.c workload/workload.c
 WORKLOAD_KSRCS := workload/programs_k.c workload/snippet_run.c workload/workloads.c
 SELFTEST_SRCS  := selftest/judge.c selftest/report.c selftest/report_qr.c
@@ -70,7 +70,8 @@ PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p
                pmu/p4_explain.c pmu/p4_list.c pmu/p4_pebs.c pmu/p4_tagging.c pmu/p4_probe.c pmu/p4_spec.c pmu/p4_tables.c pmu/p4_text.c \
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
-               pmu/model/p4_mem.c pmu/model/p4_cost.c pmu/model/p4_core.c
+               pmu/model/p4_mem.c pmu/model/p4_cost.c pmu/model/p4_core.c \
+               pmu/model/p4_assist.c
 LIB_SRCS    := lib/base45.c lib/base64.c lib/crc32.c lib/deflate.c lib/parse.c lib/printf.c lib/qr.c \
                lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library
@@ -107,6 +108,7 @@ HOST_TEST_SRCS += tests/host/test_screen.c
 HOST_TEST_SRCS += tests/host/test_linux.c
 HOST_TEST_SRCS += tests/host/test_qr.c
 HOST_TEST_SRCS += tests/host/test_core.c
+HOST_TEST_SRCS += tests/host/test_assist.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c
@@ -140,6 +142,7 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o lib/base45.
              selftest/counts.o selftest/overflow.o selftest/pebs.o selftest/judge.o selftest/report_qr.o \
              workload/snippet.o workload/snippet_run.o pmu/p4_pebs.o prof/pebs.o \
              prof/backend/tagfeed.o pmu/model/p4_model_pebs.o arch/x86/insn_simd.o \
+             prof/backend/assistfeed.o pmu/model/p4_assist.o \
              arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o \
              arch/x86/memmap.o arch/x86/acpi_tables.o lib/parse.o lib/stats.o \
              arch/x86/console.o pmu/model/p4_model_uncore.o pmu/p4_tagging.o pmu/p4_encode.o lib/crc32.o \

@@ -19,6 +19,7 @@
 #define MIB		(UINT64_C(1) << 20)
 
 static const char *const chase_orders[] = { "linear", "random", NULL };
+static const char *const fpassist_modes[] = { "ieee", "daz", NULL };
 static const char *const branch_patterns[] = { "taken", "nottaken", "alternate", "random", NULL };
 
 _Static_assert(sizeof(branch_patterns) / sizeof(branch_patterns[0]) == BRANCH_NPATTERNS + 1,
@@ -184,6 +185,25 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 			"(CR0.MP, CR4.OSFXSR/OSXMMEXCPT).\n",
 		.nparams = 1,
 		.params = { { "N", WP_NUMBER, true, 100, 1, U32_MAX, NULL, "iterations" } },
+	},
+	[WL_FPASSIST] = {
+		.id = WL_FPASSIST, .name = "fpassist",
+		.exercises = "x87 and SSE/SSE2 arithmetic on denormal and normal values (assists)",
+		.help = "Each iteration executes 4 x87 arithmetic instructions, two on a denormal\n"
+			"memory operand (fadd m32, fmul m64: x87_assist PREA 2) and two on normal\n"
+			"values (fld1, fmul m32), and 9 SSE/SSE2 ones, 5 of them reading 8 denormal\n"
+			"elements in all (SSE_input_assist 8 with MXCSR.DAZ clear, 0 with MODE daz)\n"
+			"and 4 normal values only. Before the loop, once each: an x87 result that\n"
+			"underflows (POAU), one that overflows (POAO), a stack underflow (FPSU) and\n"
+			"a stack overflow (FPSO). MXCSR is 1F80H (ieee) or 1FC0H (daz) in the loop\n"
+			"and 1F80H again after it.\n"
+			"Instructions: 18*N + 45. Conditional branches: N-1 taken, 1 not taken.\n"
+			"Needs x87, SSE and SSE2, as fpmix.\n",
+		.nparams = 2,
+		.params = {
+			{ "N", WP_NUMBER, true, 100, 1, U32_MAX, NULL, "iterations" },
+			{ "MODE", WP_CHOICE, true, 0, 0, 1, fpassist_modes, "ieee | daz" },
+		},
 	},
 };
 

@@ -83,6 +83,7 @@ WL_FN(wl_halt);
 WL_FN(wl_synthetic);
 WL_FN(wl_fault_user);
 WL_FN(wl_fpmix);
+WL_FN(wl_fpassist);
 
 static char *const branch_fns[BRANCH_NPATTERNS] = {
 	[BRANCH_TAKEN] = wl_branch_taken,
@@ -369,6 +370,14 @@ static int workload_setup(struct wl_run *r)
 					       "x87, MMX, SSE and SSE2 (CPUID.1:EDX bits 0, 23-26) to enable");
 		r->call.fn = (uintptr_t)wl_fpmix;
 		arg[0] = v[0];
+		break;
+	case WL_FPASSIST:
+		if (!fpu_simd_ready())
+			return workload_refuse(r->res, "fpassist: %s", "this logical processor has no "
+					       "x87, MMX, SSE and SSE2 (CPUID.1:EDX bits 0, 23-26) to enable");
+		r->call.fn = (uintptr_t)wl_fpassist;
+		arg[0] = v[0];
+		arg[1] = v[1] ? 0x1fc0 : 0x1f80;	/* MXCSR: DAZ is bit 6 (SDM Vol. 1 10.2.3.4) */
 		break;
 	case WL_PROGRAM:
 		return workload_program_setup(r);

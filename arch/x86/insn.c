@@ -1260,6 +1260,24 @@ enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64
 	return out->status;
 }
 
+bool insn_rm_addr(const uint8_t *bytes, size_t n, bool mode64, const struct insn_regs *regs,
+		  uint64_t *addr)
+{
+	struct insn_mem out;
+	struct insn_dec x = {
+		.c = { .p = bytes, .n = n, .mode64 = mode64, .seg = -1 },
+		.regs = regs, .out = &out,
+	};
+	bool known;
+	uint8_t op;
+
+	if (!insn_prefixes(&x.c, &op) || !insn_mem_parse(&x, op, &known) || !known ||
+	    !x.d.modrm || !x.ea.mem)
+		return false;
+	*addr = insn_ea_addr(&x, 0);	/* after the whole instruction: RIP-relative needs its end */
+	return true;
+}
+
 const char *insn_access_name(enum insn_access a)
 {
 	switch (a) {

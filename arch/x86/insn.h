@@ -129,6 +129,16 @@ enum insn_mem_status insn_mem_decode(const uint8_t *bytes, size_t n, bool mode64
 				     const struct insn_regs *regs, struct insn_mem *out);
 
 /*
+ * The linear address of the ModRM memory operand of the instruction at
+ * bytes[0..n) with *regs (the same address arithmetic as insn_mem_decode),
+ * also for the forms whose accesses insn_mem_decode leaves unknown (x87
+ * and SSE memory forms). False when it has no memory operand or the
+ * opcode is not known.
+ */
+bool insn_rm_addr(const uint8_t *bytes, size_t n, bool mode64, const struct insn_regs *regs,
+		  uint64_t *addr);
+
+/*
  * Length in bytes of the instruction at bytes[0..n), from the same tables
  * (registers play no part); 0 when the opcode is unknown or the bytes end
  * early.

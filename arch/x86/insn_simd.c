@@ -134,3 +134,144 @@ enum insn_simd_move insn_simd_move(const uint8_t *b, size_t n, bool mode64)
 		return INSN_SIMD_MOVE_NONE;
 	return simd_move(b[i + 1], b[i + 2], mandatory);
 }
+
+/* x87 D9H E0H-FFH (insn_fp_op): FCHS ... FCOS, as struct p4_fp_op rows. */
+static bool x87_d9(uint8_t m, struct p4_fp_op *o)
+{
+	static const int8_t row[32][5] = {	/* nst, push, pop, result, flags */
+		[0x00] = { 1, 0, 0, -1, P4_FPF_NO_DENORMAL | P4_FPF_NO_RESULT },	/* FCHS */
+		[0x01] = { 1, 0, 0, -1, P4_FPF_NO_DENORMAL | P4_FPF_NO_RESULT },	/* FABS */
+		[0x04] = { 1, 0, 0, -1, P4_FPF_NO_RESULT },			/* FTST */
+		[0x05] = { 0, 0, 0, -1, P4_FPF_NO_DENORMAL | P4_FPF_NO_RESULT },	/* FXAM */
+		[0x08] = { 0, 1, 0, 0, 0 }, [0x09] = { 0, 1, 0, 0, 0 },	/* FLD1, FLDL2T */
+		[0x0a] = { 0, 1, 0, 0, 0 }, [0x0b] = { 0, 1, 0, 0, 0 },	/* FLDL2E, FLDPI */
+		[0x0c] = { 0, 1, 0, 0, 0 }, [0x0d] = { 0, 1, 0, 0, 0 },	/* FLDLG2, FLDLN2 */
+		[0x0e] = { 0, 1, 0, 0, 0 },					/* FLDZ */
+		[0x10] = { 1, 0, 0, 0, 0 },					/* F2XM1 */
+		[0x11] = { 2, 0, 1, 0, 0 },					/* FYL2X */
+		[0x12] = { 1, 1, 0, 1, 0 },					/* FPTAN */
+		[0x13] = { 2, 0, 1, 0, 0 },					/* FPATAN */
+		[0x14] = { 1, 1, 0, 0, 0 },					/* FXTRACT */
+		[0x15] = { 2, 0, 0, 0, P4_FPF_EXACT_ZERO },			/* FPREM1 */
+		[0x16] = { 0, 0, 0, -1, P4_FPF_NO_RESULT },			/* FDECSTP */
+		[0x17] = { 0, 0, 0, -1, P4_FPF_NO_RESULT },			/* FINCSTP */
+		[0x18] = { 2, 0, 0, 0, P4_FPF_EXACT_ZERO },			/* FPREM */
+		[0x19] = { 2, 0, 1, 0, 0 },					/* FYL2XP1 */
+		[0x1a] = { 1, 0, 0, 0, 0 },					/* FSQRT */
+		[0x1b] = { 1, 1, 0, 1, 0 },					/* FSINCOS: sin in ST(1) */
+		[0x1c] = { 1, 0, 0, 0, P4_FPF_EXACT_ZERO },			/* FRNDINT */
+		[0x1d] = { 2, 0, 0, 0, 0 },					/* FSCALE */
+		[0x1e] = { 1, 0, 0, 0, 0 },					/* FSIN */
+		[0x1f] = { 1, 0, 0, 0, 0 },					/* FCOS */
+	};
+	static const uint32_t valid = 0xfffffff3u & ~(UINT32_C(1) << 0x0f) & ~(UINT32_C(3) << 6);
+	const int8_t *r = row[m - 0xe0];
+
+	if (!((valid >> (m - 0xe0)) & 1u))
+		return false;
+	o->nst = (uint8_t)r[0];
+	o->st[1] = 1;
+	o->push = (uint8_t)r[1];
+	o->pop = (uint8_t)r[2];
+	o->result = r[3];
+	o->flags = (uint8_t)r[4];
+	return true;
+}
+
+/* x87 arithmetic D8H-DEH (insn_fp_op); m: the ModRM byte. */
+static bool x87_op(uint8_t op, uint8_t m, struct p4_fp_op *o)
+{
+	unsigned reg = (m >> 3) & 7, rm = m & 7;
+	bool mem = (m & 0xc0) != 0xc0;
+	static const uint8_t fmt[4] = { P4_FMT_F32, P4_FMT_I32, P4_FMT_F64, P4_FMT_I16 };
+
+	o->kind = P4_FPK_X87;
+	o->result = -1;
+	if (op == 0xd9)
+		return !mem && m >= 0xe0 && x87_d9(m, o);
+	if (op == 0xda && !mem) {
+		if (m == 0xe9) {		/* FUCOMPP */
+			*o = (struct p4_fp_op){ .kind = P4_FPK_X87, .nst = 2, .st = { 0, 1 },
+						.pop = 2, .result = -1, .flags = P4_FPF_NO_RESULT };
+			return true;
+		}
+		if (m >= 0xe0)
+			return false;
+		/* FCMOVcc ST(0), ST(i): a move; only its stack may fault */
+		*o = (struct p4_fp_op){ .kind = P4_FPK_X87, .nst = 2, .st = { 0, (uint8_t)rm },
+					.result = -1, .flags = P4_FPF_NO_DENORMAL | P4_FPF_NO_RESULT };
+		return true;
+	}
+	if (op != 0xd8 && op != 0xda && op != 0xdc && op != 0xde)
+		return false;
+	if (reg == 2 || reg == 3) {		/* FCOM, FCOMP (and FICOM..., DC/DE aliases) */
+		o->flags = P4_FPF_NO_RESULT;
+		o->pop = reg == 3;
+		if (op == 0xde && !mem) {
+			if (reg == 3 && rm != 1)
+				return false;
+			o->pop = reg == 3 ? 2 : 1;	/* FCOMPP; FCOMP5 */
+			if (reg == 3)
+				rm = 1;
+		}
+	} else if (reg == 0 || reg == 4 || reg == 5) {
+		o->flags = P4_FPF_EXACT_ZERO;	/* FADD, FSUB, FSUBR: x - x is an exact 0 */
+	}
+	o->st[0] = 0;
+	if (mem) {
+		o->nst = 1;
+		o->mem_fmt = fmt[(op - 0xd8) >> 1];
+		if (!(o->flags & P4_FPF_NO_RESULT))
+			o->result = 0;
+		return true;
+	}
+	o->nst = 2;
+	o->st[1] = (uint8_t)rm;
+	if (o->flags & P4_FPF_NO_RESULT)
+		return true;
+	if (op == 0xd8) {
+		o->result = 0;
+	} else {			/* DC, DE: ST(i) is the destination; DE pops after */
+		o->pop = op == 0xde;
+		o->result = (int8_t)(rm - o->pop);
+		if (o->result < 0)
+			o->result = -1;	/* FADDP ST(0), ST(0): the result is popped */
+	}
+	return true;
+}
+
+bool insn_fp_op(const uint8_t *b, size_t n, bool mode64, struct p4_fp_op *o)
+{
+	uint8_t mandatory, rex = 0, op2, m;
+	size_t i = opcode_at(b, n, mode64, &mandatory);
+
+	*o = (struct p4_fp_op){ .kind = P4_FPK_NONE, .result = -1, .xmm = { -1, -1 } };
+	if (i + 1 >= n)
+		return false;
+	if (b[i] >= 0xd8 && b[i] <= 0xdf) {
+		if (x87_op(b[i], b[i + 1], o))
+			return true;
+		*o = (struct p4_fp_op){ .kind = P4_FPK_NONE, .result = -1, .xmm = { -1, -1 } };
+		return false;
+	}
+	if (mode64 && i > 0 && (b[i - 1] & 0xf0) == 0x40)
+		rex = b[i - 1];
+	if (b[i] != 0x0f || i + 2 >= n)
+		return false;
+	op2 = b[i + 1];
+	m = b[i + 2];
+	if (!sse_fp_arith(op2) || (op2 >= 0x54 && op2 <= 0x57))
+		return false;		/* not arithmetic, or the logic ops: no floating-point input */
+	if ((op2 == 0x52 || op2 == 0x53) && (mandatory == 0x66 || mandatory == 0xf2))
+		return false;		/* RSQRT, RCP: PS and SS only */
+	o->kind = P4_FPK_SSE;
+	o->esize = (mandatory == 0x66 || mandatory == 0xf2) ? 8 : 4;
+	o->nelem = mandatory == 0xf3 || mandatory == 0xf2 ? 1 : (uint8_t)(16 / o->esize);
+	if (op2 > 0x53)			/* two sources: ADD, MUL, SUB, MIN, DIV, MAX */
+		o->xmm[0] = (int8_t)(((m >> 3) & 7) | ((rex & 4) ? 8 : 0));
+	if ((m & 0xc0) == 0xc0)
+		o->xmm[1] = (int8_t)((m & 7) | ((rex & 1) ? 8 : 0));
+	else
+		o->mem_fmt = o->esize == 8 ? P4_FMT_F64 : P4_FMT_F32;
+	return true;
+}

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmu/model/p4_assist.h"
+
 enum insn_simd {
 	INSN_SIMD_NONE,
 	INSN_SIMD_X87,		/* x87 arithmetic: x87_FP_uop */
@@ -58,5 +60,17 @@ enum insn_simd_move {
 };
 
 enum insn_simd_move insn_simd_move(const uint8_t *bytes, size_t n, bool mode64);
+
+/*
+ * The floating-point operands of an x87 or SSE/SSE2 arithmetic instruction
+ * (the x87 and the packed/scalar SP/DP classes above, less the SSE logic
+ * ops ANDPS..XORPS, which read no floating-point value), for the assist
+ * events (pmu/model/p4_assist.h): which ST or XMM registers it reads, its
+ * memory operand's format, its stack change and where its result goes
+ * (SDM Vol. 2 opcode maps, Tables A-7 to A-22 for the x87 escapes).
+ * False (op->kind P4_FPK_NONE) for anything else. The memory operand's
+ * address is insn_rm_addr's (arch/x86/insn.h).
+ */
+bool insn_fp_op(const uint8_t *bytes, size_t n, bool mode64, struct p4_fp_op *op);
 
 #endif

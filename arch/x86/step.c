@@ -92,12 +92,16 @@
 #include <stddef.h>
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/fpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/insn.h"
+#include "arch/x86/insn_simd.h"
 #include "arch/x86/mode.h"
+#include "arch/x86/paging.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/progress.h"
+#include "arch/x86/regs.h"
 #include "arch/x86/step.h"
 #include "arch/x86/user.h"
 #include "lib/string.h"
@@ -413,6 +417,89 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 	*d = (struct step_dcache){ .rip = rip, .valid = true, .cls = s->cls, .mem = s->mem };
 	d->regs_free = !s->cls.rep_string && s->mem.status != INSN_MEM_TRUNCATED &&
 		       (s->mem.status == INSN_MEM_UNKNOWN || s->mem.nops == 0);
+}
+
+/* ---- operand values for the assist events (step.h, struct step_fp) ------------- */
+
+/*
+ * Per LP: two FXSAVE images, taken in turn - the one taken in the hook of
+ * an instruction is its "after" and the next instruction's "before" - and
+ * the next instruction's operands while it is x87 or SSE arithmetic.
+ */
+struct step_fpx {
+	uint8_t img[2][512] __attribute__((aligned(16)));
+	unsigned b;			/* img[b]: pend's before */
+	struct step_fp pend;		/* the next instruction (valid: it is x87/SSE arithmetic) */
+	struct step_fp out;		/* what step_fp_step hands out */
+};
+
+static struct step_fpx lp_fpx[PERCPU_MAX];
+
+bool step_fp_usable(void)
+{
+	return (read_cr4() & CR4_OSFXSR) && ((uintptr_t)lp_fpx[0].img & 15u) == 0 &&
+	       sizeof(lp_fpx[0]) % 16u == 0;
+}
+
+/*
+ * The instruction at rip, about to run with frame f's registers: its
+ * operands into *p when it is x87 or SSE arithmetic (false otherwise).
+ */
+static bool step_fp_decode(struct step_state *s, uint64_t rip, const struct trap_frame *f,
+			   struct step_fp *p)
+{
+	const uint8_t *b = (const uint8_t *)(uintptr_t)rip;
+	uint64_t end = 0, addr;
+	struct insn_regs regs;
+	unsigned n;
+
+	if (!f || f->rip != rip || step_text(s, rip, &end) == STEP_TEXT_NONE ||
+	    !insn_fp_op(b, end - rip, MODE_IS_64, &p->op))
+		return false;
+	p->rip = rip;
+	p->mem_read = false;
+	n = p4_fp_mem_bytes(&p->op);
+	if (n && n <= sizeof(p->mem)) {
+		step_regs(s, f, &regs);
+		if (insn_rm_addr(b, end - rip, MODE_IS_64, &regs, &addr) &&
+		    paging_is_mapped(addr, n, (f->cs & 3) == 3)) {
+			memcpy(p->mem, (const void *)(uintptr_t)addr, n);
+			p->mem_read = true;
+		}
+	}
+	return true;
+}
+
+const struct step_fp *step_fp_step(uint64_t rip, uint64_t next_rip)
+{
+	struct step_state *s = step_this();
+	struct step_fpx *x = &lp_fpx[percpu_this()->index];
+	bool had = x->pend.valid && x->pend.rip == rip;
+	bool next = step_fp_decode(s, next_rip, s->frame, &x->out);
+	unsigned now = 1u - x->b;
+	const struct step_fp *ret = NULL;
+
+	if (!had && !next) {
+		x->pend.valid = false;
+		return NULL;		/* nothing to judge, nothing to keep: no FXSAVE */
+	}
+	fpu_fxsave(x->img[now]);
+	if (had) {
+		/* out holds next's operands: swap it with pend, whose before is img[b] */
+		struct step_fp t = x->pend;
+
+		x->pend = x->out;
+		x->out = t;
+		x->out.before = x->img[x->b];
+		x->out.after = x->img[now];
+		ret = &x->out;
+	} else {
+		x->pend = x->out;
+	}
+	x->pend.valid = next;
+	x->pend.before = x->img[now];
+	x->b = now;
+	return ret;
 }
 
 /*

@@ -24,6 +24,7 @@
 #include "arch/x86/hooks.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/regs.h"
+#include "pmu/model/p4_assist.h"
 
 #define STEP_POLL_INTERVAL	65536	/* steps between Ctrl-C polls */
 #define STEP_CAL_NOPS		64	/* stepped (and timed) nops of the calibration */
@@ -174,6 +175,39 @@ void step_seam_lengths(unsigned *read, unsigned *write);
 
 /* The calling LP's calibration (calibrating it first if needed). */
 const struct step_calibration *step_calibrate(void);
+
+/*
+ * Operand values for the assist events (pmu/model/p4_assist.h), asked for
+ * by the step hook only while they are counted, so that stepping pays
+ * nothing for them otherwise. In the hook of the instruction at rip,
+ * step_fp_step() looks at the next one (next_rip, with the registers of
+ * the trap in front of it): an x87 or SSE/SSE2 arithmetic instruction
+ * (arch/x86/insn_simd.c insn_fp_op) gets the FXSAVE image of the x87/SSE
+ * state before it runs and the bytes of its memory operand (read only
+ * where the page tables map them for its CPL); in its own hook, one step
+ * later, the image after it. The kernel never touches that state itself
+ * (-mgeneral-regs-only, arch/x86/fpu.h), so the images are the workload's.
+ */
+struct step_fp {
+	const uint8_t *before, *after;	/* FXSAVE images (512 bytes) */
+	uint64_t rip;			/* the instruction they belong to */
+	bool valid;
+	bool mem_read;			/* mem holds its memory operand */
+	struct p4_fp_op op;
+	uint8_t mem[16];
+};
+
+/*
+ * Can the images be taken: CR4.OSFXSR set (else FXSAVE leaves the XMM
+ * registers out) and the areas 16-byte aligned (FXSAVE's #GP otherwise)?
+ */
+bool step_fp_usable(void);
+/*
+ * In the step hook of the instruction at rip, execution going on at
+ * next_rip: rip's operands and images if they were taken one step before
+ * (else NULL); next_rip's are taken now. Valid until the next call.
+ */
+const struct step_fp *step_fp_step(uint64_t rip, uint64_t next_rip);
 
 #endif /* __ASSEMBLY__ */
 #endif

@@ -67,6 +67,8 @@ struct model_live {
 	bool mem;			/* some event of the memory model is live */
 	bool tag;			/* PEBS, tagging or a FIRM event is programmed */
 	bool core;			/* a front-end event of the core model is live (step_core) */
+	bool assist;			/* x87_assist or SSE_input_assist is live (assistfeed.c) */
+	bool slow;			/* tag or assist: one test per step when neither */
 };
 
 struct model_adapter {

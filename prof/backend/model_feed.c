@@ -14,7 +14,9 @@
  * while PEBS or tagging is programmed,
  * prof/backend/tagfeed.c takes the step's registers (PEBS records), its tagged
  * loads/stores (front_end_event) and its x87/SIMD class (the FIRM events
- * and execution_event); and global_power_events RUNNING gets the core
+ * and execution_event); while x87_assist or SSE_input_assist is counted,
+ * prof/backend/assistfeed.c judges its floating-point operands (the
+ * assists, and their clockticks); and global_power_events RUNNING gets the core
  * model's clockticks for it (p4_core.c; `pmu clock tsc` feeds the step's
  * TSC cycles instead). The synthetic workload's int 0x81 feeds its spec's
  * event. The PMU lock is taken once per step and the PMIs the step raised
@@ -35,6 +37,7 @@
 #include "pmu/p4_spec.h"
 #include "pmu/p4_tables.h"
 #include "prof/backend.h"
+#include "prof/backend/assistfeed.h"
 #include "prof/backend/model_adapter.h"
 #include "prof/backend/tagfeed.h"
 
@@ -90,8 +93,7 @@ static bool model_uop_tags(const struct p4_model *m, unsigned k)
  * The FIRM events the tagging feed counts (prof/backend/tagfeed.c): each
  * instruction's x87/SIMD class and its data moves. SSE_input_assist, the
  * other FIRM event, is not among them: an assist depends on the operand
- * values (denormals), which nothing the model steps tells, so only
- * `synthetic` feeds it.
+ * values (denormals), which prof/backend/assistfeed.c judges (step_assists).
  */
 static const enum p4_event model_firm[] = {
 	P4_EV_X87_FP_UOP, P4_EV_64BIT_MMX_UOP, P4_EV_128BIT_MMX_UOP, P4_EV_PACKED_SP_UOP,
@@ -170,6 +172,9 @@ void model_live_update(struct model_adapter *a)
 	a->live.tag = model_tag_live(a);
 	a->live.core = model_live(a, P4_EV_UOPS_RETIRED) || model_live(a, P4_EV_UOP_QUEUE_WRITES) ||
 		       model_live(a, P4_EV_TC_MS_XFER) || model_live(a, P4_EV_TC_DELIVER_MODE);
+	a->live.assist = (model_live(a, P4_EV_X87_ASSIST) || model_live(a, P4_EV_SSE_INPUT_ASSIST)) &&
+			 step_fp_usable();
+	a->live.slow = a->live.tag || a->live.assist;
 	a->live.dirty = false;
 }
 
@@ -404,6 +409,35 @@ static void step_retired(struct step_feed *sf, const struct step_info *s, uint16
 		step_event(sf, P4_EV_RETIRED_MISPRED_BRANCH_TYPE, model_mispred_type(type), 1);
 }
 
+/*
+ * The floating-point assists of one instruction (prof/backend/assistfeed.c):
+ * x87_assist once with its mask bits, SSE_input_assist per request, and
+ * the clockticks they add (P4_ASSIST_CLOCKS each, pmu/model/p4_assist.c)
+ * to the model's clock (not to `pmu clock tsc`'s, which measures). Judged
+ * only while one of the two is live, so that an uncounted run pays
+ * nothing: their cost is then not charged either (docs/guide/model.md).
+ */
+static __attribute__((noinline)) void step_assists(struct step_feed *sf, struct perf_inputs *in,
+						   const struct step_info *s)
+{
+	struct model_adapter *a = sf->a;
+	struct assistfeed as;
+	uint64_t cycles;
+
+	if (!assistfeed_step(s, &as))
+		return;
+	if (as.x87)
+		step_event(sf, P4_EV_X87_ASSIST, as.x87, 1);
+	step_event(sf, P4_EV_SSE_INPUT_ASSIST, P4_EVMASK(P4_SSE_INPUT_ASSIST_ALL), as.sse);
+	cycles = ((as.x87 != 0) + (uint64_t)as.sse) * P4_ASSIST_CLOCKS;
+	if (!cycles || a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
+		return;
+	in->cycles += cycles;
+	step_batched(sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), cycles,
+		     &a->batch.clk);
+	model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, s->lp, cycles);
+}
+
 /* The memory and core models' events for one instruction; its clockticks in f->cycles. */
 STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 				 const struct step_info *s, struct memfeed *f)
@@ -459,10 +493,14 @@ void model_feed_step(void *ctx, const struct step_info *s)
 		model_live_update(a);
 	model_batch_enter(&a->batch, &a->model, s->lp, s->cpl);
 	p4_model_set_cpl(&a->model, s->lp, s->cpl);
-	if (a->live.tag) {		/* PEBS registers, tagging: fed unbatched, in order */
-		model_batch_flush(&a->batch, &a->model);
-		retired = tagfeed_step(&a->model, s, step_frame());
-		a->batch.budget_dirty = true;
+	if (a->live.slow) {		/* one test for the feeds most runs never need */
+		if (a->live.tag) {	/* PEBS registers, tagging: fed unbatched, in order */
+			model_batch_flush(&a->batch, &a->model);
+			retired = tagfeed_step(&a->model, s, step_frame());
+			a->batch.budget_dirty = true;
+		}
+		if (a->live.assist)
+			step_assists(&sf, in, s);
 	}
 	if (a->mem_ready) {
 		step_memory(&sf, in, s, &f);
@@ -550,6 +588,11 @@ enum perf_source model_feed_source(enum p4_event ev, const struct perf_inputs *i
 	case P4_EV_RETIRED_BRANCH_TYPE:
 	case P4_EV_FRONT_END_EVENT:	/* tagged loads/stores (prof/backend/tagfeed.c) */
 	case P4_EV_EXECUTION_EVENT:	/* tagged x87/SIMD µops */
+		return PERF_SOURCE_STEP;
+	case P4_EV_X87_ASSIST:		/* operand values (prof/backend/assistfeed.c) */
+	case P4_EV_SSE_INPUT_ASSIST:
+		if (in && in->synthetic && (in->synthetic_mixed || in->synthetic_event == ev))
+			return PERF_SOURCE_SYNTHETIC;
 		return PERF_SOURCE_STEP;
 	case P4_EV_GLOBAL_POWER_EVENTS:
 		return a->clock_src == PERF_CLOCK_TSC || !a->mem_ready ? PERF_SOURCE_TSC

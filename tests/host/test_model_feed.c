@@ -5,9 +5,9 @@
  * stubbed here and never reached.
  *
  * What the file promises: an event is tagged as stepped only when the step
- * feed (or the tagging feed, prof/backend/tagfeed.c) counts it; a FIRM event
- * that nothing feeds (SSE_input_assist) has no model input, or `synthetic`
- * when that workload emitted it.
+ * feed (or the tagging feed, prof/backend/tagfeed.c, or the assist feed,
+ * prof/backend/assistfeed.c) counts it; an event that nothing feeds has no
+ * model input, or `synthetic` when that workload emitted it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +20,7 @@
 #include "arch/x86/step.h"
 #include "pmu/p4_events.h"
 #include "prof/backend.h"
+#include "prof/backend/assistfeed.h"
 #include "prof/backend/model_adapter.h"
 #include "prof/backend/tagfeed.h"
 #include "prof/perf.h"
@@ -41,6 +42,15 @@ void step_release(uint64_t flags) { (void)flags; fail(); }
 void step_window_begin(const struct workload_hooks *h, uint8_t lp) { (void)h; (void)lp; fail(); }
 void step_window_end(void) { fail(); }
 bool step_window_open(void) { fail(); return false; }
+
+bool step_fp_usable(void) { fail(); return false; }
+
+bool assistfeed_step(const struct step_info *s, struct assistfeed *out)
+{
+	(void)s, (void)out;
+	fail();
+	return false;
+}
 
 uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
 {
@@ -76,21 +86,27 @@ static void firm_classes_are_stepped(void **state)
 
 /*
  * SSE_input_assist is a FIRM event too (upstream tagging, PMU reference 5.7),
- * but no stepped instruction feeds it: no model input, or `synthetic`'s.
+ * not counted by the tagging feed: the assist feed judges it, and x87_assist,
+ * from the stepped instructions' operand values; `synthetic` when that
+ * workload emitted it.
  */
-static void sse_input_assist_has_no_step_input(void **state)
+static void assists_are_stepped(void **state)
 {
+	static const enum p4_event ev[] = { P4_EV_SSE_INPUT_ASSIST, P4_EV_X87_ASSIST };
 	struct perf_inputs in = { 0 };
 
 	(void)state;
 	assert_true(p4_events[P4_EV_SSE_INPUT_ASSIST].flags & P4_EVF_UPSTREAM_TAG);
-	assert_int_equal(model_feed_source(P4_EV_SSE_INPUT_ASSIST, NULL), PERF_SOURCE_NONE);
-	assert_int_equal(model_feed_source(P4_EV_SSE_INPUT_ASSIST, &in), PERF_SOURCE_NONE);
-	in.synthetic = 1000;
-	in.synthetic_event = P4_EV_SSE_INPUT_ASSIST;
-	assert_int_equal(model_feed_source(P4_EV_SSE_INPUT_ASSIST, &in), PERF_SOURCE_SYNTHETIC);
-	in.synthetic_event = P4_EV_X87_ASSIST;
-	assert_int_equal(model_feed_source(P4_EV_SSE_INPUT_ASSIST, &in), PERF_SOURCE_NONE);
+	for (unsigned i = 0; i < 2; i++) {
+		in.synthetic = 0;
+		assert_int_equal(model_feed_source(ev[i], NULL), PERF_SOURCE_STEP);
+		assert_int_equal(model_feed_source(ev[i], &in), PERF_SOURCE_STEP);
+		in.synthetic = 1000;
+		in.synthetic_event = ev[i];
+		assert_int_equal(model_feed_source(ev[i], &in), PERF_SOURCE_SYNTHETIC);
+		in.synthetic_event = ev[1 - i];
+		assert_int_equal(model_feed_source(ev[i], &in), PERF_SOURCE_STEP);
+	}
 }
 
 /* The step feed's own events, and clockticks from the TSC before the memory model is ready. */
@@ -103,14 +119,14 @@ static void step_and_clock_sources(void **state)
 	assert_int_equal(model_feed_source(P4_EV_GLOBAL_POWER_EVENTS, NULL), PERF_SOURCE_TSC);
 	model_adapter.mem_ready = true;
 	assert_int_equal(model_feed_source(P4_EV_GLOBAL_POWER_EVENTS, NULL), PERF_SOURCE_COST);
-	assert_int_equal(model_feed_source(P4_EV_X87_ASSIST, NULL), PERF_SOURCE_NONE);
+	assert_int_equal(model_feed_source(P4_EV_BNR, NULL), PERF_SOURCE_NONE);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(firm_classes_are_stepped, setup),
-		cmocka_unit_test_setup(sse_input_assist_has_no_step_input, setup),
+		cmocka_unit_test_setup(assists_are_stepped, setup),
 		cmocka_unit_test_setup(step_and_clock_sources, setup),
 	};
 

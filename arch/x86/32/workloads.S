@@ -25,6 +25,7 @@
  * PSLLQ/PSRLQ/PXOR); arch/x86/32/paging.c clears CR0.EM and CR0.TS for them. No EMMS:
  * nothing in the kernel uses x87 state.
  */
+#include "arch/x86/fpassist_body.h"
 #include "arch/x86/fpmix_body.h"
 #include "arch/x86/user.h"
 
@@ -383,6 +384,51 @@ wl_fpmix:
 	popl %ebp				/* 14 */
 	ret					/* 15 */
 	.size wl_fpmix, . - wl_fpmix
+
+/*
+ * uint64_t wl_fpassist(uint64_t n, uint64_t mxcsr) -- n >= 1; returns n.
+ * Floating-point assists in known numbers (pmu/model/p4_assist.c): each
+ * iteration runs 4 x87 arithmetic instructions, two of them on a denormal
+ * memory operand (FADD m32, FMUL m64: x87_assist PREA, 2 per iteration)
+ * and two on normal ones (FLD1, FMUL m32), and 9 SSE/SSE2 arithmetic
+ * ones: 5 with denormal inputs, 8 denormal elements in all (SSE_input_
+ * assist 8 per iteration with MXCSR.DAZ clear, 0 with it set), and 4 on
+ * normal values; no result of the loop underflows or overflows and its
+ * x87 stack never faults (one push, one pop). Before the loop, once each:
+ * an FSCALE that underflows (POAU), one that overflows (POAO), a stack
+ * underflow (FPSU) and overflow (FPSO) (FPASSIST_EDGES). MXCSR is loaded
+ * from the argument (1F80H, or 1FC0H with DAZ) and set back to 1F80H
+ * before the return.
+ * 40 + 18n + 5 = 18n + 45 instructions; the jnz is taken n - 1 times.
+ */
+	.globl wl_fpassist
+	.hidden wl_fpassist
+	.type wl_fpassist, @function
+wl_fpassist:
+	pushl %ebp				/* 1 */
+	movl %esp, %ebp				/* 2 */
+	movl ARG0, %ecx				/* 3 */
+	subl $32, %esp				/* 4: the constant block */
+	movl $1, (%esp)				/* 5 */
+	movl $0x3f800000, 4(%esp)		/* 6 */
+	movl $1, 8(%esp)			/* 7 */
+	movl $0, 12(%esp)			/* 8 */
+	movl $0, 16(%esp)			/* 9 */
+	movl $0x3ff00000, 20(%esp)		/* 10 */
+	movl ARG1, %eax				/* 11 */
+	movl %eax, 24(%esp)			/* 12 */
+	movl $-20000, 28(%esp)			/* 13 */
+	FPASSIST_EDGES %esp			/* 14 .. 32: arch/x86/fpassist_body.h */
+	FPASSIST_SETUP %esp			/* 33 .. 40 */
+1:	FPASSIST_BODY %esp			/* 1/it .. 16/it */
+	subl $1, %ecx				/* 17/it */
+	jnz 1b					/* 18/it */
+	movl $0x1f80, 24(%esp)			/* 41 */
+	ldmxcsr 24(%esp)			/* 42: MXCSR's reset value again */
+	movl ARG0, %eax				/* 43 */
+	leave					/* 44 */
+	ret					/* 45 */
+	.size wl_fpassist, . - wl_fpassist
 
 /* The ring-3 exit trampoline, as in workloads.S. */
 	.globl wl_user_trampoline

@@ -17,6 +17,7 @@
  * LP's struct percpu (%gs-relative, arch/x86/percpu.h), so LP0 and LP1 can
  * each be inside a workload at the same time.
  */
+#include "arch/x86/fpassist_body.h"
 #include "arch/x86/fpmix_body.h"
 #include "arch/x86/user.h"
 
@@ -390,6 +391,51 @@ wl_fpmix:
 	popq %rbp				/* 14 */
 	ret					/* 15 */
 	.size wl_fpmix, . - wl_fpmix
+
+/*
+ * uint64_t wl_fpassist(uint64_t n, uint64_t mxcsr) -- n >= 1; returns n.
+ * Floating-point assists in known numbers (pmu/model/p4_assist.c): each
+ * iteration runs 4 x87 arithmetic instructions, two of them on a denormal
+ * memory operand (FADD m32, FMUL m64: x87_assist PREA, 2 per iteration)
+ * and two on normal ones (FLD1, FMUL m32), and 9 SSE/SSE2 arithmetic
+ * ones: 5 with denormal inputs, 8 denormal elements in all (SSE_input_
+ * assist 8 per iteration with MXCSR.DAZ clear, 0 with it set), and 4 on
+ * normal values; no result of the loop underflows or overflows and its
+ * x87 stack never faults (one push, one pop). Before the loop, once each:
+ * an FSCALE that underflows (POAU), one that overflows (POAO), a stack
+ * underflow (FPSU) and overflow (FPSO) (FPASSIST_EDGES). MXCSR is loaded
+ * from the argument (1F80H, or 1FC0H with DAZ) and set back to 1F80H
+ * before the return.
+ * 40 + 18n + 5 = 18n + 45 instructions; the jnz is taken n - 1 times.
+ */
+	.globl wl_fpassist
+	.hidden wl_fpassist
+	.type wl_fpassist, @function
+wl_fpassist:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rdi, %rcx				/* 3 */
+	subq $32, %rsp				/* 4: the constant block */
+	movl $1, (%rsp)				/* 5 */
+	movl $0x3f800000, 4(%rsp)		/* 6 */
+	movl $1, 8(%rsp)			/* 7 */
+	movl $0, 12(%rsp)			/* 8 */
+	movl $0, 16(%rsp)			/* 9 */
+	movl $0x3ff00000, 20(%rsp)		/* 10 */
+	movl %esi, %eax				/* 11 */
+	movl %eax, 24(%rsp)			/* 12 */
+	movl $-20000, 28(%rsp)			/* 13 */
+	FPASSIST_EDGES %rsp			/* 14 .. 32: arch/x86/fpassist_body.h */
+	FPASSIST_SETUP %rsp			/* 33 .. 40 */
+1:	FPASSIST_BODY %rsp			/* 1/it .. 16/it */
+	subq $1, %rcx				/* 17/it */
+	jnz 1b					/* 18/it */
+	movl $0x1f80, 24(%rsp)			/* 41 */
+	ldmxcsr 24(%rsp)			/* 42: MXCSR's reset value again */
+	movq %rdi, %rax				/* 43 */
+	leave					/* 44 */
+	ret					/* 45 */
+	.size wl_fpassist, . - wl_fpassist
 
 /*
  * Ring-3 workloads return to wl_user_exit: leave through the DPL-3 exit gate.
