@@ -26,6 +26,7 @@
 #include "arch/x86/hooks.h"
 #include "pmu/model/p4_core.h"
 #include "pmu/model/p4_mem.h"
+#include "pmu/model/p4_sbuf.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_uncore.h"
 
@@ -49,6 +50,7 @@ struct memfeed {
 	uint32_t l3_fill_miss;		/* L3 misses of every kind (loads, fetches, stores) */
 	uint64_t penalty;		/* the accesses' penalties (p4_cost_access): a REP string's misses */
 	uint64_t cycles;		/* clockticks from the core's timing model (p4_core.c) */
+	struct p4_sbuf_out sb;		/* the store buffer's replays, cancels, stalls (p4_sbuf.c) */
 };
 
 /*
@@ -63,6 +65,11 @@ struct memfeed_ctx {
 	bool fetch_valid;		/* fetch_feed may be repeated */
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
 	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
+	struct p4_sbuf sb;		/* the store buffer and the WC buffers (p4_sbuf.c) */
+	bool wc_live;			/* WC_Buffer is counted: model the WC buffers */
+	uint8_t nst;			/* this step's stores looked up so far */
+	uint8_t st_level[INSN_MAX_MEM_OPS];	/* where each was found (enum p4_mem_level) */
+	uint64_t st_line;		/* the line of the last store the buffer took, + 1 */
 };
 
 /* memfeed_reset() also empties the core model (scoreboard, predictor): a run starts cold. */
@@ -84,7 +91,7 @@ struct memfeed_event {
 	uint32_t n;
 };
 
-#define MEMFEED_MAX_EVENTS	24
+#define MEMFEED_MAX_EVENTS	32
 
 /*
  * The PMU events of *f (n > 0 only), in a fixed order; returns how many.

@@ -54,6 +54,10 @@ static bool model_memory_event(enum p4_event ev)
 	case P4_EV_LOAD_PORT_REPLAY:
 	case P4_EV_STORE_PORT_REPLAY:
 	case P4_EV_MEMORY_COMPLETE:
+	case P4_EV_MOB_LOAD_REPLAY:	/* the store buffer (pmu/model/p4_sbuf.c) */
+	case P4_EV_MEMORY_CANCEL:
+	case P4_EV_RESOURCE_STALL:
+	case P4_EV_WC_BUFFER:
 		return true;
 	default:
 		return false;
@@ -166,6 +170,7 @@ void model_live_update(struct model_adapter *a)
 	a->live.mem = false;
 	for (unsigned ev = 0; ev < P4_NEVENT; ev++)
 		a->live.mem |= model_memory_event((enum p4_event)ev) && model_live(a, (enum p4_event)ev);
+	a->feed.wc_live = model_live(a, P4_EV_WC_BUFFER);	/* the WC buffers' model */
 	a->live.tag = model_tag_live(a);
 	a->live.core = model_live(a, P4_EV_UOPS_RETIRED) || model_live(a, P4_EV_UOP_QUEUE_WRITES) ||
 		       model_live(a, P4_EV_TC_MS_XFER) || model_live(a, P4_EV_TC_DELIVER_MODE);
