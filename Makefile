@@ -107,6 +107,7 @@ HOST_TEST_SRCS += tests/host/test_screen.c
 HOST_TEST_SRCS += tests/host/test_linux.c
 HOST_TEST_SRCS += tests/host/test_qr.c
 HOST_TEST_SRCS += tests/host/test_core.c
+HOST_TEST_SRCS += tests/host/test_sbuf.c
 HOST_TEST_SUPPORT := tests/host/fake_platform.c tests/host/recbus.c
 # The profiling runtime stand-in, linked only where the profiling commands are.
 HOST_FAKE_PROF := tests/host/fake_prof.c

@@ -42,7 +42,8 @@
  *   held by a store that has not committed by then, it waits until the
  *   oldest one commits: one memory_cancel ST_RB_FULL ("replayed because
  *   no store request buffer is available") and the clocks waited as
- *   resource_stall SBFULL.
+ *   resource_stall SBFULL (the waits summed exactly, each whole clock of
+ *   the sum counted once).
  * - Stores commit in order after retirement: commit = max(retire, the
  *   previous store's commit) + the cost of where the memory model found
  *   its line: 1 clock in L1 (one store a clock, [OPT] "up to one load and
@@ -59,8 +60,9 @@
  *     latency, with NO_STD when the store's data was not ready;
  *   - not forwardable: UNALGN_ADDR when the starts differ (in bits 3:0:
  *     overlapping accesses of at most 16 bytes whose starts differ differ
- *     there), else PARTIAL_DATA; the data comes at the later of the
- *     address + the penalty and the store's commit + the L1 latency;
+ *     there), else PARTIAL_DATA; the load is replayed until the store
+ *     has committed and then pays the penalty: its data comes at
+ *     max(address ready, the store's commit) + the penalty;
  *   - no overlap, the same bits alias_top:6 and another line: memory_cancel
  *     64K_CONF, the data at the later of the store's commit + L1 and the
  *     address + L1 ([OPT]: it cannot begin until the store is done).
@@ -68,8 +70,9 @@
  *   from two stores finds the younger one short: PARTIAL_DATA).
  * - The forwarding penalty is the pipeline's length [VT]: 20 clocks on the
  *   Northwood-class hyper-pipeline and 31 on Prescott's (Intel's published
- *   depths); no measured figure was in reach, and the load never gets its
- *   data before the store committed either, the harder reading.
+ *   depths); no measured figure was in reach. Counting it from the store's
+ *   commit rather than from the load's address is the harder reading (the
+ *   ROB would otherwise hide it behind the store's retirement).
  * - WC buffers: a non-temporal store joins the buffer of its 64-byte line,
  *   or takes a free one, or evicts the oldest (WCB_EVICTS and
  *   WCB_FULL_EVICT: no buffer was available); a buffer whose 64 bytes are
@@ -145,7 +148,7 @@ uint64_t p4_sbuf_load(struct p4_sbuf *b, uint64_t addr, uint16_t size, uint64_t 
 				o->unalgn_addr++;
 			else
 				o->partial_data++;
-			return sbuf_max(at + (uint64_t)b->p->sf_penalty * SIXTHS, s->commit + l1);
+			return sbuf_max(at, s->commit) + (uint64_t)b->p->sf_penalty * SIXTHS;
 		}
 		if (((s->addr ^ addr) & amask) == 0 && (s->addr >> 6) != (addr >> 6)) {
 			o->conf_64k++;
@@ -164,7 +167,8 @@ uint64_t p4_sbuf_alloc(struct p4_sbuf *b, uint64_t issue, struct p4_sbuf_out *o)
 		return issue;
 	free_at = b->e[b->head].commit;
 	o->st_rb_full++;
-	o->sbfull += (uint32_t)((free_at - issue + SIXTHS - 1u) / SIXTHS);
+	o->sbfull += (uint32_t)((b->stalled + free_at - issue) / SIXTHS - b->stalled / SIXTHS);
+	b->stalled += free_at - issue;
 	sbuf_retire(b, free_at);
 	return free_at;
 }

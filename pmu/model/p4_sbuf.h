@@ -51,6 +51,7 @@ struct p4_sbuf {
 	struct p4_sbuf_entry e[P4_SBUF_MAX];	/* a ring, oldest at head */
 	unsigned head, n;
 	uint64_t last_commit;		/* the youngest store's commit */
+	uint64_t stalled;		/* time stores waited for an entry, in all (sixths) */
 	struct p4_wcb wcb[P4_WCB_MAX];	/* oldest first */
 	unsigned nwcb;
 };

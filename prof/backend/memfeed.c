@@ -268,7 +268,7 @@ static inline uint64_t memfeed_addr_ready(const struct memfeed_ctx *c, const str
 }
 
 /* The loads' checks against the older stores: when their data can be ready (0: unconstrained). */
-static uint64_t memfeed_sb_loads(struct memfeed_ctx *c, const struct step_info *s, uint64_t at,
+static inline uint64_t memfeed_sb_loads(struct memfeed_ctx *c, const struct step_info *s, uint64_t at,
 				 struct memfeed *f)
 {
 	uint64_t l1 = (uint64_t)c->core.p->load_lat[P4_LVL_L1] * P4_CORE_SIXTHS, data = 0;
@@ -276,7 +276,7 @@ static uint64_t memfeed_sb_loads(struct memfeed_ctx *c, const struct step_info *
 	for (unsigned i = 0; i < s->nmem && i < INSN_MAX_MEM_OPS; i++)
 		if (s->mem[i].access & INSN_LOAD)
 			data = p4_core_max(data, p4_sbuf_load(&c->sb, s->mem[i].addr, s->mem[i].size,
-							      at, l1, &f->sb));
+							      at, l1, &c->sbo));
 	return data;
 }
 
@@ -286,8 +286,10 @@ static uint64_t memfeed_sb_loads(struct memfeed_ctx *c, const struct step_info *
  * found at when it is the first store to that line (the next ones to the
  * same line join it); a non-temporal store in 1 clock, into the WC buffers.
  */
-static void memfeed_sb_stores(struct memfeed_ctx *c, const struct step_info *s, uint64_t addr_ready,
-			      uint64_t data_ready, struct memfeed *f)
+static void memfeed_sb_stores(struct memfeed_ctx *c,
+							const struct step_info *s,
+							uint64_t addr_ready, uint64_t data_ready,
+							struct memfeed *f)
 {
 	unsigned j = 0;
 
@@ -301,7 +303,7 @@ static void memfeed_sb_stores(struct memfeed_ctx *c, const struct step_info *s, 
 		lvl = j < c->nst ? c->st_level[j++] : P4_LVL_L1;
 		if (s->core.nt) {
 			if (c->wc_live)
-				p4_sbuf_wc_store(&c->sb, op->addr, op->size, &f->sb);
+				p4_sbuf_wc_store(&c->sb, op->addr, op->size, &c->sbo);
 		} else if (lvl != P4_LVL_L1 && line != c->st_line) {
 			cost = c->core.p->load_lat[lvl];
 		}
@@ -311,6 +313,27 @@ static void memfeed_sb_stores(struct memfeed_ctx *c, const struct step_info *s, 
 	}
 }
 
+/*
+ * Before the core steps an instruction with memory operands: its store's
+ * entry (the instruction issues no sooner than one is free), the address's
+ * readiness (*addr_ready) and when its loads' data can be ready (returned).
+ */
+static inline uint64_t memfeed_sb_before(struct memfeed_ctx *c,
+							    const struct step_info *s,
+							    struct memfeed *f, uint64_t *addr_ready)
+{
+	uint64_t issue = p4_core_issue(&c->core, &s->core);
+
+	if (f->stores) {
+		uint64_t at = p4_sbuf_alloc(&c->sb, issue, &c->sbo);
+
+		c->core.front = p4_core_max(c->core.front, at);
+		issue = p4_core_max(issue, at);
+	}
+	*addr_ready = memfeed_addr_ready(c, s, issue);
+	return f->loads ? memfeed_sb_loads(c, s, *addr_ready, f) : 0;
+}
+
 /* Fences, CPUID and locked instructions write out the WC buffers ([SDM] 11.3). */
 static inline bool memfeed_drains_wc(const struct p4_insn *x)
 {
@@ -318,33 +341,15 @@ static inline bool memfeed_drains_wc(const struct p4_insn *x)
 	       x->cls == P4_U_LOCKED;
 }
 
-/*
- * The core's timing of the instruction, from what the memory model found.
- * A REP string's misses, walks and fetch are in its penalty (the memory
- * model's, p4_cost.c), the rest the core's own.
- */
-static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ctx *c,
-							      const struct step_info *s,
-							      uint32_t iters, struct memfeed *f)
+/* The core's timing of the instruction, after data_ready for its loads; returns its done. */
+static inline __attribute__((always_inline)) uint64_t memfeed_timing(struct memfeed_ctx *c,
+								  const struct step_info *s,
+								  uint32_t iters, struct memfeed *f,
+								  uint64_t data_ready)
 {
 	uint32_t walks = f->dtlb_walks + f->itlb_walks;
 	struct p4_core_out out;
-	bool sb = (f->loads | f->stores) != 0 && !(s->core.flags & P4_IF_REP);
-	uint64_t addr_ready = 0, data_ready = 0;
 
-	if (sb) {
-		uint64_t issue = p4_core_issue(&c->core, &s->core);
-
-		if (f->stores) {
-			uint64_t at = p4_sbuf_alloc(&c->sb, issue, &f->sb);
-
-			c->core.front = p4_core_max(c->core.front, at);
-			issue = p4_core_max(issue, at);
-		}
-		addr_ready = memfeed_addr_ready(c, s, issue);
-		if (f->loads)
-			data_ready = memfeed_sb_loads(c, s, addr_ready, f);
-	}
 	if (__builtin_expect(p4_core_needs_slow(&s->core, f->loads, walks, f->fetch_level), 0)) {
 		struct p4_core_in in = {
 			.insn = &s->core, .load_level = f->load_level, .fetch_level = f->fetch_level,
@@ -363,15 +368,52 @@ static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ct
 	} else {
 		p4_core_fast(&c->core, &s->core, f->stores, &out);
 	}
-	if (sb && f->stores)
-		memfeed_sb_stores(c, s, addr_ready, out.done, f);
-	if (__builtin_expect(c->wc_live, 0) && memfeed_drains_wc(&s->core))
-		p4_sbuf_wc_drain(&c->sb, &f->sb);
 	f->cycles = out.cycles;
 	f->uops = out.uops;
 	f->mispredicted = s->branch != INSN_NOT_BRANCH &&
 			  p4_core_predict(&c->core, &s->core, memfeed_branch[s->branch], s->taken, s->rip,
 					  s->next_rip, s->rip + s->len, out.done);
+	return out.done;
+}
+
+/*
+ * An instruction with memory operands, or any while the WC buffers are
+ * modelled: timed with the store buffer around it (its entry, its loads'
+ * checks before; its stores into the buffer and the WC drain after).
+ * Out of line: the steps without operands do not pay for it.
+ */
+static __attribute__((noinline)) void memfeed_timing_sb(struct memfeed_ctx *c,
+							const struct step_info *s,
+							uint32_t iters, struct memfeed *f)
+{
+	bool sb = (f->loads | f->stores) != 0 && !(s->core.flags & P4_IF_REP);
+	uint64_t addr_ready = 0, data_ready = 0, done;
+
+	c->sbo = (struct p4_sbuf_out){ 0 };
+	f->sbuf = true;
+	if (sb)
+		data_ready = memfeed_sb_before(c, s, f, &addr_ready);
+	done = memfeed_timing(c, s, iters, f, data_ready);
+	if (sb && f->stores)
+		memfeed_sb_stores(c, s, addr_ready, done, f);
+	if (c->wc_live && memfeed_drains_wc(&s->core))
+		p4_sbuf_wc_drain(&c->sb, &c->sbo);
+	c->nst = 0;
+}
+
+/*
+ * The core's timing of the instruction, from what the memory model found.
+ * A REP string's misses, walks and fetch are in its penalty (the memory
+ * model's, p4_cost.c), the rest the core's own.
+ */
+static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ctx *c,
+							      const struct step_info *s,
+							      uint32_t iters, struct memfeed *f)
+{
+	if (__builtin_expect((f->loads | f->stores | c->wc_live) != 0, 0))
+		memfeed_timing_sb(c, s, iters, f);
+	else
+		memfeed_timing(c, s, iters, f, 0);
 }
 
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
@@ -385,7 +427,6 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 		*f = (struct memfeed){ .load_level = 0xff, .fetch_level = 0xff };
 		memfeed_fetch(c, s, f);
 	}
-	c->nst = 0;
 	f->known = s->mem_status == INSN_MEM_OK;
 	if (f->known && s->nmem) {
 		if (iters > 1 && s->nmem == 1 && s->mem[0].access == INSN_STORE)
@@ -480,26 +521,6 @@ static void memfeed_split_events(const struct memfeed *f, struct memfeed_list *l
 	memfeed_put(l, P4_EV_MEMORY_COMPLETE, M(P4_MEMORY_COMPLETE_SSC), f->split_stores);
 }
 
-/*
- * The store buffer's (pmu/model/p4_sbuf.c): MOB_load_replay by cause,
- * memory_cancel ST_RB_FULL and 64K_CONF, resource_stall SBFULL (clocks),
- * WC_Buffer WCB_EVICTS and WCB_FULL_EVICT.
- */
-static void memfeed_sbuf_events(const struct memfeed *f, struct memfeed_list *l)
-{
-	const struct p4_sbuf_out *o = &f->sb;
-
-	memfeed_put(l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_NO_STA), o->no_sta);
-	memfeed_put(l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_NO_STD), o->no_std);
-	memfeed_put(l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_PARTIAL_DATA), o->partial_data);
-	memfeed_put(l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_UNALGN_ADDR), o->unalgn_addr);
-	memfeed_put(l, P4_EV_MEMORY_CANCEL, M(P4_MEMORY_CANCEL_ST_RB_FULL), o->st_rb_full);
-	memfeed_put(l, P4_EV_MEMORY_CANCEL, M(P4_MEMORY_CANCEL_64K_CONF), o->conf_64k);
-	memfeed_put(l, P4_EV_RESOURCE_STALL, M(P4_RESOURCE_STALL_SBFULL), o->sbfull);
-	memfeed_put(l, P4_EV_WC_BUFFER, M(P4_WC_BUFFER_WCB_EVICTS), o->wcb_evicts);
-	memfeed_put(l, P4_EV_WC_BUFFER, M(P4_WC_BUFFER_WCB_FULL_EVICT), o->wcb_full_evicts);
-}
-
 /* Tagged uops of the replay metrics PEBS_ENABLE / MATRIX_VERT select (PMU reference 5.5). */
 static uint32_t memfeed_replay_tagged(const struct memfeed *f, uint64_t pebs, uint64_t vert)
 {
@@ -511,8 +532,6 @@ static uint32_t memfeed_replay_tagged(const struct memfeed *f, uint64_t pebs, ui
 		n += f->load_l1_miss;
 	if ((pebs & PEBS_METRIC_2NDL) && (vert & MATRIX_LOADS))
 		n += f->load_l2_miss;
-	if ((pebs & PEBS_METRIC_MOB) && (vert & MATRIX_LOADS))	/* MOB_load_replay_retired */
-		n += (uint32_t)f->sb.partial_data + f->sb.unalgn_addr;
 	if (pebs & PEBS_METRIC_DTLB) {
 		if (vert & MATRIX_LOADS)
 			n += f->load_dtlb_miss;
@@ -533,7 +552,32 @@ unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t 
 	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
 		    memfeed_replay_tagged(f, pebs_enable, matrix_vert));
 	memfeed_split_events(f, &l);
-	memfeed_sbuf_events(f, &l);
+	return l.n;
+}
+
+unsigned memfeed_sbuf_events(const struct memfeed_ctx *c, const struct memfeed *f,
+			     uint64_t pebs_enable, uint64_t matrix_vert, struct memfeed_event *out,
+			     unsigned max)
+{
+	struct memfeed_list l = { out, 0, max };
+	const struct p4_sbuf_out *o = &c->sbo;
+	bool mob_tag = (pebs_enable & PEBS_UOP_TAG) && (pebs_enable & PEBS_METRIC_MOB) &&
+		       (matrix_vert & MATRIX_LOADS);
+
+	if (!f->sbuf)
+		return 0;
+	memfeed_put(&l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_NO_STA), o->no_sta);
+	memfeed_put(&l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_NO_STD), o->no_std);
+	memfeed_put(&l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_PARTIAL_DATA), o->partial_data);
+	memfeed_put(&l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_UNALGN_ADDR), o->unalgn_addr);
+	memfeed_put(&l, P4_EV_MEMORY_CANCEL, M(P4_MEMORY_CANCEL_ST_RB_FULL), o->st_rb_full);
+	memfeed_put(&l, P4_EV_MEMORY_CANCEL, M(P4_MEMORY_CANCEL_64K_CONF), o->conf_64k);
+	memfeed_put(&l, P4_EV_RESOURCE_STALL, M(P4_RESOURCE_STALL_SBFULL), o->sbfull);
+	memfeed_put(&l, P4_EV_WC_BUFFER, M(P4_WC_BUFFER_WCB_EVICTS), o->wcb_evicts);
+	memfeed_put(&l, P4_EV_WC_BUFFER, M(P4_WC_BUFFER_WCB_FULL_EVICT), o->wcb_full_evicts);
+	/* MOB_load_replay_retired (PMU reference 5.5): the loads replayed for those two causes */
+	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
+		    mob_tag ? (uint32_t)o->partial_data + o->unalgn_addr : 0);
 	return l.n;
 }
 

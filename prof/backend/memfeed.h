@@ -36,6 +36,7 @@ struct memfeed {
 	bool mispredicted;		/* its branch was mispredicted (p4_core.c's predictor) */
 	uint8_t load_level;		/* deepest level a load reached (enum p4_mem_level), 0xff: none */
 	uint8_t fetch_level;		/* deepest level the fetch reached, 0xff: not fetched */
+	bool sbuf;			/* the store buffer's outcome is in memfeed_ctx.sbo */
 	uint32_t uops;			/* the core model's uops (p4_core.c), all iterations */
 	uint32_t loads, stores;		/* load and store operands (a read-modify-write is both) */
 	uint32_t load_l1_miss;		/* loads with a piece that missed L1 */
@@ -50,7 +51,6 @@ struct memfeed {
 	uint32_t l3_fill_miss;		/* L3 misses of every kind (loads, fetches, stores) */
 	uint64_t penalty;		/* the accesses' penalties (p4_cost_access): a REP string's misses */
 	uint64_t cycles;		/* clockticks from the core's timing model (p4_core.c) */
-	struct p4_sbuf_out sb;		/* the store buffer's replays, cancels, stalls (p4_sbuf.c) */
 };
 
 /*
@@ -66,6 +66,7 @@ struct memfeed_ctx {
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
 	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
 	struct p4_sbuf sb;		/* the store buffer and the WC buffers (p4_sbuf.c) */
+	struct p4_sbuf_out sbo;		/* what they did in the last step that used them */
 	bool wc_live;			/* WC_Buffer is counted: model the WC buffers */
 	uint8_t nst;			/* this step's stores looked up so far */
 	uint8_t st_level[INSN_MAX_MEM_OPS];	/* where each was found (enum p4_mem_level) */
@@ -91,7 +92,7 @@ struct memfeed_event {
 	uint32_t n;
 };
 
-#define MEMFEED_MAX_EVENTS	32
+#define MEMFEED_MAX_EVENTS	24
 
 /*
  * The PMU events of *f (n > 0 only), in a fixed order; returns how many.
@@ -101,6 +102,18 @@ struct memfeed_event {
  */
 unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t matrix_vert,
 			struct memfeed_event *out, unsigned max);
+
+/*
+ * The store buffer's events of the step c just modelled into *f (none when
+ * it had no memory operand and the WC buffers are not modelled):
+ * MOB_load_replay by cause, memory_cancel ST_RB_FULL and 64K_CONF,
+ * resource_stall SBFULL (clocks), WC_Buffer WCB_EVICTS and WCB_FULL_EVICT,
+ * and replay_event NBOGUS for MOB_load_replay_retired (PEBS_ENABLE bits 9
+ * and 24, MATRIX_VERT bit 0: PMU reference 5.5). Returns how many.
+ */
+unsigned memfeed_sbuf_events(const struct memfeed_ctx *c, const struct memfeed *f,
+			     uint64_t pebs_enable, uint64_t matrix_vert, struct memfeed_event *out,
+			     unsigned max);
 
 /*
  * Front-end tagging inputs (PMU reference 5.6): the load and store uops that

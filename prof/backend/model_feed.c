@@ -429,6 +429,13 @@ STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 		if (ev[i].n)
 			in->mem_fed[ev[i].ev / 64] |= UINT64_C(1) << (ev[i].ev % 64);
 	}
+	n = memfeed_sbuf_events(&a->feed, f, a->model.pebs_enable, a->model.pebs_matrix_vert, ev,
+				MEMFEED_MAX_EVENTS);
+	for (unsigned i = 0; i < n; i++) {
+		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
+		if (ev[i].n)
+			in->mem_fed[ev[i].ev / 64] |= UINT64_C(1) << (ev[i].ev % 64);
+	}
 	/* front_end_event's tagged µops are counted by prof/backend/tagfeed.c (live.tag) */
 	if (!a->model.cfg.uncore)
 		return;
