@@ -198,8 +198,8 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 			"            load is wider: the store cannot forward it);\n"
 			"  alias     a 4-byte store, then a 4-byte load 4 MiB further (the same\n"
 			"            address bits 21:6: a data conflict on every NetBurst part);\n"
-			"  fill      a 4-byte store every 64 bytes (each line missed: the store\n"
-			"            buffer fills);\n"
+			"  fill      a 4-byte store every 64 bytes (each line missing L1, each\n"
+			"            store leaves the buffer slowly: it fills);\n"
 			"  nt        a 4-byte MOVNTI every 4 bytes (16 fill a write-combining buffer);\n"
 			"  ntsparse  a 4-byte MOVNTI every 64 bytes (one per line).\n"
 			"Instructions: 4*N + 9. Conditional branches: N-1 taken, 1 not taken.\n",

@@ -71,7 +71,7 @@ def test_stores_missing_l1_fill_the_store_buffer(nb):
     stall, clk = per_n(nb, ["resource_stall:SBFULL", "global_power_events:RUNNING"], "fill")
     assert full == N
     assert abs(stall - 158 * N / 6) <= 1, stall
-    assert clk == 28 * N
+    assert abs(clk - 28 * N) <= 1, clk     # whole clocks of a time kept in sixths
 
 
 def test_movnti_fills_and_evicts_write_combining_buffers(nb):
