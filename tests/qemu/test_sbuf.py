@@ -3,9 +3,9 @@
 Every expected count is the workload's own (arch/x86/64/workloads.S wl_st_*, and the
 ia32 twins): N iterations of a 4-instruction loop. Counted at `:u` in ring 3, the
 difference between runs of 2N and N iterations cancels the prologue's push, the pop,
-the ret and the exit trampoline, so each difference is what N iterations do (two MOB or DAC ESCRs: at most two of an event's masks a
-run), on the
-model's 0F_04H (Prescott-class: 32 store buffers, 8 WC buffers, bits 21:6 alias):
+the ret and the exit trampoline, so each difference is what N iterations do (two MOB
+or DAC ESCRs: at most two of an event's masks a run), on the model's 0F_04H
+(Prescott-class: 32 store buffers, 8 WC buffers, bits 21:6 alias):
   forward   a 2-byte store and a 4-byte load from it: the load is wider, so it
             cannot forward (PARTIAL_DATA), one replay per iteration;
   alias     a store and a load 4 MiB further: the same bits 21:6, another line, one
