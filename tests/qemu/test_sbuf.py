@@ -84,3 +84,15 @@ def test_movnti_fills_and_evicts_write_combining_buffers(nb):
 def test_ordinary_stores_leave_the_wc_buffers_alone(nb):
     evicts, = per_n(nb, ["WC_Buffer:WCB_EVICTS"], "fill")
     assert evicts == 0
+
+
+@pytest.mark.parametrize("mode", ["forward", "alias", "fill", "nt", "ntsparse"])
+def test_stores_retires_4n_plus_9(nb, mode):
+    out = nb.cmd("run --step --ring 3 stores %s 10" % mode)
+    assert re.search(r"^instructions: 49 \(CPL 3\)", out, re.M), out
+
+
+def test_stores_refuses_bad_arguments(nb):
+    assert "error: stores: N: must be 1..1000000" in nb.cmd("run stores fill 0")
+    out = nb.cmd("run stores sideways 10")
+    assert "error: stores: MODE: 'sideways' is not one of forward, alias, fill, nt, ntsparse" in out, out
