@@ -318,9 +318,8 @@ static void memfeed_sb_stores(struct memfeed_ctx *c,
  * entry (the instruction issues no sooner than one is free), the address's
  * readiness (*addr_ready) and when its loads' data can be ready (returned).
  */
-static inline uint64_t memfeed_sb_before(struct memfeed_ctx *c,
-							    const struct step_info *s,
-							    struct memfeed *f, uint64_t *addr_ready)
+static inline uint64_t memfeed_sb_before(struct memfeed_ctx *c, const struct step_info *s,
+					 struct memfeed *f, uint64_t *addr_ready)
 {
 	uint64_t issue = p4_core_issue(&c->core, &s->core);
 
@@ -386,7 +385,8 @@ static __attribute__((noinline)) void memfeed_timing_sb(struct memfeed_ctx *c,
 							const struct step_info *s,
 							uint32_t iters, struct memfeed *f)
 {
-	bool sb = (f->loads | f->stores) != 0 && !(s->core.flags & P4_IF_REP);
+	/* loads alone with the buffer empty meet nothing: skip them */
+	bool sb = (f->stores != 0 || (f->loads != 0 && c->sb.n != 0)) && !(s->core.flags & P4_IF_REP);
 	uint64_t addr_ready = 0, data_ready = 0, done;
 
 	c->sbo = (struct p4_sbuf_out){ 0 };
