@@ -20,6 +20,10 @@
 
 static const char *const chase_orders[] = { "linear", "random", NULL };
 static const char *const fpassist_modes[] = { "ieee", "daz", NULL };
+static const char *const store_modes[] = { "forward", "alias", "fill", "nt", "ntsparse", NULL };
+
+_Static_assert(sizeof(store_modes) / sizeof(store_modes[0]) == STORES_NMODES + 1,
+	       "one name per enum stores_mode");
 static const char *const branch_patterns[] = { "taken", "nottaken", "alternate", "random", NULL };
 
 _Static_assert(sizeof(branch_patterns) / sizeof(branch_patterns[0]) == BRANCH_NPATTERNS + 1,
@@ -203,6 +207,27 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 		.params = {
 			{ "N", WP_NUMBER, true, 100, 1, U32_MAX, NULL, "iterations" },
 			{ "MODE", WP_CHOICE, true, 0, 0, 1, fpassist_modes, "ieee | daz" },
+		},
+	},
+	[WL_STORES] = {
+		.id = WL_STORES, .name = "stores",
+		.exercises = "the store buffer: failed forwards, aliasing, a full buffer, WC buffers",
+		.help = "N iterations over a kernel-allocated buffer (zeroed, page-aligned,\n"
+			"user-accessible for --ring 3), by MODE:\n"
+			"  forward   a 2-byte store, then a 4-byte load from the same address (the\n"
+			"            load is wider: the store cannot forward it);\n"
+			"  alias     a 4-byte store, then a 4-byte load 4 MiB further (the same\n"
+			"            address bits 21:6: a data conflict on every NetBurst part);\n"
+			"  fill      a 4-byte store every 64 bytes (each line missing L1, each\n"
+			"            store leaves the buffer slowly: it fills);\n"
+			"  nt        a 4-byte MOVNTI every 4 bytes (16 fill a write-combining buffer);\n"
+			"  ntsparse  a 4-byte MOVNTI every 64 bytes (one per line).\n"
+			"Instructions: 4*N + 9. Conditional branches: N-1 taken, 1 not taken.\n",
+		.nparams = 2,
+		.params = {
+			{ "MODE", WP_CHOICE, true, STORES_FORWARD, 0, STORES_NMODES - 1, store_modes,
+			  "forward | alias | fill | nt | ntsparse" },
+			{ "N", WP_NUMBER, true, 1000, 1, 1000000, NULL, "iterations" },
 		},
 	},
 };

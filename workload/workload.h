@@ -53,6 +53,7 @@ enum workload_id {
 	WL_FPMIX,
 	WL_CHASE,
 	WL_FPASSIST,
+	WL_STORES,
 	WL_NWORKLOADS,
 	WL_PROGRAM = WL_NWORKLOADS,	/* a user's program (workload/program.h), not in the table */
 };
@@ -70,6 +71,16 @@ enum branch_pattern {
 	BRANCH_ALTERNATE,	/* 1st iteration not taken, 2nd taken, 3rd not taken, ... */
 	BRANCH_RANDOM,		/* taken when bit 0 of the next xorshift64 state is 1 (see help) */
 	BRANCH_NPATTERNS
+};
+
+/* `stores` modes (workload.c's help, arch/x86/64/workloads.S wl_st_*). */
+enum stores_mode {
+	STORES_FORWARD,		/* 2-byte store, 4-byte load from it */
+	STORES_ALIAS,		/* store, load 4 MiB further */
+	STORES_FILL,		/* a store every 64 bytes */
+	STORES_NT,		/* MOVNTI every 4 bytes */
+	STORES_NTSPARSE,	/* MOVNTI every 64 bytes */
+	STORES_NMODES
 };
 
 struct workload_param {

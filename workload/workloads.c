@@ -84,6 +84,10 @@ WL_FN(wl_synthetic);
 WL_FN(wl_fault_user);
 WL_FN(wl_fpmix);
 WL_FN(wl_fpassist);
+WL_FN(wl_st_forward);
+WL_FN(wl_st_alias);
+WL_FN(wl_st_stride);
+WL_FN(wl_st_nt);
 
 static char *const branch_fns[BRANCH_NPATTERNS] = {
 	[BRANCH_TAKEN] = wl_branch_taken,
@@ -302,6 +306,33 @@ static void workload_chase_fill(uintptr_t buf, uint64_t lines, bool random)
 	}
 }
 
+/*
+ * `stores MODE N`: the function, its stride and the buffer it needs: a page
+ * for forward, 4 MiB and a page for alias, N strides for the others.
+ */
+static int workload_stores_setup(struct wl_run *r, enum stores_mode mode, uint64_t n)
+{
+	static char *const fn[STORES_NMODES] = {
+		[STORES_FORWARD] = wl_st_forward, [STORES_ALIAS] = wl_st_alias,
+		[STORES_FILL] = wl_st_stride, [STORES_NT] = wl_st_nt, [STORES_NTSPARSE] = wl_st_nt,
+	};
+	static const uint64_t stride[STORES_NMODES] = {
+		[STORES_FILL] = 64, [STORES_NT] = 4, [STORES_NTSPARSE] = 64,
+	};
+	uint64_t bytes = mode == STORES_FORWARD ? MEM_PAGE_SIZE
+			 : mode == STORES_ALIAS ? (UINT64_C(4) << 20) + MEM_PAGE_SIZE : n * stride[mode];
+
+	r->buf_pages = (bytes + MEM_PAGE_SIZE - 1) / MEM_PAGE_SIZE;
+	r->buf = mem_alloc_pages(r->buf_pages);
+	if (!r->buf)
+		return workload_refuse(r->res, "stores: %s", "cannot allocate the buffer");
+	r->call.fn = (uintptr_t)fn[mode];
+	r->call.arg[0] = r->buf;
+	r->call.arg[1] = n;
+	r->call.arg[2] = stride[mode];
+	return 0;
+}
+
 /* Function and arguments; resources. 0, or a refusal. */
 static int workload_setup(struct wl_run *r)
 {
@@ -351,6 +382,8 @@ static int workload_setup(struct wl_run *r)
 		arg[0] = r->buf;
 		arg[1] = v[0];
 		break;
+	case WL_STORES:
+		return workload_stores_setup(r, (enum stores_mode)v[0], v[1]);
 	case WL_SPIN:
 	case WL_HALT:
 		if (!timer_tsc_hz())

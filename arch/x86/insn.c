@@ -317,6 +317,7 @@ enum insn_form {
 	F_BT_REG,		/* memory form unknown */
 	F_REG_ONLY,		/* x87, MMX/SSE: register form no access, memory form unknown */
 	F_CX8,			/* CMPXCHG8B/16B: 8 or 16 bytes */
+	F_NT_STORE,		/* non-temporal stores: MOVNTI, MOVNTPS/PD, MOVNTQ/DQ, MASKMOVQ/DQU */
 };
 
 enum insn_group {
@@ -343,6 +344,8 @@ struct insn_desc {
 #define D_LEN(i)		{ .valid = true, .len_only = true, .imm = (i) }
 #define D_LENRM(i)		{ .valid = true, .len_only = true, .modrm = true, .imm = (i) }
 #define D_REGONLY(i)		{ .valid = true, .modrm = true, .imm = (i), .form = F_REG_ONLY }
+#define D_NT			{ .valid = true, .modrm = true, .acc = INSN_STORE, .osz = OSZ_V, \
+				  .form = F_NT_STORE }
 #define D_ALU(b, a)		[(b)] = D_RM(a, OSZ_B), [(b) + 1] = D_RM(a, OSZ_V), \
 				[(b) + 2] = D_RM(INSN_LOAD, OSZ_B), [(b) + 3] = D_RM(INSN_LOAD, OSZ_V), \
 				[(b) + 4] = D_IMM(IMM_B), [(b) + 5] = D_IMM(IMM_Z)
@@ -438,12 +441,16 @@ static const struct insn_desc insn_map2[256] = {
 	[0xbc] = D_RM(INSN_LOAD, OSZ_V), [0xbd] = D_RM(INSN_LOAD, OSZ_V),	/* BSF, BSR */
 	[0xbe] = D_RM(INSN_LOAD, OSZ_B), [0xbf] = D_RM(INSN_LOAD, OSZ_W),	/* MOVSX */
 	/* MMX, SSE, SSE2 (Table A-3; the mandatory prefix 66/F2/F3 only picks the form) */
-	[0x10 ... 0x17] = D_REGONLY(IMM_NONE), [0x28 ... 0x2f] = D_REGONLY(IMM_NONE),
+	[0x10 ... 0x17] = D_REGONLY(IMM_NONE), [0x28 ... 0x2a] = D_REGONLY(IMM_NONE),
+	[0x2c ... 0x2f] = D_REGONLY(IMM_NONE),
 	[0x50 ... 0x6f] = D_REGONLY(IMM_NONE), [0x70 ... 0x73] = D_REGONLY(IMM_B),	/* PSHUF*, shifts by imm8 */
 	[0x74 ... 0x76] = D_REGONLY(IMM_NONE), [0x77] = D_NONE,	/* PCMPEQ*, EMMS */
 	[0x7e ... 0x7f] = D_REGONLY(IMM_NONE), [0xc2] = D_REGONLY(IMM_B),	/* MOVD/MOVQ, CMPPS */
-	[0xc4 ... 0xc6] = D_REGONLY(IMM_B), [0xd0 ... 0xf6] = D_REGONLY(IMM_NONE),
-	[0xf7] = D_LENRM(IMM_NONE),		/* MASKMOVQ: an implicit store at DS:rDI */
+	[0xc4 ... 0xc6] = D_REGONLY(IMM_B), [0xd0 ... 0xe6] = D_REGONLY(IMM_NONE),
+	[0xe8 ... 0xf6] = D_REGONLY(IMM_NONE),
+	[0xf7] = D_NT,				/* MASKMOVQ/MASKMOVDQU: an implicit store at DS:rDI */
+	[0x2b] = D_NT, [0xe7] = D_NT,		/* MOVNTPS/MOVNTPD, MOVNTQ/MOVNTDQ */
+	[0xc3] = D_NT,				/* MOVNTI */
 	[0xf8 ... 0xfe] = D_REGONLY(IMM_NONE),
 	[0xc0] = D_RM(INSN_LOAD_STORE, OSZ_B), [0xc1] = D_RM(INSN_LOAD_STORE, OSZ_V),	/* XADD */
 	[0xc7] = D_GRP(G_9, OSZ_V, IMM_NONE),
@@ -685,6 +692,39 @@ static void insn_string(struct insn_dec *x, enum insn_form f)
 		insn_add_op(x, dst, sz, INSN_LOAD);
 }
 
+/*
+ * The non-temporal stores (SDM Vol. 2: MOVNTI, MOVNTPS, MOVNTPD, MOVNTQ,
+ * MOVNTDQ, MASKMOVQ, MASKMOVDQU), marked for the write-combining buffers
+ * (p4_insn.nt, pmu/model/p4_sbuf.c): MOVNTI stores the operand size (4, or
+ * 8 with REX.W); 0F 2B 16 bytes; 0F E7 8 (MOVNTQ) or 16 with 66
+ * (MOVNTDQ); MASKMOVQ 8 and MASKMOVDQU 16 bytes at DS:rDI (its register
+ * form; every byte counted as written, the mask's value being unknown
+ * here). Their other forms are #UD: unknown.
+ */
+static bool insn_nt_store(struct insn_dec *x)
+{
+	bool x66 = x->c.pfx == 0x66, mem = x->ea.mem;
+	unsigned ab = insn_addr_bytes(&x->c);
+
+	x->out->core.nt = 1;
+	switch (x->op) {
+	case 0xc3:
+		if (mem)
+			insn_add_op(x, insn_ea_addr(x, 0), x->osz_bytes == 8 ? 8 : 4, INSN_STORE);
+		return mem;
+	case 0xf7:
+		if (!mem)
+			insn_add_op(x, insn_linear(x, insn_seg_of(x, INSN_DS),
+						   insn_trunc(x->regs->gpr[INSN_RDI], ab)),
+				    x66 ? 16 : 8, INSN_STORE);
+		return !mem;
+	default:		/* 2B, E7 */
+		if (mem)
+			insn_add_op(x, insn_ea_addr(x, 0), x->op == 0xe7 && !x66 ? 8 : 16, INSN_STORE);
+		return mem;
+	}
+}
+
 /* Implicit stack accesses and the r/m operand, in execution order. False: unknown form. */
 static bool insn_operands(struct insn_dec *x)
 {
@@ -735,6 +775,8 @@ static bool insn_operands(struct insn_dec *x)
 			return false;	/* register form is #UD */
 		insn_add_op(x, insn_ea_addr(x, 0), (x->c.rex & 0x08) ? 16 : 8, INSN_LOAD_STORE);
 		return true;
+	case F_NT_STORE:
+		return insn_nt_store(x);
 	default:		/* F_RM */
 		if (mem && x->d.acc)
 			insn_add_op(x, insn_ea_addr(x, 0), sz, x->d.acc);

@@ -79,10 +79,11 @@
  *   derivation, the only one; Northwood's may include L2 misses).
  *   Memory latency in clocks grows with the clock (293 at 1.6 GHz [IL
  *   F24]); the model takes the fastest part's, the harder reading.
- * Stores retire into the store buffer: no latency, and store-to-load
- *   forwarding is not modelled (the load reads at L1 latency): [IL]'s
- *   load+store chain on one dword (38.6 / 44 c) conflicts with 6 c in
- *   later 0F_43 files, so no figure is taken.
+ * Stores retire into the store buffer: no latency; the store buffer
+ *   (p4_sbuf.c) delays an instruction when it is full and a load that
+ *   forwards, fails to forward or conflicts (p4_core_in.data_ready).
+ *   [IL]'s load+store chain on one dword (38.6 / 44 c) conflicts with 6 c
+ *   in later 0F_43 files, so no figure is taken from it.
  * uops: one per operation of the register form, one per load, two per
  *   store (store address and store data, UNVERIFIED as before).
  * Branch predictor: a BTB of 4096 entries ([ITM]) indexed by the branch's
@@ -252,6 +253,7 @@ void p4_core_step(struct p4_core *c, const struct p4_core_in *in, struct p4_core
 	} else {
 		start += (uint64_t)in->walks * p->page_walk * P4_CORE_SIXTHS;
 	}
+	start = p4_core_max(start, in->data_ready);	/* the store buffer's forward or conflict */
 	if (x->flags & P4_IF_REP) {	/* its rate, not its uops, bounds a REP string */
 		lat = core_rep_time(r, x->cls, in->iters, in->size) + in->penalty * P4_CORE_SIXTHS;
 		width = 1;

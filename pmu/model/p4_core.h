@@ -93,6 +93,7 @@ struct p4_insn {
 	uint8_t src[2];			/* registers read, or P4_R_NONE */
 	uint8_t addr[2];		/* base and index of a memory operand, or P4_R_NONE */
 	uint8_t uc_loads, uc_stores;	/* microcode memory operations tagging counts, 0: the operands' */
+	uint8_t nt;			/* a non-temporal store (MOVNTI, MOVNTPS...): to the WC buffers */
 };
 
 /* A zeroed struct p4_insn is an instruction the decoder did not describe: one simple uop. */
@@ -160,6 +161,7 @@ struct p4_core_in {
 	uint16_t size;			/* a REP string's element size */
 	uint32_t loads, stores;		/* memory operands accessed (all iterations) */
 	uint64_t penalty;		/* a REP string's miss penalties (clocks, p4_cost.c's) */
+	uint64_t data_ready;		/* the loads' data no sooner (sixths; the store buffer's, p4_sbuf.c) */
 };
 
 struct p4_core_out {
@@ -216,6 +218,14 @@ static inline __attribute__((always_inline)) void p4_core_finish(struct p4_core 
  * common case. The branch is predicted apart (p4_core_predict).
  */
 void p4_core_step(struct p4_core *c, const struct p4_core_in *in, struct p4_core_out *out);
+
+/* When the next instruction would issue (serial: after everything older retired). */
+static inline uint64_t p4_core_issue(const struct p4_core *c, const struct p4_insn *x)
+{
+	uint64_t issue = p4_core_max(c->front, c->rob[c->rob_i]);
+
+	return (x->flags & P4_IF_SERIAL) ? p4_core_max(issue, c->retire) : issue;
+}
 
 static inline __attribute__((always_inline)) void p4_core_fast(struct p4_core *c,
 							       const struct p4_insn *x,

@@ -6,7 +6,8 @@
  * (each parameter cited there), plus a cost model that turns an
  * instruction's uops and its accesses' outcomes into clockticks. It is a
  * model: it knows no prefetcher other than the adjacent-line fetch of a
- * sector, no trace cache, no store buffer, no replays and no second LP.
+ * sector, no trace cache, no store buffer (p4_sbuf.c models it beside), no
+ * replays and no second LP.
  * The same inputs always give the same outputs; nothing is allocated
  * (struct p4_mem is sized for the largest part).
  *

@@ -35,6 +35,11 @@
  *   PEBS_ENABLE has bit 24 and a metric bit: bit 0 the loads that missed
  *   L1, bit 1 those that missed L2, bit 2 the loads (MATRIX_VERT bit 0)
  *   and stores (bit 1) that missed the DTLB. One tagged uop per operand.
+ *   Bit 9 (MOB_load_replay_retired): the loads the MOB replayed with
+ *   PARTIAL_DATA or UNALGN_ADDR (the metric's MOB_load_replay masks).
+ * - MOB_load_replay, memory_cancel, resource_stall SBFULL, WC_Buffer: the
+ *   store buffer's model (pmu/model/p4_sbuf.c tells each mask's cause);
+ *   the WC buffers only while WC_Buffer is counted (memfeed_ctx.wc_live).
  * - front_end_event NBOGUS: memfeed_frontend_tagged() gives the count;
  *   the caller decides whether uop_type tags anything.
  * - Uncore (IFSB/EFSB, Xeon MP with L3): IBUSQ one per L3 miss (an L3
@@ -51,6 +56,7 @@
 #define PEBS_METRIC_1STL	BIT(0)		/* PMU reference 5.5 */
 #define PEBS_METRIC_2NDL	BIT(1)
 #define PEBS_METRIC_DTLB	BIT(2)
+#define PEBS_METRIC_MOB		BIT(9)
 #define PEBS_UOP_TAG		BIT(24)
 #define MATRIX_LOADS		BIT(0)		/* PMU reference 5.4 */
 #define MATRIX_STORES		BIT(1)
@@ -82,6 +88,7 @@
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
 {
 	c->mem = m;
+	c->wc_live = false;		/* until model_live_update says WC_Buffer is counted */
 	memfeed_reset(c);
 }
 
@@ -89,6 +96,8 @@ void memfeed_reset(struct memfeed_ctx *c)
 {
 	c->fetch_valid = false;
 	p4_core_init(&c->core, p4_core_part_for(&c->mem->sig));
+	p4_sbuf_init(&c->sb, p4_sbuf_part_for(&c->mem->sig));
+	c->st_line = 0;
 }
 
 /* The deepest level a result's pieces were found at. */
@@ -170,6 +179,8 @@ static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_
 		f->load_l2_miss += r.l2_miss != 0;
 		f->load_dtlb_miss += r.tlb_miss != 0;
 	} else {
+		if (c->nst < INSN_MAX_MEM_OPS)
+			c->st_level[c->nst++] = memfeed_level(&r);
 		f->stores++;
 		f->split_stores += r.split_line;
 		f->store_dtlb_miss += r.tlb_miss != 0;
@@ -245,14 +256,95 @@ static const uint8_t memfeed_branch[INSN_NBRANCH_KINDS] = {
 	[INSN_RET] = P4_BR_RETURN,		[INSN_OTHER_BRANCH] = P4_BR_OTHER,
 };
 
+/* ---- the store buffer (pmu/model/p4_sbuf.c) ------------------------------------ */
+
+/* When the instruction's address registers are ready, from its issue. */
+static inline uint64_t memfeed_addr_ready(const struct memfeed_ctx *c, const struct step_info *s,
+					  uint64_t issue)
+{
+	const uint64_t *ready = c->core.ready;
+
+	return p4_core_max(p4_core_max(issue, ready[s->core.addr[0]]), ready[s->core.addr[1]]);
+}
+
+/* The loads' checks against the older stores: when their data can be ready (0: unconstrained). */
+static inline uint64_t memfeed_sb_loads(struct memfeed_ctx *c, const struct step_info *s, uint64_t at,
+				 struct memfeed *f)
+{
+	uint64_t l1 = (uint64_t)c->core.p->load_lat[P4_LVL_L1] * P4_CORE_SIXTHS, data = 0;
+
+	for (unsigned i = 0; i < s->nmem && i < INSN_MAX_MEM_OPS; i++)
+		if (s->mem[i].access & INSN_LOAD)
+			data = p4_core_max(data, p4_sbuf_load(&c->sb, s->mem[i].addr, s->mem[i].size,
+							      at, l1, &c->sbo));
+	return data;
+}
+
 /*
- * The core's timing of the instruction, from what the memory model found.
- * A REP string's misses, walks and fetch are in its penalty (the memory
- * model's, p4_cost.c), the rest the core's own.
+ * The instruction's stores into the buffer, after it retired: each commits
+ * in 1 clock in L1, or the part's load-to-use of the level its line was
+ * found at when it is the first store to that line (the next ones to the
+ * same line join it); a non-temporal store in 1 clock, into the WC buffers.
  */
-static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ctx *c,
-							      const struct step_info *s,
-							      uint32_t iters, struct memfeed *f)
+static void memfeed_sb_stores(struct memfeed_ctx *c,
+							const struct step_info *s,
+							uint64_t addr_ready, uint64_t data_ready,
+							struct memfeed *f)
+{
+	unsigned j = 0;
+
+	for (unsigned i = 0; i < s->nmem && i < INSN_MAX_MEM_OPS; i++) {
+		const struct insn_mem_op *op = &s->mem[i];
+		uint64_t cost = 1, line = (op->addr >> 6) + 1u;
+		uint8_t lvl;
+
+		if (!(op->access & INSN_STORE))
+			continue;
+		lvl = j < c->nst ? c->st_level[j++] : P4_LVL_L1;
+		if (s->core.nt) {
+			if (c->wc_live)
+				p4_sbuf_wc_store(&c->sb, op->addr, op->size, &c->sbo);
+		} else if (lvl != P4_LVL_L1 && line != c->st_line) {
+			cost = c->core.p->load_lat[lvl];
+		}
+		c->st_line = line;
+		p4_sbuf_store(&c->sb, op->addr, op->size, addr_ready, data_ready, c->core.retire,
+			      cost * P4_CORE_SIXTHS);
+	}
+}
+
+/*
+ * Before the core steps an instruction with memory operands: its store's
+ * entry (the instruction issues no sooner than one is free), the address's
+ * readiness (*addr_ready) and when its loads' data can be ready (returned).
+ */
+static inline uint64_t memfeed_sb_before(struct memfeed_ctx *c, const struct step_info *s,
+					 struct memfeed *f, uint64_t *addr_ready)
+{
+	uint64_t issue = p4_core_issue(&c->core, &s->core);
+
+	if (f->stores) {
+		uint64_t at = p4_sbuf_alloc(&c->sb, issue, &c->sbo);
+
+		c->core.front = p4_core_max(c->core.front, at);
+		issue = p4_core_max(issue, at);
+	}
+	*addr_ready = memfeed_addr_ready(c, s, issue);
+	return f->loads ? memfeed_sb_loads(c, s, *addr_ready, f) : 0;
+}
+
+/* Fences, CPUID and locked instructions write out the WC buffers ([SDM] 11.3). */
+static inline bool memfeed_drains_wc(const struct p4_insn *x)
+{
+	return x->cls == P4_U_MFENCE || x->cls == P4_U_FENCE || x->cls == P4_U_CPUID ||
+	       x->cls == P4_U_LOCKED;
+}
+
+/* The core's timing of the instruction, after data_ready for its loads; returns its done. */
+static inline __attribute__((always_inline)) uint64_t memfeed_timing(struct memfeed_ctx *c,
+								  const struct step_info *s,
+								  uint32_t iters, struct memfeed *f,
+								  uint64_t data_ready)
 {
 	uint32_t walks = f->dtlb_walks + f->itlb_walks;
 	struct p4_core_out out;
@@ -261,6 +353,7 @@ static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ct
 		struct p4_core_in in = {
 			.insn = &s->core, .load_level = f->load_level, .fetch_level = f->fetch_level,
 			.walks = walks, .loads = f->loads, .stores = f->stores,
+			.data_ready = data_ready,
 		};
 
 		if (s->core.flags & P4_IF_REP) {
@@ -279,6 +372,48 @@ static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ct
 	f->mispredicted = s->branch != INSN_NOT_BRANCH &&
 			  p4_core_predict(&c->core, &s->core, memfeed_branch[s->branch], s->taken, s->rip,
 					  s->next_rip, s->rip + s->len, out.done);
+	return out.done;
+}
+
+/*
+ * An instruction with memory operands, or any while the WC buffers are
+ * modelled: timed with the store buffer around it (its entry, its loads'
+ * checks before; its stores into the buffer and the WC drain after).
+ * Out of line: the steps without operands do not pay for it.
+ */
+static __attribute__((noinline)) void memfeed_timing_sb(struct memfeed_ctx *c,
+							const struct step_info *s,
+							uint32_t iters, struct memfeed *f)
+{
+	/* loads alone with the buffer empty meet nothing: skip them */
+	bool sb = (f->stores != 0 || (f->loads != 0 && c->sb.n != 0)) && !(s->core.flags & P4_IF_REP);
+	uint64_t addr_ready = 0, data_ready = 0, done;
+
+	c->sbo = (struct p4_sbuf_out){ 0 };
+	f->sbuf = true;
+	if (sb)
+		data_ready = memfeed_sb_before(c, s, f, &addr_ready);
+	done = memfeed_timing(c, s, iters, f, data_ready);
+	if (sb && f->stores)
+		memfeed_sb_stores(c, s, addr_ready, done, f);
+	if (c->wc_live && memfeed_drains_wc(&s->core))
+		p4_sbuf_wc_drain(&c->sb, &c->sbo);
+	c->nst = 0;
+}
+
+/*
+ * The core's timing of the instruction, from what the memory model found.
+ * A REP string's misses, walks and fetch are in its penalty (the memory
+ * model's, p4_cost.c), the rest the core's own.
+ */
+static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ctx *c,
+							      const struct step_info *s,
+							      uint32_t iters, struct memfeed *f)
+{
+	if (__builtin_expect((f->loads | f->stores | c->wc_live) != 0, 0))
+		memfeed_timing_sb(c, s, iters, f);
+	else
+		memfeed_timing(c, s, iters, f, 0);
 }
 
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
@@ -435,6 +570,32 @@ unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t 
 	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
 		    memfeed_replay_tagged(f, pebs_enable, matrix_vert));
 	memfeed_split_events(f, &l);
+	return l.n;
+}
+
+unsigned memfeed_sbuf_events(const struct memfeed_ctx *c, const struct memfeed *f,
+			     uint64_t pebs_enable, uint64_t matrix_vert, struct memfeed_event *out,
+			     unsigned max)
+{
+	struct memfeed_list l = { out, 0, max };
+	const struct p4_sbuf_out *o = &c->sbo;
+	bool mob_tag = (pebs_enable & PEBS_UOP_TAG) && (pebs_enable & PEBS_METRIC_MOB) &&
+		       (matrix_vert & MATRIX_LOADS);
+
+	if (!f->sbuf)
+		return 0;
+	memfeed_put(&l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_NO_STA), o->no_sta);
+	memfeed_put(&l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_NO_STD), o->no_std);
+	memfeed_put(&l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_PARTIAL_DATA), o->partial_data);
+	memfeed_put(&l, P4_EV_MOB_LOAD_REPLAY, M(P4_MOB_LOAD_REPLAY_UNALGN_ADDR), o->unalgn_addr);
+	memfeed_put(&l, P4_EV_MEMORY_CANCEL, M(P4_MEMORY_CANCEL_ST_RB_FULL), o->st_rb_full);
+	memfeed_put(&l, P4_EV_MEMORY_CANCEL, M(P4_MEMORY_CANCEL_64K_CONF), o->conf_64k);
+	memfeed_put(&l, P4_EV_RESOURCE_STALL, M(P4_RESOURCE_STALL_SBFULL), o->sbfull);
+	memfeed_put(&l, P4_EV_WC_BUFFER, M(P4_WC_BUFFER_WCB_EVICTS), o->wcb_evicts);
+	memfeed_put(&l, P4_EV_WC_BUFFER, M(P4_WC_BUFFER_WCB_FULL_EVICT), o->wcb_full_evicts);
+	/* MOB_load_replay_retired (PMU reference 5.5): the loads replayed for those two causes */
+	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
+		    mob_tag ? (uint32_t)o->partial_data + o->unalgn_addr : 0);
 	return l.n;
 }
 

@@ -26,6 +26,7 @@
 #include "arch/x86/hooks.h"
 #include "pmu/model/p4_core.h"
 #include "pmu/model/p4_mem.h"
+#include "pmu/model/p4_sbuf.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_uncore.h"
 
@@ -35,6 +36,7 @@ struct memfeed {
 	bool mispredicted;		/* its branch was mispredicted (p4_core.c's predictor) */
 	uint8_t load_level;		/* deepest level a load reached (enum p4_mem_level), 0xff: none */
 	uint8_t fetch_level;		/* deepest level the fetch reached, 0xff: not fetched */
+	bool sbuf;			/* the store buffer's outcome is in memfeed_ctx.sbo */
 	uint32_t uops;			/* the core model's uops (p4_core.c), all iterations */
 	uint32_t loads, stores;		/* load and store operands (a read-modify-write is both) */
 	uint32_t load_l1_miss;		/* loads with a piece that missed L1 */
@@ -63,6 +65,12 @@ struct memfeed_ctx {
 	bool fetch_valid;		/* fetch_feed may be repeated */
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
 	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
+	struct p4_sbuf sb;		/* the store buffer and the WC buffers (p4_sbuf.c) */
+	struct p4_sbuf_out sbo;		/* what they did in the last step that used them */
+	bool wc_live;			/* WC_Buffer is counted: model the WC buffers */
+	uint8_t nst;			/* this step's stores looked up so far */
+	uint8_t st_level[INSN_MAX_MEM_OPS];	/* where each was found (enum p4_mem_level) */
+	uint64_t st_line;		/* the line of the last store the buffer took, + 1 */
 };
 
 /* memfeed_reset() also empties the core model (scoreboard, predictor): a run starts cold. */
@@ -94,6 +102,18 @@ struct memfeed_event {
  */
 unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t matrix_vert,
 			struct memfeed_event *out, unsigned max);
+
+/*
+ * The store buffer's events of the step c just modelled into *f (none when
+ * it had no memory operand and the WC buffers are not modelled):
+ * MOB_load_replay by cause, memory_cancel ST_RB_FULL and 64K_CONF,
+ * resource_stall SBFULL (clocks), WC_Buffer WCB_EVICTS and WCB_FULL_EVICT,
+ * and replay_event NBOGUS for MOB_load_replay_retired (PEBS_ENABLE bits 9
+ * and 24, MATRIX_VERT bit 0: PMU reference 5.5). Returns how many.
+ */
+unsigned memfeed_sbuf_events(const struct memfeed_ctx *c, const struct memfeed *f,
+			     uint64_t pebs_enable, uint64_t matrix_vert, struct memfeed_event *out,
+			     unsigned max);
 
 /*
  * Front-end tagging inputs (PMU reference 5.6): the load and store uops that

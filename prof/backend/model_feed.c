@@ -58,6 +58,10 @@ static bool model_memory_event(enum p4_event ev)
 	case P4_EV_LOAD_PORT_REPLAY:
 	case P4_EV_STORE_PORT_REPLAY:
 	case P4_EV_MEMORY_COMPLETE:
+	case P4_EV_MOB_LOAD_REPLAY:	/* the store buffer (pmu/model/p4_sbuf.c) */
+	case P4_EV_MEMORY_CANCEL:
+	case P4_EV_RESOURCE_STALL:
+	case P4_EV_WC_BUFFER:
 		return true;
 	default:
 		return false;
@@ -169,6 +173,7 @@ void model_live_update(struct model_adapter *a)
 	a->live.mem = false;
 	for (unsigned ev = 0; ev < P4_NEVENT; ev++)
 		a->live.mem |= model_memory_event((enum p4_event)ev) && model_live(a, (enum p4_event)ev);
+	a->feed.wc_live = model_live(a, P4_EV_WC_BUFFER);	/* the WC buffers' model */
 	a->live.tag = model_tag_live(a);
 	a->live.core = model_live(a, P4_EV_UOPS_RETIRED) || model_live(a, P4_EV_UOP_QUEUE_WRITES) ||
 		       model_live(a, P4_EV_TC_MS_XFER) || model_live(a, P4_EV_TC_DELIVER_MODE);
@@ -454,6 +459,13 @@ STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 		return;			/* only the clockticks are wanted */
 	n = memfeed_events(f, a->model.pebs_enable, a->model.pebs_matrix_vert, ev,
 			   MEMFEED_MAX_EVENTS);
+	for (unsigned i = 0; i < n; i++) {
+		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
+		if (ev[i].n)
+			in->mem_fed[ev[i].ev / 64] |= UINT64_C(1) << (ev[i].ev % 64);
+	}
+	n = memfeed_sbuf_events(&a->feed, f, a->model.pebs_enable, a->model.pebs_matrix_vert, ev,
+				MEMFEED_MAX_EVENTS);
 	for (unsigned i = 0; i < n; i++) {
 		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
 		if (ev[i].n)

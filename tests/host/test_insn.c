@@ -507,7 +507,8 @@ static void unknown_is_never_guessed(void **state)
 		{ "cmpxchg8b register form", { 0x0f, 0xc7, 0xc8 }, 3, 3 },
 		{ "FF /7", { 0xff, 0x38 }, 2, 0 }, { "8F /1", { 0x8f, 0x08 }, 2, 0 },
 		{ "movaps (%rax),%xmm0", { 0x0f, 0x28, 0x00 }, 3, 3 }, { "push %es (06)", { 0x06 }, 1, 0 },
-		{ "maskmovq %mm1,%mm0 (stores at rDI)", { 0x0f, 0xf7, 0xc1 }, 3, 3 },
+		{ "maskmovq memory form (#UD)", { 0x0f, 0xf7, 0x00 }, 3, 3 },
+		{ "movnti register form (#UD)", { 0x0f, 0xc3, 0xc0 }, 3, 3 },
 		{ "pshufb %mm1,%mm0 (0F 38 map)", { 0x0f, 0x38, 0x00, 0xc1 }, 4, 0 },
 		{ "VEX (C5)", { 0xc5, 0xf8, 0x77 }, 3, 0 },
 	};
@@ -525,6 +526,50 @@ static void unknown_is_never_guessed(void **state)
 		assert_int_equal(m.len, unk[i].len);
 		assert_int_equal(insn_length(unk[i].bytes, unk[i].n, true), unk[i].len);
 	}
+}
+
+/*
+ * The non-temporal stores (SDM Vol. 2): one store of their size, marked nt
+ * for the write-combining buffers; MASKMOVQ/MASKMOVDQU store at DS:rDI.
+ */
+static void non_temporal_stores(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t bytes[6];
+		unsigned n;
+		uint64_t addr;
+		uint16_t size;
+	} nt[] = {
+		{ "movnti %eax,(%rbx)", { 0x0f, 0xc3, 0x03 }, 3, 0x2000, 4 },
+		{ "movnti %rax,8(%rbx)", { 0x48, 0x0f, 0xc3, 0x43, 0x08 }, 5, 0x2008, 8 },
+		{ "movntps %xmm0,(%rax)", { 0x0f, 0x2b, 0x00 }, 3, 0x1000, 16 },
+		{ "movntpd %xmm0,(%rax)", { 0x66, 0x0f, 0x2b, 0x00 }, 4, 0x1000, 16 },
+		{ "movntq %mm0,(%rax)", { 0x0f, 0xe7, 0x00 }, 3, 0x1000, 8 },
+		{ "movntdq %xmm0,(%rax)", { 0x66, 0x0f, 0xe7, 0x00 }, 4, 0x1000, 16 },
+		{ "maskmovq %mm1,%mm0", { 0x0f, 0xf7, 0xc1 }, 3, 0x4000, 8 },
+		{ "maskmovdqu %xmm1,%xmm0", { 0x66, 0x0f, 0xf7, 0xc1 }, 4, 0x4000, 16 },
+	};
+	struct insn_regs r = regs64();
+	struct insn_mem m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(nt) / sizeof(nt[0]); i++) {
+		enum insn_mem_status st = insn_mem_decode(nt[i].bytes, nt[i].n, true, &r, &m);
+
+		if (st != INSN_MEM_OK || m.nops != 1 || m.op[0].addr != nt[i].addr ||
+		    m.op[0].size != nt[i].size || !m.core.nt)
+			print_message("case failed: %s\n", nt[i].what);
+		assert_int_equal(st, INSN_MEM_OK);
+		assert_int_equal(m.len, nt[i].n);
+		assert_int_equal(m.nops, 1);
+		assert_int_equal(m.op[0].addr, nt[i].addr);
+		assert_int_equal(m.op[0].size, nt[i].size);
+		assert_int_equal(m.op[0].access, INSN_STORE);
+		assert_int_equal(m.core.nt, 1);
+	}
+	assert_int_equal(insn_mem_decode((const uint8_t[]){ 0x89, 0x03 }, 2, true, &r, &m), INSN_MEM_OK);
+	assert_int_equal(m.core.nt, 0);		/* mov %eax,(%rbx): an ordinary store */
 }
 
 static void truncated_mem_bytes(void **state)
@@ -697,6 +742,7 @@ int main(void)
 		cmocka_unit_test(mem_operands_32bit),
 		cmocka_unit_test(simd_register_forms),
 		cmocka_unit_test(unknown_is_never_guessed),
+		cmocka_unit_test(non_temporal_stores),
 		cmocka_unit_test(truncated_mem_bytes),
 		cmocka_unit_test(workload_bytes_decode_end_to_end),
 		cmocka_unit_test(workload_memory_operands),

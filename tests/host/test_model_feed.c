@@ -122,12 +122,39 @@ static void step_and_clock_sources(void **state)
 	assert_int_equal(model_feed_source(P4_EV_BNR, NULL), PERF_SOURCE_NONE);
 }
 
+/*
+ * The store buffer's events (pmu/model/p4_sbuf.c through memfeed.c) come from
+ * the memory model once it is ready; `synthetic` alone marks them synthetic.
+ */
+static void store_buffer_events_are_the_memory_models(void **state)
+{
+	static const enum p4_event sb[] = {
+		P4_EV_MOB_LOAD_REPLAY, P4_EV_MEMORY_CANCEL, P4_EV_RESOURCE_STALL, P4_EV_WC_BUFFER,
+	};
+	struct perf_inputs in = { 0 };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(sb) / sizeof(sb[0]); i++) {
+		model_adapter.mem_ready = false;
+		assert_int_equal(model_feed_source(sb[i], &in), PERF_SOURCE_NONE);
+		model_adapter.mem_ready = true;
+		assert_int_equal(model_feed_source(sb[i], &in), PERF_SOURCE_MEMORY);
+		in.synthetic = 1;
+		in.synthetic_event = sb[i];
+		assert_int_equal(model_feed_source(sb[i], &in), PERF_SOURCE_SYNTHETIC);
+		in.mem_fed[sb[i] / 64] |= UINT64_C(1) << (sb[i] % 64);
+		assert_int_equal(model_feed_source(sb[i], &in), PERF_SOURCE_MEMORY);
+		in = (struct perf_inputs){ 0 };
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(firm_classes_are_stepped, setup),
 		cmocka_unit_test_setup(assists_are_stepped, setup),
 		cmocka_unit_test_setup(step_and_clock_sources, setup),
+		cmocka_unit_test_setup(store_buffer_events_are_the_memory_models, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -289,8 +289,9 @@ def test_table_18_66_cell(nb, t0, t1):
 # 10): Z zero count, U "(a) T0 in USR or (b) T1 in USR", O "(a) T0 in OS or
 # (b) T1 in OS", A "irrespective of CPL, T0, T1".
 #
-# WC_Buffer (TI in p4_events: FreeBSD, Linux) has no model input but the
-# `synthetic` workload, so the counts are exactly what the workloads feed.
+# WC_Buffer (TI in p4_events: FreeBSD, Linux) is fed by non-temporal stores
+# (pmu/model/p4_sbuf.c), which neither the kernel nor the `synthetic` workload
+# makes, so the counts are exactly what the workloads feed.
 # --stagger makes each LP's state known while the other feeds: LP1 is halted
 # in the kernel (OS) while A runs on LP0, and LP0 waits in the kernel (OS)
 # while B runs on LP1.

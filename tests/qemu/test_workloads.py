@@ -16,7 +16,7 @@ U64 = (1 << 64) - 1
 
 INDIRECT_K, INDIRECT_C = 9, 8   # arch/x86/64/workloads.S, wl_indirect
 NAMES = ["empty", "loop", "branch", "calls", "indirect", "memwalk", "copy", "spin", "halt",
-         "synthetic", "fault-user", "snippet", "fpmix", "chase", "fpassist"]
+         "synthetic", "fault-user", "snippet", "fpmix", "chase", "fpassist", "stores"]
 
 
 def field(out, name):

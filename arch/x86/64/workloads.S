@@ -253,6 +253,95 @@ wl_chase:
 	.size wl_chase, . - wl_chase
 
 /*
+ * The store buffer's cases (workload `stores`, pmu/model/p4_sbuf.c): n >= 1
+ * iterations over buf, 5 + 4n + 4 = 4n + 9 instructions; each returns 0.
+ * uint64_t wl_st_forward(uint8_t *buf, uint64_t n, uint64_t stride): a
+ *   2-byte store and a 4-byte load from the same address (a forward that
+ *   fails: the load is wider than the store);
+ * uint64_t wl_st_alias(uint8_t *buf, uint64_t n, uint64_t stride): a store
+ *   at buf and a load 4 MiB further (the same bits 21:6, so 15:6 too);
+ * uint64_t wl_st_stride(uint8_t *buf, uint64_t n, uint64_t stride): a
+ *   4-byte store every stride bytes;
+ * uint64_t wl_st_nt(uint8_t *buf, uint64_t n, uint64_t stride): a 4-byte
+ *   MOVNTI every stride bytes.
+ */
+	.globl wl_st_forward
+	.hidden wl_st_forward
+	.type wl_st_forward, @function
+wl_st_forward:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rsi, %rcx				/* 3: iterations */
+	movq %rdx, %r8				/* 4: stride */
+	movq %rdi, %rax				/* 5: buf */
+1:	movw %cx, (%rax)			/* 1/it: 2 bytes */
+	movl (%rax), %edx			/* 2/it: 4 bytes from the same address */
+	subq $1, %rcx				/* 3/it */
+	jnz 1b					/* 4/it */
+	xorl %eax, %eax				/* 6 */
+	xorl %edx, %edx				/* 7 */
+	popq %rbp				/* 8 */
+	ret					/* 9 */
+	.size wl_st_forward, . - wl_st_forward
+
+	.globl wl_st_alias
+	.hidden wl_st_alias
+	.type wl_st_alias, @function
+wl_st_alias:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rsi, %rcx				/* 3: iterations */
+	movq %rdx, %r8				/* 4: stride */
+	movq %rdi, %rax				/* 5: buf */
+1:	movl %ecx, (%rax)			/* 1/it */
+	movl 0x400000(%rax), %edx		/* 2/it: 4 MiB further */
+	subq $1, %rcx				/* 3/it */
+	jnz 1b					/* 4/it */
+	xorl %eax, %eax				/* 6 */
+	xorl %edx, %edx				/* 7 */
+	popq %rbp				/* 8 */
+	ret					/* 9 */
+	.size wl_st_alias, . - wl_st_alias
+
+	.globl wl_st_stride
+	.hidden wl_st_stride
+	.type wl_st_stride, @function
+wl_st_stride:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rsi, %rcx				/* 3: iterations */
+	movq %rdx, %r8				/* 4: stride */
+	movq %rdi, %rax				/* 5: buf */
+1:	movl %ecx, (%rax)			/* 1/it */
+	addq %r8, %rax				/* 2/it */
+	subq $1, %rcx				/* 3/it */
+	jnz 1b					/* 4/it */
+	xorl %eax, %eax				/* 6 */
+	xorl %edx, %edx				/* 7 */
+	popq %rbp				/* 8 */
+	ret					/* 9 */
+	.size wl_st_stride, . - wl_st_stride
+
+	.globl wl_st_nt
+	.hidden wl_st_nt
+	.type wl_st_nt, @function
+wl_st_nt:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rsi, %rcx				/* 3: iterations */
+	movq %rdx, %r8				/* 4: stride */
+	movq %rdi, %rax				/* 5: buf */
+1:	movnti %ecx, (%rax)			/* 1/it */
+	addq %r8, %rax				/* 2/it */
+	subq $1, %rcx				/* 3/it */
+	jnz 1b					/* 4/it */
+	xorl %eax, %eax				/* 6 */
+	xorl %edx, %edx				/* 7 */
+	popq %rbp				/* 8 */
+	ret					/* 9 */
+	.size wl_st_nt, . - wl_st_nt
+
+/*
  * uint64_t wl_copy(uint8_t *buf, uint64_t size) -- size >= 1: copies
  * buf[0, size) to buf[size, 2 * size) with one REP MOVSB (DF is clear, as
  * the SysV ABI guarantees at a call). 9 instructions for any size; returns 0.
