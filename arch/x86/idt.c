@@ -296,15 +296,10 @@ void idt_exit_call_now(void)
 	fn();
 }
 
-void isr_dispatch(struct trap_frame *f)
+static __attribute__((noinline)) void isr_dispatch_other(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
-	/* a #DB with a handler: one per stepped instruction (arch/x86/step.c), so first */
-	if (v == VEC_DB && handlers[VEC_DB]) {
-		handlers[VEC_DB](f);
-		return;
-	}
 	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR)
 		step_handler_enter(f);	/* in the counting window the handler counts (step.h) */
 	if (v < VEC_FIRST_EXTERNAL) {
@@ -320,6 +315,21 @@ void isr_dispatch(struct trap_frame *f)
 	else
 		unhandled++;
 	lapic_eoi();
+}
+
+/*
+ * A #DB with a handler comes once per stepped instruction (arch/x86/step.c):
+ * it goes straight to its handler, by a tail call from a function with no
+ * frame of its own, and every other vector to isr_dispatch_other.
+ */
+void isr_dispatch(struct trap_frame *f)
+{
+	trap_handler_fn db = handlers[VEC_DB];
+
+	if (f->vector == VEC_DB && db)
+		db(f);
+	else
+		isr_dispatch_other(f);
 }
 
 int arch_run_guarded(int (*fn)(void *), void *arg)

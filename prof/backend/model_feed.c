@@ -504,7 +504,8 @@ void model_feed_step(void *ctx, const struct step_info *s)
 	if (a->live.dirty)
 		model_live_update(a);
 	model_batch_enter(&a->batch, &a->model, s->lp, s->cpl);
-	p4_model_set_cpl(&a->model, s->lp, s->cpl);
+	if (a->model.cpl[s->lp & (P4_MODEL_NLP - 1)] != s->cpl)	/* most steps stay at one CPL */
+		p4_model_set_cpl(&a->model, s->lp, s->cpl);
 	if (a->live.slow) {		/* one test for the feeds most runs never need */
 		if (a->live.tag) {	/* PEBS registers, tagging: fed unbatched, in order */
 			model_batch_flush(&a->batch, &a->model);

@@ -465,8 +465,11 @@ def test_help_stat_documents_cascading(nb):
 
 
 def test_event_without_model_source_counts_zero_and_says_so(nb):
-    rows, _ = stat(nb, "-e x87_assist loop 10")
+    rows, _ = stat(nb, "-e bnr loop 10")        # another agent's bus signal: nothing feeds it
     assert rows[0][0] == 0 and "[no model input]" in rows[0][3]
+    # an event with an input that loop never produces counts 0 from that input
+    rows, _ = stat(nb, "-e x87_assist loop 10")
+    assert rows[0][0] == 0 and "[real: stepped]" in rows[0][3]
     # the memory model feeds BSQ_cache_reference: loop's one code line comes from memory,
     # and so does the exit trampoline's (its stack push is a store, which the event does
     # not count: prof/backend/memfeed.c; the user stack's line is in L2 from the kernel's store)

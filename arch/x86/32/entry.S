@@ -244,17 +244,20 @@ isr_exit_call:
 	iret
 
 /* A handler asked for the TSC right before IRET, stored at the error code's address. */
-isr_exit_stamped:
-	POP_RAW
-	pushl %eax
-	pushl %edx
-	pushl %ecx
-	movl 20(%esp), %ecx		/* the error code, above ECX, EDX, EAX, vector, high half */
+isr_exit_stamped:		/* EDX, ECX, EBX and EAX, the last four, after the RDTSC */
+	popl %gs
+	popl %es
+	popl %ds
+	popl %ebp
+	popl %edi
+	popl %esi
+	movl 24(%esp), %ecx		/* the error code, above EDX, ECX, EBX, EAX, vector, high half */
 	rdtsc
 	movl %eax, (%ecx)
 	movl %edx, 4(%ecx)
-	popl %ecx
 	popl %edx
+	popl %ecx
+	popl %ebx
 	popl %eax
 	addl $12, %esp
 	iret

@@ -139,18 +139,30 @@ isr_exit_call:
 	addq $16, %rsp
 	iretq
 
-/* A handler asked for the TSC right before IRETQ, stored at the error-code slot's address. */
+/*
+ * A handler asked for the TSC right before IRETQ, stored at the error-code
+ * slot's address: RDX, RCX, RBX and RAX, the last four of the frame's
+ * registers, are restored after the RDTSC that uses two of them.
+ */
 isr_exit_stamped:
-	POP_GPRS
-	pushq %rax
-	pushq %rdx
-	pushq %rcx
-	movq 32(%rsp), %rcx	/* the error-code slot, above RCX, RDX, RAX and the vector */
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	movq 40(%rsp), %rcx	/* the error-code slot, above RDX, RCX, RBX, RAX and the vector */
 	rdtsc
 	movl %eax, (%rcx)
 	movl %edx, 4(%rcx)
-	popq %rcx
 	popq %rdx
+	popq %rcx
+	popq %rbx
 	popq %rax
 	addq $16, %rsp
 	iretq
