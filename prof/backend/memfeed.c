@@ -89,6 +89,7 @@ void memfeed_reset(struct memfeed_ctx *c)
 {
 	c->fetch_valid = false;
 	p4_core_init(&c->core, p4_core_part_for(&c->mem->sig));
+	p4_tc_flush(&c->tc);
 }
 
 /* The deepest level a result's pieces were found at. */
@@ -171,6 +172,7 @@ static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_
 		f->load_dtlb_miss += r.tlb_miss != 0;
 	} else {
 		f->stores++;
+		f->smc_clears += p4_tc_store(&c->tc, addr, size);
 		f->split_stores += r.split_line;
 		f->store_dtlb_miss += r.tlb_miss != 0;
 	}
@@ -223,9 +225,11 @@ static __attribute__((noinline)) bool memfeed_rep_stores(struct memfeed_ctx *c, 
 		uint64_t a = op->addr + (uint64_t)((int64_t)i * s->mem_stride);
 		uint64_t l0 = a >> 6, l1 = (a + op->size - 1u) >> 6;
 
-		if (!(same && l0 == first && l1 == last) &&
-		    p4_mem_access(c->mem, P4_MEM_STORE, a, op->size, &r) != 0)
-			return false;
+		if (!(same && l0 == first && l1 == last)) {
+			if (p4_mem_access(c->mem, P4_MEM_STORE, a, op->size, &r) != 0)
+				return false;
+			f->smc_clears += p4_tc_store(&c->tc, a, op->size);
+		}
 		same = memfeed_quiet(&r);
 		first = l0;
 		last = l1;
@@ -257,14 +261,17 @@ static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ct
 	uint32_t walks = f->dtlb_walks + f->itlb_walks;
 	struct p4_core_out out;
 
-	if (__builtin_expect(p4_core_needs_slow(&s->core, f->loads, walks, f->fetch_level), 0)) {
+	if (__builtin_expect(p4_core_needs_slow(&s->core, f->loads, walks, f->fetch_level) ||
+			     f->tc >= P4_TC_BUILD || f->smc_clears, 0)) {
 		struct p4_core_in in = {
 			.insn = &s->core, .load_level = f->load_level, .fetch_level = f->fetch_level,
-			.walks = walks, .loads = f->loads, .stores = f->stores,
+			.walks = walks, .loads = f->loads, .stores = f->stores, .tc = f->tc,
+			.clear = f->smc_clears != 0,
 		};
 
 		if (s->core.flags & P4_IF_REP) {
-			in.load_level = in.fetch_level = 0xff;
+			in.load_level = 0xff;	/* a fetch beyond L2 is in the penalty */
+			in.fetch_level = f->fetch_level <= P4_LVL_L2 ? f->fetch_level : 0xff;
 			in.walks = 0;
 			in.iters = iters;
 			in.size = s->nmem ? s->mem[0].size : 0;
@@ -281,6 +288,27 @@ static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ct
 					  s->next_rip, s->rip + s->len, out.done);
 }
 
+/*
+ * The trace cache's part in an instruction the current line does not
+ * deliver (p4_tc.h): its uop slots, as the core model counts its uops
+ * (one iteration's operands; one slot for a microcode-ROM instruction),
+ * and whether it ends a line (a taken branch).
+ */
+static __attribute__((noinline)) uint8_t memfeed_tc(struct memfeed_ctx *c, const struct step_info *s)
+{
+	unsigned slots = 1;
+
+	if (!p4_core_microcoded(&s->core)) {
+		slots = c->core.p->row[s->core.cls].uops;
+		for (unsigned i = 0; s->mem_status == INSN_MEM_OK && i < s->nmem &&
+				     i < INSN_MAX_MEM_OPS; i++)
+			slots += ((s->mem[i].access & INSN_LOAD) != 0) +
+				 2u * ((s->mem[i].access & INSN_STORE) != 0);
+	}
+	return (uint8_t)p4_tc_fetch(&c->tc, s->lp, s->rip, s->len, slots,
+				    s->branch != INSN_NOT_BRANCH && s->taken);
+}
+
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
 	struct memfeed *f = out;	/* filled in place: no copy per step */
@@ -292,6 +320,9 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 		*f = (struct memfeed){ .load_level = 0xff, .fetch_level = 0xff };
 		memfeed_fetch(c, s, f);
 	}
+	f->smc_clears = 0;
+	f->tc = !s->len ? P4_TC_NONE : p4_tc_deliver(&c->tc, s->lp, s->rip) ? P4_TC_DELIVER
+									   : memfeed_tc(c, s);
 	f->known = s->mem_status == INSN_MEM_OK;
 	if (f->known && s->nmem) {
 		if (iters > 1 && s->nmem == 1 && s->mem[0].access == INSN_STORE)
@@ -304,6 +335,7 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 	}
 	f->penalty = f->cycles;		/* memfeed_add summed the accesses' penalties there */
 	memfeed_core(c, s, iters, f);
+	f->clear_cycles = f->smc_clears * p4_core_clear_clocks(&c->core);
 	if (s->flush_tlb) {		/* the kernel's CR3 reload (paging_set_user): after it, cold TLBs */
 		p4_mem_flush_tlbs(c->mem);
 		c->fetch_valid = false;
@@ -331,6 +363,21 @@ static void memfeed_tlb_events(const struct memfeed *f, struct memfeed_list *l)
 	memfeed_put(l, P4_EV_ITLB_REFERENCE, M(P4_ITLB_REFERENCE_MISS), f->itlb_miss);
 	memfeed_put(l, P4_EV_PAGE_WALK_TYPE, M(P4_PAGE_WALK_TYPE_DTMISS), f->dtlb_walks);
 	memfeed_put(l, P4_EV_PAGE_WALK_TYPE, M(P4_PAGE_WALK_TYPE_ITMISS), f->itlb_walks);
+}
+
+/*
+ * The trace cache's (pmu/model/p4_tc.c): BPU_fetch_request TCMISS per
+ * lookup that missed; per store into code it held (self-modifying code)
+ * machine_clear SMCLEAR once and CLEAR for each clock the clear holds the
+ * front end (p4_core_clear_clocks), TC_misc FLUSH twice (the event counts
+ * each flush twice, PMU reference 4.1).
+ */
+static void memfeed_tc_events(const struct memfeed *f, struct memfeed_list *l)
+{
+	memfeed_put(l, P4_EV_BPU_FETCH_REQUEST, M(P4_BPU_FETCH_REQUEST_TCMISS), f->tc == P4_TC_MISS);
+	memfeed_put(l, P4_EV_MACHINE_CLEAR, M(P4_MACHINE_CLEAR_SMCLEAR), f->smc_clears);
+	memfeed_put(l, P4_EV_MACHINE_CLEAR, M(P4_MACHINE_CLEAR_CLEAR), f->clear_cycles);
+	memfeed_put(l, P4_EV_TC_MISC, M(P4_TC_MISC_FLUSH), 2u * f->smc_clears);
 }
 
 static void memfeed_cache_events(const struct memfeed *f, struct memfeed_list *l)
@@ -412,6 +459,7 @@ unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t 
 	struct memfeed_list l = { out, 0, max };
 
 	memfeed_tlb_events(f, &l);
+	memfeed_tc_events(f, &l);
 	memfeed_cache_events(f, &l);
 	memfeed_bus_events(f, &l);
 	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),

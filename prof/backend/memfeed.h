@@ -26,6 +26,7 @@
 #include "arch/x86/hooks.h"
 #include "pmu/model/p4_core.h"
 #include "pmu/model/p4_mem.h"
+#include "pmu/model/p4_tc.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_uncore.h"
 
@@ -47,6 +48,9 @@ struct memfeed {
 	uint32_t l2_hite, l2_hitm, l2_miss, l3_hite, l3_hitm, l3_miss;
 	uint32_t bus_read, bus_rfo, bus_writeback;	/* transactions leaving the package */
 	uint32_t l3_fill_miss;		/* L3 misses of every kind (loads, fetches, stores) */
+	uint8_t tc;			/* the trace cache's outcome (enum p4_tc_outcome), 0: no fetch */
+	uint32_t smc_clears;		/* its stores into code the trace cache held: machine clears */
+	uint32_t clear_cycles;		/* the clocks those clears hold the front end */
 	uint64_t penalty;		/* the accesses' penalties (p4_cost_access): a REP string's misses */
 	uint64_t cycles;		/* clockticks from the core's timing model (p4_core.c) */
 };
@@ -63,6 +67,7 @@ struct memfeed_ctx {
 	bool fetch_valid;		/* fetch_feed may be repeated */
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
 	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
+	struct p4_tc tc;		/* the trace cache (pmu/model/p4_tc.c), emptied with the rest */
 };
 
 /* memfeed_reset() also empties the core model (scoreboard, predictor): a run starts cold. */
@@ -84,7 +89,7 @@ struct memfeed_event {
 	uint32_t n;
 };
 
-#define MEMFEED_MAX_EVENTS	24
+#define MEMFEED_MAX_EVENTS	28
 
 /*
  * The PMU events of *f (n > 0 only), in a fixed order; returns how many.
