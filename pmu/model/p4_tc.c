@@ -93,7 +93,7 @@ static struct p4_tc_line *tc_lookup(struct p4_tc *tc, const struct p4_tc_line *f
 	struct p4_tc_line *w;
 
 	if (from && from->next) {		/* the line that followed last time, if still there */
-		w = &tc->line[from->next - 1u];
+		w = from->next;
 		if (w->n && w->head == rip)
 			return w;
 	}
@@ -118,7 +118,7 @@ static struct p4_tc_line *tc_victim(struct p4_tc *tc, uint64_t rip)
 	tc_sub_add(tc, v->head, v->bytes, -1);
 	for (unsigned i = 0; i < P4_TC_NLP; i++)
 		if (tc->lp[i].line == v)
-			tc->lp[i].line = 0;
+			tc->lp[i] = (struct p4_tc_cursor){ 0 };
 	v->n = 0;
 	return v;
 }
@@ -134,21 +134,21 @@ enum p4_tc_outcome p4_tc_fetch(struct p4_tc *tc, unsigned lp, uint64_t rip, unsi
 	    rip == l->head + l->bytes && l->bytes + len <= P4_TC_LINE_BYTES) {
 		unsigned old = l->bytes;
 
-		l->off[l->n++] = (uint8_t)old;
+		l->n++;
 		l->slots = (uint8_t)(l->slots + slots);
 		l->bytes = (uint8_t)(old + len);
 		l->closed = ends || l->slots == P4_TC_LINE_UOPS || l->n == P4_TC_LINE_UOPS;
 		tc_sub_grow(tc, l, old);
 		return P4_TC_BUILD;
 	}
-	if (l)
+	if (l && c->build)
 		l->closed = 1;			/* the stream left it: nothing more goes in */
 	hit = tc_lookup(tc, l, rip);
 	if (hit) {
 		hit->stamp = ++tc->clock;
 		if (l)
-			l->next = (uint16_t)(hit - tc->line + 1);
-		*c = (struct p4_tc_cursor){ .line = hit, .idx = 1, .build = false };
+			l->next = hit;
+		*c = (struct p4_tc_cursor){ .line = hit, .expect = rip + len, .end = rip + hit->bytes };
 		return P4_TC_DELIVER;
 	}
 	hit = tc_victim(tc, rip);
@@ -160,8 +160,8 @@ enum p4_tc_outcome p4_tc_fetch(struct p4_tc *tc, unsigned lp, uint64_t rip, unsi
 	};
 	tc_sub_add(tc, rip, hit->bytes, +1);
 	if (l)
-		l->next = (uint16_t)(hit - tc->line + 1);
-	*c = (struct p4_tc_cursor){ .line = hit, .idx = 1, .build = true };
+		l->next = hit;
+	*c = (struct p4_tc_cursor){ .line = hit, .expect = 1, .build = true };
 	return P4_TC_MISS;
 }
 

@@ -36,23 +36,27 @@ enum p4_tc_outcome {
 	P4_TC_MISS,		/* a lookup that missed: a new line is built from here */
 };
 
-/* One trace line: up to six uop slots of contiguous instructions. */
+/* One trace line: up to six uop slots of contiguous instructions (six at most). */
 struct p4_tc_line {
 	uint64_t head;			/* linear address of its first instruction */
 	uint64_t stamp;			/* last use (LRU within the set) */
-	uint16_t next;			/* the line that followed it last, index + 1 (0: none) */
+	struct p4_tc_line *next;	/* the line that followed it last (NULL: none) */
 	uint8_t n;			/* instructions; 0: the way is empty */
 	uint8_t slots;			/* uop slots used */
 	uint8_t bytes;			/* its code: head .. head + bytes */
 	uint8_t closed;			/* takes no more instructions */
-	uint8_t off[P4_TC_LINE_UOPS];	/* each instruction's offset from head */
 };
 
-/* Where each LP's instruction stream is in the trace cache. */
+/*
+ * Where each LP's instruction stream is in the trace cache. A line's
+ * instructions are contiguous, so the one after rip (len bytes) in it is
+ * at rip + len, and the line is done when that reaches its end.
+ */
 struct p4_tc_cursor {
 	struct p4_tc_line *line;	/* delivering from or building into, NULL: none */
-	uint8_t idx;			/* next instruction of line (delivering) */
-	bool build;			/* building line */
+	uint64_t expect;		/* delivering: where its next instruction is */
+	uint64_t end;			/* delivering: head + bytes (expect == end: done) */
+	bool build;			/* building line (expect and end then never match) */
 };
 
 struct p4_tc {
@@ -66,19 +70,36 @@ struct p4_tc {
 void p4_tc_flush(struct p4_tc *tc);
 
 /*
- * The common case, inline: the instruction at rip is the next one of the
- * line the LP is delivering from. True: delivered (the cursor moves on).
+ * The common cases, inline: the instruction at rip (len bytes) is the next
+ * one of the line the LP (its cursor c) is delivering from, or, that line done, the first
+ * of the line that followed it last time (still held: a lookup would find
+ * it, heads are unique). True: delivered (the cursor moves on).
  */
-static inline __attribute__((always_inline)) bool p4_tc_deliver(struct p4_tc *tc, unsigned lp,
-								uint64_t rip)
+static inline __attribute__((always_inline)) bool p4_tc_deliver(struct p4_tc *tc,
+								struct p4_tc_cursor *c,
+								uint64_t rip, unsigned len)
 {
-	struct p4_tc_cursor *c = &tc->lp[lp & (P4_TC_NLP - 1u)];
-	const struct p4_tc_line *l = c->line;
+	uint64_t e = c->expect;
+	struct p4_tc_line *l, *nx;
 
-	if (!l || c->build || c->idx >= l->n || rip != l->head + l->off[c->idx])
+	if (rip == e && e < c->end) {
+		c->expect = e + len;
+		return true;
+	}
+	l = c->line;
+	if (e != c->end || !l || !(nx = l->next) || !nx->n || nx->head != rip)
 		return false;
-	c->idx++;
+	nx->stamp = ++tc->clock;
+	c->line = nx;
+	c->expect = rip + len;
+	c->end = rip + nx->bytes;
 	return true;
+}
+
+/* The cursor of an LP (0, 1). */
+static inline struct p4_tc_cursor *p4_tc_cursor(struct p4_tc *tc, unsigned lp)
+{
+	return &tc->lp[lp & (P4_TC_NLP - 1u)];
 }
 
 /*

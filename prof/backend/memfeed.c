@@ -77,7 +77,8 @@
  * at the front of their sets. Looking them up again would change nothing,
  * so the previous outcome, which was then all hits, is repeated as is:
  * the same events and the same (zero) penalty as the lookup would give
- * (kept as the memfeed it made, which starts each step's memfeed).
+ * (kept as the memfeed it made; an all-hit fetch sets only its ITLB hits,
+ * its L2 hits and its level, which start each step's memfeed).
  */
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
 {
@@ -172,7 +173,7 @@ static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_
 		f->load_dtlb_miss += r.tlb_miss != 0;
 	} else {
 		f->stores++;
-		f->smc_clears += p4_tc_store(&c->tc, addr, size);
+		f->smc_clears |= p4_tc_store(&c->tc, addr, size);
 		f->split_stores += r.split_line;
 		f->store_dtlb_miss += r.tlb_miss != 0;
 	}
@@ -228,7 +229,7 @@ static __attribute__((noinline)) bool memfeed_rep_stores(struct memfeed_ctx *c, 
 		if (!(same && l0 == first && l1 == last)) {
 			if (p4_mem_access(c->mem, P4_MEM_STORE, a, op->size, &r) != 0)
 				return false;
-			f->smc_clears += p4_tc_store(&c->tc, a, op->size);
+			f->smc_clears |= p4_tc_store(&c->tc, a, op->size);
 		}
 		same = memfeed_quiet(&r);
 		first = l0;
@@ -262,7 +263,7 @@ static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ct
 	struct p4_core_out out;
 
 	if (__builtin_expect(p4_core_needs_slow(&s->core, f->loads, walks, f->fetch_level) ||
-			     f->tc >= P4_TC_BUILD || f->smc_clears, 0)) {
+			     ((f->tc >= P4_TC_BUILD) | f->smc_clears), 0)) {
 		struct p4_core_in in = {
 			.insn = &s->core, .load_level = f->load_level, .fetch_level = f->fetch_level,
 			.walks = walks, .loads = f->loads, .stores = f->stores, .tc = f->tc,
@@ -278,6 +279,7 @@ static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ct
 			in.penalty = f->penalty;
 		}
 		p4_core_step(&c->core, &in, &out);
+		f->clear_cycles = (uint8_t)(f->smc_clears ? p4_core_clear_clocks(&c->core) : 0);
 	} else {
 		p4_core_fast(&c->core, &s->core, f->stores, &out);
 	}
@@ -298,6 +300,8 @@ static __attribute__((noinline)) uint8_t memfeed_tc(struct memfeed_ctx *c, const
 {
 	unsigned slots = 1;
 
+	if (!s->len)
+		return P4_TC_NONE;	/* not fetched: the length is unknown */
 	if (!p4_core_microcoded(&s->core)) {
 		slots = c->core.p->row[s->core.cls].uops;
 		for (unsigned i = 0; s->mem_status == INSN_MEM_OK && i < s->nmem &&
@@ -315,14 +319,19 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 	uint32_t iters = s->rep_iters ? s->rep_iters : 1;
 
 	if (memfeed_fetch_repeats(c, s)) {
-		*f = c->fetch_feed;	/* the same events and penalty as a lookup would give */
+		/* the same events and penalty as a lookup would give: all hits, nothing else */
+		*f = (struct memfeed){
+			.load_level = 0xff, .fetch_level = c->fetch_feed.fetch_level,
+			.itlb_hit = c->fetch_feed.itlb_hit, .l2_hite = c->fetch_feed.l2_hite,
+			.l2_hitm = c->fetch_feed.l2_hitm,
+		};
 	} else {
 		*f = (struct memfeed){ .load_level = 0xff, .fetch_level = 0xff };
 		memfeed_fetch(c, s, f);
 	}
-	f->smc_clears = 0;
-	f->tc = !s->len ? P4_TC_NONE : p4_tc_deliver(&c->tc, s->lp, s->rip) ? P4_TC_DELIVER
-									   : memfeed_tc(c, s);
+	f->tc = P4_TC_DELIVER;
+	if (__builtin_expect(!p4_tc_deliver(&c->tc, p4_tc_cursor(&c->tc, s->lp), s->rip, s->len), 0))
+		f->tc = memfeed_tc(c, s);
 	f->known = s->mem_status == INSN_MEM_OK;
 	if (f->known && s->nmem) {
 		if (iters > 1 && s->nmem == 1 && s->mem[0].access == INSN_STORE)
@@ -335,7 +344,6 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 	}
 	f->penalty = f->cycles;		/* memfeed_add summed the accesses' penalties there */
 	memfeed_core(c, s, iters, f);
-	f->clear_cycles = f->smc_clears * p4_core_clear_clocks(&c->core);
 	if (s->flush_tlb) {		/* the kernel's CR3 reload (paging_set_user): after it, cold TLBs */
 		p4_mem_flush_tlbs(c->mem);
 		c->fetch_valid = false;

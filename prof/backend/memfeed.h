@@ -36,6 +36,10 @@ struct memfeed {
 	bool mispredicted;		/* its branch was mispredicted (p4_core.c's predictor) */
 	uint8_t load_level;		/* deepest level a load reached (enum p4_mem_level), 0xff: none */
 	uint8_t fetch_level;		/* deepest level the fetch reached, 0xff: not fetched */
+	uint8_t tc;			/* the trace cache's outcome (enum p4_tc_outcome), 0: no fetch */
+	uint8_t smc_clears;		/* a store into code the trace cache held: a machine clear
+					   (0 or 1: it empties the trace cache) */
+	uint8_t clear_cycles;		/* the clocks that clear holds the front end */
 	uint32_t uops;			/* the core model's uops (p4_core.c), all iterations */
 	uint32_t loads, stores;		/* load and store operands (a read-modify-write is both) */
 	uint32_t load_l1_miss;		/* loads with a piece that missed L1 */
@@ -48,9 +52,6 @@ struct memfeed {
 	uint32_t l2_hite, l2_hitm, l2_miss, l3_hite, l3_hitm, l3_miss;
 	uint32_t bus_read, bus_rfo, bus_writeback;	/* transactions leaving the package */
 	uint32_t l3_fill_miss;		/* L3 misses of every kind (loads, fetches, stores) */
-	uint8_t tc;			/* the trace cache's outcome (enum p4_tc_outcome), 0: no fetch */
-	uint32_t smc_clears;		/* its stores into code the trace cache held: machine clears */
-	uint32_t clear_cycles;		/* the clocks those clears hold the front end */
 	uint64_t penalty;		/* the accesses' penalties (p4_cost_access): a REP string's misses */
 	uint64_t cycles;		/* clockticks from the core's timing model (p4_core.c) */
 };

@@ -22,7 +22,7 @@ static struct p4_tc tc;			/* large: static */
 /* One instruction through the trace cache, as the memory feed does it. */
 static enum p4_tc_outcome step(unsigned lp, uint64_t rip, unsigned len, unsigned slots, bool taken)
 {
-	if (p4_tc_deliver(&tc, lp, rip))
+	if (p4_tc_deliver(&tc, p4_tc_cursor(&tc, lp), rip, len))
 		return P4_TC_DELIVER;
 	return p4_tc_fetch(&tc, lp, rip, len, slots, taken);
 }
