@@ -52,6 +52,7 @@ enum workload_id {
 	WL_SNIPPET,
 	WL_FPMIX,
 	WL_CHASE,
+	WL_SMC,
 	WL_NWORKLOADS,
 	WL_PROGRAM = WL_NWORKLOADS,	/* a user's program (workload/program.h), not in the table */
 };

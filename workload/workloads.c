@@ -83,6 +83,7 @@ WL_FN(wl_halt);
 WL_FN(wl_synthetic);
 WL_FN(wl_fault_user);
 WL_FN(wl_fpmix);
+WL_FN(wl_smc);
 
 static char *const branch_fns[BRANCH_NPATTERNS] = {
 	[BRANCH_TAKEN] = wl_branch_taken,
@@ -370,6 +371,7 @@ static int workload_setup(struct wl_run *r)
 		r->call.fn = (uintptr_t)wl_fpmix;
 		arg[0] = v[0];
 		break;
+	case WL_SMC:	r->call.fn = (uintptr_t)wl_smc; arg[0] = v[0]; break;
 	case WL_PROGRAM:
 		return workload_program_setup(r);
 	default:
