@@ -45,7 +45,15 @@
  *   done    = start + latency; its destination and flags are ready then;
  *   retired = max(previous retirement + 2 sixths per uop, done) - three
  *             uops retire a clock ([OPT] 1, "retire up to three uops");
- *   a mispredicted branch holds the front end until done + the penalty.
+ *   a mispredicted branch holds the front end until done + the penalty;
+ *   an instruction the trace cache builds (pmu/model/p4_tc.c) issues as
+ *   the decoder takes it, one a clock, a trace cache miss after the code's
+ *   load-to-use from L2 or further (core_build); a machine clear (a store
+ *   into code the trace cache held) holds the front end the mispredict's
+ *   penalty after the store retired. No source in reach gives a clear's
+ *   cost: it restarts the front end from retirement, later than a
+ *   mispredict does from the branch's resolution, so the same clocks from
+ *   a later point are the harder reading.
  * The instruction's clockticks are the clocks its retirement moved the
  * retirement clock. Nothing loops: the step is a dozen table reads.
  *

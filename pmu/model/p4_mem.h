@@ -6,7 +6,7 @@
  * (each parameter cited there), plus a cost model that turns an
  * instruction's uops and its accesses' outcomes into clockticks. It is a
  * model: it knows no prefetcher other than the adjacent-line fetch of a
- * sector, no trace cache, no store buffer, no replays and no second LP.
+ * sector, no store buffer, no replays and no second LP.
  * The same inputs always give the same outputs; nothing is allocated
  * (struct p4_mem is sized for the largest part).
  *
@@ -35,7 +35,7 @@
 enum p4_mem_kind {
 	P4_MEM_LOAD,
 	P4_MEM_STORE,
-	P4_MEM_FETCH,		/* instruction fetch: ITLB, then L2 (no trace cache model) */
+	P4_MEM_FETCH,		/* instruction fetch: ITLB, then L2 (the trace cache: p4_tc.h) */
 	P4_MEM_NKINDS
 };
 

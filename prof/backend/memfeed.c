@@ -10,8 +10,9 @@
  * - page_walk_type DTMISS / ITMISS: one per DTLB / ITLB miss (p4_mem: a
  *   miss is one walk).
  * - BSQ_cache_reference: the reads that reach L2 - loads that missed L1
- *   and instruction fetches (no trace cache is modelled, so every fetch
- *   reaches L2) - by outcome: RD_2ndL_HITE (a clean line: the model fills
+ *   and instruction fetches (every fetch, delivered from the trace cache
+ *   or not: the model keeps its fetches as they were before it had a trace
+ *   cache) - by outcome: RD_2ndL_HITE (a clean line: the model fills
  *   reads in E), RD_2ndL_HITM (a dirty one), RD_2ndL_MISS; the L2 misses
  *   of a part with an L3 likewise as RD_3rdL_HITE / HITM / MISS. Never:
  *   RD_2ndL_HITS / RD_3rdL_HITS (one package, so no line is Shared), and
@@ -35,6 +36,9 @@
  *   PEBS_ENABLE has bit 24 and a metric bit: bit 0 the loads that missed
  *   L1, bit 1 those that missed L2, bit 2 the loads (MATRIX_VERT bit 0)
  *   and stores (bit 1) that missed the DTLB. One tagged uop per operand.
+ * - The trace cache (pmu/model/p4_tc.c, looked up for each fetch before
+ *   its operands): BPU_fetch_request TCMISS, machine_clear SMCLEAR and
+ *   CLEAR, TC_misc FLUSH (memfeed_tc_events below).
  * - front_end_event NBOGUS: memfeed_frontend_tagged() gives the count;
  *   the caller decides whether uop_type tags anything.
  * - Uncore (IFSB/EFSB, Xeon MP with L3): IBUSQ one per L3 miss (an L3
