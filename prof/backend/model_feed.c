@@ -357,6 +357,10 @@ static uint16_t model_mispred_type(uint16_t type)
  * last instruction was built, D otherwise). The mask bit is LP0's state
  * times three plus LP1's (D 0, B 1, I 2): DD 0 ... IB 7 (PMU reference 4.1).
  */
+_Static_assert(P4_TC_DELIVER_MODE_DB == 0 * 3 + 1 && P4_TC_DELIVER_MODE_BD == 1 * 3 + 0 &&
+	       P4_TC_DELIVER_MODE_BI == 1 * 3 + 2 && P4_TC_DELIVER_MODE_IB == 2 * 3 + 1,
+	       "TC_deliver_mode's bits are LP0's state x 3 + LP1's");
+
 static void step_core(struct step_feed *sf, const struct step_info *s, const struct memfeed *f)
 {
 	const struct model_adapter *a = sf->a;
