@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmu/model/p4_tc.h"
 #include "pmu/p4_caps.h"
 
 /* The largest part the state must hold (p4_mem.c checks every row against these). */
@@ -105,6 +106,7 @@ struct p4_mem {
 	struct p4_mem_way l1_store[P4_MEM_MAX_L1_LINES];
 	struct p4_mem_way l2_store[P4_MEM_MAX_L2_SECTORS];
 	struct p4_mem_way l3_store[P4_MEM_MAX_L3_SECTORS];
+	struct p4_tc tc;		/* the trace cache's storage (p4_tc.h; prof/backend/memfeed.c drives it) */
 };
 
 /*

@@ -87,6 +87,7 @@
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
 {
 	c->mem = m;
+	c->tc = &m->tc;
 	memfeed_reset(c);
 }
 
@@ -94,7 +95,7 @@ void memfeed_reset(struct memfeed_ctx *c)
 {
 	c->fetch_valid = false;
 	p4_core_init(&c->core, p4_core_part_for(&c->mem->sig));
-	p4_tc_flush(&c->tc);
+	p4_tc_flush(c->tc);
 }
 
 /* The deepest level a result's pieces were found at. */
@@ -177,7 +178,7 @@ static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_
 		f->load_dtlb_miss += r.tlb_miss != 0;
 	} else {
 		f->stores++;
-		f->smc_clears |= p4_tc_store(&c->tc, addr, size);
+		f->smc_clears |= p4_tc_store(c->tc, addr, size);
 		f->split_stores += r.split_line;
 		f->store_dtlb_miss += r.tlb_miss != 0;
 	}
@@ -233,7 +234,7 @@ static __attribute__((noinline)) bool memfeed_rep_stores(struct memfeed_ctx *c, 
 		if (!(same && l0 == first && l1 == last)) {
 			if (p4_mem_access(c->mem, P4_MEM_STORE, a, op->size, &r) != 0)
 				return false;
-			f->smc_clears |= p4_tc_store(&c->tc, a, op->size);
+			f->smc_clears |= p4_tc_store(c->tc, a, op->size);
 		}
 		same = memfeed_quiet(&r);
 		first = l0;
@@ -313,7 +314,7 @@ static __attribute__((noinline)) uint8_t memfeed_tc(struct memfeed_ctx *c, const
 			slots += ((s->mem[i].access & INSN_LOAD) != 0) +
 				 2u * ((s->mem[i].access & INSN_STORE) != 0);
 	}
-	return (uint8_t)p4_tc_fetch(&c->tc, s->lp, s->rip, s->len, slots,
+	return (uint8_t)p4_tc_fetch(c->tc, s->lp, s->rip, s->len, slots,
 				    s->branch != INSN_NOT_BRANCH && s->taken);
 }
 
@@ -334,7 +335,7 @@ void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfe
 		memfeed_fetch(c, s, f);
 	}
 	f->tc = P4_TC_DELIVER;
-	if (__builtin_expect(!p4_tc_deliver(&c->tc, p4_tc_cursor(&c->tc, s->lp), s->rip, s->len), 0))
+	if (__builtin_expect(!p4_tc_deliver(c->tc, p4_tc_cursor(c->tc, s->lp), s->rip, s->len), 0))
 		f->tc = memfeed_tc(c, s);
 	f->known = s->mem_status == INSN_MEM_OK;
 	if (f->known && s->nmem) {

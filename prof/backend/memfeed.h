@@ -68,7 +68,7 @@ struct memfeed_ctx {
 	bool fetch_valid;		/* fetch_feed may be repeated */
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
 	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
-	struct p4_tc tc;		/* the trace cache (pmu/model/p4_tc.c), emptied with the rest */
+	struct p4_tc *tc;		/* the trace cache (pmu/model/p4_tc.c): mem->tc, emptied with the rest */
 };
 
 /* memfeed_reset() also empties the core model (scoreboard, predictor): a run starts cold. */

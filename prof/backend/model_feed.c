@@ -366,7 +366,7 @@ static void step_core(struct step_feed *sf, const struct step_info *s, const str
 	const struct model_adapter *a = sf->a;
 	bool rom = p4_core_microcoded(&s->core), built = f->tc >= P4_TC_BUILD;
 	unsigned me = built ? 1u : 0u, other = !a->model.active[sf->lp ? 0 : 1] ? 2u
-					       : a->feed.tc.lp[sf->lp ? 0 : 1].build ? 1u : 0u;
+					       : a->feed.tc->lp[sf->lp ? 0 : 1].build ? 1u : 0u;
 	unsigned mode = sf->lp ? other * 3u + me : me * 3u + other;
 
 	step_event(sf, P4_EV_UOPS_RETIRED, P4_EVMASK(P4_UOPS_RETIRED_NBOGUS), f->uops);

@@ -350,7 +350,7 @@ static void trace_cache_misses_decode_from_l2(void **state)
 		assert_int_equal(o[0] + o[1] + o[2], 3 * P4_TC_DELIVER);
 	}
 	p4_core_init(&c.core, c.core.p);
-	p4_tc_flush(&c.tc);
+	p4_tc_flush(c.tc);
 	assert_int_equal(tc_pass(&c, o), 31);
 	assert_int_equal(o[0], P4_TC_MISS);
 	p4_core_init(&c.core, c.core.p);
