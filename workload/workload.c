@@ -230,6 +230,18 @@ const struct workload workload_table[WL_NWORKLOADS] = {
 			{ "N", WP_NUMBER, true, 1000, 1, 1000000, NULL, "iterations" },
 		},
 	},
+	[WL_SMC] = {
+		.id = WL_SMC, .name = "smc",
+		.exercises = "self-modifying code: each iteration writes into the instruction it just ran",
+		.help = "Each iteration runs `mov $imm8, %al`, then writes the loop counter's low\n"
+			"byte into that instruction's immediate, then `sub; jnz`: one store into\n"
+			"code the trace cache holds per iteration (on a Pentium 4 a machine clear\n"
+			"that flushes the trace cache, SDM Vol. 3A 11.6). The code is the kernel's\n"
+			"own and stays patched. Instructions: 4*N + 7. Conditional branches: N-1\n"
+			"taken, 1 not taken; one ret. Returns N.\n",
+		.nparams = 1,
+		.params = { { "N", WP_NUMBER, true, 100, 1, U32_MAX, NULL, "iterations" } },
+	},
 };
 
 const struct workload *workload_find(const char *name)

@@ -54,6 +54,7 @@ enum workload_id {
 	WL_CHASE,
 	WL_FPASSIST,
 	WL_STORES,
+	WL_SMC,
 	WL_NWORKLOADS,
 	WL_PROGRAM = WL_NWORKLOADS,	/* a user's program (workload/program.h), not in the table */
 };

@@ -88,6 +88,7 @@ WL_FN(wl_st_forward);
 WL_FN(wl_st_alias);
 WL_FN(wl_st_stride);
 WL_FN(wl_st_nt);
+WL_FN(wl_smc);
 
 static char *const branch_fns[BRANCH_NPATTERNS] = {
 	[BRANCH_TAKEN] = wl_branch_taken,
@@ -412,6 +413,7 @@ static int workload_setup(struct wl_run *r)
 		arg[0] = v[0];
 		arg[1] = v[1] ? 0x1fc0 : 0x1f80;	/* MXCSR: DAZ is bit 6 (SDM Vol. 1 10.2.3.4) */
 		break;
+	case WL_SMC:	r->call.fn = (uintptr_t)wl_smc; arg[0] = v[0]; break;
 	case WL_PROGRAM:
 		return workload_program_setup(r);
 	default:

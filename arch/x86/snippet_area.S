@@ -8,12 +8,16 @@
  * `snippet` workload returns at once until a snippet is loaded. It is
  * stored in the image (the whole kernel file has a size budget,
  * tests/tools/test_image.py): 3 KiB keeps it and the workload bodies on
- * one page.
+ * one page. It starts a 128-byte L2 sector, so that a benchmark's code lies
+ * in the same sectors whatever the size of the workload bodies before it
+ * (the first pass fetches each sector from memory: a loop of 2U copies that
+ * reaches one sector more than the loop of U pays that fetch in bench's
+ * difference).
  */
 #define SNIPPET_AREA_BYTES 3072		/* SNIPPET_AREA_SIZE in workload/snippet.h */
 
 	.section .wltext, "ax", @progbits
-	.balign 16
+	.balign 128
 	.globl snippet_area
 	.hidden snippet_area
 	.type snippet_area, @function

@@ -45,7 +45,15 @@
  *   done    = start + latency; its destination and flags are ready then;
  *   retired = max(previous retirement + 2 sixths per uop, done) - three
  *             uops retire a clock ([OPT] 1, "retire up to three uops");
- *   a mispredicted branch holds the front end until done + the penalty.
+ *   a mispredicted branch holds the front end until done + the penalty;
+ *   an instruction the trace cache builds (pmu/model/p4_tc.c) issues as
+ *   the decoder takes it, one a clock, a trace cache miss after the code's
+ *   load-to-use from L2 or further (core_build); a machine clear (a store
+ *   into code the trace cache held) holds the front end the mispredict's
+ *   penalty after the store retired. No source in reach gives a clear's
+ *   cost: it restarts the front end from retirement, later than a
+ *   mispredict does from the branch's resolution, so the same clocks from
+ *   a later point are the harder reading.
  * The instruction's clockticks are the clocks its retirement moved the
  * retirement clock. Nothing loops: the step is a dozen table reads.
  *
@@ -102,6 +110,7 @@
  */
 #include "pmu/model/p4_core.h"
 #include "pmu/model/p4_mem.h"
+#include "pmu/model/p4_tc.h"
 
 #define S(c)		((uint16_t)((c) * 6))		/* whole clocks in sixths */
 #define R(u, l)		{ .uops = (u), .lat = (l) }
@@ -227,6 +236,27 @@ static uint64_t core_rep_time(const struct p4_core_row *r, unsigned cls, uint32_
 	return (uint64_t)iters * r->lat;
 }
 
+/*
+ * The issue of an instruction the front end builds (p4_tc.h's BUILD or
+ * MISS): the single decoder takes one instruction a clock
+ * ([OPT] 1, "Decoder"), and a trace cache miss first waits for the code:
+ * the load-to-use latency of the level the fetch found it at, L2 at the
+ * nearest (the TC's misses are served from L2, [OPT] 1). A built
+ * instruction whose fetch reached L3 or memory waits for that level too.
+ * A REP string's fetch (fetch_level 0xff) has its wait in its penalty.
+ */
+static uint64_t core_build(struct p4_core *c, const struct p4_core_in *in, uint64_t issue)
+{
+	const struct p4_core_part *p = c->p;
+	uint8_t lvl = in->fetch_level;
+
+	issue = p4_core_max(issue, c->decode_free);
+	if (lvl <= P4_LVL_MEM && (in->tc == P4_TC_MISS || lvl >= P4_LVL_L3))
+		issue += (uint64_t)p->load_lat[lvl >= P4_LVL_L2 ? lvl : P4_LVL_L2] * P4_CORE_SIXTHS;
+	c->decode_free = issue + P4_CORE_SIXTHS;
+	return issue;
+}
+
 void p4_core_step(struct p4_core *c, const struct p4_core_in *in, struct p4_core_out *out)
 {
 	const struct p4_core_part *p = c->p;
@@ -238,8 +268,10 @@ void p4_core_step(struct p4_core *c, const struct p4_core_in *in, struct p4_core
 
 	if (x->flags & P4_IF_SERIAL)
 		issue = p4_core_max(issue, c->retire);
-	if (in->fetch_level == P4_LVL_L3 || in->fetch_level == P4_LVL_MEM)
-		issue += (uint64_t)p->load_lat[in->fetch_level] * P4_CORE_SIXTHS;	/* the trace cache builds */
+	if (in->tc == P4_TC_NONE && (in->fetch_level == P4_LVL_L3 || in->fetch_level == P4_LVL_MEM))
+		issue += (uint64_t)p->load_lat[in->fetch_level] * P4_CORE_SIXTHS;	/* no TC: as a build */
+	else if (in->tc >= P4_TC_BUILD)	/* built (p4_tc.h): decoded, one instruction a clock */
+		issue = core_build(c, in, issue);
 	start = p4_core_max(p4_core_max(issue, ready[x->src[0]]), ready[x->src[1]]);
 	if (x->flags & P4_IF_DST_READ)
 		start = p4_core_max(start, ready[x->dst]);
@@ -263,6 +295,9 @@ void p4_core_step(struct p4_core *c, const struct p4_core_in *in, struct p4_core
 		c->divider_free = start + lat;
 	}
 	p4_core_finish(c, x, issue, start, lat, uops, width, out);
+	if (in->clear)		/* the machine clears at its retirement: the front end starts over */
+		c->front = p4_core_max(c->front, c->retire + (uint64_t)p4_core_clear_clocks(c) *
+								 P4_CORE_SIXTHS);
 }
 
 /*

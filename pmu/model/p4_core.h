@@ -140,6 +140,7 @@ struct p4_core {
 	uint64_t retire;		/* when the last instruction retired */
 	uint64_t clocks;		/* whole clocks handed out: retire / 6, rounded down */
 	uint64_t divider_free;
+	uint64_t decode_free;		/* when the decoder takes its next instruction (p4_tc.h builds) */
 	uint64_t rob[P4_CORE_ROB];	/* retire times of the last P4_CORE_ROB instructions */
 	unsigned rob_i;
 	uint32_t ghist;
@@ -162,6 +163,8 @@ struct p4_core_in {
 	uint32_t loads, stores;		/* memory operands accessed (all iterations) */
 	uint64_t penalty;		/* a REP string's miss penalties (clocks, p4_cost.c's) */
 	uint64_t data_ready;		/* the loads' data no sooner (sixths; the store buffer's, p4_sbuf.c) */
+	uint8_t tc;			/* enum p4_tc_outcome (p4_tc.h); 0: no trace cache modelled */
+	bool clear;			/* its store wrote into code the trace cache held: a machine clear */
 };
 
 struct p4_core_out {
@@ -257,6 +260,12 @@ static inline bool p4_core_needs_slow(const struct p4_insn *x, uint32_t loads, u
 				      uint8_t fetch_level)
 {
 	return (loads | walks) != 0 || (uint8_t)(fetch_level - 2u) < 2u || (x->flags & P4_IF_SLOW);
+}
+
+/* Clocks a machine clear holds the front end after the instruction that caused it retired. */
+static inline unsigned p4_core_clear_clocks(const struct p4_core *c)
+{
+	return c->p->mispredict;
 }
 
 /*

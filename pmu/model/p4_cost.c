@@ -18,8 +18,8 @@
  *   store     : 0 whatever the level - the store buffer lets the
  *               instruction retire before the line arrives; an RFO costs
  *               bus bandwidth, which this model does not charge
- *   fetch     : L2 hit 0 (stands in for the trace cache, which is not
- *               modelled), L3 and memory as for loads
+ *   fetch     : L2 hit 0 (the trace cache's misses are p4_core.c's:
+ *               pmu/model/p4_tc.c), L3 and memory as for loads
  *   every kind: page_walk per TLB miss
  *
  * Where the caller has no uop count, p4_cost_uops() estimates one from the

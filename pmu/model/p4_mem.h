@@ -6,8 +6,8 @@
  * (each parameter cited there), plus a cost model that turns an
  * instruction's uops and its accesses' outcomes into clockticks. It is a
  * model: it knows no prefetcher other than the adjacent-line fetch of a
- * sector, no trace cache, no store buffer (p4_sbuf.c models it beside), no
- * replays and no second LP.
+ * sector, no store buffer (p4_sbuf.c models it beside), no replays and no
+ * second LP.
  * The same inputs always give the same outputs; nothing is allocated
  * (struct p4_mem is sized for the largest part).
  *
@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmu/model/p4_tc.h"
 #include "pmu/p4_caps.h"
 
 /* The largest part the state must hold (p4_mem.c checks every row against these). */
@@ -36,7 +37,7 @@
 enum p4_mem_kind {
 	P4_MEM_LOAD,
 	P4_MEM_STORE,
-	P4_MEM_FETCH,		/* instruction fetch: ITLB, then L2 (no trace cache model) */
+	P4_MEM_FETCH,		/* instruction fetch: ITLB, then L2 (the trace cache: p4_tc.h) */
 	P4_MEM_NKINDS
 };
 
@@ -106,6 +107,7 @@ struct p4_mem {
 	struct p4_mem_way l1_store[P4_MEM_MAX_L1_LINES];
 	struct p4_mem_way l2_store[P4_MEM_MAX_L2_SECTORS];
 	struct p4_mem_way l3_store[P4_MEM_MAX_L3_SECTORS];
+	struct p4_tc tc;		/* the trace cache's storage (p4_tc.h; prof/backend/memfeed.c drives it) */
 };
 
 /*

@@ -10,8 +10,9 @@
  * - page_walk_type DTMISS / ITMISS: one per DTLB / ITLB miss (p4_mem: a
  *   miss is one walk).
  * - BSQ_cache_reference: the reads that reach L2 - loads that missed L1
- *   and instruction fetches (no trace cache is modelled, so every fetch
- *   reaches L2) - by outcome: RD_2ndL_HITE (a clean line: the model fills
+ *   and instruction fetches (every fetch, delivered from the trace cache
+ *   or not: the model keeps its fetches as they were before it had a trace
+ *   cache) - by outcome: RD_2ndL_HITE (a clean line: the model fills
  *   reads in E), RD_2ndL_HITM (a dirty one), RD_2ndL_MISS; the L2 misses
  *   of a part with an L3 likewise as RD_3rdL_HITE / HITM / MISS. Never:
  *   RD_2ndL_HITS / RD_3rdL_HITS (one package, so no line is Shared), and
@@ -40,6 +41,9 @@
  * - MOB_load_replay, memory_cancel, resource_stall SBFULL, WC_Buffer: the
  *   store buffer's model (pmu/model/p4_sbuf.c tells each mask's cause);
  *   the WC buffers only while WC_Buffer is counted (memfeed_ctx.wc_live).
+ * - The trace cache (pmu/model/p4_tc.c, looked up for each fetch before
+ *   its operands): BPU_fetch_request TCMISS, machine_clear SMCLEAR and
+ *   CLEAR, TC_misc FLUSH (memfeed_tc_events below).
  * - front_end_event NBOGUS: memfeed_frontend_tagged() gives the count;
  *   the caller decides whether uop_type tags anything.
  * - Uncore (IFSB/EFSB, Xeon MP with L3): IBUSQ one per L3 miss (an L3
@@ -83,12 +87,14 @@
  * at the front of their sets. Looking them up again would change nothing,
  * so the previous outcome, which was then all hits, is repeated as is:
  * the same events and the same (zero) penalty as the lookup would give
- * (kept as the memfeed it made, which starts each step's memfeed).
+ * (kept as the memfeed it made; an all-hit fetch sets only its ITLB hits,
+ * its L2 hits and its level, which start each step's memfeed).
  */
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
 {
 	c->mem = m;
 	c->wc_live = false;		/* until model_live_update says WC_Buffer is counted */
+	c->tc = &m->tc;
 	memfeed_reset(c);
 }
 
@@ -98,6 +104,7 @@ void memfeed_reset(struct memfeed_ctx *c)
 	p4_core_init(&c->core, p4_core_part_for(&c->mem->sig));
 	p4_sbuf_init(&c->sb, p4_sbuf_part_for(&c->mem->sig));
 	c->st_line = 0;
+	p4_tc_flush(c->tc);
 }
 
 /* The deepest level a result's pieces were found at. */
@@ -182,6 +189,7 @@ static bool memfeed_access(struct memfeed_ctx *c, enum p4_mem_kind kind, uint64_
 		if (c->nst < INSN_MAX_MEM_OPS)
 			c->st_level[c->nst++] = memfeed_level(&r);
 		f->stores++;
+		f->smc_clears |= p4_tc_store(c->tc, addr, size);
 		f->split_stores += r.split_line;
 		f->store_dtlb_miss += r.tlb_miss != 0;
 	}
@@ -234,9 +242,11 @@ static __attribute__((noinline)) bool memfeed_rep_stores(struct memfeed_ctx *c, 
 		uint64_t a = op->addr + (uint64_t)((int64_t)i * s->mem_stride);
 		uint64_t l0 = a >> 6, l1 = (a + op->size - 1u) >> 6;
 
-		if (!(same && l0 == first && l1 == last) &&
-		    p4_mem_access(c->mem, P4_MEM_STORE, a, op->size, &r) != 0)
-			return false;
+		if (!(same && l0 == first && l1 == last)) {
+			if (p4_mem_access(c->mem, P4_MEM_STORE, a, op->size, &r) != 0)
+				return false;
+			f->smc_clears |= p4_tc_store(c->tc, a, op->size);
+		}
 		same = memfeed_quiet(&r);
 		first = l0;
 		last = l1;
@@ -349,21 +359,24 @@ static inline __attribute__((always_inline)) uint64_t memfeed_timing(struct memf
 	uint32_t walks = f->dtlb_walks + f->itlb_walks;
 	struct p4_core_out out;
 
-	if (__builtin_expect(p4_core_needs_slow(&s->core, f->loads, walks, f->fetch_level), 0)) {
+	if (__builtin_expect(p4_core_needs_slow(&s->core, f->loads, walks, f->fetch_level) ||
+			     ((f->tc >= P4_TC_BUILD) | f->smc_clears), 0)) {
 		struct p4_core_in in = {
 			.insn = &s->core, .load_level = f->load_level, .fetch_level = f->fetch_level,
 			.walks = walks, .loads = f->loads, .stores = f->stores,
-			.data_ready = data_ready,
+			.data_ready = data_ready, .tc = f->tc, .clear = f->smc_clears != 0,
 		};
 
 		if (s->core.flags & P4_IF_REP) {
-			in.load_level = in.fetch_level = 0xff;
+			in.load_level = 0xff;	/* a fetch beyond L2 is in the penalty */
+			in.fetch_level = f->fetch_level <= P4_LVL_L2 ? f->fetch_level : 0xff;
 			in.walks = 0;
 			in.iters = iters;
 			in.size = s->nmem ? s->mem[0].size : 0;
 			in.penalty = f->penalty;
 		}
 		p4_core_step(&c->core, &in, &out);
+		f->clear_cycles = (uint8_t)(f->smc_clears ? p4_core_clear_clocks(&c->core) : 0);
 	} else {
 		p4_core_fast(&c->core, &s->core, f->stores, &out);
 	}
@@ -416,17 +429,48 @@ static inline __attribute__((always_inline)) void memfeed_core(struct memfeed_ct
 		memfeed_timing(c, s, iters, f, 0);
 }
 
+/*
+ * The trace cache's part in an instruction the current line does not
+ * deliver (p4_tc.h): its uop slots, as the core model counts its uops
+ * (one iteration's operands; one slot for a microcode-ROM instruction),
+ * and whether it ends a line (a taken branch).
+ */
+static __attribute__((noinline)) uint8_t memfeed_tc(struct memfeed_ctx *c, const struct step_info *s)
+{
+	unsigned slots = 1;
+
+	if (!s->len)
+		return P4_TC_NONE;	/* not fetched: the length is unknown */
+	if (!p4_core_microcoded(&s->core)) {
+		slots = c->core.p->row[s->core.cls].uops;
+		for (unsigned i = 0; s->mem_status == INSN_MEM_OK && i < s->nmem &&
+				     i < INSN_MAX_MEM_OPS; i++)
+			slots += ((s->mem[i].access & INSN_LOAD) != 0) +
+				 2u * ((s->mem[i].access & INSN_STORE) != 0);
+	}
+	return (uint8_t)p4_tc_fetch(c->tc, s->lp, s->rip, s->len, slots,
+				    s->branch != INSN_NOT_BRANCH && s->taken);
+}
+
 void memfeed_step(struct memfeed_ctx *c, const struct step_info *s, struct memfeed *out)
 {
 	struct memfeed *f = out;	/* filled in place: no copy per step */
 	uint32_t iters = s->rep_iters ? s->rep_iters : 1;
 
 	if (memfeed_fetch_repeats(c, s)) {
-		*f = c->fetch_feed;	/* the same events and penalty as a lookup would give */
+		/* the same events and penalty as a lookup would give: all hits, nothing else */
+		*f = (struct memfeed){
+			.load_level = 0xff, .fetch_level = c->fetch_feed.fetch_level,
+			.itlb_hit = c->fetch_feed.itlb_hit, .l2_hite = c->fetch_feed.l2_hite,
+			.l2_hitm = c->fetch_feed.l2_hitm,
+		};
 	} else {
 		*f = (struct memfeed){ .load_level = 0xff, .fetch_level = 0xff };
 		memfeed_fetch(c, s, f);
 	}
+	f->tc = P4_TC_DELIVER;
+	if (__builtin_expect(!p4_tc_deliver(c->tc, p4_tc_cursor(c->tc, s->lp), s->rip, s->len), 0))
+		f->tc = memfeed_tc(c, s);
 	f->known = s->mem_status == INSN_MEM_OK;
 	if (f->known && s->nmem) {
 		if (iters > 1 && s->nmem == 1 && s->mem[0].access == INSN_STORE)
@@ -466,6 +510,21 @@ static void memfeed_tlb_events(const struct memfeed *f, struct memfeed_list *l)
 	memfeed_put(l, P4_EV_ITLB_REFERENCE, M(P4_ITLB_REFERENCE_MISS), f->itlb_miss);
 	memfeed_put(l, P4_EV_PAGE_WALK_TYPE, M(P4_PAGE_WALK_TYPE_DTMISS), f->dtlb_walks);
 	memfeed_put(l, P4_EV_PAGE_WALK_TYPE, M(P4_PAGE_WALK_TYPE_ITMISS), f->itlb_walks);
+}
+
+/*
+ * The trace cache's (pmu/model/p4_tc.c): BPU_fetch_request TCMISS per
+ * lookup that missed; per store into code it held (self-modifying code)
+ * machine_clear SMCLEAR once and CLEAR for each clock the clear holds the
+ * front end (p4_core_clear_clocks), TC_misc FLUSH twice (the event counts
+ * each flush twice, PMU reference 4.1).
+ */
+static void memfeed_tc_events(const struct memfeed *f, struct memfeed_list *l)
+{
+	memfeed_put(l, P4_EV_BPU_FETCH_REQUEST, M(P4_BPU_FETCH_REQUEST_TCMISS), f->tc == P4_TC_MISS);
+	memfeed_put(l, P4_EV_MACHINE_CLEAR, M(P4_MACHINE_CLEAR_SMCLEAR), f->smc_clears);
+	memfeed_put(l, P4_EV_MACHINE_CLEAR, M(P4_MACHINE_CLEAR_CLEAR), f->clear_cycles);
+	memfeed_put(l, P4_EV_TC_MISC, M(P4_TC_MISC_FLUSH), 2u * f->smc_clears);
 }
 
 static void memfeed_cache_events(const struct memfeed *f, struct memfeed_list *l)
@@ -565,6 +624,7 @@ unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t 
 	struct memfeed_list l = { out, 0, max };
 
 	memfeed_tlb_events(f, &l);
+	memfeed_tc_events(f, &l);
 	memfeed_cache_events(f, &l);
 	memfeed_bus_events(f, &l);
 	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),

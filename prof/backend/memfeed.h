@@ -27,6 +27,7 @@
 #include "pmu/model/p4_core.h"
 #include "pmu/model/p4_mem.h"
 #include "pmu/model/p4_sbuf.h"
+#include "pmu/model/p4_tc.h"
 #include "pmu/p4_events.h"
 #include "pmu/p4_uncore.h"
 
@@ -37,6 +38,10 @@ struct memfeed {
 	uint8_t load_level;		/* deepest level a load reached (enum p4_mem_level), 0xff: none */
 	uint8_t fetch_level;		/* deepest level the fetch reached, 0xff: not fetched */
 	bool sbuf;			/* the store buffer's outcome is in memfeed_ctx.sbo */
+	uint8_t tc;			/* the trace cache's outcome (enum p4_tc_outcome), 0: no fetch */
+	uint8_t smc_clears;		/* a store into code the trace cache held: a machine clear
+					   (0 or 1: it empties the trace cache) */
+	uint8_t clear_cycles;		/* the clocks that clear holds the front end */
 	uint32_t uops;			/* the core model's uops (p4_core.c), all iterations */
 	uint32_t loads, stores;		/* load and store operands (a read-modify-write is both) */
 	uint32_t load_l1_miss;		/* loads with a piece that missed L1 */
@@ -71,6 +76,7 @@ struct memfeed_ctx {
 	uint8_t nst;			/* this step's stores looked up so far */
 	uint8_t st_level[INSN_MAX_MEM_OPS];	/* where each was found (enum p4_mem_level) */
 	uint64_t st_line;		/* the line of the last store the buffer took, + 1 */
+	struct p4_tc *tc;		/* the trace cache (pmu/model/p4_tc.c): mem->tc, emptied with the rest */
 };
 
 /* memfeed_reset() also empties the core model (scoreboard, predictor): a run starts cold. */
@@ -92,7 +98,7 @@ struct memfeed_event {
 	uint32_t n;
 };
 
-#define MEMFEED_MAX_EVENTS	32
+#define MEMFEED_MAX_EVENTS	40
 
 /*
  * The PMU events of *f (n > 0 only), in a fixed order; returns how many.

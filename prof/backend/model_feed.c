@@ -62,6 +62,9 @@ static bool model_memory_event(enum p4_event ev)
 	case P4_EV_MEMORY_CANCEL:
 	case P4_EV_RESOURCE_STALL:
 	case P4_EV_WC_BUFFER:
+	case P4_EV_BPU_FETCH_REQUEST:	/* the trace cache (pmu/model/p4_tc.c) */
+	case P4_EV_TC_MISC:
+	case P4_EV_MACHINE_CLEAR:
 		return true;
 	default:
 		return false;
@@ -357,22 +360,31 @@ static uint16_t model_mispred_type(uint16_t type)
 
 /*
  * The core model's front-end events of one instruction: uops_retired; its
- * uops written to the uop queue from the trace cache or, for a microcoded
+ * uops written to the uop queue from the trace cache (FROM_TC_BUILD when
+ * the front end built it, pmu/model/p4_tc.c) or, for a microcoded
  * instruction, the microcode ROM (then one tc_ms_xfer); TC_deliver_mode
- * for each of its clockticks, in deliver mode on its LP and the sibling's
- * state beside it (D when active, I when not: the trace cache is not
- * modelled, so it never builds).
+ * for each of its clockticks, in the mode of each LP: its own (B when
+ * built, else D) and the sibling's (I when inactive, else B while its
+ * last instruction was built, D otherwise). The mask bit is LP0's state
+ * times three plus LP1's (D 0, B 1, I 2): DD 0 ... IB 7 (PMU reference 4.1).
  */
+_Static_assert(P4_TC_DELIVER_MODE_DB == 0 * 3 + 1 && P4_TC_DELIVER_MODE_BD == 1 * 3 + 0 &&
+	       P4_TC_DELIVER_MODE_BI == 1 * 3 + 2 && P4_TC_DELIVER_MODE_IB == 2 * 3 + 1,
+	       "TC_deliver_mode's bits are LP0's state x 3 + LP1's");
+
 static void step_core(struct step_feed *sf, const struct step_info *s, const struct memfeed *f)
 {
-	bool rom = p4_core_microcoded(&s->core);
-	bool other = sf->a->model.active[sf->lp ? 0 : 1];
-	unsigned mode = other ? P4_TC_DELIVER_MODE_DD : sf->lp ? P4_TC_DELIVER_MODE_ID
-								 : P4_TC_DELIVER_MODE_DI;
+	const struct model_adapter *a = sf->a;
+	bool rom = p4_core_microcoded(&s->core), built = f->tc >= P4_TC_BUILD;
+	unsigned me = built ? 1u : 0u, other = !a->model.active[sf->lp ? 0 : 1] ? 2u
+					       : a->feed.tc->lp[sf->lp ? 0 : 1].build ? 1u : 0u;
+	unsigned mode = sf->lp ? other * 3u + me : me * 3u + other;
 
 	step_event(sf, P4_EV_UOPS_RETIRED, P4_EVMASK(P4_UOPS_RETIRED_NBOGUS), f->uops);
-	step_event(sf, P4_EV_UOP_QUEUE_WRITES, P4_EVMASK(rom ? P4_UOP_QUEUE_WRITES_FROM_ROM
-							 : P4_UOP_QUEUE_WRITES_FROM_TC_DELIVER), f->uops);
+	step_event(sf, P4_EV_UOP_QUEUE_WRITES,
+		   P4_EVMASK(rom ? P4_UOP_QUEUE_WRITES_FROM_ROM : built ? P4_UOP_QUEUE_WRITES_FROM_TC_BUILD
+									 : P4_UOP_QUEUE_WRITES_FROM_TC_DELIVER),
+		   f->uops);
 	step_event(sf, P4_EV_TC_MS_XFER, P4_EVMASK(P4_TC_MS_XFER_CISC), rom);
 	step_event(sf, P4_EV_TC_DELIVER_MODE, P4_EVMASK(mode), f->cycles);
 }

@@ -323,6 +323,116 @@ static void unknown_operands_cost_the_base_and_fetch(void **state)
 	assert_false(f.known);
 }
 
+/* Three one-uop instructions of 4 bytes at CODE, the last a jmp back: one trace line. */
+static uint64_t tc_pass(struct memfeed_ctx *c, uint8_t out[3])
+{
+	uint64_t cycles = 0;
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct step_info s = insn(CODE + 4 * i, 0, 0, 0);
+		struct memfeed f;
+
+		if (i == 2) {
+			s.branch = INSN_JMP;
+			s.taken = true;
+			s.next_rip = CODE;
+		}
+		memfeed_step(c, &s, &f);
+		out[i] = f.tc;
+		cycles += f.cycles;
+	}
+	return cycles;
+}
+
+/*
+ * From an idle core (p4_core_init: nothing in flight, so nothing hides the
+ * front end's wait), a delivered pass issues its 3 uops in a clock and the
+ * last is done 10 sixths in: 1 clock. Built from L2 (the TC flushed, the code
+ * warm in L2): the miss waits the L2 load-to-use (28 on Prescott-class), then
+ * the decoder takes one instruction a clock, and the last is done a clock
+ * after its decode: 28 + 2 + 1 = 31 clocks.
+ */
+static void trace_cache_misses_decode_from_l2(void **state)
+{
+	struct memfeed_ctx c;
+	uint8_t o[3];
+	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
+	struct memfeed f = { .tc = P4_TC_MISS };
+	unsigned n;
+
+	(void)state;
+	setup(&c, &mem, P4_MEM_DESKTOP);
+	tc_pass(&c, o);				/* cold: from memory */
+	assert_int_equal(o[0], P4_TC_MISS);
+	assert_int_equal(o[1], P4_TC_BUILD);
+	assert_int_equal(o[2], P4_TC_BUILD);
+	for (unsigned i = 0; i < 4; i++) {
+		p4_core_init(&c.core, c.core.p);
+		assert_int_equal(tc_pass(&c, o), 1);
+		assert_int_equal(o[0] + o[1] + o[2], 3 * P4_TC_DELIVER);
+	}
+	p4_core_init(&c.core, c.core.p);
+	p4_tc_flush(c.tc);
+	assert_int_equal(tc_pass(&c, o), 31);
+	assert_int_equal(o[0], P4_TC_MISS);
+	p4_core_init(&c.core, c.core.p);
+	assert_int_equal(tc_pass(&c, o), 1);
+	/* a miss is one BPU_fetch_request TCMISS; nothing else of the trace cache's */
+	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	assert_int_equal(n, 1);
+	assert_int_equal(find(ev, n, P4_EV_BPU_FETCH_REQUEST,
+			      P4_EVMASK(P4_BPU_FETCH_REQUEST_TCMISS))->n, 1);
+}
+
+/*
+ * A store into code the trace cache holds (self-modifying code) clears the
+ * machine and flushes the trace cache: machine_clear SMCLEAR once, CLEAR for
+ * the 30 clocks it holds the front end, TC_misc FLUSH twice (the event counts
+ * a flush twice). The code after it is built again, and waits for the clear.
+ */
+static void a_store_into_held_code_clears_the_machine(void **state)
+{
+	struct memfeed_ctx c;
+	uint8_t o[3];
+	struct memfeed f;
+	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
+	struct step_info st = insn(CODE + 0x1000, INSN_STORE, CODE + 5, 1), data;
+	unsigned n;
+
+	(void)state;
+	setup(&c, &mem, P4_MEM_DESKTOP);
+	tc_pass(&c, o);
+	tc_pass(&c, o);
+	memfeed_step(&c, &st, &f);
+	assert_int_equal(f.tc, P4_TC_MISS);		/* the store itself was not held */
+	assert_int_equal(f.smc_clears, 1);
+	assert_int_equal(f.clear_cycles, 30);
+	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	assert_int_equal(find(ev, n, P4_EV_MACHINE_CLEAR, P4_EVMASK(P4_MACHINE_CLEAR_SMCLEAR))->n, 1);
+	assert_int_equal(find(ev, n, P4_EV_MACHINE_CLEAR, P4_EVMASK(P4_MACHINE_CLEAR_CLEAR))->n, 30);
+	assert_int_equal(find(ev, n, P4_EV_TC_MISC, P4_EVMASK(P4_TC_MISC_FLUSH))->n, 2);
+	assert_null(find(ev, n, P4_EV_MACHINE_CLEAR, P4_EVMASK(P4_MACHINE_CLEAR_MOCLEAR)));
+	/*
+	 * The loop again, built: its front end waits the clear's 30 clocks from the
+	 * store's retirement, then as in trace_cache_misses_decode_from_l2 (28 + 2 + 1):
+	 * 61 clocks after the store retired, 61 or 62 whole clocks as its sixths fall.
+	 */
+	assert_in_range(tc_pass(&c, o), 30 + 31, 30 + 32);
+	assert_int_equal(o[0], P4_TC_MISS);
+	/* the same store again after the pass: the line is held again, another clear */
+	memfeed_step(&c, &st, &f);
+	assert_int_equal(f.smc_clears, 1);
+	/* stores into data, or into code not held since the flush, clear nothing */
+	data = insn(CODE + 0x1004, INSN_STORE, BUF, 8);
+	memfeed_step(&c, &data, &f);
+	assert_int_equal(f.smc_clears, 0);
+	memfeed_step(&c, &st, &f);
+	assert_int_equal(f.smc_clears, 0);
+	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	assert_null(find(ev, n, P4_EV_MACHINE_CLEAR, P4_EVMASK(P4_MACHINE_CLEAR_SMCLEAR)));
+	assert_null(find(ev, n, P4_EV_TC_MISC, P4_EVMASK(P4_TC_MISC_FLUSH)));
+}
+
 /* A load and a store across a 64-byte line: split, replayed at their ports, completed as splits. */
 static void split_accesses_are_replayed_and_completed(void **state)
 {
@@ -363,6 +473,8 @@ int main(void)
 		cmocka_unit_test(unknown_operands_cost_the_base_and_fetch),
 		cmocka_unit_test(cr3_write_empties_the_tlbs),
 		cmocka_unit_test(split_accesses_are_replayed_and_completed),
+		cmocka_unit_test(trace_cache_misses_decode_from_l2),
+		cmocka_unit_test(a_store_into_held_code_clears_the_machine),
 	};
 
 	return cmocka_run_group_tests_name("memfeed", tests, NULL, NULL);

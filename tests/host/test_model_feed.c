@@ -148,6 +148,23 @@ static void store_buffer_events_are_the_memory_models(void **state)
 	}
 }
 
+/* The trace cache's events (memfeed.c, pmu/model/p4_tc.c) come with the memory model. */
+static void trace_cache_events_have_the_memory_model(void **state)
+{
+	static const enum p4_event tc[] = {
+		P4_EV_BPU_FETCH_REQUEST, P4_EV_TC_MISC, P4_EV_MACHINE_CLEAR,
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		model_adapter.mem_ready = false;
+		assert_int_equal(model_feed_source(tc[i], NULL), PERF_SOURCE_NONE);
+		model_adapter.mem_ready = true;
+		assert_int_equal(model_feed_source(tc[i], NULL), PERF_SOURCE_MEMORY);
+	}
+	assert_int_equal(model_feed_source(P4_EV_TC_DELIVER_MODE, NULL), PERF_SOURCE_COST);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +172,7 @@ int main(void)
 		cmocka_unit_test_setup(assists_are_stepped, setup),
 		cmocka_unit_test_setup(step_and_clock_sources, setup),
 		cmocka_unit_test_setup(store_buffer_events_are_the_memory_models, setup),
+		cmocka_unit_test_setup(trace_cache_events_have_the_memory_model, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

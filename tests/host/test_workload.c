@@ -26,7 +26,7 @@ static void every_workload_is_found_by_name(void **state)
 	static const char *const names[] = { "empty", "loop", "branch", "calls", "indirect",
 					     "memwalk", "copy", "spin", "halt", "synthetic",
 					     "fault-user", "snippet", "fpmix", "chase", "fpassist",
-					     "stores" };
+					     "stores", "smc" };
 
 	(void)state;
 	assert_int_equal(sizeof(names) / sizeof(names[0]), WL_NWORKLOADS);

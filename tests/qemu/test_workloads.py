@@ -16,7 +16,8 @@ U64 = (1 << 64) - 1
 
 INDIRECT_K, INDIRECT_C = 9, 8   # arch/x86/64/workloads.S, wl_indirect
 NAMES = ["empty", "loop", "branch", "calls", "indirect", "memwalk", "copy", "spin", "halt",
-         "synthetic", "fault-user", "snippet", "fpmix", "chase", "fpassist", "stores"]
+         "synthetic", "fault-user", "snippet", "fpmix", "chase", "fpassist", "stores",
+         "smc"]
 
 
 def field(out, name):
@@ -65,6 +66,7 @@ def test_workloads_lists_every_workload(nb):
     assert "Instructions: 9*N + 8." in out
     assert re.search(r"^      ring 0 only: HLT is privileged", out, re.M)
     assert "Instructions: 35*N + 15." in out
+    assert "Instructions: 4*N + 7." in out
 
 
 @pytest.mark.parametrize("ring", [0, 3])
@@ -88,6 +90,18 @@ def test_chase_retires_3n_plus_7_and_follows_its_pointers(nb, ring, order):
         assert field(out, "instructions") == 3 * n + 7
         assert pair(out, "conditional") == (n - 1, 1)
         assert field(out, "returned") != 0
+
+
+@pytest.mark.parametrize("ring", [0, 3])
+@pytest.mark.parametrize("n", [1, 50])
+def test_smc_retires_4n_plus_7_writing_its_own_code(nb, ring, n):
+    """wl_smc: 4 set-up instructions, 4 per iteration (the movb it patches, the store into
+    its immediate, sub, jnz), 3 after. The store runs in both rings: .wltext is mapped
+    writable, and the patched code goes on running (and still retires as counted)."""
+    out = run(nb, "smc %d" % n, ring)
+    assert field(out, "instructions") == 4 * n + 7
+    assert pair(out, "conditional") == (n - 1, 1)
+    assert field(out, "returned") == n
 
 
 def test_chase_random_needs_a_power_of_two_of_lines(nb):

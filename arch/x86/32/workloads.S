@@ -507,6 +507,24 @@ wl_fpassist:
 	ret					/* 45 */
 	.size wl_fpassist, . - wl_fpassist
 
+/* uint64_t wl_smc(uint64_t n) -- 4n + 7 instructions, as workloads.S (an absolute address) */
+	.globl wl_smc
+	.hidden wl_smc
+	.type wl_smc, @function
+wl_smc:
+	pushl %ebp				/* 1 */
+	movl %esp, %ebp				/* 2 */
+	movl ARG0, %ecx				/* 3 */
+	xorl %eax, %eax				/* 4 */
+1:	movb $0, %al				/* 1/it: B0 ib, patched below */
+	movb %cl, 1b+1				/* 2/it: into its immediate */
+	subl $1, %ecx				/* 3/it */
+	jnz 1b					/* 4/it */
+	movl ARG0, %eax				/* 5 */
+	popl %ebp				/* 6 */
+	ret					/* 7 */
+	.size wl_smc, . - wl_smc
+
 /* The ring-3 exit trampoline, as in workloads.S. */
 	.globl wl_user_trampoline
 	.hidden wl_user_trampoline

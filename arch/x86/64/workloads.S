@@ -52,6 +52,32 @@ wl_loop:
 	.size wl_loop, . - wl_loop
 
 /*
+ * uint64_t wl_smc(uint64_t n) -- n >= 1; returns n.
+ * Self-modifying code: each iteration runs `movb $imm8, %al` (B0 ib) and
+ * then stores CL into that instruction's immediate, a write into code the
+ * iteration has just executed (so the trace cache holds it: a machine
+ * clear on a Pentium 4, SDM Vol. 3A 11.6). .wltext is writable (the
+ * kernel maps itself read-write, arch/x86/64/paging.c), at CPL 3 too.
+ * 4 + 4n + 3 = 4n + 7 instructions; the jnz is taken n - 1 times.
+ */
+	.globl wl_smc
+	.hidden wl_smc
+	.type wl_smc, @function
+wl_smc:
+	pushq %rbp				/* 1 */
+	movq %rsp, %rbp				/* 2 */
+	movq %rdi, %rcx				/* 3 */
+	xorl %eax, %eax				/* 4 */
+1:	movb $0, %al				/* 1/it: B0 ib, patched below */
+	movb %cl, 1b+1(%rip)			/* 2/it: into its immediate */
+	subq $1, %rcx				/* 3/it */
+	jnz 1b					/* 4/it */
+	movq %rdi, %rax				/* 5 */
+	popq %rbp				/* 6 */
+	ret					/* 7 */
+	.size wl_smc, . - wl_smc
+
+/*
  * uint64_t wl_branch_<pattern>(uint64_t n, uint64_t seed) -- n >= 1.
  * Returns the number of iterations whose pattern branch was NOT taken.
  * 6 + n * (C + 4) + (not taken) + 2 instructions, C = instructions that
