@@ -131,15 +131,24 @@ bool perf_lock_held(void)
 	return __atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == percpu_this()->index + 1;
 }
 
-void perf_lock(void)
+/* The lock was not free: this LP's own (nested), or the sibling's (a wait). */
+static __attribute__((noinline)) void perf_lock_busy(uint32_t me)
 {
-	uint32_t me = percpu_this()->index + 1;
-
 	if (__atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == me) {
 		pmu_lock.nested[me - 1]++;
 		return;
 	}
 	perf_lock_take(me);
+}
+
+/* Free is the common case (every stepped instruction takes it): one attempt inline. */
+void perf_lock(void)
+{
+	uint32_t me = percpu_this()->index + 1, free_ = 0;
+
+	if (!__atomic_compare_exchange_n(&pmu_lock.owner, &free_, me, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		perf_lock_busy(me);
 }
 
 /* An NMI came while LP idx held the lock: its handler runs now (out of line: rare). */

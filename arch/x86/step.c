@@ -132,6 +132,7 @@
 struct step_dcache {
 	uint64_t rip;
 	bool valid, regs_free;		/* regs_free: mem below holds for any registers */
+	uint8_t kind;			/* enum step_text_kind: whose text rip lies in */
 	struct insn_class cls;
 	struct insn_mem mem;
 };
@@ -388,9 +389,10 @@ static enum step_text_kind step_text(const struct step_state *s, uint64_t rip, u
  * Classify the instruction at rip; f: the frame of the trap in front of it
  * (its registers are the instruction's inputs), or NULL when there is none.
  */
-static void step_classify(struct step_state *s, uint64_t rip, const struct trap_frame *f)
+static __attribute__((noinline)) void step_classify_slow(struct step_state *s, uint64_t rip,
+							  const struct trap_frame *f,
+							  struct step_dcache *d)
 {
-	struct step_dcache *d = &s->dcache[(rip ^ (rip >> 6)) % STEP_DCACHE];
 	uint64_t end = 0;
 	enum step_text_kind kind = step_text(s, rip, &end);
 	bool inside = kind != STEP_TEXT_NONE;
@@ -414,9 +416,40 @@ static void step_classify(struct step_state *s, uint64_t rip, const struct trap_
 	step_decode(s, rip, end, f);
 	if (!f || f->rip != rip)
 		return;			/* decoded without registers: not worth keeping */
-	*d = (struct step_dcache){ .rip = rip, .valid = true, .cls = s->cls, .mem = s->mem };
+	*d = (struct step_dcache){ .rip = rip, .valid = true, .kind = (uint8_t)kind, .cls = s->cls,
+				   .mem = s->mem };
 	d->regs_free = !s->cls.rep_string && s->mem.status != INSN_MEM_TRUNCATED &&
 		       (s->mem.status == INSN_MEM_UNKNOWN || s->mem.nops == 0);
+}
+
+/*
+ * Classify the instruction at rip (f: the registers before it, or NULL).
+ * Most steps find it decoded and independent of the registers in the
+ * decode cache: that path is inline and copies it; the rest
+ * (step_classify_slow) finds whose text rip lies in and decodes. A cache
+ * entry keeps its kind: the cache is emptied when a run begins and when a
+ * counting window opens or shuts, the only times the texts change.
+ */
+static inline __attribute__((always_inline)) void step_classify(struct step_state *s, uint64_t rip,
+								 const struct trap_frame *f)
+{
+	struct step_dcache *d = &s->dcache[(rip ^ (rip >> 6)) % STEP_DCACHE];
+
+	if (__builtin_expect(d->valid && d->rip == rip && d->regs_free, 1)) {
+		s->rep_iters = 1;
+		s->rep_count = f ? f->rcx : 0;
+		s->last_wl = d->kind == STEP_TEXT_WORKLOAD || s->last_cpl == 3;
+		s->cls = d->cls;
+		s->mem = d->mem;
+		return;
+	}
+	step_classify_slow(s, rip, f, d);
+}
+
+static void step_dcache_empty(struct step_state *s)
+{
+	for (unsigned i = 0; i < STEP_DCACHE; i++)
+		s->dcache[i].valid = false;
 }
 
 /* ---- operand values for the assist events (step.h, struct step_fp) ------------- */
@@ -1356,6 +1389,7 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 	st->seam_ret = 0;
 	st->h_active = false;
 	st->h_stats = (struct step_handler_stats){ 0 };
+	step_dcache_empty(st);		/* kernel text is classified in the window alone */
 	step_tf_on(st);
 }
 
@@ -1366,6 +1400,7 @@ void step_window_end(void)
 	step_tf_off();
 	st->win = false;
 	st->win_h = NULL;
+	step_dcache_empty(st);
 }
 
 bool step_window_open(void)
@@ -1428,8 +1463,7 @@ void step_begin(const struct step_run *r)
 		st->cycles = 0;
 	}
 	progress_start();
-	for (unsigned i = 0; i < STEP_DCACHE; i++)
-		st->dcache[i].valid = false;
+	step_dcache_empty(st);
 	if (MODE_IS_64) {	/* the ia32 kernel's segments are flat but for its GS (taken as 0) */
 		st->fs_base = msr_read(MSR_IA32_FS_BASE);
 		st->gs_base = msr_read(MSR_IA32_GS_BASE);
