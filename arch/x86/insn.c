@@ -1027,6 +1027,22 @@ static void insn_core_map1(const struct insn_dec *x, const struct insn_core_ops 
 			      o->reg, k->addr[0], k->addr[1], 0);
 		k->addr[0] = k->addr[1] = P4_R_NONE;
 		return;
+	case 0xc8:		/* ENTER imm16, imm8: the nesting level L is its last byte */
+		/*
+		 * Architecturally a push of RBP, L - 1 frame pointers copied
+		 * (a load and a store each) and the new frame pointer pushed
+		 * when L > 0; real parts tag one store more per level (ISPASS
+		 * 2013 data: "enter +1 per nesting level"). The stack pointer
+		 * and RBP are written.
+		 */
+		{
+			unsigned lvl = x->c.i > 0 ? x->c.p[x->c.i - 1] & 31u : 0;
+
+			k->uc_stores = (uint8_t)((lvl ? lvl + 1 : 1) + lvl);
+			k->uc_loads = (uint8_t)(lvl > 1 ? lvl - 1 : 0);
+			insn_core_set(k, P4_U_STORE, rsp, CR(INSN_RBP), P4_R_NONE, P4_IF_DST_READ);
+		}
+		return;
 	case 0x8f: case 0xc9:	/* POP r/m, LEAVE */
 		insn_core_set(k, P4_U_LOAD, op == 0xc9 ? CR(INSN_RBP) : dst_rm, P4_R_NONE, P4_R_NONE, 0);
 		return;

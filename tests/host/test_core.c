@@ -176,7 +176,9 @@ static void decoder_flags_the_quirks(void **state)
 	static const uint8_t fldcw[] = { 0xd9, 0x28 }, mfence[] = { 0x0f, 0xae, 0xf0 },
 			     emms[] = { 0x0f, 0x77 }, movups_st[] = { 0x0f, 0x11, 0x00 },
 			     fsave[] = { 0xdd, 0x30 }, add[] = { 0x01, 0xd8 },
-			     frstor[] = { 0xdd, 0x20 }, lfence[] = { 0x0f, 0xae, 0xe8 };
+			     frstor[] = { 0xdd, 0x20 }, lfence[] = { 0x0f, 0xae, 0xe8 },
+			     enter0[] = { 0xc8, 0x10, 0x00, 0x00 }, enter1[] = { 0xc8, 0x10, 0x00, 0x01 },
+			     enter3[] = { 0xc8, 0x10, 0x00, 0x03 };
 	struct p4_insn k;
 
 	(void)state;
@@ -193,6 +195,15 @@ static void decoder_flags_the_quirks(void **state)
 	k = decode(frstor, 2);
 	assert_int_equal(k.uc_loads, 23);
 	assert_true(k.flags & P4_IF_RETIRES_TWO);
+	/* ENTER: a store per nesting level beyond the architectural ones */
+	k = decode(enter0, 4);
+	assert_int_equal(k.uc_stores, 1);
+	assert_int_equal(k.uc_loads, 0);
+	k = decode(enter1, 4);
+	assert_int_equal(k.uc_stores, 3);		/* push rbp, push the frame pointer, +1 */
+	k = decode(enter3, 4);
+	assert_int_equal(k.uc_stores, 7);		/* 1 + 2 copies + 1, +3 */
+	assert_int_equal(k.uc_loads, 2);
 	k = decode(add, 2);
 	assert_int_equal(k.flags & P4_IF_RETIRES_TWO, 0);
 	assert_int_equal(k.dst, P4_R_GPR + 0);
