@@ -515,6 +515,9 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
  */
 static struct perf_exit {
 	uint8_t n;
+	uint8_t lp;
+	bool owed;			/* bus0 holds the model's work before the last restart */
+	uint64_t bus0;
 	struct perf_storm_lp *storm;	/* the LP's storm guard: the handler ends here */
 	struct msr_bus *bus;
 	uint32_t msr[P4_MAX_REQUESTS];
@@ -558,13 +561,40 @@ static __attribute__((noinline)) void perf_exit_last(const struct perf_exit *e, 
 
 static void perf_exit_restart(void)
 {
-	const struct perf_exit *e = &exits[percpu_this()->index];
+	unsigned cpu = percpu_this()->index;
+	struct perf_exit *e = &exits[cpu];
 	unsigned last = e->n - 1u;
 
 	perf_storm_end(e->storm, rdtsc());
+	if (be.bus_tsc) {	/* the model: its work for the restart is the handler's (perf_exit_owed) */
+		e->bus0 = be.bus_tsc[cpu];
+		e->owed = true;
+	}
 	if (last)
 		perf_exit_leading(e);
 	perf_exit_last(e, last);	/* a tail call */
+}
+
+/*
+ * The model's work in the last exit restart of the LP with percpu index
+ * cpu, settled as PMI handler time (as it was while the restart lay inside
+ * the handler): on the model a register write is the backend's work, which
+ * the handler's time includes (`record`'s throttle weighs it). Taken when
+ * the next PMI comes or the count stops: between the two, only the restart
+ * uses the bus on that LP. On hardware nothing is owed (no backend time).
+ */
+static void perf_exit_owed(unsigned cpu)
+{
+	struct perf_exit *e = &exits[cpu];
+	uint64_t dt;
+
+	if (!e->owed || !be.bus_tsc)
+		return;
+	e->owed = false;
+	dt = be.bus_tsc[cpu] - e->bus0;
+	__atomic_fetch_add(&info.pmi.tsc_total, dt, __ATOMIC_RELAXED);
+	info.pmi.lp_tsc[e->lp] += dt;
+	info.pmi.backend_tsc += dt;
 }
 
 /*
@@ -581,6 +611,7 @@ static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
 
 	e->bus = perf_bus();
 	e->storm = &storm[lp];
+	e->lp = (uint8_t)lp;
 	for (int os = 0; os < 2; os++)
 		for (uint32_t m = mask; m; m &= m - 1) {
 			unsigned i = (unsigned)__builtin_ctz(m);
@@ -617,6 +648,7 @@ static void perf_pmi_handler(struct trap_frame *f)
 		info.pmi.handoffs++;	/* landed in the step handler or the gate: sample the workload */
 		f = wf;
 	}
+	perf_exit_owed(cpu);
 	b0 = be.bus_tsc ? be.bus_tsc[cpu] : 0;
 	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
 	perf_scan(lp, f, &restart);
@@ -916,6 +948,8 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 
 	perf_lock();
 	__atomic_store_n(&perf_exit_ending, true, __ATOMIC_SEQ_CST);	/* before any write of the stop */
+	for (unsigned cpu = 0; cpu < PERCPU_MAX; cpu++)
+		perf_exit_owed(cpu);
 	/*
 	 * An overflow whose PMI has not been taken yet - a fixed-vector PMI
 	 * held while its LP ran with IF = 0, one still masked, or one a skid

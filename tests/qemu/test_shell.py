@@ -321,11 +321,13 @@ def test_events_lists_the_tables(nb):
         assert re.search(r"^%s\s" % name, full, re.M | re.I), name
     # a header, and each row says where the model takes the event from
     # (prof/backend/model.c: stepped instructions and branches, the memory-system
-    # model, cost-model clockticks; x87_assist only from `synthetic`)
+    # model, cost-model clockticks, the assists from the stepped operand values;
+    # bnr, another agent's bus signal, only from `synthetic`)
     assert full.splitlines()[0].startswith("event ") and "[source]" in full.splitlines()[0]
     for name, src in (("instr_retired", "[real: stepped]"), ("branch_retired", "[real: stepped]"),
                       ("global_power_events", "[cost model]"),
-                      ("ITLB_reference", "[memory model]"), ("x87_assist", "[synthetic]")):
+                      ("ITLB_reference", "[memory model]"), ("x87_assist", "[real: stepped]"),
+                      ("bnr", "[synthetic]")):
         assert re.search(r"^%s\s.*%s$" % (name, re.escape(src)), full, re.M), (name, full)
     out = nb.cmd("events zzzz")
     assert len(out.splitlines()) == 1 and out.startswith("error:"), out
