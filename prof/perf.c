@@ -532,7 +532,8 @@ static struct perf_exit {
  * handler is between its unlock and its exit.
  */
 static bool perf_exit_ending;
-static uint64_t exits_owed;	/* percpu indices with perf_exit.owed set */
+_Static_assert(PERCPU_MAX <= 32, "exits_owed has a bit per LP");
+static uint32_t exits_owed;	/* percpu indices with perf_exit.owed set (PERCPU_MAX <= 32) */
 
 static __attribute__((noinline, cold)) void perf_exit_requiet(void)
 {
@@ -570,7 +571,7 @@ static void perf_exit_restart(void)
 	if (be.bus_tsc) {	/* the model: its work for the restart is the handler's (perf_exit_owed) */
 		e->bus0 = be.bus_tsc[cpu];
 		e->owed = true;
-		__atomic_fetch_or(&exits_owed, UINT64_C(1) << (cpu & 63), __ATOMIC_RELAXED);
+		__atomic_fetch_or(&exits_owed, UINT32_C(1) << (cpu & 31), __ATOMIC_RELAXED);
 	}
 	if (last)
 		perf_exit_leading(e);
@@ -593,7 +594,7 @@ static void perf_exit_owed(unsigned cpu)
 	if (!e->owed || !be.bus_tsc)
 		return;
 	e->owed = false;
-	__atomic_fetch_and(&exits_owed, ~(UINT64_C(1) << (cpu & 63)), __ATOMIC_RELAXED);
+	__atomic_fetch_and(&exits_owed, ~(UINT32_C(1) << (cpu & 31)), __ATOMIC_RELAXED);
 	dt = be.bus_tsc[cpu] - e->bus0;
 	__atomic_fetch_add(&info.pmi.tsc_total, dt, __ATOMIC_RELAXED);
 	info.pmi.lp_tsc[e->lp] += dt;
@@ -951,8 +952,8 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 
 	perf_lock();
 	__atomic_store_n(&perf_exit_ending, true, __ATOMIC_SEQ_CST);	/* before any write of the stop */
-	for (uint64_t m = exits_owed; m; m &= m - 1)
-		perf_exit_owed((unsigned)__builtin_ctzll(m));
+	for (uint32_t m = exits_owed; m; m &= m - 1)
+		perf_exit_owed((unsigned)__builtin_ctz(m));
 	/*
 	 * An overflow whose PMI has not been taken yet - a fixed-vector PMI
 	 * held while its LP ran with IF = 0, one still masked, or one a skid
