@@ -515,7 +515,7 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
  */
 static struct perf_exit {
 	uint8_t n;
-	uint8_t lp;
+	uint8_t lp, cpu;
 	bool owed;			/* bus0 holds the model's work before the last restart */
 	uint64_t bus0;
 	struct perf_storm_lp *storm;	/* the LP's storm guard: the handler ends here */
@@ -556,9 +556,12 @@ static __attribute__((noinline)) void perf_exit_leading(const struct perf_exit *
  */
 static __attribute__((noinline)) void perf_exit_last(const struct perf_exit *e, unsigned last)
 {
+	unsigned cpu = e->cpu;
+
 	msr_bus_write(e->bus, e->msr[last], e->on[last]);
 	if (__atomic_load_n(&perf_exit_ending, __ATOMIC_ACQUIRE))
 		perf_exit_requiet();
+	perf_unlock_as(cpu);	/* the handler's lock, held until its counters run again */
 }
 
 static void perf_exit_restart(void)
@@ -616,6 +619,7 @@ static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
 	e->bus = perf_bus();
 	e->storm = &storm[lp];
 	e->lp = (uint8_t)lp;
+	e->cpu = (uint8_t)cpu;
 	for (int os = 0; os < 2; os++)
 		for (uint32_t m = mask; m; m &= m - 1) {
 			unsigned i = (unsigned)__builtin_ctz(m);
@@ -674,8 +678,14 @@ static void perf_pmi_handler(struct trap_frame *f)
 	 * The counters restart at the very end of the interrupt's exit
 	 * (perf_exit_restart). A shut gate (perf_gate_shut) stays shut.
 	 */
-	if (!counting || run.count->shut || !perf_restart(cpu, lp, restart))
-		perf_storm_end(&storm[lp], rdtsc());
+	/*
+	 * A restart left for the exit keeps the lock until it is done
+	 * (perf_exit_last): a counter both LPs feed is stopped until then, and
+	 * the sibling's events must wait for it, not be lost.
+	 */
+	if (counting && !run.count->shut && perf_restart(cpu, lp, restart))
+		return;
+	perf_storm_end(&storm[lp], rdtsc());
 	perf_unlock_as(cpu);
 }
 
