@@ -60,6 +60,37 @@ _boot_times = []        # (module, seconds from start to the ready marker)
 PROGRESS = re.compile(r"(?:\r# stepped \d+ instructions)+\r *\r")
 
 
+# ---- reading stat's output (the tests of the model's events share these) -------------
+
+STAT_ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+counter \d+ ", re.M)
+
+
+def stat_rows(out):
+    """stat's counts by their full event spec."""
+    return {m.group(2): int(m.group(1)) for m in STAT_ROW.finditer(out)}
+
+
+def stat_count(rows, prefix):
+    """The one count of rows whose spec starts with prefix."""
+    hits = [v for k, v in rows.items() if k.startswith(prefix)]
+    assert len(hits) == 1, (prefix, rows)
+    return hits[0]
+
+
+def line_count(out, spec_start):
+    """The count on the line of a command's output whose spec starts with spec_start."""
+    m = re.search(r"^ +(\d+)  %s\S*" % re.escape(spec_start), out, re.M)
+    assert m, out
+    return int(m.group(1))
+
+
+def cmd_ok(nb, line, timeout=120):
+    """A command that must not fail, and its output."""
+    out = nb.cmd(line, timeout=timeout)
+    assert "error" not in out, out
+    return out
+
+
 def clean(text):
     """Serial text without terminal escapes, with plain \\n line ends.
 

@@ -22,22 +22,16 @@ import re
 
 import pytest
 
+import conftest
+
 X87_PER_IT = 2          # fadds, fmull on a denormal (PREA)
 SSE_PER_IT = 1 + 1 + 4 + 1 + 1
 EDGES = 4               # POAU, POAO, FPSU, FPSO once each, before the loop
 ASSIST_CLOCKS = 200
 
 
-def count(out, spec_start):
-    m = re.search(r"^ +(\d+)  %s\S*" % re.escape(spec_start), out, re.M)
-    assert m, out
-    return int(m.group(1))
-
-
-def cmd_ok(nb, line, timeout=120):
-    out = nb.cmd(line, timeout=timeout)
-    assert "error" not in out, out
-    return out
+count = conftest.line_count
+cmd_ok = conftest.cmd_ok
 
 
 @pytest.mark.parametrize("ring", [0, 3])

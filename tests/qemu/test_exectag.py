@@ -20,6 +20,8 @@ import re
 import subprocess
 
 import pytest
+
+import conftest
 from nbproflib import qemu  # tools/, put on the path by conftest.py
 
 BOOT = {"smp_ht": True}
@@ -83,16 +85,8 @@ def mix(firmware):
     return body, rest
 
 
-def count(out, spec_start):
-    m = re.search(r"^ +(\d+)  %s\S*" % re.escape(spec_start), out, re.M)
-    assert m, out
-    return int(m.group(1))
-
-
-def cmd_ok(nb, line, timeout=120):
-    out = nb.cmd(line, timeout=timeout)
-    assert "error" not in out, out
-    return out
+count = conftest.line_count
+cmd_ok = conftest.cmd_ok
 
 
 @pytest.mark.parametrize("ring", [0, 3])

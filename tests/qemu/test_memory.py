@@ -64,7 +64,6 @@ import conftest
 
 BOOT = {"icount": True}
 
-ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+counter \d+ ", re.M)
 WALK = 30
 L2_LAT = 20
 L1_SIZE = 16 * 1024
@@ -79,13 +78,10 @@ EXIT_INSNS = 1                      # the trampoline's int 0x80, retired at CPL 
 def stat(nb, args):
     out = nb.cmd("stat " + args, timeout=300)
     assert "error" not in out, out
-    return {m.group(2): int(m.group(1)) for m in ROW.finditer(out)}, out
+    return conftest.stat_rows(out), out
 
 
-def count(rows, prefix):
-    hits = [v for k, v in rows.items() if k.startswith(prefix)]
-    assert len(hits) == 1, (prefix, rows)
-    return hits[0]
+count = conftest.stat_count
 
 
 def memwalk_instr(size, stride, passes):

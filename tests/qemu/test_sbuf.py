@@ -26,7 +26,8 @@ import re
 
 import pytest
 
-ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+counter \d+ ", re.M)
+import conftest
+
 N = 1024                            # a multiple of 16: nt fills whole lines
 
 
@@ -40,7 +41,7 @@ def counts(nb, events, mode, n):
     args = " ".join("-e %s:u" % e for e in events)
     out = nb.cmd("stat --ring 3 %s stores %s %d" % (args, mode, n), timeout=300)
     assert "error" not in out, out
-    rows = {m.group(2): int(m.group(1)) for m in ROW.finditer(out)}
+    rows = conftest.stat_rows(out)
     assert len(rows) == len(events), out
     assert "[memory model]" in out, out
     return [next(v for k, v in rows.items() if k.lower().startswith(e.lower()))

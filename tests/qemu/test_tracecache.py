@@ -29,13 +29,13 @@ through, so its line goes on with mov, pop and ret (6 slots); then the trampolin
 Misses 1 + 2N + 1, clears N.
 """
 
-import re
 
 import pytest
 
+import conftest
+
 BOOT = {"icount": True}
 
-ROW = re.compile(r"^\s*(\d+)\s+(\S+)\s+counter \d+ ", re.M)
 CLEAR_CLOCKS = 30           # p4_core.c: the clear restarts the front end as a mispredict does
 FLUSH_COUNTS = 2            # TC_misc FLUSH counts each flush twice (PMU reference 4.1)
 LOOP_LINES = 5              # the docstring's five lines of a ring-3 `loop N`, N >= 3
@@ -44,13 +44,10 @@ LOOP_LINES = 5              # the docstring's five lines of a ring-3 `loop N`, N
 def stat(nb, args):
     out = nb.cmd("stat --ring 3 " + args, timeout=300)
     assert "error" not in out, out
-    return {m.group(2): int(m.group(1)) for m in ROW.finditer(out)}, out
+    return conftest.stat_rows(out), out
 
 
-def count(rows, prefix):
-    hits = [v for k, v in rows.items() if k.startswith(prefix)]
-    assert len(hits) == 1, (prefix, rows)
-    return hits[0]
+count = conftest.stat_count
 
 
 @pytest.mark.parametrize("n, lines", [(2, LOOP_LINES - 1), (3, LOOP_LINES), (1000, LOOP_LINES)])

@@ -127,18 +127,26 @@ isr_stubs:
 	movl %eax, \r(%esi)
 .endm
 
-/* The raw frame's registers, in the reverse of isr_common's pushes. */
-.macro POP_RAW
+/* The raw frame's registers, in the reverse of isr_common's pushes, in two runs. */
+.macro POP_RAW_TO_ESI
 	popl %gs
 	popl %es
 	popl %ds
 	popl %ebp
 	popl %edi
 	popl %esi
+.endm
+
+.macro POP_RAW_EDX_EAX		/* the last four: RDTSC uses two of them */
 	popl %edx
 	popl %ecx
 	popl %ebx
 	popl %eax
+.endm
+
+.macro POP_RAW
+	POP_RAW_TO_ESI
+	POP_RAW_EDX_EAX
 .endm
 
 isr_common:
@@ -245,20 +253,12 @@ isr_exit_call:
 
 /* A handler asked for the TSC right before IRET, stored at the error code's address. */
 isr_exit_stamped:		/* EDX, ECX, EBX and EAX, the last four, after the RDTSC */
-	popl %gs
-	popl %es
-	popl %ds
-	popl %ebp
-	popl %edi
-	popl %esi
+	POP_RAW_TO_ESI
 	movl 24(%esp), %ecx		/* the error code, above EDX, ECX, EBX, EAX, vector, high half */
 	rdtsc
 	movl %eax, (%ecx)
 	movl %edx, 4(%ecx)
-	popl %edx
-	popl %ecx
-	popl %ebx
-	popl %eax
+	POP_RAW_EDX_EAX
 	addl $12, %esp
 	iret
 

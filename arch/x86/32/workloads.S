@@ -254,81 +254,31 @@ wl_chase:
 	.size wl_chase, . - wl_chase
 
 /* The store buffer's cases (workloads.S): n iterations each, 4n + 9 instructions, returning 0. */
-	.globl wl_st_forward
-	.hidden wl_st_forward
-	.type wl_st_forward, @function
-wl_st_forward:
+.macro WL_STORES name, first, second
+	.globl \name
+	.hidden \name
+	.type \name, @function
+\name:
 	pushl %ebp				/* 1 */
 	movl %esp, %ebp				/* 2 */
 	movl ARG1, %ecx				/* 3: iterations */
 	movl ARG2, %edx				/* 4: stride */
 	movl ARG0, %eax				/* 5: buf */
-1:	movw %cx, (%eax)			/* 1/it: 2 bytes */
-	movl (%eax), %edx			/* 2/it: 4 bytes from the same address */
+1:	\first					/* 1/it */
+	\second					/* 2/it */
 	subl $1, %ecx				/* 3/it */
 	jnz 1b					/* 4/it */
 	xorl %eax, %eax				/* 6 */
 	xorl %edx, %edx				/* 7 */
 	popl %ebp				/* 8 */
 	ret					/* 9 */
-	.size wl_st_forward, . - wl_st_forward
+	.size \name, . - \name
+.endm
 
-	.globl wl_st_alias
-	.hidden wl_st_alias
-	.type wl_st_alias, @function
-wl_st_alias:
-	pushl %ebp				/* 1 */
-	movl %esp, %ebp				/* 2 */
-	movl ARG1, %ecx				/* 3: iterations */
-	movl ARG2, %edx				/* 4: stride */
-	movl ARG0, %eax				/* 5: buf */
-1:	movl %ecx, (%eax)			/* 1/it */
-	movl 0x400000(%eax), %edx		/* 2/it: 4 MiB further */
-	subl $1, %ecx				/* 3/it */
-	jnz 1b					/* 4/it */
-	xorl %eax, %eax				/* 6 */
-	xorl %edx, %edx				/* 7 */
-	popl %ebp				/* 8 */
-	ret					/* 9 */
-	.size wl_st_alias, . - wl_st_alias
-
-	.globl wl_st_stride
-	.hidden wl_st_stride
-	.type wl_st_stride, @function
-wl_st_stride:
-	pushl %ebp				/* 1 */
-	movl %esp, %ebp				/* 2 */
-	movl ARG1, %ecx				/* 3: iterations */
-	movl ARG2, %edx				/* 4: stride */
-	movl ARG0, %eax				/* 5: buf */
-1:	movl %ecx, (%eax)			/* 1/it */
-	addl %edx, %eax				/* 2/it */
-	subl $1, %ecx				/* 3/it */
-	jnz 1b					/* 4/it */
-	xorl %eax, %eax				/* 6 */
-	xorl %edx, %edx				/* 7 */
-	popl %ebp				/* 8 */
-	ret					/* 9 */
-	.size wl_st_stride, . - wl_st_stride
-
-	.globl wl_st_nt
-	.hidden wl_st_nt
-	.type wl_st_nt, @function
-wl_st_nt:
-	pushl %ebp				/* 1 */
-	movl %esp, %ebp				/* 2 */
-	movl ARG1, %ecx				/* 3: iterations */
-	movl ARG2, %edx				/* 4: stride */
-	movl ARG0, %eax				/* 5: buf */
-1:	movnti %ecx, (%eax)			/* 1/it */
-	addl %edx, %eax				/* 2/it */
-	subl $1, %ecx				/* 3/it */
-	jnz 1b					/* 4/it */
-	xorl %eax, %eax				/* 6 */
-	xorl %edx, %edx				/* 7 */
-	popl %ebp				/* 8 */
-	ret					/* 9 */
-	.size wl_st_nt, . - wl_st_nt
+	WL_STORES wl_st_forward, "movw %cx, (%eax)", "movl (%eax), %edx"
+	WL_STORES wl_st_alias, "movl %ecx, (%eax)", "movl 0x400000(%eax), %edx"
+	WL_STORES wl_st_stride, "movl %ecx, (%eax)", "addl %edx, %eax"
+	WL_STORES wl_st_nt, "movnti %ecx, (%eax)", "addl %edx, %eax"
 
 /* uint64_t wl_copy(uint8_t *buf, uint64_t size): one REP MOVSB, 9 instructions */
 	.globl wl_copy

@@ -50,11 +50,15 @@
 	.endif
 .endm
 
-.macro POP_GPRS
+/* The frame's registers in three runs: the exits below restore some apart. */
+.macro POP_R15_R12		/* callee-saved: a C call keeps them */
 	popq %r15
 	popq %r14
 	popq %r13
 	popq %r12
+.endm
+
+.macro POP_R11_RSI
 	popq %r11
 	popq %r10
 	popq %r9
@@ -62,10 +66,19 @@
 	popq %rbp
 	popq %rdi
 	popq %rsi
+.endm
+
+.macro POP_RDX_RAX		/* the last four: RDTSC uses two of them */
 	popq %rdx
 	popq %rcx
 	popq %rbx
 	popq %rax
+.endm
+
+.macro POP_GPRS
+	POP_R15_R12
+	POP_R11_RSI
+	POP_RDX_RAX
 .endm
 
 	.altmacro
@@ -120,22 +133,10 @@ isr_exit_call:
 	jz isr_exit_plain
 	movq $0, %gs:PERCPU_EXIT_FN
 	lock decl isr_exit_pending(%rip)
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
+	POP_R15_R12
 	call *%rax
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	POP_R11_RSI
+	POP_RDX_RAX
 	addq $16, %rsp
 	iretq
 
@@ -145,25 +146,13 @@ isr_exit_call:
  * registers, are restored after the RDTSC that uses two of them.
  */
 isr_exit_stamped:
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rbp
-	popq %rdi
-	popq %rsi
+	POP_R15_R12
+	POP_R11_RSI
 	movq 40(%rsp), %rcx	/* the error-code slot, above RDX, RCX, RBX, RAX and the vector */
 	rdtsc
 	movl %eax, (%rcx)
 	movl %edx, 4(%rcx)
-	popq %rdx
-	popq %rcx
-	popq %rbx
-	popq %rax
+	POP_RDX_RAX
 	addq $16, %rsp
 	iretq
 

@@ -291,81 +291,31 @@ wl_chase:
  * uint64_t wl_st_nt(uint8_t *buf, uint64_t n, uint64_t stride): a 4-byte
  *   MOVNTI every stride bytes.
  */
-	.globl wl_st_forward
-	.hidden wl_st_forward
-	.type wl_st_forward, @function
-wl_st_forward:
+.macro WL_STORES name, first, second
+	.globl \name
+	.hidden \name
+	.type \name, @function
+\name:
 	pushq %rbp				/* 1 */
 	movq %rsp, %rbp				/* 2 */
 	movq %rsi, %rcx				/* 3: iterations */
 	movq %rdx, %r8				/* 4: stride */
 	movq %rdi, %rax				/* 5: buf */
-1:	movw %cx, (%rax)			/* 1/it: 2 bytes */
-	movl (%rax), %edx			/* 2/it: 4 bytes from the same address */
+1:	\first					/* 1/it */
+	\second					/* 2/it */
 	subq $1, %rcx				/* 3/it */
 	jnz 1b					/* 4/it */
 	xorl %eax, %eax				/* 6 */
 	xorl %edx, %edx				/* 7 */
 	popq %rbp				/* 8 */
 	ret					/* 9 */
-	.size wl_st_forward, . - wl_st_forward
+	.size \name, . - \name
+.endm
 
-	.globl wl_st_alias
-	.hidden wl_st_alias
-	.type wl_st_alias, @function
-wl_st_alias:
-	pushq %rbp				/* 1 */
-	movq %rsp, %rbp				/* 2 */
-	movq %rsi, %rcx				/* 3: iterations */
-	movq %rdx, %r8				/* 4: stride */
-	movq %rdi, %rax				/* 5: buf */
-1:	movl %ecx, (%rax)			/* 1/it */
-	movl 0x400000(%rax), %edx		/* 2/it: 4 MiB further */
-	subq $1, %rcx				/* 3/it */
-	jnz 1b					/* 4/it */
-	xorl %eax, %eax				/* 6 */
-	xorl %edx, %edx				/* 7 */
-	popq %rbp				/* 8 */
-	ret					/* 9 */
-	.size wl_st_alias, . - wl_st_alias
-
-	.globl wl_st_stride
-	.hidden wl_st_stride
-	.type wl_st_stride, @function
-wl_st_stride:
-	pushq %rbp				/* 1 */
-	movq %rsp, %rbp				/* 2 */
-	movq %rsi, %rcx				/* 3: iterations */
-	movq %rdx, %r8				/* 4: stride */
-	movq %rdi, %rax				/* 5: buf */
-1:	movl %ecx, (%rax)			/* 1/it */
-	addq %r8, %rax				/* 2/it */
-	subq $1, %rcx				/* 3/it */
-	jnz 1b					/* 4/it */
-	xorl %eax, %eax				/* 6 */
-	xorl %edx, %edx				/* 7 */
-	popq %rbp				/* 8 */
-	ret					/* 9 */
-	.size wl_st_stride, . - wl_st_stride
-
-	.globl wl_st_nt
-	.hidden wl_st_nt
-	.type wl_st_nt, @function
-wl_st_nt:
-	pushq %rbp				/* 1 */
-	movq %rsp, %rbp				/* 2 */
-	movq %rsi, %rcx				/* 3: iterations */
-	movq %rdx, %r8				/* 4: stride */
-	movq %rdi, %rax				/* 5: buf */
-1:	movnti %ecx, (%rax)			/* 1/it */
-	addq %r8, %rax				/* 2/it */
-	subq $1, %rcx				/* 3/it */
-	jnz 1b					/* 4/it */
-	xorl %eax, %eax				/* 6 */
-	xorl %edx, %edx				/* 7 */
-	popq %rbp				/* 8 */
-	ret					/* 9 */
-	.size wl_st_nt, . - wl_st_nt
+	WL_STORES wl_st_forward, "movw %cx, (%rax)", "movl (%rax), %edx"
+	WL_STORES wl_st_alias, "movl %ecx, (%rax)", "movl 0x400000(%rax), %edx"
+	WL_STORES wl_st_stride, "movl %ecx, (%rax)", "addq %r8, %rax"
+	WL_STORES wl_st_nt, "movnti %ecx, (%rax)", "addq %r8, %rax"
 
 /*
  * uint64_t wl_copy(uint8_t *buf, uint64_t size) -- size >= 1: copies
