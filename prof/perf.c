@@ -409,7 +409,7 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	s->base[i] += ov.events;
 	if (run.sink)	/* f NULL (a replayed NMI, a poll): the sink counts it unattributed */
 		next = run.sink(run.sink_ctx, f, &ov);
-	if (restart) {		/* the handler restarts it last (perf_pmi_handler) */
+	if (restart) {		/* restarted at the interrupt's exit (perf_exit_restart) */
 		p4_counter_load_msr(bus, msr, next, &info.pmi.mismatches);
 		*restart |= UINT32_C(1) << i;
 	} else {
@@ -509,7 +509,7 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
  * interrupt's exit (idt.h idt_exit_call), so that what a counter counting
  * CPL 0 counts of the handler after its restart - the tail, pmu/p4_alloc.h
  * P4_PMI_TAIL_MAX - is only the way out: after the last CCCR write, its
- * return, the run's ending check, the caller-saved registers' pops and the
+ * return, the lock's release, the caller-saved registers' pops and the
  * IRET (tests/qemu/test_storm.py, `make bench`). By percpu index; the
  * handler fills it under the PMU lock, the exit call empties it.
  */
@@ -521,27 +521,11 @@ static struct perf_exit {
 	struct perf_storm_lp *storm;	/* the LP's storm guard: the handler ends here */
 	struct msr_bus *bus;
 	uint32_t msr[P4_MAX_REQUESTS];
-	uint64_t on[P4_MAX_REQUESTS], off[P4_MAX_REQUESTS];
+	uint64_t on[P4_MAX_REQUESTS];
 } exits[PERCPU_MAX];
 
-/*
- * Set once a stop has begun (perf_count_stop, under the lock): an exit
- * call that restarted a counter after the stop's own writes finds it set
- * (its WRMSR serializes; the stop sets it before its first write) and
- * stops the counter again. A stop on one LP can come while the other LP's
- * handler is between its unlock and its exit.
- */
-static bool perf_exit_ending;
 _Static_assert(PERCPU_MAX <= 32, "exits_owed has a bit per LP");
 static uint32_t exits_owed;	/* percpu indices with perf_exit.owed set (PERCPU_MAX <= 32) */
-
-static __attribute__((noinline, cold)) void perf_exit_requiet(void)
-{
-	const struct perf_exit *e = &exits[percpu_this()->index];
-
-	for (unsigned i = 0; i < e->n; i++)
-		msr_bus_write(e->bus, e->msr[i], e->off[i]);
-}
 
 /* All but the last restart of a handler that restarts more than one counter. */
 static __attribute__((noinline)) void perf_exit_leading(const struct perf_exit *e)
@@ -559,9 +543,12 @@ static __attribute__((noinline)) void perf_exit_last(const struct perf_exit *e, 
 	unsigned cpu = e->cpu;
 
 	msr_bus_write(e->bus, e->msr[last], e->on[last]);
-	if (__atomic_load_n(&perf_exit_ending, __ATOMIC_ACQUIRE))
-		perf_exit_requiet();
-	perf_unlock_as(cpu);	/* the handler's lock, held until its counters run again */
+	/*
+	 * The handler's lock, held until its counters run again: a stop on the
+	 * other LP waits for it, and a counter both LPs feed loses none of the
+	 * sibling's events while it is stopped.
+	 */
+	perf_unlock_as(cpu);
 }
 
 static void perf_exit_restart(void)
@@ -627,8 +614,7 @@ static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
 			if (((plan->slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) != 0) != os)
 				continue;
 			e->msr[n] = p4_counters[plan->slot[i].counter].cccr_msr;
-			e->on[n] = p4_cccr_restart(plan, i);
-			e->off[n++] = plan->slot[i].cccr_quiet;
+			e->on[n++] = p4_cccr_restart(plan, i);
 		}
 	e->n = (uint8_t)n;
 	if (n)
@@ -794,7 +780,6 @@ static int perf_count_begin(struct perf_count *s, const struct p4_plan *plan, ui
 	}
 	run.count = s;
 	s->running = true;
-	perf_exit_ending = false;
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
 		storm[lp] = (struct perf_storm_lp){ 0 };
 	if (be.ops->run_begin)
@@ -960,8 +945,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 	struct p4_apply_result res;
 	uint64_t running[P4_MAX_REQUESTS] = { 0 }, stopped;
 
-	perf_lock();
-	__atomic_store_n(&perf_exit_ending, true, __ATOMIC_SEQ_CST);	/* before any write of the stop */
+	perf_lock();	/* after any restart a PMI left for its exit (perf_exit_last) */
 	for (uint32_t m = exits_owed; m; m &= m - 1)
 		perf_exit_owed((unsigned)__builtin_ctz(m));
 	/*
