@@ -620,11 +620,12 @@ static void elf_relocate(const struct elf *e, const struct program_layout *l, ui
 
 	for (uint64_t k = 0; k < e->rela_size; k += t->rel_size) {
 		struct elf_rel r = elf_rel(e, e->f + e->rela_off + k);
-		uint64_t at = r.at - l->vaddr0;
-		uint64_t v = base + (t->rela ? r.addend : rd(dst + at, t->word)) - l->vaddr0;
+		uint64_t at = r.at - l->vaddr0, v;
 
+		/* only a RELATIVE entry's place was checked to lie in the image: R_NONE's is anything */
 		if (r.type != R_RELATIVE)
 			continue;
+		v = base + (t->rela ? r.addend : rd(dst + at, t->word)) - l->vaddr0;
 		for (unsigned b = 0; b < t->word; b++)
 			dst[at + b] = (uint8_t)(v >> (8 * b));
 	}

@@ -658,6 +658,45 @@ static void other_relocation_types32_are_refused(void **state)
 	fail_msg("32/prog_reloc.elf has no SHT_REL section");
 }
 
+/*
+ * R_NONE asks for nothing, so its place is never checked: the loader must
+ * not read it either (a REL entry's addend is the word at its place; an
+ * R_NONE pointing 4 GiB away once made the loader read there).
+ */
+static void r_none_anywhere_is_skipped32(void **state)
+{
+	struct file f = load("32/prog_reloc.elf");
+	uint32_t shoff = rd32(f.b + 32);
+	unsigned shnum = f.b[48] | f.b[49] << 8;
+	uint64_t table = nm_value("32/prog_reloc.elf", "table");
+	const uint32_t base = 0x7a000000;
+	struct program_layout l;
+	char err[160];
+	uint8_t *img;
+
+	(void)state;
+	for (unsigned i = 0; i < shnum; i++) {
+		uint8_t *sh = f.b + shoff + (uint64_t)i * 40;
+		uint8_t *rel;
+
+		if (sh[4] != 9)		/* SHT_REL */
+			continue;
+		rel = f.b + rd32(sh + 16);
+		/* the first entry: R_386_NONE at the last word below 4 GiB */
+		rel[0] = 0xfc, rel[1] = 0xff, rel[2] = 0xff, rel[3] = 0xff;
+		rel[4] = 0;
+		assert_int_equal(program_elf_check_for(32, f.b, f.n, &l, err, sizeof(err)), 0);
+		img = malloc(l.span);
+		assert_int_equal(program_image_load(f.b, f.n, &l, img, base, err, sizeof(err)), 0);
+		/* the other entries are still applied */
+		assert_int_equal(rd32(img + table + 4), base + nm_value("32/prog_reloc.elf", "two"));
+		free(img);
+		free(f.b);
+		return;
+	}
+	fail_msg("32/prog_reloc.elf has no SHT_REL section");
+}
+
 /* prog_reloc.elf -m32's dynamic entry tag (Elf32_Dyn: d_tag, d_val), found through PT_DYNAMIC. */
 static uint8_t *dyn32_entry(struct file *f, uint32_t tag)
 {
@@ -947,6 +986,7 @@ int main(void)
 		cmocka_unit_test(sdk32_program_layout_and_symbols),
 		cmocka_unit_test(relocations32_add_the_load_base),
 		cmocka_unit_test(other_relocation_types32_are_refused),
+		cmocka_unit_test(r_none_anywhere_is_skipped32),
 		cmocka_unit_test(relocations32_come_from_the_dynamic_section),
 		cmocka_unit_test(broken_elf32_files_are_refused),
 		cmocka_unit_test(argv32_has_4_byte_pointers),
