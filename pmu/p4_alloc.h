@@ -151,7 +151,7 @@ bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
  * need longer periods: the storm guard (prof/perf.h PERF_STORM_PMIS) stops
  * those at run time.
  */
-#define P4_PMI_TAIL_MAX		48u
+#define P4_PMI_TAIL_MAX		32u
 #define P4_PMI_TAIL_EACH	16u
 
 /* The tail bound for a plan with ksamplers CPL-0 samplers (counters that count CPL 0 with a PMI). */

@@ -86,13 +86,20 @@ static struct {
  */
 static struct {
 	volatile uint32_t owner;	/* LP index + 1 holding it; 0 = free */
+	/*
+	 * A bit per percpu index: an NMI came while it held the lock. Beside
+	 * owner, so that a release checks it through the same base (the PMI
+	 * exit's tail, perf_exit_last); only the holder sets its own bit.
+	 */
+	volatile uint32_t nmi_deferred;
 	unsigned nested[PERCPU_MAX];
-	volatile bool nmi_deferred[PERCPU_MAX];
 } pmu_lock;
+
+_Static_assert(PERCPU_MAX <= 32, "pmu_lock.nmi_deferred has a bit per LP");
 
 #define PERF_PENDING_WAIT	100000u	/* pause loops a pending PMI may take to come in */
 
-static void perf_pmi_handler(struct trap_frame *f);
+static void perf_pmi_handler(struct trap_frame *f, uint64_t *by);
 
 /* ---- the PMU lock, the LPs ---------------------------------------------------- */
 
@@ -155,8 +162,8 @@ void perf_lock(void)
 static __attribute__((noinline, cold)) void perf_unlock_deferred(unsigned idx)
 {
 	/* stepped in the counting window when the code releasing the lock is: a P4 counts it */
-	pmu_lock.nmi_deferred[idx] = false;
-	perf_pmi_handler(NULL);
+	__atomic_fetch_and(&pmu_lock.nmi_deferred, ~(UINT32_C(1) << idx), __ATOMIC_RELAXED);
+	perf_pmi_handler(NULL, NULL);
 	idt_exit_call_now();	/* not the interrupt's exit: its restart now */
 }
 
@@ -168,7 +175,7 @@ static inline void perf_unlock_as(unsigned idx)
 		return;
 	}
 	__atomic_store_n(&pmu_lock.owner, 0, __ATOMIC_RELEASE);
-	if (pmu_lock.nmi_deferred[idx])
+	if (pmu_lock.nmi_deferred & UINT32_C(1) << idx)
 		perf_unlock_deferred(idx);
 }
 
@@ -448,7 +455,7 @@ static void perf_pmi_time(unsigned lp, uint64_t t0)
 {
 	uint64_t dt = step_handler_clock() - t0;
 
-	__atomic_fetch_add(&info.pmi.tsc_total, dt, __ATOMIC_RELAXED);
+	info.pmi.tsc_total += dt;	/* under the PMU lock, as every perf_pmi_stats count */
 	info.pmi.lp_tsc[lp] += dt;
 }
 
@@ -534,21 +541,30 @@ static __attribute__((noinline)) void perf_exit_leading(const struct perf_exit *
 		msr_bus_write(e->bus, e->msr[i], e->on[i]);
 }
 
+/* The lock is free again: this LP's deferred NMI, if it had one (perf_exit_last). */
+static __attribute__((noinline, cold)) void perf_exit_deferred(void)
+{
+	unsigned idx = percpu_this()->index;
+
+	if (pmu_lock.nmi_deferred & UINT32_C(1) << idx)
+		perf_unlock_deferred(idx);
+}
+
 /*
- * The last restart, apart and reached by a tail call: after its write only
- * the check and the return (no caller's registers to restore).
+ * The last restart, apart and reached by a tail call, and the release of
+ * the handler's lock (not nested: perf_exit_restart), held until its
+ * counters run again: a stop on the other LP waits for it, and a counter
+ * both LPs feed loses none of the sibling's events while it is stopped.
+ * After the write only the release, one check of the deferred NMIs (any
+ * LP's: the cold path sees whether one is this LP's) and the return: the
+ * lock's two words share one base.
  */
 static __attribute__((noinline)) void perf_exit_last(const struct perf_exit *e, unsigned last)
 {
-	unsigned cpu = e->cpu;
-
 	msr_bus_write(e->bus, e->msr[last], e->on[last]);
-	/*
-	 * The handler's lock, held until its counters run again: a stop on the
-	 * other LP waits for it, and a counter both LPs feed loses none of the
-	 * sibling's events while it is stopped.
-	 */
-	perf_unlock_as(cpu);
+	__atomic_store_n(&pmu_lock.owner, 0, __ATOMIC_RELEASE);
+	if (pmu_lock.nmi_deferred)
+		perf_exit_deferred();
 }
 
 static void perf_exit_restart(void)
@@ -565,6 +581,11 @@ static void perf_exit_restart(void)
 	}
 	if (last)
 		perf_exit_leading(e);
+	if (pmu_lock.nested[cpu]) {	/* not the handler's own acquisition: one level only */
+		msr_bus_write(e->bus, e->msr[last], e->on[last]);
+		perf_unlock_as(cpu);
+		return;
+	}
 	perf_exit_last(e, last);	/* a tail call */
 }
 
@@ -586,7 +607,7 @@ static void perf_exit_owed(unsigned cpu)
 	e->owed = false;
 	__atomic_fetch_and(&exits_owed, ~(UINT32_C(1) << (cpu & 31)), __ATOMIC_RELAXED);
 	dt = be.bus_tsc[cpu] - e->bus0;
-	__atomic_fetch_add(&info.pmi.tsc_total, dt, __ATOMIC_RELAXED);
+	info.pmi.tsc_total += dt;
 	info.pmi.lp_tsc[e->lp] += dt;
 	info.pmi.backend_tsc += dt;
 }
@@ -622,7 +643,14 @@ static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
 	return n != 0;
 }
 
-static void perf_pmi_handler(struct trap_frame *f)
+/*
+ * The overflow interrupt. by: the count of its way in (perf_pmi_stats
+ * by_vector or by_nmi), NULL for a deferred one's second call. Every
+ * count is a plain add under the PMU lock (held by this LP when an NMI is
+ * deferred): the 32-bit kernel has no 8-byte atomic add short of a
+ * CMPXCHG8B loop.
+ */
+static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 {
 	uint32_t restart = 0;
 	uint64_t t0 = step_handler_clock(), tw = rdtsc(), b0;
@@ -632,10 +660,16 @@ static void perf_pmi_handler(struct trap_frame *f)
 	bool counting;
 
 	if (__atomic_load_n(&pmu_lock.owner, __ATOMIC_ACQUIRE) == cpu + 1) {
-		pmu_lock.nmi_deferred[cpu] = true;	/* an NMI inside a locked section: after it (perf_unlock) */
+		/* an NMI inside a locked section: after it (perf_unlock) */
+		__atomic_fetch_or(&pmu_lock.nmi_deferred, UINT32_C(1) << cpu, __ATOMIC_RELAXED);
+		if (by)
+			(*by)++;
 		return;
 	}
-	__atomic_fetch_add(&info.pmi.interrupts, 1, __ATOMIC_RELAXED);
+	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
+	if (by)
+		(*by)++;
+	info.pmi.interrupts++;
 	info.pmi.lp_interrupts[lp]++;
 	wf = perf_wl_frame(cpu);
 	if (wf && wf != f) {
@@ -644,7 +678,6 @@ static void perf_pmi_handler(struct trap_frame *f)
 	}
 	perf_exit_owed(cpu);
 	b0 = be.bus_tsc ? be.bus_tsc[cpu] : 0;
-	perf_lock_take(cpu + 1);	/* not held by this LP: tested above */
 	perf_scan(lp, f, &restart);
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
@@ -678,14 +711,12 @@ static void perf_pmi_handler(struct trap_frame *f)
 /* The two ways in, counted apart so that `pmu` shows which delivery the LVT PC entry chose. */
 static void perf_pmi_vector(struct trap_frame *f)
 {
-	__atomic_fetch_add(&info.pmi.by_vector, 1, __ATOMIC_RELAXED);
-	perf_pmi_handler(f);
+	perf_pmi_handler(f, &info.pmi.by_vector);
 }
 
 static void perf_pmi_nmi(struct trap_frame *f)
 {
-	__atomic_fetch_add(&info.pmi.by_nmi, 1, __ATOMIC_RELAXED);
-	perf_pmi_handler(f);
+	perf_pmi_handler(f, &info.pmi.by_nmi);
 }
 
 void perf_poll(struct trap_frame *f)
@@ -693,11 +724,11 @@ void perf_poll(struct trap_frame *f)
 	uint64_t t0 = step_handler_clock();
 	unsigned lp = perf_this_lp();
 
-	info.pmi.polls++;
 	perf_lock();		/* as the handler: no PMI takes the same counter meanwhile */
+	info.pmi.polls++;
 	perf_scan(lp, f, NULL);
-	perf_unlock();
 	perf_pmi_time(lp, t0);
+	perf_unlock();
 }
 
 void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx)

@@ -112,6 +112,14 @@
 #define STEP_SEAM_MAX		24			/* instructions of a hardware bus access */
 #define STEP_SEAM_READ		0
 #define STEP_SEAM_WRITE		1
+/*
+ * The step engine's own clock inside a stepped handler
+ * (step_handler_clock_stepped): the call stands for the RDTSC a Pentium 4
+ * runs instead, and nothing of the function is reported (no hardware
+ * instructions: seam.n 0).
+ */
+#define STEP_SEAM_CLOCK		2
+#define STEP_SEAM_KINDS		3
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR7_L1			(UINT64_C(1) << 2)	/* DR1, DR2 likewise */
@@ -212,7 +220,7 @@ struct step_state {
 	 * the call's stack popped (seam_rsp); its traps report nothing.
 	 */
 	uint64_t seam_ret, seam_rsp;
-	uint8_t seam_kind;		/* STEP_SEAM_READ or _WRITE */
+	uint8_t seam_kind;		/* STEP_SEAM_READ, _WRITE or _CLOCK */
 	/* the seam's calibration: stepping the hardware bus's function */
 	uint64_t seam_cal_entry, seam_cal_rsp;
 	unsigned seam_cal_n;
@@ -228,11 +236,14 @@ static struct step_state lp_state[PERCPU_MAX];
 
 /* The seam (step_seam_set): the model's bus functions, and what the hardware's retire instead. */
 static struct {
-	uint64_t entry[2];			/* STEP_SEAM_READ, _WRITE: the model's functions */
-	unsigned n[2];				/* the hardware bus's instructions per access */
-	unsigned at[2];				/* which of them is the RDMSR or WRMSR */
-	uint64_t rip[2][STEP_SEAM_MAX];		/* and where they lie, in the order they retire */
+	uint64_t entry[STEP_SEAM_KINDS];	/* STEP_SEAM_READ, _WRITE: the model's functions */
+	unsigned n[STEP_SEAM_KINDS];		/* the hardware bus's instructions per access */
+	unsigned at[STEP_SEAM_KINDS];		/* which of them is the RDMSR or WRMSR */
+	uint64_t rip[STEP_SEAM_KINDS][STEP_SEAM_MAX];	/* where they lie, in the order they retire */
 } seam;
+
+volatile uint32_t step_handlers_stepped;
+_Static_assert(PERCPU_MAX <= 32, "step_handlers_stepped has a bit per LP");
 
 static struct step_state *step_this(void)
 {
@@ -728,6 +739,8 @@ static inline void step_seam_enter(struct step_state *s, const struct trap_frame
 		k = STEP_SEAM_READ;
 	else if (f->rip == seam.entry[STEP_SEAM_WRITE])
 		k = STEP_SEAM_WRITE;
+	else if (f->rip == seam.entry[STEP_SEAM_CLOCK])
+		k = STEP_SEAM_CLOCK;
 	else
 		return;
 	s->seam_kind = (uint8_t)k;
@@ -866,7 +879,19 @@ static void step_window(struct step_state *s, struct trap_frame *f, uint64_t cyc
 
 /* ---- interrupt handlers in the counting window -------------------------------- */
 
-uint64_t step_handler_clock(void)
+/* The LP steps a handler (h_active), also in step_handlers_stepped for step_handler_clock. */
+static inline void step_h_active(struct step_state *st, bool on)
+{
+	uint32_t bit = UINT32_C(1) << ((unsigned)(st - lp_state) & 31);
+
+	__atomic_store_n(&st->h_active, on, __ATOMIC_RELEASE);
+	if (on)
+		__atomic_fetch_or(&step_handlers_stepped, bit, __ATOMIC_RELEASE);
+	else if (step_handlers_stepped & bit)
+		__atomic_fetch_and(&step_handlers_stepped, ~bit, __ATOMIC_RELEASE);
+}
+
+uint64_t step_handler_clock_stepped(void)
 {
 	const struct step_state *st = step_this();
 	uint64_t now = rdtsc();
@@ -923,7 +948,7 @@ static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint6
 	 * in this trap).
 	 */
 	if (!st->h_saved.frame)
-		__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);
+		step_h_active(st, false);
 	step_emit_kernel(st, f);
 	if (!st->h_gate)
 		st->h_stats.handlers++;
@@ -943,7 +968,7 @@ static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint6
 		st->last_cpl = (uint8_t)(f->cs & 3);
 		step_classify(st, f->rip, f);
 	}
-	__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);
+	step_h_active(st, false);
 	step_stamp_exit(st, f);
 }
 
@@ -979,9 +1004,9 @@ void step_handler_enter(struct trap_frame *f)
 	st->h_start = st->win_counts.instructions;
 	st->h_mark = UINT64_MAX;
 	st->h_clock = rdtsc();		/* the clock goes on from the TSC */
-	__atomic_store_n(&st->h_active, false, __ATOMIC_RELEASE);	/* not yet: step_tf_on adds nothing */
+	step_h_active(st, false);	/* not yet: step_tf_on adds nothing */
 	step_tf_on(st);
-	__atomic_store_n(&st->h_active, true, __ATOMIC_RELEASE);
+	step_h_active(st, true);
 }
 
 bool step_in_handler_of(unsigned cpu)
@@ -1030,7 +1055,7 @@ static void step_gate_from(struct step_state *st, struct trap_frame *f, uint64_t
 	st->last_cpl = 0;
 	step_classify(st, f->rip, f);
 	st->cycles = 0;
-	__atomic_store_n(&st->h_active, true, __ATOMIC_RELEASE);
+	step_h_active(st, true);
 	f->rflags |= RFLAGS_TF | RFLAGS_RF;
 	step_stamp_exit(st, f);
 }
@@ -1387,8 +1412,9 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 	st->win_lp = lp;
 	st->win_counts = (struct step_counts){ 0 };
 	st->seam_ret = 0;
-	st->h_active = false;
+	step_h_active(st, false);
 	st->h_stats = (struct step_handler_stats){ 0 };
+	seam.entry[STEP_SEAM_CLOCK] = (uintptr_t)step_handler_clock_stepped;
 	step_dcache_empty(st);		/* kernel text is classified in the window alone */
 	step_tf_on(st);
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86/cpu.h"
 #include "arch/x86/hooks.h"
 #include "arch/x86/idt.h"
 #include "arch/x86/regs.h"
@@ -151,8 +152,20 @@ const struct step_handler_stats *step_handler_stats_of(unsigned cpu);
  * handler the model steps, where it advances only with the handler's own
  * time (its instructions as step_take times them, and what it ran held),
  * as if it ran unstepped. Two readings inside one handler give its time.
+ * Inline: on a Pentium 4 (no LP steps a handler) a load, a test and the
+ * RDTSC. Inside a stepped handler the call into step_handler_clock_stepped
+ * stands for the RDTSC, and the step engine reports nothing of that
+ * function, which a Pentium 4 never runs (step.c STEP_SEAM_CLOCK).
  */
-uint64_t step_handler_clock(void);
+extern volatile uint32_t step_handlers_stepped;	/* a bit per percpu index: steps a handler */
+uint64_t step_handler_clock_stepped(void);
+
+static inline uint64_t step_handler_clock(void)
+{
+	if (__builtin_expect(!step_handlers_stepped, 1))
+		return rdtsc();
+	return step_handler_clock_stepped();
+}
 /* Inside a stepped handler: the tail starts after this point (the first). A no-op elsewhere. */
 void step_handler_mark(void);
 

@@ -4,8 +4,8 @@ docs/dev/benchmarks.md holds `make bench`'s output (tools/dev/bench.py): the
 one place its figures are typed in. Prose elsewhere (README.md and every
 docs/**/*.md, benchmarks.md's own text around the output too) that states
 one of them - bytes per dump sample, samples a second at 115200 baud, the
-stepped instruction's guest instructions, the PMI handler against its floor
-- must state the value that output shows, so a page cannot keep an old
+stepped instruction's guest instructions, the PMI handler against its floor,
+the handler's tail after a counter's restart on each kernel - must state the value that output shows, so a page cannot keep an old
 run's figure after benchmarks.md is brought up to date. No machine needed.
 """
 
@@ -28,6 +28,8 @@ BENCH = {
     "rate_g": r"at 115200 baud: \d+ samples/s, (\d+) with -g",
     "step": r"^stepped instruction under stat .*: (\S+) guest instructions",
     "floor": r"\((\S+) x the floor",
+    "tail64": r"^PMI handler: tail after a counter's restart +(\d+) +\d+",
+    "tail32": r"^PMI handler: tail after a counter's restart +\d+ +(\d+)",
 }
 
 # How prose states each figure: (regex, the figure of each group in order).
@@ -41,6 +43,8 @@ PROSE = [
     (NUM + r" (?:plain )?samples (?:a second|per second|/s)", ["rate"]),
     (NUM + r" guest instructions", ["step"]),
     (NUM + r" ?x the floor", ["floor"]),
+    (r"tail: [^.]*?IRET: " + NUM + r" instructions on the x86-64 kernel, " + NUM
+     + r" on the 32-bit one", ["tail64", "tail32"]),
 ]
 
 # A duration worked out from a rate: "100,000 call-chain samples in about 165 s".

@@ -87,33 +87,33 @@ static void short_kernel_periods_are_refused(void **state)
 {
 	struct p4_caps caps = caps_of(4, 1);
 	struct p4_alloc_ctx ctx = { &caps, false, P4_SPLIT_GLOBAL };
-	struct p4_request r = req_of("instr_retired:period=48", P4_LP0), two[2];
+	struct p4_request r = req_of("instr_retired:period=32", P4_LP0), two[2];
 	struct p4_plan plan;
 	struct p4_alloc_error err;
 	char text[320];
 
-	assert_int_equal(P4_PMI_TAIL_MAX, 48);
+	assert_int_equal(P4_PMI_TAIL_MAX, 32);
 	assert_int_equal(P4_PMI_TAIL_EACH, 16);
 	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), -1);
-	assert_non_null(strstr(err.msg, "a period of at most 48 counted at CPL 0"));
-	assert_non_null(strstr(err.msg, "use a period above 48, or count at :u"));
+	assert_non_null(strstr(err.msg, "a period of at most 32 counted at CPL 0"));
+	assert_non_null(strstr(err.msg, "use a period above 32, or count at :u"));
 	r = req_of("instr_retired:k:period=20", P4_LP0);
 	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), -1);
 	r = req_of("global_power_events:running:period=1", P4_LP0);
 	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), -1);
-	r = req_of("instr_retired:period=49", P4_LP0);
+	r = req_of("instr_retired:period=33", P4_LP0);
 	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), 0);
 	r = req_of("instr_retired:u:period=1", P4_LP0);
 	assert_int_equal(p4_alloc_plan(&ctx, &r, 1, &plan, &err), 0);
-	/* two CPL-0 samplers: 48 + 16 */
-	two[0] = req_of("instr_retired:period=64", P4_LP0);
+	/* two CPL-0 samplers: 32 + 16 */
+	two[0] = req_of("instr_retired:period=48", P4_LP0);
 	two[1] = req_of("branch_retired:mmtp:period=1000", P4_LP0);
 	assert_int_equal(p4_alloc_plan(&ctx, two, 2, &plan, &err), -1);
-	assert_non_null(strstr(err.msg, "a period of at most 64 counted at CPL 0"));
+	assert_non_null(strstr(err.msg, "a period of at most 48 counted at CPL 0"));
 	assert_non_null(strstr(err.msg, "with 2 counters that count CPL 0 and interrupt"));
-	two[0] = req_of("instr_retired:period=65", P4_LP0);
-	assert_int_equal(p4_alloc_plan(&ctx, two, 2, &plan, &err), 0);
 	two[0] = req_of("instr_retired:period=49", P4_LP0);
+	assert_int_equal(p4_alloc_plan(&ctx, two, 2, &plan, &err), 0);
+	two[0] = req_of("instr_retired:period=33", P4_LP0);
 	two[1] = req_of("branch_retired:mmtp:u:period=1000", P4_LP0);	/* :u: not counted */
 	assert_int_equal(p4_alloc_plan(&ctx, two, 2, &plan, &err), 0);
 	two[0] = req_of("instr_retired:period=5", P4_LP0);	/* starts #1 after 5 */
@@ -123,8 +123,8 @@ static void short_kernel_periods_are_refused(void **state)
 	assert_int_equal(p4_alloc_plan(&ctx, two, 2, &plan, &err), 0);
 	assert_null(p4_pmi_refusal(&two[0].spec, false, 1, text, sizeof(text)));	/* no PMI */
 	assert_non_null(p4_pmi_refusal(&two[0].spec, true, 1, text, sizeof(text)));
-	assert_int_equal(p4_pmi_tail_bound(0), 48);
-	assert_int_equal(p4_pmi_tail_bound(3), 80);
+	assert_int_equal(p4_pmi_tail_bound(0), 32);
+	assert_int_equal(p4_pmi_tail_bound(3), 64);
 }
 
 static void counter_1_is_never_used(void **state)

@@ -121,7 +121,7 @@ static void impossible_combination_is_refused_with_the_reason(void **state)
 /*
  * --preset reloads every counter at each overflow: 16 events before the
  * wrap is a 16-event period, refused at CPL 0 (pmu/p4_alloc.h) before
- * anything runs, and so is 48 (the tail's bound); at :u it runs, and 49 events
+ * anything runs, and so is 32 (the tail's bound); at :u it runs, and 33 events
  * from the wrap runs at :k.
  */
 static void stat_short_preset_at_cpl0_is_refused(void **state)
@@ -129,12 +129,12 @@ static void stat_short_preset_at_cpl0_is_refused(void **state)
 	(void)state;
 	assert_int_not_equal(cmd("stat --preset 0xFFFFFFFFF0 -e instr_retired loop 1"), 0);
 	assert_non_null(strstr(out, "error: stat: --preset FFFFFFFFF0H reloads #0 every 16 events"));
-	assert_non_null(strstr(out, "a period of at most 48 counted at CPL 0"));
+	assert_non_null(strstr(out, "a period of at most 32 counted at CPL 0"));
 	assert_int_equal(fake_prof.runs, 0);
-	assert_int_not_equal(cmd("stat --preset 0xFFFFFFFFD0 -e instr_retired loop 1"), 0);
+	assert_int_not_equal(cmd("stat --preset 0xFFFFFFFFE0 -e instr_retired loop 1"), 0);
 	assert_int_equal(fake_prof.runs, 0);
 	assert_int_equal(cmd("stat --preset 0xFFFFFFFFF0 --ring 3 -e instr_retired:u loop 1"), 0);
-	assert_int_equal(cmd("stat --preset 0xFFFFFFFFCF -e instr_retired loop 1"), 0);
+	assert_int_equal(cmd("stat --preset 0xFFFFFFFFDF -e instr_retired loop 1"), 0);
 }
 
 static void unknown_workload_and_bad_arguments(void **state)
