@@ -27,7 +27,8 @@ BENCH = {
     "rate": r"at 115200 baud: (\d+) samples/s",
     "rate_g": r"at 115200 baud: \d+ samples/s, (\d+) with -g",
     "step": r"^stepped instruction under stat .*: (\S+) guest instructions",
-    "floor": r"\((\S+) x the floor",
+    "floor": r"\((\S+) x the floor;",
+    "floor_insns": r"^PMI handler: instructions per PMI .*x86-64: (\S+) x the floor total",
     "tail64": r"^PMI handler: tail after a counter's restart +(\d+) +\d+",
     "tail32": r"^PMI handler: tail after a counter's restart +\d+ +(\d+)",
 }
@@ -42,7 +43,8 @@ PROSE = [
     (NUM + r" -g samples (?:a second|per second|/s)", ["rate_g"]),
     (NUM + r" (?:plain )?samples (?:a second|per second|/s)", ["rate"]),
     (NUM + r" guest instructions", ["step"]),
-    (NUM + r" ?x the floor", ["floor"]),
+    (NUM + r" ?x the floor(?! total)", ["floor"]),
+    (NUM + r" ?x the floor total", ["floor_insns"]),
     (r"tail: [^.]*?IRET: " + NUM + r" instructions on the x86-64 kernel, " + NUM
      + r" on the 32-bit one", ["tail64", "tail32"]),
 ]
