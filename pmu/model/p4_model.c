@@ -327,6 +327,8 @@ static void route_counter(struct p4_model *m, enum p4_counter n)
 	m->ctr_route[n] = (uint8_t)e;
 	set_ctr_bit(&m->cmp_running, n, run && compare_mode(m, n));
 	set_ctr_bit(&m->ovf_set, n, (m->cccr[n] & CCCR_OVF) != 0);
+	set_ctr_bit(&m->cascade_waiting, n,
+		    !run && (m->cccr[n] & (CCCR_CASCADE | CCCR_EXT_CASCADE)) != 0);
 }
 
 /* The ESCRs that observe each event on this part, and the events it lacks. */
@@ -363,7 +365,7 @@ void p4_model_route_all(struct p4_model *m)
 		m->ctr_route[c] = P4_ESCR_NONE;
 		m->cascade_to[c] = 0;
 	}
-	m->cmp_running = m->ovf_set = 0;
+	m->cmp_running = m->ovf_set = m->cascade_waiting = 0;
 	for (unsigned i = 0; i < P4_NCASCADE_LINKS; i++)
 		m->cascade_to[p4_cascade_links[i].from] |= CTR_BIT(p4_cascade_links[i].to);
 	for (unsigned c = 0; c < P4_NCOUNTER; c++)

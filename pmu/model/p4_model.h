@@ -133,6 +133,7 @@ struct p4_model {
 	uint8_t ctr_route[P4_NCOUNTER];	/* the ESCR counter n is in, or P4_ESCR_NONE */
 	uint32_t cmp_running;		/* running counters in compare mode */
 	uint32_t ovf_set;		/* counters whose CCCR has OVF */
+	uint32_t cascade_waiting;	/* stopped counters whose CCCR lets a cascade start them */
 	uint32_t cascade_to[P4_NCOUNTER]; /* counters that n's overflow may start */
 	uint64_t ev_escrs[P4_NEVENT];	/* ESCRs that observe each event (P4_MODEL_ESCR set) */
 	uint64_t ev_missing[(P4_NEVENT + 63) / 64]; /* events this part lacks (bit per event) */

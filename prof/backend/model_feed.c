@@ -342,6 +342,42 @@ STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint1
 	step_event(sf, ev, mask, n);
 }
 
+/*
+ * A step's cycles: global_power_events RUNNING (an event a cycle) and the
+ * clock (p4_model_tick, which closes the cycles compare-mode counters
+ * count). Fed as two calls, a cascade started inside one of them would be
+ * wrong by up to the step's cycles: a partner counting RUNNING started by
+ * a compare-mode starter's tick would miss the rest of the step, and a
+ * compare-mode partner started inside the RUNNING call would count the
+ * cycles before its start (selftest's BPU cascades on 0F_02, whose first
+ * step takes hundreds of clocks). While a counter waits for a cascade the
+ * two go cycle by cycle, as the hardware counts them (SDM Example 18-1:
+ * the partner "begins counting" at the overflow).
+ */
+static __attribute__((noinline)) void step_cycles_apart(struct step_feed *sf, uint64_t cycles)
+{
+	struct model_adapter *a = sf->a;
+
+	for (uint64_t i = 0; i < cycles; i++) {
+		step_batched(sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), 1,
+			     &a->batch.clk);
+		model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, sf->lp, 1);
+	}
+}
+
+STEP_FEED_INLINE void step_cycles(struct step_feed *sf, uint64_t cycles)
+{
+	struct model_adapter *a = sf->a;
+
+	if (__builtin_expect(a->model.cascade_waiting != 0, 0)) {
+		step_cycles_apart(sf, cycles);
+		return;
+	}
+	step_batched(sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), cycles,
+		     &a->batch.clk);
+	model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, sf->lp, cycles);
+}
+
 /* retired_mispred_branch_type's bits (PMU reference 4.1) for a branch type's (model_branch_type). */
 static uint16_t model_mispred_type(uint16_t type)
 {
@@ -450,9 +486,7 @@ static __attribute__((noinline)) void step_assists(struct step_feed *sf, struct 
 	if (!cycles || a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
 		return;
 	in->cycles += cycles;
-	step_batched(sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), cycles,
-		     &a->batch.clk);
-	model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, s->lp, cycles);
+	step_cycles(sf, cycles);
 }
 
 /* The memory and core models' events for one instruction; its clockticks in f->cycles. */
@@ -536,9 +570,7 @@ void model_feed_step(void *ctx, const struct step_info *s)
 		cycles = s->cycles;
 	if (cycles) {
 		in->cycles += cycles;
-		step_batched(&sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING),
-			     cycles, &a->batch.clk);
-		model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, s->lp, cycles);
+		step_cycles(&sf, cycles);
 	}
 	perf_unlock();
 	model_pmi_flush(&a->pmi);
