@@ -329,6 +329,24 @@ static void route_counter(struct p4_model *m, enum p4_counter n)
 	set_ctr_bit(&m->ovf_set, n, (m->cccr[n] & CCCR_OVF) != 0);
 	set_ctr_bit(&m->cascade_waiting, n,
 		    !run && (m->cccr[n] & (CCCR_CASCADE | CCCR_EXT_CASCADE)) != 0);
+	m->cascade_armed = 0;
+	if (m->cascade_waiting)
+		for (unsigned c = 0; c < P4_NCOUNTER; c++)
+			if (m->ctr_route[c] != P4_ESCR_NONE)
+				m->cascade_armed |= m->cascade_to[c] & m->cascade_waiting;
+}
+
+uint64_t p4_model_to_overflow(const struct p4_model *m)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (unsigned c = 0; c < P4_NCOUNTER; c++)
+		if (m->ctr_route[c] != P4_ESCR_NONE) {
+			uint64_t d = to_overflow(m, (enum p4_counter)c);
+
+			best = d < best ? d : best;
+		}
+	return best;
 }
 
 /* The ESCRs that observe each event on this part, and the events it lacks. */
@@ -365,7 +383,7 @@ void p4_model_route_all(struct p4_model *m)
 		m->ctr_route[c] = P4_ESCR_NONE;
 		m->cascade_to[c] = 0;
 	}
-	m->cmp_running = m->ovf_set = m->cascade_waiting = 0;
+	m->cmp_running = m->ovf_set = m->cascade_waiting = m->cascade_armed = 0;
 	for (unsigned i = 0; i < P4_NCASCADE_LINKS; i++)
 		m->cascade_to[p4_cascade_links[i].from] |= CTR_BIT(p4_cascade_links[i].to);
 	for (unsigned c = 0; c < P4_NCOUNTER; c++)

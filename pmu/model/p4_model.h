@@ -134,6 +134,7 @@ struct p4_model {
 	uint32_t cmp_running;		/* running counters in compare mode */
 	uint32_t ovf_set;		/* counters whose CCCR has OVF */
 	uint32_t cascade_waiting;	/* stopped counters whose CCCR lets a cascade start them */
+	uint32_t cascade_armed;		/* of those, the ones a running counter's overflow starts */
 	uint32_t cascade_to[P4_NCOUNTER]; /* counters that n's overflow may start */
 	uint64_t ev_escrs[P4_NEVENT];	/* ESCRs that observe each event (P4_MODEL_ESCR set) */
 	uint64_t ev_missing[(P4_NEVENT + 63) / 64]; /* events this part lacks (bit per event) */
@@ -250,6 +251,12 @@ int p4_model_set_skid(struct p4_model *m, uint32_t skid);
 
 /* Does counter n count now (enabled, or started by a cascade, and not dead)? */
 bool p4_model_running(const struct p4_model *m, enum p4_counter n);
+/*
+ * Increments until the first running counter overflows (at least 1): so
+ * many cycles can be fed in one call before a cascade may start (a counter
+ * adds at most one a cycle from RUNNING or from its comparator).
+ */
+uint64_t p4_model_to_overflow(const struct p4_model *m);
 
 /* Level of the PMI request to `lp`: some CCCR with OVF and OVF_PMI for it. */
 bool p4_model_pmi_asserted(const struct p4_model *m, unsigned lp);

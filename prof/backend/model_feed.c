@@ -350,18 +350,24 @@ STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint1
  * a compare-mode starter's tick would miss the rest of the step, and a
  * compare-mode partner started inside the RUNNING call would count the
  * cycles before its start (selftest's BPU cascades on 0F_02, whose first
- * step takes hundreds of clocks). While a counter waits for a cascade the
- * two go cycle by cycle, as the hardware counts them (SDM Example 18-1:
- * the partner "begins counting" at the overflow).
+ * step takes hundreds of clocks). While a running counter may start
+ * another (cascade_armed), the cycles go in runs that end one short of the
+ * nearest overflow, and that cycle alone, as the hardware counts them (SDM
+ * Example 18-1: the partner "begins counting" at the overflow).
  */
 static __attribute__((noinline)) void step_cycles_apart(struct step_feed *sf, uint64_t cycles)
 {
 	struct model_adapter *a = sf->a;
 
-	for (uint64_t i = 0; i < cycles; i++) {
-		step_batched(sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), 1,
+	while (cycles) {
+		uint64_t to = p4_model_to_overflow(&a->model);
+		uint64_t n = to > 2 ? to - 1 : 1;
+
+		n = n < cycles ? n : cycles;
+		step_batched(sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), n,
 			     &a->batch.clk);
-		model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, sf->lp, 1);
+		model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, sf->lp, n);
+		cycles -= n;
 	}
 }
 
@@ -369,7 +375,7 @@ STEP_FEED_INLINE void step_cycles(struct step_feed *sf, uint64_t cycles)
 {
 	struct model_adapter *a = sf->a;
 
-	if (__builtin_expect(a->model.cascade_waiting != 0, 0)) {
+	if (__builtin_expect(a->model.cascade_armed != 0, 0)) {
 		step_cycles_apart(sf, cycles);
 		return;
 	}

@@ -188,9 +188,12 @@ static void example_18_1_doubled_range(void **state)
 	wr(&m, 0x3b6, escr);			/* ITLB_ESCR0 */
 	wr(&m, 0x3b7, escr);			/* ITLB_ESCR1 */
 	wr(&m, MSR_P4_CCCR_BASE + 2, cccr_val(3, CCCR_CASCADE));
+	assert_int_equal(m.cascade_armed, 0);	/* nothing runs that would start it */
 	wr(&m, MSR_P4_CCCR_BASE + 0, cccr_val(3, CCCR_ENABLE));
-	/* Y waits for its start: the feed then gives cycles one by one (model_feed.c) */
+	/* Y waits for X's overflow: the feed gives cycles apart up to it (model_feed.c) */
 	assert_int_equal(m.cascade_waiting, 1u << 2);
+	assert_int_equal(m.cascade_armed, 1u << 2);
+	assert_int_equal(p4_model_to_overflow(&m), P4_COUNTER_MASK + 1);
 
 	assert_int_equal(p4_model_event(&m, 0, 0, P4_EV_ITLB_REFERENCE, hit, P4_COUNTER_MASK), 0);
 	assert_int_equal(ctr(&m, 0), P4_COUNTER_MASK);
@@ -198,6 +201,7 @@ static void example_18_1_doubled_range(void **state)
 	assert_int_equal(p4_model_event(&m, 0, 0, P4_EV_ITLB_REFERENCE, hit, 1), 0);
 	assert_true(cccr(&m, 0) & CCCR_OVF);
 	assert_int_equal(m.cascade_waiting, 0);
+	assert_int_equal(m.cascade_armed, 0);
 	assert_int_equal(ctr(&m, 2), 0);	/* the overflowing event is X's */
 	assert_int_equal(p4_model_event(&m, 0, 0, P4_EV_ITLB_REFERENCE, hit, 1000), 0);
 	assert_int_equal(ctr(&m, 2), 1000);	/* total = 2^40 + 1000 */
