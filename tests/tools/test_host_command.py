@@ -190,6 +190,7 @@ class FakeTarget:
         self.commands, self.dumps = [], 0
         self.always_corrupt = False
         self.kernel_bits = 64
+        self.typed_ahead = 0        # bytes that came before the prompt they should wait for
         self.dump_args = []         # e.g. the build id the fake kernel's dumps name
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
@@ -202,11 +203,14 @@ class FakeTarget:
         try:
             while True:
                 data = os.read(self.master, 1024)
-                for c in data:
+                for i, c in enumerate(data):
                     if c == 13:
                         os.write(self.master, b"\r\n")
                         self.answer(line.decode())
                         line = b""
+                        # sent before this command's prompt came back: a real target's
+                        # UART would have dropped what did not fit its FIFO
+                        self.typed_ahead += len(data) - i - 1
                     else:
                         os.write(self.master, bytes([c]))
                         line += bytes([c])
@@ -367,6 +371,17 @@ def test_shell_bridges_piped_input(target):
     assert target.commands[-2:] == ["report", "frob"]
     assert "# 400 samples, sorted by symbol" in p.stdout
     assert "error: unknown command or workload in 'frob'" in p.stdout
+
+
+def test_shell_sends_piped_lines_one_prompt_at_a_time(target):
+    """Piped commands arrive in one read of stdin; each goes out only after the one before
+    it has its prompt back (nothing typed ahead for the target's 16-byte FIFO to drop)."""
+    lines = ["report", "record loop 1000", "frob", "report"]
+    p = run_tool("--serial", target.path, "shell", stdin="\n".join(lines) + "\n")
+    assert p.returncode == 0, p.stderr
+    assert target.commands[-4:] == lines
+    assert target.typed_ahead == 0
+    assert p.stdout.count("# 400 samples, sorted by symbol") == 2
 
 
 @pytest.mark.parametrize("kernel, build, why", [

@@ -371,8 +371,11 @@ class Context:
 def interactive_shell(link, target):
     """Bridge this terminal and the target's shell until Ctrl-] or end of input.
 
-    With piped input, each line is a command: at the end of the input the
-    bridge waits until every command has given its prompt back.
+    With piped input, each line is a command, sent once the one before it
+    has given its prompt back: the target reads its serial port only
+    between commands, and a 16550's receive FIFO holds 16 bytes, so lines
+    typed ahead of a long command would be lost. At the end of the input
+    the bridge waits until every command has given its prompt back.
     """
     import termios
     import tty
@@ -384,25 +387,38 @@ def interactive_shell(link, target):
     out = sys.stdout.buffer
     out.write(PROMPT.encode())
     out.flush()
-    sent, seen = 0, ""
+    sent, prompts, queued, eof = 0, Prompts(), b"", False
+    deadline = None
     try:
         while True:
-            r, _, _ = select.select([fd, link.fileno()], [], [])
+            if saved is None:
+                while b"\r" in queued and prompts.n >= sent:
+                    line, _, queued = queued.partition(b"\r")
+                    link.write(line + b"\r")
+                    sent += 1
+                    deadline = time.monotonic() + target.timeout
+                if eof and b"\r" not in queued:
+                    if queued:          # a last line without its newline: typed, not entered
+                        link.write(queued)
+                    finish_piped(link, target, out, sent, prompts)
+                    break
+                if prompts.n < sent and time.monotonic() > deadline:
+                    raise LinkError("%s: no prompt within %.0f s" % (link.name, target.timeout))
+            wait = [link.fileno()] if eof else [fd, link.fileno()]
+            r, _, _ = select.select(wait, [], [], 0.5 if saved is None else None)
             if link.fileno() in r:
                 data = link.read(0)
-                seen += data.decode("utf-8", "replace").replace("\r", "")
+                prompts.feed(data)
                 out.write(data)
                 out.flush()
             if fd in r:
                 data = os.read(fd, 1024)
                 if saved is not None and (not data or ESCAPE in data):
                     break
-                if not data:
-                    finish_piped(link, target, out, sent, seen)
-                    break
                 if saved is None:
-                    data = data.replace(b"\n", b"\r")
-                    sent += data.count(b"\r")
+                    eof = not data
+                    queued += data.replace(b"\n", b"\r")
+                    continue
                 link.write(data)
     finally:
         if saved is not None:
@@ -411,14 +427,26 @@ def interactive_shell(link, target):
     return 0
 
 
-def finish_piped(link, target, out, sent, seen):
+class Prompts:
+    """Counts the target's prompts in its output as it comes, a piece at a time."""
+
+    def __init__(self):
+        self.n, self.tail = 0, ""
+
+    def feed(self, data):
+        text = self.tail + data.decode("utf-8", "replace").replace("\r", "")
+        self.n += text.count("\n" + PROMPT)
+        self.tail = text[-len(PROMPT):]     # shorter than a match: none is counted twice
+
+
+def finish_piped(link, target, out, sent, prompts):
     """Copy the target's output until `sent` commands have given their prompts back."""
     deadline = time.monotonic() + target.timeout
-    while seen.count("\n" + PROMPT) < sent:
+    while prompts.n < sent:
         if time.monotonic() > deadline:
             raise LinkError("%s: no prompt within %.0f s" % (link.name, target.timeout))
         data = link.read(0.5)
-        seen += data.decode("utf-8", "replace").replace("\r", "")
+        prompts.feed(data)
         out.write(data)
         out.flush()
 
