@@ -37,6 +37,7 @@ struct perf_backend_ops {
 	void (*end)(struct perf_inputs *in, uint8_t lp);
 	void (*step)(void *in, const struct step_info *s);	/* in: struct perf_inputs */
 	void (*synthetic)(void *in, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
+	void (*fault)(void *in, const struct step_fault *f);	/* a stepped instruction faulted */
 	/* What it fed of LP lp's kernel code in the last run's counting window; NULL: none. */
 	const struct perf_window *(*window_inputs)(unsigned lp);
 	/* A counting run starts / has stopped (interrupts of the old run are forgotten). */

@@ -1138,6 +1138,7 @@ void perf_hooks(struct perf_inputs *in, struct workload_hooks *h)
 		.end = perf_hook_end,
 		.step = be.ops ? be.ops->step : NULL,
 		.synthetic = be.ops ? be.ops->synthetic : NULL,
+		.fault = be.ops ? be.ops->fault : NULL,
 		.mark = perf_hook_mark,
 		.tick = perf_hook_tick,
 		.open = perf_gate_open,

@@ -597,12 +597,20 @@ static void record_h_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *s
 	l->perf_h.synthetic(l->perf_h.ctx, lp, cpl, spec, n);
 }
 
+static void record_h_fault(void *ctx, const struct step_fault *f)
+{
+	struct record_lp *l = ctx;
+
+	if (l->perf_h.fault)
+		l->perf_h.fault(l->perf_h.ctx, f);
+}
+
 static void record_hooks(struct record_lp *l)
 {
 	perf_hooks(&l->in, &l->perf_h);
 	l->h = (struct workload_hooks){
 		.ctx = l, .begin = record_h_begin, .end = record_h_end,
-		.step = record_h_step, .synthetic = record_h_synthetic,
+		.step = record_h_step, .synthetic = record_h_synthetic, .fault = record_h_fault,
 		.open = l->perf_h.open, .shut = l->perf_h.shut, .gate_ctx = l->perf_h.gate_ctx,
 	};
 }

@@ -50,12 +50,25 @@ struct step_info {
 #define HOOK_GATE_FN
 #endif
 
+/*
+ * An exception the instruction at rip raised while it was stepped (it did
+ * not retire): the step engine reports it before the exception's handler
+ * unwinds the run (step.h step_fault). frame: the exception's.
+ */
+struct trap_frame;
+struct step_fault {
+	uint64_t rip;
+	uint8_t cpl, lp, vector;
+	const struct trap_frame *frame;
+};
+
 struct workload_hooks {
 	void *ctx;
 	void (*begin)(void *ctx, uint8_t lp);	/* right before the first workload instruction */
 	void (*end)(void *ctx, uint8_t lp);	/* right after the workload is left (also after a fault) */
 	void (*step)(void *ctx, const struct step_info *s);	/* per retired instruction, when stepping */
 	void (*synthetic)(void *ctx, uint8_t lp, uint8_t cpl, const char *spec, uint64_t n);
+	void (*fault)(void *ctx, const struct step_fault *f);	/* a stepped instruction faulted */
 	/* a program's start/stop counting marker (sdk/nbprof.h), inside the int 0x82 gate */
 	void (*mark)(void *ctx, uint8_t lp, bool on);
 	/*
@@ -84,7 +97,8 @@ struct workload_hooks {
 
 /*
  * Any hook may be NULL. begin and end run in the caller's context (its
- * RFLAGS.IF); step runs inside the #DB handler, synthetic inside the
+ * RFLAGS.IF); step runs inside the #DB handler, fault inside the
+ * exception's handler, synthetic inside the
  * int 0x81 gate and tick inside the timer interrupt, all with interrupts
  * disabled. The workload itself starts
  * with the caller's RFLAGS.IF (the shell runs with IF = 0).

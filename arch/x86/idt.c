@@ -234,12 +234,25 @@ static bool exception_has_fixup(unsigned v)
 	return v == VEC_GP || v == VEC_UD;
 }
 
+/*
+ * Vectors whose frame's RIP is the instruction that raised them (SDM Vol. 3A
+ * 6.5, Table 6-1: faults), not the one after it (#DB, #BP, #OF are traps or
+ * either) nor an interrupt's (NMI) nor #MC's (abort).
+ */
+static bool exception_is_fault(unsigned v)
+{
+	return v < VEC_FIRST_EXTERNAL && v != VEC_DB && v != VEC_NMI && v != VEC_BP && v != 4 /* #OF */ &&
+	       v != VEC_MC && v != VEC_DF;
+}
+
 static void exception_dispatch(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 	struct percpu *pc;
 	uint64_t fixup = exception_has_fixup(v) ? extable_fixup(f->rip) : 0;
 
+	if (exception_is_fault(v))
+		step_fault(f);	/* a stepped instruction's: its microcode's work counts (step.h) */
 	if (fixup) {
 		f->rip = fixup;
 		return;

@@ -165,13 +165,14 @@ struct step_state {
 	/*
 	 * The traps step_db treats apart, read as one word on every trap:
 	 * calibration, the seam's calibration, the breakpoints on the ring-3
-	 * exit gate's stub (step_arm) and on the other gates' (step_bp_gates).
+	 * exit gate's stub (step_arm) and on the other gates' (step_bp_gates),
+	 * the first trap after a fault (step_fault).
 	 */
 	union {
 		struct {
-			bool calibrating, seam_cal, exit_bp, gate_bp;
+			bool calibrating, seam_cal, exit_bp, gate_bp, faulted;
 		};
-		uint32_t special;
+		uint64_t special;
 	};
 	bool h_gate;			/* the stepped handler is a gate's (step_gate_stepped): no PMI's */
 	uint64_t last_rip;
@@ -316,6 +317,13 @@ static void step_bp_clear(struct step_state *s)
 /* Ask entry.S to store the TSC right before this frame's IRETQ into s->resume. */
 static void step_stamp_exit(struct step_state *s, struct trap_frame *f)
 {
+	/*
+	 * The stamped exit (entry.S) runs no exit call (idt.h idt_exit_call):
+	 * one asked for inside this #DB (a PMI handled in it keeps the PMU lock
+	 * until its exit call) runs here, before the stamp.
+	 */
+	if (__builtin_expect(percpu_this()->exit_fn != 0, 0))
+		idt_exit_call_now();
 	f->vector = TRAP_EXIT_STAMP;
 	f->error = (uint64_t)(uintptr_t)&s->resume;
 }
@@ -1124,12 +1132,32 @@ static void step_seam_trap(struct step_state *st, struct trap_frame *f)
 	st->seam_cal_n++;
 }
 
+/*
+ * The first trap after a fault (step_fault): the instruction at last_rip
+ * faulted and did not retire, and what ran since (the exception's handler,
+ * the unwind) was not stepped. Nothing is reported: the engine starts over
+ * at this trap's RIP, the time since the fault dropped.
+ */
+static void step_after_fault(struct step_state *st, struct trap_frame *f)
+{
+	st->faulted = false;
+	st->cycles = 0;
+	st->last_rip = f->rip;
+	st->last_cpl = (uint8_t)(f->cs & 3);
+	step_classify(st, f->rip, f);
+	step_stamp_exit(st, f);
+}
+
 /* The traps of step_state.special; true when the trap was one of them and is handled. */
 static __attribute__((noinline)) bool step_db_special(struct step_state *st, struct trap_frame *f,
 						     uint64_t entry)
 {
 	if (st->seam_cal) {
 		step_seam_trap(st, f);
+		return true;
+	}
+	if (st->faulted) {
+		step_after_fault(st, f);
 		return true;
 	}
 	if (st->calibrating) {
@@ -1190,6 +1218,37 @@ static void step_db(struct trap_frame *f)
 		step_window(st, f, step_take(st, entry));
 	st->frame = NULL;
 	step_stamp_exit(st, f);
+}
+
+/*
+ * An exception raised by the instruction the calling LP steps next (its
+ * RIP is the one the last step left, step_emit_to): it did not retire, so
+ * the next trap reports nothing of it (step_after_fault), and the fault is
+ * reported to whoever that instruction would have been: the workload's
+ * hooks, or the counting window's for kernel code. The exception's frame stands for the step's
+ * (step_frame), so that a PMI the report raises samples the faulting
+ * instruction. Nothing when the engine is not stepping this LP, or after
+ * step_quiet.
+ */
+void step_fault(struct trap_frame *f)
+{
+	struct step_state *st = step_this();
+	const struct workload_hooks *h;
+	struct step_fault sf;
+	bool wl = st->active && st->started && !st->done && step_in_workload(st);
+
+	if ((!wl && !st->win) || st->h_active || f->rip != st->last_rip)
+		return;
+	st->faulted = true;	/* it did not retire: the next trap reports nothing of it */
+	h = wl ? st->run.h : st->win_h;
+	if (st->quiet || !h || !h->fault)
+		return;
+	sf = (struct step_fault){ .rip = f->rip, .cpl = (uint8_t)(f->cs & 3),
+				  .lp = wl ? st->run.lp : st->win_lp, .vector = (uint8_t)f->vector,
+				  .frame = f };
+	st->frame = f;
+	h->fault(h->ctx, &sf);
+	st->frame = NULL;
 }
 
 struct trap_frame *step_frame_of(unsigned cpu)
@@ -1408,6 +1467,7 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 		return;
 	step_calibrate();	/* before TF is set: calibration steps nops of its own */
 	st->win = true;
+	st->faulted = false;
 	st->win_h = h;
 	st->win_lp = lp;
 	st->win_counts = (struct step_counts){ 0 };
@@ -1481,6 +1541,7 @@ void step_begin(const struct step_run *r)
 	step_calibrate();
 	st->run = *r;
 	st->active = true;
+	st->faulted = false;
 	st->started = st->done = st->aborted = st->quiet = false;
 	st->polls = st->emitted = 0;
 	st->frame = NULL;

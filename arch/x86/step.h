@@ -76,6 +76,13 @@ bool step_end(void);
 void step_sync(struct trap_frame *f);
 
 /*
+ * An exception handler's first word on a fault (arch/x86/idt.c): when the
+ * faulting instruction is one this LP steps, its hooks' fault (hooks.h)
+ * learns of it. A no-op when not stepping.
+ */
+void step_fault(struct trap_frame *f);
+
+/*
  * The interrupted workload's frame while this LP's #DB handler runs (the
  * step hook included), else NULL. prof/perf.c uses it so that a model PMI
  * raised from the step hook samples the workload, not the handler.

@@ -285,6 +285,13 @@ static inline bool p4_core_predict(struct p4_core *c, const struct p4_insn *x, u
 }
 
 /*
+ * The loads the tagged load event counts for one page fault on a Pentium D
+ * (p4_core.c [WD]: its microcode's memory operations, 5 a fault), though
+ * the faulting instruction does not retire.
+ */
+#define P4_CORE_PF_LOADS	5u
+
+/*
  * Front-end tagged loads and stores of a REP string instruction of `iters`
  * elements of `size` bytes (real parts count microcode operations, p4_core.c).
  * kind: 'm' movs, 's' stos, 'l' lods, 'c' cmps, 'a' scas; backward: DF set.

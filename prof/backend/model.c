@@ -35,8 +35,10 @@ struct model_adapter model_adapter = {
 	.pmi = { .lp_apic = { MODEL_NO_APIC, MODEL_NO_APIC } },
 	.live = { .dirty = true },
 	.khooks = {
-		{ .ctx = &model_adapter.kin[0], .step = model_feed_kernel_step },
-		{ .ctx = &model_adapter.kin[1], .step = model_feed_kernel_step },
+		{ .ctx = &model_adapter.kin[0], .step = model_feed_kernel_step,
+		  .fault = model_feed_fault },
+		{ .ctx = &model_adapter.kin[1], .step = model_feed_kernel_step,
+		  .fault = model_feed_fault },
 	},
 	.clock_src = PERF_CLOCK_MODEL,
 };
@@ -504,6 +506,7 @@ const struct perf_backend_ops perf_backend_model = {
 	.end = model_feed_end,
 	.step = model_feed_step,
 	.synthetic = model_feed_synthetic,
+	.fault = model_feed_fault,
 	.window_inputs = model_window_inputs,
 	.run_begin = model_run_begin,
 	.run_end = model_run_end,

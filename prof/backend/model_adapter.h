@@ -211,6 +211,8 @@ void model_live_update(struct model_adapter *a);
 void model_feed_begin(struct perf_inputs *in, uint8_t lp);
 void model_feed_end(struct perf_inputs *in, uint8_t lp);
 void model_feed_step(void *ctx, const struct step_info *s);
+/* A stepped instruction faulted (hooks.h fault): what real parts count of the fault itself. */
+void model_feed_fault(void *ctx, const struct step_fault *f);
 /* The same for a kernel instruction of the counting window (ctx: struct perf_window). */
 void model_feed_kernel_step(void *ctx, const struct step_info *s);
 void model_feed_synthetic(void *ctx, uint8_t lp, uint8_t cpl, const char *text, uint64_t n);

@@ -22,24 +22,15 @@
 
 uint64_t model_batch_budget(const struct p4_model *m)
 {
-	uint64_t best = UINT64_MAX;
-
 	if (m->cmp_running)
 		return 0;
 	for (unsigned c = 0; c < P4_NCOUNTER; c++) {
-		uint64_t d;
-
 		if (m->pmi_due[c])
 			return 0;
-		if (m->ctr_route[c] == P4_ESCR_NONE) {
-			if (m->cccr[c] & (CCCR_CASCADE | CCCR_EXT_CASCADE))
-				return 0;
-			continue;
-		}
-		d = (m->cccr[c] & CCCR_FORCE_OVF) ? 1 : (P4_COUNTER_MASK - m->counter[c]) + 1;
-		best = d < best ? d : best;
+		if (m->ctr_route[c] == P4_ESCR_NONE && (m->cccr[c] & (CCCR_CASCADE | CCCR_EXT_CASCADE)))
+			return 0;
 	}
-	return best - 1;		/* the overflowing count itself goes unbatched */
+	return p4_model_to_overflow(m) - 1;	/* the overflowing count itself goes unbatched */
 }
 
 void model_batch_flush_now(struct model_batch *b, struct p4_model *m)

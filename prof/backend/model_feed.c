@@ -583,6 +583,29 @@ void model_feed_step(void *ctx, const struct step_info *s)
 }
 
 /*
+ * A stepped instruction faulted (hooks.h fault; ctx: a workload's
+ * perf_inputs or a window's, unused): it did not retire, but real parts
+ * tag its exception's microcode loads (tagfeed_fault), counted at the
+ * faulting instruction's CPL. Only while tagging is live.
+ */
+void model_feed_fault(void *ctx, const struct step_fault *f)
+{
+	struct model_adapter *a = &model_adapter;
+
+	(void)ctx;
+	perf_lock();
+	if (a->live.dirty)
+		model_live_update(a);
+	if (a->live.tag) {
+		model_batch_flush(&a->batch, &a->model);
+		tagfeed_fault(&a->model, f);
+		a->batch.budget_dirty = true;
+	}
+	perf_unlock();
+	model_pmi_flush(&a->pmi);
+}
+
+/*
  * A kernel instruction in the counting window: fed as a workload's, and
  * its share of the window taken while a counter ran (struct perf_window).
  * Counters start and stop in the model's register accesses, which run

@@ -103,18 +103,40 @@ static uint16_t tagfeed_move_mask(const struct step_info *s)
 	}
 }
 
+/* The registers a PEBS record of LP lp takes (f: the frame, may be NULL), with IP rip. */
+static void tagfeed_regs(struct p4_model *m, unsigned lp, const struct trap_frame *f, uint64_t rip)
+{
+	struct p4_pebs_record r = { { 0 } };
+
+	for (unsigned i = 0; f && i < P4_PEBS_NREG; i++)
+		r.reg[i] = tagfeed_slot(f, tagfeed_rec[i]);
+	r.reg[P4_PEBS_IP] = rip;
+	p4_model_set_pebs_regs(m, lp, &r);
+}
+
+unsigned tagfeed_fault_loads(unsigned vector)
+{
+	return vector == VEC_PF ? P4_CORE_PF_LOADS : 0;
+}
+
+void tagfeed_fault(struct p4_model *m, const struct step_fault *f)
+{
+	unsigned loads = tagfeed_fault_loads(f->vector);
+
+	if (!loads)
+		return;
+	tagfeed_regs(m, f->lp, f->frame, f->rip);
+	p4_model_retire_mem(m, f->lp, f->cpl, loads, 0);
+}
+
 uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
 {
 	enum p4_event exec;
 	uint16_t move;
-	struct p4_pebs_record r = { { 0 } };
 	unsigned loads, stores;
 	int tagged = 0;
 
-	for (unsigned i = 0; f && i < P4_PEBS_NREG; i++)
-		r.reg[i] = tagfeed_slot(f, tagfeed_rec[i]);
-	r.reg[P4_PEBS_IP] = s->rip;
-	p4_model_set_pebs_regs(m, s->lp, &r);
+	tagfeed_regs(m, s->lp, f, s->rip);
 	tagfeed_mem_uops(s, &loads, &stores);
 	if (loads | stores)
 		tagged = p4_model_retire_mem(m, s->lp, s->cpl, loads, stores);

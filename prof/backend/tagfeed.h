@@ -23,4 +23,14 @@ void tagfeed_mem_uops(const struct step_info *s, unsigned *loads, unsigned *stor
  */
 uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f);
 
+/*
+ * The microcode loads real parts tag for an exception of this vector, which
+ * its faulting instruction did not retire: a page fault's 5 (pmu/model/
+ * p4_core.h P4_CORE_PF_LOADS), 0 for the others (no measurement).
+ */
+unsigned tagfeed_fault_loads(unsigned vector);
+
+/* Under the PMU lock: the registers and tagged loads of an exception (hooks.h fault). */
+void tagfeed_fault(struct p4_model *m, const struct step_fault *f);
+
 #endif

@@ -147,6 +147,13 @@ def test_formats_page_quotes_the_link_figures():
     assert {"bytes_g", "bytes", "rate_g", "rate"} <= names, names
 
 
+def test_sampling_page_quotes_the_tail():
+    """The sampling guide states the handler's tail on both kernels (why CPL-0 periods are
+    refused at the bound they are), so a new tail cannot leave it behind."""
+    names = {name for _, name, _ in stated(read("docs/guide/sampling.md"))}
+    assert {"tail64", "tail32"} <= names, names
+
+
 def test_a_stale_figure_is_found():
     figures = bench_figures(bench_block())
     good = ("a -g sample costs %s bytes on the line and one without a call chain %s, so\n"

@@ -59,6 +59,12 @@ uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struc
 	return 0;
 }
 
+void tagfeed_fault(struct p4_model *m, const struct step_fault *f)
+{
+	(void)m, (void)f;
+	fail();
+}
+
 /* ---- tests ----------------------------------------------------------------------- */
 
 static int setup(void **state)

@@ -191,6 +191,37 @@ def test_pebs_samples_are_the_tagged_loads(nb):
     assert m and (int(m.group(1)), int(m.group(2))) == (len(loads), len(loads) // p * p), out
 
 
+# wl_fault_user before its #PF (workloads.S): instructions retired, their loads and stores.
+# x86-64: push %rbp (a store), mov %rsp,%rbp; the 32-bit kernel also loads its argument from
+# the stack. The faulting load does not retire.
+FAULT_USER = {64: (2, 0, 1), 32: (3, 1, 1)}
+PF_LOADS = 5    # real parts tag 5 loads a page fault (ISPASS 2013 data; pmu/model/p4_core.h)
+
+
+def fault_user_count(nb, args):
+    out = nb.cmd("record --ring 3 %s -c 1000 fault-user" % args, timeout=120)
+    assert "error: record: the workload faulted (vector 14); samples kept" in out, out
+    m = re.search(r"^events: #0 (\d+) counted", out, re.M)
+    assert m, out
+    return int(m.group(1))
+
+
+def test_page_fault_tags_its_loads_and_does_not_retire(nb):
+    """A page fault's microcode loads are tagged as real parts count them, at the faulting
+    instruction's CPL; the faulting instruction itself neither retires nor tags its load (a
+    fault used to be reported as the instruction retiring, at the next trap)."""
+    insns, loads, stores = FAULT_USER[kernel_bits(FIRMWARE)]
+    assert fault_user_count(nb, "-e instr_retired:u") == insns
+    assert fault_user_count(nb, "-e front_end_event:nbogus:u -e uop_type:tagloads:u") \
+        == loads + PF_LOADS
+    assert fault_user_count(nb, "-e front_end_event:nbogus:u -e uop_type:tagstores:u") == stores
+    assert fault_user_count(nb, "-e front_end_event:nbogus:u") == loads + stores + PF_LOADS
+    # at a period the fault's loads reach, the sample is taken (nothing waits for a next step)
+    out = nb.cmd("record --ring 3 -e front_end_event:nbogus:u -c %d fault-user"
+                 % (loads + stores + PF_LOADS), timeout=120)
+    assert re.search(r"^samples: 1 stored", out, re.M), out
+
+
 def test_pebs_cpl_is_where_the_ip_lies(nb):
     """A PEBS record holds no CS (PMU reference 5.2): its sample's CPL is where its IP lies. At
     ring 3 with front_end_event and the tagger both :u:k (the default) the kernel's own tagged
