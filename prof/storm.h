@@ -12,7 +12,8 @@
  * hardware and on the model: PERF_STORM_PMIS overflow interrupts in a row
  * on one LP that each find the interrupted code exactly as the one before
  * left it (instruction and stack pointers, flags and every general
- * register) mean that nothing ran in between - and each came sooner after
+ * register; the first of them its instruction and stack pointers, see
+ * perf_storm_seen) mean that nothing ran in between - and each came sooner after
  * the last handler ended than twice that handler's time (its end is
  * stamped before the counters' restart, which prof/perf.c leaves to the
  * very end of the interrupt's exit, so the restart and the way out fall
@@ -34,7 +35,9 @@
 
 /* One LP's guard state. */
 struct perf_storm_lp {
-	uint64_t sig;			/* the interrupted state at the LP's last PMI */
+	uint64_t sig;			/* the interrupted state at the LP's last PMI, if quick */
+	uint64_t rip, rsp;		/* where the LP's last PMI found it */
+	bool sig_valid;			/* sig is the last PMI's (it came quick) */
 	uint32_t same;			/* PMIs in a row since then that found it unchanged */
 	uint64_t entry, exit;		/* TSC at the last PMI handler's entry and end */
 };
@@ -57,17 +60,32 @@ static inline uint64_t perf_frame_sig(const struct trap_frame *f)
  * only when less time passed since the last handler ended than twice that
  * handler took: a loop that changes no register (`jmp .`)
  * is found unchanged too, but a whole period of its own runs between its
- * PMIs, where a storm's next PMI follows the IRET at once.
+ * PMIs, where a storm's next PMI follows the IRET at once. The registers
+ * are folded only for such a quick PMI (a sampling run's PMIs never are:
+ * they pay two stores); the first quick one after a slow one compares the
+ * instruction and stack pointers the slow one kept, each later one every
+ * register.
  */
 static inline bool perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f,
 				   uint64_t now)
 {
-	uint64_t sig = perf_frame_sig(f);
 	bool quick = g->exit && now - g->exit < 2 * (g->exit - g->entry);
+	uint64_t sig;
+	bool same;
 
 	g->entry = now;
-	if (sig != g->sig || !quick) {
-		g->sig = sig;
+	if (!quick) {
+		g->rip = f->rip;
+		g->rsp = f->rsp;
+		g->sig_valid = false;
+		g->same = 0;
+		return false;
+	}
+	sig = perf_frame_sig(f);
+	same = g->sig_valid ? sig == g->sig : f->rip == g->rip && f->rsp == g->rsp;
+	g->sig = sig;
+	g->sig_valid = true;
+	if (!same) {
 		g->same = 0;
 		return false;
 	}

@@ -317,13 +317,6 @@ static void step_bp_clear(struct step_state *s)
 /* Ask entry.S to store the TSC right before this frame's IRETQ into s->resume. */
 static void step_stamp_exit(struct step_state *s, struct trap_frame *f)
 {
-	/*
-	 * The stamped exit (entry.S) runs no exit call (idt.h idt_exit_call):
-	 * one asked for inside this #DB (a PMI handled in it keeps the PMU lock
-	 * until its exit call) runs here, before the stamp.
-	 */
-	if (__builtin_expect(percpu_this()->exit_fn != 0, 0))
-		idt_exit_call_now();
 	f->vector = TRAP_EXIT_STAMP;
 	f->error = (uint64_t)(uintptr_t)&s->resume;
 }
