@@ -996,6 +996,46 @@ static void storm_stops_the_count(void **state)
 	}
 }
 
+/*
+ * The guard folds the interrupted registers only for a PMI that comes
+ * quick (within twice the last handler's time of its end): a slow one keeps
+ * the instruction and stack pointers, which the first quick one after it
+ * compares; each later quick one compares every register. Times in TSC
+ * cycles, each handler 100 long.
+ */
+static void storm_guard_folds_only_quick_pmis(void **state)
+{
+	struct perf_storm_lp g = { 0 };
+	struct trap_frame f = { .rip = 0x1000, .rsp = 0x8000 };
+	uint64_t t = 1000;
+
+	(void)state;
+	assert_false(perf_storm_seen(&g, &f, t));	/* the first: nothing to be quick after */
+	assert_false(g.sig_valid);
+	assert_int_equal(g.rip, 0x1000);
+	perf_storm_end(&g, t += 100);
+	f.rax = 5;			/* not compared on the first quick one */
+	assert_false(perf_storm_seen(&g, &f, t += 50));
+	assert_true(g.sig_valid);
+	assert_int_equal(g.same, 1);
+	perf_storm_end(&g, t += 100);
+	f.rax = 6;			/* every register on the next */
+	assert_false(perf_storm_seen(&g, &f, t += 50));
+	assert_int_equal(g.same, 0);
+	for (unsigned k = 1; k < PERF_STORM_PMIS; k++) {
+		perf_storm_end(&g, t += 100);
+		assert_int_equal(perf_storm_seen(&g, &f, t += 50), k + 1 == PERF_STORM_PMIS);
+	}
+	perf_storm_end(&g, t += 100);
+	assert_false(perf_storm_seen(&g, &f, t += 1000));	/* slow: a period ran */
+	assert_false(g.sig_valid);
+	assert_int_equal(g.same, 0);
+	perf_storm_end(&g, t += 100);
+	f.rsp -= 8;			/* the first quick one after it moved: no storm link */
+	assert_false(perf_storm_seen(&g, &f, t += 50));
+	assert_int_equal(g.same, 0);
+}
+
 #define T(f) cmocka_unit_test_setup(f, setup)
 
 int main(void)
@@ -1019,6 +1059,7 @@ int main(void)
 		T(uncore_counts_with_the_core_counters),
 		T(uncore_fault_programs_nothing),
 		T(storm_stops_the_count),
+		T(storm_guard_folds_only_quick_pmis),
 		T(uncore_ticks_extend_across_wraps),
 	};
 
