@@ -613,30 +613,49 @@ static void perf_exit_owed(unsigned cpu)
 }
 
 /*
+ * The restarts of s's requests, in the order the overflow handler leaves
+ * them for its exit: those that count CPL 0 last, for the first of them
+ * restarted counts the restarts after it (P4_PMI_TAIL_EACH each).
+ */
+static void perf_restart_plan(struct perf_count *s)
+{
+	const struct p4_plan *plan = &s->plan;
+	unsigned n = 0;
+
+	for (int os = 0; os < 2; os++)
+		for (unsigned i = 0; i < plan->n; i++) {
+			if (((plan->slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) != 0) != os)
+				continue;
+			s->restart_order[n++] = (uint8_t)i;
+			s->restart_msr[i] = p4_counters[plan->slot[i].counter].cccr_msr;
+			s->restart_on[i] = p4_cccr_restart(plan, i);
+		}
+}
+
+/*
  * Leave the running count's counters in mask to restart at this
- * interrupt's exit, those that count CPL 0 last: the first of them
- * restarted counts the restarts after it (P4_PMI_TAIL_EACH each). False
- * when there is none (the handler then ends here for the storm guard).
+ * interrupt's exit, in perf_restart_plan's order. False when there is none
+ * (the handler then ends here for the storm guard).
  */
 static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
 {
 	struct perf_exit *e = &exits[cpu];
-	const struct p4_plan *plan = &run.count->plan;
+	const struct perf_count *s = run.count;
 	unsigned n = 0;
 
 	e->bus = perf_bus();
 	e->storm = &storm[lp];
 	e->lp = (uint8_t)lp;
 	e->cpu = (uint8_t)cpu;
-	for (int os = 0; os < 2; os++)
-		for (uint32_t m = mask; m; m &= m - 1) {
-			unsigned i = (unsigned)__builtin_ctz(m);
+	for (unsigned k = 0; mask && k < s->plan.n; k++) {
+		unsigned i = s->restart_order[k];
 
-			if (((plan->slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) != 0) != os)
-				continue;
-			e->msr[n] = p4_counters[plan->slot[i].counter].cccr_msr;
-			e->on[n++] = p4_cccr_restart(plan, i);
-		}
+		if (!((mask >> i) & 1u))
+			continue;
+		mask &= ~(UINT32_C(1) << i);
+		e->msr[n] = s->restart_msr[i];
+		e->on[n++] = s->restart_on[i];
+	}
 	e->n = (uint8_t)n;
 	if (n)
 		idt_exit_call(perf_exit_restart);
@@ -787,6 +806,7 @@ static int perf_count_begin(struct perf_count *s, const struct p4_plan *plan, ui
 	for (unsigned i = 0; i < plan->n; i++)
 		if (plan->req[i].role != P4_ROLE_PEBS)
 			s->pmi_mask[perf_slot_lp(&plan->slot[i])] |= UINT32_C(1) << i;
+	perf_restart_plan(s);
 	/* The gate's writes in p4_apply's and p4_stop's order: cascaded partners first. */
 	s->gate_bus = bus;
 	s->gate_plain = true;

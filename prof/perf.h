@@ -116,6 +116,14 @@ struct perf_count {
 	int unc_failed;			/* plan.unc index whose start faulted, or -1 */
 	uint64_t chunk;			/* largest model input fed in one call */
 	uint32_t pmi_mask[2];		/* per LP (T0, T1): the counters its handler scans */
+	/*
+	 * The overflow handler's restarts (perf.c perf_restart), worked out when
+	 * the count starts: the requests in the order they restart (those that
+	 * count CPL 0 last), and each one's CCCR and restarting value.
+	 */
+	uint8_t restart_order[P4_MAX_REQUESTS];
+	uint32_t restart_msr[P4_MAX_REQUESTS];
+	uint64_t restart_on[P4_MAX_REQUESTS];
 	uint32_t started;		/* cascaded counters a marker found started (bit i) */
 	bool running;
 	/*

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "arch/x86/idt.h"
+#include "arch/x86/mode.h"
 
 #define PERF_STORM_PMIS		16
 
@@ -42,15 +43,22 @@ struct perf_storm_lp {
 	uint64_t entry, exit;		/* TSC at the last PMI handler's entry and end */
 };
 
-/* The interrupted code's state, folded: the same only when no instruction ran in between. */
+/*
+ * The interrupted code's state, folded: the same only when no instruction
+ * ran in between. In the machine's word: the 32-bit kernel's registers are
+ * the low halves of its frame's slots, and it has no R8-R15.
+ */
 static inline uint64_t perf_frame_sig(const struct trap_frame *f)
 {
-	uint64_t h = f->rip ^ (f->rsp << 7) ^ (f->rflags << 17);
+	uintptr_t h = (uintptr_t)f->rip ^ ((uintptr_t)f->rsp << 7) ^ ((uintptr_t)f->rflags << 17);
 
-	h ^= f->rax ^ (f->rcx << 3) ^ (f->rdx << 5) ^ (f->rbx << 9) ^ (f->rsi << 11) ^
-	     (f->rdi << 13) ^ (f->rbp << 15);
+	h ^= (uintptr_t)f->rax ^ ((uintptr_t)f->rcx << 3) ^ ((uintptr_t)f->rdx << 5) ^
+	     ((uintptr_t)f->rbx << 9) ^ ((uintptr_t)f->rsi << 11) ^ ((uintptr_t)f->rdi << 13) ^
+	     ((uintptr_t)f->rbp << 15);
+#if MODE_IS_64
 	h ^= f->r8 ^ (f->r9 << 19) ^ (f->r10 << 21) ^ (f->r11 << 23) ^ (f->r12 << 25) ^
 	     (f->r13 << 27) ^ (f->r14 << 29) ^ (f->r15 << 31);
+#endif
 	return h;
 }
 

@@ -368,6 +368,60 @@ static void events_during_the_handler_are_counted(void **state)
 	assert_int_equal(total, 101 + 5 + 10);
 }
 
+/*
+ * Two samplers that overflow on one PMI restart at its exit, the one that
+ * counts CPL 0 last (its tail then holds only the way out, pmu/p4_alloc.h
+ * P4_PMI_TAIL_MAX): the request order does not matter.
+ */
+static void restarts_leave_the_cpl0_sampler_last(void **state)
+{
+	static const char *const specs[2][2] = {
+		{ "instr_retired:t0:u:k", "instr_retired:t0:u" },
+		{ "instr_retired:t0:u", "instr_retired:t0:u:k" },
+	};
+	const struct perf_info *pi = perf_info();
+	struct p4_alloc_ctx ctx = { &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
+
+	(void)state;
+	for (unsigned order = 0; order < 2; order++) {
+		static struct perf_count s;
+		struct p4_request r[2];
+		struct p4_spec_error serr;
+		struct p4_alloc_error aerr;
+		struct p4_plan plan;
+		unsigned k = order == 0 ? 0 : 1, u = 1 - k, last = 0, nlast = 0;
+		char err[96];
+
+		memset(r, 0, sizeof(r));
+		for (unsigned i = 0; i < 2; i++) {
+			assert_int_equal(p4_spec_parse(specs[order][i], &pi->caps, &r[i].spec, &serr), 0);
+			r[i].spec.period = 100;
+			r[i].lp = P4_LP0;
+			r[i].pmi = P4_PMI_LP0;
+		}
+		if (p4_alloc_plan(&ctx, r, 2, &plan, &aerr))
+			fail_msg("%s", aerr.msg);
+		assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+		sinks = 0;
+		instr(0, 100);		/* both overflow on the 100th */
+		wlog_n = 0;
+		pmi();
+		assert_int_equal(sinks, 2);
+		/* the exit's CCCR writes that restart them: the :u one, then the :u:k one */
+		for (unsigned w = 0; w < wlog_n && w < WLOG_MAX; w++)
+			if (wlog[w].value == s.restart_on[u] && wlog[w].msr == s.restart_msr[u])
+				last = 1, nlast++;
+			else if (wlog[w].value == s.restart_on[k] && wlog[w].msr == s.restart_msr[k])
+				last = 2, nlast++;
+		assert_int_equal(nlast, 2);
+		assert_int_equal(last, 2);
+		assert_int_equal(s.restart_order[1], k);
+		assert_int_equal(s.restart_msr[k],
+				 p4_counters[plan.slot[k].counter].cccr_msr);
+		perf_count_stop(&s, NULL);
+	}
+}
+
 /* perf_count_arm: nothing counts until the gate opens, nothing after it shuts; a PMI after it
  * leaves the counter stopped, and the stop still finds its overflow. */
 static void the_gate_counts_only_between_open_and_shut(void **state)
@@ -1058,6 +1112,7 @@ int main(void)
 		T(sink_return_is_the_next_period),
 		T(uncore_counts_with_the_core_counters),
 		T(uncore_fault_programs_nothing),
+		T(restarts_leave_the_cpl0_sampler_last),
 		T(storm_stops_the_count),
 		T(storm_guard_folds_only_quick_pmis),
 		T(uncore_ticks_extend_across_wraps),
