@@ -29,6 +29,10 @@
  *         resource_stall SBFULL "a stall due to lack of store buffers";
  *         WC_Buffer WCB_EVICTS "evictions of all causes", WCB_FULL_EVICT
  *         "eviction: no WC buffer is available".
+ *  [ITJ]  Marr et al., "Hyper-Threading Technology Architecture and
+ *         Microarchitecture", Intel Technology Journal 6(1), 2002, the
+ *         allocator: at most 63 re-order buffer entries, 24 load buffers
+ *         and 12 store buffer entries per logical processor.
  *  [VT]   VTune's Pentium 4 advice, "Blocked store forwards": a store that
  *         cannot be forwarded "can cause a stall the length of the pipeline".
  *
@@ -79,8 +83,13 @@
  *   all written is evicted at once (WCB_EVICTS: the SDM lets the processor
  *   write a filled buffer; the model does it at once); p4_sbuf_wc_drain
  *   evicts every buffer in use (WCB_EVICTS each).
- * Not modelled: Hyper-Threading's halving of the store buffer per LP (one
- * buffer serves both LPs' steps), a REP string's stores (timed by its rate
+ * With Hyper-Threading each LP has its own half of the entries ([ITJ]: the
+ * allocator lets a logical processor hold at most 12 of the 24 store
+ * buffer entries; the same halving taken for Prescott's 32), and its loads
+ * check its own stores (the caller keeps a buffer per LP, limit set to
+ * half); the WC buffers stay one set for the core (the caller's first
+ * buffer): no source says they are split, and shared is the harder
+ * reading. Not modelled: a REP string's stores (timed by its rate
  * in p4_core.c), NO_STA for a load past a store that does not overlap it
  * (NetBurst speculates loads past stores not predicted to alias, [OPT]).
  */
@@ -103,7 +112,7 @@ const struct p4_sbuf_part *p4_sbuf_part_for(const struct p4_sig *sig)
 
 void p4_sbuf_init(struct p4_sbuf *b, const struct p4_sbuf_part *p)
 {
-	*b = (struct p4_sbuf){ .p = p };
+	*b = (struct p4_sbuf){ .p = p, .limit = p->entries };
 }
 
 static inline uint64_t sbuf_max(uint64_t a, uint64_t b)
@@ -163,7 +172,7 @@ uint64_t p4_sbuf_alloc(struct p4_sbuf *b, uint64_t issue, struct p4_sbuf_out *o)
 	uint64_t free_at;
 
 	sbuf_retire(b, issue);
-	if (b->n < b->p->entries)
+	if (b->n < b->limit)
 		return issue;
 	free_at = b->e[b->head].commit;
 	o->st_rb_full++;

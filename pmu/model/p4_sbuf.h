@@ -48,6 +48,7 @@ struct p4_wcb {
 
 struct p4_sbuf {
 	const struct p4_sbuf_part *p;
+	unsigned limit;			/* the entries its LP may hold: p->entries, or half with HT */
 	struct p4_sbuf_entry e[P4_SBUF_MAX];	/* a ring, oldest at head */
 	unsigned head, n;
 	uint64_t last_commit;		/* the youngest store's commit */

@@ -95,6 +95,13 @@ void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
 	c->mem = m;
 	c->wc_live = false;		/* until model_live_update says WC_Buffer is counted */
 	c->tc = &m->tc;
+	c->ht = false;			/* memfeed_set_ht */
+	memfeed_reset(c);
+}
+
+void memfeed_set_ht(struct memfeed_ctx *c, bool ht)
+{
+	c->ht = ht;
 	memfeed_reset(c);
 }
 
@@ -102,7 +109,11 @@ void memfeed_reset(struct memfeed_ctx *c)
 {
 	c->fetch_valid = false;
 	p4_core_init(&c->core, p4_core_part_for(&c->mem->sig));
-	p4_sbuf_init(&c->sb, p4_sbuf_part_for(&c->mem->sig));
+	for (unsigned lp = 0; lp < 2; lp++) {
+		p4_sbuf_init(&c->sb[lp], p4_sbuf_part_for(&c->mem->sig));
+		if (c->ht)
+			c->sb[lp].limit /= 2;
+	}
 	c->st_line = 0;
 	p4_tc_flush(c->tc);
 }
@@ -285,7 +296,7 @@ static inline uint64_t memfeed_sb_loads(struct memfeed_ctx *c, const struct step
 
 	for (unsigned i = 0; i < s->nmem && i < INSN_MAX_MEM_OPS; i++)
 		if (s->mem[i].access & INSN_LOAD)
-			data = p4_core_max(data, p4_sbuf_load(&c->sb, s->mem[i].addr, s->mem[i].size,
+			data = p4_core_max(data, p4_sbuf_load(&c->sb[s->lp & 1], s->mem[i].addr, s->mem[i].size,
 							      at, l1, &c->sbo));
 	return data;
 }
@@ -313,12 +324,12 @@ static void memfeed_sb_stores(struct memfeed_ctx *c,
 		lvl = j < c->nst ? c->st_level[j++] : P4_LVL_L1;
 		if (s->core.nt) {
 			if (c->wc_live)
-				p4_sbuf_wc_store(&c->sb, op->addr, op->size, &c->sbo);
+				p4_sbuf_wc_store(&c->sb[0], op->addr, op->size, &c->sbo);
 		} else if (lvl != P4_LVL_L1 && line != c->st_line) {
 			cost = c->core.p->load_lat[lvl];
 		}
 		c->st_line = line;
-		p4_sbuf_store(&c->sb, op->addr, op->size, addr_ready, data_ready, c->core.retire,
+		p4_sbuf_store(&c->sb[s->lp & 1], op->addr, op->size, addr_ready, data_ready, c->core.retire,
 			      cost * P4_CORE_SIXTHS);
 	}
 }
@@ -334,7 +345,7 @@ static inline uint64_t memfeed_sb_before(struct memfeed_ctx *c, const struct ste
 	uint64_t issue = p4_core_issue(&c->core, &s->core);
 
 	if (f->stores) {
-		uint64_t at = p4_sbuf_alloc(&c->sb, issue, &c->sbo);
+		uint64_t at = p4_sbuf_alloc(&c->sb[s->lp & 1], issue, &c->sbo);
 
 		c->core.front = p4_core_max(c->core.front, at);
 		issue = p4_core_max(issue, at);
@@ -399,7 +410,8 @@ static __attribute__((noinline)) void memfeed_timing_sb(struct memfeed_ctx *c,
 							uint32_t iters, struct memfeed *f)
 {
 	/* loads alone with the buffer empty meet nothing: skip them */
-	bool sb = (f->stores != 0 || (f->loads != 0 && c->sb.n != 0)) && !(s->core.flags & P4_IF_REP);
+	bool sb = (f->stores != 0 || (f->loads != 0 && c->sb[s->lp & 1].n != 0)) &&
+		  !(s->core.flags & P4_IF_REP);
 	uint64_t addr_ready = 0, data_ready = 0, done;
 
 	c->sbo = (struct p4_sbuf_out){ 0 };
@@ -410,7 +422,7 @@ static __attribute__((noinline)) void memfeed_timing_sb(struct memfeed_ctx *c,
 	if (sb && f->stores)
 		memfeed_sb_stores(c, s, addr_ready, done, f);
 	if (c->wc_live && memfeed_drains_wc(&s->core))
-		p4_sbuf_wc_drain(&c->sb, &c->sbo);
+		p4_sbuf_wc_drain(&c->sb[0], &c->sbo);
 	c->nst = 0;
 }
 

@@ -70,7 +70,12 @@ struct memfeed_ctx {
 	bool fetch_valid;		/* fetch_feed may be repeated */
 	uint64_t fetch_first, fetch_last;	/* its first and last byte's 64-byte lines */
 	struct memfeed fetch_feed;	/* what the last fetch lookup gave (memfeed_fetch) */
-	struct p4_sbuf sb;		/* the store buffer and the WC buffers (p4_sbuf.c) */
+	/*
+	 * The store buffer of each LP (p4_sbuf.c: with HT each holds half the
+	 * entries) and, in sb[0], the core's WC buffers.
+	 */
+	struct p4_sbuf sb[2];
+	bool ht;			/* the two LPs share the core: halve the buffers (memfeed_set_ht) */
 	struct p4_sbuf_out sbo;		/* what they did in the last step that used them */
 	bool wc_live;			/* WC_Buffer is counted: model the WC buffers */
 	uint8_t nst;			/* this step's stores looked up so far */
@@ -82,6 +87,8 @@ struct memfeed_ctx {
 /* memfeed_reset() also empties the core model (scoreboard, predictor): a run starts cold. */
 void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m);
 void memfeed_reset(struct memfeed_ctx *c);
+/* The core runs two LPs (Hyper-Threading): each store buffer holds half the entries. Resets c. */
+void memfeed_set_ht(struct memfeed_ctx *c, bool ht);
 
 /*
  * Model the instruction of *s in c's memory model and fill *out. The fetch (s->rip,

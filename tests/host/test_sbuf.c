@@ -278,6 +278,48 @@ static void memfeed_movnti_fills_wc_buffers_only_when_counted(void **state)
 	}
 }
 
+/*
+ * With Hyper-Threading each LP holds half the store buffer ([ITJ] in
+ * p4_sbuf.c): LP0's stores to cold lines (each commit a memory access, in
+ * order) fill its 16 of Prescott's 32 entries and its 17th waits, while
+ * LP1's store finds its own half empty - one LP's stores never stall the
+ * other's, whatever order their steps come in.
+ */
+static void ht_gives_each_lp_half_the_store_buffer(void **state)
+{
+	struct memfeed_ctx c;
+	struct memfeed f;
+	unsigned full = 0;
+
+	(void)state;
+	assert_int_equal(p4_mem_init(&mem, &pr, P4_MEM_DESKTOP, NULL, NULL), 0);
+	memfeed_init(&c, &mem);
+	assert_int_equal(c.sb[0].limit, 32);
+	assert_int_equal(c.sb[1].limit, 32);
+	memfeed_set_ht(&c, true);
+	assert_int_equal(c.sb[0].limit, 16);
+	assert_int_equal(c.sb[1].limit, 16);
+	for (unsigned i = 0; i < 16; i++) {
+		struct step_info st = insn(CODE, INSN_STORE, BUF + 4096u * i, 4);
+
+		memfeed_step(&c, &st, &f);
+		full += c.sbo.st_rb_full;
+	}
+	assert_int_equal(full, 0);
+	assert_int_equal(c.sb[0].n, 16);
+	struct step_info other = insn(CODE, INSN_STORE, BUF + 4096u * 40, 4);
+
+	other.lp = 1;
+	memfeed_step(&c, &other, &f);
+	assert_int_equal(c.sbo.st_rb_full, 0);	/* LP1's half was empty */
+	assert_int_equal(c.sb[1].n, 1);
+	struct step_info more = insn(CODE, INSN_STORE, BUF + 4096u * 16, 4);
+
+	memfeed_step(&c, &more, &f);
+	assert_int_equal(c.sbo.st_rb_full, 1);	/* LP0's half was full */
+	assert_true(has_event(&c, &f, P4_EV_MEMORY_CANCEL, P4_EVMASK(P4_MEMORY_CANCEL_ST_RB_FULL), 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +332,7 @@ int main(void)
 		cmocka_unit_test(wc_buffers_evict_full_lines_and_the_oldest),
 		cmocka_unit_test(memfeed_counts_a_wider_load_after_a_store),
 		cmocka_unit_test(memfeed_movnti_fills_wc_buffers_only_when_counted),
+		cmocka_unit_test(ht_gives_each_lp_half_the_store_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
