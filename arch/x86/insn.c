@@ -25,6 +25,7 @@
  * are invalid in 64-bit mode and classify as non-branches there.
  */
 #include "arch/x86/insn.h"
+#include "arch/x86/insn_simd.h"
 
 #define INSN_MAX_LEN	15
 
@@ -231,9 +232,11 @@ bool insn_classify(const uint8_t *bytes, size_t n, bool mode64, struct insn_clas
 	uint8_t op;
 
 	*out = (struct insn_class){ .branch = INSN_NOT_BRANCH };
-	if (!insn_prefixes(&c, &op))
+	if (!insn_prefixes(&c, &op) || !insn_one_byte(&c, op, out))
 		return false;
-	return insn_one_byte(&c, op, out);
+	out->simd = (uint8_t)insn_simd_class(bytes, n, mode64);
+	out->simd_move = (uint8_t)insn_simd_move(bytes, n, mode64);
+	return true;
 }
 
 const char *insn_branch_name(enum insn_branch b)

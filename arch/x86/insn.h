@@ -46,6 +46,12 @@ struct insn_class {
 	uint8_t len;		/* bytes, for branches and REP string ops; else 0 */
 	bool rep_string;	/* F2/F3 prefix on MOVS/CMPS/STOS/LODS/SCAS/INS/OUTS */
 	bool flush_tlb;		/* MOV to CR3 (0F 22 /3): flushes the TLBs (SDM Vol. 3A 4.10.4.1) */
+	/*
+	 * Its execution-tagging class (insn_simd.h: enum insn_simd, enum
+	 * insn_simd_move), decoded here once so that the step engine's
+	 * decode cache keeps it beside the rest.
+	 */
+	uint8_t simd, simd_move;
 };
 
 /*

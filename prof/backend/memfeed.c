@@ -90,17 +90,11 @@
  * (kept as the memfeed it made; an all-hit fetch sets only its ITLB hits,
  * its L2 hits and its level, which start each step's memfeed).
  */
-void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m)
+void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m, bool ht)
 {
 	c->mem = m;
 	c->wc_live = false;		/* until model_live_update says WC_Buffer is counted */
 	c->tc = &m->tc;
-	c->ht = false;			/* memfeed_set_ht */
-	memfeed_reset(c);
-}
-
-void memfeed_set_ht(struct memfeed_ctx *c, bool ht)
-{
 	c->ht = ht;
 	memfeed_reset(c);
 }

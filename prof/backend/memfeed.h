@@ -75,7 +75,7 @@ struct memfeed_ctx {
 	 * entries) and, in sb[0], the core's WC buffers.
 	 */
 	struct p4_sbuf sb[2];
-	bool ht;			/* the two LPs share the core: halve the buffers (memfeed_set_ht) */
+	bool ht;			/* the two LPs share the core: halve the buffers (memfeed_init) */
 	struct p4_sbuf_out sbo;		/* what they did in the last step that used them */
 	bool wc_live;			/* WC_Buffer is counted: model the WC buffers */
 	uint8_t nst;			/* this step's stores looked up so far */
@@ -84,11 +84,13 @@ struct memfeed_ctx {
 	struct p4_tc *tc;		/* the trace cache (pmu/model/p4_tc.c): mem->tc, emptied with the rest */
 };
 
-/* memfeed_reset() also empties the core model (scoreboard, predictor): a run starts cold. */
-void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m);
+/*
+ * ht: the core runs two LPs (Hyper-Threading), so each store buffer holds
+ * half the entries. memfeed_reset() also empties the core model
+ * (scoreboard, predictor): a run starts cold.
+ */
+void memfeed_init(struct memfeed_ctx *c, struct p4_mem *m, bool ht);
 void memfeed_reset(struct memfeed_ctx *c);
-/* The core runs two LPs (Hyper-Threading): each store buffer holds half the entries. Resets c. */
-void memfeed_set_ht(struct memfeed_ctx *c, bool ht);
 
 /*
  * Model the instruction of *s in c's memory model and fill *out. The fetch (s->rip,

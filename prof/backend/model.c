@@ -372,8 +372,7 @@ static int model_select(const struct p4_sig *sig, bool ht, struct p4_caps *caps,
 	a->mem_ready = model_mem_get(a) && p4_mem_init(a->mem, sig, a->want_l3 ? P4_MEM_XEON_MP_L3
 										 : P4_MEM_DESKTOP,
 							 model_page_shift, NULL) == 0;
-	memfeed_init(&a->feed, a->mem);
-	memfeed_set_ht(&a->feed, ht);
+	memfeed_init(&a->feed, a->mem, ht);
 	a->mem_touched = false;
 	a->bus = (struct msr_bus){ .read = model_bus_read, .write = model_bus_write };
 	/* in the counting window an access counts as the hardware bus's (arch/x86/step.h) */

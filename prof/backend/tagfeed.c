@@ -13,16 +13,15 @@
  * ISPASS 2013 data): a REP string's (a 1 KiB REP MOVSB is 64 loads and 64
  * stores, REP STOS one store per 16 bytes), x87 state saves and restores,
  * unaligned SSE moves, fences, CPUID, POP FS/GS (step_info.core).
- * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h) is
- * one µop of the matching upstream event (PMU reference 5.7); an x87/SIMD data
- * move is one x87_SIMD_moves_uop µop, ALLP2 for a load, ALLP0 otherwise.
+ * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h, which
+ * the step engine decoded with the rest: step_info.simd) is one µop of the
+ * matching upstream event (PMU reference 5.7); an x87/SIMD data move
+ * (step_info.simd_move) is one x87_SIMD_moves_uop µop, ALLP2 for a load,
+ * ALLP0 otherwise.
  */
 #include "arch/x86/insn.h"
 #include "arch/x86/insn_simd.h"
 #include "prof/backend/tagfeed.h"
-
-#define TAGFEED_INSN_MAX	15
-#define TAGFEED_MODE64		(sizeof(void *) == 8)	/* the kernel's (and workloads') mode */
 
 #include <stddef.h>
 
@@ -89,14 +88,13 @@ static enum p4_event tagfeed_exec_event(const struct step_info *s)
 		[INSN_SIMD_SCALAR_DP] = P4_EV_SCALAR_DP_UOP,
 	};
 
-	return ev[insn_simd_class((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX,
-				  TAGFEED_MODE64)];
+	return s->simd < sizeof(ev) / sizeof(ev[0]) ? ev[s->simd] : P4_NEVENT;
 }
 
 /* x87_SIMD_moves_uop's mask bit for an instruction's data move (insn_simd_move), or 0. */
 static uint16_t tagfeed_move_mask(const struct step_info *s)
 {
-	switch (insn_simd_move((const uint8_t *)(uintptr_t)s->rip, TAGFEED_INSN_MAX, TAGFEED_MODE64)) {
+	switch (s->simd_move) {
 	case INSN_SIMD_MOVE_LOAD:	return P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP2);
 	case INSN_SIMD_MOVE_STORE:	return P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP0);
 	default:			return 0;

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "arch/x86/insn.h"
+#include "arch/x86/insn_simd.h"
 
 struct insn_case {
 	const char *what;
@@ -149,6 +150,48 @@ static void cr3_writes_are_flagged(void **state)
 		if (out.flush_tlb != c[i].flush)
 			print_message("case failed: %s\n", c[i].what);
 		assert_int_equal(out.flush_tlb, c[i].flush);
+	}
+}
+
+/*
+ * The execution-tagging class comes with the classification (decoded once,
+ * kept in the step engine's decode cache): the same as insn_simd_class and
+ * insn_simd_move give for the bytes, and NONE for integer code.
+ */
+static void classify_gives_the_simd_class(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t b[8];
+		size_t n;
+		bool m64;
+		enum insn_simd simd;
+		enum insn_simd_move move;
+	} c[] = {
+		{ "addsd %xmm1,%xmm0", { 0xf2, 0x0f, 0x58, 0xc1 }, 4, true, INSN_SIMD_SCALAR_DP,
+		  INSN_SIMD_MOVE_NONE },
+		{ "addps %xmm1,%xmm0", { 0x0f, 0x58, 0xc1 }, 3, false, INSN_SIMD_PACKED_SP,
+		  INSN_SIMD_MOVE_NONE },
+		{ "fadd %st(1),%st", { 0xd8, 0xc1 }, 2, false, INSN_SIMD_X87, INSN_SIMD_MOVE_NONE },
+		{ "movaps (%rax),%xmm0", { 0x0f, 0x28, 0x00 }, 3, true, INSN_SIMD_NONE,
+		  INSN_SIMD_MOVE_LOAD },
+		{ "movaps %xmm0,(%rax)", { 0x0f, 0x29, 0x00 }, 3, true, INSN_SIMD_NONE,
+		  INSN_SIMD_MOVE_STORE },
+		{ "add %ecx,%eax", { 0x01, 0xc8 }, 2, false, INSN_SIMD_NONE, INSN_SIMD_MOVE_NONE },
+		{ "jne .", { 0x75, 0xfe }, 2, true, INSN_SIMD_NONE, INSN_SIMD_MOVE_NONE },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct insn_class out;
+
+		assert_true(insn_classify(c[i].b, c[i].n, c[i].m64, &out));
+		if (out.simd != c[i].simd || out.simd_move != c[i].move)
+			print_message("case failed: %s\n", c[i].what);
+		assert_int_equal(out.simd, c[i].simd);
+		assert_int_equal(out.simd_move, c[i].move);
+		assert_int_equal(out.simd, insn_simd_class(c[i].b, c[i].n, c[i].m64));
+		assert_int_equal(out.simd_move, insn_simd_move(c[i].b, c[i].n, c[i].m64));
 	}
 }
 
@@ -732,6 +775,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(classifies_every_case),
 		cmocka_unit_test(cr3_writes_are_flagged),
+		cmocka_unit_test(classify_gives_the_simd_class),
 		cmocka_unit_test(all_sixteen_conditions),
 		cmocka_unit_test(truncated_bytes_are_refused),
 		cmocka_unit_test(fifteen_prefixes_are_too_long),

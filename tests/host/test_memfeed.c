@@ -30,7 +30,7 @@ static const struct p4_sig sig04 = { 0x0f, 0x04, 1 };
 static void setup(struct memfeed_ctx *c, struct p4_mem *m, enum p4_mem_variant v)
 {
 	assert_int_equal(p4_mem_init(m, &sig04, v, NULL, NULL), 0);
-	memfeed_init(c, m);
+	memfeed_init(c, m, false);
 }
 
 /* A 4-byte instruction at rip with one operand (access 0: none). */

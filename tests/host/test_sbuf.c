@@ -213,7 +213,7 @@ static uint64_t store_then_load(struct memfeed_ctx *c, uint16_t size, struct mem
 	uint64_t cycles;
 
 	assert_int_equal(p4_mem_init(&mem, &pr, P4_MEM_DESKTOP, NULL, NULL), 0);
-	memfeed_init(c, &mem);
+	memfeed_init(c, &mem, false);
 	memfeed_step(c, &warm, f);	/* the line in L1: the store commits in one clock */
 	memfeed_step(c, &st, f);
 	cycles = f->cycles;
@@ -263,7 +263,7 @@ static void memfeed_movnti_fills_wc_buffers_only_when_counted(void **state)
 	(void)state;
 	for (unsigned live = 0; live < 2; live++) {
 		assert_int_equal(p4_mem_init(&mem, &pr, P4_MEM_DESKTOP, NULL, NULL), 0);
-		memfeed_init(&c, &mem);
+		memfeed_init(&c, &mem, false);
 		c.wc_live = live;
 		evicts = 0;
 		for (unsigned i = 0; i < 64; i++) {	/* movnti over 4 lines, 4 bytes at a time */
@@ -293,10 +293,10 @@ static void ht_gives_each_lp_half_the_store_buffer(void **state)
 
 	(void)state;
 	assert_int_equal(p4_mem_init(&mem, &pr, P4_MEM_DESKTOP, NULL, NULL), 0);
-	memfeed_init(&c, &mem);
+	memfeed_init(&c, &mem, false);
 	assert_int_equal(c.sb[0].limit, 32);
 	assert_int_equal(c.sb[1].limit, 32);
-	memfeed_set_ht(&c, true);
+	memfeed_init(&c, &mem, true);
 	assert_int_equal(c.sb[0].limit, 16);
 	assert_int_equal(c.sb[1].limit, 16);
 	for (unsigned i = 0; i < 16; i++) {
