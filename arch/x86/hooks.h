@@ -18,7 +18,7 @@ struct step_info {
 	enum insn_branch branch;
 	bool taken;		/* next_rip != fall-through (branches only) */
 	bool flush_tlb;		/* it wrote CR3: every TLB entry is gone (no global pages here) */
-	uint8_t simd, simd_move;	/* its execution-tagging class (insn.h struct insn_class) */
+	uint8_t simd;		/* its execution-tagging class (insn.h struct insn_class, INSN_SIMD_OF) */
 	uint64_t cycles;	/* TSC cycles spent in the workload since the previous step
 				   (trap-handler time excluded) */
 	/*

@@ -27,6 +27,10 @@
 #include "arch/x86/insn.h"
 #include "arch/x86/insn_simd.h"
 
+_Static_assert(INSN_SIMD_SCALAR_DP < 16 && INSN_SIMD_MOVE_STORE < 16,
+	       "struct insn_class packs both SIMD classes into one byte");
+_Static_assert(sizeof(struct insn_class) == 8, "a stepped instruction copies its class: 8 bytes");
+
 #define INSN_MAX_LEN	15
 
 struct insn_cursor {
@@ -234,8 +238,8 @@ bool insn_classify(const uint8_t *bytes, size_t n, bool mode64, struct insn_clas
 	*out = (struct insn_class){ .branch = INSN_NOT_BRANCH };
 	if (!insn_prefixes(&c, &op) || !insn_one_byte(&c, op, out))
 		return false;
-	out->simd = (uint8_t)insn_simd_class(bytes, n, mode64);
-	out->simd_move = (uint8_t)insn_simd_move(bytes, n, mode64);
+	out->simd = (uint8_t)(insn_simd_class(bytes, n, mode64) |
+			      (unsigned)insn_simd_move(bytes, n, mode64) << 4);
 	return true;
 }
 

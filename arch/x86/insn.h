@@ -47,12 +47,17 @@ struct insn_class {
 	bool rep_string;	/* F2/F3 prefix on MOVS/CMPS/STOS/LODS/SCAS/INS/OUTS */
 	bool flush_tlb;		/* MOV to CR3 (0F 22 /3): flushes the TLBs (SDM Vol. 3A 4.10.4.1) */
 	/*
-	 * Its execution-tagging class (insn_simd.h: enum insn_simd, enum
-	 * insn_simd_move), decoded here once so that the step engine's
-	 * decode cache keeps it beside the rest.
+	 * Its execution-tagging class, decoded here once so that the step
+	 * engine's decode cache keeps it beside the rest: insn_simd.h's enum
+	 * insn_simd in the low four bits, enum insn_simd_move above them
+	 * (INSN_SIMD_OF, INSN_SIMD_MOVE_OF). One byte: the struct stays the
+	 * 8 bytes every stepped instruction copies.
 	 */
-	uint8_t simd, simd_move;
+	uint8_t simd;
 };
+
+#define INSN_SIMD_OF(simd)	((unsigned)(simd) & 15u)
+#define INSN_SIMD_MOVE_OF(simd)	((unsigned)(simd) >> 4)
 
 /*
  * Classify the instruction at bytes[0..n). mode64 selects 64-bit decoding

@@ -617,7 +617,6 @@ STEP_EMIT_INLINE void step_emit_to(struct step_state *s, const struct trap_frame
 	si.branch = s->cls.branch;
 	si.flush_tlb = s->cls.flush_tlb;
 	si.simd = s->cls.simd;
-	si.simd_move = s->cls.simd_move;
 	si.cycles = s->cycles;
 	si.taken = si.branch != INSN_NOT_BRANCH && next != s->last_rip + s->cls.len;
 	si.nmem = 0;

@@ -16,7 +16,7 @@
  * Execution tagging: the instruction's x87/MMX/SSE class (insn_simd.h, which
  * the step engine decoded with the rest: step_info.simd) is one µop of the
  * matching upstream event (PMU reference 5.7); an x87/SIMD data move
- * (step_info.simd_move) is one x87_SIMD_moves_uop µop, ALLP2 for a load,
+ * (INSN_SIMD_MOVE_OF) is one x87_SIMD_moves_uop µop, ALLP2 for a load,
  * ALLP0 otherwise.
  */
 #include "arch/x86/insn.h"
@@ -88,13 +88,15 @@ static enum p4_event tagfeed_exec_event(const struct step_info *s)
 		[INSN_SIMD_SCALAR_DP] = P4_EV_SCALAR_DP_UOP,
 	};
 
-	return s->simd < sizeof(ev) / sizeof(ev[0]) ? ev[s->simd] : P4_NEVENT;
+	unsigned c = INSN_SIMD_OF(s->simd);
+
+	return c < sizeof(ev) / sizeof(ev[0]) ? ev[c] : P4_NEVENT;
 }
 
 /* x87_SIMD_moves_uop's mask bit for an instruction's data move (insn_simd_move), or 0. */
 static uint16_t tagfeed_move_mask(const struct step_info *s)
 {
-	switch (s->simd_move) {
+	switch (INSN_SIMD_MOVE_OF(s->simd)) {
 	case INSN_SIMD_MOVE_LOAD:	return P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP2);
 	case INSN_SIMD_MOVE_STORE:	return P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP0);
 	default:			return 0;

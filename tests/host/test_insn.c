@@ -186,12 +186,13 @@ static void classify_gives_the_simd_class(void **state)
 		struct insn_class out;
 
 		assert_true(insn_classify(c[i].b, c[i].n, c[i].m64, &out));
-		if (out.simd != c[i].simd || out.simd_move != c[i].move)
+		if (INSN_SIMD_OF(out.simd) != c[i].simd || INSN_SIMD_MOVE_OF(out.simd) != c[i].move)
 			print_message("case failed: %s\n", c[i].what);
-		assert_int_equal(out.simd, c[i].simd);
-		assert_int_equal(out.simd_move, c[i].move);
-		assert_int_equal(out.simd, insn_simd_class(c[i].b, c[i].n, c[i].m64));
-		assert_int_equal(out.simd_move, insn_simd_move(c[i].b, c[i].n, c[i].m64));
+		assert_int_equal(INSN_SIMD_OF(out.simd), c[i].simd);
+		assert_int_equal(INSN_SIMD_MOVE_OF(out.simd), c[i].move);
+		assert_int_equal(INSN_SIMD_OF(out.simd), insn_simd_class(c[i].b, c[i].n, c[i].m64));
+		assert_int_equal(INSN_SIMD_MOVE_OF(out.simd),
+				 insn_simd_move(c[i].b, c[i].n, c[i].m64));
 	}
 }
 
