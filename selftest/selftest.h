@@ -74,6 +74,13 @@ const char *selftest_status_name(enum selftest_status s);
 void selftest_judge_cycles(struct selftest_result *r, uint64_t cycles, uint64_t instructions,
 			   uint64_t tsc);
 
+/*
+ * A cycle counter over two runs of one workload, the second `instructions`
+ * longer, read `added` more cycles: PASS from half of instructions/3 up
+ * (judge.c says why not the whole), else FAIL with the two values.
+ */
+void selftest_judge_cycles_added(struct selftest_result *r, uint64_t added, uint64_t instructions);
+
 /* uops_retired or uop_queue_writes: at least the instructions retired meanwhile. */
 void selftest_judge_uops(struct selftest_result *r, uint64_t uops, uint64_t instructions);
 

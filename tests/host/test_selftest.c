@@ -256,6 +256,28 @@ static void judge_cycles_bounds(void **state)
 }
 
 /*
+ * The cycles a longer run adds: half of instructions/3 and more pass (the
+ * window's stalls can hide part of the extra retirement time: judge.c), a
+ * counter that adds less or nothing fails.
+ */
+static void judge_cycles_added_bound(void **state)
+{
+	struct selftest_result r = { .group = "counters" };
+
+	selftest_judge_cycles_added(&r, 99, 300);	/* the model's reading on 0F_02 */
+	assert_int_equal(r.status, SELFTEST_PASS);
+	selftest_judge_cycles_added(&r, 50, 300);
+	assert_int_equal(r.status, SELFTEST_PASS);
+	assert_string_equal(r.expected, ">= 50");
+	selftest_judge_cycles_added(&r, 49, 300);
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	assert_string_equal(r.measured, "49");
+	selftest_judge_cycles_added(&r, 0, 300);	/* a stuck counter */
+	assert_int_equal(r.status, SELFTEST_FAIL);
+	assert_non_null(strstr(r.note, "300 more instructions: at least half of their 100 cycles"));
+}
+
+/*
  * G7: an instr_retired cascade partner may miss up to two events of the
  * cycle its starter overflowed in (three retire a cycle), never count more
  * than the starter past its period; one event a cycle stays exact.
@@ -450,6 +472,7 @@ int main(void)
 		cmocka_unit_test(model_rdpmc_fault),
 		cmocka_unit_test(model_erratum_flip),
 		cmocka_unit_test(judge_cycles_bounds),
+		cmocka_unit_test(judge_cycles_added_bound),
 		cmocka_unit_test(judge_uops_bound),
 		cmocka_unit_test(judge_partner_bounds),
 		cmocka_unit_test(judge_pmis_allows_skid),
