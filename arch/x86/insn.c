@@ -230,17 +230,43 @@ static bool insn_one_byte(struct insn_cursor *c, uint8_t op, struct insn_class *
 	return true;
 }
 
-bool insn_classify(const uint8_t *bytes, size_t n, bool mode64, struct insn_class *out)
+/* The opcode view (struct insn_opcode) of a cursor just past the first opcode byte op. */
+static bool insn_opcode_at(const struct insn_cursor *c, uint8_t op, struct insn_opcode *o)
+{
+	struct insn_cursor k = *c;
+	uint8_t b;
+
+	*o = (struct insn_opcode){ .map = INSN_MAP_ONE, .op = op, .pfx = k.pfx, .rex = k.rex };
+	if (op == 0x0f) {
+		if (!insn_byte(&k, &o->op))
+			return false;
+		o->map = INSN_MAP_0F;
+	}
+	o->has_modrm = insn_byte(&k, &b);
+	o->modrm = o->has_modrm ? b : 0;
+	return true;
+}
+
+bool insn_opcode(const uint8_t *bytes, size_t n, bool mode64, struct insn_opcode *out)
 {
 	struct insn_cursor c = { .p = bytes, .n = n, .mode64 = mode64, .seg = -1 };
 	uint8_t op;
 
+	return insn_prefixes(&c, &op) && insn_opcode_at(&c, op, out);
+}
+
+bool insn_classify(const uint8_t *bytes, size_t n, bool mode64, struct insn_class *out)
+{
+	struct insn_cursor c = { .p = bytes, .n = n, .mode64 = mode64, .seg = -1 };
+	struct insn_opcode o;
+	uint8_t op;
+
 	*out = (struct insn_class){ .branch = INSN_NOT_BRANCH };
-	if (!insn_prefixes(&c, &op) || !insn_one_byte(&c, op, out))
+	if (!insn_prefixes(&c, &op))
 		return false;
-	out->simd = (uint8_t)(insn_simd_class(bytes, n, mode64) |
-			      (unsigned)insn_simd_move(bytes, n, mode64) << 4);
-	return true;
+	if (insn_opcode_at(&c, op, &o))
+		out->simd = (uint8_t)(insn_simd_class(&o) | (unsigned)insn_simd_move(&o) << 4);
+	return insn_one_byte(&c, op, out);
 }
 
 const char *insn_branch_name(enum insn_branch b)

@@ -60,6 +60,32 @@ struct insn_class {
 #define INSN_SIMD_MOVE_OF(simd)	((unsigned)(simd) >> 4)
 
 /*
+ * An instruction's opcode as the decoder's prefix scan leaves it: the map
+ * (one-byte, or 0FH two-byte), the opcode byte in it, the mandatory prefix
+ * (the last of 66H, F2H, F3H) and the REX byte right before the opcode,
+ * and the byte after the opcode (the ModRM byte, for the forms that have
+ * one) when the buffer holds it. arch/x86/insn_simd.c reads its classes
+ * from this, so that prefixes are skipped in one place.
+ */
+enum insn_map { INSN_MAP_ONE, INSN_MAP_0F };
+
+struct insn_opcode {
+	uint8_t map;		/* enum insn_map */
+	uint8_t op;
+	uint8_t pfx;		/* 66H, F2H, F3H or 0 */
+	uint8_t rex;		/* 40H-4FH in 64-bit code, else 0 */
+	uint8_t modrm;		/* the byte after the opcode, when has_modrm */
+	bool has_modrm;
+};
+
+/*
+ * The opcode of the instruction at bytes[0..n) (mode64: 64-bit code, where
+ * 40H-4FH are REX). False when the bytes end in the prefixes, or in a 0FH
+ * escape before its second byte.
+ */
+bool insn_opcode(const uint8_t *bytes, size_t n, bool mode64, struct insn_opcode *out);
+
+/*
  * Classify the instruction at bytes[0..n). mode64 selects 64-bit decoding
  * (REX prefixes; 48 41 etc.). Returns false when the bytes run out before
  * the instruction ends or the prefixes exceed 15 bytes (out unspecified).

@@ -5,17 +5,25 @@
  * arithmetic with the mandatory prefix selecting PS/PD/SS/SD, 0FH 60H-6BH,
  * 74H-76H, D1H-FEH MMX/SSE2 integer arithmetic with 66H selecting XMM;
  * the data moves: x87 D9H/DBH/DDH/DFH by ModRM reg, 0FH 10H-17H, 28H/29H,
- * 2BH, 6EH/6FH, 7EH/7FH, D6H, E7H).
+ * 2BH, 6EH/6FH, 7EH/7FH, D6H, E7H). The prefixes, REX and the opcode map
+ * are the decoder's (arch/x86/insn.c insn_opcode): this file only sorts
+ * opcodes.
  */
 #include "arch/x86/insn_simd.h"
 
 
 /* x87 arithmetic: D8H, DAH, DCH, DEH (all forms); D9H E0H-FFH (FCHS ... FCOS). */
-static bool x87_arith(uint8_t op, const uint8_t *rest, size_t n)
+static bool x87_arith(const struct insn_opcode *o)
 {
-	if (op == 0xd8 || op == 0xda || op == 0xdc || op == 0xde)
-		return n >= 1;
-	return op == 0xd9 && n >= 1 && rest[0] >= 0xe0;
+	if (o->op == 0xd8 || o->op == 0xda || o->op == 0xdc || o->op == 0xde)
+		return o->has_modrm;
+	return o->op == 0xd9 && o->has_modrm && o->modrm >= 0xe0;
+}
+
+/* A one-byte x87 escape (D8H-DFH)? */
+static bool x87_escape(const struct insn_opcode *o)
+{
+	return o->map == INSN_MAP_ONE && o->op >= 0xd8 && o->op <= 0xdf;
 }
 
 /* 0FH xx: SSE/SSE2 floating-point arithmetic (SQRT, RSQRT, RCP, AND..XOR, ADD..MAX). */
@@ -34,44 +42,19 @@ static bool simd_int_arith(uint8_t op2)
 	return op2 != 0xd6 && op2 != 0xd7 && op2 != 0xe7 && op2 != 0xf7 && op2 != 0xf0;
 }
 
-static bool legacy_prefix(uint8_t b)
+enum insn_simd insn_simd_class(const struct insn_opcode *o)
 {
-	return b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e ||
-	       b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65;
-}
+	uint8_t p = o->pfx;
 
-/* Skip legacy prefixes (noting the last mandatory one) and REX; the opcode's index. */
-static size_t opcode_at(const uint8_t *b, size_t n, bool mode64, uint8_t *mandatory)
-{
-	size_t i = 0;
-
-	*mandatory = 0;
-	while (i < n && i < 15 && legacy_prefix(b[i])) {
-		if (b[i] == 0x66 || b[i] == 0xf2 || b[i] == 0xf3)
-			*mandatory = b[i];
-		i++;
-	}
-	if (mode64 && i < n && (b[i] & 0xf0) == 0x40)
-		i++;			/* REX */
-	return i;
-}
-
-enum insn_simd insn_simd_class(const uint8_t *b, size_t n, bool mode64)
-{
-	uint8_t mandatory;
-	size_t i = opcode_at(b, n, mode64, &mandatory);
-
-	if (i >= n)
+	if (x87_escape(o))
+		return x87_arith(o) ? INSN_SIMD_X87 : INSN_SIMD_NONE;
+	if (o->map != INSN_MAP_0F)
 		return INSN_SIMD_NONE;
-	if (b[i] >= 0xd8 && b[i] <= 0xdf)
-		return x87_arith(b[i], b + i + 1, n - i - 1) ? INSN_SIMD_X87 : INSN_SIMD_NONE;
-	if (b[i] != 0x0f || i + 1 >= n)
-		return INSN_SIMD_NONE;
-	if (sse_fp_arith(b[i + 1]))
-		return mandatory == 0x66 ? INSN_SIMD_PACKED_DP : mandatory == 0xf3 ? INSN_SIMD_SCALAR_SP :
-		       mandatory == 0xf2 ? INSN_SIMD_SCALAR_DP : INSN_SIMD_PACKED_SP;
-	if (simd_int_arith(b[i + 1]) && (mandatory == 0 || mandatory == 0x66))
-		return mandatory == 0x66 ? INSN_SIMD_MMX128 : INSN_SIMD_MMX64;
+	if (sse_fp_arith(o->op))
+		return p == 0x66 ? INSN_SIMD_PACKED_DP : p == 0xf3 ? INSN_SIMD_SCALAR_SP :
+		       p == 0xf2 ? INSN_SIMD_SCALAR_DP : INSN_SIMD_PACKED_SP;
+	if (simd_int_arith(o->op) && (p == 0 || p == 0x66))
+		return p == 0x66 ? INSN_SIMD_MMX128 : INSN_SIMD_MMX64;
 	return INSN_SIMD_NONE;
 }
 
@@ -121,18 +104,15 @@ static enum insn_simd_move simd_move(uint8_t op2, uint8_t m, uint8_t p)
 	}
 }
 
-enum insn_simd_move insn_simd_move(const uint8_t *b, size_t n, bool mode64)
+enum insn_simd_move insn_simd_move(const struct insn_opcode *o)
 {
-	uint8_t mandatory;
-	size_t i = opcode_at(b, n, mode64, &mandatory);
-
-	if (i + 1 >= n)
+	if (!o->has_modrm)
 		return INSN_SIMD_MOVE_NONE;
-	if (b[i] >= 0xd8 && b[i] <= 0xdf)
-		return x87_move(b[i], b[i + 1]);
-	if (b[i] != 0x0f || i + 2 >= n)
+	if (x87_escape(o))
+		return x87_move(o->op, o->modrm);
+	if (o->map != INSN_MAP_0F)
 		return INSN_SIMD_MOVE_NONE;
-	return simd_move(b[i + 1], b[i + 2], mandatory);
+	return simd_move(o->op, o->modrm, o->pfx);
 }
 
 /* x87 D9H E0H-FFH (insn_fp_op): FCHS ... FCOS, as struct p4_fp_op rows. */
@@ -240,33 +220,26 @@ static bool x87_op(uint8_t op, uint8_t m, struct p4_fp_op *o)
 	return true;
 }
 
-bool insn_fp_op(const uint8_t *b, size_t n, bool mode64, struct p4_fp_op *o)
+bool insn_fp_op(const struct insn_opcode *c, struct p4_fp_op *o)
 {
-	uint8_t mandatory, rex = 0, op2, m;
-	size_t i = opcode_at(b, n, mode64, &mandatory);
+	uint8_t op2 = c->op, m = c->modrm, p = c->pfx, rex = c->rex;
 
 	*o = (struct p4_fp_op){ .kind = P4_FPK_NONE, .result = -1, .xmm = { -1, -1 } };
-	if (i + 1 >= n)
+	if (!c->has_modrm)
 		return false;
-	if (b[i] >= 0xd8 && b[i] <= 0xdf) {
-		if (x87_op(b[i], b[i + 1], o))
+	if (x87_escape(c)) {
+		if (x87_op(c->op, m, o))
 			return true;
 		*o = (struct p4_fp_op){ .kind = P4_FPK_NONE, .result = -1, .xmm = { -1, -1 } };
 		return false;
 	}
-	if (mode64 && i > 0 && (b[i - 1] & 0xf0) == 0x40)
-		rex = b[i - 1];
-	if (b[i] != 0x0f || i + 2 >= n)
-		return false;
-	op2 = b[i + 1];
-	m = b[i + 2];
-	if (!sse_fp_arith(op2) || (op2 >= 0x54 && op2 <= 0x57))
+	if (c->map != INSN_MAP_0F || !sse_fp_arith(op2) || (op2 >= 0x54 && op2 <= 0x57))
 		return false;		/* not arithmetic, or the logic ops: no floating-point input */
-	if ((op2 == 0x52 || op2 == 0x53) && (mandatory == 0x66 || mandatory == 0xf2))
+	if ((op2 == 0x52 || op2 == 0x53) && (p == 0x66 || p == 0xf2))
 		return false;		/* RSQRT, RCP: PS and SS only */
 	o->kind = P4_FPK_SSE;
-	o->esize = (mandatory == 0x66 || mandatory == 0xf2) ? 8 : 4;
-	o->nelem = mandatory == 0xf3 || mandatory == 0xf2 ? 1 : (uint8_t)(16 / o->esize);
+	o->esize = (p == 0x66 || p == 0xf2) ? 8 : 4;
+	o->nelem = p == 0xf3 || p == 0xf2 ? 1 : (uint8_t)(16 / o->esize);
 	if (op2 > 0x53)			/* two sources: ADD, MUL, SUB, MIN, DIV, MAX */
 		o->xmm[0] = (int8_t)(((m >> 3) & 7) | ((rex & 4) ? 8 : 0));
 	if ((m & 0xc0) == 0xc0)

@@ -3,8 +3,8 @@
  * for the NetBurst execution-tagging events (packed_SP_uop ... x87_FP_uop,
  * PMU reference 5.7; SDM Vol. 3B Table A-9 describes each event).
  *
- * Pure: decodes the bytes only (legacy prefixes, REX in 64-bit code,
- * opcode, ModRM). Only arithmetic counts, as the events' descriptions say: x87
+ * Pure: sorts the opcode the decoder found (struct insn_opcode, from
+ * arch/x86/insn.c's prefix scan: map, opcode, mandatory prefix, REX, ModRM). Only arithmetic counts, as the events' descriptions say: x87
  * loads, stores, register moves and control (FLD, FST, FXCH, FLDCW, ...)
  * are not x87_FP_uop (SDM note 2 of x87_FP_uop), and SIMD moves (MOVAPS,
  * MOVD, MOVQ, ...) belong to x87_SIMD_moves_uop: insn_simd_move() sorts
@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86/insn.h"
 #include "pmu/model/p4_assist.h"
 
 enum insn_simd {
@@ -32,12 +33,8 @@ enum insn_simd {
 	INSN_SIMD_SCALAR_DP,	/* e.g. ADDSD (F2H): scalar_DP_uop */
 };
 
-/*
- * The class of the instruction at bytes[0..n) (INSN_SIMD_NONE when none or
- * truncated); mode64: 64-bit code, where 40H-4FH are REX prefixes (in
- * 32-bit code they are INC/DEC).
- */
-enum insn_simd insn_simd_class(const uint8_t *bytes, size_t n, bool mode64);
+/* The class of an instruction's opcode (INSN_SIMD_NONE when none, or its ModRM is missing). */
+enum insn_simd insn_simd_class(const struct insn_opcode *o);
 
 /*
  * x87_SIMD_moves_uop (PMU reference 4.2: ALLP2 "x87/SIMD load µops", ALLP0
@@ -59,7 +56,7 @@ enum insn_simd_move {
 	INSN_SIMD_MOVE_STORE,	/* ALLP0: a store, or a register-to-register move */
 };
 
-enum insn_simd_move insn_simd_move(const uint8_t *bytes, size_t n, bool mode64);
+enum insn_simd_move insn_simd_move(const struct insn_opcode *o);
 
 /*
  * The floating-point operands of an x87 or SSE/SSE2 arithmetic instruction
@@ -71,6 +68,6 @@ enum insn_simd_move insn_simd_move(const uint8_t *bytes, size_t n, bool mode64);
  * False (op->kind P4_FPK_NONE) for anything else. The memory operand's
  * address is insn_rm_addr's (arch/x86/insn.h).
  */
-bool insn_fp_op(const uint8_t *bytes, size_t n, bool mode64, struct p4_fp_op *op);
+bool insn_fp_op(const struct insn_opcode *o, struct p4_fp_op *op);
 
 #endif

@@ -496,10 +496,11 @@ static bool step_fp_decode(struct step_state *s, uint64_t rip, const struct trap
 	const uint8_t *b = (const uint8_t *)(uintptr_t)rip;
 	uint64_t end = 0, addr;
 	struct insn_regs regs;
+	struct insn_opcode o;
 	unsigned n;
 
 	if (!f || f->rip != rip || step_text(s, rip, &end) == STEP_TEXT_NONE ||
-	    !insn_fp_op(b, end - rip, MODE_IS_64, &p->op))
+	    !insn_opcode(b, end - rip, MODE_IS_64, &o) || !insn_fp_op(&o, &p->op))
 		return false;
 	p->rip = rip;
 	p->mem_read = false;

@@ -212,8 +212,19 @@ static void sse(void **state)
 	assert_int_equal(p4_x87_assist(&addps, before, before, NULL), 0);
 }
 
-#define FP(op, ...)	insn_fp_op((const uint8_t[]){ __VA_ARGS__ }, \
-				   sizeof((const uint8_t[]){ __VA_ARGS__ }), true, op)
+/* insn_fp_op of bytes[0..n), through the decoder's prefix scan (insn_opcode). */
+static bool fp_op(const uint8_t *b, size_t n, struct p4_fp_op *o)
+{
+	struct insn_opcode c;
+
+	if (insn_opcode(b, n, true, &c))
+		return insn_fp_op(&c, o);
+	*o = (struct p4_fp_op){ .kind = P4_FPK_NONE, .result = -1, .xmm = { -1, -1 } };
+	return false;
+}
+
+#define FP(op, ...)	fp_op((const uint8_t[]){ __VA_ARGS__ }, \
+			      sizeof((const uint8_t[]){ __VA_ARGS__ }), op)
 
 static void decoder(void **state)
 {
@@ -261,6 +272,9 @@ static void decoder(void **state)
 	assert_int_equal(o.nelem, 2);
 	assert_int_equal(o.xmm[0], 8);
 	assert_int_equal(o.xmm[1], 9);
+	assert_true(FP(&o, 0x45, 0x66, 0x0f, 0x59, 0xc1));	/* REX not next to 0FH: mulpd xmm0, xmm1 */
+	assert_int_equal(o.xmm[0], 0);
+	assert_int_equal(o.xmm[1], 1);
 	assert_true(FP(&o, 0xf2, 0x0f, 0x51, 0x06));		/* sqrtsd xmm0, [rsi] */
 	assert_int_equal(o.nelem, 1);
 	assert_int_equal(o.xmm[0], -1);

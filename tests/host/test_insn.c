@@ -156,7 +156,8 @@ static void cr3_writes_are_flagged(void **state)
 /*
  * The execution-tagging class comes with the classification (decoded once,
  * kept in the step engine's decode cache): the same as insn_simd_class and
- * insn_simd_move give for the bytes, and NONE for integer code.
+ * insn_simd_move give for the bytes' opcode (insn_opcode), and NONE for
+ * integer code.
  */
 static void classify_gives_the_simd_class(void **state)
 {
@@ -184,15 +185,16 @@ static void classify_gives_the_simd_class(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		struct insn_class out;
+		struct insn_opcode o;
 
 		assert_true(insn_classify(c[i].b, c[i].n, c[i].m64, &out));
 		if (INSN_SIMD_OF(out.simd) != c[i].simd || INSN_SIMD_MOVE_OF(out.simd) != c[i].move)
 			print_message("case failed: %s\n", c[i].what);
 		assert_int_equal(INSN_SIMD_OF(out.simd), c[i].simd);
 		assert_int_equal(INSN_SIMD_MOVE_OF(out.simd), c[i].move);
-		assert_int_equal(INSN_SIMD_OF(out.simd), insn_simd_class(c[i].b, c[i].n, c[i].m64));
-		assert_int_equal(INSN_SIMD_MOVE_OF(out.simd),
-				 insn_simd_move(c[i].b, c[i].n, c[i].m64));
+		assert_true(insn_opcode(c[i].b, c[i].n, c[i].m64, &o));
+		assert_int_equal(INSN_SIMD_OF(out.simd), insn_simd_class(&o));
+		assert_int_equal(INSN_SIMD_MOVE_OF(out.simd), insn_simd_move(&o));
 	}
 }
 
