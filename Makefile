@@ -71,7 +71,7 @@ PMU_SRCS    := pmu/p4_alloc.c pmu/p4_apply.c pmu/p4_caps.c pmu/p4_encode.c pmu/p
                pmu/p4_uncore.c pmu/p4_uncore_spec.c pmu/p4_uncore_list.c \
                pmu/model/p4_model.c pmu/model/p4_model_msr.c pmu/model/p4_model_pebs.c pmu/model/p4_model_uncore.c \
                pmu/model/p4_mem.c pmu/model/p4_cost.c pmu/model/p4_core.c \
-               pmu/model/p4_assist.c pmu/model/p4_sbuf.c pmu/model/p4_tc.c
+               pmu/model/p4_assist.c pmu/model/p4_sbuf.c pmu/model/p4_tc.c pmu/model/p4_step.c
 LIB_SRCS    := lib/base45.c lib/base64.c lib/crc32.c lib/deflate.c lib/parse.c lib/printf.c lib/qr.c \
                lib/stats.c
 LIB_KSRCS   := lib/builtins.c lib/string.c	# the host has its own C library

@@ -218,6 +218,75 @@ int p4_model_retire_exec(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_
 int p4_model_retire_exec_mask(struct p4_model *m, unsigned lp, unsigned cpl, enum p4_event ev,
 			      uint16_t mask, unsigned uops);
 
+/*
+ * One stepped instruction as the core model (the memory system, timing,
+ * predictor and trace cache) turned it into event increments, for
+ * p4_model_apply: a step's data flows one way, into the PMU model, which
+ * decides itself what depends on its own state - which of the
+ * instruction's loads and stores the front end tags (PMU reference 5.6),
+ * hence instr_retired's NBOGUSTAG or NBOGUSNTAG, the execution tags of
+ * its x87/SIMD µops (5.7) and the registers a PEBS record takes (5.2).
+ */
+struct p4_event_inc {
+	enum p4_event ev;
+	uint16_t mask;		/* 0 with instr_retired: the bit tagging decides */
+	uint32_t n;
+};
+
+#define P4_STEP_INCS	32	/* more in one step are applied in several batches */
+
+/* n occurrences of an uncore unit's event with attributes attrs (p4_model_uncore_event). */
+struct p4_unc_inc {
+	enum p4_unc_unit unit;
+	uint32_t n;
+	uint64_t attrs;
+};
+
+#define P4_STEP_UNC	4	/* a step's uncore increments (IBUSQ fill, eviction; EFSB other, own) */
+
+/*
+ * A step's replayed µops by the causes the replay-tagging metrics select
+ * (PMU reference 5.5): loads that missed L1 (1stL_cache_load_miss_retired),
+ * L2 (2ndL...), the DTLB (DTLB_load/store_miss_retired), and loads the MOB
+ * replayed for a store-forward (MOB_load_replay_retired). Which of them
+ * replay_event NBOGUS counts depends on PEBS_ENABLE and PEBS_MATRIX_VERT
+ * (p4_model_replay_tagged).
+ */
+struct p4_replay_in {
+	uint32_t l1_load, l2_load, dtlb_load, dtlb_store, mob_load;
+};
+
+struct p4_step_batch {
+	uint8_t lp, cpl;
+	uint8_t n, done;	/* increments in inc[], applied of them */
+	bool tag;		/* the tagging inputs below are to be applied (once) */
+	bool tagged;		/* the front end tagged one of the instruction's µops */
+	uint16_t exec_mask;	/* exec's µops' mask bits, 0: all of them */
+	enum p4_event exec;	/* the upstream event of its x87/SIMD µop, or P4_NEVENT */
+	uint32_t loads, stores;	/* its load and store µops */
+	const struct p4_pebs_record *regs;	/* the registers a PEBS record takes, or NULL */
+	bool replayed;		/* replay below holds some µop */
+	uint8_t nunc;		/* uncore increments in unc[] */
+	struct p4_replay_in replay;
+	struct p4_unc_inc unc[P4_STEP_UNC];
+	struct p4_event_inc inc[P4_STEP_INCS];
+};
+
+/*
+ * Apply b (under the caller's PMU lock): first, when b->tag, the PEBS
+ * registers, the tagged loads and stores and the x87/SIMD µop (setting
+ * b->tagged), then inc[done..n) in order, at most `limit` occurrences in
+ * all (an increment is split at the limit), and after the last of them
+ * the replay-tagged µops (when b->replayed) and the uncore's unc[], once. Returns the increments'
+ * occurrences applied; b->done == b->n when all are. The caller sends the
+ * PMIs the model raised between two calls, so that no counter wraps twice
+ * before its interrupt.
+ */
+uint64_t p4_model_apply(struct p4_model *m, struct p4_step_batch *b, uint64_t limit);
+
+/* The µops of r that the replay-tagging metric programmed now tags (replay_event NBOGUS). */
+uint32_t p4_model_replay_tagged(const struct p4_model *m, const struct p4_replay_in *r);
+
 /* Close the current cycle and run `cycles` - 1 more cycles without events. */
 void p4_model_tick(struct p4_model *m, uint64_t cycles);
 

@@ -32,20 +32,20 @@
  *   MEM_TYPE1|MEM_TYPE2 (WB, 110B), REQ_DEM_TYPE for demand reads and
  *   RFOs, REQ_TYPE0 for an RFO (read invalidate), REQ_TYPE1 for a write-
  *   back (the field's encodings are UNVERIFIED).
- * - replay_event NBOGUS (the replay-tagging metrics, PMU reference 5.5) when
- *   PEBS_ENABLE has bit 24 and a metric bit: bit 0 the loads that missed
- *   L1, bit 1 those that missed L2, bit 2 the loads (MATRIX_VERT bit 0)
- *   and stores (bit 1) that missed the DTLB. One tagged uop per operand.
- *   Bit 9 (MOB_load_replay_retired): the loads the MOB replayed with
- *   PARTIAL_DATA or UNALGN_ADDR (the metric's MOB_load_replay masks).
+ * - replay_event NBOGUS (the replay-tagging metrics, PMU reference 5.5):
+ *   memfeed_replay() gives the candidates, one uop per operand - the loads
+ *   that missed L1, those that missed L2, the loads and stores that missed
+ *   the DTLB, the loads the MOB replayed with PARTIAL_DATA or UNALGN_ADDR
+ *   (MOB_load_replay_retired's masks) - and the PMU model tags those that
+ *   PEBS_ENABLE and PEBS_MATRIX_VERT select (pmu/model/p4_step.c).
  * - MOB_load_replay, memory_cancel, resource_stall SBFULL, WC_Buffer: the
  *   store buffer's model (pmu/model/p4_sbuf.c tells each mask's cause);
  *   the WC buffers only while WC_Buffer is counted (memfeed_ctx.wc_live).
  * - The trace cache (pmu/model/p4_tc.c, looked up for each fetch before
  *   its operands): BPU_fetch_request TCMISS, machine_clear SMCLEAR and
  *   CLEAR, TC_misc FLUSH (memfeed_tc_events below).
- * - front_end_event NBOGUS: memfeed_frontend_tagged() gives the count;
- *   the caller decides whether uop_type tags anything.
+ * - front_end_event NBOGUS: prof/backend/tagfeed.c gives the loads and
+ *   stores, and the PMU model tags them (p4_model_retire_mem).
  * - Uncore (IFSB/EFSB, Xeon MP with L3): IBUSQ one per L3 miss (an L3
  *   fill: Fill_match, snoop clean) and one per dirty line L3 writes back
  *   (Eviction_match), with the T0/T1 bit of the LP; EFSB (DRDY) 2 per line
@@ -57,13 +57,6 @@
 #include "pmu/p4_regs.h"
 #include "prof/backend/memfeed.h"
 
-#define PEBS_METRIC_1STL	BIT(0)		/* PMU reference 5.5 */
-#define PEBS_METRIC_2NDL	BIT(1)
-#define PEBS_METRIC_DTLB	BIT(2)
-#define PEBS_METRIC_MOB		BIT(9)
-#define PEBS_UOP_TAG		BIT(24)
-#define MATRIX_LOADS		BIT(0)		/* PMU reference 5.4 */
-#define MATRIX_STORES		BIT(1)
 #define FSB_CLOCKS_PER_LINE	2u		/* 64 bytes, 8 bytes x 4 per bus clock */
 
 /* Uncore attribute positions (p4_uncore.c's IBUSQ and EFSB rows). */
@@ -604,28 +597,17 @@ static void memfeed_split_events(const struct memfeed *f, struct memfeed_list *l
 	memfeed_put(l, P4_EV_MEMORY_COMPLETE, M(P4_MEMORY_COMPLETE_SSC), f->split_stores);
 }
 
-/* Tagged uops of the replay metrics PEBS_ENABLE / MATRIX_VERT select (PMU reference 5.5). */
-static uint32_t memfeed_replay_tagged(const struct memfeed *f, uint64_t pebs, uint64_t vert)
+void memfeed_replay(const struct memfeed_ctx *c, const struct memfeed *f, struct p4_replay_in *r)
 {
-	uint32_t n = 0;
-
-	if (!(pebs & PEBS_UOP_TAG))
-		return 0;
-	if ((pebs & PEBS_METRIC_1STL) && (vert & MATRIX_LOADS))
-		n += f->load_l1_miss;
-	if ((pebs & PEBS_METRIC_2NDL) && (vert & MATRIX_LOADS))
-		n += f->load_l2_miss;
-	if (pebs & PEBS_METRIC_DTLB) {
-		if (vert & MATRIX_LOADS)
-			n += f->load_dtlb_miss;
-		if (vert & MATRIX_STORES)
-			n += f->store_dtlb_miss;
-	}
-	return n;
+	r->l1_load = f->load_l1_miss;
+	r->l2_load = f->load_l2_miss;
+	r->dtlb_load = f->load_dtlb_miss;
+	r->dtlb_store = f->store_dtlb_miss;
+	/* MOB_load_replay_retired (PMU reference 5.5): the loads replayed for those two causes */
+	r->mob_load = f->sbuf ? (uint32_t)c->sbo.partial_data + c->sbo.unalgn_addr : 0;
 }
 
-unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t matrix_vert,
-			struct memfeed_event *out, unsigned max)
+unsigned memfeed_events(const struct memfeed *f, struct memfeed_event *out, unsigned max)
 {
 	struct memfeed_list l = { out, 0, max };
 
@@ -633,20 +615,15 @@ unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t 
 	memfeed_tc_events(f, &l);
 	memfeed_cache_events(f, &l);
 	memfeed_bus_events(f, &l);
-	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
-		    memfeed_replay_tagged(f, pebs_enable, matrix_vert));
 	memfeed_split_events(f, &l);
 	return l.n;
 }
 
 unsigned memfeed_sbuf_events(const struct memfeed_ctx *c, const struct memfeed *f,
-			     uint64_t pebs_enable, uint64_t matrix_vert, struct memfeed_event *out,
-			     unsigned max)
+			     struct memfeed_event *out, unsigned max)
 {
 	struct memfeed_list l = { out, 0, max };
 	const struct p4_sbuf_out *o = &c->sbo;
-	bool mob_tag = (pebs_enable & PEBS_UOP_TAG) && (pebs_enable & PEBS_METRIC_MOB) &&
-		       (matrix_vert & MATRIX_LOADS);
 
 	if (!f->sbuf)
 		return 0;
@@ -659,27 +636,19 @@ unsigned memfeed_sbuf_events(const struct memfeed_ctx *c, const struct memfeed *
 	memfeed_put(&l, P4_EV_RESOURCE_STALL, M(P4_RESOURCE_STALL_SBFULL), o->sbfull);
 	memfeed_put(&l, P4_EV_WC_BUFFER, M(P4_WC_BUFFER_WCB_EVICTS), o->wcb_evicts);
 	memfeed_put(&l, P4_EV_WC_BUFFER, M(P4_WC_BUFFER_WCB_FULL_EVICT), o->wcb_full_evicts);
-	/* MOB_load_replay_retired (PMU reference 5.5): the loads replayed for those two causes */
-	memfeed_put(&l, P4_EV_REPLAY_EVENT, M(P4_REPLAY_EVENT_NBOGUS),
-		    mob_tag ? (uint32_t)o->partial_data + o->unalgn_addr : 0);
 	return l.n;
 }
 
-uint32_t memfeed_frontend_tagged(const struct memfeed *f, bool tag_loads, bool tag_stores)
-{
-	return (tag_loads ? f->loads : 0) + (tag_stores ? f->stores : 0);
-}
-
-unsigned memfeed_uncore(const struct memfeed *f, unsigned lp, struct memfeed_uncore *out,
+unsigned memfeed_uncore(const struct memfeed *f, unsigned lp, struct p4_unc_inc *out,
 			unsigned max)
 {
 	uint64_t t = lp ? IBUSQ_T1 : IBUSQ_T0, any = IBUSQ_TYPES | IBUSQ_L3_STATES;
 	unsigned n = 0;
-	const struct memfeed_uncore all[] = {
-		{ P4_UNC_IBUSQ, t | any | IBUSQ_SNOOP_CLEAN | IBUSQ_FILL, f->l3_fill_miss },
-		{ P4_UNC_IBUSQ, t | any | IBUSQ_SNOOP_CLEAN | IBUSQ_EVICTION, f->bus_writeback },
-		{ P4_UNC_EFSB, EFSB_OTHER, (f->bus_read + f->bus_rfo) * FSB_CLOCKS_PER_LINE },
-		{ P4_UNC_EFSB, EFSB_OWN, f->bus_writeback * FSB_CLOCKS_PER_LINE },
+	const struct p4_unc_inc all[P4_STEP_UNC] = {
+		{ P4_UNC_IBUSQ, f->l3_fill_miss, t | any | IBUSQ_SNOOP_CLEAN | IBUSQ_FILL },
+		{ P4_UNC_IBUSQ, f->bus_writeback, t | any | IBUSQ_SNOOP_CLEAN | IBUSQ_EVICTION },
+		{ P4_UNC_EFSB, (f->bus_read + f->bus_rfo) * FSB_CLOCKS_PER_LINE, EFSB_OTHER },
+		{ P4_UNC_EFSB, f->bus_writeback * FSB_CLOCKS_PER_LINE, EFSB_OWN },
 	};
 
 	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)

@@ -9,9 +9,11 @@
  * the core's timing model (pmu/model/p4_core.c) turns the decoded
  * instruction, where its loads were found and its branch into clockticks,
  * uops and a mispredict. memfeed_events() then lists the
- * occurrences, with the mask bits of the event table (PMU reference 4.1), that
- * the backend feeds to p4_model_event(); memfeed_uncore() the occurrences
- * of the L3/FSB uncore units (p4_model_uncore_event). docs/guide/model.md
+ * occurrences, with the mask bits of the event table (PMU reference 4.1),
+ * that the backend puts in the step's batch (struct p4_step_batch, which
+ * the PMU model applies); memfeed_replay() the replayed µops the model's
+ * replay tagging may count, memfeed_uncore() the occurrences of the L3/FSB
+ * uncore units. docs/guide/model.md
  * tells which event comes from where and what is not modelled.
  *
  * Portable: no hardware, compiled on the host for tests/host/test_memfeed.c.
@@ -26,6 +28,7 @@
 #include "arch/x86/hooks.h"
 #include "pmu/model/p4_core.h"
 #include "pmu/model/p4_mem.h"
+#include "pmu/model/p4_model.h"
 #include "pmu/model/p4_sbuf.h"
 #include "pmu/model/p4_tc.h"
 #include "pmu/p4_events.h"
@@ -109,45 +112,31 @@ struct memfeed_event {
 
 #define MEMFEED_MAX_EVENTS	40
 
-/*
- * The PMU events of *f (n > 0 only), in a fixed order; returns how many.
- * replay_tags: PEBS_ENABLE and PEBS_MATRIX_VERT as programmed, for the
- * replay-tagging metrics (PMU reference 5.5: replay_event NBOGUS counts the
- * tagged uops that retire).
- */
-unsigned memfeed_events(const struct memfeed *f, uint64_t pebs_enable, uint64_t matrix_vert,
-			struct memfeed_event *out, unsigned max);
+/* The PMU events of *f (n > 0 only), in a fixed order; returns how many. */
+unsigned memfeed_events(const struct memfeed *f, struct memfeed_event *out, unsigned max);
 
 /*
  * The store buffer's events of the step c just modelled into *f (none when
  * it had no memory operand and the WC buffers are not modelled):
  * MOB_load_replay by cause, memory_cancel ST_RB_FULL and 64K_CONF,
- * resource_stall SBFULL (clocks), WC_Buffer WCB_EVICTS and WCB_FULL_EVICT,
- * and replay_event NBOGUS for MOB_load_replay_retired (PEBS_ENABLE bits 9
- * and 24, MATRIX_VERT bit 0: PMU reference 5.5). Returns how many.
+ * resource_stall SBFULL (clocks), WC_Buffer WCB_EVICTS and WCB_FULL_EVICT.
+ * Returns how many.
  */
 unsigned memfeed_sbuf_events(const struct memfeed_ctx *c, const struct memfeed *f,
-			     uint64_t pebs_enable, uint64_t matrix_vert, struct memfeed_event *out,
-			     unsigned max);
+			     struct memfeed_event *out, unsigned max);
 
 /*
- * Front-end tagging inputs (PMU reference 5.6): the load and store uops that
- * retired, tagged when uop_type's TAGLOADS / TAGSTORES are selected; the
- * count front_end_event NBOGUS adds. tag_loads, tag_stores: the selection.
+ * The step's replayed µops by cause (struct p4_replay_in): which of them
+ * replay_event NBOGUS counts, PEBS_ENABLE and PEBS_MATRIX_VERT decide in
+ * the PMU model (p4_model_replay_tagged, PMU reference 5.5).
  */
-uint32_t memfeed_frontend_tagged(const struct memfeed *f, bool tag_loads, bool tag_stores);
+void memfeed_replay(const struct memfeed_ctx *c, const struct memfeed *f, struct p4_replay_in *r);
 
-/* One occurrence batch for p4_model_uncore_event(). */
-struct memfeed_uncore {
-	enum p4_unc_unit unit;
-	uint64_t attrs;
-	uint32_t n;
-};
-
-#define MEMFEED_MAX_UNCORE	4
-
-/* The IBUSQ and EFSB occurrences of *f for the LP (0/1) that ran it; returns how many. */
-unsigned memfeed_uncore(const struct memfeed *f, unsigned lp, struct memfeed_uncore *out,
+/*
+ * The IBUSQ and EFSB occurrences of *f for the LP (0/1) that ran it, at
+ * most max of them (P4_STEP_UNC are all there can be); returns how many.
+ */
+unsigned memfeed_uncore(const struct memfeed *f, unsigned lp, struct p4_unc_inc *out,
 			unsigned max);
 
 #endif

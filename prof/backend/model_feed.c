@@ -19,12 +19,15 @@
  * assists, and their clockticks); and global_power_events RUNNING gets the core
  * model's clockticks for it (p4_core.c; `pmu clock tsc` feeds the step's
  * TSC cycles instead). The synthetic workload's int 0x81 feeds its spec's
- * event. The PMU lock is taken once per step and the PMIs the step raised
- * are sent once, after it (earlier only when the events fed in the step
- * reach perf_feed_chunk(), so that no counter wraps twice before its
+ * event. A step's data flows one way (model_feed_step): its events are
+ * collected in one struct p4_step_batch, which the PMU model applies
+ * (pmu/model/p4_step.c, deciding the tagging), then its cycles tick the
+ * model's clock. The PMU lock is taken once per step and the PMIs the step
+ * raised are sent once, after it (earlier only when the events fed in the
+ * step reach perf_feed_chunk(), so that no counter wraps twice before its
  * interrupt): a PMI lands on the instruction whose events raised it. The
- * two events every step feeds wait in the batch (prof/backend/model_batch.c) while
- * nothing can tell.
+ * two events every step feeds wait across steps (prof/backend/model_batch.c)
+ * while nothing can tell.
  *
  * The active-thread input (CCCR bits 17:16, PMU reference 2.2: a halted LP is
  * inactive): LP0 runs the shell and is always active; the sibling from its
@@ -287,25 +290,86 @@ void model_feed_end(struct perf_inputs *in, uint8_t lp)
 #define STEP_FEED_INLINE	static inline __attribute__((always_inline))
 
 /*
- * The step's feed: the PMU lock held throughout, PMIs flushed only when the
- * events fed since the last flush could make a counter wrap twice.
+ * The step's feed: the PMU lock held throughout; the step's events collected
+ * in one batch (struct p4_step_batch) that the PMU model applies
+ * (step_apply), PMIs flushed only when the events fed since the last flush
+ * could make a counter wrap twice.
  */
 struct step_feed {
 	struct model_adapter *a;
+	struct p4_step_batch *b;
 	unsigned lp, cpl;
 	uint64_t fed, chunk;		/* chunk: perf_feed_chunk(), 0 until first needed */
 };
 
-static void step_event_fed(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
+/* Ask for the chunk once per step, when something is fed. */
+static uint64_t step_chunk(struct step_feed *sf)
+{
+	if (!sf->chunk)
+		sf->chunk = perf_feed_chunk();
+	return sf->chunk;
+}
+
+/* Hand the batch to the PMU model, in pieces of at most a chunk, each followed by its PMIs. */
+static __attribute__((noinline)) void step_apply(struct step_feed *sf)
 {
 	struct model_adapter *a = sf->a;
+	struct p4_step_batch *b = sf->b;
+	uint64_t chunk = step_chunk(sf);
 
-	if (!sf->chunk)
-		sf->chunk = perf_feed_chunk();	/* asked once per step, when an event is fed */
-	if (sf->fed + n > sf->chunk) {
+	for (;;) {
+		sf->fed += p4_model_apply(&a->model, b, chunk - sf->fed);
+		if (b->done == b->n)
+			break;
 		perf_unlock();
 		model_pmi_flush(&a->pmi);
-		if (n > sf->chunk) {		/* a long REP string, `pmu clock tsc` */
+		perf_lock();
+		sf->fed = 0;
+	}
+	b->n = b->done = 0;
+	a->batch.budget_dirty = true;
+}
+
+/* An increment that does not fit: the batch full, or more than one entry holds. */
+static __attribute__((noinline)) void step_add_slow(struct step_feed *sf, enum p4_event ev,
+						    uint16_t mask, uint64_t n)
+{
+	struct p4_step_batch *b = sf->b;
+
+	while (n) {
+		uint32_t k = n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+
+		if (b->n == P4_STEP_INCS)
+			step_apply(sf);
+		b->inc[b->n++] = (struct p4_event_inc){ .ev = ev, .mask = mask, .n = k };
+		n -= k;
+	}
+}
+
+/* One event of the step, into the batch; inline the test that skips what nothing counts. */
+STEP_FEED_INLINE void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
+{
+	struct p4_step_batch *b = sf->b;
+
+	if (n == 0 || !model_live(sf->a, ev))
+		return;			/* nothing counts it: the model would look and add nothing */
+	if (__builtin_expect(b->n == P4_STEP_INCS || n > UINT32_MAX, 0)) {
+		step_add_slow(sf, ev, mask, n);
+		return;
+	}
+	b->inc[b->n++] = (struct p4_event_inc){ .ev = ev, .mask = mask, .n = (uint32_t)n };
+}
+
+/* The step's cycles, after its batch: fed at once, by the same chunk rule. */
+static void step_event_now(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
+{
+	struct model_adapter *a = sf->a;
+	uint64_t chunk = step_chunk(sf);
+
+	if (sf->fed + n > chunk) {
+		perf_unlock();
+		model_pmi_flush(&a->pmi);
+		if (n > chunk) {		/* `pmu clock tsc`, a long walk */
 			model_feed(a, sf->lp, sf->cpl, ev, mask, n);
 			perf_lock();
 			sf->fed = 0;
@@ -319,17 +383,13 @@ static void step_event_fed(struct step_feed *sf, enum p4_event ev, uint16_t mask
 	sf->fed += n;
 }
 
-/* One event of the step; inline the test that skips what nothing counts (most events). */
-STEP_FEED_INLINE void step_event(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
-{
-	if (n == 0 || !model_live(sf->a, ev))
-		return;			/* nothing counts it: the model would look and add nothing */
-	step_event_fed(sf, ev, mask, n);
-}
-
-/* instr_retired NBOGUSNTAG or global_power_events RUNNING: batched when it can be. */
+/*
+ * instr_retired NBOGUSNTAG or global_power_events RUNNING: left waiting
+ * across steps (struct model_batch) when it can be, else into the step's
+ * batch (now: false) or fed at once (the cycles, after the batch).
+ */
 STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask,
-				  uint64_t n, uint64_t *pending)
+				  uint64_t n, uint64_t *pending, bool now)
 {
 	struct model_adapter *a = sf->a;
 
@@ -339,7 +399,10 @@ STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint1
 		*pending += n;
 		return;
 	}
-	step_event(sf, ev, mask, n);
+	if (now)
+		step_event_now(sf, ev, mask, n);
+	else
+		step_event(sf, ev, mask, n);
 }
 
 /*
@@ -365,7 +428,7 @@ static __attribute__((noinline)) void step_cycles_apart(struct step_feed *sf, ui
 
 		n = n < cycles ? n : cycles;
 		step_batched(sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), n,
-			     &a->batch.clk);
+			     &a->batch.clk, true);
 		model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, sf->lp, n);
 		cycles -= n;
 	}
@@ -380,7 +443,7 @@ STEP_FEED_INLINE void step_cycles(struct step_feed *sf, uint64_t cycles)
 		return;
 	}
 	step_batched(sf, P4_EV_GLOBAL_POWER_EVENTS, P4_EVMASK(P4_GLOBAL_POWER_EVENTS_RUNNING), cycles,
-		     &a->batch.clk);
+		     &a->batch.clk, true);
 	model_clock_advance(&a->batch, &a->model, &a->clock, a->lp_clock, sf->lp, cycles);
 }
 
@@ -438,17 +501,17 @@ static void step_core(struct step_feed *sf, const struct step_info *s, const str
  * prediction (the core model's predictor), mispred_branch_retired,
  * retired_branch_type, retired_mispred_branch_type, uops_retired.
  */
-static void step_retired(struct step_feed *sf, const struct step_info *s, uint16_t retired,
-			 const struct memfeed *f)
+static void step_retired(struct step_feed *sf, const struct step_info *s, const struct memfeed *f)
 {
 	uint16_t type;
 	unsigned n = 1u + ((s->core.flags & P4_IF_RETIRES_TWO) != 0);
 	bool mis = f && f->mispredicted;
 
-	if (retired == P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG))
-		step_batched(sf, P4_EV_INSTR_RETIRED, retired, n, &sf->a->batch.instr);
-	else
-		step_event(sf, P4_EV_INSTR_RETIRED, retired, n);	/* front-end tagged */
+	if (!sf->b->tag)
+		step_batched(sf, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), n,
+			     &sf->a->batch.instr, false);
+	else	/* mask 0: the PMU model's tagging decides NBOGUSTAG (p4_model_apply) */
+		step_event(sf, P4_EV_INSTR_RETIRED, 0, n);
 	if (sf->a->model.caps.instr_completed)
 		step_event(sf, P4_EV_INSTR_COMPLETED, P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
 	if (f && sf->a->live.core)
@@ -471,28 +534,26 @@ static void step_retired(struct step_feed *sf, const struct step_info *s, uint16
 /*
  * The floating-point assists of one instruction (prof/backend/assistfeed.c):
  * x87_assist once with its mask bits, SSE_input_assist per request, and
- * the clockticks they add (P4_ASSIST_CLOCKS each, pmu/model/p4_assist.c)
- * to the model's clock (not to `pmu clock tsc`'s, which measures). Judged
+ * the clockticks they add (P4_ASSIST_CLOCKS each, pmu/model/p4_assist.c;
+ * returned, the step's cycles carry them) to the model's clock (not to
+ * `pmu clock tsc`'s, which measures). Judged
  * only while one of the two is live, so that an uncounted run pays
  * nothing: their cost is then not charged either (docs/guide/model.md).
  */
-static __attribute__((noinline)) void step_assists(struct step_feed *sf, struct perf_inputs *in,
-						   const struct step_info *s)
+static __attribute__((noinline)) uint64_t step_assists(struct step_feed *sf,
+						       const struct step_info *s)
 {
 	struct model_adapter *a = sf->a;
 	struct assistfeed as;
-	uint64_t cycles;
 
 	if (!assistfeed_step(s, &as))
-		return;
+		return 0;
 	if (as.x87)
 		step_event(sf, P4_EV_X87_ASSIST, as.x87, 1);
 	step_event(sf, P4_EV_SSE_INPUT_ASSIST, P4_EVMASK(P4_SSE_INPUT_ASSIST_ALL), as.sse);
-	cycles = ((as.x87 != 0) + (uint64_t)as.sse) * P4_ASSIST_CLOCKS;
-	if (!cycles || a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
-		return;
-	in->cycles += cycles;
-	step_cycles(sf, cycles);
+	if (a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
+		return 0;
+	return ((as.x87 != 0) + (uint64_t)as.sse) * P4_ASSIST_CLOCKS;
 }
 
 /* The memory and core models' events for one instruction; its clockticks in f->cycles. */
@@ -501,7 +562,6 @@ STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 {
 	struct model_adapter *a = sf->a;
 	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
-	struct memfeed_uncore unc[MEMFEED_MAX_UNCORE];
 	unsigned n;
 
 	memfeed_step(&a->feed, s, f);
@@ -509,26 +569,31 @@ STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 	in->mem_unknown += !f->known;
 	if (!a->live.mem && !a->model.cfg.uncore)
 		return;			/* only the clockticks are wanted */
-	n = memfeed_events(f, a->model.pebs_enable, a->model.pebs_matrix_vert, ev,
-			   MEMFEED_MAX_EVENTS);
+	n = memfeed_events(f, ev, MEMFEED_MAX_EVENTS);
 	for (unsigned i = 0; i < n; i++) {
 		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
 		if (ev[i].n)
 			in->mem_fed[ev[i].ev / 64] |= UINT64_C(1) << (ev[i].ev % 64);
 	}
-	n = memfeed_sbuf_events(&a->feed, f, a->model.pebs_enable, a->model.pebs_matrix_vert, ev,
-				MEMFEED_MAX_EVENTS);
+	n = memfeed_sbuf_events(&a->feed, f, ev, MEMFEED_MAX_EVENTS);
 	for (unsigned i = 0; i < n; i++) {
 		step_event(sf, ev[i].ev, ev[i].mask, ev[i].n);
 		if (ev[i].n)
 			in->mem_fed[ev[i].ev / 64] |= UINT64_C(1) << (ev[i].ev % 64);
+	}
+	if (model_live(a, P4_EV_REPLAY_EVENT)) {	/* the PMU model tags the replays it selects */
+		struct p4_replay_in *r = &sf->b->replay;
+
+		memfeed_replay(&a->feed, f, r);
+		sf->b->replayed = (r->l1_load | r->l2_load | r->dtlb_load | r->dtlb_store |
+				   r->mob_load) != 0;
+		if (sf->b->replayed)
+			in->mem_fed[P4_EV_REPLAY_EVENT / 64] |= UINT64_C(1) << (P4_EV_REPLAY_EVENT % 64);
 	}
 	/* front_end_event's tagged µops are counted by prof/backend/tagfeed.c (live.tag) */
 	if (!a->model.cfg.uncore)
 		return;
-	n = memfeed_uncore(f, s->lp, unc, MEMFEED_MAX_UNCORE);
-	for (unsigned i = 0; i < n; i++)
-		p4_model_uncore_event(&a->model, unc[i].unit, unc[i].attrs, unc[i].n);
+	sf->b->nunc = (uint8_t)memfeed_uncore(f, s->lp, sf->b->unc, P4_STEP_UNC);
 }
 
 /* Is one of the model's counters running (its kernel share counts, struct perf_window)? */
@@ -540,16 +605,30 @@ static bool model_any_running(const struct p4_model *m)
 	return false;
 }
 
-/* One stepped instruction (a workload's, or ctx's counting window's: model_feed_kernel_step). */
+/*
+ * One stepped instruction (a workload's, or ctx's counting window's:
+ * model_feed_kernel_step). Its data flows one way: the step engine decoded
+ * it (step_info), the core model (memfeed.c and p4_core.c's timing,
+ * predictor and trace cache; tagfeed.c's and assistfeed.c's inputs) turns
+ * it into one batch of event increments, the PMU model applies the batch
+ * (p4_model_apply, which decides the tagging), then its cycles tick the
+ * model's clock.
+ */
 void model_feed_step(void *ctx, const struct step_info *s)
 {
 	struct model_adapter *a = &model_adapter;
 	struct perf_inputs *in = ctx;
-	struct step_feed sf = { .a = a, .lp = s->lp, .cpl = s->cpl };	/* chunk: step_event_fed */
-	uint64_t cycles = 0;
-	uint16_t retired = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG);
+	struct p4_step_batch b;		/* only its header is set: the increments are written as added */
+	struct p4_pebs_record regs;
+	struct step_feed sf = { .a = a, .b = &b, .lp = s->lp, .cpl = s->cpl };
+	uint64_t cycles = 0, assist = 0;
 	struct memfeed f;
 
+	b.lp = (uint8_t)s->lp;
+	b.cpl = (uint8_t)s->cpl;
+	b.n = b.done = 0;
+	b.tag = b.replayed = false;
+	b.nunc = 0;
 	in->steps++;
 	in->branches += s->branch != INSN_NOT_BRANCH;
 	perf_lock();
@@ -559,19 +638,21 @@ void model_feed_step(void *ctx, const struct step_info *s)
 	if (a->model.cpl[s->lp & (P4_MODEL_NLP - 1)] != s->cpl)	/* most steps stay at one CPL */
 		p4_model_set_cpl(&a->model, s->lp, s->cpl);
 	if (a->live.slow) {		/* one test for the feeds most runs never need */
-		if (a->live.tag) {	/* PEBS registers, tagging: fed unbatched, in order */
+		if (a->live.tag) {	/* PEBS registers, tagging: nothing waits across steps */
 			model_batch_flush(&a->batch, &a->model);
-			retired = tagfeed_step(&a->model, s, step_frame());
-			a->batch.budget_dirty = true;
+			b.tagged = false;
+			tagfeed_step(s, step_frame(), &b, &regs);
 		}
 		if (a->live.assist)
-			step_assists(&sf, in, s);
+			assist = step_assists(&sf, s);
 	}
 	if (a->mem_ready) {
 		step_memory(&sf, in, s, &f);
-		cycles = f.cycles;
+		cycles = f.cycles + assist;
 	}
-	step_retired(&sf, s, retired, a->mem_ready ? &f : NULL);
+	step_retired(&sf, s, a->mem_ready ? &f : NULL);
+	if (b.n | b.tag | b.replayed | b.nunc)
+		step_apply(&sf);
 	if (a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
 		cycles = s->cycles;
 	if (cycles) {
@@ -591,14 +672,21 @@ void model_feed_step(void *ctx, const struct step_info *s)
 void model_feed_fault(void *ctx, const struct step_fault *f)
 {
 	struct model_adapter *a = &model_adapter;
+	struct p4_step_batch b;
+	struct p4_pebs_record regs;
 
 	(void)ctx;
+	b.lp = f->lp;
+	b.cpl = f->cpl;
+	b.n = b.done = 0;
+	b.tagged = b.replayed = false;
+	b.nunc = 0;
 	perf_lock();
 	if (a->live.dirty)
 		model_live_update(a);
-	if (a->live.tag) {
+	if (a->live.tag && tagfeed_fault(f, &b, &regs)) {
 		model_batch_flush(&a->batch, &a->model);
-		tagfeed_fault(&a->model, f);
+		p4_model_apply(&a->model, &b, 0);
 		a->batch.budget_dirty = true;
 	}
 	perf_unlock();

@@ -103,15 +103,12 @@ static uint16_t tagfeed_move_mask(const struct step_info *s)
 	}
 }
 
-/* The registers a PEBS record of LP lp takes (f: the frame, may be NULL), with IP rip. */
-static void tagfeed_regs(struct p4_model *m, unsigned lp, const struct trap_frame *f, uint64_t rip)
+/* The registers a PEBS record takes (f: the frame, may be NULL), with IP rip. */
+static void tagfeed_regs(const struct trap_frame *f, uint64_t rip, struct p4_pebs_record *r)
 {
-	struct p4_pebs_record r = { { 0 } };
-
-	for (unsigned i = 0; f && i < P4_PEBS_NREG; i++)
-		r.reg[i] = tagfeed_slot(f, tagfeed_rec[i]);
-	r.reg[P4_PEBS_IP] = rip;
-	p4_model_set_pebs_regs(m, lp, &r);
+	for (unsigned i = 0; i < P4_PEBS_NREG; i++)
+		r->reg[i] = f ? tagfeed_slot(f, tagfeed_rec[i]) : 0;
+	r->reg[P4_PEBS_IP] = rip;
 }
 
 unsigned tagfeed_fault_loads(unsigned vector)
@@ -119,31 +116,36 @@ unsigned tagfeed_fault_loads(unsigned vector)
 	return vector == VEC_PF ? P4_CORE_PF_LOADS : 0;
 }
 
-void tagfeed_fault(struct p4_model *m, const struct step_fault *f)
+bool tagfeed_fault(const struct step_fault *f, struct p4_step_batch *b,
+		   struct p4_pebs_record *regs)
 {
 	unsigned loads = tagfeed_fault_loads(f->vector);
 
 	if (!loads)
-		return;
-	tagfeed_regs(m, f->lp, f->frame, f->rip);
-	p4_model_retire_mem(m, f->lp, f->cpl, loads, 0);
+		return false;
+	tagfeed_regs(f->frame, f->rip, regs);
+	b->tag = true;
+	b->regs = regs;
+	b->loads = loads;
+	b->stores = 0;
+	b->exec = P4_NEVENT;
+	b->exec_mask = 0;
+	return true;
 }
 
-uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
+void tagfeed_step(const struct step_info *s, const struct trap_frame *f, struct p4_step_batch *b,
+		  struct p4_pebs_record *regs)
 {
-	enum p4_event exec;
-	uint16_t move;
 	unsigned loads, stores;
-	int tagged = 0;
 
-	tagfeed_regs(m, s->lp, f, s->rip);
+	tagfeed_regs(f, s->rip, regs);
 	tagfeed_mem_uops(s, &loads, &stores);
-	if (loads | stores)
-		tagged = p4_model_retire_mem(m, s->lp, s->cpl, loads, stores);
-	if ((exec = tagfeed_exec_event(s)) != P4_NEVENT)
-		p4_model_retire_exec(m, s->lp, s->cpl, exec, 1);
-	else if ((move = tagfeed_move_mask(s)) != 0)
-		p4_model_retire_exec_mask(m, s->lp, s->cpl, P4_EV_X87_SIMD_MOVES_UOP, move, 1);
-	/* PMU reference 5.6: instr_retired NBOGUSTAG counts front-end tagged instructions */
-	return P4_EVMASK(tagged > 0 ? P4_INSTR_RETIRED_NBOGUSTAG : P4_INSTR_RETIRED_NBOGUSNTAG);
+	b->tag = true;
+	b->regs = regs;
+	b->loads = loads;
+	b->stores = stores;
+	b->exec = tagfeed_exec_event(s);
+	b->exec_mask = 0;
+	if (b->exec == P4_NEVENT && (b->exec_mask = tagfeed_move_mask(s)) != 0)
+		b->exec = P4_EV_X87_SIMD_MOVES_UOP;
 }

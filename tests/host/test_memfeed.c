@@ -190,7 +190,7 @@ static void events_carry_the_table_masks(void **state)
 	unsigned n;
 
 	(void)state;
-	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	n = memfeed_events(&f, ev, MEMFEED_MAX_EVENTS);
 	assert_non_null(e = find(ev, n, P4_EV_ITLB_REFERENCE, P4_EVMASK(P4_ITLB_REFERENCE_MISS)));
 	assert_int_equal(e->n, 1);
 	assert_non_null(e = find(ev, n, P4_EV_PAGE_WALK_TYPE, P4_EVMASK(P4_PAGE_WALK_TYPE_DTMISS)));
@@ -230,32 +230,54 @@ static void events_carry_the_table_masks(void **state)
 				 P4_EVMASK(P4_BSQ_ACTIVE_ENTRIES_MEM_TYPE1) |
 				 P4_EVMASK(P4_BSQ_ACTIVE_ENTRIES_MEM_TYPE2)));
 	assert_int_equal(e->n, 2 * 180);
-	/* replay metrics: PEBS_ENABLE bit 24 + metric bit, MATRIX_VERT loads/stores */
-	n = memfeed_events(&f, 0x01000001, 1, ev, MEMFEED_MAX_EVENTS);
-	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 6);
-	n = memfeed_events(&f, 0x01000002, 1, ev, MEMFEED_MAX_EVENTS);
-	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 5);
-	n = memfeed_events(&f, 0x01000004, 3, ev, MEMFEED_MAX_EVENTS);
-	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 3);
-	n = memfeed_events(&f, 0x01000004, 2, ev, MEMFEED_MAX_EVENTS);
-	assert_int_equal(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS))->n, 1);
-	n = memfeed_events(&f, 0x00000001, 1, ev, MEMFEED_MAX_EVENTS);	/* no UOP_Tag bit */
-	assert_null(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS)));
 	/* a list too short is cut, never overrun */
-	assert_int_equal(memfeed_events(&f, 0, 0, ev, 2), 2);
-	/* front-end tagging */
-	f.loads = 4;
-	f.stores = 3;
-	assert_int_equal(memfeed_frontend_tagged(&f, true, false), 4);
-	assert_int_equal(memfeed_frontend_tagged(&f, true, true), 7);
-	assert_int_equal(memfeed_frontend_tagged(&f, false, false), 0);
+	assert_int_equal(memfeed_events(&f, ev, 2), 2);
+	/* no replay_event in the list: the PMU model tags the replays (replay_candidates_...) */
+	assert_null(find(ev, n, P4_EV_REPLAY_EVENT, P4_EVMASK(P4_REPLAY_EVENT_NBOGUS)));
+}
+
+/*
+ * The replay-tagging metrics (PMU reference 5.5): memfeed gives the replayed
+ * µops by cause, the PMU model counts those PEBS_ENABLE (bit 24 and a
+ * metric bit) and PEBS_MATRIX_VERT (loads, stores) select.
+ */
+static void replay_candidates_are_tagged_by_the_pmu_model(void **state)
+{
+	struct memfeed f = { .load_l1_miss = 6, .load_l2_miss = 5, .load_dtlb_miss = 2,
+			     .store_dtlb_miss = 1 };
+	static struct memfeed_ctx c;
+	static struct p4_model m;
+	struct p4_model_config cfg = { .sig = { 0x0f, 4, 1 } };
+	struct p4_replay_in r;
+
+	(void)state;
+	memfeed_replay(&c, &f, &r);
+	assert_int_equal(r.l1_load, 6);
+	assert_int_equal(r.l2_load, 5);
+	assert_int_equal(r.dtlb_load, 2);
+	assert_int_equal(r.dtlb_store, 1);
+	assert_int_equal(r.mob_load, 0);		/* no store-buffer outcome this step */
+	assert_int_equal(p4_model_init(&m, &cfg), 0);
+	m.pebs_enable = 0x01000001, m.pebs_matrix_vert = 1;	/* 1stL_cache_load_miss_retired */
+	assert_int_equal(p4_model_replay_tagged(&m, &r), 6);
+	m.pebs_enable = 0x01000002;				/* 2ndL */
+	assert_int_equal(p4_model_replay_tagged(&m, &r), 5);
+	m.pebs_enable = 0x01000004, m.pebs_matrix_vert = 3;	/* DTLB_all_miss_retired */
+	assert_int_equal(p4_model_replay_tagged(&m, &r), 3);
+	m.pebs_matrix_vert = 2;					/* DTLB_store_miss_retired */
+	assert_int_equal(p4_model_replay_tagged(&m, &r), 1);
+	m.pebs_enable = 0x00000001, m.pebs_matrix_vert = 1;	/* no UOP_Tag bit */
+	assert_int_equal(p4_model_replay_tagged(&m, &r), 0);
+	r.mob_load = 2;
+	m.pebs_enable = 0x01000200;				/* MOB_load_replay_retired */
+	assert_int_equal(p4_model_replay_tagged(&m, &r), 2);
 }
 
 static void uncore_counts_l3_misses_per_lp(void **state)
 {
 	struct memfeed_ctx c;
 	struct memfeed f;
-	struct memfeed_uncore u[MEMFEED_MAX_UNCORE];
+	struct p4_unc_inc u[P4_STEP_UNC];
 	unsigned n, l3 = 0;
 
 	(void)state;
@@ -265,7 +287,7 @@ static void uncore_counts_l3_misses_per_lp(void **state)
 
 		memfeed_step(&c, &s, &f);
 		l3 += f.l3_miss;
-		n = memfeed_uncore(&f, 1, u, MEMFEED_MAX_UNCORE);
+		n = memfeed_uncore(&f, 1, u, P4_STEP_UNC);
 		for (unsigned i = 0; i < n; i++) {
 			if (u[i].unit == P4_UNC_IBUSQ) {
 				assert_int_equal(u[i].n, f.l3_fill_miss);
@@ -378,7 +400,7 @@ static void trace_cache_misses_decode_from_l2(void **state)
 	p4_core_init(&c.core, c.core.p);
 	assert_int_equal(tc_pass(&c, o), 1);
 	/* a miss is one BPU_fetch_request TCMISS; nothing else of the trace cache's */
-	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	n = memfeed_events(&f, ev, MEMFEED_MAX_EVENTS);
 	assert_int_equal(n, 1);
 	assert_int_equal(find(ev, n, P4_EV_BPU_FETCH_REQUEST,
 			      P4_EVMASK(P4_BPU_FETCH_REQUEST_TCMISS))->n, 1);
@@ -407,7 +429,7 @@ static void a_store_into_held_code_clears_the_machine(void **state)
 	assert_int_equal(f.tc, P4_TC_MISS);		/* the store itself was not held */
 	assert_int_equal(f.smc_clears, 1);
 	assert_int_equal(f.clear_cycles, 30);
-	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	n = memfeed_events(&f, ev, MEMFEED_MAX_EVENTS);
 	assert_int_equal(find(ev, n, P4_EV_MACHINE_CLEAR, P4_EVMASK(P4_MACHINE_CLEAR_SMCLEAR))->n, 1);
 	assert_int_equal(find(ev, n, P4_EV_MACHINE_CLEAR, P4_EVMASK(P4_MACHINE_CLEAR_CLEAR))->n, 30);
 	assert_int_equal(find(ev, n, P4_EV_TC_MISC, P4_EVMASK(P4_TC_MISC_FLUSH))->n, 2);
@@ -428,7 +450,7 @@ static void a_store_into_held_code_clears_the_machine(void **state)
 	assert_int_equal(f.smc_clears, 0);
 	memfeed_step(&c, &st, &f);
 	assert_int_equal(f.smc_clears, 0);
-	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	n = memfeed_events(&f, ev, MEMFEED_MAX_EVENTS);
 	assert_null(find(ev, n, P4_EV_MACHINE_CLEAR, P4_EVMASK(P4_MACHINE_CLEAR_SMCLEAR)));
 	assert_null(find(ev, n, P4_EV_TC_MISC, P4_EVMASK(P4_TC_MISC_FLUSH)));
 }
@@ -447,7 +469,7 @@ static void split_accesses_are_replayed_and_completed(void **state)
 	memfeed_step(&c, &ld, &f);
 	assert_int_equal(f.split_loads, 1);
 	assert_int_equal(f.split_stores, 0);
-	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	n = memfeed_events(&f, ev, MEMFEED_MAX_EVENTS);
 	assert_non_null(find(ev, n, P4_EV_LOAD_PORT_REPLAY, P4_EVMASK(P4_LOAD_PORT_REPLAY_SPLIT_LD)));
 	assert_int_equal(find(ev, n, P4_EV_MEMORY_COMPLETE, P4_EVMASK(P4_MEMORY_COMPLETE_LSC))->n, 1);
 	assert_null(find(ev, n, P4_EV_STORE_PORT_REPLAY, P4_EVMASK(P4_STORE_PORT_REPLAY_SPLIT_ST)));
@@ -456,7 +478,7 @@ static void split_accesses_are_replayed_and_completed(void **state)
 	st.mem[0].addr = BUF + 126;
 	memfeed_step(&c, &st, &f);
 	assert_int_equal(f.split_stores, 1);
-	n = memfeed_events(&f, 0, 0, ev, MEMFEED_MAX_EVENTS);
+	n = memfeed_events(&f, ev, MEMFEED_MAX_EVENTS);
 	assert_int_equal(find(ev, n, P4_EV_STORE_PORT_REPLAY, P4_EVMASK(P4_STORE_PORT_REPLAY_SPLIT_ST))->n, 1);
 	assert_int_equal(find(ev, n, P4_EV_MEMORY_COMPLETE, P4_EVMASK(P4_MEMORY_COMPLETE_SSC))->n, 1);
 }
@@ -469,6 +491,7 @@ int main(void)
 		cmocka_unit_test(fetch_short_cut_changes_nothing),
 		cmocka_unit_test(rep_store_short_cut_changes_nothing),
 		cmocka_unit_test(events_carry_the_table_masks),
+		cmocka_unit_test(replay_candidates_are_tagged_by_the_pmu_model),
 		cmocka_unit_test(uncore_counts_l3_misses_per_lp),
 		cmocka_unit_test(unknown_operands_cost_the_base_and_fetch),
 		cmocka_unit_test(cr3_write_empties_the_tlbs),

@@ -52,17 +52,19 @@ bool assistfeed_step(const struct step_info *s, struct assistfeed *out)
 	return false;
 }
 
-uint16_t tagfeed_step(struct p4_model *m, const struct step_info *s, const struct trap_frame *f)
+void tagfeed_step(const struct step_info *s, const struct trap_frame *f, struct p4_step_batch *b,
+		  struct p4_pebs_record *regs)
 {
-	(void)m, (void)s, (void)f;
+	(void)s, (void)f, (void)b, (void)regs;
 	fail();
-	return 0;
 }
 
-void tagfeed_fault(struct p4_model *m, const struct step_fault *f)
+bool tagfeed_fault(const struct step_fault *f, struct p4_step_batch *b,
+		   struct p4_pebs_record *regs)
 {
-	(void)m, (void)f;
+	(void)f, (void)b, (void)regs;
 	fail();
+	return false;
 }
 
 /* ---- tests ----------------------------------------------------------------------- */

@@ -435,6 +435,92 @@ static void tagged_loads_only(void **state)
 	assert_int_equal(p4_model_retire_mem(&m, 2, 0, 1, 0), -1);
 }
 
+/* Counter value of a plan's slot k (read over the bus, as the kernel would). */
+static uint64_t slot_count(struct p4_model *m, const struct p4_plan *plan, unsigned k)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(msr_bus_read(&m->bus, MSR_P4_COUNTER_BASE + plan->slot[k].counter, &v), 0);
+	return (v - plan->slot[k].preset) & P4_COUNTER_MASK;
+}
+
+/*
+ * A step's batch (p4_model_apply): the PMU model decides the tagging. With
+ * uop_type TAGLOADS, an instruction that loads retires as instr_retired
+ * NBOGUSTAG, one that does not as NBOGUSNTAG; the batch says neither, only
+ * its loads and stores (instr_retired with mask 0). The increments count
+ * as fed one by one, and a limit splits them: the rest follows on the
+ * next call, nothing counted twice or lost.
+ */
+static void step_batch_tags_and_splits(void **state)
+{
+	static struct p4_model m;
+	struct p4_caps caps;
+	struct p4_alloc_ctx ctx = { &caps, true, P4_SPLIT_GLOBAL };
+	struct p4_request r[3];
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+	static const char *const spec[3] = { "uop_type:tagloads", "instr_retired:nbogustag",
+					     "branch_retired:mmtp" };
+	struct p4_step_batch b;
+	struct p4_pebs_record regs = { { 0 } };
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	model_new(&m, false);
+	caps = m.caps;
+	for (unsigned k = 0; k < 3; k++)
+		assert_int_equal(p4_spec_parse(spec[k], NULL, &r[k].spec, &serr), 0);
+	if (p4_alloc_plan(&ctx, r, 3, &plan, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(p4_model_set_bus_lp(&m, 0), 0);
+	p4_apply(&m.bus, &plan, &res);
+	assert_int_equal(res.faults + res.mismatches, 0);
+	for (unsigned i = 0; i < 30; i++) {
+		memset(&b, 0, sizeof(b));
+		b.lp = 0;
+		b.cpl = 3;
+		b.tag = true;
+		b.regs = &regs;
+		b.loads = i % 3 == 1;
+		b.stores = i % 5 == 0;
+		b.exec = P4_NEVENT;
+		b.inc[b.n++] = (struct p4_event_inc){ .ev = P4_EV_INSTR_RETIRED, .mask = 0, .n = 1 };
+		if (i % 2)
+			b.inc[b.n++] = (struct p4_event_inc){ .ev = P4_EV_BRANCH_RETIRED,
+							      .mask = P4_EVMASK(P4_BRANCH_RETIRED_MMTP),
+							      .n = 1 };
+		assert_int_equal(p4_model_apply(&m, &b, UINT64_MAX), b.n);
+		assert_int_equal(b.done, b.n);
+		assert_int_equal(b.tagged, i % 3 == 1);
+		assert_false(b.tag);
+	}
+	assert_int_equal(slot_count(&m, &plan, 1), 10);		/* the loading tenth */
+	assert_int_equal(slot_count(&m, &plan, 2), 15);
+	/* a limit of 4 over 5 + 3: the branch split 4 | 1, then 1 + 3 */
+	memset(&b, 0, sizeof(b));
+	b.cpl = 3;
+	b.exec = P4_NEVENT;
+	b.inc[0] = (struct p4_event_inc){ .ev = P4_EV_BRANCH_RETIRED,
+					  .mask = P4_EVMASK(P4_BRANCH_RETIRED_MMTP), .n = 5 };
+	b.inc[1] = (struct p4_event_inc){ .ev = P4_EV_INSTR_RETIRED,
+					  .mask = P4_EVMASK(P4_INSTR_RETIRED_NBOGUSTAG), .n = 3 };
+	b.n = 2;
+	assert_int_equal(p4_model_apply(&m, &b, 4), 4);
+	assert_int_equal(b.done, 0);
+	assert_int_equal(slot_count(&m, &plan, 2), 19);
+	assert_int_equal(slot_count(&m, &plan, 1), 10);
+	assert_int_equal(p4_model_apply(&m, &b, 0), 0);	/* nothing when nothing may */
+	assert_int_equal(p4_model_apply(&m, &b, 100), 4);
+	assert_int_equal(b.done, 2);
+	assert_int_equal(slot_count(&m, &plan, 2), 20);
+	assert_int_equal(slot_count(&m, &plan, 1), 13);
+	assert_int_equal(p4_model_apply(&m, &b, 100), 0);	/* all applied: nothing again */
+	assert_int_equal(slot_count(&m, &plan, 2), 20);
+}
+
 /*
  * Execution tagging (PMU reference 5.7): packed_SP_uop with tag value 1 and
  * x87_FP_uop with tag value 2 on the FIRM ESCRs; execution_event NBOGUS0
@@ -542,6 +628,7 @@ int main(void)
 		cmocka_unit_test(layout_follows_dtes64),
 		cmocka_unit_test(ovf_pmi_on_a_pebs_counter_interrupts_each_time),
 		cmocka_unit_test(tagged_loads_only),
+		cmocka_unit_test(step_batch_tags_and_splits),
 		cmocka_unit_test(execution_tagging),
 		cmocka_unit_test(simd_moves_by_mask_bit),
 	};
