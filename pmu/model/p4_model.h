@@ -256,28 +256,34 @@ struct p4_replay_in {
 	uint32_t l1_load, l2_load, dtlb_load, dtlb_store, mob_load;
 };
 
+/* struct p4_step_batch.parts: what it holds besides inc[] (each applied once). */
+#define P4_STEP_TAG	1u	/* the tagging inputs: regs, loads, stores, exec */
+#define P4_STEP_REPLAY	2u	/* replay */
+#define P4_STEP_UNCORE	4u	/* unc[0..nunc) */
+
 struct p4_step_batch {
-	uint8_t lp, cpl;
+	/* set before anything is added: n = done = parts = 0 (one word, every step) */
 	uint8_t n, done;	/* increments in inc[], applied of them */
-	bool tag;		/* the tagging inputs below are to be applied (once) */
-	bool tagged;		/* the front end tagged one of the instruction's µops */
+	uint8_t parts;		/* P4_STEP_TAG | P4_STEP_REPLAY | P4_STEP_UNCORE */
+	bool tagged;		/* the front end tagged one of the instruction's µops (the apply's) */
+	uint8_t lp, cpl;	/* who retired it: set before the apply */
+	uint8_t nunc;		/* uncore increments in unc[] */
 	uint16_t exec_mask;	/* exec's µops' mask bits, 0: all of them */
 	enum p4_event exec;	/* the upstream event of its x87/SIMD µop, or P4_NEVENT */
 	uint32_t loads, stores;	/* its load and store µops */
 	const struct p4_pebs_record *regs;	/* the registers a PEBS record takes, or NULL */
-	bool replayed;		/* replay below holds some µop */
-	uint8_t nunc;		/* uncore increments in unc[] */
 	struct p4_replay_in replay;
 	struct p4_unc_inc unc[P4_STEP_UNC];
 	struct p4_event_inc inc[P4_STEP_INCS];
 };
 
 /*
- * Apply b (under the caller's PMU lock): first, when b->tag, the PEBS
+ * Apply b (under the caller's PMU lock): first, with P4_STEP_TAG, the PEBS
  * registers, the tagged loads and stores and the x87/SIMD µop (setting
  * b->tagged), then inc[done..n) in order, at most `limit` occurrences in
  * all (an increment is split at the limit), and after the last of them
- * the replay-tagged µops (when b->replayed) and the uncore's unc[], once. Returns the increments'
+ * the replay-tagged µops (P4_STEP_REPLAY) and the uncore's unc[]
+ * (P4_STEP_UNCORE). Each part is applied once (its bit is cleared). Returns the increments'
  * occurrences applied; b->done == b->n when all are. The caller sends the
  * PMIs the model raised between two calls, so that no counter wraps twice
  * before its interrupt.

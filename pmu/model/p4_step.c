@@ -49,15 +49,15 @@ static void p4_step_tags(struct p4_model *m, struct p4_step_batch *b)
 		p4_model_retire_exec_mask(m, b->lp, b->cpl, b->exec, b->exec_mask, 1);
 	else
 		p4_model_retire_exec(m, b->lp, b->cpl, b->exec, 1);
-	b->tag = false;
 }
 
 uint64_t p4_model_apply(struct p4_model *m, struct p4_step_batch *b, uint64_t limit)
 {
 	uint64_t applied = 0;
 
-	if (b->tag)
+	if (b->parts & P4_STEP_TAG)
 		p4_step_tags(m, b);
+	b->parts &= (uint8_t)~P4_STEP_TAG;
 	while (b->done < b->n && applied < limit) {
 		struct p4_event_inc *e = &b->inc[b->done];
 		uint64_t k = e->n <= limit - applied ? e->n : limit - applied;
@@ -71,18 +71,17 @@ uint64_t p4_model_apply(struct p4_model *m, struct p4_step_batch *b, uint64_t li
 		e->n -= (uint32_t)k;
 		b->done += e->n == 0;
 	}
-	if (b->replayed && b->done == b->n) {
+	if (b->done < b->n || !b->parts)
+		return applied;
+	if (b->parts & P4_STEP_REPLAY) {
 		uint32_t n = p4_model_replay_tagged(m, &b->replay);
 
 		if (n)
 			p4_model_event(m, b->lp, b->cpl, P4_EV_REPLAY_EVENT,
 				       P4_EVMASK(P4_REPLAY_EVENT_NBOGUS), n);
-		b->replayed = false;
 	}
-	if (b->nunc && b->done == b->n) {
-		for (unsigned i = 0; i < b->nunc; i++)
-			p4_model_uncore_event(m, b->unc[i].unit, b->unc[i].attrs, b->unc[i].n);
-		b->nunc = 0;
-	}
+	for (unsigned i = 0; (b->parts & P4_STEP_UNCORE) && i < b->nunc; i++)
+		p4_model_uncore_event(m, b->unc[i].unit, b->unc[i].attrs, b->unc[i].n);
+	b->parts = 0;
 	return applied;
 }

@@ -296,7 +296,6 @@ void model_feed_end(struct perf_inputs *in, uint8_t lp)
  * could make a counter wrap twice.
  */
 struct step_feed {
-	struct model_adapter *a;
 	struct p4_step_batch *b;
 	unsigned lp, cpl;
 	uint64_t fed, chunk;		/* chunk: perf_feed_chunk(), 0 until first needed */
@@ -313,10 +312,12 @@ static uint64_t step_chunk(struct step_feed *sf)
 /* Hand the batch to the PMU model, in pieces of at most a chunk, each followed by its PMIs. */
 static __attribute__((noinline)) void step_apply(struct step_feed *sf)
 {
-	struct model_adapter *a = sf->a;
+	struct model_adapter *a = &model_adapter;
 	struct p4_step_batch *b = sf->b;
 	uint64_t chunk = step_chunk(sf);
 
+	b->lp = (uint8_t)sf->lp;
+	b->cpl = (uint8_t)sf->cpl;
 	for (;;) {
 		sf->fed += p4_model_apply(&a->model, b, chunk - sf->fed);
 		if (b->done == b->n)
@@ -351,7 +352,7 @@ STEP_FEED_INLINE void step_event(struct step_feed *sf, enum p4_event ev, uint16_
 {
 	struct p4_step_batch *b = sf->b;
 
-	if (n == 0 || !model_live(sf->a, ev))
+	if (n == 0 || !model_live(&model_adapter, ev))
 		return;			/* nothing counts it: the model would look and add nothing */
 	if (__builtin_expect(b->n == P4_STEP_INCS || n > UINT32_MAX, 0)) {
 		step_add_slow(sf, ev, mask, n);
@@ -363,7 +364,7 @@ STEP_FEED_INLINE void step_event(struct step_feed *sf, enum p4_event ev, uint16_
 /* The step's cycles, after its batch: fed at once, by the same chunk rule. */
 static void step_event_now(struct step_feed *sf, enum p4_event ev, uint16_t mask, uint64_t n)
 {
-	struct model_adapter *a = sf->a;
+	struct model_adapter *a = &model_adapter;
 	uint64_t chunk = step_chunk(sf);
 
 	if (sf->fed + n > chunk) {
@@ -391,7 +392,7 @@ static void step_event_now(struct step_feed *sf, enum p4_event ev, uint16_t mask
 STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint16_t mask,
 				  uint64_t n, uint64_t *pending, bool now)
 {
-	struct model_adapter *a = sf->a;
+	struct model_adapter *a = &model_adapter;
 
 	if (n == 0 || !model_live(a, ev))
 		return;
@@ -420,7 +421,7 @@ STEP_FEED_INLINE void step_batched(struct step_feed *sf, enum p4_event ev, uint1
  */
 static __attribute__((noinline)) void step_cycles_apart(struct step_feed *sf, uint64_t cycles)
 {
-	struct model_adapter *a = sf->a;
+	struct model_adapter *a = &model_adapter;
 
 	while (cycles) {
 		uint64_t to = p4_model_to_overflow(&a->model);
@@ -436,7 +437,7 @@ static __attribute__((noinline)) void step_cycles_apart(struct step_feed *sf, ui
 
 STEP_FEED_INLINE void step_cycles(struct step_feed *sf, uint64_t cycles)
 {
-	struct model_adapter *a = sf->a;
+	struct model_adapter *a = &model_adapter;
 
 	if (__builtin_expect(a->model.cascade_armed != 0, 0)) {
 		step_cycles_apart(sf, cycles);
@@ -479,7 +480,7 @@ _Static_assert(P4_TC_DELIVER_MODE_DB == 0 * 3 + 1 && P4_TC_DELIVER_MODE_BD == 1 
 
 static void step_core(struct step_feed *sf, const struct step_info *s, const struct memfeed *f)
 {
-	const struct model_adapter *a = sf->a;
+	const struct model_adapter *a = &model_adapter;
 	bool rom = p4_core_microcoded(&s->core), built = f->tc >= P4_TC_BUILD;
 	unsigned me = built ? 1u : 0u, other = !a->model.active[sf->lp ? 0 : 1] ? 2u
 					       : a->feed.tc->lp[sf->lp ? 0 : 1].build ? 1u : 0u;
@@ -507,14 +508,14 @@ static void step_retired(struct step_feed *sf, const struct step_info *s, const 
 	unsigned n = 1u + ((s->core.flags & P4_IF_RETIRES_TWO) != 0);
 	bool mis = f && f->mispredicted;
 
-	if (!sf->b->tag)
+	if (!model_adapter.live.tag)
 		step_batched(sf, P4_EV_INSTR_RETIRED, P4_EVMASK(P4_INSTR_RETIRED_NBOGUSNTAG), n,
-			     &sf->a->batch.instr, false);
+			     &model_adapter.batch.instr, false);
 	else	/* mask 0: the PMU model's tagging decides NBOGUSTAG (p4_model_apply) */
 		step_event(sf, P4_EV_INSTR_RETIRED, 0, n);
-	if (sf->a->model.caps.instr_completed)
+	if (model_adapter.model.caps.instr_completed)
 		step_event(sf, P4_EV_INSTR_COMPLETED, P4_EVMASK(P4_INSTR_COMPLETED_NBOGUS), 1);
-	if (f && sf->a->live.core)
+	if (f && model_adapter.live.core)
 		step_core(sf, s, f);
 	if (s->branch == INSN_NOT_BRANCH)
 		return;
@@ -543,7 +544,7 @@ static void step_retired(struct step_feed *sf, const struct step_info *s, const 
 static __attribute__((noinline)) uint64_t step_assists(struct step_feed *sf,
 						       const struct step_info *s)
 {
-	struct model_adapter *a = sf->a;
+	struct model_adapter *a = &model_adapter;
 	struct assistfeed as;
 
 	if (!assistfeed_step(s, &as))
@@ -560,7 +561,7 @@ static __attribute__((noinline)) uint64_t step_assists(struct step_feed *sf,
 STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 				 const struct step_info *s, struct memfeed *f)
 {
-	struct model_adapter *a = sf->a;
+	struct model_adapter *a = &model_adapter;
 	struct memfeed_event ev[MEMFEED_MAX_EVENTS];
 	unsigned n;
 
@@ -585,15 +586,17 @@ STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 		struct p4_replay_in *r = &sf->b->replay;
 
 		memfeed_replay(&a->feed, f, r);
-		sf->b->replayed = (r->l1_load | r->l2_load | r->dtlb_load | r->dtlb_store |
-				   r->mob_load) != 0;
-		if (sf->b->replayed)
+		if (r->l1_load | r->l2_load | r->dtlb_load | r->dtlb_store | r->mob_load) {
+			sf->b->parts |= P4_STEP_REPLAY;
 			in->mem_fed[P4_EV_REPLAY_EVENT / 64] |= UINT64_C(1) << (P4_EV_REPLAY_EVENT % 64);
+		}
 	}
 	/* front_end_event's tagged µops are counted by prof/backend/tagfeed.c (live.tag) */
 	if (!a->model.cfg.uncore)
 		return;
 	sf->b->nunc = (uint8_t)memfeed_uncore(f, s->lp, sf->b->unc, P4_STEP_UNC);
+	if (sf->b->nunc)
+		sf->b->parts |= P4_STEP_UNCORE;
 }
 
 /* Is one of the model's counters running (its kernel share counts, struct perf_window)? */
@@ -620,15 +623,12 @@ void model_feed_step(void *ctx, const struct step_info *s)
 	struct perf_inputs *in = ctx;
 	struct p4_step_batch b;		/* only its header is set: the increments are written as added */
 	struct p4_pebs_record regs;
-	struct step_feed sf = { .a = a, .b = &b, .lp = s->lp, .cpl = s->cpl };
+	struct step_feed sf = { .b = &b, .lp = s->lp, .cpl = s->cpl };
 	uint64_t cycles = 0, assist = 0;
 	struct memfeed f;
 
-	b.lp = (uint8_t)s->lp;
-	b.cpl = (uint8_t)s->cpl;
-	b.n = b.done = 0;
-	b.tag = b.replayed = false;
-	b.nunc = 0;
+	b.n = b.done = b.parts = 0;
+	b.tagged = false;
 	in->steps++;
 	in->branches += s->branch != INSN_NOT_BRANCH;
 	perf_lock();
@@ -640,7 +640,6 @@ void model_feed_step(void *ctx, const struct step_info *s)
 	if (a->live.slow) {		/* one test for the feeds most runs never need */
 		if (a->live.tag) {	/* PEBS registers, tagging: nothing waits across steps */
 			model_batch_flush(&a->batch, &a->model);
-			b.tagged = false;
 			tagfeed_step(s, step_frame(), &b, &regs);
 		}
 		if (a->live.assist)
@@ -651,7 +650,7 @@ void model_feed_step(void *ctx, const struct step_info *s)
 		cycles = f.cycles + assist;
 	}
 	step_retired(&sf, s, a->mem_ready ? &f : NULL);
-	if (b.n | b.tag | b.replayed | b.nunc)
+	if (b.n | b.parts)
 		step_apply(&sf);
 	if (a->clock_src == PERF_CLOCK_TSC || !a->mem_ready)
 		cycles = s->cycles;
@@ -676,11 +675,10 @@ void model_feed_fault(void *ctx, const struct step_fault *f)
 	struct p4_pebs_record regs;
 
 	(void)ctx;
+	b.n = b.done = b.parts = 0;
+	b.tagged = false;
 	b.lp = f->lp;
 	b.cpl = f->cpl;
-	b.n = b.done = 0;
-	b.tagged = b.replayed = false;
-	b.nunc = 0;
 	perf_lock();
 	if (a->live.dirty)
 		model_live_update(a);

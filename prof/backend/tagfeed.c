@@ -124,7 +124,7 @@ bool tagfeed_fault(const struct step_fault *f, struct p4_step_batch *b,
 	if (!loads)
 		return false;
 	tagfeed_regs(f->frame, f->rip, regs);
-	b->tag = true;
+	b->parts |= P4_STEP_TAG;
 	b->regs = regs;
 	b->loads = loads;
 	b->stores = 0;
@@ -140,7 +140,7 @@ void tagfeed_step(const struct step_info *s, const struct trap_frame *f, struct 
 
 	tagfeed_regs(f, s->rip, regs);
 	tagfeed_mem_uops(s, &loads, &stores);
-	b->tag = true;
+	b->parts |= P4_STEP_TAG;
 	b->regs = regs;
 	b->loads = loads;
 	b->stores = stores;

@@ -482,7 +482,7 @@ static void step_batch_tags_and_splits(void **state)
 		memset(&b, 0, sizeof(b));
 		b.lp = 0;
 		b.cpl = 3;
-		b.tag = true;
+		b.parts = P4_STEP_TAG;
 		b.regs = &regs;
 		b.loads = i % 3 == 1;
 		b.stores = i % 5 == 0;
@@ -495,7 +495,7 @@ static void step_batch_tags_and_splits(void **state)
 		assert_int_equal(p4_model_apply(&m, &b, UINT64_MAX), b.n);
 		assert_int_equal(b.done, b.n);
 		assert_int_equal(b.tagged, i % 3 == 1);
-		assert_false(b.tag);
+		assert_int_equal(b.parts, 0);
 	}
 	assert_int_equal(slot_count(&m, &plan, 1), 10);		/* the loading tenth */
 	assert_int_equal(slot_count(&m, &plan, 2), 15);
