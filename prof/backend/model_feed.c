@@ -586,10 +586,11 @@ STEP_FEED_INLINE void step_memory(struct step_feed *sf, struct perf_inputs *in,
 		struct p4_replay_in *r = &sf->b->replay;
 
 		memfeed_replay(&a->feed, f, r);
-		if (r->l1_load | r->l2_load | r->dtlb_load | r->dtlb_store | r->mob_load) {
+		if (r->l1_load | r->l2_load | r->dtlb_load | r->dtlb_store | r->mob_load)
 			sf->b->parts |= P4_STEP_REPLAY;
+		/* marked as the memory model's input only when the programmed metric tags some */
+		if (p4_model_replay_tagged(&a->model, r))
 			in->mem_fed[P4_EV_REPLAY_EVENT / 64] |= UINT64_C(1) << (P4_EV_REPLAY_EVENT % 64);
-		}
 	}
 	/* front_end_event's tagged µops are counted by prof/backend/tagfeed.c (live.tag) */
 	if (!a->model.cfg.uncore)
