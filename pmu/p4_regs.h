@@ -54,6 +54,8 @@ static inline int field_fits(uint64_t mask, uint64_t v)
 #define MSR_TC_PRECISE_EVENT	0x3f0
 #define MSR_PEBS_ENABLE		0x3f1
 #define MSR_PEBS_MATRIX_VERT	0x3f2
+#define MATRIX_VERT_LOADS	BIT(0)		/* PMU reference 5.4: the metric tags loads */
+#define MATRIX_VERT_STORES	BIT(1)		/* ... and stores */
 #define MSR_IA32_DS_AREA	0x600
 
 #define MISC_ENABLE_PERFMON	BIT(7)	/* performance monitoring available (RO) */
@@ -61,6 +63,10 @@ static inline int field_fits(uint64_t mask, uint64_t v)
 #define MISC_ENABLE_PEBS_UNAVAIL BIT(12)
 
 #define PEBS_ENABLE_METRICS	BITS(16, 0)	/* replay-tag metric select, 12:0 plus 15/16 */
+#define PEBS_ENABLE_1STL	BIT(0)		/* PMU reference 5.5: 1stL_cache_load_miss_retired */
+#define PEBS_ENABLE_2NDL	BIT(1)		/* 2ndL_cache_load_miss_retired */
+#define PEBS_ENABLE_DTLB	BIT(2)		/* DTLB_load/store/all_miss_retired */
+#define PEBS_ENABLE_MOB		BIT(9)		/* MOB_load_replay_retired */
 #define PEBS_ENABLE_UOP_TAG	BIT(24)
 #define PEBS_ENABLE_MY_THR	BIT(25)
 #define PEBS_ENABLE_OTH_THR	BIT(26)

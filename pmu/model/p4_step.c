@@ -6,32 +6,24 @@
 #include "pmu/model/p4_model.h"
 #include "pmu/p4_tables.h"
 
-#define PEBS_METRIC_1STL	BIT(0)		/* PMU reference 5.5 */
-#define PEBS_METRIC_2NDL	BIT(1)
-#define PEBS_METRIC_DTLB	BIT(2)
-#define PEBS_METRIC_MOB		BIT(9)
-#define PEBS_UOP_TAG		BIT(24)
-#define MATRIX_LOADS		BIT(0)		/* PMU reference 5.4 */
-#define MATRIX_STORES		BIT(1)
-
 uint32_t p4_model_replay_tagged(const struct p4_model *m, const struct p4_replay_in *r)
 {
 	uint64_t pebs = m->pebs_enable, vert = m->pebs_matrix_vert;
 	uint32_t n = 0;
 
-	if (!(pebs & PEBS_UOP_TAG))
+	if (!(pebs & PEBS_ENABLE_UOP_TAG))
 		return 0;
-	if (vert & MATRIX_LOADS) {
-		if (pebs & PEBS_METRIC_1STL)
+	if (vert & MATRIX_VERT_LOADS) {
+		if (pebs & PEBS_ENABLE_1STL)
 			n += r->l1_load;
-		if (pebs & PEBS_METRIC_2NDL)
+		if (pebs & PEBS_ENABLE_2NDL)
 			n += r->l2_load;
-		if (pebs & PEBS_METRIC_DTLB)
+		if (pebs & PEBS_ENABLE_DTLB)
 			n += r->dtlb_load;
-		if (pebs & PEBS_METRIC_MOB)
+		if (pebs & PEBS_ENABLE_MOB)
 			n += r->mob_load;
 	}
-	if ((vert & MATRIX_STORES) && (pebs & PEBS_METRIC_DTLB))
+	if ((vert & MATRIX_VERT_STORES) && (pebs & PEBS_ENABLE_DTLB))
 		n += r->dtlb_store;
 	return n;
 }
