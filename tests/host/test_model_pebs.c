@@ -435,6 +435,29 @@ static void tagged_loads_only(void **state)
 	assert_int_equal(p4_model_retire_mem(&m, 2, 0, 1, 0), -1);
 }
 
+/* A fresh model (0F_04) with the counting requests specs[0..n) planned and applied from LP0. */
+static struct p4_plan plan_specs(struct p4_model *m, const char *const *specs, unsigned n)
+{
+	struct p4_caps caps;
+	struct p4_alloc_ctx ctx = { &caps, true, P4_SPLIT_GLOBAL };
+	struct p4_request r[P4_MAX_REQUESTS];
+	struct p4_spec_error serr;
+	struct p4_alloc_error err;
+	struct p4_apply_result res;
+	struct p4_plan plan;
+
+	memset(r, 0, sizeof(r));
+	model_new(m, false);
+	caps = m->caps;
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(p4_spec_parse(specs[i], NULL, &r[i].spec, &serr), 0);
+	if (p4_alloc_plan(&ctx, r, n, &plan, &err))
+		fail_msg("%s", err.msg);
+	p4_apply(&m->bus, &plan, &res);
+	assert_int_equal(res.faults + res.mismatches, 0);
+	return plan;
+}
+
 /* Counter value of a plan's slot k (read over the bus, as the kernel would). */
 static uint64_t slot_count(struct p4_model *m, const struct p4_plan *plan, unsigned k)
 {
@@ -455,29 +478,13 @@ static uint64_t slot_count(struct p4_model *m, const struct p4_plan *plan, unsig
 static void step_batch_tags_and_splits(void **state)
 {
 	static struct p4_model m;
-	struct p4_caps caps;
-	struct p4_alloc_ctx ctx = { &caps, true, P4_SPLIT_GLOBAL };
-	struct p4_request r[3];
-	struct p4_spec_error serr;
-	struct p4_alloc_error err;
-	struct p4_apply_result res;
-	struct p4_plan plan;
 	static const char *const spec[3] = { "uop_type:tagloads", "instr_retired:nbogustag",
 					     "branch_retired:mmtp" };
+	struct p4_plan plan = plan_specs(&m, spec, 3);
 	struct p4_step_batch b;
 	struct p4_pebs_record regs = { { 0 } };
 
 	(void)state;
-	memset(r, 0, sizeof(r));
-	model_new(&m, false);
-	caps = m.caps;
-	for (unsigned k = 0; k < 3; k++)
-		assert_int_equal(p4_spec_parse(spec[k], NULL, &r[k].spec, &serr), 0);
-	if (p4_alloc_plan(&ctx, r, 3, &plan, &err))
-		fail_msg("%s", err.msg);
-	assert_int_equal(p4_model_set_bus_lp(&m, 0), 0);
-	p4_apply(&m.bus, &plan, &res);
-	assert_int_equal(res.faults + res.mismatches, 0);
 	for (unsigned i = 0; i < 30; i++) {
 		memset(&b, 0, sizeof(b));
 		b.lp = 0;
@@ -532,24 +539,9 @@ static void execution_tagging(void **state)
 	static const char *const specs[] = { "packed_SP_uop:ALL:TAG0", "x87_FP_uop:ALL:TAG1",
 					     "execution_event:NBOGUS0", "execution_event:NBOGUS1" };
 	static struct p4_model m;
-	struct p4_caps caps;
-	struct p4_alloc_ctx ctx = { &caps, true, P4_SPLIT_GLOBAL };
-	struct p4_request r[4];
-	struct p4_spec_error serr;
-	struct p4_alloc_error err;
-	struct p4_apply_result res;
-	struct p4_plan plan;
+	struct p4_plan plan = plan_specs(&m, specs, 4);
 	uint64_t want[4] = { 5, 3, 5, 3 };
 
-	memset(r, 0, sizeof(r));
-	model_new(&m, false);
-	caps = m.caps;
-	for (unsigned i = 0; i < 4; i++)
-		assert_int_equal(p4_spec_parse(specs[i], NULL, &r[i].spec, &serr), 0);
-	if (p4_alloc_plan(&ctx, r, 4, &plan, &err))
-		fail_msg("%s", err.msg);
-	p4_apply(&m.bus, &plan, &res);
-	assert_int_equal(res.faults + res.mismatches, 0);
 	assert_int_equal(p4_model_retire_exec(&m, 0, 3, P4_EV_PACKED_SP_UOP, 5), 0);
 	assert_int_equal(p4_model_retire_exec(&m, 0, 3, P4_EV_X87_FP_UOP, 3), 0);
 	assert_int_equal(p4_model_retire_exec(&m, 0, 3, P4_EV_SCALAR_DP_UOP, 4), 0);
@@ -580,27 +572,12 @@ static void simd_moves_by_mask_bit(void **state)
 	static const char *const specs[] = { "x87_SIMD_moves_uop:ALLP2:TAG2",
 					     "execution_event:NBOGUS2", "x87_SIMD_moves_uop:ALLP0" };
 	static struct p4_model m;
-	struct p4_caps caps;
-	struct p4_alloc_ctx ctx = { &caps, true, P4_SPLIT_GLOBAL };
-	struct p4_request r[3];
-	struct p4_spec_error serr;
-	struct p4_alloc_error err;
-	struct p4_apply_result res;
-	struct p4_plan plan;
+	struct p4_plan plan = plan_specs(&m, specs, 3);
 	uint64_t want[3] = { 4, 4, 5 + 7 };
 	const uint16_t allp0 = P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP0);
 	const uint16_t allp2 = P4_EVMASK(P4_X87_SIMD_MOVES_UOP_ALLP2);
 
 	(void)state;
-	memset(r, 0, sizeof(r));
-	model_new(&m, false);
-	caps = m.caps;
-	for (unsigned i = 0; i < 3; i++)
-		assert_int_equal(p4_spec_parse(specs[i], NULL, &r[i].spec, &serr), 0);
-	if (p4_alloc_plan(&ctx, r, 3, &plan, &err))
-		fail_msg("%s", err.msg);
-	p4_apply(&m.bus, &plan, &res);
-	assert_int_equal(res.faults + res.mismatches, 0);
 	assert_int_equal(p4_model_retire_exec_mask(&m, 0, 3, P4_EV_X87_SIMD_MOVES_UOP, allp2, 4), 0);
 	assert_int_equal(p4_model_retire_exec_mask(&m, 1, 3, P4_EV_X87_SIMD_MOVES_UOP, allp0, 7), 0);
 	assert_int_equal(p4_model_retire_exec_mask(&m, 0, 3, P4_EV_X87_SIMD_MOVES_UOP, allp0, 5), 0);
