@@ -650,6 +650,10 @@ static void pmu_print_handler(struct shell *sh)
 		shell_printf(sh, "; after a counter's restart %llu at most (the limit is %u)",
 			     (unsigned long long)h->tail_max, P4_PMI_TAIL_MAX);
 	shell_puts(sh, "\n");
+	shell_printf(sh, "PMI way in, counted with it (stub, isr_common, dispatcher): NMI %u / %u, "
+		     "vector %XH %u / %u instructions from CPL 0 / 3\n",
+		     step_entry_length(VEC_NMI, 0), step_entry_length(VEC_NMI, 3), LAPIC_PMI_VECTOR,
+		     step_entry_length(LAPIC_PMI_VECTOR, 0), step_entry_length(LAPIC_PMI_VECTOR, 3));
 }
 
 static void pmu_show(struct shell *sh)

@@ -48,6 +48,7 @@
 #include "arch/x86/ksyms.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/mode.h"
+#include "arch/x86/panic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/pic.h"
 #include "arch/x86/step.h"
@@ -367,6 +368,17 @@ int arch_run_unguarded(int (*fn)(void *), void *arg)
 	ret = fn(arg);
 	pc->guard_top = saved;	/* a trap (int3) comes back: guarded again */
 	return ret;
+}
+
+void arch_guard_leave(int ret)
+{
+	struct percpu *pc = percpu_this();
+	struct guard_ctx *g = pc->guard_top;
+
+	if (!g)
+		panic("arch_guard_leave outside a guarded run");
+	pc->guard_top = g->prev;
+	guard_resume(g, ret);
 }
 
 int arch_last_guard_vector(void)

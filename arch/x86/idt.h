@@ -76,6 +76,14 @@ uint64_t idt_unhandled_count(void);
  */
 int arch_run_guarded(int (*fn)(void *), void *arg);
 
+/*
+ * Leave the calling LP's innermost guarded run at once: its
+ * arch_run_guarded returns ret, the frames in between abandoned as after a
+ * fault. For a trap handler that has seen what it was waiting for
+ * (arch/x86/step.c measures an interrupt's entry path this way).
+ */
+void arch_guard_leave(int ret) __attribute__((noreturn));
+
 /* Vector of the last exception that ended a guarded run (or -1). */
 int arch_last_guard_vector(void);
 

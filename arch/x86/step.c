@@ -96,6 +96,7 @@
 #include "arch/x86/gdt.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/insn_simd.h"
+#include "arch/x86/lapic.h"
 #include "arch/x86/mode.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/msr.h"
@@ -120,6 +121,15 @@
  */
 #define STEP_SEAM_CLOCK		2
 #define STEP_SEAM_KINDS		3
+/*
+ * An interrupt's way in before its handler is stepped (step_entry_measure):
+ * the stub, isr_common, the dispatcher up to step_handler_enter and that
+ * call's return as it goes outside a window. Four paths: the NMI and the
+ * LVT PC's fixed vector, from CPL 0 and from CPL 3 (the 32-bit isr_common
+ * copies a frame of another size from ring 3).
+ */
+#define STEP_ENTRY_MAX		256
+#define STEP_ENTRY_PATHS	4
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR7_L1			(UINT64_C(1) << 2)	/* DR1, DR2 likewise */
@@ -170,7 +180,7 @@ struct step_state {
 	 */
 	union {
 		struct {
-			bool calibrating, seam_cal, exit_bp, gate_bp, faulted;
+			bool calibrating, seam_cal, exit_bp, gate_bp, faulted, entry_cal;
 		};
 		uint64_t special;
 	};
@@ -226,6 +236,9 @@ struct step_state {
 	uint64_t seam_cal_entry, seam_cal_rsp;
 	unsigned seam_cal_n;
 	uint64_t seam_cal_rip[STEP_SEAM_MAX];
+	/* the entry paths' measurement (step_entry_measure): path, RSP inside step_handler_enter */
+	uint8_t entry_cal_path;
+	uint64_t entry_cal_rsp;
 
 	/* calibration */
 	unsigned cal_n;
@@ -243,7 +256,21 @@ static struct {
 	uint64_t rip[STEP_SEAM_KINDS][STEP_SEAM_MAX];	/* where they lie, in the order they retire */
 } seam;
 
+/* The entry paths (step_entry_measure): where their instructions lie, in the order they retire. */
+static struct {
+	unsigned n[STEP_ENTRY_PATHS];		/* 0: not measured (nothing is reported) */
+	uint64_t rip[STEP_ENTRY_PATHS][STEP_ENTRY_MAX];
+} entry_path;
+
+/* Which entry_path a PMI took in: its vector and the CPL it interrupted. */
+static unsigned step_entry_index(unsigned vector, unsigned cpl)
+{
+	return (vector == VEC_NMI ? 0u : 2u) + (cpl == 3 ? 1u : 0u);
+}
+
 volatile uint32_t step_handlers_stepped;
+/* A bit per percpu index: its counting window is open (step_window_begin). */
+static volatile uint32_t step_windows;
 _Static_assert(PERCPU_MAX <= 32, "step_handlers_stepped has a bit per LP");
 
 static struct step_state *step_this(void)
@@ -988,7 +1015,34 @@ const struct step_handler_stats *step_handler_stats_of(unsigned cpu)
 	return cpu < PERCPU_MAX ? &lp_state[cpu].h_stats : NULL;
 }
 
-void step_handler_enter(struct trap_frame *f)
+/*
+ * The way in of the PMI whose handler is about to be stepped, reported as
+ * CPL-0 instructions before it (step_entry_measure found them), classified
+ * from their own code without memory operands (the frame's stores are not
+ * fed to the memory model) and without clockticks, as the seam's are. The
+ * last goes on at after, the dispatcher's next instruction. The 32-bit
+ * ring-0 path assumed is the common one: an NMI in a ring-3 gate's stub
+ * with a program's TLS in GS runs two instructions more.
+ */
+static void step_entry_emit(struct step_state *s, const struct trap_frame *f, uintptr_t after)
+{
+	unsigned p = step_entry_index((unsigned)f->vector, (unsigned)(f->cs & 3));
+	unsigned n = entry_path.n[p];
+	struct trap_frame g = *f;
+
+	g.cs = GDT_KERNEL_CS;
+	for (unsigned i = 0; i < n; i++) {
+		s->last_rip = entry_path.rip[p][i];
+		s->last_cpl = 0;
+		step_classify(s, s->last_rip, NULL);
+		s->cls.rep_string = false;	/* 32-bit isr_common's REP STOSD: one, as the model counts it */
+		s->cycles = 0;
+		g.rip = i + 1 < n ? entry_path.rip[p][i + 1] : after;
+		step_emit_kernel(s, &g);
+	}
+}
+
+static __attribute__((noinline)) void step_handler_begin(struct trap_frame *f, uintptr_t after)
 {
 	struct step_state *st = step_this();
 
@@ -1007,9 +1061,21 @@ void step_handler_enter(struct trap_frame *f)
 	st->h_start = st->win_counts.instructions;
 	st->h_mark = UINT64_MAX;
 	st->h_clock = rdtsc();		/* the clock goes on from the TSC */
+	step_h_active(st, true);	/* a PMI the way in raises is held, as the handler's */
+	step_entry_emit(st, f, after);
 	step_h_active(st, false);	/* not yet: step_tf_on adds nothing */
 	step_tf_on(st);
 	step_h_active(st, true);
+}
+
+/*
+ * What a Pentium 4 runs of it (no LP has a window open) is a load, a test
+ * and the return: the PMI's way in (step_entry_measure) ends with them.
+ */
+void step_handler_enter(struct trap_frame *f)
+{
+	if (__builtin_expect(step_windows != 0, 0))
+		step_handler_begin(f, (uintptr_t)__builtin_return_address(0));
 }
 
 bool step_in_handler_of(unsigned cpu)
@@ -1128,6 +1194,33 @@ static void step_seam_trap(struct step_state *st, struct trap_frame *f)
 }
 
 /*
+ * Stepping an interrupt's way in (step_entry_measure): every trap's RIP is
+ * kept, from the stub's first instruction to the return of the dispatcher's
+ * call of step_handler_enter; at that return the probe is left
+ * (arch_guard_leave) and nothing of the handler runs. A path longer than
+ * STEP_ENTRY_MAX is left there and not used.
+ */
+static void step_entry_trap(struct step_state *st, struct trap_frame *f)
+{
+	unsigned p = st->entry_cal_path, n = entry_path.n[p];
+
+	if (n && entry_path.rip[p][n - 1] == f->rip)
+		return;				/* a REP string's next iteration: one instruction */
+	if (st->entry_cal_rsp && f->rsp > st->entry_cal_rsp) {
+		st->entry_cal = false;		/* step_handler_enter returned */
+		arch_guard_leave(0);
+	}
+	if (f->rip == (uintptr_t)step_handler_enter)
+		st->entry_cal_rsp = f->rsp;
+	if (n == STEP_ENTRY_MAX) {
+		st->entry_cal = false;
+		arch_guard_leave(-1);
+	}
+	entry_path.rip[p][n] = f->rip;
+	entry_path.n[p] = n + 1;
+}
+
+/*
  * The first trap after a fault (step_fault): the instruction at last_rip
  * faulted and did not retire, and what ran since (the exception's handler,
  * the unwind) was not stepped. Nothing is reported: the engine starts over
@@ -1149,6 +1242,10 @@ static __attribute__((noinline)) bool step_db_special(struct step_state *st, str
 {
 	if (st->seam_cal) {
 		step_seam_trap(st, f);
+		return true;
+	}
+	if (st->entry_cal) {
+		step_entry_trap(st, f);
 		return true;
 	}
 	if (st->faulted) {
@@ -1385,6 +1482,65 @@ static unsigned step_seam_measure(struct step_state *st, unsigned k, uint32_t ms
 	return st->seam_cal_n;
 }
 
+/* arch/x86/{32,64}/entry.S: a vector's stub entered as the CPU enters it, with TF set. */
+void step_entry_probe(uintptr_t stub, uintptr_t cs) __attribute__((noreturn));
+
+struct step_entry_arg {
+	uintptr_t stub, cs;
+};
+
+static int step_entry_fire(void *arg)
+{
+	const struct step_entry_arg *a = arg;
+
+	step_entry_probe(a->stub, a->cs);
+}
+
+/*
+ * Step the entry paths of a PMI (NMI and fixed vector, from CPL 0 and 3)
+ * once: each is entered through its stub with a frame as the CPU pushes it
+ * (step_entry_probe) and stepped to the return of step_handler_enter, which
+ * outside a window returns at once. The 32-bit isr_common loads GS from
+ * ring 3; it is put back.
+ */
+static void step_entry_measure(struct step_state *st)
+{
+	static const unsigned vecs[2] = { VEC_NMI, LAPIC_PMI_VECTOR };
+	uint64_t flags = read_rflags();
+
+	for (unsigned v = 0; v < 2; v++)
+		for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
+			unsigned p = step_entry_index(vecs[v], cpl);
+			struct step_entry_arg a = {
+				.stub = (uintptr_t)idt_stub(vecs[v]),
+				.cs = cpl ? GDT_USER_CS | GDT_RPL3 : GDT_KERNEL_CS,
+			};
+#if !MODE_IS_64
+			uint32_t gs;
+
+			__asm__ volatile("mov %%gs, %0" : "=r"(gs));
+#endif
+			cpu_cli();
+			entry_path.n[p] = 0;
+			st->entry_cal_path = (uint8_t)p;
+			st->entry_cal_rsp = 0;
+			st->entry_cal = true;
+			if (arch_run_guarded(step_entry_fire, &a) != 0)
+				entry_path.n[p] = 0;
+			st->entry_cal = false;
+#if !MODE_IS_64
+			__asm__ volatile("mov %0, %%gs" : : "r"(gs));
+#endif
+			if (flags & RFLAGS_IF)
+				cpu_sti();
+		}
+}
+
+unsigned step_entry_length(unsigned vector, unsigned cpl)
+{
+	return entry_path.n[step_entry_index(vector, cpl)];
+}
+
 void step_seam_set(const void *read, const void *write, uint32_t msr)
 {
 	struct step_state *st = step_this();
@@ -1395,6 +1551,7 @@ void step_seam_set(const void *read, const void *write, uint32_t msr)
 	seam.n[STEP_SEAM_WRITE] = step_seam_measure(st, STEP_SEAM_WRITE, msr);
 	seam.entry[STEP_SEAM_READ] = (uintptr_t)read;
 	seam.entry[STEP_SEAM_WRITE] = (uintptr_t)write;
+	step_entry_measure(st);
 }
 
 void step_seam_lengths(unsigned *read, unsigned *write)
@@ -1462,6 +1619,8 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 		return;
 	step_calibrate();	/* before TF is set: calibration steps nops of its own */
 	st->win = true;
+	__atomic_fetch_or(&step_windows, UINT32_C(1) << ((unsigned)(st - lp_state) & 31),
+			  __ATOMIC_RELEASE);
 	st->faulted = false;
 	st->win_h = h;
 	st->win_lp = lp;
@@ -1480,6 +1639,8 @@ void step_window_end(void)
 
 	step_tf_off();
 	st->win = false;
+	__atomic_fetch_and(&step_windows, ~(UINT32_C(1) << ((unsigned)(st - lp_state) & 31)),
+			   __ATOMIC_RELEASE);
 	st->win_h = NULL;
 	step_dcache_empty(st);
 }

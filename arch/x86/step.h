@@ -192,6 +192,14 @@ void step_handler_mark(void);
 void step_seam_set(const void *read, const void *write, uint32_t msr);
 /* The hardware bus's instructions per access as the seam reports them (0: not measured). */
 void step_seam_lengths(unsigned *read, unsigned *write);
+/*
+ * The instructions of a PMI's way in - its stub, isr_common and the
+ * dispatcher up to the stepped handler - that the window reports at the
+ * handler's start, for a PMI by vector (VEC_NMI or the LVT PC's fixed
+ * vector) that interrupted code at cpl; measured when the seam is set (0:
+ * not measured).
+ */
+unsigned step_entry_length(unsigned vector, unsigned cpl);
 
 /* The calling LP's calibration (calibrating it first if needed). */
 const struct step_calibration *step_calibrate(void);

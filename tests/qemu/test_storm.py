@@ -14,6 +14,9 @@ reads Ctrl-C). So:
   ring-3 loop that differ only in their period differ in their :u:k count by
   what their extra PMIs retired at CPL 0, which lies between the tail and the
   whole handler (the counter is stopped in between, as the handler stops it);
+- the way in of a PMI before its handler is stepped (the vector's stub,
+  isr_common, the dispatcher) is counted with it: the model steps it once
+  and reports it at every PMI;
 - a storm the rule cannot foresee (here a CCCR.OVF that cannot be cleared,
   `record --inject stuck-ovf`, as stale counter state does) is stopped by
   the storm guard (prof/storm.h) with an error within seconds, by NMI and by
@@ -27,11 +30,13 @@ import time
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, kernel_bits
 
 HANDLER = re.compile(r"^PMI handler on LP0 in the last count \(model, stepped\): (\d+) instructions at CPL 0 per PMI "
                      r"from its entry to its IRET; after a counter's restart (\d+) at most "
                      r"\(the limit is (\d+)\)$", re.M)
+WAY_IN = re.compile(r"^PMI way in, counted with it \(stub, isr_common, dispatcher\): NMI (\d+) / (\d+), "
+                    r"vector F8H (\d+) / (\d+) instructions from CPL 0 / 3$", re.M)
 EVENTS = re.compile(r"^events: #0 (\d+) counted", re.M)
 PMIS = re.compile(r"^PMIs: (\d+) ", re.M)
 
@@ -61,6 +66,32 @@ def test_the_tail_is_within_the_bound_and_the_handler_counts(nb):
     # the :u part is the same loop in both; the difference is the extra PMIs' CPL-0 instructions
     per_pmi = (e1 - e2) / (p1 - p2)
     assert min(tail1, tail2) <= per_pmi <= max(per1, per2), (e1, e2, p1, p2, per1, per2)
+
+
+def straight_entry(bits):
+    """The instructions of a stub and of isr_common's first run without a branch: a floor."""
+    text = open(os.path.join(REPO, "arch", "x86", "%d" % bits, "entry.S")).read()
+    body = text.split("\nisr_common:\n", 1)[1].splitlines()
+    n = 0
+    for line in body:
+        insn = line.split("/*")[0].split(":")[-1].strip()
+        if not insn:
+            continue
+        n += 1
+        if insn.startswith("j") or insn.startswith("call"):
+            break
+    stub = 3 if bits == 64 else 4      # pushes of the error code (and its high half), the vector; jmp
+    return stub + n
+
+
+def test_the_way_in_is_counted(nb, firmware):
+    e1, p1, per1, tail1, _ = record(nb, "-e instr_retired -c 5000 --ring 3 loop 20000")
+    way = [int(x) for x in WAY_IN.search(nb.cmd("pmu")).groups()]
+    floor = straight_entry(kernel_bits(firmware))
+    # every path measured, each at least the straight-line part and a dispatcher's instruction
+    assert all(w > floor for w in way), (way, floor)
+    # the NMI's path was this run's; the handler's count per PMI holds it and more
+    assert per1 > way[1] + tail1, (per1, way)
 
 
 @pytest.mark.parametrize("spec", ["instr_retired", "instr_retired:k", "global_power_events"])

@@ -109,10 +109,9 @@ isr_stubs:
 #define T_SS		168
 #define T_SIZE		176
 
-/* T field (low half) <- 32-bit register, high half 0. */
+/* T field (low half) <- 32-bit register; the high half is 0 already (isr_common zeroes the frame). */
 .macro WIDEN reg, t
 	movl \reg, \t(%edi)
-	movl $0, \t + 4(%edi)
 .endm
 
 /* raw slot -> T field, through EAX */
@@ -174,11 +173,11 @@ isr_common:
 	movl %esp, %esi			/* the raw frame */
 	subl $T_SIZE, %esp
 	andl $-16, %esp
-	movl %esp, %edi			/* the trap frame */
+	movl %esp, %edi			/* the trap frame, zeroed: R15..R8 and every high half */
 	xorl %eax, %eax
-	movl $16, %ecx			/* R15..R8: 8 fields, 16 dwords */
-1:	movl %eax, -4(%edi,%ecx,4)
-	loop 1b
+	movl $(T_SIZE / 4), %ecx
+	rep stosl			/* one instruction (a loop of 16 stores was 33 of every entry) */
+	movl %esp, %edi
 	WIDEN_RAW R_EBP, T_RBP
 	WIDEN_RAW R_EDI, T_RDI
 	WIDEN_RAW R_ESI, T_RSI
@@ -382,6 +381,32 @@ guard_resume:
 	pushl G_EFLAGS(%ecx)
 	popfl
 	ret				/* to guard_call's caller */
+
+/*
+ * void step_entry_probe(uint32_t stub, uint32_t cs): an interrupt's way in
+ * as arch/x86/step.c measures it. The frame the CPU would push (SS and ESP
+ * only for a CS of RPL 3, then EFLAGS, CS, EIP), then TF set and a jump to
+ * the vector's stub: the POPFL traps after the next instruction, so the
+ * first #DB finds the stub's first instruction. Never returns: the #DB
+ * handler leaves it (arch_guard_leave) once the path is known.
+ */
+	.globl step_entry_probe
+step_entry_probe:
+	movl 4(%esp), %ecx		/* stub */
+	movl 8(%esp), %edx		/* cs */
+	movl %esp, %eax
+	testl $3, %edx
+	jz 1f
+	pushl $(GDT_USER_DS | GDT_RPL3)
+	pushl %eax
+1:	pushfl
+	pushl %edx
+	pushl $2f
+	pushfl
+	orl $0x100, (%esp)		/* EFLAGS_TF */
+	popfl
+	jmp *%ecx
+2:	ud2
 
 /* void arch_call_on_stack(uint64_t top, void (*fn)(void *), void *arg) */
 	.globl arch_call_on_stack

@@ -305,6 +305,31 @@ guard_resume:
 	movl %esi, %eax
 	ret			/* to guard_call's caller */
 
+/*
+ * void step_entry_probe(uint64_t stub, uint64_t cs): an interrupt's way in
+ * as arch/x86/step.c measures it. The frame the CPU would push (SS, RSP,
+ * RFLAGS, CS, RIP; RSP aligned to 16 first, as the CPU does), then TF set
+ * and a jump to the vector's stub: the POPFQ traps after the next
+ * instruction, so the first #DB finds the stub's first instruction. Never
+ * returns: the #DB handler leaves it (arch_guard_leave) once the path is
+ * known.
+ */
+	.globl step_entry_probe
+step_entry_probe:
+	movq %rsp, %rax
+	andq $-16, %rsp
+	pushq $GDT_KERNEL_DS
+	pushq %rax
+	pushfq
+	pushq %rsi
+	leaq 1f(%rip), %rax
+	pushq %rax
+	pushfq
+	orq $0x100, (%rsp)	/* RFLAGS_TF */
+	popfq
+	jmp *%rdi
+1:	ud2
+
 /* void arch_call_on_stack(uint64_t top, void (*fn)(void *), void *arg) */
 	.globl arch_call_on_stack
 arch_call_on_stack:
