@@ -619,7 +619,7 @@ check: $(HOST_TESTS) $(DUMPGEN) $(SELFTESTGEN) $(QRGEN) $(INSNLEN) $(SDK_ELFS) $
 
 # Cost of stat's start/stop/read and the spread of an empty measurement,
 # under QEMU -icount shift=7 (1 instruction = 128 TSC cycles).
-bench: $(IMAGE) | deps-run
+bench: $(IMAGE) $(SDK_ELFS) $(B)/nbprof32.elf | deps-run
 	$(Q)$(PYTHON) tools/dev/bench.py --image $(IMAGE)
 
 FORCE:

@@ -5,7 +5,7 @@ one place its figures are typed in. Prose elsewhere (README.md and every
 docs/**/*.md, benchmarks.md's own text around the output too) that states
 one of them - bytes per dump sample, samples a second at 115200 baud, the
 stepped instruction's guest instructions, the PMI handler against its floor,
-the handler's tail after a counter's restart on each kernel - must state the value that output shows, so a page cannot keep an old
+the handler's tail after a counter's restart and its way in on each kernel - must state the value that output shows, so a page cannot keep an old
 run's figure after benchmarks.md is brought up to date. No machine needed.
 """
 
@@ -31,6 +31,8 @@ BENCH = {
     "floor_insns": r"^PMI handler: instructions per PMI .*x86-64: (\S+) x the floor total",
     "tail64": r"^PMI handler: tail after a counter's restart +(\d+) +\d+",
     "tail32": r"^PMI handler: tail after a counter's restart +\d+ +(\d+)",
+    "way64": r"^  of which its way in \(stub to dispatcher\) +(\d+) +\d+",
+    "way32": r"^  of which its way in \(stub to dispatcher\) +\d+ +(\d+)",
 }
 
 # How prose states each figure: (regex, the figure of each group in order).
@@ -47,6 +49,8 @@ PROSE = [
     (NUM + r" ?x the floor total", ["floor_insns"]),
     (r"tail: [^.]*?IRET: " + NUM + r" instructions on the x86-64 kernel, " + NUM
      + r" on the 32-bit one", ["tail64", "tail32"]),
+    (r"way in [^.]*?: " + NUM + r" instructions on the x86-64 kernel, " + NUM
+     + r" on the 32-bit one", ["way64", "way32"]),
 ]
 
 # A duration worked out from a rate: "100,000 call-chain samples in about 165 s".
