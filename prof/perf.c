@@ -521,14 +521,13 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
  * handler fills it under the PMU lock, the exit call empties it.
  */
 static struct perf_exit {
-	uint8_t n;
 	uint8_t lp, cpu;
 	bool owed;			/* bus0 holds the model's work before the last restart */
 	uint64_t bus0;
 	struct perf_storm_lp *storm;	/* the LP's storm guard: the handler ends here */
 	struct msr_bus *bus;
-	uint32_t msr[P4_MAX_REQUESTS];
-	uint64_t on[P4_MAX_REQUESTS];
+	const struct perf_restarts *list;	/* the count's own (all overflowed), or `some` */
+	struct perf_restarts some;
 } exits[PERCPU_MAX];
 
 _Static_assert(PERCPU_MAX <= 32, "exits_owed has a bit per LP");
@@ -537,8 +536,10 @@ static uint32_t exits_owed;	/* percpu indices with perf_exit.owed set (PERCPU_MA
 /* All but the last restart of a handler that restarts more than one counter. */
 static __attribute__((noinline)) void perf_exit_leading(const struct perf_exit *e)
 {
-	for (unsigned i = 0; i + 1u < e->n; i++)
-		msr_bus_write(e->bus, e->msr[i], e->on[i]);
+	const struct perf_restarts *r = e->list;
+
+	for (unsigned i = 0; i + 1u < r->n; i++)
+		msr_bus_write(e->bus, r->msr[i], r->on[i]);
 }
 
 /* The lock is free again: this LP's deferred NMI, if it had one (perf_exit_last). */
@@ -561,17 +562,36 @@ static __attribute__((noinline, cold)) void perf_exit_deferred(void)
  */
 static __attribute__((noinline)) void perf_exit_last(const struct perf_exit *e, unsigned last)
 {
-	msr_bus_write(e->bus, e->msr[last], e->on[last]);
+	msr_bus_write(e->bus, e->list->msr[last], e->list->on[last]);
 	__atomic_store_n(&pmu_lock.owner, 0, __ATOMIC_RELEASE);
 	if (pmu_lock.nmi_deferred)
 		perf_exit_deferred();
 }
 
+/* More than one restart, or the lock taken by a section the NMI came into (perf_exit_restart). */
+static __attribute__((noinline)) void perf_exit_more(const struct perf_exit *e, unsigned cpu)
+{
+	unsigned last = e->list->n - 1u;
+
+	if (last)
+		perf_exit_leading(e);
+	if (pmu_lock.nested[cpu]) {	/* not the handler's own acquisition: one level only */
+		msr_bus_write(e->bus, e->list->msr[last], e->list->on[last]);
+		perf_unlock_as(cpu);
+		return;
+	}
+	perf_exit_last(e, last);	/* a tail call */
+}
+
+/*
+ * The common case, one restart and the handler's own lock, calls nothing
+ * but by tail calls, so that it saves no register (the way out is the
+ * handler's too).
+ */
 static void perf_exit_restart(void)
 {
 	unsigned cpu = percpu_this()->index;
 	struct perf_exit *e = &exits[cpu];
-	unsigned last = e->n - 1u;
 
 	perf_storm_end(e->storm, rdtsc());
 	if (be.bus_tsc) {	/* the model: its work for the restart is the handler's (perf_exit_owed) */
@@ -579,14 +599,10 @@ static void perf_exit_restart(void)
 		e->owed = true;
 		__atomic_fetch_or(&exits_owed, UINT32_C(1) << (cpu & 31), __ATOMIC_RELAXED);
 	}
-	if (last)
-		perf_exit_leading(e);
-	if (pmu_lock.nested[cpu]) {	/* not the handler's own acquisition: one level only */
-		msr_bus_write(e->bus, e->msr[last], e->on[last]);
-		perf_unlock_as(cpu);
-		return;
-	}
-	perf_exit_last(e, last);	/* a tail call */
+	if (e->list->n != 1u || pmu_lock.nested[cpu])
+		perf_exit_more(e, cpu);
+	else
+		perf_exit_last(e, 0);
 }
 
 /*
@@ -620,16 +636,21 @@ static void perf_exit_owed(unsigned cpu)
 static void perf_restart_plan(struct perf_count *s)
 {
 	const struct p4_plan *plan = &s->plan;
-	unsigned n = 0;
 
-	for (int os = 0; os < 2; os++)
-		for (unsigned i = 0; i < plan->n; i++) {
-			if (((plan->slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) != 0) != os)
-				continue;
-			s->restart_order[n++] = (uint8_t)i;
-			s->restart_msr[i] = p4_counters[plan->slot[i].counter].cccr_msr;
-			s->restart_on[i] = p4_cccr_restart(plan, i);
-		}
+	for (unsigned lp = 0; lp < 2; lp++) {
+		struct perf_restarts *r = &s->restarts[lp];
+
+		r->n = 0;
+		for (int os = 0; os < 2; os++)
+			for (unsigned i = 0; i < plan->n; i++) {
+				if (!((s->pmi_mask[lp] >> i) & 1u) ||
+				    ((plan->slot[i].escr_value & (ESCR_T0_OS | ESCR_T1_OS)) != 0) != os)
+					continue;
+				r->idx[r->n] = (uint8_t)i;
+				r->msr[r->n] = p4_counters[plan->slot[i].counter].cccr_msr;
+				r->on[r->n++] = p4_cccr_restart(plan, i);
+			}
+	}
 }
 
 /*
@@ -640,26 +661,29 @@ static void perf_restart_plan(struct perf_count *s)
 static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
 {
 	struct perf_exit *e = &exits[cpu];
-	const struct perf_count *s = run.count;
-	unsigned n = 0;
+	const struct perf_restarts *all = &run.count->restarts[lp];
 
 	e->bus = perf_bus();
 	e->storm = &storm[lp];
 	e->lp = (uint8_t)lp;
 	e->cpu = (uint8_t)cpu;
-	for (unsigned k = 0; mask && k < s->plan.n; k++) {
-		unsigned i = s->restart_order[k];
+	if (mask == run.count->pmi_mask[lp]) {
+		e->list = all;
+	} else {
+		struct perf_restarts *r = &e->some;
 
-		if (!((mask >> i) & 1u))
-			continue;
-		mask &= ~(UINT32_C(1) << i);
-		e->msr[n] = s->restart_msr[i];
-		e->on[n++] = s->restart_on[i];
+		r->n = 0;
+		for (unsigned k = 0; k < all->n; k++)
+			if ((mask >> all->idx[k]) & 1u) {
+				r->msr[r->n] = all->msr[k];
+				r->on[r->n++] = all->on[k];
+			}
+		e->list = r;
 	}
-	e->n = (uint8_t)n;
-	if (n)
-		idt_exit_call(perf_exit_restart);
-	return n != 0;
+	if (!e->list->n)
+		return false;
+	idt_exit_call(perf_exit_restart);
+	return true;
 }
 
 /*

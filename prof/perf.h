@@ -118,12 +118,17 @@ struct perf_count {
 	uint32_t pmi_mask[2];		/* per LP (T0, T1): the counters its handler scans */
 	/*
 	 * The overflow handler's restarts (perf.c perf_restart), worked out when
-	 * the count starts: the requests in the order they restart (those that
-	 * count CPL 0 last), and each one's CCCR and restarting value.
+	 * the count starts, per LP: the requests of pmi_mask in the order they
+	 * restart (those that count CPL 0 last), and each one's CCCR and
+	 * restarting value. A handler whose PMI finds all of them overflowed
+	 * (one counter's, the common case) leaves this list to its exit as it is.
 	 */
-	uint8_t restart_order[P4_MAX_REQUESTS];
-	uint32_t restart_msr[P4_MAX_REQUESTS];
-	uint64_t restart_on[P4_MAX_REQUESTS];
+	struct perf_restarts {
+		uint8_t n;
+		uint8_t idx[P4_MAX_REQUESTS];
+		uint32_t msr[P4_MAX_REQUESTS];
+		uint64_t on[P4_MAX_REQUESTS];
+	} restarts[2];
 	uint32_t started;		/* cascaded counters a marker found started (bit i) */
 	bool running;
 	/*
