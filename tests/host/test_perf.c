@@ -385,6 +385,7 @@ static void restarts_leave_the_cpl0_sampler_last(void **state)
 	(void)state;
 	for (unsigned order = 0; order < 2; order++) {
 		static struct perf_count s;
+		const struct perf_restarts *rs = &s.restarts[0];
 		struct p4_request r[2];
 		struct p4_spec_error serr;
 		struct p4_alloc_error aerr;
@@ -409,17 +410,74 @@ static void restarts_leave_the_cpl0_sampler_last(void **state)
 		assert_int_equal(sinks, 2);
 		/* the exit's CCCR writes that restart them: the :u one, then the :u:k one */
 		for (unsigned w = 0; w < wlog_n && w < WLOG_MAX; w++)
-			if (wlog[w].value == s.restart_on[u] && wlog[w].msr == s.restart_msr[u])
+			if (wlog[w].value == rs->on[0] && wlog[w].msr == rs->msr[0])
 				last = 1, nlast++;
-			else if (wlog[w].value == s.restart_on[k] && wlog[w].msr == s.restart_msr[k])
+			else if (wlog[w].value == rs->on[1] && wlog[w].msr == rs->msr[1])
 				last = 2, nlast++;
 		assert_int_equal(nlast, 2);
 		assert_int_equal(last, 2);
-		assert_int_equal(s.restart_order[1], k);
-		assert_int_equal(s.restart_msr[k],
-				 p4_counters[plan.slot[k].counter].cccr_msr);
+		assert_int_equal(rs->n, 2);
+		assert_int_equal(rs->idx[0], u);
+		assert_int_equal(rs->idx[1], k);
+		assert_int_equal(rs->msr[1], p4_counters[plan.slot[k].counter].cccr_msr);
+		assert_int_equal(s.restarts[1].n, 0);	/* LP1 scans nothing */
 		perf_count_stop(&s, NULL);
 	}
+}
+
+/*
+ * Of two samplers on one LP, the one that overflowed alone restarts at the
+ * exit, and only it: the other was never stopped. Then both at once, from
+ * the list worked out at the start.
+ */
+static void the_exit_restarts_only_what_overflowed(void **state)
+{
+	const struct perf_info *pi = perf_info();
+	struct p4_alloc_ctx ctx = { &pi->caps, pi->ht, P4_SPLIT_GLOBAL };
+	static struct perf_count s;
+	struct p4_request r[2];
+	struct p4_spec_error serr;
+	struct p4_alloc_error aerr;
+	struct p4_plan plan;
+	const struct perf_restarts *rs = &s.restarts[0];
+	unsigned seen[2] = { 0, 0 };
+	char err[96];
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(p4_spec_parse("instr_retired:t0:u", &pi->caps, &r[i].spec, &serr), 0);
+		r[i].spec.period = 100 * (i + 1);	/* the first overflows on the 100th, the second on the 200th */
+		r[i].lp = P4_LP0;
+		r[i].pmi = P4_PMI_LP0;
+	}
+	if (p4_alloc_plan(&ctx, r, 2, &plan, &aerr))
+		fail_msg("%s", aerr.msg);
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	assert_int_equal(rs->n, 2);
+	sinks = 0;
+	instr(0, 100);
+	wlog_n = 0;
+	pmi();
+	assert_int_equal(sinks, 1);
+	for (unsigned w = 0; w < wlog_n && w < WLOG_MAX; w++)
+		for (unsigned j = 0; j < 2; j++)
+			if (wlog[w].value == rs->on[j] && wlog[w].msr == rs->msr[j])
+				seen[rs->idx[j]]++;
+	assert_int_equal(seen[0], 1);
+	assert_int_equal(seen[1], 0);
+	instr(0, 100);		/* the first's second period and the second's first */
+	wlog_n = 0;
+	seen[0] = seen[1] = 0;
+	pmi();
+	assert_int_equal(sinks, 3);
+	for (unsigned w = 0; w < wlog_n && w < WLOG_MAX; w++)
+		for (unsigned j = 0; j < 2; j++)
+			if (wlog[w].value == rs->on[j] && wlog[w].msr == rs->msr[j])
+				seen[rs->idx[j]]++;
+	assert_int_equal(seen[0], 1);
+	assert_int_equal(seen[1], 1);
+	perf_count_stop(&s, NULL);
 }
 
 /* perf_count_arm: nothing counts until the gate opens, nothing after it shuts; a PMI after it
@@ -1113,6 +1171,7 @@ int main(void)
 		T(uncore_counts_with_the_core_counters),
 		T(uncore_fault_programs_nothing),
 		T(restarts_leave_the_cpl0_sampler_last),
+		T(the_exit_restarts_only_what_overflowed),
 		T(storm_stops_the_count),
 		T(storm_guard_folds_only_quick_pmis),
 		T(uncore_ticks_extend_across_wraps),
