@@ -425,6 +425,18 @@ static void restarts_leave_the_cpl0_sampler_last(void **state)
 	}
 }
 
+/* A PMI, and how often its exit restarted each of two requests (seen[request]). */
+static void pmi_restarts(const struct perf_restarts *rs, unsigned seen[2])
+{
+	wlog_n = 0;
+	seen[0] = seen[1] = 0;
+	pmi();
+	for (unsigned w = 0; w < wlog_n && w < WLOG_MAX; w++)
+		for (unsigned j = 0; j < rs->n; j++)
+			if (wlog[w].value == rs->on[j] && wlog[w].msr == rs->msr[j])
+				seen[rs->idx[j]]++;
+}
+
 /*
  * Of two samplers on one LP, the one that overflowed alone restarts at the
  * exit, and only it: the other was never stopped. Then both at once, from
@@ -440,7 +452,7 @@ static void the_exit_restarts_only_what_overflowed(void **state)
 	struct p4_alloc_error aerr;
 	struct p4_plan plan;
 	const struct perf_restarts *rs = &s.restarts[0];
-	unsigned seen[2] = { 0, 0 };
+	unsigned seen[2];
 	char err[96];
 
 	(void)state;
@@ -457,24 +469,13 @@ static void the_exit_restarts_only_what_overflowed(void **state)
 	assert_int_equal(rs->n, 2);
 	sinks = 0;
 	instr(0, 100);
-	wlog_n = 0;
-	pmi();
+	pmi_restarts(rs, seen);
 	assert_int_equal(sinks, 1);
-	for (unsigned w = 0; w < wlog_n && w < WLOG_MAX; w++)
-		for (unsigned j = 0; j < 2; j++)
-			if (wlog[w].value == rs->on[j] && wlog[w].msr == rs->msr[j])
-				seen[rs->idx[j]]++;
 	assert_int_equal(seen[0], 1);
 	assert_int_equal(seen[1], 0);
 	instr(0, 100);		/* the first's second period and the second's first */
-	wlog_n = 0;
-	seen[0] = seen[1] = 0;
-	pmi();
+	pmi_restarts(rs, seen);
 	assert_int_equal(sinks, 3);
-	for (unsigned w = 0; w < wlog_n && w < WLOG_MAX; w++)
-		for (unsigned j = 0; j < 2; j++)
-			if (wlog[w].value == rs->on[j] && wlog[w].msr == rs->msr[j])
-				seen[rs->idx[j]]++;
 	assert_int_equal(seen[0], 1);
 	assert_int_equal(seen[1], 1);
 	perf_count_stop(&s, NULL);
