@@ -8,10 +8,13 @@
 
 #include "arch/x86/percpu.h"
 
-/* Entry 0 is usable (by idt.c) before LP0 is added: boot code runs as LP0 from the start. */
-static struct percpu percpu_table[PERCPU_MAX] __attribute__((aligned(64))) = {
-	[0] = { .guard_vector = -1 },
-};
+/*
+ * Entry 0 is usable (by idt.c) before LP0 is added: boot code runs as LP0
+ * from the start. Zeroed (.bss, not stored in the image): its one field
+ * with another start, guard_vector, is read only after a guarded run that
+ * faulted has set it.
+ */
+static struct percpu percpu_table[PERCPU_MAX] __attribute__((aligned(64)));
 static unsigned percpu_n;
 
 struct percpu *percpu_add(uint32_t apic_id, const struct topo_id *id)
@@ -26,8 +29,7 @@ struct percpu *percpu_add(uint32_t apic_id, const struct topo_id *id)
 	p->apic_id = apic_id;
 	p->topo = *id;
 	p->state = LP_OFFLINE;
-	if (p->index != 0)	/* LP0's guard state may be in use already */
-		p->guard_vector = -1;
+	p->guard_vector = -1;	/* LP0's guard may be in use already: its frames are kept */
 	return p;
 }
 
