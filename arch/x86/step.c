@@ -257,9 +257,12 @@ struct step_state {
 
 static struct step_state lp_state[PERCPU_MAX];
 
+#define STEP_SEAM_GLUE_MAX	4
+
 /* The seam (step_seam_set): the model's bus functions, and what the hardware's retire instead. */
 static struct {
 	uint64_t entry[STEP_SEAM_KINDS];	/* STEP_SEAM_READ, _WRITE: the model's functions */
+	uint64_t glue[STEP_SEAM_GLUE_MAX];	/* step_seam_glue: reported as nothing, as the clock */
 	unsigned n[STEP_SEAM_KINDS];		/* the hardware bus's instructions per access */
 	unsigned at[STEP_SEAM_KINDS];		/* which of them is the RDMSR or WRMSR */
 	uint64_t rip[STEP_SEAM_KINDS][STEP_SEAM_MAX];	/* where they lie, in the order they retire */
@@ -780,8 +783,9 @@ static inline void step_seam_enter(struct step_state *s, const struct trap_frame
 		k = STEP_SEAM_READ;
 	else if (f->rip == seam.entry[STEP_SEAM_WRITE])
 		k = STEP_SEAM_WRITE;
-	else if (f->rip == seam.entry[STEP_SEAM_CLOCK])
-		k = STEP_SEAM_CLOCK;
+	else if (f->rip == seam.entry[STEP_SEAM_CLOCK] || f->rip == seam.glue[0] ||
+		 f->rip == seam.glue[1] || f->rip == seam.glue[2] || f->rip == seam.glue[3])
+		k = STEP_SEAM_CLOCK;	/* nothing of it is reported */
 	else
 		return;
 	s->seam_kind = (uint8_t)k;
@@ -1566,6 +1570,15 @@ static void step_entry_measure(struct step_state *st)
 				cpu_sti();
 		}
 	idt_step_tick(false);
+}
+
+void step_seam_glue(const void *fn)
+{
+	for (unsigned i = 0; i < STEP_SEAM_GLUE_MAX; i++)
+		if (seam.glue[i] == (uintptr_t)fn || !seam.glue[i]) {
+			seam.glue[i] = (uintptr_t)fn;
+			return;
+		}
 }
 
 unsigned step_entry_length(unsigned vector, unsigned cpl)

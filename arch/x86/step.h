@@ -195,6 +195,13 @@ void step_seam_set(const void *read, const void *write, uint32_t msr);
 /* The hardware bus's instructions per access as the seam reports them (0: not measured). */
 void step_seam_lengths(unsigned *read, unsigned *write);
 /*
+ * Glue a backend needs in the kernel's own code and a Pentium 4 never runs
+ * (prof/perf.c: the model's time inside a PMI handler): a call into fn is
+ * reported as its CALL alone, nothing of fn and what it calls (as the
+ * clock's, step_handler_clock). Up to four functions; again: no change.
+ */
+void step_seam_glue(const void *fn);
+/*
  * The instructions of a PMI's way in - its stub, isr_common and the
  * dispatcher up to the stepped handler - that the window reports at the
  * handler's start, for a PMI by vector (VEC_NMI or the LVT PC's fixed
