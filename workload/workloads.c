@@ -121,8 +121,6 @@ struct wl_run {
 
 static uint64_t user_stack[PERCPU_MAX];	/* one per LP, allocated on first use */
 static struct wl_run *watched[PERCPU_MAX];	/* the LP's program run under the watchdog */
-static bool halting[PERCPU_MAX];	/* the LP runs `halt` with its wake-up tick (workload_timer) */
-static uint32_t halt_wake[PERCPU_MAX];	/* ... its period in LAPIC timer counts (one-shot) */
 static struct wl_run *stepping[PERCPU_MAX];	/* the LP's stepped program run with a limit */
 static struct program_limits limits = {
 	.stepped_s = PROGRAM_STEP_LIMIT_S, .unstepped_s = PROGRAM_TIME_LIMIT_S,
@@ -481,33 +479,11 @@ static void workload_abort(struct trap_frame *f)
  * (which runs with RFLAGS.IF set, so the tick lands in its code) the
  * watchdog: Ctrl-C or the time limit sends the program to its exit.
  */
-/*
- * halt's wake-up is one-shot, re-armed by each tick (t0: its TSC at the
- * handler's start): the next comes a period after it, or four times as
- * long as the tick has taken so far when that is longer, so that however
- * slowly this handler runs (the model steps it: idt_step_tick) the next
- * tick is not due before its IRET - taken at once, again and again, it
- * would keep the HLT from ever running.
- */
-static void workload_halt_rearm(unsigned idx, uint64_t t0)
-{
-	uint64_t dt = rdtsc() - t0, tsc_hz = timer_tsc_hz(), count = halt_wake[idx];
-	uint64_t slow = tsc_hz ? dt * 4 * timer_lapic_hz() / tsc_hz : 0;
-
-	if (slow > count)
-		count = slow > UINT32_MAX ? UINT32_MAX : slow;
-	lapic_write(LAPIC_TIMER_INITIAL, (uint32_t)count);
-}
-
 static void workload_tick(struct trap_frame *f)
 {
-	uint64_t t0 = rdtsc();
-	unsigned idx = percpu_this()->index;
-	struct wl_run *r = watched[idx];
+	struct wl_run *r = watched[percpu_this()->index];
 
 	if (!r) {
-		if (halting[idx])
-			workload_halt_rearm(idx, t0);
 		step_sync(f);
 		return;
 	}
@@ -667,20 +643,13 @@ static void workload_timer(struct wl_run *r, bool on)
 		return;
 	if (on) {
 		watched[percpu_this()->index] = r->watchdog ? r : NULL;
-		halting[percpu_this()->index] = !r->watchdog;
 		/* shared by both LPs' runs, so it stays installed */
 		idt_set_handler(LAPIC_TIMER_VECTOR, workload_tick);
-		halt_wake[percpu_this()->index] = (uint32_t)(timer_lapic_hz() / (US_PER_S / us));
-		if (!r->watchdog)
-			idt_step_tick(true);	/* halt's wake-ups: counted in the window */
-		/* the watchdog's tick is periodic; halt's is re-armed by each tick */
-		lapic_timer_start(halt_wake[percpu_this()->index], LAPIC_TIMER_VECTOR, r->watchdog);
+		lapic_timer_start((uint32_t)(timer_lapic_hz() / (US_PER_S / us)), LAPIC_TIMER_VECTOR,
+				  true);
 	} else {
 		lapic_timer_stop();
-		if (halting[percpu_this()->index])
-			idt_step_tick(false);
 		watched[percpu_this()->index] = NULL;
-		halting[percpu_this()->index] = false;
 	}
 }
 

@@ -310,21 +310,11 @@ void idt_exit_call_now(void)
 	fn();
 }
 
-static volatile uint32_t tick_stepped;	/* idt_step_tick: how many LPs asked for it */
-
-void idt_step_tick(bool on)
-{
-	if (on)
-		__atomic_fetch_add(&tick_stepped, 1, __ATOMIC_RELAXED);
-	else if (tick_stepped)
-		__atomic_fetch_sub(&tick_stepped, 1, __ATOMIC_RELAXED);
-}
-
 static __attribute__((noinline)) void isr_dispatch_other(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
-	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR || (v == LAPIC_TIMER_VECTOR && tick_stepped))
+	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR)
 		step_handler_enter(f);	/* in the counting window the handler counts (step.h) */
 	if (v < VEC_FIRST_EXTERNAL) {
 		exception_dispatch(f);

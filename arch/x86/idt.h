@@ -44,16 +44,6 @@ void idt_load(void);
  */
 void idt_set_handler(uint8_t vector, trap_handler_fn fn);
 /*
- * Whether the LAPIC timer's handler is stepped in a counting window, as a
- * PMI's is (arch/x86/step.h step_handler_enter), so that the model counts
- * it as a Pentium 4 does: for a one-shot tick that arms the next no sooner
- * than its own time allows (workload `halt`'s wake-up, workload/workloads.c).
- * A periodic tick is not: stepped, it would take longer than its period,
- * and the next would follow each IRET. Counted: on and off in pairs, one
- * per LP that asks.
- */
-void idt_step_tick(bool on);
-/*
  * From an interrupt or exception handler: call fn as the very last thing
  * of this interrupt's exit on this LP, after every register but the
  * caller-saved ones is restored, right before those and the IRET (the
