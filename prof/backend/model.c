@@ -266,8 +266,16 @@ static void model_run_begin(void)
 		memfeed_reset(&a->feed);
 		a->mem_touched = false;
 	}
-	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
+	for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++) {
 		a->kin[lp] = (struct perf_window){ .in = { 0 } };
+		/*
+		 * Each LP starts the run on the core's clock: left behind by the
+		 * last run (its sibling ran further), its first cycles would fill
+		 * that gap and not move the clock, and a run's counts would
+		 * depend on the run before it.
+		 */
+		a->lp_clock[lp] = a->clock;
+	}
 	step_window_begin(&a->khooks[perf_this_lp()], (uint8_t)perf_this_lp());
 }
 

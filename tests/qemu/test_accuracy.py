@@ -214,6 +214,30 @@ def test_paired_run_ticks_shared_time_once(nb):
     assert max(t0, t1) <= one(rows, CYCLES) <= t0 + t1
 
 
+def test_a_paired_run_counts_alike_whatever_ran_before(nb):
+    """Each LP starts a run on the core's clock (prof/backend/model.c model_run_begin).
+
+    A pair run in which LP1 ran further than LP0 used to leave LP0 behind the core's
+    clock; the next run's first LP0 cycles then filled that gap without moving the
+    clock, and its cycles counter came out below LP0's own (by 345216 of 1659904
+    before the fix, about LP1's lead). LP0's cycles all lie within the core's: the
+    counters start one after the other a few instructions apart, so the cycles
+    counter may trail LP0's RUNNING count by those alone."""
+    def run(args):
+        rows, _ = stat(nb, "-e %s -e global_power_events:t0 -e global_power_events:t1 %s"
+                           % (CYCLES, args))
+        return (one(rows, CYCLES), one(rows, "global_power_events:RUNNING:u:k:t0"),
+                one(rows, "global_power_events:RUNNING:u:k:t1"))
+
+    long0 = "--pair loop 3000 -- loop 1"
+    for before in (long0, "--pair loop 1 -- loop 3000"):	# LP0 ahead, then LP1 ahead
+        _, b0, b1 = run(before)
+        cyc, t0, t1 = run(long0)
+        assert t0 > t1 and (before == long0 or b1 > b0), (before, b0, b1, t0, t1)
+        assert cyc >= t0 - TSC_PER_INSN * 8, (before, cyc, t0, t1)
+        assert cyc < t0 + t1
+
+
 def script_chains(nb):
     out = nb.cmd("script", timeout=60)
     return [FRAME.findall(block) for block in out.split("\n\n") if block.strip()]
