@@ -642,7 +642,14 @@ static void pmu_print_handler(struct shell *sh)
 {
 	const struct step_handler_stats *h = step_handler_stats_of(0);
 
-	if (!h || !h->handlers || perf_info()->backend != PERF_BACKEND_MODEL)
+	if (!h || perf_info()->backend != PERF_BACKEND_MODEL)
+		return;
+	if (h->ticks)	/* ticks that woke a workload's HLT (step.h step_handler_enter) */
+		shell_printf(sh, "timer ticks on LP0 in the last count (model, stepped): %llu, %llu "
+			     "instructions at CPL 0 per tick from its entry to its IRET (way in %u)\n",
+			     (unsigned long long)h->ticks, (unsigned long long)(h->tick_insns / h->ticks),
+			     step_entry_length(LAPIC_TIMER_VECTOR, 0));
+	if (!h->handlers)
 		return;
 	shell_printf(sh, "PMI handler on LP0 in the last count (model, stepped): %llu instructions at "
 		     "CPL 0 per PMI from its entry to its IRET", (unsigned long long)(h->insns / h->handlers));

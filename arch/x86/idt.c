@@ -314,7 +314,7 @@ static __attribute__((noinline)) void isr_dispatch_other(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
-	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR)
+	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR || v == LAPIC_TIMER_VECTOR)
 		step_handler_enter(f);	/* in the counting window the handler counts (step.h) */
 	if (v < VEC_FIRST_EXTERNAL) {
 		exception_dispatch(f);

@@ -124,12 +124,14 @@
 /*
  * An interrupt's way in before its handler is stepped (step_entry_measure):
  * the stub, isr_common, the dispatcher up to step_handler_enter and that
- * call's return as it goes outside a window. Four paths: the NMI and the
+ * call's return as it goes outside a window. Five paths: the NMI and the
  * LVT PC's fixed vector, from CPL 0 and from CPL 3 (the 32-bit isr_common
- * copies a frame of another size from ring 3).
+ * copies a frame of another size from ring 3), and the LAPIC timer's from
+ * CPL 0 (a stepped tick wakes a ring-0 HLT: step_handler_begin).
  */
 #define STEP_ENTRY_MAX		256
-#define STEP_ENTRY_PATHS	4
+#define STEP_ENTRY_PATHS	5
+#define STEP_ENTRY_TICK		4
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR7_L1			(UINT64_C(1) << 2)	/* DR1, DR2 likewise */
@@ -185,6 +187,13 @@ struct step_state {
 		uint64_t special;
 	};
 	bool h_gate;			/* the stepped handler is a gate's (step_gate_stepped): no PMI's */
+	bool h_tick;			/* ... the LAPIC timer's that woke a HLT: no PMI's */
+	/*
+	 * step_handler_begin is setting a handler's stepping up: a PMI stays
+	 * held (step_in_handler_of) through its first trap, which comes before
+	 * h_active is set - the timer's, unlike a PMI's, leaves LVT PC unmasked.
+	 */
+	volatile bool h_entering;
 	uint64_t last_rip;
 	struct insn_class cls;		/* of the instruction at last_rip */
 	struct insn_mem mem;		/* its memory operands, from the registers before it ran */
@@ -265,9 +274,11 @@ static struct {
 	uint64_t rip[STEP_ENTRY_PATHS][STEP_ENTRY_MAX];
 } entry_path;
 
-/* Which entry_path a PMI took in: its vector and the CPL it interrupted. */
+/* Which entry_path an interrupt took in: its vector and the CPL it interrupted. */
 static unsigned step_entry_index(unsigned vector, unsigned cpl)
 {
+	if (vector == LAPIC_TIMER_VECTOR)
+		return STEP_ENTRY_TICK;		/* it wakes a HLT, which runs at CPL 0 */
 	return (vector == VEC_NMI ? 0u : 2u) + (cpl == 3 ? 1u : 0u);
 }
 
@@ -984,11 +995,14 @@ static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint6
 	if (!st->h_saved.frame)
 		step_h_active(st, false);
 	step_emit_kernel(st, f);
-	if (!st->h_gate)
+	if (st->h_tick) {
+		st->h_stats.ticks++;
+		st->h_stats.tick_insns += st->win_counts.instructions - st->h_start;
+	} else if (!st->h_gate) {
 		st->h_stats.handlers++;
-	if (!st->h_gate)
 		st->h_stats.insns += st->win_counts.instructions - st->h_start;
-	if (!st->h_gate && st->h_mark != UINT64_MAX) {
+	}
+	if (!st->h_gate && !st->h_tick && st->h_mark != UINT64_MAX) {
 		uint64_t tail = st->win_counts.instructions - st->h_mark;
 
 		st->h_stats.tails++;
@@ -1046,6 +1060,13 @@ static void step_entry_emit(struct step_state *s, const struct trap_frame *f, ui
 	}
 }
 
+/* Did the LAPIC timer's interrupt (frame f) wake the workload's HLT (step_handler_begin)? */
+static bool step_tick_woke_hlt(const struct step_state *st, const struct trap_frame *f)
+{
+	return !st->frame && st->active && st->started && !st->done && (f->cs & 3) == 0 &&
+	       f->rip != st->last_rip && *(const uint8_t *)(uintptr_t)(f->rip - 1) == 0xf4;
+}
+
 static __attribute__((noinline)) void step_handler_begin(struct trap_frame *f, uintptr_t after)
 {
 	struct step_state *st = step_this();
@@ -1055,6 +1076,30 @@ static __attribute__((noinline)) void step_handler_begin(struct trap_frame *f, u
 	/* stepped code was interrupted, or the step handler itself (an NMI the model sent from it) */
 	if (!(f->rflags & RFLAGS_TF) && !st->frame)
 		return;
+	/*
+	 * A tick is stepped when it woke the workload's HLT (`halt`, ring 0:
+	 * the instruction before the frame's is a HLT that retired after the
+	 * last step), as a Pentium 4 runs it there. Elsewhere it runs
+	 * unstepped (workload_tick's step_sync): stepping makes code hundreds
+	 * of times slower than the timer, so a tick that lands between two
+	 * stepped instructions is one the hardware would mostly not have taken
+	 * there, and stepped it would take longer than the timer's period.
+	 */
+	if (f->vector == LAPIC_TIMER_VECTOR && !step_tick_woke_hlt(st, f))
+		return;
+	st->h_tick = f->vector == LAPIC_TIMER_VECTOR;
+	st->h_entering = true;
+	if (st->h_tick) {
+		/*
+		 * The HLT the tick woke retired: reported before the handler, as
+		 * step_sync would, with a PMI it raises held (h_entering) until
+		 * the tick's IRET: it samples the workload after the HLT.
+		 */
+		st->cycles += step_take(st, rdtsc());
+		st->frame = f;
+		step_emit(st, f);
+		st->frame = NULL;
+	}
 	step_save(st, &st->h_saved);
 	st->seam_ret = 0;
 	st->h_gate = false;
@@ -1070,6 +1115,9 @@ static __attribute__((noinline)) void step_handler_begin(struct trap_frame *f, u
 	step_h_active(st, false);	/* not yet: step_tf_on adds nothing */
 	step_tf_on(st);
 	step_h_active(st, true);
+	st->h_entering = false;
+	if (st->h_tick)
+		st->resume = rdtsc();	/* the HLT's time is reported: the handler's starts now */
 }
 
 /*
@@ -1084,7 +1132,8 @@ void step_handler_enter(struct trap_frame *f)
 
 bool step_in_handler_of(unsigned cpu)
 {
-	return cpu < PERCPU_MAX && __atomic_load_n(&lp_state[cpu].h_active, __ATOMIC_ACQUIRE);
+	return cpu < PERCPU_MAX && (__atomic_load_n(&lp_state[cpu].h_active, __ATOMIC_ACQUIRE) ||
+				    lp_state[cpu].h_entering);
 }
 
 struct trap_frame *step_handler_frame_of(unsigned cpu)
@@ -1509,11 +1558,11 @@ static int step_entry_fire(void *arg)
  */
 static void step_entry_measure(struct step_state *st)
 {
-	static const unsigned vecs[2] = { VEC_NMI, LAPIC_PMI_VECTOR };
+	static const unsigned vecs[3] = { VEC_NMI, LAPIC_PMI_VECTOR, LAPIC_TIMER_VECTOR };
 	uint64_t flags = read_rflags();
 
-	for (unsigned v = 0; v < 2; v++)
-		for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
+	for (unsigned v = 0; v < 3; v++)
+		for (unsigned cpl = 0; cpl <= (vecs[v] == LAPIC_TIMER_VECTOR ? 0u : 3u); cpl += 3) {
 			unsigned p = step_entry_index(vecs[v], cpl);
 			struct step_entry_arg a = {
 				.stub = (uintptr_t)idt_stub(vecs[v]),

@@ -152,6 +152,8 @@ struct trap_frame *step_handler_frame_of(unsigned cpu);
 struct step_handler_stats {
 	uint64_t handlers, insns;
 	uint64_t tails, tail_sum, tail_max;
+	/* the timer ticks stepped like a PMI's handler (step_handler_enter): how many, their instructions */
+	uint64_t ticks, tick_insns;
 };
 const struct step_handler_stats *step_handler_stats_of(unsigned cpu);
 /*

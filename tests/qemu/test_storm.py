@@ -94,6 +94,29 @@ def test_the_way_in_is_counted(nb, firmware):
     assert per1 > way[1] + tail1, (per1, way)
 
 
+TICKS = re.compile(r"^timer ticks on LP0 in the last count \(model, stepped\): (\d+), (\d+) instructions "
+                   r"at CPL 0 per tick from its entry to its IRET \(way in (\d+)\)$", re.M)
+WINDOW = re.compile(r"while a counter ran: LP0 (\d+) at CPL 0, (\d+) at CPL 3")
+
+
+def test_halt_ticks_are_counted(nb, firmware):
+    """`halt`'s HLT wakes on the LAPIC timer: that tick's way in and handler are kernel code
+    a Pentium 4 counts at CPL 0 while the counter runs. The model steps them: the CPL-0
+    instructions of halt's window exceed those of `empty`'s (the runner's own) by at least
+    one tick - the one that woke the HLT, inside the workload - and `pmu` says how many
+    ticks the last count stepped and how long they were (more than their way in, which is
+    longer than the stub and isr_common's straight-line part)."""
+    base = WINDOW.search(nb.cmd("stat -e instr_retired empty"))
+    out = nb.cmd("stat -e instr_retired halt 2000", timeout=300)
+    m = WINDOW.search(out)
+    ticks = TICKS.search(nb.cmd("pmu"))
+    assert base and m and ticks, out
+    n, per, way = (int(x) for x in ticks.groups())
+    assert n >= 1 and way > straight_entry(kernel_bits(firmware)) and per > way, ticks.group(0)
+    assert int(m.group(1)) - int(base.group(1)) >= per - 16, (m.group(0), base.group(0), per)
+    assert "backend" in nb.cmd("cpu")        # the shell answers
+
+
 @pytest.mark.parametrize("spec", ["instr_retired", "instr_retired:k", "global_power_events"])
 def test_short_kernel_periods_are_refused(nb, spec):
     bound = tail_max()
