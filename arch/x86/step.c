@@ -192,6 +192,9 @@ struct step_state {
 	 * step_handler_begin is setting a handler's stepping up: a PMI stays
 	 * held (step_in_handler_of) through its first trap, which comes before
 	 * h_active is set - the timer's, unlike a PMI's, leaves LVT PC unmasked.
+	 * Cleared at the handler's exit (step_handler_exit), not where the
+	 * stepping starts: what step_handler_begin runs after TF is set is
+	 * stepped and reported.
 	 */
 	volatile bool h_entering;
 	uint64_t last_rip;
@@ -982,6 +985,7 @@ static void step_tf_off(void);
  */
 static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint64_t entry)
 {
+	st->h_entering = false;		/* h_active has held the PMIs since the handler's first trap */
 	st->cycles += step_take(st, entry);
 	st->frame = f;
 	/*
@@ -1114,10 +1118,7 @@ static __attribute__((noinline)) void step_handler_begin(struct trap_frame *f, u
 	step_entry_emit(st, f, after);
 	step_h_active(st, false);	/* not yet: step_tf_on adds nothing */
 	step_tf_on(st);
-	step_h_active(st, true);
-	st->h_entering = false;
-	if (st->h_tick)
-		st->resume = rdtsc();	/* the HLT's time is reported: the handler's starts now */
+	step_h_active(st, true);	/* stepped from here: nothing more (h_entering ends at the exit) */
 }
 
 /*
@@ -1689,6 +1690,7 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 	st->win_counts = (struct step_counts){ 0 };
 	st->seam_ret = 0;
 	step_h_active(st, false);
+	st->h_entering = false;
 	st->h_stats = (struct step_handler_stats){ 0 };
 	seam.entry[STEP_SEAM_CLOCK] = (uintptr_t)step_handler_clock_stepped;
 	step_dcache_empty(st);		/* kernel text is classified in the window alone */
