@@ -1064,11 +1064,20 @@ static void step_entry_emit(struct step_state *s, const struct trap_frame *f, ui
 	}
 }
 
-/* Did the LAPIC timer's interrupt (frame f) wake the workload's HLT (step_handler_begin)? */
+/*
+ * Did the LAPIC timer's interrupt (frame f) wake the workload's HLT
+ * (step_handler_begin)? The HLT (F4H, one byte) ends right before the
+ * frame's RIP and is the instruction the last step stopped at, or the one
+ * after it (a one-byte STI whose trap its interrupt shadow held back): the
+ * byte read is one that ran, never one before an arbitrary RIP.
+ */
 static bool step_tick_woke_hlt(const struct step_state *st, const struct trap_frame *f)
 {
+	uint64_t hlt = f->rip - 1;
+
 	return !st->frame && st->active && st->started && !st->done && (f->cs & 3) == 0 &&
-	       f->rip != st->last_rip && *(const uint8_t *)(uintptr_t)(f->rip - 1) == 0xf4;
+	       (hlt == st->last_rip || hlt == st->last_rip + 1) &&
+	       *(const uint8_t *)(uintptr_t)hlt == 0xf4;
 }
 
 static __attribute__((noinline)) void step_handler_begin(struct trap_frame *f, uintptr_t after)
