@@ -6,7 +6,8 @@
  * Erratum path. On parts with the cascade-PMI erratum (0F_02, and 0F_00/01
  * stepping > 09H; SDM 18.15.5.7, PMU reference 2.3) a cascaded counter raises
  * no PMI, so a sampling request on one is planned without OVF_PMI and its
- * OVF flag is polled from the LAPIC timer (RECORD_POLL_HZ) through
+ * OVF flag is polled from the LAPIC timer (RECORD_POLL_HZ; a stepped run
+ * takes the step engine's tick in the run's own time, record_timer) through
  * perf_poll(). A poll finds the counter some events past its overflow: it
  * stores one sample per period that ended (all at the poll's IP) and
  * reloads -(period - excess), so the periods keep their phase. A stepped
@@ -758,12 +759,25 @@ static void record_setup(struct record_state *r, const struct record_cfg *c, int
 			r->run.lp_comm[r->lp[k].smt & 1] = c->job[k].args->w->name;
 }
 
+/*
+ * The poll's tick. A stepped run (the model) takes it in the time the run
+ * would take on a Pentium 4, stepped and counted at CPL 0 like the PMI
+ * handler (arch/x86/step.h step_tick_every); the LAPIC timer would fire by
+ * the stepping's own, far longer time.
+ */
 static void record_timer(bool on)
 {
 	if (on) {
+		uint64_t period = timer_tsc_hz() / RECORD_POLL_HZ;
+
 		idt_set_handler(LAPIC_TIMER_VECTOR, record_tick);
-		lapic_timer_start((uint32_t)(timer_lapic_hz() / RECORD_POLL_HZ), LAPIC_TIMER_VECTOR, true);
+		if (perf_steps_workloads())
+			step_tick_every(period ? period : 1);
+		else
+			lapic_timer_start((uint32_t)(timer_lapic_hz() / RECORD_POLL_HZ),
+					  LAPIC_TIMER_VECTOR, true);
 	} else {
+		step_tick_every(0);
 		lapic_timer_stop();
 		idt_set_handler(LAPIC_TIMER_VECTOR, NULL);
 	}

@@ -644,11 +644,12 @@ static void pmu_print_handler(struct shell *sh)
 
 	if (!h || perf_info()->backend != PERF_BACKEND_MODEL)
 		return;
-	if (h->ticks)	/* ticks that woke a workload's HLT (step.h step_handler_enter) */
+	if (h->ticks)	/* a workload's HLT woke, or the model's tick (step.h step_tick_every) */
 		shell_printf(sh, "timer ticks on LP0 in the last count (model, stepped): %llu, %llu "
-			     "instructions at CPL 0 per tick from its entry to its IRET (way in %u)\n",
+			     "instructions at CPL 0 per tick from its entry to its IRET (way in %u / %u "
+			     "from CPL 0 / 3)\n",
 			     (unsigned long long)h->ticks, (unsigned long long)(h->tick_insns / h->ticks),
-			     step_entry_length(LAPIC_TIMER_VECTOR, 0));
+			     step_entry_length(LAPIC_TIMER_VECTOR, 0), step_entry_length(LAPIC_TIMER_VECTOR, 3));
 	if (!h->handlers)
 		return;
 	shell_printf(sh, "PMI handler on LP0 in the last count (model, stepped): %llu instructions at "

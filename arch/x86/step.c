@@ -127,11 +127,12 @@
  * call's return as it goes outside a window. Five paths: the NMI and the
  * LVT PC's fixed vector, from CPL 0 and from CPL 3 (the 32-bit isr_common
  * copies a frame of another size from ring 3), and the LAPIC timer's from
- * CPL 0 (a stepped tick wakes a ring-0 HLT: step_handler_begin).
+ * CPL 0 and 3 (a stepped tick wakes a ring-0 HLT, or comes in the model's
+ * time: step_handler_begin, step_tick_every).
  */
 #define STEP_ENTRY_MAX		256
-#define STEP_ENTRY_PATHS	5
-#define STEP_ENTRY_TICK		4
+#define STEP_ENTRY_PATHS	6
+#define STEP_ENTRY_TICK		4			/* + 1 from CPL 3 */
 #define STEP_CAL_ROUNDS		8			/* unstepped timings, the least is kept */
 #define DR7_L0			UINT64_C(1)		/* DR0 enabled (local); R/W0 = LEN0 = 00: execute */
 #define DR7_L1			(UINT64_C(1) << 2)	/* DR1, DR2 likewise */
@@ -187,7 +188,15 @@ struct step_state {
 		uint64_t special;
 	};
 	bool h_gate;			/* the stepped handler is a gate's (step_gate_stepped): no PMI's */
-	bool h_tick;			/* ... the LAPIC timer's that woke a HLT: no PMI's */
+	bool h_tick;			/* ... the LAPIC timer's (a HLT's or the model's tick): no PMI's */
+	/*
+	 * The model's tick (step_tick_every): the LAPIC timer's vector sent to
+	 * this LP each tick_period TSC cycles of its workload's stepped time (each step's
+	 * own, as step_take times it: the time a Pentium 4 would have taken);
+	 * tick_left until the next; tick_sent while one is on its way.
+	 */
+	uint64_t tick_period, tick_left;
+	volatile bool tick_sent;
 	/*
 	 * step_handler_begin is setting a handler's stepping up: a PMI stays
 	 * held (step_in_handler_of) through its first trap, which comes before
@@ -281,7 +290,7 @@ static struct {
 static unsigned step_entry_index(unsigned vector, unsigned cpl)
 {
 	if (vector == LAPIC_TIMER_VECTOR)
-		return STEP_ENTRY_TICK;		/* it wakes a HLT, which runs at CPL 0 */
+		return STEP_ENTRY_TICK + (cpl == 3 ? 1u : 0u);
 	return (vector == VEC_NMI ? 0u : 2u) + (cpl == 3 ? 1u : 0u);
 }
 
@@ -315,22 +324,30 @@ static void step_bp_set(struct step_state *s, uint64_t addr)
 }
 
 /*
- * The ring-3 gates a run calls and returns from (int 0x81, 0x82, and a
- * Linux program's SYSCALL on x86-64): DR1, DR2 and DR3 on their entries,
- * beside DR0 (step_arm). Their entries clear TF;
- * from the breakpoint on, the step engine steps them to their IRET as the
- * kernel code they are (step_gate_stepped).
+ * The gates a run calls and returns from (int 0x81, 0x82, and a Linux
+ * program's SYSCALL on x86-64): DR1, DR2 and DR3 on their entries, beside
+ * DR0 (step_arm) when dr0 is set (a ring-3 run's exit). Their entries
+ * clear TF, from ring 3 and from ring 0 alike; from the breakpoint on, the
+ * step engine steps them to their IRET as the kernel code they are
+ * (step_gate_stepped). SYSCALL is armed for ring-3 runs only: a Linux
+ * program runs in ring 3.
  */
-static void step_bp_gates(struct step_state *s)
+static void step_bp_gates(struct step_state *s, bool dr0, bool syscall)
 {
+	uint64_t dr7 = (dr0 ? DR7_L0 : 0) | DR7_L1 | DR7_L2;
+
 	__asm__ volatile("mov %0, %%dr1" : : "r"((uintptr_t)idt_stub(USER_SYNTH_VECTOR)));
 	__asm__ volatile("mov %0, %%dr2" : : "r"((uintptr_t)user_call_entry));
 #if MODE_IS_64
-	__asm__ volatile("mov %0, %%dr3" : : "r"((uintptr_t)syscall_entry));
-	step_write_dr7(DR7_L0 | DR7_L1 | DR7_L2 | DR7_L3);
+	if (syscall) {
+		__asm__ volatile("mov %0, %%dr3" : : "r"((uintptr_t)syscall_entry));
+		dr7 |= DR7_L3;
+	}
 #else
-	step_write_dr7(DR7_L0 | DR7_L1 | DR7_L2);
+	(void)syscall;
 #endif
+	__asm__ volatile("mov %0, %%dr6" : : "r"((uintptr_t)DR6_CLEAR));
+	step_write_dr7(dr7);
 	s->bp_armed = true;
 	s->gate_bp = true;
 }
@@ -869,7 +886,9 @@ static bool step_arm(struct step_state *s, struct trap_frame *f)
 	if (s->win && (f->cs & 3) == 3) {
 		step_bp_set(s, (uintptr_t)user_exit_entry);
 		s->exit_bp = true;
-		step_bp_gates(s);
+		step_bp_gates(s, true, true);
+	} else if (s->win) {
+		step_bp_gates(s, false, false);	/* a ring-0 run's INT clears TF too */
 	}
 	if (rip != s->run.entry)
 		return false;
@@ -1065,6 +1084,20 @@ static void step_entry_emit(struct step_state *s, const struct trap_frame *f, ui
 }
 
 /*
+ * The workload's instruction at last_rip retired before an interrupt whose
+ * handler runs on f, the workload's frame (step_sync, and a tick that woke
+ * a HLT): reported with its time up to now. A PMI the step hook raises
+ * samples the workload, not the handler.
+ */
+static void step_sync_report(struct step_state *st, struct trap_frame *f, uint64_t now)
+{
+	st->cycles += step_take(st, now);
+	st->frame = f;
+	step_emit(st, f);
+	st->frame = NULL;
+}
+
+/*
  * Did the LAPIC timer's interrupt (frame f) wake the workload's HLT
  * (step_handler_begin)? The HLT (F4H, one byte) ends right before the
  * frame's RIP and is the instruction the last step stopped at, or the one
@@ -1083,7 +1116,12 @@ static bool step_tick_woke_hlt(const struct step_state *st, const struct trap_fr
 static __attribute__((noinline)) void step_handler_begin(struct trap_frame *f, uintptr_t after)
 {
 	struct step_state *st = step_this();
+	bool woke, sent = false;
 
+	if (f->vector == LAPIC_TIMER_VECTOR) {	/* the model's tick came, stepped or not */
+		sent = st->tick_sent;
+		st->tick_sent = false;
+	}
 	if (!st->win || st->h_active || st->calibrating)
 		return;
 	/* stepped code was interrupted, or the step handler itself (an NMI the model sent from it) */
@@ -1092,27 +1130,25 @@ static __attribute__((noinline)) void step_handler_begin(struct trap_frame *f, u
 	/*
 	 * A tick is stepped when it woke the workload's HLT (`halt`, ring 0:
 	 * the instruction before the frame's is a HLT that retired after the
-	 * last step), as a Pentium 4 runs it there. Elsewhere it runs
-	 * unstepped (workload_tick's step_sync): stepping makes code hundreds
-	 * of times slower than the timer, so a tick that lands between two
-	 * stepped instructions is one the hardware would mostly not have taken
-	 * there, and stepped it would take longer than the timer's period.
+	 * last step), as a Pentium 4 runs it there, or when the model sent it
+	 * in its own time (step_tick_every). Elsewhere it runs unstepped
+	 * (workload_tick's step_sync): stepping makes code hundreds of times
+	 * slower than the timer, so a tick that lands between two stepped
+	 * instructions is one the hardware would mostly not have taken there,
+	 * and stepped it would take longer than the timer's period.
 	 */
-	if (f->vector == LAPIC_TIMER_VECTOR && !step_tick_woke_hlt(st, f))
+	woke = f->vector == LAPIC_TIMER_VECTOR && step_tick_woke_hlt(st, f);
+	if (f->vector == LAPIC_TIMER_VECTOR && !woke && !sent)
 		return;
 	st->h_tick = f->vector == LAPIC_TIMER_VECTOR;
 	st->h_entering = true;
-	if (st->h_tick) {
-		/*
-		 * The HLT the tick woke retired: reported before the handler, as
-		 * step_sync would, with a PMI it raises held (h_entering) until
-		 * the tick's IRET: it samples the workload after the HLT.
-		 */
-		st->cycles += step_take(st, rdtsc());
-		st->frame = f;
-		step_emit(st, f);
-		st->frame = NULL;
-	}
+	/*
+	 * The HLT the tick woke retired: reported before the handler, as
+	 * step_sync reports it, with a PMI it raises held (h_entering) until
+	 * the tick's IRET: it samples the workload after the HLT.
+	 */
+	if (woke)
+		step_sync_report(st, f, rdtsc());
 	step_save(st, &st->h_saved);
 	st->seam_ret = 0;
 	st->h_gate = false;
@@ -1155,7 +1191,7 @@ struct trap_frame *step_handler_frame_of(unsigned cpu)
 
 
 /*
- * The breakpoint on a ring-3 gate's stub (step_bp_gates): the workload's
+ * The breakpoint on a gate's stub (step_bp_gates): the workload's
  * INT has retired (reported now, to the gate), and the handler is stepped
  * from this first instruction to its IRET like a PMI's (step_handler_enter),
  * its instructions the window's at CPL 0; the workload's stepping resumes
@@ -1195,8 +1231,10 @@ static void step_gate_from(struct step_state *st, struct trap_frame *f, uint64_t
 static void step_gate_stepped(struct step_state *st, struct trap_frame *f, uint64_t entry)
 {
 	const uintptr_t *u = (const uintptr_t *)(uintptr_t)f->rsp;
+	/* an INT from ring 0 in 32-bit mode pushes no stack pointer: it returns above EFLAGS */
+	uint64_t rsp = MODE_IS_64 || (u[1] & 3) ? u[3] : f->rsp + 3 * sizeof(uintptr_t);
 
-	step_gate_from(st, f, entry, u[0], u[1], u[3]);
+	step_gate_from(st, f, entry, u[0], u[1], rsp);
 }
 
 /*
@@ -1345,10 +1383,50 @@ static __attribute__((noinline)) bool step_db_special(struct step_state *st, str
 	return false;
 }
 
+/*
+ * The model's tick (step_tick_every): c more TSC cycles of the workload's
+ * time, and the tick sent when they complete a period. Only the workload's
+ * steps advance it: the kernel's steps in the window and in handlers carry
+ * the model's own work (its register accesses run unstepped inside one
+ * step), far longer than a Pentium 4's, and a tick handler timed so would
+ * outlast the period and be followed by the next at its IRET. So at least
+ * one instruction of the workload runs between two ticks, whatever a
+ * tick's handler costs. The vector comes at the
+ * next instruction boundary with IF set, as a LAPIC timer's interrupt
+ * does: right after this trap's IRET, or after the STI of a section that
+ * masks interrupts. One at a time: a tick still on its way (interrupts
+ * masked for longer than a period) takes the next one's place, as the
+ * LAPIC's IRR holds one interrupt of a vector.
+ */
+static inline void step_tick_count(struct step_state *st, uint64_t c)
+{
+	if (__builtin_expect(!st->tick_period, 1) || !st->win)
+		return;
+	if (c < st->tick_left) {
+		st->tick_left -= c;
+		return;
+	}
+	st->tick_left = st->tick_period;
+	if (st->tick_sent)
+		return;
+	st->tick_sent = true;
+	lapic_self_ipi(LAPIC_TIMER_VECTOR);
+}
+
+void step_tick_every(uint64_t period)
+{
+	struct step_state *st = step_this();
+
+	st->tick_period = period;
+	st->tick_left = period;
+	st->tick_sent = false;
+}
+
 static void step_db(struct trap_frame *f)
 {
 	uint64_t entry = f->error;	/* entry.S: the TSC at #DB entry */
 	struct step_state *st = step_this();
+	uint64_t c;
 	bool run;
 
 	if (__builtin_expect(st->special != 0, 0) && step_db_special(st, f, entry))
@@ -1367,10 +1445,13 @@ static void step_db(struct trap_frame *f)
 		return;
 	}
 	st->frame = f;
-	if (run && step_in_workload(st))
-		step_advance(st, f, step_take(st, entry));
-	else
-		step_window(st, f, step_take(st, entry));
+	c = step_take(st, entry);
+	if (run && step_in_workload(st)) {
+		step_advance(st, f, c);
+		step_tick_count(st, c);
+	} else {
+		step_window(st, f, c);
+	}
 	st->frame = NULL;
 	step_stamp_exit(st, f);
 }
@@ -1423,16 +1504,8 @@ void step_sync(struct trap_frame *f)
 
 	if (!st->active || !st->started || st->done || st->h_active)
 		return;		/* a gate stepped from its stub reported its INT there */
-	if (f->rip != st->last_rip) {
-		st->cycles += step_take(st, now);
-		/*
-		 * f is the workload's frame (this handler interrupted it): a PMI
-		 * the step hook raises samples the workload, not this handler.
-		 */
-		st->frame = f;
-		step_emit(st, f);
-		st->frame = NULL;
-	}
+	if (f->rip != st->last_rip)
+		step_sync_report(st, f, now);
 	step_stamp_exit(st, f);		/* the next step starts at this handler's IRETQ */
 }
 
@@ -1560,8 +1633,8 @@ static int step_entry_fire(void *arg)
 }
 
 /*
- * Step the entry paths of a PMI (NMI and fixed vector, from CPL 0 and 3)
- * once: each is entered through its stub with a frame as the CPU pushes it
+ * Step the entry paths of a PMI (NMI and fixed vector) and of the LAPIC
+ * timer's tick, from CPL 0 and 3, once: each is entered through its stub with a frame as the CPU pushes it
  * (step_entry_probe) and stepped to the return of step_handler_enter, which
  * outside a window returns at once. The 32-bit isr_common loads GS from
  * ring 3; it is put back.
@@ -1572,7 +1645,7 @@ static void step_entry_measure(struct step_state *st)
 	uint64_t flags = read_rflags();
 
 	for (unsigned v = 0; v < 3; v++)
-		for (unsigned cpl = 0; cpl <= (vecs[v] == LAPIC_TIMER_VECTOR ? 0u : 3u); cpl += 3) {
+		for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
 			unsigned p = step_entry_index(vecs[v], cpl);
 			struct step_entry_arg a = {
 				.stub = (uintptr_t)idt_stub(vecs[v]),
@@ -1700,6 +1773,7 @@ void step_window_begin(const struct workload_hooks *h, uint8_t lp)
 	st->seam_ret = 0;
 	step_h_active(st, false);
 	st->h_entering = false;
+	st->tick_sent = false;
 	st->h_stats = (struct step_handler_stats){ 0 };
 	seam.entry[STEP_SEAM_CLOCK] = (uintptr_t)step_handler_clock_stepped;
 	step_dcache_empty(st);		/* kernel text is classified in the window alone */

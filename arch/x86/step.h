@@ -157,6 +157,19 @@ struct step_handler_stats {
 };
 const struct step_handler_stats *step_handler_stats_of(unsigned cpu);
 /*
+ * The LAPIC timer's tick in the model's time, for the calling LP: while it
+ * steps a counting window, the timer's vector is sent to it (a self-IPI)
+ * each period TSC cycles of its workload's stepped time, as step_take
+ * times each step (the time a Pentium 4 would have taken; the kernel's
+ * steps, which carry the model's own work, do not advance it), and the
+ * tick's handler is
+ * stepped to its IRET like a PMI's: its instructions count at CPL 0, as a
+ * Pentium 4 counts a timer interrupt inside the window. A periodic LAPIC
+ * timer would fire by the stepped run's own time, hundreds of times too
+ * often. 0 stops it. The caller installs the vector's handler.
+ */
+void step_tick_every(uint64_t period);
+/*
  * A clock for timing code inside handlers: the TSC, except inside a
  * handler the model steps, where it advances only with the handler's own
  * time (its instructions as step_take times them, and what it ran held),

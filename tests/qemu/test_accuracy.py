@@ -244,6 +244,28 @@ def test_a_paired_run_counts_alike_whatever_ran_before(nb):
         assert cyc < t0 + t1
 
 
+def test_the_model_ticks_in_the_workloads_time(nb):
+    """The erratum path's polling tick (prof/record.c, RECORD_POLL_HZ = 10000) comes in the
+    model's time: each 100 us of TSC the workload's steps took, as step_take times them
+    (arch/x86/step.h step_tick_every). Under -icount a step is one guest instruction, 128
+    TSC cycles, so a ring-3 `loop 30000` (90006 instructions) takes 90006 x 128 TSC cycles,
+    and the ticks are that over the TSC's 100 us (`cpu` gives its rate), rounded down;
+    each polls, and two polls more come at the workload's last step and after the stop."""
+    mhz = float(re.search(r"^TSC\s+(\d+\.\d+) MHz$", nb.cmd("cpu"), re.M).group(1))
+    period = mhz * 1e6 / 10000
+    assert "backend: model" in nb.cmd("pmu backend model 0F_02:9")
+    out = nb.cmd("record --throttle 100 --ring 3 -e instr_retired:u -e instr_retired:u:after=100 "
+                 "-c 500 loop 30000", timeout=300)
+    assert "error" not in out and "polled" in out, out
+    polls = int(re.search(r"^PMIs: \d+ .*, polls (\d+), late \d+$", out, re.M).group(1))
+    ticks = TICKS.search(nb.cmd("pmu"))
+    assert ticks, out
+    want = 90006 * TSC_PER_INSN / period
+    assert want - int(want) > 0.05        # not at a rounding edge (the TSC's rate is to 1 kHz)
+    assert int(ticks.group(1)) == int(want), (ticks.group(0), want)
+    assert polls == int(want) + 2, (polls, want)
+
+
 def script_chains(nb):
     out = nb.cmd("script", timeout=60)
     return [FRAME.findall(block) for block in out.split("\n\n") if block.strip()]

@@ -33,7 +33,7 @@ import re
 import pytest
 
 
-from conftest import clean
+from conftest import clean, kernel_bits
 
 ROW = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s+(\S+)\s+counter (\d+) \((\S+)\) ESCR (\S+) (.*)$")
 ROW_R = re.compile(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+counter (\d+) ", re.M)
@@ -297,6 +297,27 @@ def test_repeats_and_baseline(nb):
     out = nb.cmd("stat -r 3 --baseline -e instr_retired loop 20", timeout=120)
     m = ROW_R.search(out)
     assert m and m.group(1) == m.group(4) and int(m.group(1)) >= loop_instr(20) - 1, out
+
+
+def test_a_ring0_gate_counts_as_a_ring3_one(nb, firmware):
+    """`synthetic` calls its gate (int 0x81) once an occurrence. The gate clears TF from
+    either ring, and the model steps it from its stub to its IRET at CPL 0 either way (a
+    debug-register breakpoint on the stub, arch/x86/step.c step_bp_gates), as a Pentium 4
+    counts it: each occurrence adds the same kernel instructions at ring 0 as at ring 3,
+    plus the loop's own three (int, sub, jnz), kernel instructions at ring 0. Before the
+    ring-0 gate was stepped, an occurrence added those three alone.
+    The 32-bit isr_common (arch/x86/32/entry.S) runs 4 instructions more from ring 3
+    than from ring 0: loading GS is 4 against ring 0's check of 5, the interrupted
+    stack's two fields 7 against 6, written back 6 against 2 (its test and branch)."""
+    def per(ring):
+        a, = counts(nb, "--ring %d -e instr_retired:k synthetic resource_stall 10" % ring)
+        b, = counts(nb, "--ring %d -e instr_retired:k synthetic resource_stall 20" % ring)
+        assert (b - a) % 10 == 0, (ring, a, b)
+        return (b - a) // 10
+
+    gate = per(3) - (4 if kernel_bits(firmware) == 32 else 0)
+    assert gate > 20, gate      # stub, dispatcher, the model's callback, IRET
+    assert per(0) == gate + 3
 
 
 def test_synthetic_input_is_marked(nb):
