@@ -177,15 +177,25 @@ struct step_state {
 	bool quiet;			/* nothing counts for the rest of the run (step_quiet) */
 	/*
 	 * The traps step_db treats apart, read as one word on every trap:
-	 * calibration, the seam's calibration, the breakpoints on the ring-3
-	 * exit gate's stub (step_arm) and on the other gates' (step_bp_gates),
-	 * the first trap after a fault (step_fault).
+	 * calibration, the seam's calibration, the first trap after a fault
+	 * (step_fault), the entry paths' measurement.
 	 */
 	union {
 		struct {
-			bool calibrating, seam_cal, exit_bp, gate_bp, faulted, entry_cal;
+			bool calibrating, seam_cal, faulted, entry_cal;
 		};
-		uint64_t special;
+		uint32_t special;
+	};
+	/*
+	 * The breakpoints on the ring-3 exit gate's stub (step_arm) and on the
+	 * other gates' (step_bp_gates): while one is armed, a trap at one of
+	 * their addresses (step_at_bp, a few compares) is treated apart.
+	 */
+	union {
+		struct {
+			bool exit_bp, gate_bp;
+		};
+		uint16_t bps;
 	};
 	bool h_gate;			/* the stepped handler is a gate's (step_gate_stepped): no PMI's */
 	bool h_tick;			/* ... the LAPIC timer's (a HLT's or the model's tick): no PMI's */
@@ -332,9 +342,25 @@ static void step_bp_set(struct step_state *s, uint64_t addr)
  * (step_gate_stepped). SYSCALL is armed for ring-3 runs only: a Linux
  * program runs in ring 3.
  */
+/* Where the breakpoints of step_arm and step_bp_gates lie (0: none there). */
+static uint64_t step_bp_rip[4];
+
+static inline bool step_at_bp(uint64_t rip)
+{
+	return rip == step_bp_rip[0] || rip == step_bp_rip[1] || rip == step_bp_rip[2] ||
+	       rip == step_bp_rip[3];
+}
+
 static void step_bp_gates(struct step_state *s, bool dr0, bool syscall)
 {
 	uint64_t dr7 = (dr0 ? DR7_L0 : 0) | DR7_L1 | DR7_L2;
+
+	step_bp_rip[0] = (uintptr_t)user_exit_entry;
+	step_bp_rip[1] = idt_stub(USER_SYNTH_VECTOR);
+	step_bp_rip[2] = (uintptr_t)user_call_entry;
+#if MODE_IS_64
+	step_bp_rip[3] = (uintptr_t)syscall_entry;
+#endif
 
 	__asm__ volatile("mov %0, %%dr1" : : "r"((uintptr_t)idt_stub(USER_SYNTH_VECTOR)));
 	__asm__ volatile("mov %0, %%dr2" : : "r"((uintptr_t)user_call_entry));
@@ -1429,7 +1455,9 @@ static void step_db(struct trap_frame *f)
 	uint64_t c;
 	bool run;
 
-	if (__builtin_expect(st->special != 0, 0) && step_db_special(st, f, entry))
+	if ((__builtin_expect(st->special != 0, 0) ||
+	     (__builtin_expect(st->bps != 0, 0) && step_at_bp(f->rip))) &&
+	    step_db_special(st, f, entry))
 		return;
 	if (st->h_active)
 		st->h_clock += step_take(st, entry);	/* the handler's instruction, as if unstepped */
