@@ -125,8 +125,9 @@ static inline uint64_t p4_cccr_restart(const struct p4_plan *plan, unsigned i)
  * p4_counter_load_msr: all but the CCCR write (the overflow handler
  * restarts its counters last, prof/perf.c).
  */
-static inline void p4_counter_load_msr(struct msr_bus *bus, uint32_t msr, uint64_t value,
-				       uint64_t *mismatches)
+static inline __attribute__((always_inline)) void p4_counter_load_msr(struct msr_bus *bus,
+									uint32_t msr, uint64_t value,
+									uint64_t *mismatches)
 {
 	uint64_t v = value & P4_COUNTER_MASK, got = 0;
 

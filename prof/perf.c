@@ -215,9 +215,15 @@ static uint32_t perf_lvt_value(bool masked)
 	return masked ? v | LAPIC_LVT_MASKED : v;
 }
 
-bool perf_counting(void)
+/* Inline on the overflow path (the 32-bit kernel's -Os would call them). */
+static inline __attribute__((always_inline)) bool perf_counting_here(void)
 {
 	return run.count && run.count->running;
+}
+
+bool perf_counting(void)
+{
+	return perf_counting_here();
 }
 
 uint64_t perf_feed_chunk(void)
@@ -246,11 +252,16 @@ const char *perf_backend_name(enum perf_backend b)
 	}
 }
 
-struct msr_bus *perf_bus(void)
+static inline __attribute__((always_inline)) struct msr_bus *perf_bus_here(void)
 {
 	if (!be.ops)
 		return NULL;
 	return info.trace ? &be.trace.bus : be.trace.inner;	/* be.ops->bus(), asked at perf_use */
+}
+
+struct msr_bus *perf_bus(void)
+{
+	return perf_bus_here();
 }
 
 bool perf_steps_workloads(void)
@@ -440,9 +451,9 @@ static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct 
 {
 	struct msr_bus *bus;
 
-	if (!perf_counting())
+	if (!perf_counting_here())
 		return;
-	bus = perf_bus();
+	bus = perf_bus_here();
 	for (uint32_t m = run.count->pmi_mask[lp]; m; m &= m - 1)
 		perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f, restart);
 }
@@ -452,7 +463,7 @@ static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct 
  * LP's own share (throttling). A handler the model steps is timed as if it
  * ran unstepped.
  */
-static void perf_pmi_time(unsigned lp, uint64_t t0)
+static inline __attribute__((always_inline)) void perf_pmi_time(unsigned lp, uint64_t t0)
 {
 	uint64_t dt = step_handler_clock() - t0;
 
@@ -692,7 +703,7 @@ static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
 	struct perf_exit *e = &exits[cpu];
 	const struct perf_restarts *all = &run.count->restarts[lp];
 
-	e->bus = perf_bus();
+	e->bus = perf_bus_here();
 	e->storm = &storm[lp];
 	e->lp = (uint8_t)lp;
 	e->cpu = (uint8_t)cpu;
@@ -753,7 +764,7 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 	perf_scan(lp, f, &restart);
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
-	counting = perf_counting();
+	counting = perf_counting_here();
 	if (counting && f && perf_storm_seen(&storm[lp], f, tw)) {
 		perf_storm(run.count, lp);
 		counting = false;	/* the entry stays masked, nothing restarts */

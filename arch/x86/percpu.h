@@ -78,7 +78,7 @@ struct percpu *percpu_boot(void);
  */
 extern bool percpu_gs_ready;
 
-static inline struct percpu *percpu_this(void)
+static inline __attribute__((always_inline)) struct percpu *percpu_this(void)
 {
 	struct percpu *p;
 

@@ -182,7 +182,7 @@ void step_tick_every(uint64_t period);
 extern volatile uint32_t step_handlers_stepped;	/* a bit per percpu index: steps a handler */
 uint64_t step_handler_clock_stepped(void);
 
-static inline uint64_t step_handler_clock(void)
+static inline __attribute__((always_inline)) uint64_t step_handler_clock(void)
 {
 	if (__builtin_expect(!step_handlers_stepped, 1))
 		return rdtsc();
