@@ -201,9 +201,10 @@ struct step_state {
 	bool h_tick;			/* ... the LAPIC timer's (a HLT's or the model's tick): no PMI's */
 	/*
 	 * The model's tick (step_tick_every): the LAPIC timer's vector sent to
-	 * this LP each tick_period TSC cycles of its workload's stepped time (each step's
-	 * own, as step_take times it: the time a Pentium 4 would have taken);
-	 * tick_left until the next; tick_sent while one is on its way.
+	 * this LP each tick_period TSC cycles of its workload's stepped time
+	 * (each step's own, as step_take times it: the time a Pentium 4 would
+	 * have taken); tick_left until the next; tick_sent while one is on its
+	 * way.
 	 */
 	uint64_t tick_period, tick_left;
 	volatile bool tick_sent;
@@ -333,15 +334,6 @@ static void step_bp_set(struct step_state *s, uint64_t addr)
 	s->bp_armed = true;
 }
 
-/*
- * The gates a run calls and returns from (int 0x81, 0x82, and a Linux
- * program's SYSCALL on x86-64): DR1, DR2 and DR3 on their entries, beside
- * DR0 (step_arm) when dr0 is set (a ring-3 run's exit). Their entries
- * clear TF, from ring 3 and from ring 0 alike; from the breakpoint on, the
- * step engine steps them to their IRET as the kernel code they are
- * (step_gate_stepped). SYSCALL is armed for ring-3 runs only: a Linux
- * program runs in ring 3.
- */
 /* Where the breakpoints of step_arm and step_bp_gates lie (0: none there). */
 static uint64_t step_bp_rip[4];
 
@@ -351,6 +343,15 @@ static inline bool step_at_bp(uint64_t rip)
 	       rip == step_bp_rip[3];
 }
 
+/*
+ * The gates a run calls and returns from (int 0x81, 0x82, and a Linux
+ * program's SYSCALL on x86-64): DR1, DR2 and DR3 on their entries, beside
+ * DR0 (step_arm) when dr0 is set (a ring-3 run's exit). Their entries
+ * clear TF, from ring 3 and from ring 0 alike; from the breakpoint on, the
+ * step engine steps them to their IRET as the kernel code they are
+ * (step_gate_stepped). SYSCALL is armed for ring-3 runs only: a Linux
+ * program runs in ring 3.
+ */
 static void step_bp_gates(struct step_state *s, bool dr0, bool syscall)
 {
 	uint64_t dr7 = (dr0 ? DR7_L0 : 0) | DR7_L1 | DR7_L2;
@@ -1417,10 +1418,9 @@ static __attribute__((noinline)) bool step_db_special(struct step_state *st, str
  * step), far longer than a Pentium 4's, and a tick handler timed so would
  * outlast the period and be followed by the next at its IRET. So at least
  * one instruction of the workload runs between two ticks, whatever a
- * tick's handler costs. The vector comes at the
- * next instruction boundary with IF set, as a LAPIC timer's interrupt
- * does: right after this trap's IRET, or after the STI of a section that
- * masks interrupts. One at a time: a tick still on its way (interrupts
+ * tick's handler costs. The vector comes at the next instruction boundary
+ * with IF set, as a LAPIC timer's interrupt does: right after this trap's
+ * IRET, or after the STI of a section that masks interrupts. One at a time: a tick still on its way (interrupts
  * masked for longer than a period) takes the next one's place, as the
  * LAPIC's IRR holds one interrupt of a vector.
  */
