@@ -58,6 +58,14 @@ struct perf_backend_ops {
 	 * handler reads it twice per interrupt.
 	 */
 	const volatile uint64_t *bus_tsc;
+	/*
+	 * The calling LP's periodic tick in its workload's own time: the LAPIC
+	 * timer's vector hz times a second of it (the caller installs the
+	 * handler); 0 stops it. The hardware's is the LAPIC timer (wall time
+	 * is the workload's); a backend that runs workloads stepped supplies
+	 * one in the time they would take unstepped (prof/record.c's poll).
+	 */
+	void (*tick)(unsigned hz);
 	/* One line of backend detail for `pmu` (may be empty). */
 	void (*describe)(char *buf, size_t n);
 	/*

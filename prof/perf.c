@@ -815,6 +815,14 @@ void perf_poll(struct trap_frame *f)
 	perf_unlock();
 }
 
+bool perf_tick(unsigned hz)
+{
+	if (!be.ops || !be.ops->tick)
+		return false;
+	be.ops->tick(hz);
+	return true;
+}
+
 void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx)
 {
 	perf_lock();

@@ -228,6 +228,13 @@ void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx);
  * scan, so a PMI (NMI) cannot handle the same counter at the same time.
  */
 void perf_poll(struct trap_frame *f);
+/*
+ * The calling LP's poll tick: the LAPIC timer's vector hz times a second of
+ * its workload's own time, as the backend keeps it (backend.h tick: the
+ * LAPIC timer on a Pentium 4, the step engine's tick under the model); the
+ * caller installs the vector's handler. 0 stops it. False: no backend.
+ */
+bool perf_tick(unsigned hz);
 
 /*
  * Model backend, during a running count: make the next `unflagged`

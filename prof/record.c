@@ -6,9 +6,9 @@
  * Erratum path. On parts with the cascade-PMI erratum (0F_02, and 0F_00/01
  * stepping > 09H; SDM 18.15.5.7, PMU reference 2.3) a cascaded counter raises
  * no PMI, so a sampling request on one is planned without OVF_PMI and its
- * OVF flag is polled from the LAPIC timer (RECORD_POLL_HZ; a stepped run
- * takes the step engine's tick in the run's own time, record_timer) through
- * perf_poll(). A poll finds the counter some events past its overflow: it
+ * OVF flag is polled from a tick in the workload's time (RECORD_POLL_HZ:
+ * the LAPIC timer on a Pentium 4, the step engine's tick under the model;
+ * the backend's, perf_tick) through perf_poll(). A poll finds the counter some events past its overflow: it
  * stores one sample per period that ended (all at the poll's IP) and
  * reloads -(period - excess), so the periods keep their phase. A stepped
  * job polls once more at its last step (record_tick explains why); periods
@@ -760,25 +760,19 @@ static void record_setup(struct record_state *r, const struct record_cfg *c, int
 }
 
 /*
- * The poll's tick. A stepped run (the model) takes it in the time the run
- * would take on a Pentium 4, stepped and counted at CPL 0 like the PMI
- * handler (arch/x86/step.h step_tick_every); the LAPIC timer would fire by
- * the stepping's own, far longer time.
+ * The poll's tick, in the workload's own time: the backend keeps it
+ * (prof/backend.h tick), so that a stepped run takes it as often as the
+ * run would on a Pentium 4, stepped and counted at CPL 0 like the PMI
+ * handler, where a LAPIC timer would fire by the stepping's far longer
+ * time.
  */
 static void record_timer(bool on)
 {
 	if (on) {
-		uint64_t period = timer_tsc_hz() / RECORD_POLL_HZ;
-
 		idt_set_handler(LAPIC_TIMER_VECTOR, record_tick);
-		if (perf_steps_workloads())
-			step_tick_every(period ? period : 1);
-		else
-			lapic_timer_start((uint32_t)(timer_lapic_hz() / RECORD_POLL_HZ),
-					  LAPIC_TIMER_VECTOR, true);
+		perf_tick(RECORD_POLL_HZ);
 	} else {
-		step_tick_every(0);
-		lapic_timer_stop();
+		perf_tick(0);
 		idt_set_handler(LAPIC_TIMER_VECTOR, NULL);
 	}
 }

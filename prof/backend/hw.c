@@ -9,7 +9,9 @@
  * program the PMU again to learn it (unless IA32_MISC_ENABLE has changed).
  */
 #include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/timer.h"
 #include "lib/printf.h"
 #include "pmu/p4_probe.h"
 #include "prof/backend.h"
@@ -86,6 +88,15 @@ static int hw_rdpmc(uint32_t ecx, uint64_t *value)
 	return rdpmc_safe(ecx, value);
 }
 
+/* The LAPIC timer, periodic: on the machine wall time is the workload's. */
+static void hw_tick(unsigned hz)
+{
+	if (hz)
+		lapic_timer_start((uint32_t)(timer_lapic_hz() / hz), LAPIC_TIMER_VECTOR, true);
+	else
+		lapic_timer_stop();
+}
+
 static void hw_describe(char *buf, size_t n)
 {
 	if (n)
@@ -98,6 +109,7 @@ const struct perf_backend_ops perf_backend_hw = {
 	.select = hw_select,
 	.bus = hw_bus,
 	.source = hw_source,
+	.tick = hw_tick,
 	.rdpmc = hw_rdpmc,
 	.describe = hw_describe,
 };

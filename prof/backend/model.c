@@ -23,6 +23,7 @@
 #include "arch/x86/mode.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/step.h"
+#include "arch/x86/timer.h"
 #include "lib/printf.h"
 #include "pmu/p4_regs.h"
 #include "pmu/p4_tables.h"
@@ -493,6 +494,19 @@ static const struct perf_window *model_window_inputs(unsigned lp)
 	return lp < P4_MODEL_NLP ? &model_adapter.kin[lp] : NULL;
 }
 
+/*
+ * The tick in the stepped workload's own time (arch/x86/step.h
+ * step_tick_every), stepped and counted at CPL 0 like a PMI's handler: the
+ * LAPIC timer would fire by the stepping's own, far longer time, hundreds
+ * of times per period of the workload.
+ */
+static void model_tick(unsigned hz)
+{
+	uint64_t period = hz ? timer_tsc_hz() / hz : 0;
+
+	step_tick_every(hz && !period ? 1 : period);
+}
+
 static void model_describe(char *buf, size_t n)
 {
 	const struct p4_model *m = &model_adapter.model;
@@ -518,6 +532,7 @@ const struct perf_backend_ops perf_backend_model = {
 	.window_inputs = model_window_inputs,
 	.run_begin = model_run_begin,
 	.run_end = model_run_end,
+	.tick = model_tick,
 	.unmasked = model_unmasked,
 	.source = model_feed_source,
 	.inject = model_inject,
