@@ -66,6 +66,16 @@ struct perf_backend_ops {
 	 * one in the time they would take unstepped (prof/record.c's poll).
 	 */
 	void (*tick)(unsigned hz);
+	/*
+	 * The calling LP's clock in its workload's own time, for shares of
+	 * that time (record's throttle weighs its PMI handlers' time against
+	 * it); NULL: the TSC, as on a Pentium 4. A backend that steps
+	 * workloads, hundreds of times slower than they would run, gives the
+	 * time of what it stepped (arch/x86/step.h step_lp_clock), which its
+	 * own work does not advance. Called inside the PMI handler: never
+	 * stepped (prof/perf.c perf_use).
+	 */
+	uint64_t (*clock)(void);
 	/* One line of backend detail for `pmu` (may be empty). */
 	void (*describe)(char *buf, size_t n);
 	/*

@@ -490,8 +490,12 @@ static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 {
 	if (be.ops->unmasked)
 		be.ops->unmasked(lp);
-	if (be.bus_tsc)
-		info.pmi.backend_tsc += be.bus_tsc[cpu] - b0;
+	if (be.bus_tsc) {
+		uint64_t dt = be.bus_tsc[cpu] - b0;
+
+		info.pmi.backend_tsc += dt;
+		info.pmi.lp_backend_tsc[lp] += dt;
+	}
 }
 
 /* ---- the storm guard (prof/storm.h) ------------------------------------------------ */
@@ -637,6 +641,7 @@ static void perf_exit_owed(unsigned cpu)
 	info.pmi.tsc_total += dt;
 	info.pmi.lp_tsc[e->lp] += dt;
 	info.pmi.backend_tsc += dt;
+	info.pmi.lp_backend_tsc[e->lp] += dt;
 }
 
 /*
@@ -813,6 +818,13 @@ void perf_poll(struct trap_frame *f)
 	perf_scan(lp, f, NULL);
 	perf_pmi_time(lp, t0);
 	perf_unlock();
+}
+
+uint64_t perf_clock(void)
+{
+	if (be.ops && be.ops->clock)
+		return be.ops->clock();
+	return rdtsc();
 }
 
 bool perf_tick(unsigned hz)
@@ -1261,6 +1273,8 @@ static int perf_use(const struct perf_backend_ops *b, enum perf_backend id, cons
 		step_seam_glue((const void *)perf_glue_unmasked);
 		step_seam_glue((const void *)perf_glue_exit);
 	}
+	if (b->clock)
+		step_seam_glue((const void *)b->clock);
 	info.backend = id;
 	info.sig = *sig;
 	info.ht = ht;

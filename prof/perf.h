@@ -49,6 +49,7 @@ struct perf_pmi_stats {
 	uint64_t by_nmi;	/* entries through the NMI vector (NMI delivery) */
 	uint64_t lp_tsc[2];	/* tsc_total's part on LP0 / LP1 (T0 / T1): each LP's own share */
 	uint64_t backend_tsc;	/* tsc_total's part inside the backend (its bus, its re-raise) */
+	uint64_t lp_backend_tsc[2];	/* backend_tsc's part on LP0 / LP1 (T0 / T1) */
 };
 
 struct perf_info {
@@ -235,6 +236,12 @@ void perf_poll(struct trap_frame *f);
  * caller installs the vector's handler. 0 stops it. False: no backend.
  */
 bool perf_tick(unsigned hz);
+/*
+ * The calling LP's clock for shares of its time (prof/backend.h clock):
+ * the TSC on a Pentium 4, under the model the time of the instructions it
+ * stepped for the LP. Only differences mean anything.
+ */
+uint64_t perf_clock(void);
 
 /*
  * Model backend, during a running count: make the next `unflagged`

@@ -15,11 +15,14 @@
  * that still end after the last poll are counted as "unattributed", never
  * dropped silently.
  *
- * Throttling. Every RECORD_THROTTLE_WINDOW samples of an LP, the TSC that
+ * Throttling. Every RECORD_THROTTLE_WINDOW samples of an LP, the time that
  * LP spent in its own PMI handlers and polls since its last check
- * (perf_info()->pmi.lp_tsc[LP]: the sibling's handlers run on the other LP,
- * in parallel, and are not this LP's time) is compared with the TSC that
- * passed; above the configured share in two windows in a row every
+ * (perf_info()->pmi.lp_tsc[LP] less the backend's own work: the sibling's
+ * handlers run on the other LP, in parallel, and are not this LP's time)
+ * is compared with the LP's time that passed (perf_clock: the TSC on a
+ * Pentium 4; under the model the time of what it stepped for the LP, as it
+ * would run unstepped, where the stepped run's TSC would make any handler's
+ * share look tiny); above the configured share in two windows in a row every
  * interrupt-sampled period the LP owns is doubled (a PEBS counter's is the
  * DS area's counter reset and stays) and the throttle counted; a share
  * of 100 % never throttles. One window alone is not enough: a single slow
@@ -215,14 +218,28 @@ static void record_raise_periods(struct record_state *r, struct record_lp *l)
 	l->throttled++;
 }
 
-static void record_throttle(struct record_state *r, struct record_lp *l, uint64_t now)
+/*
+ * The time LP lp has spent in its own PMI handlers and polls, less the
+ * backend's own work there (the model's register accesses: a Pentium 4's
+ * take one instruction each).
+ */
+static uint64_t record_pmi_time(unsigned lp)
 {
-	uint64_t cost, span = now - l->win_t0;
+	const struct perf_pmi_stats *p = &perf_info()->pmi;
+
+	return p->lp_tsc[lp & 1] - p->lp_backend_tsc[lp & 1];
+}
+
+static void record_throttle(struct record_state *r, struct record_lp *l)
+{
+	uint64_t cost, now, span;
 	bool over;
 
 	if (r->cfg.throttle_pct >= 100 || ++l->win_n < RECORD_THROTTLE_WINDOW)
 		return;
-	cost = perf_info()->pmi.lp_tsc[l->smt & 1] - l->win_cost0;
+	now = perf_clock();
+	span = now - l->win_t0;
+	cost = record_pmi_time(l->smt) - l->win_cost0;
 	over = cost * 100 > (uint64_t)r->cfg.throttle_pct * span;
 	if (l->warm && over && l->over)
 		record_raise_periods(r, l);
@@ -230,7 +247,7 @@ static void record_throttle(struct record_state *r, struct record_lp *l, uint64_
 	l->warm = true;
 	l->win_n = 0;
 	l->win_t0 = now;
-	l->win_cost0 = perf_info()->pmi.lp_tsc[l->smt & 1];
+	l->win_cost0 = record_pmi_time(l->smt);
 }
 
 /*
@@ -343,7 +360,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 		record_poll_appends(st, &s, period, k);
 	l->store_tsc += step_handler_clock() - t;
 	l->store_n++;
-	record_throttle(r, l, s.tsc);
+	record_throttle(r, l);
 	return next;
 }
 
@@ -562,8 +579,8 @@ static void record_h_begin(void *ctx, uint8_t lp)
 	l->smt = lp;
 	l->perf_h.begin(l->perf_h.ctx, lp);
 	l->irq_seen = perf_info()->pmi.lp_interrupts[lp & 1];
-	l->win_t0 = rdtsc();
-	l->win_cost0 = perf_info()->pmi.lp_tsc[lp & 1];
+	l->win_t0 = perf_clock();
+	l->win_cost0 = record_pmi_time(lp);
 }
 
 static void record_h_end(void *ctx, uint8_t lp)
@@ -791,6 +808,8 @@ static void record_pmi_delta(struct perf_pmi_stats *d, const struct perf_pmi_sta
 		.tsc_total = b->tsc_total - a->tsc_total,
 		.lp_tsc = { b->lp_tsc[0] - a->lp_tsc[0], b->lp_tsc[1] - a->lp_tsc[1] },
 		.backend_tsc = b->backend_tsc - a->backend_tsc,
+		.lp_backend_tsc = { b->lp_backend_tsc[0] - a->lp_backend_tsc[0],
+				    b->lp_backend_tsc[1] - a->lp_backend_tsc[1] },
 		.by_vector = b->by_vector - a->by_vector, .by_nmi = b->by_nmi - a->by_nmi,
 	};
 }

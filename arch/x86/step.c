@@ -227,6 +227,12 @@ struct step_state {
 	uint64_t resume;		/* TSC of the last exit stamp (entry.S writes it), or step_begin's */
 	uint64_t cycles;		/* pending for the instruction at last_rip */
 	uint64_t polls;
+	/*
+	 * The time of every instruction reported for this LP (step_lp_clock):
+	 * each reported step's cycles, the workload's, the window's and a
+	 * stepped handler's alike.
+	 */
+	uint64_t lp_clock;
 	uint64_t emitted;		/* instructions reported this run (progress.h) */
 	struct trap_frame *frame;	/* the workload's #DB frame while step_db runs */
 	uint8_t last_cpl;		/* the CPL the instruction at last_rip ran at */
@@ -711,6 +717,7 @@ STEP_EMIT_INLINE void step_emit_to(struct step_state *s, const struct trap_frame
 	si.nmem = 0;
 	si.mem_stride = 0;
 	step_fill_mem(s, &si, f);
+	s->lp_clock += s->cycles;
 	s->cycles = 0;
 	step_count(counts, &si);
 	if (h && h->step)
@@ -983,6 +990,11 @@ static inline void step_h_active(struct step_state *st, bool on)
 		__atomic_fetch_or(&step_handlers_stepped, bit, __ATOMIC_RELEASE);
 	else if (step_handlers_stepped & bit)
 		__atomic_fetch_and(&step_handlers_stepped, ~bit, __ATOMIC_RELEASE);
+}
+
+uint64_t step_lp_clock(void)
+{
+	return step_this()->lp_clock;
 }
 
 uint64_t step_handler_clock_stepped(void)

@@ -190,6 +190,16 @@ static inline __attribute__((always_inline)) uint64_t step_handler_clock(void)
 }
 /* Inside a stepped handler: the tail starts after this point (the first). A no-op elsewhere. */
 void step_handler_mark(void);
+/*
+ * The calling LP's stepped time: the TSC cycles of every instruction the
+ * step engine has reported for it (its workloads, the kernel's code in the
+ * counting window, the handlers it stepped), each as step_take timed it -
+ * the time it would have taken unstepped. Neither the step engine nor the
+ * model's own work advances it (the seam's accesses and the spans run
+ * held, step_hold, report no cycles), nor does code it does not step.
+ * Only differences mean anything.
+ */
+uint64_t step_lp_clock(void);
 
 
 /*

@@ -533,6 +533,7 @@ const struct perf_backend_ops perf_backend_model = {
 	.run_begin = model_run_begin,
 	.run_end = model_run_end,
 	.tick = model_tick,
+	.clock = step_lp_clock,
 	.unmasked = model_unmasked,
 	.source = model_feed_source,
 	.inject = model_inject,
