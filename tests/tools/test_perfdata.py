@@ -151,13 +151,15 @@ class ElfSyms:
                 self.addr[f[-1]] = int(f[0], 16)
                 self.size[f[-1]] = int(f[1], 16) if len(f) == 4 else 0
 
-        # a sized symbol inside another sized one (a label with a .size inside
-        # its function): perf names the outer one
+        # a symbol inside a sized one - a label with a .size inside its
+        # function, or one without (step.c's step_tf_resume inside
+        # step_tf_set): perf names the outer one
         sized = sorted((a, self.size[n], n) for n, a in self.addr.items() if self.size.get(n))
         self.outer = {}
-        for a, sz, n in sized:
+        for n, a in self.addr.items():
+            sz = self.size.get(n, 0)
             for b, bsz, m in sized:
-                if b < a and a + sz <= b + bsz:
+                if b < a and a + sz <= b + bsz and a < b + bsz:
                     self.outer[n] = m
                     break
 
