@@ -652,8 +652,9 @@ static void pmu_print_handler(struct shell *sh)
 			     step_entry_length(LAPIC_TIMER_VECTOR, 0), step_entry_length(LAPIC_TIMER_VECTOR, 3));
 	if (!h->handlers)
 		return;
-	shell_printf(sh, "PMI handler on LP0 in the last count (model, stepped): %llu instructions at "
-		     "CPL 0 per PMI from its entry to its IRET", (unsigned long long)(h->insns / h->handlers));
+	shell_printf(sh, "PMI handler on LP0 in the last count (model, stepped): %llu PMIs, %llu "
+		     "instructions at CPL 0 per PMI from its entry to its IRET",
+		     (unsigned long long)h->handlers, (unsigned long long)(h->insns / h->handlers));
 	if (h->tails)
 		shell_printf(sh, "; after a counter's restart %llu at most (the limit is %u)",
 			     (unsigned long long)h->tail_max, P4_PMI_TAIL_MAX);

@@ -1040,40 +1040,49 @@ static void step_tf_off(void);
  * The trap after a stepped handler's IRET (f: the interrupted context
  * again): the IRET is reported, and the interrupted context's stepping goes
  * on where it was, as if the handler had not been there.
+ *
+ * A handler that interrupted stepped code (a fixed vector) or a gate is
+ * over once its IRET is reported: a PMI its restart left asserted, or one
+ * the gate's synthetic events raised (held through the gate), is sent from
+ * this trap's report and taken before the next instruction, as on a P4. A
+ * fixed vector waits for this trap's IRET; an NMI comes at once, inside
+ * the report, and its handler is stepped there with f as the workload's
+ * frame (step_handler_begin), writing the handler fields and h_saved
+ * anew. So what this exit needs of its own handler is taken before the
+ * report: its length (the IRET included), its kind and its saved context.
+ * One that the model's NMI brought into the step handler stays held
+ * through the report: the step handler's own send loop takes the PMI up
+ * after.
  */
 static void step_handler_exit(struct step_state *st, struct trap_frame *f, uint64_t entry)
 {
+	const bool gate = st->h_gate, tick = st->h_tick;
+	const uint64_t rip = st->h_rip, mark = st->h_mark;
+	const uint64_t n = st->win_counts.instructions + 1u - st->h_start;	/* the IRET too */
+	const uint64_t tail = mark != UINT64_MAX ? st->win_counts.instructions + 1u - mark : 0;
+	const struct step_saved saved = st->h_saved;
+
 	st->h_entering = false;		/* h_active has held the PMIs since the handler's first trap */
 	st->cycles += step_take(st, entry);
 	st->frame = f;
-	/*
-	 * A handler that interrupted stepped code (a fixed vector) is over once
-	 * its IRET is reported: a PMI its restart left asserted is sent from
-	 * this trap and taken before the next instruction, as on a P4. One that
-	 * the model's NMI brought into the step handler stays held through it:
-	 * the step handler's own send loop takes the PMI up after (no NMI nests
-	 * in this trap).
-	 */
-	if (!st->h_saved.frame)
+	if (!saved.frame)
 		step_h_active(st, false);
-	step_emit_kernel(st, f);
-	if (st->h_tick) {
+	if (tick) {
 		st->h_stats.ticks++;
-		st->h_stats.tick_insns += st->win_counts.instructions - st->h_start;
-	} else if (!st->h_gate) {
+		st->h_stats.tick_insns += n;
+	} else if (!gate) {
 		st->h_stats.handlers++;
-		st->h_stats.insns += st->win_counts.instructions - st->h_start;
+		st->h_stats.insns += n;
 	}
-	if (!st->h_gate && !st->h_tick && st->h_mark != UINT64_MAX) {
-		uint64_t tail = st->win_counts.instructions - st->h_mark;
-
+	if (!gate && !tick && mark != UINT64_MAX) {
 		st->h_stats.tails++;
 		st->h_stats.tail_sum += tail;
 		if (tail > st->h_stats.tail_max)
 			st->h_stats.tail_max = tail;
 	}
-	step_restore(st, &st->h_saved);
-	if (st->h_gate && f->rip != st->h_rip) {	/* sent to the exit (user_redirect_exit) */
+	step_emit_kernel(st, f);	/* the IRET: a PMI may nest here (above) */
+	step_restore(st, &saved);
+	if (gate && f->rip != rip) {	/* sent to the exit (user_redirect_exit) */
 		st->last_rip = f->rip;
 		st->last_cpl = (uint8_t)(f->cs & 3);
 		step_classify(st, f->rip, f);

@@ -32,7 +32,8 @@ import pytest
 
 from conftest import REPO, kernel_bits
 
-HANDLER = re.compile(r"^PMI handler on LP0 in the last count \(model, stepped\): (\d+) instructions at CPL 0 per PMI "
+HANDLER = re.compile(r"^PMI handler on LP0 in the last count \(model, stepped\): (\d+) PMIs, (\d+) instructions "
+                     r"at CPL 0 per PMI "
                      r"from its entry to its IRET; after a counter's restart (\d+) at most "
                      r"\(the limit is (\d+)\)$", re.M)
 WAY_IN = re.compile(r"^PMI way in, counted with it \(stub, isr_common, dispatcher\): NMI (\d+) / (\d+), "
@@ -47,13 +48,29 @@ def tail_max():
 
 
 def record(nb, args):
+    """(events, PMIs, handler instructions per PMI, tail, tail limit) of one LP0 record; every
+    PMI's handler was stepped (pmu counts the handlers it stepped)."""
     out = nb.cmd("record " + args, timeout=120)
     assert not out.startswith("error"), out
     pmu = nb.cmd("pmu")
     h = HANDLER.search(pmu)
     assert h, pmu
-    return (int(EVENTS.search(out).group(1)), int(PMIS.search(out).group(1)),
-            int(h.group(1)), int(h.group(2)), int(h.group(3)))
+    pmis = int(PMIS.search(out).group(1))
+    assert int(h.group(1)) == pmis, (out, pmu)
+    return (int(EVENTS.search(out).group(1)), pmis, int(h.group(2)), int(h.group(3)),
+            int(h.group(4)))
+
+
+@pytest.mark.parametrize("mode", ["--nmi", "--vector"])
+@pytest.mark.parametrize("run", ["-e replay_event:NBOGUS:u -c 9 --ring 3 synthetic replay_event:NBOGUS 30",
+                                 "-e instr_retired -c 200 loop 3000"])
+def test_every_pmis_handler_is_stepped_once(nb, mode, run):
+    """Each PMI's handler is stepped and counted once, whatever delivers it: an NMI that the
+    end of a ring-3 gate sends (the synthetic events' PMIs, held through the gate) lands
+    inside the step handler's report of the gate's IRET, and its handler was counted twice
+    there - once as itself and once in the gate's place, with its length - while the gate's
+    saved context was overwritten (3 PMIs, 6 handlers)."""
+    record(nb, "%s %s" % (mode, run))
 
 
 def test_the_tail_is_within_the_bound_and_the_handler_counts(nb):

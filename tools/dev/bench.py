@@ -100,7 +100,7 @@ BAUD_BYTES = 115200 // 10   # 8N1: 10 bits per byte
 WINDOW = re.compile(r"while a counter ran: LP0 (\d+) at CPL 0")
 COUNT = re.compile(r"^\s*(\d+)\s+instr_retired", re.M)
 WAY_IN = re.compile(r"^PMI way in, counted with it .*: NMI \d+ / (\d+), ", re.M)
-TAIL = re.compile(r"^PMI handler on LP0 in the last count \(model, stepped\): (\d+) instructions .*after a "
+TAIL = re.compile(r"^PMI handler on LP0 in the last count \(model, stepped\): \d+ PMIs, (\d+) instructions .*after a "
                   r"counter's restart (\d+) at most \(the limit is (\d+)\)", re.M)
 WINDOW_GOALS = (32, 64, 24)     # empty at :u:k, a program's CPL-0 window, the handler's tail
 KERNELS = (("x86-64", "uefi-x64", "sdk"), ("32-bit", "bios", "sdk32"))
