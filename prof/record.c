@@ -8,8 +8,9 @@
  * no PMI, so a sampling request on one is planned without OVF_PMI and its
  * OVF flag is polled from a tick in the workload's time (RECORD_POLL_HZ:
  * the LAPIC timer on a Pentium 4, the step engine's tick under the model;
- * the backend's, perf_tick) through perf_poll(). A poll finds the counter some events past its overflow: it
- * stores one sample per period that ended (all at the poll's IP) and
+ * the backend's, perf_tick) through perf_poll(). A poll finds the counter
+ * some events past its overflow: it stores one sample per period that
+ * ended (all at the poll's IP) and
  * reloads -(period - excess), so the periods keep their phase. A stepped
  * job polls once more at its last step (record_tick explains why); periods
  * that still end after the last poll are counted as "unattributed", never
