@@ -391,8 +391,9 @@ static unsigned perf_slot_lp(const struct p4_slot *slot)
 }
 
 /* Counter i of the running count, if it overflowed: total it, sample it, reload it. */
-static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigned i,
-			      struct trap_frame *f, uint32_t *restart)
+static inline __attribute__((always_inline)) void
+perf_overflow_body(struct msr_bus *bus, struct perf_count *s, unsigned i, struct trap_frame *f,
+		   uint32_t *restart)
 {
 	const struct p4_counter_desc *d = &p4_counters[s->plan.slot[i].counter];
 	uint32_t msr = d->msr, cccr_msr = d->cccr_msr;
@@ -439,6 +440,14 @@ static void perf_overflow_one(struct msr_bus *bus, struct perf_count *s, unsigne
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 
+/* perf_overflow_body out of line: the poll's and the stop's. */
+static __attribute__((noinline)) void perf_overflow_one(struct msr_bus *bus, struct perf_count *s,
+							unsigned i, struct trap_frame *f,
+							uint32_t *restart)
+{
+	perf_overflow_body(bus, s, i, f, restart);
+}
+
 /*
  * Every counter the calling LP owns (PMU lock held): pmi_mask, set when the
  * count started. A PEBS counter is not the handler's: the assist reloads it
@@ -455,7 +464,10 @@ static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct 
 		return;
 	bus = perf_bus_here();
 	for (uint32_t m = run.count->pmi_mask[lp]; m; m &= m - 1)
-		perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f, restart);
+		if (restart)
+			perf_overflow_body(bus, run.count, (unsigned)__builtin_ctz(m), f, restart);
+		else
+			perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f, NULL);
 }
 
 /*

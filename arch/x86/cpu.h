@@ -22,7 +22,7 @@ static inline struct cpuid_regs cpuid_count(uint32_t leaf, uint32_t subleaf)
 	return r;
 }
 
-static inline uint64_t rdtsc(void)
+static inline __attribute__((always_inline)) uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;
 
