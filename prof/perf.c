@@ -456,13 +456,10 @@ static __attribute__((noinline)) void perf_overflow_one(struct msr_bus *bus, str
  * (record_pebs_stop counts its records).
  */
 static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct trap_frame *f,
-							    uint32_t *restart)
+							    uint32_t *restart, struct msr_bus *bus)
 {
-	struct msr_bus *bus;
-
 	if (!perf_counting_here())
 		return;
-	bus = perf_bus_here();
 	for (uint32_t m = run.count->pmi_mask[lp]; m; m &= m - 1)
 		if (restart)
 			perf_overflow_body(bus, run.count, (unsigned)__builtin_ctz(m), f, restart);
@@ -715,12 +712,14 @@ static void perf_restart_plan(struct perf_count *s)
  * interrupt's exit, in perf_restart_plan's order. False when there is none
  * (the handler then ends here for the storm guard).
  */
-static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
+static inline __attribute__((always_inline)) bool perf_restart(struct percpu *me, unsigned cpu,
+								 unsigned lp, uint32_t mask,
+								 struct msr_bus *bus)
 {
 	struct perf_exit *e = &exits[cpu];
 	const struct perf_restarts *all = &run.count->restarts[lp];
 
-	e->bus = perf_bus_here();
+	e->bus = bus;
 	e->storm = &storm[lp];
 	e->lp = (uint8_t)lp;
 	e->cpu = (uint8_t)cpu;
@@ -739,7 +738,7 @@ static bool perf_restart(unsigned cpu, unsigned lp, uint32_t mask)
 	}
 	if (!e->list->n)
 		return false;
-	idt_exit_call(perf_exit_restart);
+	idt_exit_call_on(me, perf_exit_restart);
 	return true;
 }
 
@@ -754,7 +753,8 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 {
 	uint32_t restart = 0;
 	uint64_t t0 = step_handler_clock(), tw = rdtsc();
-	const struct percpu *me = percpu_this();
+	struct percpu *me = percpu_this();
+	struct msr_bus *bus = perf_bus_here();
 	unsigned cpu = me->index, lp = perf_lp_of(me);
 	struct trap_frame *wf;
 	bool counting;
@@ -778,7 +778,7 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 	}
 	if (be.bus_tsc)		/* a backend with time of its own (the model) */
 		perf_glue_enter(cpu);
-	perf_scan(lp, f, &restart);
+	perf_scan(lp, f, &restart, bus);
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting_here();
@@ -803,7 +803,7 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 	 * (perf_exit_last): a counter both LPs feed is stopped until then, and
 	 * the sibling's events must wait for it, not be lost.
 	 */
-	if (counting && !run.count->shut && perf_restart(cpu, lp, restart))
+	if (counting && !run.count->shut && perf_restart(me, cpu, lp, restart, bus))
 		return;
 	perf_storm_end(&storm[lp], rdtsc());
 	perf_unlock_as(cpu);
@@ -827,7 +827,7 @@ void perf_poll(struct trap_frame *f)
 
 	perf_lock();		/* as the handler: no PMI takes the same counter meanwhile */
 	info.pmi.polls++;
-	perf_scan(lp, f, NULL);
+	perf_scan(lp, f, NULL, perf_bus_here());
 	perf_pmi_time(lp, t0);
 	perf_unlock();
 }

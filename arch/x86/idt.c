@@ -285,7 +285,7 @@ static void exception_dispatch(struct trap_frame *f)
  * LP's own slot (%gs:PERCPU_EXIT_FN) only when this is not zero, so an
  * interrupt before the percpu areas are set up never reads through GS.
  */
-uint32_t isr_exit_pending __attribute__((visibility("hidden")));
+uint32_t isr_exit_pending;
 
 _Static_assert(offsetof(struct percpu, exit_fn) == PERCPU_EXIT_FN, "percpu layout");
 
@@ -314,8 +314,13 @@ static __attribute__((noinline)) void isr_dispatch_other(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
-	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR || v == LAPIC_TIMER_VECTOR)
+	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR || v == LAPIC_TIMER_VECTOR) {
 		step_handler_enter(f);	/* in the counting window the handler counts (step.h) */
+		if (v == VEC_NMI && handlers[VEC_NMI]) {	/* no fault, no fixup: straight there */
+			handlers[VEC_NMI](f);
+			return;
+		}
+	}
 	if (v < VEC_FIRST_EXTERNAL) {
 		exception_dispatch(f);
 		return;

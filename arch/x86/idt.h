@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86/percpu.h"
 
 /* Saved by entry.S (isr_common) in this order; the CPU pushed rip..ss. */
 struct trap_frame {
@@ -53,6 +54,14 @@ void idt_set_handler(uint8_t vector, trap_handler_fn fn);
  * counter's restart - does the action here.
  */
 void idt_exit_call(void (*fn)(void));
+/* idt_exit_call for the LP whose percpu block pc is (the caller's), inline. */
+extern uint32_t isr_exit_pending __attribute__((visibility("hidden")));
+static inline void idt_exit_call_on(struct percpu *pc, void (*fn)(void))
+{
+	if (!pc->exit_fn)
+		__atomic_fetch_add(&isr_exit_pending, 1, __ATOMIC_RELAXED);
+	pc->exit_fn = (uintptr_t)fn;
+}
 /* The same, if it is still pending on this LP, now (a handler run outside an interrupt). */
 void idt_exit_call_now(void);
 

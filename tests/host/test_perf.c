@@ -73,20 +73,24 @@ void idt_set_handler(uint8_t vector, trap_handler_fn fn)
 	handlers[vector] = fn;
 }
 
-static void (*exit_fn)(void);	/* idt_exit_call's, run at the end of interrupt() */
+uint32_t isr_exit_pending;	/* idt_exit_call_on's (arch/x86/idt.h): LPs with an exit call */
 
 void idt_exit_call(void (*fn)(void))
 {
-	exit_fn = fn;
+	idt_exit_call_on(percpu_this(), fn);
 }
 
+/* The calling LP's exit call, run at the end of interrupt() (isr_common's). */
 void idt_exit_call_now(void)
 {
-	void (*fn)(void) = exit_fn;
+	struct percpu *pc = percpu_this();
+	void (*fn)(void) = (void (*)(void))(uintptr_t)pc->exit_fn;
 
-	exit_fn = NULL;
-	if (fn)
-		fn();
+	if (!fn)
+		return;
+	pc->exit_fn = 0;
+	isr_exit_pending--;
+	fn();
 }
 
 /* An interrupt on vector v, as isr_common takes it: the handler, then its exit call. */
