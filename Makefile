@@ -264,22 +264,27 @@ $(B)/k32/boot/%.o: boot/%.c | deps-build
 	$(if $(V),,@echo "  CC32    $<")
 	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) $(EFI32_CFLAGS) -c $< -o $@
 
-$(B)/k32/%.o: %.c | deps-build
-	@mkdir -p $(@D)
-	$(if $(V),,@echo "  CC32    $<")
-	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) $(K_FP) -c $< -o $@
+# An ia32 object directory's rules: $(1) the directory, $(2) its flags, $(3)
+# and $(4) the compiler's and the assembler's tags in the build's output.
+define ia32_objs
+$$(B)/$(1)/%.o: %.c | deps-build
+	@mkdir -p $$(@D)
+	$$(if $$(V),,@echo "  $(3) $$<")
+	$$(Q)$$(CC) $$(K_OPT) $(2) $$(K_FP) -c $$< -o $$@
 
-$(B)/k32/%.o: %.S | deps-build
-	@mkdir -p $(@D)
-	$(if $(V),,@echo "  AS32    $<")
-	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+$$(B)/$(1)/%.o: %.S | deps-build
+	@mkdir -p $$(@D)
+	$$(if $$(V),,@echo "  $(4) $$<")
+	$$(Q)$$(CC) $$(K_OPT) $(2) -D__ASSEMBLY__ -c $$< -o $$@
 
-$(B)/k32/syms-empty.c: $(GENSYMS) | deps-build
-	@mkdir -p $(@D)
-	$(Q)$(PYTHON) tools/build/gensyms --empty > $@
+$$(B)/$(1)/syms-empty.c: $$(GENSYMS) | deps-build
+	@mkdir -p $$(@D)
+	$$(Q)$$(PYTHON) tools/build/gensyms --empty > $$@
 
-$(B)/k32/%.o: $(B)/k32/%.c
-	$(Q)$(CC) $(K_OPT) $(K32_CFLAGS) -c $< -o $@
+$$(B)/$(1)/%.o: $$(B)/$(1)/%.c
+	$$(Q)$$(CC) $$(K_OPT) $(2) -c $$< -o $$@
+endef
+$(eval $(call ia32_objs,k32,$$(K32_CFLAGS),CC32   ,AS32   ))
 
 $(B)/k32/nbprof-pass1.so: $(K32_OBJS) $(B)/k32/syms-empty.o linker32.ld
 	$(Q)ld $(K32_LDFLAGS) $(EFI_LIBDIR32)/crt0-efi-ia32.o $(K32_OBJS) $(B)/k32/syms-empty.o \
@@ -310,22 +315,7 @@ K32MB_LDFLAGS := -m elf_i386 -static -nostdlib --build-id=sha1 -T linker-multibo
 $(addprefix $(B)/k32mb/,$(K_OS_OBJS) $(K32_OS_OBJS)): K_OPT := -Os
 $(addprefix $(B)/k32mb/,$(K_HOT_OBJS)): K_FP := -fomit-frame-pointer
 
-$(B)/k32mb/%.o: %.c | deps-build
-	@mkdir -p $(@D)
-	$(if $(V),,@echo "  CC32MB  $<")
-	$(Q)$(CC) $(K_OPT) $(K32MB_CFLAGS) $(K_FP) -c $< -o $@
-
-$(B)/k32mb/%.o: %.S | deps-build
-	@mkdir -p $(@D)
-	$(if $(V),,@echo "  AS32MB  $<")
-	$(Q)$(CC) $(K_OPT) $(K32MB_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
-
-$(B)/k32mb/syms-empty.c: $(GENSYMS) | deps-build
-	@mkdir -p $(@D)
-	$(Q)$(PYTHON) tools/build/gensyms --empty > $@
-
-$(B)/k32mb/%.o: $(B)/k32mb/%.c
-	$(Q)$(CC) $(K_OPT) $(K32MB_CFLAGS) -c $< -o $@
+$(eval $(call ia32_objs,k32mb,$$(K32MB_CFLAGS),CC32MB ,AS32MB ))
 
 $(B)/k32mb/mb-pass1.elf: $(K32MB_OBJS) $(B)/k32mb/syms-empty.o linker-multiboot.ld
 	$(Q)ld $(K32MB_LDFLAGS) $(K32MB_OBJS) $(B)/k32mb/syms-empty.o -o $@ $(K32_LIBGCC)
