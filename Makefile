@@ -126,11 +126,12 @@ K_COMMON := -std=gnu11 -g -ffreestanding -fno-stack-protector -fno-stack-check \
             -I. $(WARN) -MMD -MP
 K_CFLAGS := $(K_COMMON) -mno-red-zone -DGNU_EFI_USE_MS_ABI
 EFI_CFLAGS := -I$(EFI_INC) -I$(EFI_INC)/x86_64
-# -O2 where the cost is measured (the PMU path, the model's event feed,
-# stepping); -Os for commands, parsers and text, boot-time walks (memory
-# map, ACPI, page tables), the console, the uncore model and the model's
-# register accesses (which stand for one RDMSR/WRMSR each and are not
-# stepped), so the image stays small (tests/tools/test_image.py).
+# -O2 where the cost is time (the model's event feed, stepping); -Os where
+# it is instructions a Pentium 4 counts (the overflow path, below) and for
+# commands, parsers and text, boot-time walks (memory map, ACPI, page
+# tables), the console, the uncore model and the model's register accesses
+# (which stand for one RDMSR/WRMSR each and are not stepped), so the image
+# stays small (tests/tools/test_image.py).
 K_OPT    := -O2
 K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o lib/base45.o lib/qr.o lib/deflate.o arch/x86/buildid.o \
              pmu/p4_explain.o pmu/p4_spec.o pmu/p4_list.o pmu/p4_text.o \
