@@ -154,11 +154,10 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o lib/base45.
 # Pentium 4 counts every instruction of them at CPL 0, and -O2 gives the
 # PMI handler about 5 % more of them (`make bench`: 792 against 755).
 K_OS_OBJS += prof/perf.o prof/record.o
-# The overflow path's own files keep no frame pointer either (three
-# instructions a function; record -g walks the workload's frames, which
-# are built with them): 12 fewer instructions per PMI on x86-64.
-K_HOT_OBJS := prof/perf.o prof/record.o prof/samples.o arch/x86/idt.o
-$(addprefix $(B)/k/,$(K_HOT_OBJS)) $(addprefix $(B)/k32/,$(K_HOT_OBJS)): K_FP := -fomit-frame-pointer
+# Frame pointers stay everywhere, the overflow path included, though each
+# costs a function three instructions: a sample that lands in kernel code
+# (the counting gate, a tick's handler) is walked by `record -g` through
+# them, and without them that call chain would be garbage.
 $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := -Os
 # The ia32 image holds the same 448 KiB budget with 4-byte pointers but
 # more code per operation (64-bit arithmetic in pairs): the overflow path,
@@ -210,7 +209,7 @@ $(B)/k/boot/%.o: boot/%.c | deps-build
 $(B)/k/%.o: %.c | deps-build
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC      $<")
-	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) $(K_FP) -c $< -o $@
+	$(Q)$(CC) $(K_OPT) $(K_CFLAGS) -c $< -o $@
 
 $(B)/k/%.o: %.S | deps-build
 	@mkdir -p $(@D)
@@ -271,7 +270,7 @@ define ia32_objs
 $$(B)/$(1)/%.o: %.c | deps-build
 	@mkdir -p $$(@D)
 	$$(if $$(V),,@echo "  $(3) $$<")
-	$$(Q)$$(CC) $$(K_OPT) $(2) $$(K_FP) -c $$< -o $$@
+	$$(Q)$$(CC) $$(K_OPT) $(2) -c $$< -o $$@
 
 $$(B)/$(1)/%.o: %.S | deps-build
 	@mkdir -p $$(@D)
@@ -314,7 +313,6 @@ $(B)/BOOTIA32.EFI: $(B)/k32/nbprof.so
 K32MB_CFLAGS := $(K32_CFLAGS) -fno-pic
 K32MB_LDFLAGS := -m elf_i386 -static -nostdlib --build-id=sha1 -T linker-multiboot.ld
 $(addprefix $(B)/k32mb/,$(K_OS_OBJS) $(K32_OS_OBJS)): K_OPT := -Os
-$(addprefix $(B)/k32mb/,$(K_HOT_OBJS)): K_FP := -fomit-frame-pointer
 
 $(eval $(call ia32_objs,k32mb,$$(K32MB_CFLAGS),CC32MB ,AS32MB ))
 
