@@ -149,7 +149,8 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o lib/base45.
              arch/x86/screen.o arch/x86/kbd.o arch/x86/kbd_map.o \
              arch/x86/memmap.o arch/x86/acpi_tables.o lib/parse.o lib/stats.o \
              arch/x86/console.o pmu/model/p4_model_uncore.o pmu/p4_tagging.o pmu/p4_encode.o lib/crc32.o \
-             arch/x86/64/paging.o prof/jitter.o prof/backend/model.o pmu/model/p4_model_msr.o
+             arch/x86/64/paging.o prof/jitter.o prof/backend/model.o pmu/model/p4_model_msr.o \
+             prof/storm.o
 # The overflow path and the counting window (perf, record) -Os too: a
 # Pentium 4 counts every instruction of them at CPL 0, and -O2 gives the
 # PMI handler about 5 % more of them (`make bench`: 792 against 755).
@@ -162,13 +163,15 @@ $(addprefix $(B)/k/,$(K_OS_OBJS)) $(addprefix $(B)/k32/,$(K_OS_OBJS)): K_OPT := 
 # The ia32 image holds the same 448 KiB budget with 4-byte pointers but
 # more code per operation (64-bit arithmetic in pairs): the overflow path,
 # the stepper and its instruction decoder, the software model and its
-# feeds, the register write sequences and a few helpers are -Os too
-# (`make bench` measures the x86-64 kernel's costs).
+# feeds, the register write sequences, a few helpers and the GDT's and
+# page tables' set-up (as arch/x86/64's) are -Os too (`make bench`
+# measures the x86-64 kernel's costs).
 K32_OS_OBJS := prof/record.o prof/perf.o prof/backend/model.o arch/x86/step.o \
                arch/x86/insn.o prof/backend/memfeed.o prof/backend/model_feed.o \
                pmu/model/p4_model.o pmu/model/p4_mem.o pmu/model/p4_model_msr.o \
                pmu/p4_apply.o prof/samples.o prof/jitter.o prof/backend/model_pmi.o \
-               prof/backend/hw.o pmu/model/p4_core.o pmu/model/p4_sbuf.o
+               prof/backend/hw.o pmu/model/p4_core.o pmu/model/p4_sbuf.o \
+               arch/x86/32/gdt.o arch/x86/32/paging.o
 $(addprefix $(B)/k32/,$(K32_OS_OBJS)): K_OPT := -Os
 K_LDFLAGS := -shared -Bsymbolic -nostdlib -znocombreloc --no-undefined --gc-sections --build-id=sha1 -T linker.ld
 # ia32: i686 (P6 instructions, every NetBurst part has them), cdecl into the

@@ -33,6 +33,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
+#include "arch/x86/timer.h"
 #include "arch/x86/user.h"
 #include "lib/printf.h"
 #include "pmu/p4_apply.h"
@@ -510,14 +511,18 @@ static void perf_pmi_unmasked(unsigned lp, unsigned cpu, uint64_t b0)
 /* ---- the storm guard (prof/storm.h) ------------------------------------------------ */
 
 static struct perf_storm_lp storm[PERF_NLP];
+static struct perf_storm_lp tick_storm[PERF_NLP];	/* the poll tick's (perf_poll_tick) */
+static unsigned tick_hz;		/* perf_tick's rate; 0: stopped */
+static uint64_t tick_tsc;		/* its period in TSC cycles (0: the TSC is not calibrated) */
 
 /*
- * A storm on LP lp (PMU lock held): every counter of the count stops (its
- * quiet CCCR: Enable clear, OVF clear, so no PMI stays asserted), and the
- * request whose overflows kept coming is kept for the error. The LVT PC
- * entry stays masked (the caller does not unmask).
+ * A storm on LP lp (PMU lock held), seen by guard g: every counter of the
+ * count stops (its quiet CCCR: Enable clear, OVF clear, so no PMI stays
+ * asserted), and the request whose overflows kept coming is kept for the
+ * error. The LVT PC entry stays masked (the caller does not unmask).
  */
-static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, unsigned lp)
+static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, unsigned lp,
+						       const struct perf_storm_lp *g)
 {
 	struct msr_bus *bus = perf_bus();
 	unsigned worst = 0;
@@ -532,7 +537,7 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 	s->storm_lp = (uint8_t)lp;
 	s->storm_idx = (uint8_t)worst;
 	s->storm_events = s->last_events[worst];
-	s->storm_pmis = storm[lp].same + 1;
+	s->storm_pmis = g->same + 1;
 	step_quiet();		/* the model: nothing left to step for */
 }
 
@@ -783,7 +788,7 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting_here();
 	if (counting && f && perf_storm_seen(&storm[lp], f, tw)) {
-		perf_storm(run.count, lp);
+		perf_storm(run.count, lp, &storm[lp]);
 		counting = false;	/* the entry stays masked, nothing restarts */
 	}
 	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
@@ -832,6 +837,36 @@ void perf_poll(struct trap_frame *f)
 	perf_unlock();
 }
 
+/*
+ * The tick's storm guard: the same test as the PMI's (prof/storm.h), on
+ * the tick's own state. A periodic timer whose poll outlasts its period
+ * (an LAPIC clock far faster than the processor executes, as in an
+ * emulator whose clocks count instructions) is taken again right after
+ * each IRET: the workload makes no progress, and Ctrl-C is not read. The
+ * count and the tick stop; perf_storm_text says why.
+ */
+void perf_poll_tick(struct trap_frame *f)
+{
+	uint64_t tw = rdtsc();
+	unsigned lp = perf_this_lp();
+	struct perf_storm_lp *g = &tick_storm[lp];
+	uint64_t took = g->exit - g->entry;	/* the last tick's poll (read before the test) */
+
+	perf_poll(f);
+	if (f && perf_storm_seen(g, f, tw)) {
+		perf_lock();
+		if (perf_counting_here() && !run.count->storm) {	/* a tick pending at the stop: once */
+			run.count->storm_tick_hz = tick_hz;
+			run.count->storm_tick_period = tick_tsc;
+			run.count->storm_tick_tsc = took;
+			perf_storm(run.count, lp, g);
+		}
+		perf_unlock();
+		perf_tick(0);
+	}
+	perf_storm_end(g, rdtsc());
+}
+
 uint64_t perf_clock(void)
 {
 	if (be.ops && be.ops->clock)
@@ -843,6 +878,8 @@ bool perf_tick(unsigned hz)
 {
 	if (!be.ops || !be.ops->tick)
 		return false;
+	tick_hz = hz;
+	tick_tsc = hz ? timer_tsc_hz() / hz : 0;
 	be.ops->tick(hz);
 	return true;
 }
@@ -929,7 +966,7 @@ static int perf_count_begin(struct perf_count *s, const struct p4_plan *plan, ui
 	run.count = s;
 	s->running = true;
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)
-		storm[lp] = (struct perf_storm_lp){ 0 };
+		storm[lp] = tick_storm[lp] = (struct perf_storm_lp){ 0 };
 	if (be.ops->run_begin)
 		be.ops->run_begin();
 	for (unsigned lp = 0; lp < PERF_NLP; lp++)

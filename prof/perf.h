@@ -151,6 +151,12 @@ struct perf_count {
 	uint8_t storm_idx;		/* the request whose overflow kept coming back */
 	uint64_t storm_events;		/* its events between two of those PMIs: none the workload's */
 	uint64_t storm_pmis;		/* PMIs in a row with the interrupted state unchanged */
+	/*
+	 * Not a PMI storm but the poll tick's (perf_poll_tick): its rate, its
+	 * period and its handler's time in TSC cycles.
+	 */
+	uint32_t storm_tick_hz;
+	uint64_t storm_tick_period, storm_tick_tsc;
 	uint64_t last_events[P4_MAX_REQUESTS];	/* each request's events at its last overflow */
 };
 
@@ -229,6 +235,13 @@ void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx);
  * scan, so a PMI (NMI) cannot handle the same counter at the same time.
  */
 void perf_poll(struct trap_frame *f);
+/*
+ * perf_poll from the backend's periodic tick (perf_tick), with the tick's
+ * own storm guard (prof/storm.h): ticks that leave the interrupted code no
+ * time stop the count and the tick, and the command ends with
+ * perf_storm_text's error.
+ */
+void perf_poll_tick(struct trap_frame *f);
 /*
  * The calling LP's poll tick: the LAPIC timer's vector hz times a second of
  * its workload's own time, as the backend keeps it (backend.h tick: the

@@ -650,7 +650,7 @@ static void record_hooks(struct record_lp *l)
  */
 static void record_tick(struct trap_frame *f)
 {
-	perf_poll(f);
+	perf_poll_tick(f);
 }
 
 static bool record_polling(const struct record_cfg *c)

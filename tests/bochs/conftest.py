@@ -51,6 +51,11 @@ ANSI = re.compile(r"\x1b\[[0-9;=?]*[A-Za-z]")
 # Bochs' CPU models and what their CPUID says (Bochs 2.7 cpu/cpudb): CPUID
 # model number for the msrs file.
 MODELS = {"p4_willamette": 1, "p4_prescott_celeron_336": 4}
+# Bochs' generic CPU (no model=) with a NetBurst signature of our choice: cpuid=(family, model,
+# stepping); the features a Northwood has (SSE2, the local APIC, no EM64T).
+GENERIC = ("cpuid: family=%d, model=%d, stepping=%d, vendor_string=\"GenuineIntel\", "
+           "brand_string=\"Intel(R) Pentium(R) 4 CPU\", mmx=1, sep=1, simd=sse2, "
+           "apic=xapic, x86_64=0\n")
 
 
 def clean(s):
@@ -100,7 +105,8 @@ class Bochs:
 
     floppy: boot the floppy (drive A:) instead of the disk image."""
 
-    def __init__(self, name, model, ht=False, pmu="plain", stuck_counter0=None, floppy=False):
+    def __init__(self, name, model, ht=False, pmu="plain", stuck_counter0=None, floppy=False,
+                 cpuid=None, ips=None):
         self.name = name
         d = os.path.join(WORK, name)
         os.makedirs(d, exist_ok=True)
@@ -110,11 +116,15 @@ class Bochs:
         shutil.copyfile(floppy_image() if floppy else base_image(), img)
         media = ("floppya: 1_44=%s, status=inserted\nboot: floppy\n" % img if floppy else
                  "ata0-master: type=disk, path=%s, mode=flat\nboot: disk\n" % img)
-        cpu = "model=%s, count=%s, ignore_bad_msrs=0" % (model, "1:1:2" if ht else "1")
+        cpu = "count=%s, ignore_bad_msrs=0" % ("1:1:2" if ht else "1")
+        if model:
+            cpu = "model=%s, " % model + cpu
+        if ips:
+            cpu += ", ips=%d" % ips
         if pmu == "plain":
             path = os.path.join(d, "msrs.txt")
             with open(path, "w") as f:
-                f.write(msrs.msrs_text(MODELS[model], ht, stuck_counter0))
+                f.write(msrs.msrs_text(MODELS[model] if model else cpuid[1], ht, stuck_counter0))
             cpu += ', msrs="%s"' % path
         self.port = free_port()
         rc = os.path.join(d, "rc")
@@ -123,10 +133,10 @@ class Bochs:
         cfg = os.path.join(d, "bochsrc")
         with open(cfg, "w") as f:
             f.write("megs: 96\nromimage: file=%s\nvgaromimage: file=%s\n%s"
-                    "cpu: %s\ncom1: enabled=1, mode=socket-server, dev=localhost:%d\n"
+                    "cpu: %s\n%scom1: enabled=1, mode=socket-server, dev=localhost:%d\n"
                     "display_library: term\nlog: %s\nclock: sync=none\n"
                     "speaker: enabled=0\n"
-                    % (BIOS, VGABIOS, media, cpu, self.port, os.path.join(d, "bochs.log")))
+                    % (BIOS, VGABIOS, media, cpu, GENERIC % cpuid if cpuid else "", self.port, os.path.join(d, "bochs.log")))
         self.proc = pexpect.spawn("bochs", ["-f", cfg, "-rc", rc], cwd=d,
                                   env={"TERM": "xterm", "PATH": os.environ["PATH"]},
                                   dimensions=(25, 80), timeout=None)

@@ -10,7 +10,11 @@ counter, which a probe that took any non-zero read accepted), `selftest` on the 
 (the probe's FAIL first, "no counter counted", every counting check FAILs
 naming it, the registers and the restore still checked, never a report of
 success and never the model in its place), and Ctrl-C of an unstepped run.
-A fifth boots the 1.44 MB floppy (make floppy) from drive A: to the prompt.
+Two more are Bochs' generic CPU with a Northwood's signature (0F_02H
+stepping 9, the cascade-PMI erratum), at 40 MHz and at Bochs' default 4 MHz:
+`record`'s erratum path polls with the hardware backend's periodic LAPIC
+timer, and where the tick outlasts its period the tick's storm guard ends it.
+Another boots the 1.44 MB floppy (make floppy) from drive A: to the prompt.
 """
 
 import re
@@ -24,9 +28,18 @@ MACHINES = {
     "willamette-ht": {"model": "p4_willamette", "ht": True},
     "celeron336": {"model": "p4_prescott_celeron_336", "stuck_counter0": 0x1000},
     "celeron336-ht": {"model": "p4_prescott_celeron_336", "ht": True},
+    # Bochs' generic CPU as a Northwood with the cascade-PMI erratum (0F_02H), so that
+    # `record` polls with the hardware backend's periodic LAPIC timer. Bochs' clocks count
+    # instructions: its TSC and LAPIC timer run at ips Hz, so a 10 kHz tick is ips / 10000
+    # instructions apart (4000 here; 400 at Bochs' default 4 MHz, shorter than the poll).
+    "northwood": {"model": None, "cpuid": (15, 2, 9), "ips": 40000000},
+    "northwood-4mhz": {"model": None, "cpuid": (15, 2, 9)},
 }
 # what Bochs' CPUID tables say (Bochs 2.7 cpu/cpudb/intel/p4_*.cc)
-SIG = {"willamette": ("0F_01H", 2, "00000F12H"), "celeron336": ("0F_04H", 1, "00000F41H")}
+SIG = {"willamette": ("0F_01H", 2, "00000F12H"), "celeron336": ("0F_04H", 1, "00000F41H"),
+       "northwood": ("0F_02H", 9, "00000F29H")}     # the generic CPU's cpuid= (MACHINES)
+POLLED = ("record --throttle 100 --ring 3 -e instr_retired:u -e instr_retired:u:after=100 "
+          "-c 500 loop %d")
 SELFTEST_TIMEOUT = 300
 SUMMARY = re.compile(r"^selftest: (\d+) passed, (\d+) failed, (\d+) skipped(.*)$", re.M)
 RESULT = re.compile(r"^(PASS|FAIL|SKIP)  (\S+)\s+(.*)$", re.M)
@@ -45,7 +58,7 @@ def test_cpu_and_topology_match_bochs_cpuid(machine):
     out = m.cmd("cpu")
     assert re.search(r"^signature +%s stepping %d \(CPUID.1:EAX = %s\)$" % (sig, stepping, eax),
                      out, re.M), out
-    assert ("\nEM64T         %s\n" % ("no" if kind(name) == "willamette" else "yes")) in out, out
+    assert ("\nEM64T         %s\n" % ("yes" if kind(name) == "celeron336" else "no")) in out, out
     assert "hypervisor" not in out
     assert re.search(r"^boot +legacy BIOS \(Multiboot, nbprof32\.elf, loaded by GRUB[^)]*\); "
                      r"nbprof runs in 32-bit protected mode", out, re.M), out
@@ -150,3 +163,47 @@ def test_the_floppy_boots_to_the_prompt():
                          m.cmd("cpu"), re.M)
     finally:
         m.stop()
+
+
+@pytest.mark.parametrize("machine", ["northwood"], indirect=True)
+def test_the_erratum_path_polls_with_the_lapic_timer(machine):
+    """The hardware backend's poll tick (prof/backend/hw.c hw_tick: the LAPIC timer,
+    periodic, RECORD_POLL_HZ): on a dead PMU nothing overflows, but every tick polls, so
+    the polls are the run's TSC cycles over the tick's period (TSC = LAPIC clock = ips,
+    4000 cycles a tick), plus the poll after the stop; and the timer stops with the run."""
+    m = machine
+    assert re.search(r"^signature +0F_02H stepping 9 ", m.cmd("cpu"), re.M)
+    out = m.cmd(POLLED % 300000, timeout=120)
+    assert "erratum: 0F_02H stepping 9 raises no PMI from a cascaded counter" in out, out
+    assert "polled by the LAPIC timer at 10000 Hz" in out, out
+    polls = int(re.search(r"^PMIs: 0 .*, polls (\d+), late 0$", out, re.M).group(1))
+    tsc = int(re.search(r"^duration: (\d+) TSC cycles", out, re.M).group(1))
+    period = 40000000 // 10000
+    # loop 300000 is 900006 instructions at ring 3, a cycle each, and the ticks' own
+    # handlers add theirs: more than 225 periods, and each poll far shorter than a period
+    assert 900006 // period <= tsc // period <= 900006 * 3 // 2 // period, out
+    # the first tick comes a period after the timer starts, which is before the run's
+    # clock starts; the last poll is the stop's
+    assert tsc // period <= polls <= tsc // period + 2, (polls, tsc // period)
+    # the timer stopped with the run: an unstepped run of about as long takes no poll
+    assert "polls 0," in m.cmd("record --ring 3 -e instr_retired:u -c 500 loop 300000",
+                               timeout=120)
+
+
+@pytest.mark.parametrize("machine", ["northwood-4mhz"], indirect=True)
+def test_a_poll_tick_that_outlasts_its_period_is_stopped(machine):
+    """At Bochs' default 4 MHz the 10 kHz tick is 400 instructions apart, fewer than its
+    poll: each tick is pending again at the IRET and the workload never runs (before the
+    tick's storm guard, `record` hung there for good). The guard (prof/perf.c
+    perf_poll_tick) stops the count and the tick, the command ends with the reason, and
+    the next one answers."""
+    m = machine
+    out = m.cmd(POLLED % 300, timeout=60)
+    assert out.startswith("error: record: interrupt storm: 16 timer ticks in a row on LP0 "), out
+    assert "poll tick (10000 Hz, every 400 TSC cycles) took " in out, out
+    took = int(re.search(r"took (\d+) TSC cycles a tick", out).group(1))
+    assert took >= 400, out
+    assert "counting and the tick stopped" in out, out
+    out = m.cmd("stat -e instr_retired loop 10", timeout=60)
+    assert "overflow interrupts: 0" in out, out
+    assert "counters in use: none" in m.cmd("pmu")

@@ -26,6 +26,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/step.h"
+#include "arch/x86/timer.h"
 #include "arch/x86/user.h"
 #include "lib/printf.h"
 #include "pmu/model/p4_model.h"
@@ -55,6 +56,11 @@ struct percpu *percpu_boot(void)
 bool lapic_present(void)
 {
 	return true;
+}
+
+uint64_t timer_tsc_hz(void)		/* the poll tick's period in TSC cycles (perf_tick) */
+{
+	return 3000000000u;
 }
 
 bool lapic_irr_pending(uint8_t vector)
@@ -260,9 +266,16 @@ static void test_describe(char *buf, size_t n)
 	buf[0] = '\0';
 }
 
+static unsigned tick_rate;		/* the backend's tick (perf_tick): its last rate */
+
+static void test_tick(unsigned hz)
+{
+	tick_rate = hz;
+}
+
 const struct perf_backend_ops perf_backend_model = {
 	.name = "model", .steps_workloads = true, .select = test_select, .bus = test_get_bus,
-	.source = test_source, .describe = test_describe,
+	.source = test_source, .tick = test_tick, .describe = test_describe,
 };
 
 static int hw_refuse(const struct p4_sig *sig, bool ht, struct p4_caps *caps, char *err, size_t n)
@@ -1119,6 +1132,49 @@ static void storm_stops_the_count(void **state)
 }
 
 /*
+ * The poll tick's own guard (perf_poll_tick): PERF_STORM_PMIS ticks in a
+ * row, each right after the last one's end, that find the interrupted
+ * registers unchanged stop the count and the tick, and the error names the
+ * tick, its period (timer_tsc_hz above: 3 GHz) and its poll's time; ticks
+ * between which the interrupted code ran never do.
+ */
+static void tick_storm_stops_the_count_and_the_tick(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 10);
+	uint64_t total = 0;
+	char err[96], text[500];
+
+	(void)state;
+	for (unsigned moving = 0; moving < 2; moving++) {
+		frame = (struct trap_frame){ .rip = 0x1000, .rsp = 0x8000, .rcx = 77 };
+		assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+		assert_true(perf_tick(10000));
+		for (unsigned k = 1; k <= 40 && !s.storm; k++) {
+			if (moving)
+				frame.rcx++;	/* one instruction of the interrupted code ran */
+			perf_poll_tick(&frame);
+			if (!moving && k == PERF_STORM_PMIS - 1)
+				assert_false(s.storm);
+		}
+		assert_int_equal(s.storm, moving == 0);
+		assert_int_equal(tick_rate, moving ? 10000 : 0);	/* the storm stopped the tick */
+		if (moving == 0) {
+			assert_int_equal(s.storm_pmis, PERF_STORM_PMIS);
+			assert_int_equal(s.storm_tick_hz, 10000);
+			assert_int_equal(s.storm_tick_period, 300000);
+			assert_true(s.storm_tick_tsc > 0);
+			perf_storm_text(&s, "instr_retired", text, sizeof(text));
+			assert_non_null(strstr(text, "interrupt storm: 16 timer ticks in a row on LP0 "));
+			assert_non_null(strstr(text, "poll tick (10000 Hz, every 300000 TSC cycles) took "));
+			assert_non_null(strstr(text, "counting and the tick stopped"));
+		}
+		perf_tick(0);
+		perf_count_stop(&s, &total);
+	}
+}
+
+/*
  * The guard folds the interrupted registers only for a PMI that comes
  * quick (within twice the last handler's time of its end): a slow one keeps
  * the instruction and stack pointers, which the first quick one after it
@@ -1184,6 +1240,7 @@ int main(void)
 		T(the_exit_restarts_only_what_overflowed),
 		T(storm_stops_the_count),
 		T(storm_guard_folds_only_quick_pmis),
+		T(tick_storm_stops_the_count_and_the_tick),
 		T(uncore_ticks_extend_across_wraps),
 	};
 
