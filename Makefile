@@ -150,7 +150,7 @@ K_OS_OBJS := shell/%.o kernel/%.o boot/%.o lib/printf.o lib/base64.o lib/base45.
              arch/x86/memmap.o arch/x86/acpi_tables.o lib/parse.o lib/stats.o \
              arch/x86/console.o pmu/model/p4_model_uncore.o pmu/p4_tagging.o pmu/p4_encode.o lib/crc32.o \
              arch/x86/64/paging.o prof/jitter.o prof/backend/model.o pmu/model/p4_model_msr.o \
-             prof/storm.o
+             prof/storm.o arch/x86/multiboot_mods.o arch/x86/progress.o
 # The overflow path and the counting window (perf, record) -Os too: a
 # Pentium 4 counts every instruction of them at CPL 0, and -O2 gives the
 # PMI handler about 5 % more of them (`make bench`: 792 against 755).

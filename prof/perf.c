@@ -516,13 +516,12 @@ static unsigned tick_hz;		/* perf_tick's rate; 0: stopped */
 static uint64_t tick_tsc;		/* its period in TSC cycles (0: the TSC is not calibrated) */
 
 /*
- * A storm on LP lp (PMU lock held), seen by guard g: every counter of the
- * count stops (its quiet CCCR: Enable clear, OVF clear, so no PMI stays
- * asserted), and the request whose overflows kept coming is kept for the
- * error. The LVT PC entry stays masked (the caller does not unmask).
+ * A storm on LP lp (PMU lock held): every counter of the count stops (its
+ * quiet CCCR: Enable clear, OVF clear, so no PMI stays asserted), and the
+ * request whose overflows kept coming is kept for the error. The LVT PC
+ * entry stays masked (the caller does not unmask).
  */
-static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, unsigned lp,
-						       const struct perf_storm_lp *g)
+static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, unsigned lp)
 {
 	struct msr_bus *bus = perf_bus();
 	unsigned worst = 0;
@@ -537,7 +536,7 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 	s->storm_lp = (uint8_t)lp;
 	s->storm_idx = (uint8_t)worst;
 	s->storm_events = s->last_events[worst];
-	s->storm_pmis = g->same + 1;
+	s->storm_pmis = storm[lp].same + 1;
 	step_quiet();		/* the model: nothing left to step for */
 }
 
@@ -788,7 +787,7 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 		run.pebs_hook(run.pebs_ctx, lp, f);
 	counting = perf_counting_here();
 	if (counting && f && perf_storm_seen(&storm[lp], f, tw)) {
-		perf_storm(run.count, lp, &storm[lp]);
+		perf_storm(run.count, lp);
 		counting = false;	/* the entry stays masked, nothing restarts */
 	}
 	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
@@ -850,7 +849,8 @@ void perf_poll_tick(struct trap_frame *f)
 	uint64_t tw = rdtsc();
 	unsigned lp = perf_this_lp();
 	struct perf_storm_lp *g = &tick_storm[lp];
-	uint64_t took = g->exit - g->entry;	/* the last tick's poll (read before the test) */
+	/* the last tick's poll, and the time from its entry to this one's (read before the test) */
+	uint64_t took = g->exit - g->entry, every = tw - g->entry;
 
 	perf_poll(f);
 	if (f && perf_storm_seen(g, f, tw)) {
@@ -859,7 +859,9 @@ void perf_poll_tick(struct trap_frame *f)
 			run.count->storm_tick_hz = tick_hz;
 			run.count->storm_tick_period = tick_tsc;
 			run.count->storm_tick_tsc = took;
-			perf_storm(run.count, lp, g);
+			run.count->storm_tick_every = every;
+			perf_storm(run.count, lp);
+			run.count->storm_pmis = g->same + 1;	/* the ticks in a row, not PMIs */
 		}
 		perf_unlock();
 		perf_tick(0);

@@ -152,11 +152,12 @@ struct perf_count {
 	uint64_t storm_events;		/* its events between two of those PMIs: none the workload's */
 	uint64_t storm_pmis;		/* PMIs in a row with the interrupted state unchanged */
 	/*
-	 * Not a PMI storm but the poll tick's (perf_poll_tick): its rate, its
-	 * period and its handler's time in TSC cycles.
+	 * Not a PMI storm but the poll tick's (perf_poll_tick): its rate, and
+	 * in TSC cycles its period, its poll's time and the time from one
+	 * tick's entry to the next's.
 	 */
 	uint32_t storm_tick_hz;
-	uint64_t storm_tick_period, storm_tick_tsc;
+	uint64_t storm_tick_period, storm_tick_tsc, storm_tick_every;
 	uint64_t last_events[P4_MAX_REQUESTS];	/* each request's events at its last overflow */
 };
 

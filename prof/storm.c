@@ -18,12 +18,14 @@ void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, si
 	if (s->storm_tick_hz) {	/* the poll tick's guard (perf_poll_tick) */
 		ksnprintf(buf, n, "interrupt storm: %llu timer ticks in a row on LP%u found the "
 			  "interrupted code where the one before had left it: the cascade-PMI "
-			  "erratum's poll tick (%u Hz, every %llu TSC cycles) took %llu TSC cycles a "
-			  "tick, so it was taken again at once and the workload made no progress; "
+			  "erratum's poll tick (%u Hz, every %llu TSC cycles) came every %llu TSC "
+			  "cycles, its poll %llu of them - the interrupt outlasts its period, so the "
+			  "next tick was pending at its IRET and the workload made no progress; "
 			  "counting and the tick stopped. This machine's timer outpaces its "
 			  "processor: sample without a cascaded request (no after=) here",
 			  (unsigned long long)s->storm_pmis, s->storm_lp, s->storm_tick_hz,
 			  (unsigned long long)s->storm_tick_period,
+			  (unsigned long long)s->storm_tick_every,
 			  (unsigned long long)s->storm_tick_tsc);
 		return;
 	}

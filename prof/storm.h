@@ -72,10 +72,11 @@ static inline uint64_t perf_frame_sig(const struct trap_frame *f)
  * are folded only for such a quick PMI (a sampling run's PMIs never are:
  * they pay two stores); the first quick one after a slow one compares the
  * instruction and stack pointers the slow one kept, each later one every
- * register.
+ * register. Inline in the PMI's handler and the tick's alike (-Os, as the
+ * overflow path is built, would call it from both).
  */
-static inline bool perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f,
-				   uint64_t now)
+static inline __attribute__((always_inline)) bool
+perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f, uint64_t now)
 {
 	bool quick = g->exit && now - g->exit < 2 * (g->exit - g->entry);
 	uint64_t sig;
@@ -101,7 +102,8 @@ static inline bool perf_storm_seen(struct perf_storm_lp *g, const struct trap_fr
 }
 
 /* The handler of the LP's last PMI ends at TSC now. */
-static inline void perf_storm_end(struct perf_storm_lp *g, uint64_t now)
+static inline __attribute__((always_inline)) void
+perf_storm_end(struct perf_storm_lp *g, uint64_t now)
 {
 	g->exit = now;
 }

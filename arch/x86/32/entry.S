@@ -71,25 +71,30 @@ isr_stubs:
 	/* At most 14 bytes a stub (pushl $0 twice, pushl $imm32, jmp rel32). */
 	.noaltmacro
 
-/* The raw frame: offsets from ESP after isr_common's pushes. */
+/*
+ * The raw frame: offsets from ESP after isr_common's pushes - PUSHAL's
+ * eight slots (the ESP it pushes is not used: POPAL skips it), then DS,
+ * ES and GS. One instruction each way for the general registers: every
+ * interrupt's way in and out is counted at CPL 0 when a counter runs.
+ */
 #define R_GS		0
 #define R_ES		4
 #define R_DS		8
-#define R_EBP		12
-#define R_EDI		16
-#define R_ESI		20
-#define R_EDX		24
-#define R_ECX		28
-#define R_EBX		32
-#define R_EAX		36
-#define R_VEC		40
-#define R_ERR_HI	44
-#define R_ERR		48
-#define R_EIP		52
-#define R_CS		56
-#define R_EFLAGS	60
-#define R_ESP		64	/* only from ring 3 */
-#define R_SS		68	/* only from ring 3 */
+#define R_EDI		12
+#define R_ESI		16
+#define R_EBP		20
+#define R_EBX		28
+#define R_EDX		32
+#define R_ECX		36
+#define R_EAX		40
+#define R_VEC		44
+#define R_ERR_HI	48
+#define R_ERR		52
+#define R_EIP		56
+#define R_CS		60
+#define R_EFLAGS	64
+#define R_ESP		68	/* only from ring 3 */
+#define R_SS		72	/* only from ring 3 */
 
 /* struct trap_frame (idt.h): offsets of its 64-bit fields. */
 #define T_R15		0
@@ -126,36 +131,20 @@ isr_stubs:
 	movl %eax, \r(%esi)
 .endm
 
-/* The raw frame's registers, in the reverse of isr_common's pushes, in two runs. */
-.macro POP_RAW_TO_ESI
+/* The raw frame's segment registers, in the reverse of isr_common's pushes. */
+.macro POP_RAW_SEGS
 	popl %gs
 	popl %es
 	popl %ds
-	popl %ebp
-	popl %edi
-	popl %esi
-.endm
-
-.macro POP_RAW_EDX_EAX		/* the last four: RDTSC uses two of them */
-	popl %edx
-	popl %ecx
-	popl %ebx
-	popl %eax
 .endm
 
 .macro POP_RAW
-	POP_RAW_TO_ESI
-	POP_RAW_EDX_EAX
+	POP_RAW_SEGS
+	popal
 .endm
 
 isr_common:
-	pushl %eax
-	pushl %ebx
-	pushl %ecx
-	pushl %edx
-	pushl %esi
-	pushl %edi
-	pushl %ebp
+	pushal
 	pushl %ds
 	pushl %es
 	pushl %gs
@@ -250,14 +239,18 @@ isr_exit_call:
 	addl $12, %esp
 	iret
 
-/* A handler asked for the TSC right before IRET, stored at the error code's address. */
-isr_exit_stamped:		/* EDX, ECX, EBX and EAX, the last four, after the RDTSC */
-	POP_RAW_TO_ESI
-	movl 24(%esp), %ecx		/* the error code, above EDX, ECX, EBX, EAX, vector, high half */
+/*
+ * A handler asked for the TSC right before IRET, stored at the error code's
+ * address: the RDTSC and the stores use EAX, EDX and ECX, which POPAL
+ * restores after them.
+ */
+isr_exit_stamped:
+	POP_RAW_SEGS
+	movl (R_ERR - R_EDI)(%esp), %ecx	/* the error code, above POPAL's eight slots */
 	rdtsc
 	movl %eax, (%ecx)
 	movl %edx, 4(%ecx)
-	POP_RAW_EDX_EAX
+	popal
 	addl $12, %esp
 	iret
 
