@@ -291,11 +291,7 @@ _Static_assert(offsetof(struct percpu, exit_fn) == PERCPU_EXIT_FN, "percpu layou
 
 void idt_exit_call(void (*fn)(void))
 {
-	struct percpu *pc = percpu_this();
-
-	if (!pc->exit_fn)
-		__atomic_fetch_add(&isr_exit_pending, 1, __ATOMIC_RELAXED);
-	pc->exit_fn = (uintptr_t)fn;
+	idt_exit_call_on(percpu_this(), fn);
 }
 
 void idt_exit_call_now(void)

@@ -27,7 +27,8 @@
  * code slots (low and high half) before anything else. The exit stamp
  * works the same way too: a handler sets the frame's vector to
  * TRAP_EXIT_STAMP and its error code to the address of a uint64_t, which
- * receives the TSC right before the IRET.
+ * receives the TSC right before the IRET (only that exit writes the error
+ * code back).
  *
  * guard_call/guard_resume keep the i386 System V callee-saved registers
  * EBX, EBP, ESI, EDI in the rbx, rbp, r12, r13 slots of struct guard_ctx
@@ -204,14 +205,13 @@ isr_common:
 	NARROW T_RAX, R_EAX
 	NARROW T_RIP, R_EIP
 	NARROW T_RFLAGS, R_EFLAGS
-	NARROW T_ERR, R_ERR
 	testl $3, R_CS(%esi)
 	jz 4f
 	NARROW T_RSP, R_ESP
 	NARROW T_SS, R_SS
 4:	cmpl $TRAP_EXIT_STAMP, T_VEC(%edi)
+	je isr_exit_stamp_at
 	movl %esi, %esp
-	je isr_exit_stamped
 	cmpl $0, isr_exit_pending
 	jne isr_exit_call
 isr_exit_plain:
@@ -244,7 +244,9 @@ isr_exit_call:
  * address: the RDTSC and the stores use EAX, EDX and ECX, which POPAL
  * restores after them.
  */
-isr_exit_stamped:
+isr_exit_stamp_at:		/* the error code is the address: the only exit that reads it */
+	NARROW T_ERR, R_ERR
+	movl %esi, %esp
 	POP_RAW_SEGS
 	movl (R_ERR - R_EDI)(%esp), %ecx	/* the error code, above POPAL's eight slots */
 	rdtsc
