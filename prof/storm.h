@@ -69,11 +69,13 @@ static inline uint64_t perf_frame_sig(const struct trap_frame *f)
  * handler took: a loop that changes no register (`jmp .`)
  * is found unchanged too, but a whole period of its own runs between its
  * PMIs, where a storm's next PMI follows the IRET at once. The registers
- * are folded only for such a quick PMI (a sampling run's PMIs never are:
- * they pay two stores); the first quick one after a slow one compares the
- * instruction and stack pointers the slow one kept, each later one every
- * register. Inline in the PMI's handler and the tick's alike (-Os, as the
- * overflow path is built, would call it from both).
+ * are folded only for a quick PMI that finds the instruction and stack
+ * pointers the last PMI found (a sampling run's PMIs, which land all over
+ * its code, pay two compares and two stores; a short period's come quick
+ * too): the first such one after any other compares those two pointers,
+ * each later one every register. Inline in the PMI's handler and the
+ * tick's alike (-Os, as the overflow path is built, would call it from
+ * both).
  */
 static inline __attribute__((always_inline)) bool
 perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f, uint64_t now)
@@ -83,7 +85,7 @@ perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f, uint64_t no
 	bool same;
 
 	g->entry = now;
-	if (!quick) {
+	if (!quick || f->rip != g->rip || f->rsp != g->rsp) {
 		g->rip = f->rip;
 		g->rsp = f->rsp;
 		g->sig_valid = false;
@@ -91,7 +93,7 @@ perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f, uint64_t no
 		return false;
 	}
 	sig = perf_frame_sig(f);
-	same = g->sig_valid ? sig == g->sig : f->rip == g->rip && f->rsp == g->rsp;
+	same = !g->sig_valid || sig == g->sig;
 	g->sig = sig;
 	g->sig_valid = true;
 	if (!same) {

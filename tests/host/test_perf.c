@@ -1178,8 +1178,9 @@ static void tick_storm_stops_the_count_and_the_tick(void **state)
 
 /*
  * The guard folds the interrupted registers only for a PMI that comes
- * quick (within twice the last handler's time of its end): a slow one keeps
- * the instruction and stack pointers, which the first quick one after it
+ * quick (within twice the last handler's time of its end) and finds the
+ * instruction and stack pointers the last one found: a slow one, or one
+ * that moved, keeps the two pointers, which the first quick one after it
  * compares; each later quick one compares every register. Times in TSC
  * cycles, each handler 100 long.
  */
@@ -1214,6 +1215,25 @@ static void storm_guard_folds_only_quick_pmis(void **state)
 	f.rsp -= 8;			/* the first quick one after it moved: no storm link */
 	assert_false(perf_storm_seen(&g, &f, t += 50));
 	assert_int_equal(g.same, 0);
+	assert_false(g.sig_valid);	/* it moved: nothing folded */
+	perf_storm_end(&g, t += 100);
+	f.rbx = 7;			/* the next one where it was: the pointers only */
+	assert_false(perf_storm_seen(&g, &f, t += 50));
+	assert_int_equal(g.same, 1);
+	assert_true(g.sig_valid);
+	for (unsigned k = 0; k < 2 * PERF_STORM_PMIS; k++) {	/* two IPs, by turns: never */
+		perf_storm_end(&g, t += 100);
+		f.rip = k & 1 ? 0x1000 : 0x1004;
+		assert_false(perf_storm_seen(&g, &f, t += 50));
+		assert_int_equal(g.same, 0);
+		assert_false(g.sig_valid);
+	}
+	for (unsigned k = 0; k < 2 * PERF_STORM_PMIS; k++) {	/* one IP, a register moving: never */
+		perf_storm_end(&g, t += 100);
+		f.r11 = k;
+		assert_false(perf_storm_seen(&g, &f, t += 50));
+		assert_true(g.same <= 1);
+	}
 }
 
 #define T(f) cmocka_unit_test_setup(f, setup)
