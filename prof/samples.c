@@ -35,6 +35,8 @@
 
 _Static_assert(SAMPLE_MAX_WORDS <= (REC_LEN >> 0), "record length field too small");
 _Static_assert(SAMPLE_MAX_CHAIN <= (REC_NCHAIN >> 26), "nchain field too small");
+_Static_assert(REC_LP == 0xff00 && REC_EVENT == 0xff0000 && REC_CPL == BITS(25, 24) &&
+	       REC_RFLAGS == BITS(63, 32), "store_write builds the header by these shifts");
 
 enum { REC_WORD_TSC = 1, REC_WORD_IP, REC_WORD_RSP, REC_WORD_WEIGHT, REC_WORD_CHAIN };
 
@@ -133,9 +135,15 @@ store_write(struct sample_store *st, const struct sample *s, unsigned nchain)
 	uint64_t *w = st->buf + st->head;
 	size_t len = SAMPLE_MIN_WORDS + nchain;
 
-	w[0] = field_prep(REC_LEN, len) | field_prep(REC_LP, st->lp) |
-	       field_prep(REC_EVENT, s->event) | field_prep(REC_CPL, s->cpl & 3) |
-	       field_prep(REC_NCHAIN, nchain) | field_prep(REC_RFLAGS, s->rflags & 0xffffffffu);
+	/*
+	 * The header's low half in 32-bit arithmetic (the 32-bit kernel's
+	 * field_prep works on register pairs; every field is below bit 32 but
+	 * RFLAGS, and each value fits its field: len, nchain by the asserts
+	 * above, the others are bytes).
+	 */
+	w[0] = (uint64_t)(uint32_t)s->rflags << 32 |
+	       ((uint32_t)len | (uint32_t)st->lp << 8 | (uint32_t)s->event << 16 |
+		(uint32_t)(s->cpl & 3) << 24 | (uint32_t)nchain << 26);
 	w[REC_WORD_TSC] = s->tsc;
 	w[REC_WORD_IP] = s->ip;
 	w[REC_WORD_RSP] = s->rsp;
