@@ -424,7 +424,8 @@ perf_overflow_body(struct msr_bus *bus, struct perf_count *s, unsigned i, struct
 	ov.raw = p4_counter_settle(running, stopped & P4_COUNTER_MASK);
 	ov.events = (ov.raw - start) & P4_COUNTER_MASK;
 	info.pmi.overflows++;
-	info.pmi.unflagged += unflagged && !s->shut;	/* the gate's shut cleared OVF itself */
+	if (unflagged && !s->shut)	/* the gate's shut cleared OVF itself */
+		info.pmi.unflagged++;	/* a branch: the 32-bit kernel's 8-byte add of a bool is 14 */
 	s->overflows[i]++;
 	s->last_events[i] = ov.events;
 	s->base[i] += ov.events;
