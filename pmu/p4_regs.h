@@ -23,6 +23,15 @@ static inline uint64_t field_prep(uint64_t mask, uint64_t v)
 	return (v << __builtin_ctzll(mask)) & mask;
 }
 
+/*
+ * field_prep for a field below bit 32, in 32-bit arithmetic: the 32-bit
+ * kernel does field_prep's 64-bit shift and mask in register pairs.
+ */
+static inline uint32_t field_prep32(uint64_t mask, uint32_t v)
+{
+	return (v << __builtin_ctzll(mask)) & (uint32_t)mask;
+}
+
 static inline uint64_t field_get(uint64_t mask, uint64_t reg)
 {
 	return (reg & mask) >> __builtin_ctzll(mask);

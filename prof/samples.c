@@ -35,8 +35,9 @@
 
 _Static_assert(SAMPLE_MAX_WORDS <= (REC_LEN >> 0), "record length field too small");
 _Static_assert(SAMPLE_MAX_CHAIN <= (REC_NCHAIN >> 26), "nchain field too small");
-_Static_assert(REC_LP == 0xff00 && REC_EVENT == 0xff0000 && REC_CPL == BITS(25, 24) &&
-	       REC_RFLAGS == BITS(63, 32), "store_write builds the header by these shifts");
+#define REC_LOW_HALF	BITS(31, 0)
+_Static_assert(((REC_LEN | REC_LP | REC_EVENT | REC_CPL | REC_NCHAIN) & ~REC_LOW_HALF) == 0,
+	       "store_write builds these fields with field_prep32");
 
 enum { REC_WORD_TSC = 1, REC_WORD_IP, REC_WORD_RSP, REC_WORD_WEIGHT, REC_WORD_CHAIN };
 
@@ -135,15 +136,11 @@ store_write(struct sample_store *st, const struct sample *s, unsigned nchain)
 	uint64_t *w = st->buf + st->head;
 	size_t len = SAMPLE_MIN_WORDS + nchain;
 
-	/*
-	 * The header's low half in 32-bit arithmetic (the 32-bit kernel's
-	 * field_prep works on register pairs; every field is below bit 32 but
-	 * RFLAGS, and each value fits its field: len, nchain by the asserts
-	 * above, the others are bytes).
-	 */
-	w[0] = (uint64_t)(uint32_t)s->rflags << 32 |
-	       ((uint32_t)len | (uint32_t)st->lp << 8 | (uint32_t)s->event << 16 |
-		(uint32_t)(s->cpl & 3) << 24 | (uint32_t)nchain << 26);
+	/* The low half's fields in 32-bit arithmetic (field_prep32: below REC_LOW_HALF). */
+	w[0] = field_prep(REC_RFLAGS, (uint32_t)s->rflags) |
+	       (field_prep32(REC_LEN, (uint32_t)len) | field_prep32(REC_LP, st->lp) |
+		field_prep32(REC_EVENT, s->event) | field_prep32(REC_CPL, s->cpl & 3u) |
+		field_prep32(REC_NCHAIN, nchain));
 	w[REC_WORD_TSC] = s->tsc;
 	w[REC_WORD_IP] = s->ip;
 	w[REC_WORD_RSP] = s->rsp;

@@ -136,7 +136,8 @@ class Bochs:
                     "cpu: %s\n%scom1: enabled=1, mode=socket-server, dev=localhost:%d\n"
                     "display_library: term\nlog: %s\nclock: sync=none\n"
                     "speaker: enabled=0\n"
-                    % (BIOS, VGABIOS, media, cpu, GENERIC % cpuid if cpuid else "", self.port, os.path.join(d, "bochs.log")))
+                    % (BIOS, VGABIOS, media, cpu, GENERIC % cpuid if cpuid else "", self.port,
+                       os.path.join(d, "bochs.log")))
         self.proc = pexpect.spawn("bochs", ["-f", cfg, "-rc", rc], cwd=d,
                                   env={"TERM": "xterm", "PATH": os.environ["PATH"]},
                                   dimensions=(25, 80), timeout=None)
