@@ -650,6 +650,54 @@ static void sink_return_is_the_next_period(void **state)
 	assert_int_equal(total, 101 + 31);
 }
 
+/*
+ * The erratum path's poll (perf_poll, from the backend's tick: the hardware
+ * backend's LAPIC timer): an overflow it finds is sampled once and the
+ * counter reloaded and restarted right there, for no interrupt exit
+ * follows a tick's poll that would restart it. A poll that finds none
+ * writes nothing; the totals hold every event either way.
+ */
+static void poll_finds_an_overflow_and_restarts_in_place(void **state)
+{
+	static struct perf_count s;
+	struct p4_plan plan = plan_of(0, 100);
+	const struct p4_counter_desc *d = &p4_counters[plan.slot[0].counter];
+	uint64_t total = 0, raw = 0, cccr = 0, polls0 = perf_pmi_stats()->polls;
+	bool loaded = false, restarted = false;
+	char err[96];
+
+	(void)state;
+	assert_int_equal(perf_count_start(&s, &plan, PERF_RELOAD_DEFAULT, err, sizeof(err)), 0);
+	instr(0, 40);
+	wlog_n = 0;
+	perf_poll(&frame);		/* nothing overflowed */
+	assert_int_equal(sinks, 0);
+	assert_int_equal(wlog_n, 0);
+	sink_reload = p4_counter_preset(30);
+	instr(0, 61);			/* the 100th event and one more */
+	perf_poll(&frame);
+	assert_int_equal(sinks, 1);
+	assert_int_equal(perf_pmi_stats()->polls - polls0, 2);
+	assert_int_equal(lps[0].exit_fn, 0);	/* nothing left for an exit */
+	for (unsigned w = 0; w < wlog_n && w < WLOG_MAX; w++) {
+		loaded |= wlog[w].msr == d->msr && wlog[w].value == p4_counter_preset(30);
+		restarted |= loaded && wlog[w].msr == d->cccr_msr &&
+			     wlog[w].value == p4_cccr_restart(&s.plan, 0);
+	}
+	assert_true(loaded);
+	assert_true(restarted);		/* after the load, not before */
+	assert_int_equal(p4_counter_read(perf_bus(), plan.slot[0].counter, &raw), 0);
+	assert_int_equal(raw, p4_counter_preset(30));
+	assert_int_equal(msr_bus_read(perf_bus(), d->cccr_msr, &cccr), 0);
+	assert_true(cccr & CCCR_ENABLE);
+	assert_false(cccr & CCCR_OVF);
+	instr(0, 31);			/* counted after the restart: the next overflow */
+	perf_poll(&frame);
+	assert_int_equal(sinks, 2);
+	perf_count_stop(&s, &total);
+	assert_int_equal(total, 40 + 61 + 31);
+}
+
 /* ---- F13: an NMI deferred under the PMU lock still reaches the sink ----------------------- */
 
 /*
@@ -1256,6 +1304,7 @@ int main(void)
 		T(markers_restart_a_started_partner),
 		T(markers_restart_a_started_partner_hidden),
 		T(sink_return_is_the_next_period),
+		T(poll_finds_an_overflow_and_restarts_in_place),
 		T(uncore_counts_with_the_core_counters),
 		T(uncore_fault_programs_nothing),
 		T(restarts_leave_the_cpl0_sampler_last),
