@@ -393,8 +393,8 @@ static unsigned perf_slot_lp(const struct p4_slot *slot)
 
 /* Counter i of the running count, if it overflowed: total it, sample it, reload it. */
 static inline __attribute__((always_inline)) void
-perf_overflow_body(struct msr_bus *bus, struct perf_count *s, unsigned i, struct trap_frame *f,
-		   uint32_t *restart)
+perf_overflow_body(struct msr_bus *bus, struct perf_count *s, unsigned i, unsigned cpu,
+		   struct trap_frame *f, uint32_t *restart)
 {
 	const struct p4_counter_desc *d = &p4_counters[s->plan.slot[i].counter];
 	uint32_t msr = d->msr, cccr_msr = d->cccr_msr;
@@ -419,6 +419,7 @@ perf_overflow_body(struct msr_bus *bus, struct perf_count *s, unsigned i, struct
 	if (msr_bus_read(bus, msr, &stopped))
 		stopped = running;
 	ov.idx = i;
+	ov.cpu = cpu;
 	ov.reload = next;
 	ov.at_stop = run.stopping;
 	ov.raw = p4_counter_settle(running, stopped & P4_COUNTER_MASK);
@@ -442,31 +443,27 @@ perf_overflow_body(struct msr_bus *bus, struct perf_count *s, unsigned i, struct
 	s->start[i] = next & P4_COUNTER_MASK;
 }
 
-/* perf_overflow_body out of line: the poll's and the stop's. */
+/* perf_overflow_body out of line, its counter restarted at once: the poll's and the stop's. */
 static __attribute__((noinline)) void perf_overflow_one(struct msr_bus *bus, struct perf_count *s,
-							unsigned i, struct trap_frame *f,
-							uint32_t *restart)
+							unsigned i, struct trap_frame *f)
 {
-	perf_overflow_body(bus, s, i, f, restart);
+	perf_overflow_body(bus, s, i, percpu_this()->index, f, NULL);
 }
 
 /*
- * Every counter the calling LP owns (PMU lock held): pmi_mask, set when the
- * count started. A PEBS counter is not the handler's: the assist reloads it
- * from the DS counter-reset field and its samples are the records
- * (pebs_hook), so an OVF it may hold is neither a sample nor events to add
- * (record_pebs_stop counts its records).
+ * The poll's scan of every counter the calling LP owns (PMU lock held):
+ * pmi_mask, set when the count started; the PMI handler runs the same
+ * loop inline, its restarts left for its exit. A PEBS counter is not the
+ * handler's: the assist reloads it from the DS counter-reset field and its
+ * samples are the records (pebs_hook), so an OVF it may hold is neither a
+ * sample nor events to add (record_pebs_stop counts its records).
  */
-static inline __attribute__((always_inline)) void perf_scan(unsigned lp, struct trap_frame *f,
-							    uint32_t *restart, struct msr_bus *bus)
+static void perf_scan(unsigned lp, struct trap_frame *f)
 {
 	if (!perf_counting_here())
 		return;
 	for (uint32_t m = run.count->pmi_mask[lp]; m; m &= m - 1)
-		if (restart)
-			perf_overflow_body(bus, run.count, (unsigned)__builtin_ctz(m), f, restart);
-		else
-			perf_overflow_one(bus, run.count, (unsigned)__builtin_ctz(m), f, NULL);
+		perf_overflow_one(run.count->gate_bus, run.count, (unsigned)__builtin_ctz(m), f);
 }
 
 /*
@@ -688,6 +685,23 @@ static __attribute__((noinline)) void perf_glue_exit(struct perf_exit *e, unsign
 }
 
 /*
+ * What a handler's exit restart needs of each LP that does not change
+ * while a count runs (its SMT ID, the bus, its storm guard): set when the
+ * count starts, not at every PMI (perf_restart).
+ */
+static void perf_exits_init(struct msr_bus *bus)
+{
+	for (unsigned i = 0; i < percpu_count() && i < PERCPU_MAX; i++) {
+		unsigned lp = perf_lp_of(percpu_get(i));
+
+		exits[i].cpu = (uint8_t)i;
+		exits[i].lp = (uint8_t)lp;
+		exits[i].bus = bus;
+		exits[i].storm = &storm[lp];
+	}
+}
+
+/*
  * The restarts of s's requests, in the order the overflow handler leaves
  * them for its exit: those that count CPL 0 last, for the first of them
  * restarted counts the restarts after it (P4_PMI_TAIL_EACH each).
@@ -718,16 +732,11 @@ static void perf_restart_plan(struct perf_count *s)
  * (the handler then ends here for the storm guard).
  */
 static inline __attribute__((always_inline)) bool perf_restart(struct percpu *me, unsigned cpu,
-								 unsigned lp, uint32_t mask,
-								 struct msr_bus *bus)
+								 unsigned lp, uint32_t mask)
 {
-	struct perf_exit *e = &exits[cpu];
+	struct perf_exit *e = &exits[cpu];	/* its LP, bus and storm guard: perf_exits_init */
 	const struct perf_restarts *all = &run.count->restarts[lp];
 
-	e->bus = bus;
-	e->storm = &storm[lp];
-	e->lp = (uint8_t)lp;
-	e->cpu = (uint8_t)cpu;
 	if (mask == run.count->pmi_mask[lp]) {
 		e->list = all;
 	} else {
@@ -759,8 +768,8 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 	uint32_t restart = 0;
 	uint64_t t0 = step_handler_clock(), tw = rdtsc();
 	struct percpu *me = percpu_this();
-	struct msr_bus *bus = perf_bus_here();
 	unsigned cpu = me->index, lp = perf_lp_of(me);
+	struct perf_count *s;
 	struct trap_frame *wf;
 	bool counting;
 
@@ -783,12 +792,15 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 	}
 	if (be.bus_tsc)		/* a backend with time of its own (the model) */
 		perf_glue_enter(cpu);
-	perf_scan(lp, f, &restart, bus);
+	/* perf_scan's loop, inline; the count's bus is perf_bus's (perf_count_begin), not asked again */
+	s = run.count;
+	counting = s && s->running;
+	for (uint32_t m = counting ? s->pmi_mask[lp] : 0; m; m &= m - 1)
+		perf_overflow_body(s->gate_bus, s, (unsigned)__builtin_ctz(m), cpu, f, &restart);
 	if (run.pebs_hook)
 		run.pebs_hook(run.pebs_ctx, lp, f);
-	counting = perf_counting_here();
 	if (counting && f && perf_storm_seen(&storm[lp], f, tw)) {
-		perf_storm(run.count, lp);
+		perf_storm(s, lp);
 		counting = false;	/* the entry stays masked, nothing restarts */
 	}
 	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
@@ -808,7 +820,7 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 	 * (perf_exit_last): a counter both LPs feed is stopped until then, and
 	 * the sibling's events must wait for it, not be lost.
 	 */
-	if (counting && !run.count->shut && perf_restart(me, cpu, lp, restart, bus))
+	if (counting && !s->shut && perf_restart(me, cpu, lp, restart))
 		return;
 	perf_storm_end(&storm[lp], rdtsc());
 	perf_unlock_as(cpu);
@@ -832,7 +844,7 @@ void perf_poll(struct trap_frame *f)
 
 	perf_lock();		/* as the handler: no PMI takes the same counter meanwhile */
 	info.pmi.polls++;
-	perf_scan(lp, f, NULL, perf_bus_here());
+	perf_scan(lp, f);
 	perf_pmi_time(lp, t0);
 	perf_unlock();
 }
@@ -944,6 +956,7 @@ static int perf_count_begin(struct perf_count *s, const struct p4_plan *plan, ui
 		if (plan->req[i].role != P4_ROLE_PEBS)
 			s->pmi_mask[perf_slot_lp(&plan->slot[i])] |= UINT32_C(1) << i;
 	perf_restart_plan(s);
+	perf_exits_init(bus);
 	/* The gate's writes in p4_apply's and p4_stop's order: cascaded partners first. */
 	s->gate_bus = bus;
 	s->gate_plain = true;
@@ -1150,7 +1163,7 @@ void perf_count_stop(struct perf_count *s, uint64_t *totals)
 		run.stopping = true;
 		for (unsigned i = 0; i < s->plan.n; i++)
 			if (perf_polled_at_stop(&s->plan, i))
-				perf_overflow_one(bus, s, i, &here, NULL);
+				perf_overflow_one(bus, s, i, &here);
 		run.stopping = false;
 	}
 	for (unsigned i = 0; i < s->plan.n; i++)

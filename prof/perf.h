@@ -212,6 +212,7 @@ void perf_take_pending(void);
 struct trap_frame;
 struct perf_overflow {
 	unsigned idx;		/* plan index */
+	unsigned cpu;		/* the percpu index of the LP that found it (the caller's) */
 	uint64_t raw;		/* the counter as it stopped (40 bits) */
 	uint64_t events;	/* events counted since the counter was last loaded */
 	uint64_t reload;	/* what it is reloaded with unless the sink says otherwise */

@@ -319,7 +319,7 @@ static __attribute__((noinline)) void record_poll_appends(struct sample_store *s
 static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct record_state *r = ctx;
-	unsigned me = percpu_this()->index, idx = ov->idx;
+	unsigned me = ov->cpu, idx = ov->idx;
 	int job = r->job_of[me];
 	struct sample_store *st = &r->store[me];
 	struct record_lp *l;

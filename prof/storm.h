@@ -41,6 +41,7 @@ struct perf_storm_lp {
 	bool sig_valid;			/* sig is the last PMI's (it came quick) */
 	uint32_t same;			/* PMIs in a row since then that found it unchanged */
 	uint64_t entry, exit;		/* TSC at the last PMI handler's entry and end */
+	uint64_t quick_until;		/* a PMI before this TSC comes quick (0: none yet) */
 };
 
 /*
@@ -80,7 +81,7 @@ static inline uint64_t perf_frame_sig(const struct trap_frame *f)
 static inline __attribute__((always_inline)) bool
 perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f, uint64_t now)
 {
-	bool quick = g->exit && now - g->exit < 2 * (g->exit - g->entry);
+	bool quick = now < g->quick_until;	/* perf_storm_end */
 	uint64_t sig;
 	bool same;
 
@@ -108,6 +109,8 @@ static inline __attribute__((always_inline)) void
 perf_storm_end(struct perf_storm_lp *g, uint64_t now)
 {
 	g->exit = now;
+	/* the test's bound here, where the 32-bit kernel's 64-bit arithmetic is once per handler too */
+	g->quick_until = now + 2 * (now - g->entry);
 }
 
 #endif

@@ -53,6 +53,16 @@ struct percpu *percpu_boot(void)
 	return &lps[cur];
 }
 
+unsigned percpu_count(void)
+{
+	return 2;
+}
+
+struct percpu *percpu_get(unsigned index)
+{
+	return index < 2 ? &lps[index] : NULL;
+}
+
 bool lapic_present(void)
 {
 	return true;
