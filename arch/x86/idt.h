@@ -42,6 +42,9 @@ void idt_load(void);
  * Route a vector to fn. For an exception vector (< 32, e.g. #DB for single
  * stepping, NMI for PMIs) fn replaces the report and the frame resumes when
  * fn returns; for vectors >= 32 the dispatcher sends the LAPIC EOI after fn.
+ * An NMI's fn may change the frame's RIP and RFLAGS, not its general
+ * registers: the 32-bit kernel does not write those back after an NMI
+ * (arch/x86/32/entry.S T_VEC_NMI).
  */
 void idt_set_handler(uint8_t vector, trap_handler_fn fn);
 /*

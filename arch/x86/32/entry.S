@@ -20,8 +20,9 @@
  * pushed ESP/SS from ring 3; from ring 0 the address just above EFLAGS
  * and the current SS), calls isr_dispatch(frame) and writes the fields a
  * handler may change back into the raw frame before IRET: EIP, EFLAGS, the
- * general registers and, from ring 3, ESP and SS. EIP and EFLAGS changes
- * are what the handlers make (fixups, TF, unwinding to an exit).
+ * general registers (not after an NMI, T_VEC_NMI below) and, from ring 3,
+ * ESP and SS. EIP and EFLAGS changes are what the handlers make (fixups,
+ * TF, unwinding to an exit); a gate's system call sets EAX.
  *
  * #DB: the TSC first, as in entry.S: isr_db_entry leaves it in the error
  * code slots (low and high half) before anything else. The exit stamp
@@ -115,6 +116,14 @@ isr_stubs:
 #define T_SS		168
 #define T_SIZE		176
 
+/*
+ * idt.h VEC_NMI. Its handlers (prof/perf.c the PMI's, arch/x86/selftest.c
+ * the probe's) write no general register of the frame, only EIP or
+ * EFLAGS: the NMI's way out skips the other seven write-backs, 14
+ * instructions of every PMI by NMI, which a counter counting CPL 0 counts.
+ */
+#define T_VEC_NMI	2
+
 /* T field (low half) <- 32-bit register; the high half is 0 already (isr_common zeroes the frame). */
 .macro WIDEN reg, t
 	movl \reg, \t(%edi)
@@ -196,6 +205,8 @@ isr_common:
 	pushl %edi
 	call isr_dispatch
 	addl $16, %esp
+	cmpl $T_VEC_NMI, T_VEC(%edi)	/* an NMI's handlers change no general register */
+	je 7f
 	NARROW T_RBP, R_EBP
 	NARROW T_RDI, R_EDI
 	NARROW T_RSI, R_ESI
@@ -203,7 +214,7 @@ isr_common:
 	NARROW T_RCX, R_ECX
 	NARROW T_RBX, R_EBX
 	NARROW T_RAX, R_EAX
-	NARROW T_RIP, R_EIP
+7:	NARROW T_RIP, R_EIP
 	NARROW T_RFLAGS, R_EFLAGS
 	testl $3, R_CS(%esi)
 	jz 4f
