@@ -310,13 +310,9 @@ static __attribute__((noinline)) void isr_dispatch_other(struct trap_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
-	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR || v == LAPIC_TIMER_VECTOR) {
+	/* an NMI with a handler went straight there (isr_dispatch) */
+	if (v == VEC_NMI || v == LAPIC_PMI_VECTOR || v == LAPIC_TIMER_VECTOR)
 		step_handler_enter(f);	/* in the counting window the handler counts (step.h) */
-		if (v == VEC_NMI && handlers[VEC_NMI]) {	/* no fault, no fixup: straight there */
-			handlers[VEC_NMI](f);
-			return;
-		}
-	}
 	if (v < VEC_FIRST_EXTERNAL) {
 		exception_dispatch(f);
 		return;
@@ -335,16 +331,23 @@ static __attribute__((noinline)) void isr_dispatch_other(struct trap_frame *f)
 /*
  * A #DB with a handler comes once per stepped instruction (arch/x86/step.c):
  * it goes straight to its handler, by a tail call from a function with no
- * frame of its own, and every other vector to isr_dispatch_other.
+ * frame of its own. An NMI with a handler (a PMI's, prof/perf.c) goes
+ * straight to it too - no fault, no fixup, no EOI: its way in, which a
+ * counter counting CPL 0 counts, is this function's test and call - and
+ * every other vector to isr_dispatch_other.
  */
 void isr_dispatch(struct trap_frame *f)
 {
-	trap_handler_fn db = handlers[VEC_DB];
+	trap_handler_fn db = handlers[VEC_DB], nmi;
 
-	if (f->vector == VEC_DB && db)
+	if (f->vector == VEC_DB && db) {
 		db(f);
-	else
+	} else if (f->vector == VEC_NMI && (nmi = handlers[VEC_NMI]) != NULL) {
+		step_handler_enter(f);	/* as isr_dispatch_other's: a PMI by NMI's way in */
+		nmi(f);
+	} else {
 		isr_dispatch_other(f);
+	}
 }
 
 int arch_run_guarded(int (*fn)(void *), void *arg)
