@@ -253,16 +253,12 @@ const char *perf_backend_name(enum perf_backend b)
 	}
 }
 
-static inline __attribute__((always_inline)) struct msr_bus *perf_bus_here(void)
+/* The overflow path takes its count's (perf_count.gate_bus, this when the count began). */
+struct msr_bus *perf_bus(void)
 {
 	if (!be.ops)
 		return NULL;
 	return info.trace ? &be.trace.bus : be.trace.inner;	/* be.ops->bus(), asked at perf_use */
-}
-
-struct msr_bus *perf_bus(void)
-{
-	return perf_bus_here();
 }
 
 bool perf_steps_workloads(void)

@@ -142,7 +142,7 @@ struct perf_count {
 	uint8_t gate_n;
 	bool shut, marked;
 	bool gate_plain;		/* no cascades: a marker is the gate's writes (perf_gate_mark) */
-	struct msr_bus *gate_bus;
+	struct msr_bus *gate_bus;	/* perf_bus() at the start: the gate's and the overflow path's */
 	uint32_t gate_msr[P4_MAX_REQUESTS];
 	uint64_t gate_on[P4_MAX_REQUESTS], gate_off[P4_MAX_REQUESTS];
 	/* An interrupt storm stopped the count (perf.c, perf_storm): what it saw. */
