@@ -87,7 +87,16 @@
 #define RECORD_KERNEL_RESERVE	(UINT64_C(80) << 20)
 #define RECORD_STEP_KEEP	512u	/* step timings kept for the cost medians */
 #define RECORD_FLOOR_MAX	256u
-#define RECORD_NO_JOB		(-1)
+/*
+ * One append in this many is timed (record_result store_tsc): the second
+ * and every this many after it. The mean of that sample stands for all of
+ * them and spares the others two clock reads (an RDTSC each on a Pentium
+ * 4); the first, whose lines are cold (several times the others on the
+ * model), is left out, as one sample among a few would weigh it too much.
+ */
+#define RECORD_STORE_TIMED	16u
+
+_Static_assert(P4_MAX_REQUESTS <= 32, "record_state.sampled has a bit per request");
 
 struct record_state;
 
@@ -106,7 +115,8 @@ struct record_lp {
 	bool warm;			/* the first (warm-up) window has passed */
 	struct period_jitter jit;	/* this LP's stream of jittered periods */
 	bool over;			/* the last window was above the share */
-	uint64_t store_tsc, store_n;
+	uint64_t store_tsc, store_n;	/* the timed appends (RECORD_STORE_TIMED) */
+	unsigned store_seen;		/* the appends, to pick those timed */
 	uint64_t irq_seen;
 	bool poll_exit;			/* poll once more when the workload returns */
 	uint64_t plain[RECORD_STEP_KEEP], with_pmi[RECORD_STEP_KEEP];
@@ -117,12 +127,13 @@ struct record_state {
 	struct record_cfg cfg;
 	struct perf_count sess;
 	struct record_lp lp[2];
-	int job_of[PERCPU_MAX];		/* percpu index -> job, or RECORD_NO_JOB */
+	struct record_lp *lp_at[PERCPU_MAX];	/* percpu index -> its job, or NULL */
 	struct sample_store store[PERCPU_MAX];
 	const struct sample_store *stores[PERCPU_MAX];
 	struct sample_event events[P4_MAX_REQUESTS];
 	struct sample_run run;
 	uint64_t period[P4_MAX_REQUESTS];
+	uint32_t sampled;		/* the requests that take samples: a bit each */
 	bool valid;
 };
 
@@ -320,15 +331,14 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 {
 	struct record_state *r = ctx;
 	unsigned me = ov->cpu, idx = ov->idx;
-	int job = r->job_of[me];
+	struct record_lp *l = r->lp_at[me];
 	struct sample_store *st = &r->store[me];
-	struct record_lp *l;
 	struct sample s;
-	uint64_t k = 1, next, period, w, t;
+	uint64_t k = 1, next, period, w, t = 0;
+	bool timed;
 
-	if (idx >= r->cfg.plan.n || !r->cfg.sampler[idx] || job == RECORD_NO_JOB)
+	if (!l || !((r->sampled >> idx) & 1u))	/* idx < plan.n: set for the plan's samplers only */
 		return ov->reload;
-	l = &r->lp[job];
 	period = r->period[idx];
 	next = p4_counter_preset(l->jit.pct ? jitter_period(&l->jit, period, P4_PERIOD_MAX) : period);
 	if (r->cfg.polled[idx]) {
@@ -352,15 +362,19 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	if (r->cfg.callchain)
 		record_chain(&s, f);
 	s.weight = w;
-	/* One TSC read for the sample's time and the start of the append's. */
 	s.tsc = rdtsc();
-	t = step_handler_clock();	/* a stepped handler's own time (arch/x86/step.h) */
+	/* the second append and every RECORD_STORE_TIMED-th after it, by a stepped handler's own clock */
+	timed = l->store_seen++ % RECORD_STORE_TIMED == 1u;
+	if (timed)
+		t = step_handler_clock();
 	if (k == 1)
 		sample_store_append(st, &s);
 	else
 		record_poll_appends(st, &s, period, k);
-	l->store_tsc += step_handler_clock() - t;
-	l->store_n++;
+	if (timed) {
+		l->store_tsc += step_handler_clock() - t;
+		l->store_n++;
+	}
 	record_throttle(r, l);
 	return next;
 }
@@ -383,11 +397,11 @@ static const struct record_lp *record_lp_of(const struct record_state *r, unsign
 					    unsigned *store)
 {
 	for (unsigned idx = 0; idx < PERCPU_MAX; idx++) {
-		int k = r->job_of[idx];
+		const struct record_lp *l = r->lp_at[idx];
 
-		if (k != RECORD_NO_JOB && r->lp[k].smt == lp) {
+		if (l && l->smt == lp) {
 			*store = idx;
-			return &r->lp[k];
+			return l;
 		}
 	}
 	return NULL;
@@ -743,7 +757,7 @@ static void record_setup(struct record_state *r, const struct record_cfg *c, int
 	r->valid = false;
 	for (unsigned i = 0; i < PERCPU_MAX; i++) {
 		r->stores[i] = NULL;
-		r->job_of[i] = RECORD_NO_JOB;
+		r->lp_at[i] = NULL;
 	}
 	for (unsigned k = 0; k < 2; k++) {
 		struct record_lp *l = &r->lp[k];
@@ -758,11 +772,14 @@ static void record_setup(struct record_state *r, const struct record_cfg *c, int
 			continue;
 		l->smt = (uint8_t)percpu_get((unsigned)idx)->topo.smt;
 		l->poll_exit = idx == 0 && step && record_polling(c);
-		r->job_of[idx] = (int)k;
+		r->lp_at[idx] = l;
 		record_store(r, &r->cfg, (unsigned)idx, (uint8_t)l->smt);
 	}
+	r->sampled = 0;
 	for (unsigned i = 0; i < c->plan.n; i++) {
 		r->period[i] = c->plan.req[i].spec.period;
+		if (c->sampler[i])
+			r->sampled |= UINT32_C(1) << i;
 		r->events[i] = (struct sample_event){ .name = r->cfg.name[i], .period = r->period[i] };
 	}
 	r->run = (struct sample_run){
@@ -853,7 +870,7 @@ static void record_finish(struct record_state *r, struct record_result *res,
 		const struct record_lp *l = &r->lp[k];
 
 		for (unsigned idx = 0; idx < PERCPU_MAX; idx++)
-			if (r->job_of[idx] == (int)k)
+			if (r->lp_at[idx] == l)
 				res->lp_stored[k] = r->store[idx].stored;
 		res->unattributed += l->unattributed;
 		res->throttled += l->throttled;

@@ -37,7 +37,7 @@
 /* One LP's guard state. */
 struct perf_storm_lp {
 	uint64_t sig;			/* the interrupted state at the LP's last PMI, if quick */
-	uint64_t rip, rsp;		/* where the LP's last PMI found it */
+	uintptr_t rip, rsp;		/* where the LP's last PMI found it (the machine's word) */
 	bool sig_valid;			/* sig is the last PMI's (it came quick) */
 	uint32_t same;			/* PMIs in a row since then that found it unchanged */
 	uint64_t entry, exit;		/* TSC at the last PMI handler's entry and end */
@@ -86,9 +86,9 @@ perf_storm_seen(struct perf_storm_lp *g, const struct trap_frame *f, uint64_t no
 	bool same;
 
 	g->entry = now;
-	if (!quick || f->rip != g->rip || f->rsp != g->rsp) {
-		g->rip = f->rip;
-		g->rsp = f->rsp;
+	if (!quick || (uintptr_t)f->rip != g->rip || (uintptr_t)f->rsp != g->rsp) {
+		g->rip = (uintptr_t)f->rip;
+		g->rsp = (uintptr_t)f->rsp;
 		g->sig_valid = false;
 		g->same = 0;
 		return false;

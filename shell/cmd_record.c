@@ -672,9 +672,13 @@ static void rec_print_cost(struct shell *sh, const struct record_result *r)
 		shell_printf(sh, " (%llu us)", (unsigned long long)(r->tsc_cycles / (hz / 1000000 ? hz / 1000000 : 1)));
 	if (r->steps)
 		shell_printf(sh, ", %llu stepped instructions", (unsigned long long)r->steps);
-	shell_printf(sh, "\nstore: %zu bytes per LP (%s), append %llu TSC cycles per sample (mean)\n",
-		     r->buffer, rc.cfg.wrap ? "wrap" : "stop when full",
-		     (unsigned long long)(r->store_n ? r->store_tsc / r->store_n : 0));
+	shell_printf(sh, "\nstore: %zu bytes per LP (%s), ", r->buffer,
+		     rc.cfg.wrap ? "wrap" : "stop when full");
+	if (r->store_n)		/* prof/record.c RECORD_STORE_TIMED */
+		shell_printf(sh, "append %llu TSC cycles per sample (mean of 1 in 16)\n",
+			     (unsigned long long)(r->store_tsc / r->store_n));
+	else
+		shell_printf(sh, "appends not timed (the second is the first timed)\n");
 	if (r->cost_known)
 		shell_printf(sh, "PMI cost (entry to IRETQ, step-timed): %llu TSC cycles (median step %llu "
 			     "with a PMI, %llu without)\n",
@@ -1233,7 +1237,8 @@ static const struct shell_cmd record_cmds[] = {
 	  "cascaded sampling counter raises no PMI: its OVF flag is polled from the\n"
 	  "LAPIC timer instead, and record says so. The summary shows samples, lost\n"
 	  "samples, throttling, workarounds fired (unflagged overflows, counter\n"
-	  "read-back mismatches) and the duration.\n",
+	  "read-back mismatches), the duration, and the store's size with the mean\n"
+	  "time of an append (one in 16 is timed, from the second: the first is cold).\n",
 	  cmd_record },
 	{ "report", "report [--sort sym|ip] [--limit N] [--cpu 0|1]", "top list of the last recording",
 	  "Samples of the last 'record' by function (--sort sym, default) or by\n"

@@ -630,3 +630,19 @@ def test_floor_names_what_it_times(nb):
     assert int(m.group(1)) > 0 and int(m.group(2)) > 0
     assert re.search(r"^error: record --floor: N must be 1 \.\. 256$", nb.cmd("record --floor 0"),
                      re.M)
+
+
+STORE = re.compile(r"^store: \d+ bytes per LP \((?:stop when full|wrap)\), (.*)$", re.M)
+
+
+def test_append_time_is_a_sample_of_the_appends(nb):
+    # prof/record.c RECORD_STORE_TIMED: the second append and every 16th after it are timed
+    # (the first, cold, is not); a recording with one sample has none timed, and says so
+    one = record(nb, "%s --throttle 100 -c %d loop 1000" % (U3, loop_instructions(1000) - 1))
+    assert summary(one)["stored"] == 1, one
+    assert STORE.search(one).group(1) == "appends not timed (the second is the first timed)", one
+    three = record(nb, "%s --throttle 100 -c 999 loop 1000" % U3)
+    assert summary(three)["stored"] == 3, three
+    m = re.fullmatch(r"append (\d+) TSC cycles per sample \(mean of 1 in 16\)",
+                     STORE.search(three).group(1))
+    assert m and int(m.group(1)) > 0, three
