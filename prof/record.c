@@ -88,11 +88,10 @@
 #define RECORD_STEP_KEEP	512u	/* step timings kept for the cost medians */
 #define RECORD_FLOOR_MAX	256u
 /*
- * One append in this many is timed (record_result store_tsc): the second
+ * One append in this many is timed (record_result store_tsc): the first
  * and every this many after it. The mean of that sample stands for all of
- * them and spares the others two clock reads (an RDTSC each on a Pentium
- * 4); the first, whose lines are cold (several times the others on the
- * model), is left out, as one sample among a few would weigh it too much.
+ * them, and the others are spared two clock reads (an RDTSC each on a
+ * Pentium 4) and their sums.
  */
 #define RECORD_STORE_TIMED	16u
 
@@ -363,8 +362,8 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 		record_chain(&s, f);
 	s.weight = w;
 	s.tsc = rdtsc();
-	/* the second append and every RECORD_STORE_TIMED-th after it, by a stepped handler's own clock */
-	timed = l->store_seen++ % RECORD_STORE_TIMED == 1u;
+	/* the first append and every RECORD_STORE_TIMED-th after it, by a stepped handler's own clock */
+	timed = !(l->store_seen++ % RECORD_STORE_TIMED);
 	if (timed)
 		t = step_handler_clock();
 	if (k == 1)

@@ -678,7 +678,7 @@ static void rec_print_cost(struct shell *sh, const struct record_result *r)
 		shell_printf(sh, "append %llu TSC cycles per sample (mean of 1 in 16)\n",
 			     (unsigned long long)(r->store_tsc / r->store_n));
 	else
-		shell_printf(sh, "appends not timed (the second is the first timed)\n");
+		shell_printf(sh, "no sample appended\n");
 	if (r->cost_known)
 		shell_printf(sh, "PMI cost (entry to IRETQ, step-timed): %llu TSC cycles (median step %llu "
 			     "with a PMI, %llu without)\n",
@@ -1238,7 +1238,7 @@ static const struct shell_cmd record_cmds[] = {
 	  "LAPIC timer instead, and record says so. The summary shows samples, lost\n"
 	  "samples, throttling, workarounds fired (unflagged overflows, counter\n"
 	  "read-back mismatches), the duration, and the store's size with the mean\n"
-	  "time of an append (one in 16 is timed, from the second: the first is cold).\n",
+	  "time of an append (the first and every 16th after it are timed).\n",
 	  cmd_record },
 	{ "report", "report [--sort sym|ip] [--limit N] [--cpu 0|1]", "top list of the last recording",
 	  "Samples of the last 'record' by function (--sort sym, default) or by\n"
