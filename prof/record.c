@@ -45,7 +45,7 @@
  * Two logical processors (Hyper-Threading). A run has a job per LP: LP0's
  * (the shell's LP) and its sibling's, either of which may be idle
  * (`record --cpu 1`, `--pair A -- B`). Each job has its own set of hooks
- * (its own perf inputs, step timing and throttle window) and each LP its
+ * (its own perf inputs and throttle window) and each LP its
  * own store. A counter's overflow is handled by the LP its CCCR's
  * OVF_PMI_T0/T1 names (pmu/p4_encode.h: p4_cccr_pmi_lp), which is the LP whose
  * events the counter counts (cmd_record.c splits a sampling event that
@@ -56,11 +56,6 @@
  * Polling (the erratum path) runs from LP0's LAPIC timer: a counter without
  * PMI is LP0's, so a polled sampler may only count LP0's events (the
  * sibling runs its job with interrupts masked, smp.h, and takes no timer).
- *
- * Cost. In vector mode under the model the PMI is taken between two
- * stepped instructions, so the step that contains it is longer by exactly
- * the handler's cost from entry to IRETQ; record compares the median step
- * with and without a PMI (record_result.step_pmi / step_plain).
  */
 #include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
@@ -85,7 +80,6 @@
 #include "prof/record.h"
 
 #define RECORD_KERNEL_RESERVE	(UINT64_C(80) << 20)
-#define RECORD_STEP_KEEP	512u	/* step timings kept for the cost medians */
 #define RECORD_FLOOR_MAX	256u
 /*
  * One append in this many is timed (record_result store_tsc): the first
@@ -116,10 +110,7 @@ struct record_lp {
 	bool over;			/* the last window was above the share */
 	uint64_t store_tsc, store_n;	/* the timed appends (RECORD_STORE_TIMED) */
 	unsigned store_seen;		/* the appends, to pick those timed */
-	uint64_t irq_seen;
 	bool poll_exit;			/* poll once more when the workload returns */
-	uint64_t plain[RECORD_STEP_KEEP], with_pmi[RECORD_STEP_KEEP];
-	unsigned nplain, npmi;
 };
 
 struct record_state {
@@ -584,7 +575,7 @@ static void record_pebs_stop(struct record_state *r, struct record_result *res)
 	}
 }
 
-/* ---- workload hooks: perf's, plus step timing for the PMI cost ---------------- */
+/* ---- workload hooks: perf's, plus the throttle window and the last poll ---------- */
 
 static void record_h_begin(void *ctx, uint8_t lp)
 {
@@ -592,7 +583,6 @@ static void record_h_begin(void *ctx, uint8_t lp)
 
 	l->smt = lp;
 	l->perf_h.begin(l->perf_h.ctx, lp);
-	l->irq_seen = perf_info()->pmi.lp_interrupts[lp & 1];
 	l->win_t0 = perf_clock();
 	l->win_cost0 = record_pmi_time(lp);
 }
@@ -607,16 +597,8 @@ static void record_h_end(void *ctx, uint8_t lp)
 static void record_h_step(void *ctx, const struct step_info *s)
 {
 	struct record_lp *l = ctx;
-	uint64_t seen = perf_info()->pmi.lp_interrupts[s->lp & 1];
 
-	if (seen != l->irq_seen) {
-		if (l->npmi < RECORD_STEP_KEEP)
-			l->with_pmi[l->npmi++] = s->cycles;
-	} else if (l->nplain < RECORD_STEP_KEEP) {
-		l->plain[l->nplain++] = s->cycles;
-	}
 	l->perf_h.step(l->perf_h.ctx, s);
-	l->irq_seen = perf_info()->pmi.lp_interrupts[s->lp & 1];
 	if (l->poll_exit && (s->next_rip == (uintptr_t)wl_ring0_return ||
 			     s->next_rip == (uintptr_t)wl_user_exit))
 		perf_poll(step_frame());	/* the workload's last moment: see record_tick */
@@ -861,8 +843,6 @@ static void record_status(const struct record_state *r, struct record_result *re
 static void record_finish(struct record_state *r, struct record_result *res,
 			  const struct perf_pmi_stats *before)
 {
-	const struct record_lp *l0 = &r->lp[0];
-
 	record_status(r, res);
 	sample_run_totals(&r->run, &res->totals);
 	for (unsigned k = 0; k < 2; k++) {
@@ -884,13 +864,6 @@ static void record_finish(struct record_state *r, struct record_result *res,
 	}
 	res->polling = record_polling(&r->cfg);
 	record_pmi_delta(&res->pmi, before, &perf_info()->pmi);
-	/* Step timing shows the handler only where LP0 runs alone with IF = 1 (vector mode). */
-	res->cost_known = r->cfg.pmi == PERF_PMI_FIXED && !res->polling && !r->cfg.job[1].args &&
-			  l0->npmi > 0 && l0->nplain > 0;
-	if (res->cost_known) {
-		res->step_pmi = record_median(r->lp[0].with_pmi, l0->npmi);
-		res->step_plain = record_median(r->lp[0].plain, l0->nplain);
-	}
 	for (unsigned idx = 0; idx < PERCPU_MAX; idx++)
 		if (r->stores[idx])
 			res->buffer = r->store[idx].cap * 8;

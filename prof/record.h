@@ -70,8 +70,6 @@ struct record_result {
 	struct perf_pmi_stats pmi;		/* this run's share of perf_info()->pmi */
 	uint64_t tsc_cycles;			/* workload duration */
 	uint64_t store_tsc, store_n;		/* time in sample_store_append: the 1 in 16 timed */
-	bool cost_known;			/* vector mode measured a PMI by step timing */
-	uint64_t step_plain, step_pmi;		/* medians: steps without / with a PMI inside */
 	size_t buffer;				/* store bytes used per LP */
 	uint64_t steps;				/* stepped instructions (model), both LPs */
 	uint64_t pebs_records;			/* PEBS records drained into samples */

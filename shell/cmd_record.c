@@ -679,11 +679,6 @@ static void rec_print_cost(struct shell *sh, const struct record_result *r)
 			     (unsigned long long)(r->store_tsc / r->store_n));
 	else
 		shell_printf(sh, "no sample appended\n");
-	if (r->cost_known)
-		shell_printf(sh, "PMI cost (entry to IRETQ, step-timed): %llu TSC cycles (median step %llu "
-			     "with a PMI, %llu without)\n",
-			     (unsigned long long)(r->step_pmi > r->step_plain ? r->step_pmi - r->step_plain : 0),
-			     (unsigned long long)r->step_pmi, (unsigned long long)r->step_plain);
 }
 
 /* Where the workloads ran, as stat says it. */

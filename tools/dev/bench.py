@@ -18,14 +18,10 @@ delta divided by 128 is an instruction count. Then it runs
                      instructions, in guest instructions (TSC / 128); the
                      goal is at most 700
 and then the sampling figures:
-  record --vector ... loop 3000   PMI cost: under the model a vector PMI is
-                     taken between two stepped instructions, so record
-                     reports the median step with a PMI minus the median
-                     step without one (delivery, the model's PMI emulation
-                     and the handler), and the handler's own time per PMI
-                     from entry to exit with the part spent inside the
-                     model's register accesses: the handler with the model
-                     excluded is what a real Pentium 4 would run
+  record --vector ... loop 3000   the handler's own time per PMI from entry
+                     to exit with the part spent inside the model's
+                     register accesses: the handler with the model excluded
+                     is what a real Pentium 4 would run
   record --floor N   the floor: the register accesses no handler can avoid
                      (4 RDMSR: OVF, the counter running, stopped (O9) and
                      read back after the reload (N15); 4 WRMSR: stop on a
@@ -87,7 +83,6 @@ from nbproflib.link import ANSI, PROMPT, READY  # noqa: E402
 TSC_PER_INSN = 128      # -icount shift=7
 STATS = re.compile(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\w+)\S*\s+counter", re.M)
 BENCH = re.compile(r"min (\S+) median (\S+) tmean (\S+) max (\S+)")
-COST = re.compile(r"PMI cost \(entry to IRETQ, step-timed\): (\d+) TSC cycles")
 HANDLER = re.compile(r"PMI handler: (\d+) TSC cycles per PMI from entry to exit, (\d+) of them")
 FLOOR = re.compile(r"floor: registers (\d+) TSC cycles .*store (\d+) TSC cycles")
 STORED = re.compile(r"samples: (\d+) stored")
@@ -127,7 +122,7 @@ def insns(figures):
 def sampling(child):
     """The sampling figures: (cost, floor regs, floor store, script/dump bytes, link rate)."""
     out = run(child, "record --vector --throttle 100 --ring 3 -e instr_retired:u -c 99 loop 3000")
-    cost = (int(COST.search(out).group(1)),) + tuple(map(int, HANDLER.search(out).groups()))
+    cost = tuple(map(int, HANDLER.search(out).groups()))
     regs, store = map(int, FLOOR.search(run(child, "record --floor 200")).groups())
     out = run(child, "record -g --throttle 100 --ring 3 -e instr_retired:u -c 97 calls 3 400")
     n = int(STORED.search(out).group(1))
@@ -159,12 +154,10 @@ def step_cost(child):
 
 def print_sampling(cost, regs, store, sizes, link):
     floor = regs / TSC_PER_INSN + store / TSC_PER_INSN + ENTRY_INSNS
-    step, handler, model = cost
+    handler, model = cost
     own = (handler - model) / TSC_PER_INSN + ENTRY_INSNS
     print()
     print("%-44s %12s %12s" % ("sampling (model backend)", "TSC", "instructions"))
-    print("%-44s %12d %12.1f" % ("PMI delivery + handler, step-timed (median)", step,
-                                 step / TSC_PER_INSN))
     print("%-44s %12d %12.1f" % ("PMI handler with the model (mean, + entry)", handler,
                                  handler / TSC_PER_INSN + ENTRY_INSNS))
     print("%-44s %12d %12.1f" % ("  of which the model's register accesses", model,
