@@ -164,6 +164,18 @@ static bool pebs_waiting(unsigned lp)
 	return p.index > p.base && p.index <= p.max;
 }
 
+unsigned pebs_refilled(unsigned lp)
+{
+	struct p4_ds_pebs p;
+
+	if (!pebs_armed(lp))
+		return 0;
+	p4_ds_get_pebs(PEBS_FORM, bufs[lp].area, &p);
+	if (p.index < p.threshold || p.index > p.max)
+		return 0;
+	return p4_ds_written(PEBS_FORM, &p);
+}
+
 /* The slot of plan that counts LP lp's PEBS events, or -1. */
 static int pebs_slot(const struct p4_plan *plan, unsigned lp)
 {

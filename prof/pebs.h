@@ -77,6 +77,12 @@ unsigned pebs_drain(unsigned lp, pebs_record_fn *fn, void *ctx);
  */
 unsigned pebs_drain_live(const struct p4_plan *plan, unsigned lp, pebs_record_fn *fn, void *ctx);
 
+/*
+ * The records written to LP lp's buffer since its last drain, when they
+ * have reached its interrupt threshold; else 0 (and when none is armed).
+ */
+unsigned pebs_refilled(unsigned lp);
+
 struct pebs_stats {
 	uint64_t records[PEBS_NLP];	/* drained */
 	uint64_t drains[PEBS_NLP];	/* drains that found records */

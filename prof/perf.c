@@ -64,6 +64,7 @@ static struct {
 	perf_sink_fn *sink;
 	void *sink_ctx;
 	perf_pebs_fn *pebs_hook;
+	perf_pebs_refilled_fn *pebs_refilled;
 	void *pebs_ctx;
 	bool stopping;			/* perf_count_stop's poll runs (struct perf_overflow at_stop) */
 } run;
@@ -515,7 +516,8 @@ static uint64_t tick_tsc;		/* its period in TSC cycles (0: the TSC is not calibr
  * request whose overflows kept coming is kept for the error. The LVT PC
  * entry stays masked (the caller does not unmask).
  */
-static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, unsigned lp)
+static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, unsigned lp,
+							unsigned pebs)
 {
 	struct msr_bus *bus = perf_bus();
 	unsigned worst = 0;
@@ -526,12 +528,36 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 		if ((s->pmi_mask[lp] >> i) & 1u && s->last_events[i] >= s->last_events[worst])
 			worst = i;
 	}
+	/* the PEBS buffer's interrupt (no overflow): its request, the one this LP's assist feeds */
+	for (unsigned i = 0; pebs && i < s->plan.n; i++)
+		if (s->plan.req[i].role == P4_ROLE_PEBS && (s->plan.req[i].lp == P4_LP1) == (lp == 1))
+			worst = i;
+	s->storm_pebs = pebs;
 	s->storm = true;
 	s->storm_lp = (uint8_t)lp;
 	s->storm_idx = (uint8_t)worst;
 	s->storm_events = s->last_events[worst];
 	s->storm_pmis = storm[lp].same + 1;
 	step_quiet();		/* the model: nothing left to step for */
+}
+
+/*
+ * After a PMI's drain and its LVT PC entry's unmask (PMU lock held): true
+ * when the handler's own tagged uops since the drain refilled LP lp's PEBS
+ * buffer to its threshold - the buffer's interrupt came while the entry
+ * was masked and is lost, and every threshold interrupt would bring the
+ * next: a storm, found at its first PMI. The entry is masked again.
+ */
+static __attribute__((noinline, cold)) bool perf_pebs_refilled(struct perf_count *s, unsigned lp)
+{
+	unsigned n = run.pebs_refilled(run.pebs_ctx, lp);
+
+	if (!n)
+		return false;
+	perf_lvt_automask(lp);
+	perf_storm(s, lp, n);
+	s->storm_pebs_early = true;
+	return true;
 }
 
 /*
@@ -762,6 +788,7 @@ static inline __attribute__((always_inline)) bool perf_restart(struct percpu *me
 static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 {
 	uint32_t restart = 0;
+	unsigned drained = 0;	/* PEBS records */
 	uint64_t t0 = step_handler_clock(), tw = rdtsc();
 	struct percpu *me = percpu_this();
 	unsigned cpu = me->index, lp = perf_lp_of(me);
@@ -794,9 +821,9 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 	for (uint32_t m = counting ? s->pmi_mask[lp] : 0; m; m &= m - 1)
 		perf_overflow_body(s->gate_bus, s, (unsigned)__builtin_ctz(m), cpu, f, &restart);
 	if (run.pebs_hook)
-		run.pebs_hook(run.pebs_ctx, lp, f);
+		drained = run.pebs_hook(run.pebs_ctx, lp, f);
 	if (counting && f && perf_storm_seen(&storm[lp], f, tw)) {
-		perf_storm(s, lp);
+		perf_storm(s, lp, restart ? 0 : drained);
 		counting = false;	/* the entry stays masked, nothing restarts */
 	}
 	if (counting) {		/* OVF is clear now: unmasking cannot re-trigger for these */
@@ -805,6 +832,8 @@ static void perf_pmi_handler(struct trap_frame *f, uint64_t *by)
 			lapic_write(LAPIC_LVT_PMC, lvt.lp[lp]);
 		if (be.glue)
 			perf_glue_unmasked(lp, cpu);
+		if (drained && run.pebs_refilled)
+			counting = !perf_pebs_refilled(s, lp);
 	}
 	perf_pmi_time(lp, t0);
 	/*
@@ -869,7 +898,7 @@ void perf_poll_tick(struct trap_frame *f)
 			run.count->storm_tick_period = tick_tsc;
 			run.count->storm_tick_tsc = took;
 			run.count->storm_tick_every = every;
-			perf_storm(run.count, lp);
+			perf_storm(run.count, lp, 0);
 			run.count->storm_pmis = g->same + 1;	/* the ticks in a row, not PMIs */
 		}
 		perf_unlock();
@@ -895,10 +924,11 @@ bool perf_tick(unsigned hz)
 	return true;
 }
 
-void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx)
+void perf_set_pebs_hook(perf_pebs_fn *fn, perf_pebs_refilled_fn *refilled, void *ctx)
 {
 	perf_lock();
 	run.pebs_hook = fn;
+	run.pebs_refilled = refilled;
 	run.pebs_ctx = ctx;
 	perf_unlock();
 }

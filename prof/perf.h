@@ -152,6 +152,13 @@ struct perf_count {
 	uint64_t storm_events;		/* its events between two of those PMIs: none the workload's */
 	uint64_t storm_pmis;		/* PMIs in a row with the interrupted state unchanged */
 	/*
+	 * A PEBS buffer's storm: no counter overflowed at the PMIs, and their
+	 * drains found records (this many at the last) - written by the
+	 * handler's own tagged uops at CPL 0; storm_idx is the PEBS request.
+	 */
+	uint32_t storm_pebs;
+	bool storm_pebs_early;		/* ... found at the first PMI, after its drain (part of a cycle) */
+	/*
 	 * Not a PMI storm but the poll tick's (perf_poll_tick): its rate, and
 	 * in TSC cycles its period, its poll's time and the time from one
 	 * tick's entry to the next's.
@@ -161,8 +168,14 @@ struct perf_count {
 	uint64_t last_events[P4_MAX_REQUESTS];	/* each request's events at its last overflow */
 };
 
-/* The storm guard: prof/storm.h. */
-void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, size_t n);
+/* A PEBS buffer's size in records, and the records it takes up to its threshold. */
+struct perf_pebs_size {
+	unsigned slots, threshold;
+};
+
+/* The storm guard: prof/storm.h. pebs: the count's PEBS buffers (NULL: none). */
+void perf_storm_text(const struct perf_count *s, const char *spec,
+		     const struct perf_pebs_size *pebs, char *buf, size_t n);
 
 /* Reload value for plain counting: bit 39 set, 2^39 events per interrupt. */
 #define PERF_RELOAD_DEFAULT	(UINT64_C(1) << 39)
@@ -224,11 +237,17 @@ void perf_set_sink(perf_sink_fn *fn, void *ctx);
 /*
  * PEBS (prof/pebs.h): the PMI handler calls fn after its counter scan, on
  * the interrupted LP with the PMU lock held, so that a PEBS buffer that
- * reached its threshold is drained (a PEBS PMI sets no CCCR.OVF). NULL:
- * none.
+ * reached its threshold is drained (a PEBS PMI sets no CCCR.OVF); it
+ * returns the records it drained (the storm guard's evidence). After a
+ * drain, once its LVT PC entry is unmasked, the handler asks refilled for
+ * the records written since, if they reached the threshold: the handler's
+ * own tagged uops did, with the entry masked (the buffer's interrupt
+ * lost), and every threshold interrupt would do it again - a storm
+ * (prof/storm.h). NULL: none.
  */
-typedef void perf_pebs_fn(void *ctx, unsigned lp, struct trap_frame *f);
-void perf_set_pebs_hook(perf_pebs_fn *fn, void *ctx);
+typedef unsigned perf_pebs_fn(void *ctx, unsigned lp, struct trap_frame *f);
+typedef unsigned perf_pebs_refilled_fn(void *ctx, unsigned lp);
+void perf_set_pebs_hook(perf_pebs_fn *fn, perf_pebs_refilled_fn *refilled, void *ctx);
 
 /*
  * The overflow handler's scan without an interrupt, for counters that

@@ -317,6 +317,28 @@ static __attribute__((noinline)) void record_poll_appends(struct sample_store *s
 		sample_store_append(st, s);
 }
 
+/*
+ * Store s in st (k samples of a poll, record_poll_appends), timing the
+ * LP's first append and every RECORD_STORE_TIMED-th after it by a stepped
+ * handler's own clock: the overflow sink's and the PEBS drain's alike.
+ */
+static inline __attribute__((always_inline)) void
+record_append(struct record_lp *l, struct sample_store *st, struct sample *s, uint64_t period,
+	      uint64_t k)
+{
+	bool timed = !(l->store_seen++ % RECORD_STORE_TIMED);
+	uint64_t t = timed ? step_handler_clock() : 0;
+
+	if (k == 1)
+		sample_store_append(st, s);
+	else
+		record_poll_appends(st, s, period, k);
+	if (timed) {
+		l->store_tsc += step_handler_clock() - t;
+		l->store_n++;
+	}
+}
+
 static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct perf_overflow *ov)
 {
 	struct record_state *r = ctx;
@@ -324,8 +346,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 	struct record_lp *l = r->lp_at[me];
 	struct sample_store *st = &r->store[me];
 	struct sample s;
-	uint64_t k = 1, next, period, w, t = 0;
-	bool timed;
+	uint64_t k = 1, next, period, w;
 
 	if (!l || !((r->sampled >> idx) & 1u))	/* idx < plan.n: set for the plan's samplers only */
 		return ov->reload;
@@ -353,18 +374,7 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 		record_chain(&s, f);
 	s.weight = w;
 	s.tsc = rdtsc();
-	/* the first append and every RECORD_STORE_TIMED-th after it, by a stepped handler's own clock */
-	timed = !(l->store_seen++ % RECORD_STORE_TIMED);
-	if (timed)
-		t = step_handler_clock();
-	if (k == 1)
-		sample_store_append(st, &s);
-	else
-		record_poll_appends(st, &s, period, k);
-	if (timed) {
-		l->store_tsc += step_handler_clock() - t;
-		l->store_n++;
-	}
+	record_append(l, st, &s, period, k);
 	record_throttle(r, l);
 	return next;
 }
@@ -383,11 +393,11 @@ static int record_pebs_idx(const struct record_state *r, unsigned lp)
 }
 
 /* The job whose LP has SMT ID lp, and the percpu index of its store; NULL when none. */
-static const struct record_lp *record_lp_of(const struct record_state *r, unsigned lp,
-					    unsigned *store)
+static struct record_lp *record_lp_of(const struct record_state *r, unsigned lp,
+				      unsigned *store)
 {
 	for (unsigned idx = 0; idx < PERCPU_MAX; idx++) {
-		const struct record_lp *l = r->lp_at[idx];
+		struct record_lp *l = r->lp_at[idx];
 
 		if (l && l->smt == lp) {
 			*store = idx;
@@ -428,10 +438,10 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 {
 	struct record_state *r = ctx;
 	unsigned at = 0;
-	const struct record_lp *l = record_lp_of(r, lp, &at);
+	struct record_lp *l = record_lp_of(r, lp, &at);
 	int idx = record_pebs_idx(r, lp);
 	struct sample_store *st;
-	struct sample s = { 0 };	/* weight 0: the event's period (sample_weight) */
+	struct sample s;	/* every field the store keeps is set below */
 
 	if (!l || idx < 0)
 		return;
@@ -449,20 +459,35 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 	if (r->cfg.callchain)
 		s.nchain = (uint8_t)sample_walk_frames(rec->reg[P4_PEBS_BP], s.chain, SAMPLE_MAX_CHAIN,
 							record_mapped, s.cpl == 3 ? &s : NULL);
-	sample_store_append(st, &s);
+	record_append(l, st, &s, 0, 1);
 }
 
-/* The PMI handler's hook: drain the interrupted LP's buffer. */
-static void record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
+/* The PMI handler's hook: drain the interrupted LP's buffer; the records drained. */
+static unsigned record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
 {
 	const struct record_state *r = ctx;
 
 	(void)f;
-	if (!r->cfg.pebs_drain_end)
-		pebs_drain_live(&r->cfg.plan, lp, record_pebs_sample, ctx);
+	return r->cfg.pebs_drain_end ? 0 : pebs_drain_live(&r->cfg.plan, lp, record_pebs_sample, ctx);
+}
+
+/* After the hook's drain: records since, if they reached the threshold (perf_pebs_refilled_fn). */
+static unsigned record_pebs_refilled(void *ctx, unsigned lp)
+{
+	(void)ctx;
+	return pebs_refilled(lp);
 }
 
 static int record_sibling(char *err, size_t n);
+
+/* The PEBS buffers' size as pebs_prepare plans them; NULL without PEBS. */
+static const struct perf_pebs_size *record_pebs_size(const struct record_state *r,
+						     struct perf_pebs_size *z)
+{
+	z->slots = r->cfg.pebs_records ? r->cfg.pebs_records : PEBS_RECORDS_DEFAULT;
+	z->threshold = z->slots - p4_ds_threshold_below(z->slots);
+	return r->cfg.plan.pebs ? z : NULL;
+}
 
 /*
  * IA32_DS_AREA belongs to the LP that writes it (believed per LP, PMU
@@ -525,7 +550,7 @@ static int record_pebs_start(struct record_state *r, char *err, size_t n)
 		return -1;
 	plan->writer_lp = (uint8_t)me;
 	plan->ds_area_set = true;
-	perf_set_pebs_hook(record_pebs_hook, r);
+	perf_set_pebs_hook(record_pebs_hook, record_pebs_refilled, r);
 	return 0;
 }
 
@@ -537,7 +562,7 @@ static void record_pebs_stop(struct record_state *r, struct record_result *res)
 
 	if (!r->cfg.plan.pebs)
 		return;
-	perf_set_pebs_hook(NULL, NULL);
+	perf_set_pebs_hook(NULL, NULL, NULL);
 	for (unsigned lp = 0; lp < PEBS_NLP; lp++) {
 		if (!pebs_armed(lp))
 			continue;
@@ -951,7 +976,7 @@ int record_run(const struct record_cfg *cfg, struct record_result *res, char *er
 	}
 	if (r->sess.storm) {		/* its samples stand for no period: not a recording */
 		perf_storm_text(&r->sess, p4_events[r->cfg.plan.req[r->sess.storm_idx].spec.event].name,
-				err, n);
+				record_pebs_size(r, &(struct perf_pebs_size){ 0 }), err, n);
 		r->valid = false;
 		record_gen++;
 		return -1;

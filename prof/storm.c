@@ -5,7 +5,8 @@
 #include "lib/printf.h"
 #include "prof/perf.h"
 
-void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, size_t n)
+void perf_storm_text(const struct perf_count *s, const char *spec,
+		     const struct perf_pebs_size *pebs, char *buf, size_t n)
 {
 	if (!s->storm) {
 		if (n)
@@ -27,6 +28,47 @@ void perf_storm_text(const struct perf_count *s, const char *spec, char *buf, si
 			  (unsigned long long)s->storm_tick_period,
 			  (unsigned long long)s->storm_tick_every,
 			  (unsigned long long)s->storm_tick_tsc);
+		return;
+	}
+	if (s->storm_pebs && period) {
+		/*
+		 * The buffer's interrupt, no overflow: since the last drain only the
+		 * handler ran, so the records stand for the handler's own tagged
+		 * uops, at least records x period of them (at most one period
+		 * more). Where they are a whole cycle's - from one drain to the
+		 * next, the PMIs that found the interrupted code unchanged - a
+		 * period above what they need over the threshold's records writes
+		 * fewer than those, and the threshold is not reached again. Found
+		 * early (the records after the drain, at the unmask) or in a full
+		 * buffer (more were lost), they are part of the uops only: the
+		 * period is a lower bound.
+		 */
+		uint64_t least = (uint64_t)s->storm_pebs * period;
+		bool full = pebs && s->storm_pebs >= pebs->slots;
+		bool part = full || s->storm_pebs_early;
+		uint64_t uops = part ? least : least + period - 1;
+
+		k = ksnprintf(buf, n, "interrupt storm: the PEBS buffer of #%u %s (counter %u, period "
+			      "%llu) on LP%u reached its threshold again from the handler's own tagged "
+			      "uops at CPL 0: %u records %s (%s%llu uops%s), so every threshold "
+			      "interrupt brings the next; counting stopped. ", s->storm_idx,
+			      spec ? spec : "", (unsigned)s->plan.slot[s->storm_idx].counter,
+			      (unsigned long long)period, s->storm_lp, s->storm_pebs,
+			      s->storm_pebs_early ? "after its drain, before the handler returned"
+						  : "between two drains, nothing else run",
+			      part ? "at least " : "", (unsigned long long)uops,
+			      full ? ": the buffer was full, more were lost" : part ? "" : " at most");
+		if ((size_t)k >= n)
+			return;
+		if (pebs && pebs->threshold)
+			ksnprintf(buf + k, n - (size_t)k, "With a threshold of %u records a period above "
+				  "%llu %s (or count at :u: the handler runs at CPL 0)", pebs->threshold,
+				  (unsigned long long)(uops / pebs->threshold),
+				  part ? "is needed, maybe more" : "works");
+		else
+			ksnprintf(buf + k, n - (size_t)k, "A period above %llu %s (or count at :u: the "
+				  "handler runs at CPL 0)", (unsigned long long)uops,
+				  part ? "is needed, maybe more" : "works");
 		return;
 	}
 	k = ksnprintf(buf, n, "interrupt storm: %llu overflow interrupts in a row on LP%u found the "

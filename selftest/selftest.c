@@ -348,7 +348,7 @@ int st_measure(struct st *t, uint64_t n, int ring, unsigned lp, uint64_t reload,
 	m->tsc = rdtsc() - t0;
 	if (sess.storm) {	/* the count stopped itself: nothing it counted can be judged */
 		perf_storm_text(&sess, t->plan.req[sess.storm_idx].spec.event < P4_NEVENT ?
-				p4_events[t->plan.req[sess.storm_idx].spec.event].name : "",
+				p4_events[t->plan.req[sess.storm_idx].spec.event].name : "", NULL,
 				t->err, t->errlen);
 		t->stop = true;
 		return -1;

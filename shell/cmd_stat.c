@@ -168,7 +168,7 @@ static int stat_once(struct shell *sh, const struct workload_args *a, uint64_t *
 	for (unsigned i = 0; i < st.plan.n; i++)
 		st.overflows += sess.overflows[i];
 	if (sess.storm) {
-		perf_storm_text(&sess, p4_events[st.plan.req[sess.storm_idx].spec.event].name, st.err,
+		perf_storm_text(&sess, p4_events[st.plan.req[sess.storm_idx].spec.event].name, NULL, st.err,
 				sizeof(st.err));
 		return shell_error(sh, "%s", st.err);
 	}

@@ -32,7 +32,12 @@
  *   PMI skid (p4_model_set_skid) the threshold PMI comes one record late,
  *   on the record after the one that reached the threshold, when the
  *   buffer has room for it: the manual gives its latency no more than the
- *   overflow PMI's, and software must drain before the buffer is full.
+ *   overflow PMI's, and software must drain before the buffer is full. A
+ *   threshold PMI raised while the LP's LVT PC entry is masked (its own
+ *   handler running) is lost, not held for the unmask as a sticky OVF is
+ *   re-raised: nothing in the manual says the buffer's interrupt waits, and
+ *   losing it is the harder reading (the kernel looks after its unmask,
+ *   prof/perf.c perf_pebs_refilled).
  * - A DS area or buffer the memory callback cannot reach (IA32_DS_AREA 0,
  *   or unmapped): a machine fault (cfg.machine_fault; on hardware a fault
  *   inside the assist, undefined), nothing is written, the counter is

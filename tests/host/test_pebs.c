@@ -103,6 +103,44 @@ static void record_layouts(void **state)
 	assert_true(back.reg[P4_PEBS_R8] == 0);
 }
 
+/* Every byte its own value: a word read or written in the wrong order, or at the wrong offset, shows. */
+static void words_are_little_endian(void **state)
+{
+	struct p4_pebs_record r, back;
+	uint8_t buf[144], area[0x50];
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 7 + 1);
+	p4_pebs_record_decode(P4_DS_64, buf, &r);
+	for (unsigned k = 0; k < P4_PEBS_NREG; k++) {
+		uint64_t want = 0;
+
+		for (unsigned j = 0; j < 8; j++)
+			want |= (uint64_t)buf[k * 8 + j] << (8 * j);
+		assert_true(r.reg[k] == want);
+	}
+	p4_pebs_record_decode(P4_DS_32, buf, &back);
+	for (unsigned k = 0; k < P4_PEBS_NREG; k++) {
+		uint64_t want = 0;
+
+		for (unsigned j = 0; k < 10 && j < 4; j++)
+			want |= (uint64_t)buf[k * 4 + j] << (8 * j);
+		assert_true(back.reg[k] == want);	/* R8-R15: 0 in the 32-bit form */
+	}
+	memset(area, 0, sizeof(area));
+	p4_ds_put(P4_DS_64, area, P4_DS_PEBS_INDEX, UINT64_C(0x8877665544332211));
+	assert_int_equal(area[0x28], 0x11);
+	assert_int_equal(area[0x2f], 0x88);
+	assert_true(p4_ds_get(P4_DS_64, area, P4_DS_PEBS_INDEX) == UINT64_C(0x8877665544332211));
+	memset(area, 0, sizeof(area));
+	p4_ds_put(P4_DS_32, area, P4_DS_PEBS_INDEX, UINT64_C(0x8877665544332211));
+	assert_int_equal(area[0x14], 0x11);
+	assert_int_equal(area[0x17], 0x44);
+	assert_int_equal(area[0x18], 0);	/* a 32-bit field: four bytes */
+	assert_true(p4_ds_get(P4_DS_32, area, P4_DS_PEBS_INDEX) == 0x44332211);
+}
+
 static void buffer_plan(void **state)
 {
 	struct p4_ds_pebs p;
@@ -390,6 +428,7 @@ int main(void)
 		cmocka_unit_test(availability),
 		cmocka_unit_test(ds_area_offsets),
 		cmocka_unit_test(record_layouts),
+		cmocka_unit_test(words_are_little_endian),
 		cmocka_unit_test(buffer_plan),
 		cmocka_unit_test(pebs_area_round_trip),
 		cmocka_unit_test(thread_bits),

@@ -1137,7 +1137,7 @@ static void storm_stops_the_count(void **state)
 	static struct perf_count s;
 	struct p4_plan plan = plan_of(0, 10);
 	uint64_t cccr, total = 0;
-	char err[96], text[400];
+	char err[96], text[600];
 
 	(void)state;
 	perf_set_pmi_mode(PERF_PMI_NMI);
@@ -1176,12 +1176,40 @@ static void storm_stops_the_count(void **state)
 						      &cccr), 0);
 			assert_int_equal(cccr & (CCCR_ENABLE | CCCR_OVF), 0);
 			assert_false(p4_model_pmi_asserted(&model, 0));
-			perf_storm_text(&s, "instr_retired", text, sizeof(text));
+			perf_storm_text(&s, "instr_retired", NULL, text, sizeof(text));
 			assert_non_null(strstr(text, "interrupt storm: 16 overflow interrupts"));
 			assert_non_null(strstr(text, "A period above 11 works"));
 			s.storm_events = 3;	/* fewer than the period: a request that stayed */
-			perf_storm_text(&s, "instr_retired", text, sizeof(text));
+			perf_storm_text(&s, "instr_retired", NULL, text, sizeof(text));
 			assert_non_null(strstr(text, "its PMI request stayed asserted"));
+			/* a PEBS buffer's: 60 records between drains at period 10, 64 slots, threshold 58 */
+			s.storm_pebs = 60;
+			perf_storm_text(&s, "front_end_event", &(struct perf_pebs_size){ 64, 58 }, text,
+					sizeof(text));
+			assert_non_null(strstr(text, "interrupt storm: the PEBS buffer of #0 front_end_event "
+						     "(counter "));
+			assert_non_null(strstr(text, ", period 10) on LP0 reached its threshold again from "
+						     "the handler's own tagged uops at CPL 0: 60 records "
+						     "between two drains, nothing else run (609 uops at "
+						     "most)"));
+			assert_non_null(strstr(text, "With a threshold of 58 records a period above 10 "
+						     "works"));
+			s.storm_pebs_early = true;	/* found after the drain: part of the cycle */
+			perf_storm_text(&s, "front_end_event", &(struct perf_pebs_size){ 64, 58 }, text,
+					sizeof(text));
+			assert_non_null(strstr(text, "60 records after its drain, before the handler "
+						     "returned (at least 600 uops)"));
+			assert_non_null(strstr(text, "a period above 10 is needed, maybe more"));
+			s.storm_pebs_early = false;
+			s.storm_pebs = 64;	/* the buffer full: a lower bound */
+			perf_storm_text(&s, "front_end_event", &(struct perf_pebs_size){ 64, 58 }, text,
+					sizeof(text));
+			assert_non_null(strstr(text, "64 records between two drains, nothing else run (at "
+						     "least 640 uops: the buffer was full, more were lost)"));
+			assert_non_null(strstr(text, "a period above 11 is needed, maybe more"));
+			perf_storm_text(&s, "front_end_event", NULL, text, sizeof(text));
+			assert_non_null(strstr(text, "A period above 649 works"));
+			s.storm_pebs = 0;
 		} else {
 			assert_false(lvt_pc[0] & LAPIC_LVT_MASKED);
 		}
@@ -1222,7 +1250,7 @@ static void tick_storm_stops_the_count_and_the_tick(void **state)
 			assert_int_equal(s.storm_tick_hz, 10000);
 			assert_int_equal(s.storm_tick_period, 300000);
 			assert_true(s.storm_tick_tsc > 0);
-			perf_storm_text(&s, "instr_retired", text, sizeof(text));
+			perf_storm_text(&s, "instr_retired", NULL, text, sizeof(text));
 			assert_non_null(strstr(text, "interrupt storm: 16 timer ticks in a row on LP0 "));
 			assert_true(s.storm_tick_every >= s.storm_tick_tsc);
 			assert_non_null(strstr(text, "poll tick (10000 Hz, every 300000 TSC cycles) came "
