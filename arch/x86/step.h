@@ -144,7 +144,7 @@ struct trap_frame *step_handler_frame_of(unsigned cpu);
  * window last opened: how many, their instructions from the dispatcher to
  * the IRET, and their tails - the instructions after the first
  * step_handler_mark() in a handler (the model marks a CCCR write that
- * restarts a counter) up to and with the IRET: what a sampler counting
+ * restarts a counter with OVF_PMI) up to and with the IRET: what a sampler counting
  * CPL 0 counts of the handler after its reload, the first restarted of a
  * PMI that restarts several counting the longest (pmu/p4_alloc.h
  * P4_PMI_TAIL_MAX).

@@ -127,8 +127,16 @@ static int model_bus_write(struct msr_bus *bus, uint32_t msr, uint64_t value)
 		for (unsigned lp = 0; lp < P4_MODEL_NLP; lp++)
 			if (!was[lp] && p4_model_pmi_asserted(&a->model, lp))
 				model_raise(&a->model, lp, &a->pmi);
-		if (value & CCCR_ENABLE)
-			step_handler_mark();	/* a counter (re)started: a handler's tail begins */
+		/*
+		 * A sampler (re)started: a handler's tail begins. Only a counter
+		 * whose overflow interrupts (OVF_PMI): the tail is what such a
+		 * counter counts of its own handler (pmu/p4_alloc.h
+		 * P4_PMI_TAIL_MAX); a PEBS counter, restarted by the drain
+		 * mid-handler, interrupts at its buffer's threshold instead
+		 * (prof/perf.c perf_pebs_refilled).
+		 */
+		if ((value & CCCR_ENABLE) && (value & (CCCR_OVF_PMI_T0 | CCCR_OVF_PMI_T1)))
+			step_handler_mark();
 	} else if (!model_inject_drops(&a->inj, msr)) {
 		r = msr_bus_write(&a->model.bus, msr, value);
 	}
