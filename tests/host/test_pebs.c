@@ -103,7 +103,10 @@ static void record_layouts(void **state)
 	assert_true(back.reg[P4_PEBS_R8] == 0);
 }
 
-/* Every byte its own value: a word read or written in the wrong order, or at the wrong offset, shows. */
+/*
+ * Every byte its own value: a word read or written in the wrong order, or
+ * at the wrong offset, shows.
+ */
 static void words_are_little_endian(void **state)
 {
 	struct p4_pebs_record r, back;

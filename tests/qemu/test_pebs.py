@@ -322,11 +322,11 @@ def test_threshold_pmi_drain_costs_a_bounded_amount_a_record(nb):
 
 STORM = re.compile(r"^error: record: interrupt storm: the PEBS buffer of #0 front_end_event\S* "
                    r"\(counter \d+, period (\d+)\) on LP0 reached its threshold again from the "
-                   r"handler's own tagged uops at CPL 0: (\d+) records (after its drain, before the "
-                   r"handler returned|between two drains, nothing else run) \((at least )?(\d+) "
-                   r"uops[^)]*\), so every threshold interrupt brings the next; counting stopped\. "
-                   r"With a threshold of (\d+) records a period above (\d+) (works|is needed, maybe "
-                   r"more)", re.M)
+                   r"handler's own tagged uops at CPL 0: (\d+) records "
+                   r"(after its drain, before the handler returned|between two drains, nothing "
+                   r"else run) \((at least )?(\d+) uops[^)]*\), so every threshold interrupt "
+                   r"brings the next; counting stopped\. With a threshold of (\d+) records a "
+                   r"period above (\d+) (works|is needed, maybe more)", re.M)
 
 
 def test_pebs_storm_names_its_request_and_a_period_that_works(nb):
