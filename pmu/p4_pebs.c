@@ -53,41 +53,30 @@ enum p4_ds_form p4_ds_form_for(bool dtes64, bool ia32e)
 /*
  * The DS area and the PEBS records are little-endian words of 4 or 8 bytes
  * (PMU reference 5.2). On a little-endian machine - the target, and
- * the host that tests this file - a word is one load or store: the drain
+ * the host that tests this file - a word is one load: the drain
  * of a PMI decodes up to a buffer of records at CPL 0, where a Pentium 4
  * counts every instruction it retires (a byte at a time, a 64-bit record's
  * 18 registers took about 1,000 instructions, `record`'s PMI handler line).
  */
 #define DS_WORD_NATIVE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 
+/* Writes are few (a drain's index reset): a byte at a time. */
 static void put_le(uint8_t *p, unsigned bytes, uint64_t v)
 {
-	uint32_t lo = (uint32_t)v;
-
-	if (DS_WORD_NATIVE && bytes == 8) {
-		__builtin_memcpy(p, &v, 8);
-	} else if (DS_WORD_NATIVE && bytes == 4) {
-		__builtin_memcpy(p, &lo, 4);
-	} else {
-		for (unsigned i = 0; i < bytes; i++)
-			p[i] = (uint8_t)(v >> (8 * i));
-	}
+	for (unsigned i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static uint64_t get_le(const uint8_t *p, unsigned bytes)
 {
 	uint64_t v = 0;
-	uint32_t lo;
 
-	if (DS_WORD_NATIVE && bytes == 8) {
-		__builtin_memcpy(&v, p, 8);
-	} else if (DS_WORD_NATIVE && bytes == 4) {
-		__builtin_memcpy(&lo, p, 4);
-		v = lo;
-	} else {
-		for (unsigned i = 0; i < bytes; i++)
-			v |= (uint64_t)p[i] << (8 * i);
-	}
+#if DS_WORD_NATIVE
+	__builtin_memcpy(&v, p, bytes);		/* 4 or 8: v's low bytes */
+#else
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+#endif
 	return v;
 }
 
@@ -186,11 +175,6 @@ void p4_pebs_record_decode(enum p4_ds_form form, const uint8_t *in, struct p4_pe
 	if (DS_WORD_NATIVE && l->word == 8) {
 		__builtin_memcpy(r->reg, in, (size_t)l->record_nreg * 8);
 		k = l->record_nreg;
-	} else if (DS_WORD_NATIVE && l->word == 4) {
-		for (uint32_t w; k < l->record_nreg; k++) {
-			__builtin_memcpy(&w, in + k * 4, 4);
-			r->reg[k] = w;
-		}
 	} else {
 		for (; k < l->record_nreg; k++)
 			r->reg[k] = get_le(in + k * l->word, l->word);

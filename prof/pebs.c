@@ -164,10 +164,11 @@ static bool pebs_waiting(unsigned lp)
 	return p.index > p.base && p.index <= p.max;
 }
 
-unsigned pebs_refilled(unsigned lp)
+unsigned pebs_refilled(void *ctx, unsigned lp)
 {
 	struct p4_ds_pebs p;
 
+	(void)ctx;
 	if (!pebs_armed(lp))
 		return 0;
 	p4_ds_get_pebs(PEBS_FORM, bufs[lp].area, &p);

@@ -80,8 +80,10 @@ unsigned pebs_drain_live(const struct p4_plan *plan, unsigned lp, pebs_record_fn
 /*
  * The records written to LP lp's buffer since its last drain, when they
  * have reached its interrupt threshold; else 0 (and when none is armed).
+ * ctx is not used: the signature is the PMI handler's (prof/perf.h
+ * perf_pebs_refilled_fn), which record hands it.
  */
-unsigned pebs_refilled(unsigned lp);
+unsigned pebs_refilled(void *ctx, unsigned lp);
 
 struct pebs_stats {
 	uint64_t records[PEBS_NLP];	/* drained */

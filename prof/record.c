@@ -459,7 +459,7 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 	if (r->cfg.callchain)
 		s.nchain = (uint8_t)sample_walk_frames(rec->reg[P4_PEBS_BP], s.chain, SAMPLE_MAX_CHAIN,
 							record_mapped, s.cpl == 3 ? &s : NULL);
-	record_append(l, st, &s, 0, 1);
+	sample_store_append(st, &s);
 }
 
 /* The PMI handler's hook: drain the interrupted LP's buffer; the records drained. */
@@ -469,13 +469,6 @@ static unsigned record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
 
 	(void)f;
 	return r->cfg.pebs_drain_end ? 0 : pebs_drain_live(&r->cfg.plan, lp, record_pebs_sample, ctx);
-}
-
-/* After the hook's drain: records since, if they reached the threshold (perf_pebs_refilled_fn). */
-static unsigned record_pebs_refilled(void *ctx, unsigned lp)
-{
-	(void)ctx;
-	return pebs_refilled(lp);
 }
 
 static int record_sibling(char *err, size_t n);
@@ -550,7 +543,7 @@ static int record_pebs_start(struct record_state *r, char *err, size_t n)
 		return -1;
 	plan->writer_lp = (uint8_t)me;
 	plan->ds_area_set = true;
-	perf_set_pebs_hook(record_pebs_hook, record_pebs_refilled, r);
+	perf_set_pebs_hook(record_pebs_hook, pebs_refilled, r);
 	return 0;
 }
 

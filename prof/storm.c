@@ -43,32 +43,20 @@ void perf_storm_text(const struct perf_count *s, const char *spec,
 		 * buffer (more were lost), they are part of the uops only: the
 		 * period is a lower bound.
 		 */
-		uint64_t least = (uint64_t)s->storm_pebs * period;
 		bool full = pebs && s->storm_pebs >= pebs->slots;
 		bool part = full || s->storm_pebs_early;
-		uint64_t uops = part ? least : least + period - 1;
+		/* 32 bits: the handler's uops are thousands, so is a period that storms */
+		unsigned p = (unsigned)period, uops = s->storm_pebs * p + (part ? 0 : p - 1);
+		unsigned threshold = pebs && pebs->threshold ? pebs->threshold : 1;
 
-		k = ksnprintf(buf, n, "interrupt storm: the PEBS buffer of #%u %s (counter %u, period "
-			      "%llu) on LP%u reached its threshold again from the handler's own tagged "
-			      "uops at CPL 0: %u records %s (%s%llu uops%s), so every threshold "
-			      "interrupt brings the next; counting stopped. ", s->storm_idx,
-			      spec ? spec : "", (unsigned)s->plan.slot[s->storm_idx].counter,
-			      (unsigned long long)period, s->storm_lp, s->storm_pebs,
-			      s->storm_pebs_early ? "after its drain, before the handler returned"
-						  : "between two drains, nothing else run",
-			      part ? "at least " : "", (unsigned long long)uops,
-			      full ? ": the buffer was full, more were lost" : part ? "" : " at most");
-		if ((size_t)k >= n)
-			return;
-		if (pebs && pebs->threshold)
-			ksnprintf(buf + k, n - (size_t)k, "With a threshold of %u records a period above "
-				  "%llu %s (or count at :u: the handler runs at CPL 0)", pebs->threshold,
-				  (unsigned long long)(uops / pebs->threshold),
-				  part ? "is needed, maybe more" : "works");
-		else
-			ksnprintf(buf + k, n - (size_t)k, "A period above %llu %s (or count at :u: the "
-				  "handler runs at CPL 0)", (unsigned long long)uops,
-				  part ? "is needed, maybe more" : "works");
+		ksnprintf(buf, n, "interrupt storm: the PEBS buffer of #%u %s (period %u) reached its "
+			  "threshold (%u records) again from the handler's own tagged uops at CPL 0: "
+			  "%u records %s, %s %u uops%s; counting stopped. A period above %u %s (or "
+			  "count at :u: the handler runs at CPL 0)", s->storm_idx, spec ? spec : "", p,
+			  threshold, s->storm_pebs,
+			  s->storm_pebs_early ? "after its drain" : "between two drains",
+			  part ? "at least" : "at most", uops, full ? " (the buffer was full)" : "",
+			  uops / threshold, part ? "is needed, maybe more" : "works");
 		return;
 	}
 	k = ksnprintf(buf, n, "interrupt storm: %llu overflow interrupts in a row on LP%u found the "

@@ -677,8 +677,9 @@ static void rec_print_cost(struct shell *sh, const struct record_result *r)
 	if (r->store_n)		/* prof/record.c RECORD_STORE_TIMED */
 		shell_printf(sh, "append %llu TSC cycles per sample (mean of 1 in 16)\n",
 			     (unsigned long long)(r->store_tsc / r->store_n));
-	else
-		shell_printf(sh, "no sample appended\n");
+	else	/* a PEBS drain's appends are not timed */
+		shell_printf(sh, r->totals.stored ? "appends not timed (PEBS records)\n"
+						  : "no sample appended\n");
 }
 
 /* Where the workloads ran, as stat says it. */
