@@ -53,10 +53,11 @@ enum p4_ds_form p4_ds_form_for(bool dtes64, bool ia32e)
 /*
  * The DS area and the PEBS records are little-endian words of 4 or 8 bytes
  * (PMU reference 5.2). On a little-endian machine - the target, and
- * the host that tests this file - a word is one load: the drain
- * of a PMI decodes up to a buffer of records at CPL 0, where a Pentium 4
- * counts every instruction it retires (a byte at a time, a 64-bit record's
- * 18 registers took about 1,000 instructions, `record`'s PMI handler line).
+ * the host that tests this file - a word is one copy of its width: the
+ * drain of a PMI decodes up to a buffer of records at CPL 0, where a
+ * Pentium 4 counts every instruction it retires (a byte at a time, a
+ * 64-bit record's 18 registers took over 1,000 instructions, `pmu`'s PMI
+ * handler line).
  */
 #define DS_WORD_NATIVE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 
@@ -171,7 +172,7 @@ void p4_pebs_record_decode(enum p4_ds_form form, const uint8_t *in, struct p4_pe
 
 	unsigned k = 0;
 
-	/* a whole record in one copy, or a word a load (put_le's note) */
+	/* a whole record in one copy, or a word at a time (DS_WORD_NATIVE) */
 	if (DS_WORD_NATIVE && l->word == 8) {
 		__builtin_memcpy(r->reg, in, (size_t)l->record_nreg * 8);
 		k = l->record_nreg;
