@@ -600,6 +600,14 @@ bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e)
 	return false;
 }
 
+int p4_plan_pebs_idx(const struct p4_plan *plan, unsigned lp)
+{
+	for (unsigned i = 0; plan && i < plan->n; i++)
+		if (plan->req[i].role == P4_ROLE_PEBS && (plan->req[i].lp == P4_LP1) == (lp == 1))
+			return (int)i;
+	return -1;
+}
+
 uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i)
 {
 	enum p4_counter c = plan->slot[i].counter;

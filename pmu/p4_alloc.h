@@ -133,6 +133,8 @@ struct p4_alloc_error {
 uint64_t p4_cccr_quiet(const struct p4_plan *plan, unsigned i);
 /* True when the plan programs ESCR e (a replay metric's upstream ESCR too). */
 bool p4_plan_uses(const struct p4_plan *plan, enum p4_escr e);
+/* The index of the plan's PEBS request for logical processor lp (0 or 1), or -1. */
+int p4_plan_pebs_idx(const struct p4_plan *plan, unsigned lp);
 
 /*
  * The overflow handler's tail: the events a sampler counting CPL 0 counts

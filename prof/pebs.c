@@ -177,21 +177,12 @@ unsigned pebs_refilled(void *ctx, unsigned lp)
 	return p4_ds_written(PEBS_FORM, &p);
 }
 
-/* The slot of plan that counts LP lp's PEBS events, or -1. */
-static int pebs_slot(const struct p4_plan *plan, unsigned lp)
-{
-	for (unsigned i = 0; plan && i < plan->n; i++)
-		if (plan->req[i].role == P4_ROLE_PEBS && (plan->req[i].lp == P4_LP1 ? 1u : 0u) == lp)
-			return (int)i;
-	return -1;
-}
-
 unsigned pebs_drain_live(const struct p4_plan *plan, unsigned lp, pebs_record_fn *fn, void *ctx)
 {
 	struct msr_bus *bus = perf_bus();
 	unsigned me = perf_this_lp();
 	uint64_t v = 0, cccr = 0, bit = p4_pebs_thr_bit(me, lp);
-	int i = pebs_slot(plan, lp);
+	int i = p4_plan_pebs_idx(plan, lp);
 	uint32_t cccr_msr = 0;
 	bool stopped = false, off;
 	unsigned n;

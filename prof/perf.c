@@ -521,6 +521,7 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 {
 	struct msr_bus *bus = perf_bus();
 	unsigned worst = 0;
+	int pebs_idx = pebs ? p4_plan_pebs_idx(&s->plan, lp) : -1;
 
 	for (unsigned i = 0; i < s->plan.n; i++) {
 		msr_bus_write(bus, p4_counters[s->plan.slot[i].counter].cccr_msr,
@@ -529,9 +530,8 @@ static __attribute__((noinline, cold)) void perf_storm(struct perf_count *s, uns
 			worst = i;
 	}
 	/* the PEBS buffer's interrupt (no overflow): its request, the one this LP's assist feeds */
-	for (unsigned i = 0; pebs && i < s->plan.n; i++)
-		if (s->plan.req[i].role == P4_ROLE_PEBS && (s->plan.req[i].lp == P4_LP1) == (lp == 1))
-			worst = i;
+	if (pebs_idx >= 0)
+		worst = (unsigned)pebs_idx;
 	s->storm_pebs = pebs;
 	s->storm = true;
 	s->storm_lp = (uint8_t)lp;

@@ -381,17 +381,6 @@ static uint64_t record_overflow(void *ctx, struct trap_frame *f, const struct pe
 
 /* ---- PEBS: samples from the records (precise IPs) -------------------------------- */
 
-/* The plan index of LP lp's PEBS request, or -1. */
-static int record_pebs_idx(const struct record_state *r, unsigned lp)
-{
-	const struct p4_plan *plan = &r->cfg.plan;
-
-	for (unsigned i = 0; i < plan->n; i++)
-		if (plan->req[i].role == P4_ROLE_PEBS && (plan->req[i].lp == P4_LP1) == (lp == 1))
-			return (int)i;
-	return -1;
-}
-
 /* The job whose LP has SMT ID lp, and the percpu index of its store; NULL when none. */
 static struct record_lp *record_lp_of(const struct record_state *r, unsigned lp,
 				      unsigned *store)
@@ -439,7 +428,7 @@ static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_reco
 	struct record_state *r = ctx;
 	unsigned at = 0;
 	struct record_lp *l = record_lp_of(r, lp, &at);
-	int idx = record_pebs_idx(r, lp);
+	int idx = p4_plan_pebs_idx(&r->cfg.plan, lp);
 	struct sample_store *st;
 	struct sample s;	/* every field the store keeps is set below */
 

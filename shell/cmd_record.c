@@ -1234,7 +1234,8 @@ static const struct shell_cmd record_cmds[] = {
 	  "LAPIC timer instead, and record says so. The summary shows samples, lost\n"
 	  "samples, throttling, workarounds fired (unflagged overflows, counter\n"
 	  "read-back mismatches), the duration, and the store's size with the mean\n"
-	  "time of an append (the first and every 16th after it are timed).\n",
+	  "time of an append (the first and every 16th after it are timed; a PEBS\n"
+	  "drain's appends are not).\n",
 	  cmd_record },
 	{ "report", "report [--sort sym|ip] [--limit N] [--cpu 0|1]", "top list of the last recording",
 	  "Samples of the last 'record' by function (--sort sym, default) or by\n"
