@@ -113,6 +113,17 @@ struct record_lp {
 	bool poll_exit;			/* poll once more when the workload returns */
 };
 
+/*
+ * Where LP lp's PEBS records go (record_pebs_start): its job, its store
+ * (NULL: not kept) and the plan index of its PEBS request - the same for
+ * every record of a recording, so not looked up again in a drain.
+ */
+struct record_pebs_sink {
+	const struct record_lp *l;
+	struct sample_store *st;
+	uint8_t idx;
+};
+
 struct record_state {
 	struct record_cfg cfg;
 	struct perf_count sess;
@@ -124,6 +135,7 @@ struct record_state {
 	struct sample_run run;
 	uint64_t period[P4_MAX_REQUESTS];
 	uint32_t sampled;		/* the requests that take samples: a bit each */
+	struct record_pebs_sink pebs_sink[2];	/* by SMT ID */
 	bool valid;
 };
 
@@ -418,46 +430,41 @@ static uint8_t record_pebs_cpl(const struct record_lp *l, uint64_t ip)
 }
 
 /*
- * One PEBS record becomes one sample of LP lp's store: the record's linear
- * IP, flags and stack pointer, not the interrupted frame's (PMU reference
- * 5.2), and the CPL its IP's page says (record_pebs_cpl); call chains are
- * walked from the record's RBP.
+ * One PEBS record becomes one sample of LP lp's store (ctx: its
+ * record_pebs_sink): the record's linear IP, flags and stack pointer, not
+ * the interrupted frame's (PMU reference 5.2), and the CPL its IP's page
+ * says (record_pebs_cpl); call chains are walked from the record's RBP.
  */
 static void record_pebs_sample(void *ctx, unsigned lp, const struct p4_pebs_record *rec)
 {
-	struct record_state *r = ctx;
-	unsigned at = 0;
-	struct record_lp *l = record_lp_of(r, lp, &at);
-	int idx = p4_plan_pebs_idx(&r->cfg.plan, lp);
-	struct sample_store *st;
+	const struct record_pebs_sink *k = ctx;
 	struct sample s;	/* every field the store keeps is set below */
 
-	if (!l || idx < 0)
-		return;
-	st = &r->store[at];
-	if (!st->buf)
+	(void)lp;
+	if (!k->st)
 		return;
 	s.tsc = rdtsc();
 	s.weight = 0;		/* one period */
 	s.ip = rec->reg[P4_PEBS_IP];
 	s.rflags = rec->reg[P4_PEBS_FLAGS] & ~RFLAGS_TF;
 	s.rsp = rec->reg[P4_PEBS_SP];
-	s.event = (uint8_t)idx;
-	s.cpl = record_pebs_cpl(l, s.ip);
+	s.event = k->idx;
+	s.cpl = record_pebs_cpl(k->l, s.ip);
 	s.nchain = 0;
-	if (r->cfg.callchain)
+	if (k->l->r->cfg.callchain)
 		s.nchain = (uint8_t)sample_walk_frames(rec->reg[P4_PEBS_BP], s.chain, SAMPLE_MAX_CHAIN,
 							record_mapped, s.cpl == 3 ? &s : NULL);
-	sample_store_append(st, &s);
+	sample_store_append(k->st, &s);
 }
 
 /* The PMI handler's hook: drain the interrupted LP's buffer; the records drained. */
 static unsigned record_pebs_hook(void *ctx, unsigned lp, struct trap_frame *f)
 {
-	const struct record_state *r = ctx;
+	struct record_state *r = ctx;
 
 	(void)f;
-	return r->cfg.pebs_drain_end ? 0 : pebs_drain_live(&r->cfg.plan, lp, record_pebs_sample, ctx);
+	return r->cfg.pebs_drain_end ? 0 : pebs_drain_live(&r->cfg.plan, lp, record_pebs_sample,
+							    &r->pebs_sink[lp & 1]);
 }
 
 static int record_sibling(char *err, size_t n);
@@ -519,12 +526,20 @@ static int record_pebs_start(struct record_state *r, char *err, size_t n)
 		return 0;
 	if (pebs_check(err, n))
 		return -1;
-	for (unsigned i = 0; i < plan->n; i++)
-		if (plan->req[i].role == P4_ROLE_PEBS &&
-		    pebs_prepare(plan->req[i].lp == P4_LP1 ? 1 : 0,
-				 r->cfg.pebs_records ? r->cfg.pebs_records : PEBS_RECORDS_DEFAULT,
+	r->pebs_sink[0].st = r->pebs_sink[1].st = NULL;	/* an LP without PEBS keeps none */
+	for (unsigned i = 0; i < plan->n; i++) {
+		unsigned lp = plan->req[i].lp == P4_LP1 ? 1 : 0, at = 0;
+		struct record_pebs_sink *k = &r->pebs_sink[lp];
+
+		if (plan->req[i].role != P4_ROLE_PEBS)
+			continue;
+		if (pebs_prepare(lp, r->cfg.pebs_records ? r->cfg.pebs_records : PEBS_RECORDS_DEFAULT,
 				 plan->req[i].spec.period, err, n))
 			return -1;
+		k->l = record_lp_of(r, lp, &at);
+		k->st = k->l && r->store[at].buf ? &r->store[at] : NULL;
+		k->idx = (uint8_t)i;
+	}
 	/* This LP's area, and the sibling's on the sibling, before any PEBS counter runs. */
 	if (pebs_armed(me) && pebs_load(me))
 		return ksnprintf(err, n, "PEBS: writing IA32_DS_AREA faulted"), -1;
@@ -548,7 +563,7 @@ static void record_pebs_stop(struct record_state *r, struct record_result *res)
 	for (unsigned lp = 0; lp < PEBS_NLP; lp++) {
 		if (!pebs_armed(lp))
 			continue;
-		pebs_drain(lp, record_pebs_sample, r);
+		pebs_drain(lp, record_pebs_sample, &r->pebs_sink[lp & 1]);
 		lps |= 1u << lp;
 	}
 	pebs_disable(lps);
